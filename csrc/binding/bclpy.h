@@ -20,6 +20,7 @@
 #endif
 #include <numpy/arrayobject.h>
 
+#include "../core/bcl_comm.h"
 #include "../core/bcl_error.h"
 
 /* Exception classes, created in module.c (pybcl.Error and subclasses). */
@@ -32,8 +33,50 @@ extern PyObject *bclpy_Empty;
  * message) and return NULL, so call sites read `return bclpy_raise(st);`. */
 PyObject *bclpy_raise(bcl_status st);
 
+/* ---- GlobalPtr (globalptr.c) ------------------------------------------ */
+typedef struct {
+    PyObject_HEAD
+    bcl_gptr ptr;
+    PyArray_Descr *dtype;     /* owned reference */
+} bclpy_GlobalPtr;
+
+extern PyTypeObject bclpy_GlobalPtrType;
+#define bclpy_GlobalPtr_Check(o) PyObject_TypeCheck((o), &bclpy_GlobalPtrType)
+
+/* New GlobalPtr (steals nothing; increfs dtype). */
+PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype);
+
+/* ---- conversions shared by the binding files (convert.c) -------------- */
+/* dtype-like (str, type, np.dtype) -> new reference to a descriptor, or NULL
+ * with TypeError naming `argname`. */
+PyArray_Descr *bclpy_dtype(PyObject *obj, const char *argname);
+
+/* Python object -> itemsize bytes of `dtype` at `out`; -1 with an exception
+ * naming `argname` if it does not convert. */
+int bclpy_to_bytes(PyObject *value, PyArray_Descr *dtype, void *out,
+                   const char *argname);
+
+/* itemsize bytes of `dtype` -> NumPy scalar. */
+PyObject *bclpy_from_bytes(const void *data, PyArray_Descr *dtype);
+
+/* Atomic width (4 or 8) of an integer dtype, or -1 with TypeError. */
+int bclpy_atomic_width(PyArray_Descr *dtype, const char *argname);
+
+/* Python int -> 64-bit pattern of an atomic operand of `dtype`; -1 with
+ * OverflowError naming `argname` if out of range. */
+int bclpy_atomic_operand(PyObject *v, PyArray_Descr *dtype, uint64_t *out,
+                         const char *argname);
+
+/* 64-bit pattern read from an atomic of `dtype` -> Python int. */
+PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype);
+
+/* Ensure the runtime is up (auto-initialisation calls pybcl.init()). */
+int bclpy_ensure_init(void);
+
 /* Method tables contributed by the binding files; module.c adds each of them
  * to the module with PyModule_AddFunctions(). */
+extern PyMethodDef bclpy_runtime_methods[];
+extern PyMethodDef bclpy_ops_methods[];
 extern PyMethodDef bclpy_msgpack_methods[];
 
 #endif /* BCLPY_H */

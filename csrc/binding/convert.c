@@ -1,0 +1,169 @@
+/* convert.c -- Python object <-> element bytes, dtype checks, auto-init. */
+#include "bclpy.h"
+
+#include <string.h>
+
+PyArray_Descr *bclpy_dtype(PyObject *obj, const char *argname)
+{
+    PyArray_Descr *d = NULL;
+    if (!PyArray_DescrConverter(obj, &d)) {
+        PyErr_Format(PyExc_TypeError, "%s: %R is not a NumPy dtype", argname, obj);
+        return NULL;
+    }
+    if (PyDataType_REFCHK(d) || PyDataType_ELSIZE(d) == 0) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: dtype %R is not a fixed-size plain-data type (objects "
+                     "and flexible-size types cannot live in a shared segment)",
+                     argname, (PyObject *)d);
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* Fast paths for the common scalar dtypes; 0 if not handled here. */
+static int scalar_to_bytes_fast(PyObject *v, PyArray_Descr *d, void *out, int *rc)
+{
+    if (!PyLong_CheckExact(v) && !PyFloat_CheckExact(v))
+        return 0;
+    if (PyDataType_ISBYTESWAPPED(d))
+        return 0;
+    if (d->type_num == NPY_INT64 && PyLong_CheckExact(v)) {
+        long long x = PyLong_AsLongLong(v);
+        *rc = (x == -1 && PyErr_Occurred()) ? -1 : 0;
+        memcpy(out, &x, 8);
+        return 1;
+    }
+    if (d->type_num == NPY_FLOAT64) {
+        double x = PyFloat_AsDouble(v);
+        *rc = (x == -1.0 && PyErr_Occurred()) ? -1 : 0;
+        memcpy(out, &x, 8);
+        return 1;
+    }
+    return 0;
+}
+
+int bclpy_to_bytes(PyObject *value, PyArray_Descr *dtype, void *out,
+                   const char *argname)
+{
+    int rc = 0;
+    if (scalar_to_bytes_fast(value, dtype, out, &rc)) {
+        if (rc < 0) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_OverflowError, "%s: %R does not fit in %R", argname,
+                         value, (PyObject *)dtype);
+        }
+        return rc;
+    }
+    Py_INCREF(dtype);   /* PyArray_FromAny steals it */
+    PyObject *arr = PyArray_FromAny(value, dtype, 0, 0,
+                                    NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, NULL);
+    if (!arr) {
+        PyObject *type, *val, *tb;
+        PyErr_Fetch(&type, &val, &tb);
+        PyErr_Format(PyExc_TypeError, "%s: cannot convert %R to %R (%S)", argname,
+                     value, (PyObject *)dtype, val ? val : Py_None);
+        Py_XDECREF(type);
+        Py_XDECREF(val);
+        Py_XDECREF(tb);
+        return -1;
+    }
+    if (PyArray_SIZE((PyArrayObject *)arr) != 1) {
+        PyErr_Format(PyExc_ValueError, "%s: expected one %R element, got %zd", argname,
+                     (PyObject *)dtype, (Py_ssize_t)PyArray_SIZE((PyArrayObject *)arr));
+        Py_DECREF(arr);
+        return -1;
+    }
+    memcpy(out, PyArray_DATA((PyArrayObject *)arr), (size_t)PyDataType_ELSIZE(dtype));
+    Py_DECREF(arr);
+    return 0;
+}
+
+PyObject *bclpy_from_bytes(const void *data, PyArray_Descr *dtype)
+{
+    /* PyArray_Scalar may read unaligned data: copy to an aligned buffer. */
+    union { double d; long long q; char bytes[64]; } small;
+    if ((size_t)PyDataType_ELSIZE(dtype) <= sizeof small) {
+        memcpy(small.bytes, data, (size_t)PyDataType_ELSIZE(dtype));
+        return PyArray_Scalar(small.bytes, dtype, NULL);
+    }
+    return PyArray_Scalar((void *)data, dtype, NULL);
+}
+
+int bclpy_atomic_width(PyArray_Descr *dtype, const char *argname)
+{
+    int ok = (dtype->kind == 'i' || dtype->kind == 'u') &&
+             (PyDataType_ELSIZE(dtype) == 4 || PyDataType_ELSIZE(dtype) == 8) &&
+             !PyDataType_ISBYTESWAPPED(dtype);
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: atomics need a 32- or 64-bit native integer dtype, not %R",
+                     argname, (PyObject *)dtype);
+        return -1;
+    }
+    return PyDataType_ELSIZE(dtype);
+}
+
+int bclpy_atomic_operand(PyObject *v, PyArray_Descr *dtype, uint64_t *out,
+                         const char *argname)
+{
+    if (!PyLong_Check(v) && !PyIndex_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected an int, got %.100s", argname,
+                     Py_TYPE(v)->tp_name);
+        return -1;
+    }
+    PyObject *i = PyNumber_Index(v);
+    if (!i)
+        return -1;
+    int overflow = 0;
+    int bits = PyDataType_ELSIZE(dtype) * 8;
+    int ok;
+    if (dtype->kind == 'u') {
+        unsigned long long x = PyLong_AsUnsignedLongLong(i);
+        ok = !(x == (unsigned long long)-1 && PyErr_Occurred());
+        if (ok && bits == 32 && x > 0xffffffffull)
+            ok = 0;
+        *out = x;
+    } else {
+        long long x = PyLong_AsLongLongAndOverflow(i, &overflow);
+        ok = !overflow && !(x == -1 && PyErr_Occurred());
+        if (ok && bits == 32 && (x < INT32_MIN || x > INT32_MAX))
+            ok = 0;
+        *out = bits == 32 ? (uint64_t)(uint32_t)(int32_t)x : (uint64_t)x;
+    }
+    if (!ok) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_OverflowError, "%s: %R does not fit in %R", argname, i,
+                     (PyObject *)dtype);
+    }
+    Py_DECREF(i);
+    return ok ? 0 : -1;
+}
+
+PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype)
+{
+    if (dtype->kind == 'u')
+        return PyLong_FromUnsignedLongLong(PyDataType_ELSIZE(dtype) == 4 ? (uint32_t)bits : bits);
+    if (PyDataType_ELSIZE(dtype) == 4)
+        return PyLong_FromLong((int32_t)(uint32_t)bits);
+    return PyLong_FromLongLong((int64_t)bits);
+}
+
+int bclpy_ensure_init(void)
+{
+    if (bcl_rt.initialized)
+        return 0;
+    PyObject *pybcl = PyImport_ImportModule("pybcl");
+    if (!pybcl)
+        return -1;
+    PyObject *r = PyObject_CallMethod(pybcl, "init", NULL);
+    Py_DECREF(pybcl);
+    if (!r)
+        return -1;
+    Py_DECREF(r);
+    if (!bcl_rt.initialized) {
+        PyErr_SetString(bclpy_Error, "pybcl.init() did not initialise the runtime");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,387 @@
+/*
+ * globalptr.c -- pybcl.GlobalPtr: (rank, byte offset, dtype).
+ *
+ * Arithmetic is element-wise, as in C and BCL; ptr[i] / ptr[i:j] are remote
+ * get/put through the core; local() is a zero-copy NumPy view.  Pointers
+ * pickle as (rank, offset, dtype), so they broadcast and can be stored.
+ */
+#include "bclpy.h"
+
+#include "../core/bcl_alloc.h"
+
+static PyObject *gptr_alloc_obj(PyTypeObject *type, bcl_gptr p, PyArray_Descr *dtype)
+{
+    bclpy_GlobalPtr *self = (bclpy_GlobalPtr *)type->tp_alloc(type, 0);
+    if (!self)
+        return NULL;
+    self->ptr = p;
+    Py_INCREF(dtype);
+    self->dtype = dtype;
+    return (PyObject *)self;
+}
+
+PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype)
+{
+    return gptr_alloc_obj(&bclpy_GlobalPtrType, p, dtype);
+}
+
+static PyObject *gptr_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = { "rank", "offset", "dtype", NULL };
+    long long rank, offset;
+    PyObject *dtype_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LL|O:GlobalPtr", kwlist, &rank,
+                                     &offset, &dtype_obj))
+        return NULL;
+    if (rank < 0 || rank > INT32_MAX)
+        return PyErr_Format(PyExc_ValueError, "rank must be a non-negative int32, got %lld",
+                            rank);
+    if (offset < 0)
+        return PyErr_Format(PyExc_ValueError, "offset must be non-negative, got %lld",
+                            offset);
+    PyArray_Descr *dtype = dtype_obj ? bclpy_dtype(dtype_obj, "dtype")
+                                     : PyArray_DescrFromType(NPY_INT64);
+    if (!dtype)
+        return NULL;
+    PyObject *r = gptr_alloc_obj(type, bcl_gptr_make((int)rank, (uint64_t)offset), dtype);
+    Py_DECREF(dtype);
+    return r;
+}
+
+static void gptr_dealloc(bclpy_GlobalPtr *self)
+{
+    Py_XDECREF(self->dtype);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *gptr_repr(bclpy_GlobalPtr *self)
+{
+    if (bcl_gptr_is_null(self->ptr))
+        return PyUnicode_FromFormat("pybcl.NULL(dtype=%S)", (PyObject *)self->dtype);
+    return PyUnicode_FromFormat("GlobalPtr(rank=%d, offset=%llu, dtype=%S)",
+                                (int)self->ptr.rank,
+                                (unsigned long long)self->ptr.offset,
+                                (PyObject *)self->dtype);
+}
+
+static Py_hash_t gptr_hash(bclpy_GlobalPtr *self)
+{
+    Py_hash_t h = (Py_hash_t)(self->ptr.offset * 0x9E3779B97F4A7C15ull ^
+                              (uint64_t)self->ptr.rank * 0xC2B2AE3D27D4EB4Full);
+    return h == -1 ? -2 : h;
+}
+
+/* Offset moved by `n` elements; -1 with an exception if it leaves [0, 2^63). */
+static int moved_offset(bclpy_GlobalPtr *p, long long n, uint64_t *out)
+{
+    long long bytes;
+    if (__builtin_mul_overflow(n, (long long)PyDataType_ELSIZE(p->dtype), &bytes))
+        goto overflow;
+    long long off;
+    if (__builtin_add_overflow((long long)p->ptr.offset, bytes, &off) || off < 0)
+        goto overflow;
+    *out = (uint64_t)off;
+    return 0;
+overflow:
+    PyErr_Format(PyExc_OverflowError, "pointer arithmetic: %R + %lld elements leaves "
+                 "the address space", (PyObject *)p, n);
+    return -1;
+}
+
+static PyObject *gptr_offset_by(bclpy_GlobalPtr *p, PyObject *n_obj, int sign)
+{
+    long long n = PyLong_AsLongLong(n_obj);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    uint64_t off;
+    if (moved_offset(p, sign * n, &off) < 0)
+        return NULL;
+    return gptr_alloc_obj(Py_TYPE(p), bcl_gptr_make(p->ptr.rank, off), p->dtype);
+}
+
+static PyObject *gptr_add(PyObject *a, PyObject *b)
+{
+    if (bclpy_GlobalPtr_Check(a) && PyIndex_Check(b))
+        return gptr_offset_by((bclpy_GlobalPtr *)a, b, 1);
+    if (bclpy_GlobalPtr_Check(b) && PyIndex_Check(a))
+        return gptr_offset_by((bclpy_GlobalPtr *)b, a, 1);
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
+static PyObject *gptr_sub(PyObject *a, PyObject *b)
+{
+    if (!bclpy_GlobalPtr_Check(a))
+        Py_RETURN_NOTIMPLEMENTED;
+    bclpy_GlobalPtr *p = (bclpy_GlobalPtr *)a;
+    if (PyIndex_Check(b))
+        return gptr_offset_by(p, b, -1);
+    if (!bclpy_GlobalPtr_Check(b))
+        Py_RETURN_NOTIMPLEMENTED;
+    bclpy_GlobalPtr *q = (bclpy_GlobalPtr *)b;
+    if (p->ptr.rank != q->ptr.rank)
+        return PyErr_Format(PyExc_ValueError, "cannot subtract pointers into different "
+                            "ranks' segments (%d and %d)", (int)p->ptr.rank,
+                            (int)q->ptr.rank);
+    long long diff = (long long)p->ptr.offset - (long long)q->ptr.offset;
+    if (diff % PyDataType_ELSIZE(p->dtype))
+        return PyErr_Format(PyExc_ValueError, "pointer difference of %lld bytes is not "
+                            "a whole number of %d-byte elements", diff,
+                            (int)PyDataType_ELSIZE(p->dtype));
+    return PyLong_FromLongLong(diff / PyDataType_ELSIZE(p->dtype));
+}
+
+static int gptr_bool(bclpy_GlobalPtr *self) { return !bcl_gptr_is_null(self->ptr); }
+
+static PyObject *gptr_richcompare(PyObject *a, PyObject *b, int op)
+{
+    if (!bclpy_GlobalPtr_Check(a) || !bclpy_GlobalPtr_Check(b))
+        Py_RETURN_NOTIMPLEMENTED;
+    bcl_gptr x = ((bclpy_GlobalPtr *)a)->ptr, y = ((bclpy_GlobalPtr *)b)->ptr;
+    /* Order by (rank, offset); null pointers are equal whatever the rank. */
+    long long c;
+    if (bcl_gptr_is_null(x) && bcl_gptr_is_null(y))
+        c = 0;
+    else if (x.rank != y.rank)
+        c = x.rank < y.rank ? -1 : 1;
+    else
+        c = x.offset == y.offset ? 0 : (x.offset < y.offset ? -1 : 1);
+    Py_RETURN_RICHCOMPARE(c, 0, op);
+}
+
+static PyNumberMethods gptr_as_number = {
+    .nb_add = gptr_add,
+    .nb_subtract = gptr_sub,
+    .nb_bool = (inquiry)gptr_bool,
+};
+
+/* ---- ptr[i], ptr[i:j] -------------------------------------------------- */
+
+/* Parse ptr[i:j] bounds (start defaults to 0, stop is required, step 1). */
+static int slice_bounds(PyObject *key, long long *start, long long *count)
+{
+    PySliceObject *s = (PySliceObject *)key;
+    if (s->step != Py_None && PyLong_AsLong(s->step) != 1) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "pointer slices take no step");
+        return -1;
+    }
+    if (s->stop == Py_None) {
+        PyErr_SetString(PyExc_ValueError, "pointer slices need a stop: a pointer has "
+                        "no length");
+        return -1;
+    }
+    long long a = s->start == Py_None ? 0 : PyLong_AsLongLong(s->start);
+    long long b = PyLong_AsLongLong(s->stop);
+    if (PyErr_Occurred())
+        return -1;
+    if (b < a) {
+        PyErr_Format(PyExc_ValueError, "slice [%lld:%lld] is reversed", a, b);
+        return -1;
+    }
+    *start = a;
+    *count = b - a;
+    return 0;
+}
+
+static PyObject *gptr_getitem(bclpy_GlobalPtr *self, PyObject *key)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    long long index, count = 1;
+    int is_slice = PySlice_Check(key);
+    if (is_slice) {
+        if (slice_bounds(key, &index, &count) < 0)
+            return NULL;
+    } else {
+        index = PyLong_AsLongLong(key);
+        if (index == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    uint64_t off;
+    if (moved_offset(self, index, &off) < 0)
+        return NULL;
+    bcl_gptr p = bcl_gptr_make(self->ptr.rank, off);
+    size_t nbytes = (size_t)count * (size_t)PyDataType_ELSIZE(self->dtype);
+    if (!is_slice) {
+        unsigned char buf[256];
+        if (nbytes <= sizeof buf) {
+            bcl_status st = bcl_get(buf, p, nbytes);
+            return st == BCL_OK ? bclpy_from_bytes(buf, self->dtype) : bclpy_raise(st);
+        }
+    }
+    bcl_status st = bcl_check_range(p, nbytes);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    npy_intp dims[1] = { (npy_intp)count };
+    Py_INCREF(self->dtype);
+    PyObject *arr = PyArray_SimpleNewFromDescr(1, dims, self->dtype);
+    if (!arr)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_get(PyArray_DATA((PyArrayObject *)arr), p, nbytes);
+    Py_END_ALLOW_THREADS
+    if (st != BCL_OK) {
+        Py_DECREF(arr);
+        return bclpy_raise(st);
+    }
+    if (is_slice)
+        return arr;
+    PyObject *scalar = bclpy_from_bytes(PyArray_DATA((PyArrayObject *)arr), self->dtype);
+    Py_DECREF(arr);
+    return scalar;
+}
+
+static int gptr_setitem(bclpy_GlobalPtr *self, PyObject *key, PyObject *value)
+{
+    if (!value) {
+        PyErr_SetString(PyExc_TypeError, "cannot delete through a GlobalPtr");
+        return -1;
+    }
+    if (bclpy_ensure_init() < 0)
+        return -1;
+    long long index, count = 1;
+    if (PySlice_Check(key)) {
+        if (slice_bounds(key, &index, &count) < 0)
+            return -1;
+    } else {
+        index = PyLong_AsLongLong(key);
+        if (index == -1 && PyErr_Occurred())
+            return -1;
+    }
+    uint64_t off;
+    if (moved_offset(self, index, &off) < 0)
+        return -1;
+    bcl_gptr p = bcl_gptr_make(self->ptr.rank, off);
+    bcl_status st;
+    if (!PySlice_Check(key)) {
+        unsigned char buf[256];
+        if ((size_t)PyDataType_ELSIZE(self->dtype) <= sizeof buf) {
+            if (bclpy_to_bytes(value, self->dtype, buf, "value") < 0)
+                return -1;
+            st = bcl_put(p, buf, (size_t)PyDataType_ELSIZE(self->dtype));
+            return st == BCL_OK ? 0 : (bclpy_raise(st), -1);
+        }
+    }
+    Py_INCREF(self->dtype);
+    PyArrayObject *arr = (PyArrayObject *)PyArray_FromAny(
+        value, self->dtype, 0, 1, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST, NULL);
+    if (!arr)
+        return -1;
+    if (PyArray_SIZE(arr) != count) {
+        PyErr_Format(PyExc_ValueError, "value has %zd elements, the target range %lld",
+                     (Py_ssize_t)PyArray_SIZE(arr), count);
+        Py_DECREF(arr);
+        return -1;
+    }
+    size_t nbytes = (size_t)count * (size_t)PyDataType_ELSIZE(self->dtype);
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_put(p, PyArray_DATA(arr), nbytes);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(arr);
+    return st == BCL_OK ? 0 : (bclpy_raise(st), -1);
+}
+
+static PyMappingMethods gptr_as_mapping = {
+    .mp_subscript = (binaryfunc)gptr_getitem,
+    .mp_ass_subscript = (objobjargproc)gptr_setitem,
+};
+
+/* ---- methods ------------------------------------------------------------ */
+
+static PyObject *gptr_local(bclpy_GlobalPtr *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = { "count", NULL };
+    PyObject *count_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:local", kwlist, &count_obj))
+        return NULL;
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    if (self->ptr.rank != bcl_rt.rank)
+        return PyErr_Format(PyExc_ValueError, "ptr.local(): %R is owned by rank %d, not "
+                            "by this rank (%d)", (PyObject *)self, (int)self->ptr.rank,
+                            bcl_rt.rank);
+    long long count;
+    if (count_obj == Py_None) {
+        /* A pointer to the start of a block views the whole block. */
+        count = bcl_alloc_is_block(self->ptr.offset)
+                    ? (long long)(bcl_alloc_block_size(self->ptr.offset) /
+                                  (size_t)PyDataType_ELSIZE(self->dtype))
+                    : 1;
+    } else {
+        count = PyLong_AsLongLong(count_obj);
+        if (count == -1 && PyErr_Occurred())
+            return NULL;
+        if (count < 0)
+            return PyErr_Format(PyExc_ValueError, "count must be >= 0, got %lld", count);
+    }
+    bcl_status st = bcl_check_range(self->ptr, (size_t)count * (size_t)PyDataType_ELSIZE(self->dtype));
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    npy_intp dims[1] = { (npy_intp)count };
+    Py_INCREF(self->dtype);
+    PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, self->dtype, 1, dims, NULL,
+                                         bcl_local_addr(self->ptr), NPY_ARRAY_CARRAY, NULL);
+    if (!arr)
+        return NULL;
+    Py_INCREF(self);
+    if (PyArray_SetBaseObject((PyArrayObject *)arr, (PyObject *)self) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+static PyObject *gptr_reduce(bclpy_GlobalPtr *self, PyObject *noargs)
+{
+    return Py_BuildValue("O(iKO)", (PyObject *)Py_TYPE(self), (int)self->ptr.rank,
+                         (unsigned long long)self->ptr.offset, (PyObject *)self->dtype);
+}
+
+static PyMethodDef gptr_methods[] = {
+    {"local", (PyCFunction)(void (*)(void))gptr_local, METH_VARARGS | METH_KEYWORDS,
+     "local(count=None) -> NumPy view (no copy) of this rank's memory at the pointer; "
+     "count defaults to the whole allocated block."},
+    {"__reduce__", (PyCFunction)gptr_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyObject *gptr_get_rank(bclpy_GlobalPtr *self, void *c)
+{
+    return PyLong_FromLong(self->ptr.rank);
+}
+
+static PyObject *gptr_get_offset(bclpy_GlobalPtr *self, void *c)
+{
+    return PyLong_FromUnsignedLongLong(self->ptr.offset);
+}
+
+static PyObject *gptr_get_dtype(bclpy_GlobalPtr *self, void *c)
+{
+    Py_INCREF(self->dtype);
+    return (PyObject *)self->dtype;
+}
+
+static PyGetSetDef gptr_getset[] = {
+    {"rank", (getter)gptr_get_rank, NULL, "Owner rank.", NULL},
+    {"offset", (getter)gptr_get_offset, NULL, "Byte offset in the owner's segment.", NULL},
+    {"dtype", (getter)gptr_get_dtype, NULL, "Element dtype.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+PyTypeObject bclpy_GlobalPtrType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pybcl.GlobalPtr",
+    .tp_basicsize = sizeof(bclpy_GlobalPtr),
+    .tp_dealloc = (destructor)gptr_dealloc,
+    .tp_repr = (reprfunc)gptr_repr,
+    .tp_as_number = &gptr_as_number,
+    .tp_as_mapping = &gptr_as_mapping,
+    .tp_hash = (hashfunc)gptr_hash,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "GlobalPtr(rank, offset, dtype='int64'): a typed pointer into a rank's "
+              "shared segment.",
+    .tp_richcompare = gptr_richcompare,
+    .tp_methods = gptr_methods,
+    .tp_getset = gptr_getset,
+    .tp_new = gptr_tp_new,
+};

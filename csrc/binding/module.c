@@ -1,0 +1,294 @@
+/*
+ * module.c -- pybcl._core: exceptions, runtime calls, module initialisation.
+ *
+ * The Python package (pybcl/) wraps these with defaults read from the
+ * environment; here we only convert arguments and call the core.
+ */
+#define BCLPY_IMPORT_ARRAY
+#include "bclpy.h"
+
+#include <string.h>
+
+PyObject *bclpy_Error, *bclpy_SegmentFull, *bclpy_ContainerFull, *bclpy_Empty;
+
+PyObject *bclpy_raise(bcl_status st)
+{
+    PyObject *exc;
+    switch (st) {
+    case BCL_ERR_ARG: case BCL_ERR_DECODE: exc = PyExc_ValueError; break;
+    case BCL_ERR_TYPE: exc = PyExc_TypeError; break;
+    case BCL_ERR_BOUNDS: exc = PyExc_IndexError; break;
+    case BCL_ERR_SEGFULL: exc = bclpy_SegmentFull; break;
+    case BCL_ERR_FULL: exc = bclpy_ContainerFull; break;
+    case BCL_ERR_EMPTY: exc = bclpy_Empty; break;
+    case BCL_ERR_NOMEM: exc = PyExc_MemoryError; break;
+    default: exc = bclpy_Error; break;
+    }
+    PyErr_SetString(exc, bcl_last_error());
+    return NULL;
+}
+
+#define CHECK(expr)                         \
+    do {                                    \
+        bcl_status st_ = (expr);            \
+        if (st_ != BCL_OK)                  \
+            return bclpy_raise(st_);        \
+    } while (0)
+
+static int parse_transport(const char *name, bcl_transport *out)
+{
+    if (!strcmp(name, "auto")) *out = BCL_TRANSPORT_AUTO;
+    else if (!strcmp(name, "shm")) *out = BCL_TRANSPORT_SHM;
+    else if (!strcmp(name, "rma")) *out = BCL_TRANSPORT_RMA;
+    else {
+        PyErr_Format(PyExc_ValueError, "transport must be 'auto', 'shm' or 'rma', "
+                     "not %R", PyUnicode_FromString(name));
+        return -1;
+    }
+    return 0;
+}
+
+/* init(comm_address, segment_size, transport, async_progress)
+ * comm_address: address of an MPI_Comm handle (mpi4py's MPI._addressof). */
+static PyObject *py_init(PyObject *self, PyObject *args)
+{
+    unsigned long long comm_addr;
+    Py_ssize_t segsize;
+    const char *transport;
+    int async_progress;
+    if (!PyArg_ParseTuple(args, "Knsp:init", &comm_addr, &segsize, &transport,
+                          &async_progress))
+        return NULL;
+    if (segsize <= 0)
+        return PyErr_Format(PyExc_ValueError, "segment_size must be positive, got %zd",
+                            segsize);
+    bcl_transport t;
+    if (parse_transport(transport, &t) < 0)
+        return NULL;
+    MPI_Comm comm = comm_addr ? *(MPI_Comm *)(uintptr_t)comm_addr : MPI_COMM_NULL;
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_init(comm, (size_t)segsize, t, async_progress);
+    Py_END_ALLOW_THREADS
+    CHECK(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_finalize(PyObject *self, PyObject *noargs)
+{
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_finalize();
+    Py_END_ALLOW_THREADS
+    CHECK(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_initialized(PyObject *self, PyObject *noargs)
+{
+    return PyBool_FromLong(bcl_rt.initialized);
+}
+
+#define NEED_INIT()                      \
+    do {                                 \
+        if (bclpy_ensure_init() < 0)     \
+            return NULL;                 \
+    } while (0)
+
+static PyObject *py_rank(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    return PyLong_FromLong(bcl_rt.rank);
+}
+
+static PyObject *py_nprocs(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    return PyLong_FromLong(bcl_rt.nprocs);
+}
+
+static PyObject *py_transport(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    return PyUnicode_FromString(bcl_transport_name(bcl_rt.transport));
+}
+
+static PyObject *py_segment_size(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    return PyLong_FromSize_t(bcl_rt.segment_size);
+}
+
+static PyObject *py_barrier(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_barrier();
+    Py_END_ALLOW_THREADS
+    CHECK(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_flush(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    CHECK(bcl_flush());
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_progress(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    CHECK(bcl_progress());
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_abort(PyObject *self, PyObject *arg)
+{
+    int code = (int)PyLong_AsLong(arg);
+    if (code == -1 && PyErr_Occurred())
+        return NULL;
+    bcl_abort(code);
+    Py_RETURN_NONE;   /* not reached */
+}
+
+/* bcast_bytes(data_or_None, root) -> bytes: every rank gets root's bytes. */
+static PyObject *py_bcast_bytes(PyObject *self, PyObject *args)
+{
+    PyObject *data;
+    int root;
+    if (!PyArg_ParseTuple(args, "Oi:bcast_bytes", &data, &root))
+        return NULL;
+    NEED_INIT();
+    if (root < 0 || root >= bcl_rt.nprocs)
+        return PyErr_Format(PyExc_ValueError, "root must be a rank in [0, %d), got %d",
+                            bcl_rt.nprocs, root);
+    int is_root = bcl_rt.rank == root;
+    if (is_root && !PyBytes_Check(data))
+        return PyErr_Format(PyExc_TypeError, "bcast_bytes: root must pass bytes");
+    uint64_t n = is_root ? (uint64_t)PyBytes_GET_SIZE(data) : 0;
+    CHECK(bcl_bcast(&n, sizeof n, root));
+    PyObject *out = is_root ? (Py_INCREF(data), data)
+                            : PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+    if (!out)
+        return NULL;
+    bcl_status st = bcl_bcast(PyBytes_AS_STRING(out), (size_t)n, root);
+    if (st != BCL_OK) {
+        Py_DECREF(out);
+        return bclpy_raise(st);
+    }
+    return out;
+}
+
+static int elem_of(PyArray_Descr *d, bcl_elem *out)
+{
+    if (PyDataType_ISBYTESWAPPED(d))
+        return -1;
+    switch (d->kind) {
+    case 'b': *out = BCL_BOOL; return PyDataType_ELSIZE(d) == 1 ? 0 : -1;
+    case 'f':
+        if (PyDataType_ELSIZE(d) == 4) { *out = BCL_F32; return 0; }
+        if (PyDataType_ELSIZE(d) == 8) { *out = BCL_F64; return 0; }
+        return -1;
+    case 'i': case 'u': {
+        static const bcl_elem si[] = { BCL_I8, BCL_I16, 0, BCL_I32, 0, 0, 0, BCL_I64 };
+        static const bcl_elem ui[] = { BCL_U8, BCL_U16, 0, BCL_U32, 0, 0, 0, BCL_U64 };
+        int e = PyDataType_ELSIZE(d);
+        if (e != 1 && e != 2 && e != 4 && e != 8)
+            return -1;
+        *out = d->kind == 'i' ? si[e - 1] : ui[e - 1];
+        return 0;
+    }
+    default: return -1;
+    }
+}
+
+/* allreduce_inplace(array, opcode): array is a writable C-contiguous ndarray. */
+static PyObject *py_allreduce_inplace(PyObject *self, PyObject *args)
+{
+    PyArrayObject *arr;
+    int op;
+    if (!PyArg_ParseTuple(args, "O!i:allreduce_inplace", &PyArray_Type, &arr, &op))
+        return NULL;
+    NEED_INIT();
+    bcl_elem elem;
+    if (elem_of(PyArray_DESCR(arr), &elem) < 0)
+        return PyErr_Format(PyExc_TypeError, "allreduce: x has unsupported dtype %R",
+                            (PyObject *)PyArray_DESCR(arr));
+    if (!PyArray_IS_C_CONTIGUOUS(arr) || !PyArray_ISWRITEABLE(arr))
+        return PyErr_Format(PyExc_ValueError, "allreduce: need a writable contiguous array");
+    if (op < BCL_SUM || op > BCL_BXOR)
+        return PyErr_Format(PyExc_ValueError, "allreduce: bad op code %d", op);
+    bcl_status st;
+    void *data = PyArray_DATA(arr);
+    size_t n = (size_t)PyArray_SIZE(arr);
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_allreduce(data, n, elem, (bcl_redop)op);
+    Py_END_ALLOW_THREADS
+    CHECK(st);
+    Py_RETURN_NONE;
+}
+
+PyMethodDef bclpy_runtime_methods[] = {
+    {"init", py_init, METH_VARARGS, "init(comm_address, segment_size, transport, async_progress)"},
+    {"finalize", py_finalize, METH_NOARGS, "Collective: free the segment and window."},
+    {"initialized", py_initialized, METH_NOARGS, "Whether the runtime is up."},
+    {"rank", py_rank, METH_NOARGS, "This rank."},
+    {"nprocs", py_nprocs, METH_NOARGS, "Number of ranks."},
+    {"transport", py_transport, METH_NOARGS, "'shm' or 'rma'."},
+    {"segment_size", py_segment_size, METH_NOARGS, "Bytes of each rank's segment."},
+    {"barrier", py_barrier, METH_NOARGS, "Collective: flush, then MPI barrier."},
+    {"flush", py_flush, METH_NOARGS, "Complete this rank's outstanding operations."},
+    {"progress", py_progress, METH_NOARGS, "Let RMA aimed at this rank advance."},
+    {"abort", py_abort, METH_O, "MPI_Abort the whole job with this code."},
+    {"bcast_bytes", py_bcast_bytes, METH_VARARGS, "bcast_bytes(data, root) -> bytes"},
+    {"allreduce_inplace", py_allreduce_inplace, METH_VARARGS,
+     "allreduce_inplace(array, opcode)"},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "pybcl._core",
+    "C core of pybcl: runtime, global pointers and containers over MPI-3.", -1,
+    NULL, NULL, NULL, NULL, NULL
+};
+
+static int add_exceptions(PyObject *m)
+{
+    bclpy_Error = PyErr_NewException("pybcl.Error", NULL, NULL);
+    if (!bclpy_Error)
+        return -1;
+    PyObject *bases = PyTuple_Pack(2, PyExc_MemoryError, bclpy_Error);
+    if (!bases)
+        return -1;
+    bclpy_SegmentFull = PyErr_NewException("pybcl.SegmentFull", bases, NULL);
+    Py_DECREF(bases);
+    bclpy_ContainerFull = PyErr_NewException("pybcl.ContainerFull", bclpy_Error, NULL);
+    bclpy_Empty = PyErr_NewException("pybcl.Empty", bclpy_Error, NULL);
+    if (!bclpy_SegmentFull || !bclpy_ContainerFull || !bclpy_Empty)
+        return -1;
+    if (PyModule_AddObjectRef(m, "Error", bclpy_Error) < 0 ||
+        PyModule_AddObjectRef(m, "SegmentFull", bclpy_SegmentFull) < 0 ||
+        PyModule_AddObjectRef(m, "ContainerFull", bclpy_ContainerFull) < 0 ||
+        PyModule_AddObjectRef(m, "Empty", bclpy_Empty) < 0)
+        return -1;
+    return 0;
+}
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    import_array();
+    PyObject *m = PyModule_Create(&core_module);
+    if (!m)
+        return NULL;
+    if (add_exceptions(m) < 0 ||
+        PyModule_AddFunctions(m, bclpy_runtime_methods) < 0 ||
+        PyModule_AddFunctions(m, bclpy_ops_methods) < 0 ||
+        PyType_Ready(&bclpy_GlobalPtrType) < 0 ||
+        PyModule_AddObjectRef(m, "GlobalPtr", (PyObject *)&bclpy_GlobalPtrType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,275 @@
+/* ops.c -- pybcl.alloc/free, rget/rput and the atomics on GlobalPtrs. */
+#include "bclpy.h"
+
+#include <string.h>
+
+#include "../core/bcl_alloc.h"
+
+#define CHECK(expr)                         \
+    do {                                    \
+        bcl_status st_ = (expr);            \
+        if (st_ != BCL_OK)                  \
+            return bclpy_raise(st_);        \
+    } while (0)
+
+static bclpy_GlobalPtr *as_gptr(PyObject *o, const char *argname)
+{
+    if (!bclpy_GlobalPtr_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a pybcl.GlobalPtr, not %.100s",
+                     argname, Py_TYPE(o)->tp_name);
+        return NULL;
+    }
+    return (bclpy_GlobalPtr *)o;
+}
+
+static PyObject *py_alloc(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = { "count", "dtype", NULL };
+    PyObject *count_obj, *dtype_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:alloc", kwlist, &count_obj,
+                                     &dtype_obj))
+        return NULL;
+    if (!PyIndex_Check(count_obj))
+        return PyErr_Format(PyExc_TypeError, "alloc: count must be an int, not %.100s",
+                            Py_TYPE(count_obj)->tp_name);
+    long long count = PyLong_AsLongLong(count_obj);
+    if (count == -1 && PyErr_Occurred())
+        return NULL;
+    if (count < 0)
+        return PyErr_Format(PyExc_ValueError, "alloc: count must be >= 0, got %lld", count);
+    PyArray_Descr *dtype = dtype_obj ? bclpy_dtype(dtype_obj, "dtype")
+                                     : PyArray_DescrFromType(NPY_INT64);
+    if (!dtype)
+        return NULL;
+    if (bclpy_ensure_init() < 0) {
+        Py_DECREF(dtype);
+        return NULL;
+    }
+    size_t bytes;
+    uint64_t off;
+    bcl_status st;
+    if (__builtin_mul_overflow((size_t)count, (size_t)PyDataType_ELSIZE(dtype), &bytes))
+        st = bcl_set_error(BCL_ERR_SEGFULL, "alloc: %lld elements overflow", count);
+    else
+        st = bcl_alloc(bytes, (size_t)PyDataType_ALIGNMENT(dtype), &off);
+    PyObject *r = st == BCL_OK ? bclpy_gptr_new(bcl_gptr_make(bcl_rt.rank, off), dtype)
+                               : bclpy_raise(st);
+    Py_DECREF(dtype);
+    return r;
+}
+
+static PyObject *py_free(PyObject *self, PyObject *arg)
+{
+    bclpy_GlobalPtr *p = as_gptr(arg, "ptr");
+    if (!p || bclpy_ensure_init() < 0)
+        return NULL;
+    if (p->ptr.rank != bcl_rt.rank)
+        return PyErr_Format(PyExc_ValueError, "free: ptr %R belongs to rank %d; only "
+                            "the owner frees", arg, (int)p->ptr.rank);
+    CHECK(bcl_free(p->ptr.offset));
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_rget(PyObject *self, PyObject *args)
+{
+    PyObject *ptr_obj;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "On:rget", &ptr_obj, &count))
+        return NULL;
+    bclpy_GlobalPtr *p = as_gptr(ptr_obj, "ptr");
+    if (!p || bclpy_ensure_init() < 0)
+        return NULL;
+    if (count < 0)
+        return PyErr_Format(PyExc_ValueError, "rget: count must be >= 0, got %zd", count);
+    size_t nbytes = (size_t)count * (size_t)PyDataType_ELSIZE(p->dtype);
+    CHECK(bcl_check_range(p->ptr, nbytes));
+    npy_intp dims[1] = { count };
+    Py_INCREF(p->dtype);
+    PyObject *arr = PyArray_SimpleNewFromDescr(1, dims, p->dtype);
+    if (!arr)
+        return NULL;
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_get(PyArray_DATA((PyArrayObject *)arr), p->ptr, nbytes);
+    Py_END_ALLOW_THREADS
+    if (st != BCL_OK) {
+        Py_DECREF(arr);
+        return bclpy_raise(st);
+    }
+    return arr;
+}
+
+/* Raw bytes of a buffer whose format is bytes-like, else NULL (not an error). */
+static int raw_bytes_buffer(PyObject *obj, Py_buffer *view)
+{
+    if (PyArray_Check(obj) || !PyObject_CheckBuffer(obj))
+        return 0;
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    const char *f = view->format;
+    if (!f || !strcmp(f, "B") || !strcmp(f, "b") || !strcmp(f, "c"))
+        return 1;
+    PyBuffer_Release(view);
+    return 0;
+}
+
+static PyObject *py_rput(PyObject *self, PyObject *args)
+{
+    PyObject *ptr_obj, *data;
+    if (!PyArg_ParseTuple(args, "OO:rput", &ptr_obj, &data))
+        return NULL;
+    bclpy_GlobalPtr *p = as_gptr(ptr_obj, "ptr");
+    if (!p || bclpy_ensure_init() < 0)
+        return NULL;
+    Py_buffer view;
+    bcl_status st;
+    if (raw_bytes_buffer(data, &view)) {
+        if (view.len % PyDataType_ELSIZE(p->dtype)) {
+            PyBuffer_Release(&view);
+            return PyErr_Format(PyExc_ValueError, "rput: %zd bytes are not a whole "
+                                "number of %d-byte elements", view.len,
+                                (int)PyDataType_ELSIZE(p->dtype));
+        }
+        Py_BEGIN_ALLOW_THREADS
+        st = bcl_put_detached(p->ptr, view.buf, (size_t)view.len);
+        Py_END_ALLOW_THREADS
+        PyBuffer_Release(&view);
+        CHECK(st);
+        Py_RETURN_NONE;
+    }
+    Py_INCREF(p->dtype);
+    PyArrayObject *arr = (PyArrayObject *)PyArray_FromAny(
+        data, p->dtype, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, NULL);
+    if (!arr)
+        return NULL;
+    size_t nbytes = (size_t)PyArray_NBYTES(arr);
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_put_detached(p->ptr, PyArray_DATA(arr), nbytes);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(arr);
+    CHECK(st);
+    Py_RETURN_NONE;
+}
+
+/* Common front of the atomics: pointer, width, operand. */
+static int atomic_args(PyObject *ptr_obj, PyObject *v, bclpy_GlobalPtr **p, int *width,
+                       uint64_t *operand, const char *vname)
+{
+    *p = as_gptr(ptr_obj, "ptr");
+    if (!*p || bclpy_ensure_init() < 0)
+        return -1;
+    *width = bclpy_atomic_width((*p)->dtype, "ptr.dtype");
+    if (*width < 0)
+        return -1;
+    return v ? bclpy_atomic_operand(v, (*p)->dtype, operand, vname) : 0;
+}
+
+static PyObject *fetch_op(PyObject *const *args, Py_ssize_t nargs, bcl_atomic_op op,
+                          const char *name)
+{
+    if (nargs != 2)
+        return PyErr_Format(PyExc_TypeError, "%s(ptr, value) takes 2 arguments", name);
+    bclpy_GlobalPtr *p;
+    int width;
+    uint64_t operand, old;
+    if (atomic_args(args[0], args[1], &p, &width, &operand, "value") < 0)
+        return NULL;
+    CHECK(bcl_fetch_op(p->ptr, width, op, operand, &old));
+    return bclpy_atomic_result(old, p->dtype);
+}
+
+static PyObject *py_fetch_and_add(PyObject *s, PyObject *const *a, Py_ssize_t n)
+{
+    return fetch_op(a, n, BCL_OP_ADD, "fetch_and_add");
+}
+
+static PyObject *py_fetch_and_or(PyObject *s, PyObject *const *a, Py_ssize_t n)
+{
+    return fetch_op(a, n, BCL_OP_OR, "fetch_and_or");
+}
+
+static PyObject *py_fetch_and_and(PyObject *s, PyObject *const *a, Py_ssize_t n)
+{
+    return fetch_op(a, n, BCL_OP_AND, "fetch_and_and");
+}
+
+static PyObject *py_fetch_and_xor(PyObject *s, PyObject *const *a, Py_ssize_t n)
+{
+    return fetch_op(a, n, BCL_OP_XOR, "fetch_and_xor");
+}
+
+static PyObject *py_atomic_swap(PyObject *s, PyObject *const *a, Py_ssize_t n)
+{
+    return fetch_op(a, n, BCL_OP_REPLACE, "atomic_swap");
+}
+
+static PyObject *py_atomic_load(PyObject *s, PyObject *ptr_obj)
+{
+    bclpy_GlobalPtr *p;
+    int width;
+    uint64_t old;
+    if (atomic_args(ptr_obj, NULL, &p, &width, NULL, NULL) < 0)
+        return NULL;
+    CHECK(bcl_fetch_op(p->ptr, width, BCL_OP_NOOP, 0, &old));
+    return bclpy_atomic_result(old, p->dtype);
+}
+
+static PyObject *py_atomic_store(PyObject *s, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2)
+        return PyErr_Format(PyExc_TypeError, "atomic_store(ptr, value) takes 2 arguments");
+    bclpy_GlobalPtr *p;
+    int width;
+    uint64_t v;
+    if (atomic_args(args[0], args[1], &p, &width, &v, "value") < 0)
+        return NULL;
+    CHECK(bcl_atomic_store(p->ptr, width, v));
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_compare_and_swap(PyObject *s, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3)
+        return PyErr_Format(PyExc_TypeError,
+                            "compare_and_swap(ptr, expected, desired) takes 3 arguments");
+    bclpy_GlobalPtr *p;
+    int width;
+    uint64_t expected, desired, old;
+    if (atomic_args(args[0], args[1], &p, &width, &expected, "expected") < 0 ||
+        bclpy_atomic_operand(args[2], p->dtype, &desired, "desired") < 0)
+        return NULL;
+    CHECK(bcl_cas(p->ptr, width, expected, desired, &old));
+    return bclpy_atomic_result(old, p->dtype);
+}
+
+static PyObject *py_bytes_in_use(PyObject *s, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return PyLong_FromSize_t(bcl_alloc_bytes_in_use());
+}
+
+#define FASTCALL(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL
+
+PyMethodDef bclpy_ops_methods[] = {
+    {"alloc", (PyCFunction)(void (*)(void))py_alloc, METH_VARARGS | METH_KEYWORDS,
+     "alloc(count, dtype='int64') -> GlobalPtr in this rank's segment"},
+    {"free", py_free, METH_O, "free(ptr): free a pointer this rank allocated"},
+    {"rget", py_rget, METH_VARARGS, "rget(ptr, count) -> ndarray"},
+    {"rput", py_rput, METH_VARARGS,
+     "rput(ptr, data): complete at the target after flush() or barrier()"},
+    {"fetch_and_add", FASTCALL(py_fetch_and_add), "fetch_and_add(ptr, v) -> old"},
+    {"fetch_and_or", FASTCALL(py_fetch_and_or), "fetch_and_or(ptr, v) -> old"},
+    {"fetch_and_and", FASTCALL(py_fetch_and_and), "fetch_and_and(ptr, v) -> old"},
+    {"fetch_and_xor", FASTCALL(py_fetch_and_xor), "fetch_and_xor(ptr, v) -> old"},
+    {"atomic_swap", FASTCALL(py_atomic_swap), "atomic_swap(ptr, v) -> old"},
+    {"atomic_load", py_atomic_load, METH_O, "atomic_load(ptr) -> value"},
+    {"atomic_store", FASTCALL(py_atomic_store), "atomic_store(ptr, v)"},
+    {"compare_and_swap", FASTCALL(py_compare_and_swap),
+     "compare_and_swap(ptr, expected, desired) -> old"},
+    {"bytes_in_use", py_bytes_in_use, METH_NOARGS,
+     "Bytes allocated in this rank's segment."},
+    {NULL, NULL, 0, NULL}
+};

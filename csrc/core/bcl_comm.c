@@ -1,0 +1,380 @@
+/* bcl_comm.c -- get/put, atomics, flush, barrier, collectives on both transports. */
+#include "bcl_comm.h"
+
+#include <sched.h>
+#include <string.h>
+
+/* MPI counts are ints: move larger blocks in pieces of this many bytes. */
+#define MAX_CHUNK ((size_t)1 << 30)
+
+static int is_shm(void) { return bcl_rt.transport == BCL_TRANSPORT_SHM; }
+
+bcl_status bcl_check_range(bcl_gptr p, size_t nbytes)
+{
+    BCL_REQUIRE_INIT();
+    if (p.rank < 0 || p.rank >= bcl_rt.nprocs)
+        return bcl_set_error(BCL_ERR_BOUNDS, "rank %d is not in [0, %d)",
+                             (int)p.rank, bcl_rt.nprocs);
+    if (p.offset < BCL_SEGMENT_RESERVED)
+        return bcl_set_error(BCL_ERR_BOUNDS,
+                             "offset %llu is the null pointer or the runtime's "
+                             "reserved header", (unsigned long long)p.offset);
+    if (p.offset > bcl_rt.segment_size || nbytes > bcl_rt.segment_size - p.offset)
+        return bcl_set_error(BCL_ERR_BOUNDS,
+                             "offset %llu + %zu bytes is past the end of rank %d's "
+                             "%zu-byte segment", (unsigned long long)p.offset, nbytes,
+                             (int)p.rank, bcl_rt.segment_size);
+    return BCL_OK;
+}
+
+static bcl_status check_atomic(bcl_gptr p, int width)
+{
+    if (width != 4 && width != 8)
+        return bcl_set_error(BCL_ERR_TYPE, "atomics work on 4- or 8-byte integers, "
+                             "not %d-byte ones", width);
+    bcl_status st = bcl_check_range(p, (size_t)width);
+    if (st != BCL_OK)
+        return st;
+    if (p.offset % (uint64_t)width)
+        return bcl_set_error(BCL_ERR_ARG, "offset %llu is not %d-byte aligned, as "
+                             "atomics need", (unsigned long long)p.offset, width);
+    return BCL_OK;
+}
+
+/* ---- data movement ---------------------------------------------------- */
+
+static bcl_status rma_get(void *dst, bcl_gptr src, size_t n)
+{
+    unsigned char *d = dst;
+    for (size_t done = 0; done < n;) {
+        size_t k = n - done < MAX_CHUNK ? n - done : MAX_CHUNK;
+        BCL_MPI_CHECK("MPI_Get", MPI_Get(d + done, (int)k, MPI_BYTE, src.rank,
+                                         (MPI_Aint)(src.offset + done), (int)k,
+                                         MPI_BYTE, bcl_rt.win));
+        done += k;
+    }
+    return BCL_OK;
+}
+
+static bcl_status rma_put(bcl_gptr dst, const void *src, size_t n)
+{
+    const unsigned char *s = src;
+    for (size_t done = 0; done < n;) {
+        size_t k = n - done < MAX_CHUNK ? n - done : MAX_CHUNK;
+        BCL_MPI_CHECK("MPI_Put", MPI_Put(s + done, (int)k, MPI_BYTE, dst.rank,
+                                         (MPI_Aint)(dst.offset + done), (int)k,
+                                         MPI_BYTE, bcl_rt.win));
+        done += k;
+    }
+    return BCL_OK;
+}
+
+bcl_status bcl_get_nb(void *dst, bcl_gptr src, size_t nbytes)
+{
+    bcl_status st = bcl_check_range(src, nbytes);
+    if (st != BCL_OK)
+        return st;
+    if (is_shm()) {
+        memcpy(dst, bcl_local_addr(src), nbytes);
+        return BCL_OK;
+    }
+    /* Our own segment too goes through MPI on rma: a load racing with a
+     * peer's accumulate is undefined, and MPI to self is a local copy. */
+    return rma_get(dst, src, nbytes);
+}
+
+bcl_status bcl_put_nb(bcl_gptr dst, const void *src, size_t nbytes)
+{
+    bcl_status st = bcl_check_range(dst, nbytes);
+    if (st != BCL_OK)
+        return st;
+    if (is_shm()) {
+        memcpy(bcl_local_addr(dst), src, nbytes);
+        return BCL_OK;
+    }
+    return rma_put(dst, src, nbytes);
+}
+
+bcl_status bcl_get(void *dst, bcl_gptr src, size_t nbytes)
+{
+    bcl_status st = bcl_get_nb(dst, src, nbytes);
+    if (st != BCL_OK || is_shm())
+        return st;
+    BCL_MPI_CHECK("MPI_Win_flush_local", MPI_Win_flush_local(src.rank, bcl_rt.win));
+    return BCL_OK;
+}
+
+bcl_status bcl_put_detached(bcl_gptr dst, const void *src, size_t nbytes)
+{
+    bcl_status st = bcl_put_nb(dst, src, nbytes);
+    if (st != BCL_OK || is_shm())
+        return st;
+    BCL_MPI_CHECK("MPI_Win_flush_local", MPI_Win_flush_local(dst.rank, bcl_rt.win));
+    return BCL_OK;
+}
+
+bcl_status bcl_put(bcl_gptr dst, const void *src, size_t nbytes)
+{
+    bcl_status st = bcl_put_nb(dst, src, nbytes);
+    if (st != BCL_OK)
+        return st;
+    return bcl_flush_rank(dst.rank);
+}
+
+/* ---- atomics ------------------------------------------------------------ */
+
+static MPI_Datatype mpi_uint(int width) { return width == 4 ? MPI_UINT32_T : MPI_UINT64_T; }
+
+static MPI_Op mpi_op(bcl_atomic_op op)
+{
+    switch (op) {
+    case BCL_OP_ADD: return MPI_SUM;
+    case BCL_OP_OR: return MPI_BOR;
+    case BCL_OP_AND: return MPI_BAND;
+    case BCL_OP_XOR: return MPI_BXOR;
+    case BCL_OP_REPLACE: return MPI_REPLACE;
+    default: return MPI_NO_OP;
+    }
+}
+
+#define SHM_FETCH_OP(T, addr, op, v, out)                                       \
+    do {                                                                         \
+        T *a_ = (T *)(addr), v_ = (T)(v), r_;                                    \
+        switch (op) {                                                            \
+        case BCL_OP_ADD: r_ = __atomic_fetch_add(a_, v_, __ATOMIC_SEQ_CST); break; \
+        case BCL_OP_OR: r_ = __atomic_fetch_or(a_, v_, __ATOMIC_SEQ_CST); break;   \
+        case BCL_OP_AND: r_ = __atomic_fetch_and(a_, v_, __ATOMIC_SEQ_CST); break; \
+        case BCL_OP_XOR: r_ = __atomic_fetch_xor(a_, v_, __ATOMIC_SEQ_CST); break; \
+        case BCL_OP_REPLACE: r_ = __atomic_exchange_n(a_, v_, __ATOMIC_SEQ_CST); break; \
+        default: r_ = __atomic_load_n(a_, __ATOMIC_SEQ_CST); break;             \
+        }                                                                        \
+        *(T *)(out) = r_;                                                        \
+    } while (0)
+
+static void shm_fetch_op(void *addr, int width, bcl_atomic_op op, const void *operand,
+                         void *result)
+{
+    if (width == 4)
+        SHM_FETCH_OP(uint32_t, addr, op, *(const uint32_t *)operand, result);
+    else
+        SHM_FETCH_OP(uint64_t, addr, op, *(const uint64_t *)operand, result);
+}
+
+static void shm_cas(void *addr, int width, const void *expected, const void *desired,
+                    void *result)
+{
+    if (width == 4) {
+        uint32_t e = *(const uint32_t *)expected;
+        __atomic_compare_exchange_n((uint32_t *)addr, &e, *(const uint32_t *)desired,
+                                    0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        *(uint32_t *)result = e;
+    } else {
+        uint64_t e = *(const uint64_t *)expected;
+        __atomic_compare_exchange_n((uint64_t *)addr, &e, *(const uint64_t *)desired,
+                                    0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        *(uint64_t *)result = e;
+    }
+}
+
+bcl_status bcl_fetch_op_nb(bcl_gptr p, int width, bcl_atomic_op op,
+                           const void *operand, void *result)
+{
+    bcl_status st = check_atomic(p, width);
+    if (st != BCL_OK)
+        return st;
+    if (is_shm()) {
+        shm_fetch_op(bcl_local_addr(p), width, op, operand, result);
+        return BCL_OK;
+    }
+    BCL_MPI_CHECK("MPI_Fetch_and_op",
+                  MPI_Fetch_and_op(operand, result, mpi_uint(width), p.rank,
+                                   (MPI_Aint)p.offset, mpi_op(op), bcl_rt.win));
+    return BCL_OK;
+}
+
+bcl_status bcl_cas_nb(bcl_gptr p, int width, const void *expected, const void *desired,
+                      void *result)
+{
+    bcl_status st = check_atomic(p, width);
+    if (st != BCL_OK)
+        return st;
+    if (is_shm()) {
+        shm_cas(bcl_local_addr(p), width, expected, desired, result);
+        return BCL_OK;
+    }
+    BCL_MPI_CHECK("MPI_Compare_and_swap",
+                  MPI_Compare_and_swap(desired, expected, result, mpi_uint(width),
+                                       p.rank, (MPI_Aint)p.offset, bcl_rt.win));
+    return BCL_OK;
+}
+
+/* Width-sized views of 64-bit arguments, for the blocking wrappers. */
+typedef union { uint64_t u64; uint32_t u32; } word;
+
+static word to_word(uint64_t v, int width)
+{
+    word w;
+    if (width == 4)
+        w.u32 = (uint32_t)v;
+    else
+        w.u64 = v;
+    return w;
+}
+
+static uint64_t from_word(word w, int width) { return width == 4 ? w.u32 : w.u64; }
+
+bcl_status bcl_fetch_op(bcl_gptr p, int width, bcl_atomic_op op, uint64_t operand,
+                        uint64_t *old)
+{
+    word in = to_word(operand, width), out = { 0 };
+    bcl_status st = bcl_fetch_op_nb(p, width, op, &in, &out);
+    if (st == BCL_OK && !is_shm())
+        st = bcl_flush_rank(p.rank);
+    if (st == BCL_OK && old)
+        *old = from_word(out, width);
+    return st;
+}
+
+bcl_status bcl_cas(bcl_gptr p, int width, uint64_t expected, uint64_t desired,
+                   uint64_t *old)
+{
+    word e = to_word(expected, width), d = to_word(desired, width), out = { 0 };
+    bcl_status st = bcl_cas_nb(p, width, &e, &d, &out);
+    if (st == BCL_OK && !is_shm())
+        st = bcl_flush_rank(p.rank);
+    if (st == BCL_OK && old)
+        *old = from_word(out, width);
+    return st;
+}
+
+bcl_status bcl_atomic_store(bcl_gptr p, int width, uint64_t value)
+{
+    bcl_status st = check_atomic(p, width);
+    if (st != BCL_OK)
+        return st;
+    word v = to_word(value, width);
+    if (is_shm()) {
+        if (width == 4)
+            __atomic_store_n((uint32_t *)bcl_local_addr(p), v.u32, __ATOMIC_SEQ_CST);
+        else
+            __atomic_store_n((uint64_t *)bcl_local_addr(p), v.u64, __ATOMIC_SEQ_CST);
+        return BCL_OK;
+    }
+    BCL_MPI_CHECK("MPI_Accumulate",
+                  MPI_Accumulate(&v, 1, mpi_uint(width), p.rank, (MPI_Aint)p.offset, 1,
+                                 mpi_uint(width), MPI_REPLACE, bcl_rt.win));
+    return bcl_flush_rank(p.rank);
+}
+
+/* ---- completion and synchronisation ------------------------------------ */
+
+bcl_status bcl_flush(void)
+{
+    BCL_REQUIRE_INIT();
+    if (is_shm()) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return BCL_OK;
+    }
+    BCL_MPI_CHECK("MPI_Win_flush_all", MPI_Win_flush_all(bcl_rt.win));
+    return BCL_OK;
+}
+
+bcl_status bcl_flush_rank(int rank)
+{
+    BCL_REQUIRE_INIT();
+    if (is_shm()) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return BCL_OK;
+    }
+    BCL_MPI_CHECK("MPI_Win_flush", MPI_Win_flush(rank, bcl_rt.win));
+    return BCL_OK;
+}
+
+bcl_status bcl_barrier(void)
+{
+    bcl_status st = bcl_flush();
+    if (st != BCL_OK)
+        return st;
+    /* MPI_Win_sync on both sides of the barrier orders this rank's local
+     * loads/stores of its own segment with the RMA others completed before
+     * the barrier (MPI-3 11.7: needed even in the unified model). */
+    BCL_MPI_CHECK("MPI_Win_sync", MPI_Win_sync(bcl_rt.win));
+    BCL_MPI_CHECK("MPI_Barrier", MPI_Barrier(bcl_rt.comm));
+    BCL_MPI_CHECK("MPI_Win_sync", MPI_Win_sync(bcl_rt.win));
+    return BCL_OK;
+}
+
+bcl_status bcl_progress(void)
+{
+    BCL_REQUIRE_INIT();
+    if (is_shm())
+        return BCL_OK;
+    int flag;
+    /* Any MPI call that polls the progress engine will do; Iprobe on our
+     * private communicator is cheap and matches nothing. */
+    BCL_MPI_CHECK("MPI_Iprobe", MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, bcl_rt.comm,
+                                           &flag, MPI_STATUS_IGNORE));
+    return BCL_OK;
+}
+
+void bcl_relax(unsigned *spins)
+{
+    if (!is_shm())
+        bcl_progress();
+    if (++*spins % 64u == 0)
+        sched_yield();
+}
+
+/* ---- collectives ------------------------------------------------------- */
+
+bcl_status bcl_bcast(void *buf, size_t nbytes, int root)
+{
+    BCL_REQUIRE_INIT();
+    if (root < 0 || root >= bcl_rt.nprocs)
+        return bcl_set_error(BCL_ERR_ARG, "root %d is not a rank in [0, %d)", root,
+                             bcl_rt.nprocs);
+    unsigned char *b = buf;
+    for (size_t done = 0; done < nbytes;) {
+        size_t k = nbytes - done < MAX_CHUNK ? nbytes - done : MAX_CHUNK;
+        BCL_MPI_CHECK("MPI_Bcast", MPI_Bcast(b + done, (int)k, MPI_BYTE, root,
+                                             bcl_rt.comm));
+        done += k;
+    }
+    return BCL_OK;
+}
+
+static MPI_Datatype mpi_elem(bcl_elem e)
+{
+    static const MPI_Datatype map[] = {
+        [BCL_I8] = MPI_INT8_T, [BCL_I16] = MPI_INT16_T, [BCL_I32] = MPI_INT32_T,
+        [BCL_I64] = MPI_INT64_T, [BCL_U8] = MPI_UINT8_T, [BCL_U16] = MPI_UINT16_T,
+        [BCL_U32] = MPI_UINT32_T, [BCL_U64] = MPI_UINT64_T, [BCL_F32] = MPI_FLOAT,
+        [BCL_F64] = MPI_DOUBLE, [BCL_BOOL] = MPI_C_BOOL,
+    };
+    return map[e];
+}
+
+static MPI_Op mpi_redop(bcl_redop op)
+{
+    static const MPI_Op map[] = {
+        [BCL_SUM] = MPI_SUM, [BCL_PROD] = MPI_PROD, [BCL_MIN] = MPI_MIN,
+        [BCL_MAX] = MPI_MAX, [BCL_LAND] = MPI_LAND, [BCL_LOR] = MPI_LOR,
+        [BCL_BAND] = MPI_BAND, [BCL_BOR] = MPI_BOR, [BCL_BXOR] = MPI_BXOR,
+    };
+    return map[op];
+}
+
+bcl_status bcl_allreduce(void *buf, size_t count, bcl_elem elem, bcl_redop op)
+{
+    BCL_REQUIRE_INIT();
+    if (count > (size_t)0x7fffffff)
+        return bcl_set_error(BCL_ERR_ARG, "allreduce of %zu elements is too large", count);
+    int is_float = elem == BCL_F32 || elem == BCL_F64;
+    int bitwise = op == BCL_BAND || op == BCL_BOR || op == BCL_BXOR;
+    if (is_float && bitwise)
+        return bcl_set_error(BCL_ERR_TYPE, "bitwise reductions need integer data");
+    BCL_MPI_CHECK("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, buf, (int)count,
+                                                 mpi_elem(elem), mpi_redop(op),
+                                                 bcl_rt.comm));
+    return BCL_OK;
+}

@@ -1,0 +1,30 @@
+"""pybcl: the Berkeley Container Library for Python.
+
+Distributed data structures (hash maps, queues, Bloom filters, arrays) over
+MPI-3 one-sided communication, with a C core.  Run SPMD:
+``mpiexec -n 4 python script.py``.  See docs/ and the README.
+"""
+from . import _env
+
+_env.set_mpi_defaults()          # must precede MPI_Init (mpi4py import)
+
+from ._core import (                                     # noqa: E402
+    ContainerFull, Empty, Error, GlobalPtr, SegmentFull,
+    alloc, atomic_load, atomic_store, atomic_swap, barrier, compare_and_swap,
+    fetch_and_add, fetch_and_and, fetch_and_or, fetch_and_xor, flush, free,
+    nprocs, progress, rank, rget, rput, transport,
+)
+from ._runtime import allreduce, broadcast, comm, finalize, init  # noqa: E402
+
+NULL = GlobalPtr(0, 0)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "init", "finalize", "rank", "nprocs", "comm", "barrier", "flush", "progress",
+    "transport", "broadcast", "allreduce",
+    "GlobalPtr", "NULL", "alloc", "free", "rget", "rput", "compare_and_swap",
+    "fetch_and_add", "fetch_and_or", "fetch_and_and", "fetch_and_xor",
+    "atomic_load", "atomic_store", "atomic_swap",
+    "Error", "SegmentFull", "ContainerFull", "Empty",
+]

@@ -1,0 +1,46 @@
+"""Settings read from the environment before MPI starts.
+
+MPICH reads its MPIR_CVAR_* variables when MPI is initialised, so anything
+pybcl wants from MPICH must be in os.environ before `mpi4py.MPI` is imported.
+We only ever *default* a variable: a value the user exported wins.
+"""
+import os
+
+_SUFFIXES = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+DEFAULT_SEGMENT_SIZE = 256 << 20
+
+
+def parse_size(text, name):
+    """'268435456', '256M', '1g', '512KiB' -> bytes; ValueError naming `name`."""
+    s = str(text).strip().lower().removesuffix("ib").removesuffix("b")
+    unit = s[-1:] if s[-1:] in _SUFFIXES and not s[-1:].isdigit() else ""
+    number = s[: len(s) - len(unit)]
+    try:
+        value = int(float(number) * _SUFFIXES[unit])
+    except ValueError:
+        raise ValueError(f"{name}: cannot read {text!r} as a size in bytes") from None
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, got {text!r}")
+    return value
+
+
+def segment_size():
+    raw = os.environ.get("PYBCL_SEGMENT_SIZE")
+    return parse_size(raw, "PYBCL_SEGMENT_SIZE") if raw else DEFAULT_SEGMENT_SIZE
+
+
+def transport():
+    value = os.environ.get("PYBCL_TRANSPORT", "auto").strip().lower() or "auto"
+    if value not in ("auto", "shm", "rma"):
+        raise ValueError(f"PYBCL_TRANSPORT must be auto, shm or rma, not {value!r}")
+    return value
+
+
+def async_progress():
+    return os.environ.get("PYBCL_ASYNC_PROGRESS", "0").strip().lower() in ("1", "yes", "true", "on")
+
+
+def set_mpi_defaults():
+    """Defaults for MPICH, applied before MPI_Init (see docs/progress.md)."""
+    if async_progress():
+        os.environ.setdefault("MPIR_CVAR_ASYNC_PROGRESS", "1")

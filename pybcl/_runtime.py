@@ -1,0 +1,108 @@
+"""Runtime: init/finalize, the job-wide exception policy, collectives.
+
+Thin wrappers over pybcl._core; defaults come from the environment (_env).
+"""
+import atexit
+import pickle
+import sys
+
+import numpy as np
+
+from . import _core, _env
+
+_state = {"comm": None, "hook_installed": False}
+
+_REDUCE_OPS = {name: i for i, name in enumerate(
+    ("sum", "prod", "min", "max", "land", "lor", "band", "bor", "bxor"))}
+
+
+def init(segment_size=None, comm=None):
+    """Collective: create this rank's shared segment over `comm` (idempotent)."""
+    if _core.initialized():
+        return
+    from mpi4py import MPI          # initialises MPI unless the user already did
+
+    if comm is None:
+        comm = MPI.COMM_WORLD
+    if not isinstance(comm, MPI.Comm):
+        raise TypeError(f"comm must be an mpi4py.MPI.Comm, not {type(comm).__name__}")
+    if comm == MPI.COMM_NULL:
+        raise ValueError("comm is MPI.COMM_NULL")
+    if segment_size is None:
+        segment_size = _env.segment_size()
+    elif isinstance(segment_size, str):
+        segment_size = _env.parse_size(segment_size, "segment_size")
+    elif not isinstance(segment_size, int) or isinstance(segment_size, bool):
+        raise TypeError(f"segment_size must be an int (bytes), not {type(segment_size).__name__}")
+    _core.init(MPI._addressof(comm), segment_size, _env.transport(), _env.async_progress())
+    _state["comm"] = comm
+    _install_excepthook()
+
+
+def finalize():
+    """Collective: free the segment and window (also runs at interpreter exit)."""
+    if _core.initialized():
+        _core.finalize()
+    _state["comm"] = None
+
+
+# mpi4py finalizes MPI from Py_AtExit, which runs after every atexit handler,
+# so our window is always freed while MPI is still up.
+atexit.register(finalize)
+
+
+def comm():
+    """The mpi4py communicator pybcl runs on."""
+    if not _core.initialized():
+        init()
+    return _state["comm"]
+
+
+def _abort_on_uncaught(exc_type, exc, tb):
+    """sys.excepthook: print the traceback, then end the whole job.
+
+    Without this, one rank dying leaves its peers blocked forever in the next
+    barrier; MPI_Abort makes mpiexec tear every rank down within seconds."""
+    sys.__excepthook__(exc_type, exc, tb)
+    if issubclass(exc_type, KeyboardInterrupt) or not _core.initialized() or _core.nprocs() == 1:
+        return
+    try:
+        sys.stderr.write(f"pybcl: uncaught {exc_type.__name__} on rank {_core.rank()}; "
+                         "aborting the job\n")
+        sys.stderr.flush()
+        sys.stdout.flush()
+    finally:
+        _core.abort(1)
+
+
+def _install_excepthook():
+    if not _state["hook_installed"] and sys.excepthook is sys.__excepthook__:
+        sys.excepthook = _abort_on_uncaught
+        _state["hook_installed"] = True
+
+
+def broadcast(obj, root=0):
+    """Collective: every rank returns root's `obj` (pickled on the way)."""
+    if not isinstance(root, int) or isinstance(root, bool):
+        raise TypeError(f"root must be an int, not {type(root).__name__}")
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL) if _core.rank() == root else None
+    data = _core.bcast_bytes(data, root)
+    return obj if _core.rank() == root else pickle.loads(data)
+
+
+def allreduce(x, op="sum"):
+    """Collective reduction of a number or NumPy array; returns the same kind."""
+    code = _REDUCE_OPS.get(op) if isinstance(op, str) else None
+    if code is None:
+        raise ValueError(f"op must be one of {', '.join(_REDUCE_OPS)}, not {op!r}")
+    is_array = isinstance(x, np.ndarray)
+    if not is_array and not isinstance(x, (int, float, bool, np.generic)):
+        raise TypeError(f"x must be a number or NumPy array, not {type(x).__name__}")
+    buf = np.array(x, copy=True, order="C")
+    if buf.dtype == np.int64 and not is_array and isinstance(x, int) and not isinstance(x, bool):
+        pass
+    _core.allreduce_inplace(buf, code)
+    if is_array:
+        return buf
+    value = buf[()]
+    return value.item() if isinstance(x, (int, float, bool)) else value

@@ -1,0 +1,90 @@
+"""Build pybcl's C extension with the MPI compiler wrapper's flags.
+
+The wrapper is $MPICC if set, else `mpicc` on PATH (else `mpicc.mpich`).  We
+ask it for its compile and link flags (`-show`, MPICH; `--showme`, Open MPI)
+and hand them to setuptools, so the extension links the same libmpi that
+mpi4py uses.
+"""
+import glob
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+
+import numpy
+from setuptools import Extension, setup
+
+HOW_TO_GET_MPI = """
+pybcl needs an MPI-3 library with its C compiler wrapper (MPICH recommended).
+  Debian/Ubuntu:  sudo apt-get install mpich libmpich-dev
+  then:           pip install .
+or point MPICC at your wrapper:  MPICC=/path/to/mpicc pip install .
+"""
+
+
+def find_mpicc():
+    wanted = os.environ.get("MPICC")
+    candidates = [wanted] if wanted else ["mpicc", "mpicc.mpich"]
+    for name in candidates:
+        path = shutil.which(name) if name else None
+        if path:
+            return path
+    sys.exit(f"error: no MPI compiler wrapper found (tried {', '.join(candidates)})."
+             + HOW_TO_GET_MPI)
+
+
+def wrapper_flags(mpicc):
+    for flag in ("-show", "--showme"):
+        try:
+            out = subprocess.run([mpicc, flag], check=True, capture_output=True,
+                                 text=True).stdout
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        return shlex.split(out)[1:]          # drop the underlying compiler
+    sys.exit(f"error: {mpicc} does not report its flags (-show/--showme)."
+             + HOW_TO_GET_MPI)
+
+
+def split_flags(flags):
+    inc, libdirs, libs, compile_extra, link_extra = [], [], [], [], []
+    for f in flags:
+        if f.startswith("-I"):
+            inc.append(f[2:])
+        elif f.startswith("-L"):
+            libdirs.append(f[2:])
+        elif f.startswith("-l"):
+            libs.append(f[2:])
+        elif f.startswith("-Wl,"):
+            link_extra.append(f)
+        elif f in ("-c", "-o") or f.endswith((".c", ".o")):
+            continue
+        else:
+            compile_extra.append(f)
+    return inc, libdirs, libs, compile_extra, link_extra
+
+
+mpicc = find_mpicc()
+inc, libdirs, libs, mpi_cflags, mpi_ldflags = split_flags(wrapper_flags(mpicc))
+debug = os.environ.get("PYBCL_DEBUG_BUILD") == "1"
+sanitize = os.environ.get("PYBCL_SANITIZE")          # e.g. "address,undefined"
+cflags = ["-std=gnu11", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
+          "-Wno-cast-function-type", "-Wno-unused-parameter", "-O0" if debug else "-O2", "-g"]
+ldflags = []
+if sanitize:
+    cflags += [f"-fsanitize={sanitize}", "-fno-omit-frame-pointer"]
+    ldflags += [f"-fsanitize={sanitize}"]
+
+core = Extension(
+    "pybcl._core",
+    sources=sorted(glob.glob("csrc/core/*.c")) + sorted(glob.glob("csrc/binding/*.c")),
+    depends=glob.glob("csrc/core/*.h") + glob.glob("csrc/binding/*.h"),
+    include_dirs=inc + [numpy.get_include(), "csrc"],
+    library_dirs=libdirs,
+    runtime_library_dirs=[d for d in libdirs if os.path.isdir(d)],
+    libraries=libs,
+    extra_compile_args=mpi_cflags + cflags,
+    extra_link_args=mpi_ldflags + ldflags,
+)
+
+setup(ext_modules=[core])

@@ -79,4 +79,14 @@ extern PyMethodDef bclpy_runtime_methods[];
 extern PyMethodDef bclpy_ops_methods[];
 extern PyMethodDef bclpy_msgpack_methods[];
 
+/* Registration hooks, one per binding file that adds types/functions to
+ * pybcl._core (0 ok, -1 with an exception).  module.c has weak no-op
+ * defaults, so a file can land on its own. */
+int bclpy_register_msgpack(PyObject *m);   /* msgpack_py.c: packb, unpackb, hash64 */
+int bclpy_register_queues(PyObject *m);    /* queue_py.c: FastQueue, CircularQueue */
+int bclpy_register_hashmap(PyObject *m);   /* hashmap_py.c: HashMap, HashMapBuffer */
+int bclpy_register_bloom(PyObject *m);     /* bloom_py.c: BloomFilter */
+int bclpy_register_arrays(PyObject *m);    /* array_py.c: DArray, Array */
+int bclpy_register_apps(PyObject *m);      /* apps_py.c: k-mer parsing, ISx keys */
+
 #endif /* BCLPY_H */

@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include "../core/bcl_object.h"
+
 PyObject *bclpy_Error, *bclpy_SegmentFull, *bclpy_ContainerFull, *bclpy_Empty;
 
 PyObject *bclpy_raise(bcl_status st)
@@ -127,6 +129,7 @@ static PyObject *py_barrier(PyObject *self, PyObject *noargs)
     st = bcl_barrier();
     Py_END_ALLOW_THREADS
     CHECK(st);
+    CHECK(bcl_obj_drain_remote_frees());
     Py_RETURN_NONE;
 }
 
@@ -248,6 +251,26 @@ PyMethodDef bclpy_runtime_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
+/* Each container's binding file defines its bclpy_register_* function; the
+ * weak defaults here keep the module importable while one is absent. */
+#define WEAK_REGISTER(name) \
+    __attribute__((weak)) int name(PyObject *m) { (void)m; return 0; }
+WEAK_REGISTER(bclpy_register_msgpack)
+WEAK_REGISTER(bclpy_register_queues)
+WEAK_REGISTER(bclpy_register_hashmap)
+WEAK_REGISTER(bclpy_register_bloom)
+WEAK_REGISTER(bclpy_register_arrays)
+WEAK_REGISTER(bclpy_register_apps)
+
+static int register_containers(PyObject *m)
+{
+    return bclpy_register_msgpack(m) < 0 || bclpy_register_queues(m) < 0 ||
+                   bclpy_register_hashmap(m) < 0 || bclpy_register_bloom(m) < 0 ||
+                   bclpy_register_arrays(m) < 0 || bclpy_register_apps(m) < 0
+               ? -1
+               : 0;
+}
+
 static struct PyModuleDef core_module = {
     PyModuleDef_HEAD_INIT, "pybcl._core",
     "C core of pybcl: runtime, global pointers and containers over MPI-3.", -1,
@@ -286,7 +309,8 @@ PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddFunctions(m, bclpy_runtime_methods) < 0 ||
         PyModule_AddFunctions(m, bclpy_ops_methods) < 0 ||
         PyType_Ready(&bclpy_GlobalPtrType) < 0 ||
-        PyModule_AddObjectRef(m, "GlobalPtr", (PyObject *)&bclpy_GlobalPtrType) < 0) {
+        PyModule_AddObjectRef(m, "GlobalPtr", (PyObject *)&bclpy_GlobalPtrType) < 0 ||
+        register_containers(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,6 +1,7 @@
 /* bcl_runtime.c -- communicator, transport choice and the shared segment. */
 #include "bcl_runtime.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +163,11 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
     memset(bcl_rt.local_base, 0, BCL_SEGMENT_RESERVED);
     if ((st = bcl_alloc_init(BCL_SEGMENT_RESERVED, bcl_rt.segment_size)) != BCL_OK)
         return st;
+    /* The first allocation of a fresh allocator lands at the same offset on
+     * every rank, so peers can find each other's remote-free stack. */
+    if ((st = bcl_alloc(sizeof(uint64_t), 64, &bcl_rt.free_stack)) != BCL_OK)
+        return st;
+    memset(bcl_rt.local_base + bcl_rt.free_stack, 0, sizeof(uint64_t));
     /* Nobody touches a peer's segment before the peer has finished setting it up. */
     BCL_MPI_CHECK("MPI_Barrier", MPI_Barrier(bcl_rt.comm));
     return BCL_OK;

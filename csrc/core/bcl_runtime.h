@@ -44,6 +44,8 @@ typedef struct bcl_runtime {
     size_t segment_size;      /* bytes per rank, identical on every rank     */
     unsigned char *local_base;
     unsigned char **bases;    /* shm: every rank's segment, mapped locally   */
+    uint64_t free_stack;      /* offset of the remote-free stack head, the   */
+                              /* same on every rank (bcl_object.h)           */
 } bcl_runtime;
 
 /* The one runtime of this process.  Read-only outside bcl_runtime.c; it is

@@ -1,0 +1,174 @@
+/* elemtype.c -- element types and their slot layout (see elemtype.h). */
+#include "elemtype.h"
+
+#include <string.h>
+
+static int var_kind_of(PyObject *spec, bclpy_kind *kind)
+{
+    if (spec == (PyObject *)&PyBytes_Type) { *kind = BCLPY_BYTES; return 1; }
+    if (spec == (PyObject *)&PyUnicode_Type) { *kind = BCLPY_STR; return 1; }
+    if (spec == (PyObject *)&PyBaseObject_Type) { *kind = BCLPY_OBJECT; return 1; }
+    if (PyUnicode_Check(spec)) {
+        const char *s = PyUnicode_AsUTF8(spec);
+        if (!s) { PyErr_Clear(); return 0; }
+        if (!strcmp(s, "bytes")) { *kind = BCLPY_BYTES; return 1; }
+        if (!strcmp(s, "str")) { *kind = BCLPY_STR; return 1; }
+        if (!strcmp(s, "object")) { *kind = BCLPY_OBJECT; return 1; }
+    }
+    return 0;
+}
+
+int bclpy_elemtype_init(bclpy_elemtype *t, PyObject *spec, const char *argname)
+{
+    memset(t, 0, sizeof *t);
+    if (var_kind_of(spec, &t->kind)) {
+        t->slot_size = sizeof(bcl_objref);
+        return 0;
+    }
+    /* np.dtype(object) / "O" mean variable-length objects too. */
+    t->dtype = bclpy_dtype(spec, argname);
+    if (!t->dtype) {
+        PyArray_Descr *d = NULL;
+        if (PyArray_DescrConverter2(spec, &d) && d && d->type_num == NPY_OBJECT) {
+            PyErr_Clear();
+            Py_DECREF(d);
+            t->kind = BCLPY_OBJECT;
+            t->slot_size = sizeof(bcl_objref);
+            return 0;
+        }
+        Py_XDECREF(d);
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "%s: %R is not a dtype, bytes, str or object",
+                         argname, spec);
+        return -1;
+    }
+    t->kind = BCLPY_FIXED;
+    t->slot_size = (size_t)PyDataType_ELSIZE(t->dtype);
+    return 0;
+}
+
+void bclpy_elemtype_clear(bclpy_elemtype *t)
+{
+    Py_CLEAR(t->dtype);
+}
+
+PyObject *bclpy_elemtype_spec(const bclpy_elemtype *t)
+{
+    PyObject *r;
+    switch (t->kind) {
+    case BCLPY_FIXED: r = (PyObject *)t->dtype; break;
+    case BCLPY_BYTES: r = (PyObject *)&PyBytes_Type; break;
+    case BCLPY_STR: r = (PyObject *)&PyUnicode_Type; break;
+    default: r = (PyObject *)&PyBaseObject_Type; break;
+    }
+    Py_INCREF(r);
+    return r;
+}
+
+static int mp_fail(bcl_status st)
+{
+    bclpy_raise(st);
+    return -1;
+}
+
+int bclpy_elem_serialize(const bclpy_elemtype *t, PyObject *v, bcl_mp_writer *w,
+                         const char *argname)
+{
+    switch (t->kind) {
+    case BCLPY_FIXED: {
+        bcl_status st = bcl_mp_reserve(w, t->slot_size);
+        if (st != BCL_OK)
+            return mp_fail(st);
+        if (bclpy_to_bytes(v, t->dtype, w->buf + w->len, argname) < 0)
+            return -1;
+        w->len += t->slot_size;
+        return 0;
+    }
+    case BCLPY_STR:
+        if (!PyUnicode_Check(v)) {
+            PyErr_Format(PyExc_TypeError, "%s must be a str, not %.100s", argname,
+                         Py_TYPE(v)->tp_name);
+            return -1;
+        }
+        return bclpy_pack(w, v);
+    case BCLPY_BYTES: {
+        if (PyBytes_Check(v))
+            return bclpy_pack(w, v);
+        Py_buffer view;
+        if (PyObject_GetBuffer(v, &view, PyBUF_C_CONTIGUOUS) < 0) {
+            PyErr_Format(PyExc_TypeError, "%s must be bytes-like, not %.100s", argname,
+                         Py_TYPE(v)->tp_name);
+            return -1;
+        }
+        bcl_status st = bcl_mp_write_bin(w, view.buf, (size_t)view.len);
+        PyBuffer_Release(&view);
+        return st == BCL_OK ? 0 : mp_fail(st);
+    }
+    default:
+        return bclpy_pack(w, v);
+    }
+}
+
+int bclpy_elem_store(const bclpy_elemtype *t, const void *bytes, size_t len, void *slot)
+{
+    if (t->kind == BCLPY_FIXED) {
+        memcpy(slot, bytes, t->slot_size);
+        return 0;
+    }
+    bcl_objref ref;
+    bcl_status st = bcl_obj_store(bytes, len, &ref);
+    if (st != BCL_OK)
+        return mp_fail(st);
+    memcpy(slot, &ref, sizeof ref);
+    return 0;
+}
+
+PyObject *bclpy_elem_decode(const bclpy_elemtype *t, const void *bytes, size_t len)
+{
+    if (t->kind == BCLPY_FIXED)
+        return bclpy_from_bytes(bytes, t->dtype);
+    return bclpy_unpack(bytes, len);
+}
+
+int bclpy_elem_slot_bytes(const bclpy_elemtype *t, const void *slot, bcl_mp_writer *w)
+{
+    bcl_objref ref;
+    const void *src = slot;
+    size_t len = t->slot_size;
+    if (t->kind != BCLPY_FIXED) {
+        memcpy(&ref, slot, sizeof ref);
+        len = ref.len;
+    }
+    bcl_status st = bcl_mp_reserve(w, len);
+    if (st != BCL_OK)
+        return mp_fail(st);
+    if (t->kind == BCLPY_FIXED)
+        memcpy(w->buf + w->len, src, len);
+    else if ((st = bcl_obj_load(ref, w->buf + w->len)) != BCL_OK)
+        return mp_fail(st);
+    w->len += len;
+    return 0;
+}
+
+PyObject *bclpy_elem_load(const bclpy_elemtype *t, const void *slot)
+{
+    if (t->kind == BCLPY_FIXED)
+        return bclpy_from_bytes(slot, t->dtype);
+    bcl_mp_writer w;
+    bcl_mp_writer_init(&w);
+    PyObject *r = NULL;
+    if (bclpy_elem_slot_bytes(t, slot, &w) == 0)
+        r = bclpy_unpack(w.buf, w.len);
+    bcl_mp_writer_free(&w);
+    return r;
+}
+
+int bclpy_elem_release(const bclpy_elemtype *t, const void *slot)
+{
+    if (t->kind == BCLPY_FIXED)
+        return 0;
+    bcl_objref ref;
+    memcpy(&ref, slot, sizeof ref);
+    bcl_status st = bcl_obj_release(ref);
+    return st == BCL_OK ? 0 : mp_fail(st);
+}

@@ -15,6 +15,7 @@ from ._core import (                                     # noqa: E402
     nprocs, progress, rank, rget, rput, transport,
 )
 from ._runtime import allreduce, broadcast, comm, finalize, init  # noqa: E402
+from .conprom import ConProm  # noqa: E402
 
 NULL = GlobalPtr(0, 0)
 
@@ -26,5 +27,5 @@ __all__ = [
     "GlobalPtr", "NULL", "alloc", "free", "rget", "rput", "compare_and_swap",
     "fetch_and_add", "fetch_and_or", "fetch_and_and", "fetch_and_xor",
     "atomic_load", "atomic_store", "atomic_swap",
-    "Error", "SegmentFull", "ContainerFull", "Empty",
+    "Error", "SegmentFull", "ContainerFull", "Empty", "ConProm",
 ]

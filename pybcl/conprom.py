@@ -1,0 +1,35 @@
+"""Concurrency promises (BCL's ConProm): which operations may run at the same
+time as a call, until the next barrier.  A promise lets a container pick the
+cheaper implementation of BCL's Tables 3 and 4; no promise means fully atomic.
+
+    m.find(k, promise=pybcl.ConProm.HashMap.find)          # one get
+    q.push(x, promise=pybcl.ConProm.CircularQueue.push)    # only pushes now
+"""
+import enum
+
+
+class _HashMap(enum.IntFlag):
+    find = 1
+    insert = 2
+    local = 4
+
+
+class _CircularQueue(enum.IntFlag):
+    push = 1
+    pop = 2
+    local = 4
+
+
+class ConProm:
+    HashMap = _HashMap
+    CircularQueue = _CircularQueue
+
+
+def promise_bits(promise, flag_type, argname="promise"):
+    """None -> 0 (fully atomic); a flag of `flag_type` -> its int value."""
+    if promise is None:
+        return 0
+    if not isinstance(promise, flag_type):
+        raise TypeError(f"{argname} must be a {flag_type.__qualname__.lstrip('_')} "
+                        f"ConProm flag or None, not {promise!r}")
+    return int(promise)

@@ -82,7 +82,7 @@ core = Extension(
     include_dirs=inc + [numpy.get_include(), "csrc"],
     library_dirs=libdirs,
     runtime_library_dirs=[d for d in libdirs if os.path.isdir(d)],
-    libraries=libs,
+    libraries=libs + ["z"],          # zlib: gzipped FASTA/FASTQ (apps_py.c)
     extra_compile_args=mpi_cflags + cflags,
     extra_link_args=mpi_ldflags + ldflags,
 )

@@ -7,10 +7,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-if ! command -v mpicc.mpich >/dev/null || ! command -v mpiexec.mpich >/dev/null; then
-    echo "== installing MPICH (apt-get)"
+if ! command -v mpicc.mpich >/dev/null || ! command -v mpiexec.mpich >/dev/null \
+        || [ ! -f /usr/include/zlib.h ]; then
+    echo "== installing MPICH and zlib (apt-get)"
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq mpich libmpich-dev >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq mpich libmpich-dev zlib1g-dev >/dev/null
 fi
 
 PY=${PYTHON:-python3}

@@ -1,0 +1,216 @@
+"""k-mer counting: the C parser against a pure-Python reference, then the app.
+
+Parser tests are local (every rank runs them on its own).  The app is
+checked in-process on whatever communicator pytest runs on, and, in the
+one-rank pass, by launching `python -m pybcl.apps.kmer` under mpiexec at 1, 2
+and 4 ranks and comparing with collections.Counter.
+"""
+import collections
+import gzip
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import pybcl
+from pybcl import _core
+from conftest import all_ok
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ENC = {"A": 0, "C": 1, "G": 2, "T": 3}
+COMP = str.maketrans("ACGT", "TGCA")
+
+
+# ---- the independent reference ----------------------------------------------------
+
+def ref_records(text):
+    """Sequences of a FASTA/FASTQ text, line breaks removed, uppercased."""
+    lines = text.replace("\r", "").split("\n")
+    seqs = []
+    i = 0
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i == len(lines):
+        return seqs
+    if lines[i].startswith(">"):
+        cur = None
+        for line in lines[i:]:
+            if line.startswith(">"):
+                if cur is not None:
+                    seqs.append("".join(cur))
+                cur = []
+            else:
+                cur.append(line.strip(" \t"))
+        seqs.append("".join(cur))
+        return seqs
+    # FASTQ (multi-line allowed): seq lines until '+', quality as long as seq
+    while i < len(lines):
+        if not lines[i].strip():
+            i += 1
+            continue
+        assert lines[i].startswith("@")
+        i += 1
+        seq = []
+        while not lines[i].startswith("+"):
+            seq.append(lines[i].strip(" \t"))
+            i += 1
+        i += 1
+        s = "".join(seq)
+        q = 0
+        while q < len(s):
+            q += len(lines[i])
+            i += 1
+        seqs.append(s)
+    return seqs
+
+
+def ref_kmers(text, k):
+    """Counter of canonical k-mer codes."""
+    out = collections.Counter()
+    for s in ref_records(text):
+        s = s.upper()
+        for j in range(len(s) - k + 1):
+            w = s[j:j + k]
+            if any(c not in ENC for c in w):
+                continue
+            rc = w.translate(COMP)[::-1]
+            a = b = 0
+            for c, d in zip(w, rc):
+                a = a * 4 + ENC[c]
+                b = b * 4 + ENC[d]
+            out[min(a, b)] += 1
+    return out
+
+
+def c_kmers(text, k, chunk=0, rank=0, nprocs=1, block_shift=20):
+    return _core.kmers_from_bytes(text.encode(), k, rank, nprocs, chunk, block_shift)
+
+
+TRICKY = {
+    "multiline_fasta": ">chr1 first\nACGTACGTTG\nCATGCAT\n\n>chr2\nttgacGGATC\nNNACGTAGGCTTA\n"
+                       ">empty\n>short\nACG\n>last no newline\nGATTACAGATTACA",
+    "crlf_fasta": ">a\r\nACGTTGCA\r\nGGCCATAT\r\n>b\r\nTTTTGGGGCCCCAAAA\r\n",
+    "fastq": "@r1 desc\nACGTTGCAAGT\n+\nIIIIIIIIIII\n@r2\nNNNNACGTACCA\n+r2\n@@@@IIII@@@@\n"
+             "@r3\nacgtgggtttacc\n+\n!!!!!!!!!!!!!\n",
+    "fastq_at_quality": "@q1\nACGTAC\n+\n@IIII@\n@q2\nGGGTTT\n+\n@@@@@@\n",
+    "fastq_multiline": "@m1\nACGTAC\nGTTG\n+\nIIII\nIIIIII\n@m2\nTTGCA\n+\nIIIII",
+    "fastq_empty_record": "@e\n\n+\n\n@f\nACGTAA\n+\nIIIIII\n",
+    "iupac_and_dots": ">x\nACGTRYACGTKM.ACGTACGTNNNacgtacgtAC\n",
+    "blank_lead": "\n\n>x\nAC\nGT\nAC\nGT\nAC\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRICKY))
+@pytest.mark.parametrize("k", [1, 3, 5, 11])
+def test_parser_matches_reference(name, k):
+    text = TRICKY[name]
+    want = ref_kmers(text, k)
+    for chunk in (0, 1, 2, 3, 7, 64):
+        got = collections.Counter(c_kmers(text, k, chunk).tolist())
+        assert got == want, (name, k, chunk)
+
+
+def random_text(rng, fmt, nrec=30):
+    parts = []
+    for i in range(nrec):
+        n = rng.randrange(0, 90)
+        seq = "".join(rng.choice("ACGTACGTACGTacgtN") for _ in range(n))
+        if fmt == "fasta":
+            width = rng.choice([5, 13, 60, 1000])
+            lines = [seq[j:j + width] for j in range(0, len(seq), width)] or [""]
+            parts.append(f">rec{i} x\n" + "\n".join(lines) + "\n")
+        else:
+            qual = "".join(rng.choice("@+!I#") for _ in range(n))
+            parts.append(f"@rec{i}\n{seq}\n+\n{qual}\n")
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("fmt", ["fasta", "fastq"])
+@pytest.mark.parametrize("k", [7, 21, 31, 32])
+def test_parser_random_inputs(fmt, k):
+    rng = random.Random(f"{fmt}{k}")
+    for _ in range(4):
+        text = random_text(rng, fmt)
+        want = ref_kmers(text, k)
+        for chunk in (0, 17, 4096):
+            assert collections.Counter(c_kmers(text, k, chunk).tolist()) == want
+
+
+@pytest.mark.parametrize("nprocs", [2, 3, 4])
+def test_rank_shares_partition_the_kmers(nprocs):
+    rng = random.Random(nprocs)
+    text = random_text(rng, "fastq", 60) + ""
+    want = ref_kmers(text, 15)
+    got = collections.Counter()
+    sizes = []
+    for r in range(nprocs):
+        part = c_kmers(text, 15, 5, r, nprocs, block_shift=6)
+        sizes.append(len(part))
+        got.update(part.tolist())
+    assert got == want
+    assert min(sizes) > 0
+
+
+def test_encode_decode_and_canonical():
+    assert _core.kmer_encode("ACGT") == 0b00011011
+    assert _core.kmer_encode("TTTT") == _core.kmer_encode("AAAA") == 0
+    assert _core.kmer_encode("acgTT") == _core.kmer_encode("AACGT")
+    with pytest.raises(ValueError):
+        _core.kmer_encode("ACNT")
+    codes = np.array([0, 27, (1 << 62) - 1 + (1 << 62)], dtype=np.uint64)
+    assert _core.kmer_decode(codes, 4).tolist() == [b"AAAA", b"ACGT", b"TTTT"]
+    assert _core.kmer_decode(np.array([~np.uint64(0)]), 32).tolist() == [b"T" * 32]
+
+
+def test_malformed_inputs_raise():
+    for bad in ("hello\n", "@r\nACGT\n+\nIIIII\n", "@r\nACGT\n"):
+        with pytest.raises(ValueError):
+            c_kmers(bad, 3)
+    with pytest.raises(ValueError):
+        c_kmers(">x\nACGT\n", 33)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_reader_files_plain_and_gz(tmp_path, gz):
+    text = TRICKY["fastq"] * 200
+    path = tmp_path / ("r.fq.gz" if gz else "r.fq")
+    data = text.encode()
+    path.write_bytes(gzip.compress(data) if gz else data)
+    got = collections.Counter()
+    for arr in _core.KmerReader(str(path), 5, 0, 1, 7):   # tiny chunks: records span them
+        assert arr.dtype == np.uint64
+        got.update(arr.tolist())
+    assert got == ref_kmers(text, 5)
+    with pytest.raises(OSError):
+        _core.KmerReader(str(tmp_path / "missing.fq"), 5)
+
+
+def test_reader_real_data_matches_python():
+    path = "/work/shared/data/reads_1.fq.gz"
+    if not os.path.exists(path):
+        pytest.skip("shared test data not present")
+    text = gzip.open(path, "rt").read()[:200_000]
+    text = text[:text.rfind("\n@r")]   # whole records
+    assert collections.Counter(c_kmers(text, 21, 1000).tolist()) == ref_kmers(text, 21)
+
+
+def test_hll_estimate_close():
+    regs = np.zeros(_core.HLL_REGISTERS, dtype=np.uint8)
+    keys = np.arange(200_000, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    _core.hll_add(regs, keys)
+    _core.hll_add(regs, keys[:1000])
+    est = _core.hll_estimate(regs)
+    assert abs(est - 200_000) / 200_000 < 0.05
+
+
+def test_simulated_reads_deterministic():
+    g = b"ACGT" * 100 + b"GATTACA" * 50
+    a = _core.simulate_reads(g, 50, 40, 0.02, 3)
+    assert a == _core.simulate_reads(g, 50, 40, 0.02, 3)
+    assert a != _core.simulate_reads(g, 50, 40, 0.02, 4)
+    assert a.count(b"\n") == 200 and len(ref_records(a.decode())) == 50

@@ -214,3 +214,112 @@ def test_simulated_reads_deterministic():
     assert a == _core.simulate_reads(g, 50, 40, 0.02, 3)
     assert a != _core.simulate_reads(g, 50, 40, 0.02, 4)
     assert a.count(b"\n") == 200 and len(ref_records(a.decode())) == 50
+
+
+# ---- the app ------------------------------------------------------------------------
+
+need_containers = pytest.mark.skipif(
+    not all(hasattr(pybcl, n) for n in ("HashMap", "BloomFilter")),
+    reason="needs pybcl.HashMap and pybcl.BloomFilter")
+
+
+def small_reads(seed=7, n=300, length=60, err=0.02):
+    rng = random.Random(seed)
+    genome = "".join(rng.choice("ACGT") for _ in range(3000)).encode()
+    return _core.simulate_reads(genome, n, length, err, seed).decode()
+
+
+def gather_counts(res):
+    mine = dict(zip(res["keys"].tolist(), res["counts"].tolist()))
+    merged = {}
+    for part in pybcl.comm().allgather(mine):
+        assert not set(part) & set(merged), "a k-mer is stored on two ranks"
+        merged.update(part)
+    return merged
+
+
+@need_containers
+def test_app_counts_exact_in_process():
+    from pybcl.apps import kmer
+    text = small_reads()
+    want = ref_kmers(text, 15)
+    res = kmer.count_kmers([text.encode()], k=15)
+    got = gather_counts(res)
+    hist = res["histogram"]
+    ok = got == dict(want) and res["stats"]["kmers_total"] == sum(want.values())
+    ok = ok and all(int(hist[c]) == n for c, n in
+                    collections.Counter(want.values()).items())
+    assert all_ok(ok)
+
+
+@need_containers
+def test_app_bloom_semantics_in_process():
+    from pybcl.apps import kmer
+    text = small_reads(seed=11)
+    want = ref_kmers(text, 15)
+    res = kmer.count_kmers([text.encode()], k=15, bloom=True)
+    got = gather_counts(res)
+    repeated = {km: c for km, c in want.items() if c >= 2}
+    # every k-mer seen twice or more is in the table with its count c
+    # (= table value c - 1, plus the first occurrence the filter absorbed);
+    # a Bloom false positive can only make a count one higher
+    ok = all(got.get(km, 0) in (c, c + 1) for km, c in repeated.items())
+    exact = sum(got.get(km) == c for km, c in repeated.items())
+    ok = ok and exact >= 0.95 * len(repeated)
+    # singletons stay out, except false positives (then reported as 2)
+    singles_in = [km for km, c in want.items() if c == 1 and km in got]
+    ok = ok and all(got[km] == 2 for km in singles_in)
+    ok = ok and len(singles_in) <= 0.05 * sum(c == 1 for c in want.values()) + 3
+    ok = ok and res["stats"]["kmers_total"] == sum(want.values())
+    assert all_ok(ok)
+
+
+def mpiexec():
+    return shutil.which("mpiexec.mpich") or shutil.which("mpiexec")
+
+
+def run_app(args, nprocs, timeout=120):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cmd = [mpiexec(), "-n", str(nprocs), sys.executable] + args
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@need_containers
+@pytest.mark.serial_only
+@pytest.mark.parametrize("nprocs", [1, 2, 4])
+def test_app_cli_exact_counts(tmp_path, nprocs):
+    text = small_reads(seed=nprocs, n=400)
+    fa = ">g1 multi-line\n" + "\n".join(small_reads(seed=99, n=20).split("\n")[1::4]) + "\n"
+    (tmp_path / "a.fq.gz").write_bytes(gzip.compress(text.encode()))
+    (tmp_path / "b.fa").write_text(fa)
+    want = ref_kmers(text, 21) + ref_kmers(fa, 21)
+    r = run_app(["-m", "pybcl.apps.kmer", str(tmp_path / "a.fq.gz"), str(tmp_path / "b.fa"),
+                 "-k", "21", "--counts", str(tmp_path / "c.tsv"), "--histo",
+                 str(tmp_path / "h.txt"), "--json", str(tmp_path / "r.json")], nprocs)
+    assert r.returncode == 0, r.stderr
+    got = {}
+    for line in (tmp_path / "c.tsv").read_text().splitlines():
+        km, c = line.split("\t")
+        assert len(km) == 21
+        code = _core.kmer_encode(km)
+        assert code not in got
+        got[code] = int(c)
+    assert got == dict(want)
+    hist = collections.Counter(want.values())
+    assert (tmp_path / "h.txt").read_text() == "".join(
+        f"{c} {hist[c]}\n" for c in sorted(hist))
+    js = json.loads((tmp_path / "r.json").read_text())
+    assert js["ranks"] == nprocs and js["kmers_total"] == sum(want.values())
+    assert js["distinct"] == len(want) and js["kmers_per_s"] > 0
+    assert {"scan", "count", "histogram"} <= set(js["seconds"])
+    assert "top 10 k-mers" in r.stdout
+
+
+@need_containers
+@pytest.mark.serial_only
+def test_app_cli_demo_and_errors(tmp_path):
+    r = run_app(["-m", "pybcl.apps.kmer", "--demo", "--bloom", "--quiet"], 2)
+    assert r.returncode == 0, r.stderr
+    assert "top 10 k-mers" in r.stdout and "histogram head" in r.stdout
+    r = run_app(["-m", "pybcl.apps.kmer", str(tmp_path / "missing.fq")], 1)
+    assert r.returncode != 0 and "missing.fq" in r.stderr

@@ -1,0 +1,201 @@
+"""ISx integer sort on pybcl queues (BCL paper, section 9.1; Hanebutte & Hemstad 2015).
+
+    mpiexec -n P python -m pybcl.apps.isx [--keys-per-rank N] [--max-key M]
+        [--iterations I] [--message-size S] [--queue fast|circular] [--json FILE]
+
+Weak scaling with the ISx reference's workload: every rank draws N signed
+32-bit keys uniform in [0, M) (default M = 2^28) from PCG32 seeded with
+(initstate=rank, initseq=rank), key = pcg32_boundedrand_r(M) -- for the
+default M, the low 28 bits of each output.  Bucket b = key // ceil(M / P)
+belongs to rank b.  One untimed burn-in iteration, then I timed ones; as in
+the reference, a timed iteration covers key generation, bucketing, the
+exchange and the local sort, between two barriers.
+
+Exchange: one CircularQueue (or FastQueue) of int32 per rank, hosted there.
+Keys are generated and bucketed in chunks of S * P keys; each chunk's
+bucket for rank r (about S keys) goes out with one ``push_many`` to queue r
+while the next chunk is generated -- the paper's aggregated, asynchronous
+pushes.  After a barrier each rank sorts its queue's ``local()`` view in
+place (NumPy sort).
+
+Verification (last iteration; ISx's checks plus order and a checksum): every
+key on rank r lies in r's bucket range; each rank's keys are sorted, so the
+concatenation over ranks is globally sorted; the number of keys over all
+ranks is N * P; the sum of all keys received equals the sum of all keys
+generated.  Exit status 1 if anything fails.
+"""
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+
+import pybcl
+from pybcl import _core
+
+DEFAULT_MAX_KEY = 1 << 28
+PHASES = ("generate_bucket_push", "exchange_wait", "local_sort", "total")
+
+
+def _bucketize(keys, width, P):
+    """(dest-sorted keys, per-destination counts) of one chunk."""
+    if P == 1:
+        return keys, np.array([len(keys)])
+    dest = keys // np.int32(width)
+    counts = np.bincount(dest, minlength=P)
+    order = np.argsort(dest, kind="stable")
+    return keys[order], counts
+
+
+def run_isx(keys_per_rank=1 << 22, max_key=DEFAULT_MAX_KEY, iterations=3, burn_in=1,
+            message_size=1 << 16, queue="circular", slack=None, verbose=False):
+    """Collective.  Returns a dict of figures (same on every rank) incl. 'verified'."""
+    if keys_per_rank < 1 or max_key < 1 or max_key > (1 << 31) - 1:
+        raise ValueError("keys_per_rank must be >= 1 and max_key in [1, 2**31 - 1]")
+    me, P = pybcl.rank(), pybcl.nprocs()
+    if max_key < P:
+        raise ValueError(f"max_key ({max_key}) must be at least the number of ranks ({P})")
+    N = int(keys_per_rank)
+    width = -(-max_key // P)                       # ceil, as ISx's BUCKET_WIDTH
+    lo, hi = me * width, min((me + 1) * width, max_key)
+    # expected keys per rank ~ N*P*width/M; allow 8 sigma and then some
+    expect = N * P * (hi - lo) / max_key
+    cap = int(expect + 8 * np.sqrt(max(expect, 1)) + 4096) if slack is None else int(slack)
+    cap = int(pybcl.allreduce(np.array([cap], dtype=np.int64), "max")[0])
+    Queue = {"circular": pybcl.CircularQueue, "fast": pybcl.FastQueue}[queue]
+    queues = [Queue(h, cap, "int32") for h in range(P)]
+    chunk = max(1, message_size * P)
+    times = {p: [] for p in PHASES}
+    ok = True
+    problems = []
+
+    for it in range(burn_in + iterations):
+        timed = it >= burn_in
+        pybcl.barrier()
+        t0 = time.perf_counter()
+        gen = _core.IsxKeyGen(me, max_key)
+        sent_sum = 0
+        full = False
+        for off in range(0, N, chunk):
+            keys = gen.take(min(chunk, N - off))
+            sent_sum += int(keys.sum(dtype=np.int64))
+            bucketed, counts = _bucketize(keys, width, P)
+            ends = np.cumsum(counts)
+            for j in range(P):                      # start with the next rank over
+                r = (me + 1 + j) % P
+                s = int(ends[r] - counts[r])
+                e = int(ends[r])
+                if e > s and not queues[r].push_many(bucketed[s:e]):
+                    full = True
+        t1 = time.perf_counter()
+        pybcl.barrier()
+        t2 = time.perf_counter()
+        view = queues[me].local()
+        view.sort()
+        t3 = time.perf_counter()
+        pybcl.barrier()
+        t4 = time.perf_counter()
+        if timed:
+            times["generate_bucket_push"].append(t1 - t0)
+            times["exchange_wait"].append(t2 - t1)
+            times["local_sort"].append(t3 - t2)
+            times["total"].append(t4 - t0)
+        if it == burn_in + iterations - 1:
+            good, why = _verify(view, lo, hi, N, P, sent_sum, full)
+            ok = ok and good
+            problems += why
+        # empty the queues for the next iteration (untimed)
+        n_here = queues[me].size()
+        if n_here:
+            queues[me].pop_many(n_here)
+        pybcl.barrier()
+        if verbose and me == 0:
+            print(f"  iteration {it}{' (burn-in)' if not timed else ''}: "
+                  f"{t4 - t0:.3f} s", file=sys.stderr)
+
+    # the slowest rank's mean time per phase (what a user waits for)
+    mean = {p: float(np.mean(v)) if v else 0.0 for p, v in times.items()}
+    worst = pybcl.allreduce(np.array([mean[p] for p in PHASES]), "max")
+    seconds = dict(zip(PHASES, map(float, worst)))
+    total_keys = N * P
+    return {
+        "app": "isx", "ranks": P, "keys_per_rank": N, "max_key": int(max_key),
+        "bucket_width": int(width), "iterations": iterations, "burn_in": burn_in,
+        "message_size": int(message_size), "queue": queue, "queue_capacity": cap,
+        "transport": pybcl.transport(),
+        "seconds_per_iteration": seconds,
+        "keys_per_s": total_keys / seconds["total"] if seconds["total"] > 0 else None,
+        "verified": bool(ok), "problems": problems,
+    }
+
+
+def _verify(view, lo, hi, N, P, sent_sum, full):
+    me = pybcl.rank()
+    why = []
+    n = len(view)
+    if full:
+        why.append(f"rank {me}: a queue was full (push_many refused keys)")
+    if n and (int(view.min()) < lo or int(view.max()) >= hi):
+        why.append(f"rank {me}: key outside [{lo}, {hi})")
+    if n > 1 and not bool(np.all(view[1:] >= view[:-1])):
+        why.append(f"rank {me}: keys not sorted")
+    got = pybcl.allreduce(np.array([n, int(view.sum(dtype=np.int64)), sent_sum],
+                                   dtype=np.int64), "sum")
+    if int(got[0]) != N * P:
+        why.append(f"total keys {int(got[0])} != {N * P}")
+    if int(got[1]) != int(got[2]):
+        why.append(f"key checksum {int(got[1])} != generated {int(got[2])}")
+    why_all = pybcl.comm().allgather(why)
+    why = sorted({w for part in why_all for w in part})
+    return not why, why
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m pybcl.apps.isx",
+                                 description="ISx bucket sort (weak scaling) on pybcl queues.")
+    ap.add_argument("--keys-per-rank", type=int, default=1 << 22,
+                    help="keys generated per rank (default 2^22)")
+    ap.add_argument("--max-key", type=int, default=DEFAULT_MAX_KEY,
+                    help="keys are uniform in [0, MAX_KEY) (default 2^28, as ISx)")
+    ap.add_argument("--iterations", type=int, default=3, help="timed iterations (default 3)")
+    ap.add_argument("--burn-in", type=int, default=1, help="untimed iterations first (1)")
+    ap.add_argument("--message-size", type=int, default=1 << 16,
+                    help="keys per push_many to one rank (default 65536)")
+    ap.add_argument("--queue", choices=("circular", "fast"), default="circular")
+    ap.add_argument("--json", metavar="FILE", help="write the figures as JSON")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    if args.keys_per_rank < 1:
+        ap.error("--keys-per-rank must be >= 1")
+    if not 1 <= args.max_key <= (1 << 31) - 1:
+        ap.error("--max-key must be in [1, 2^31 - 1]")
+    if args.iterations < 1 or args.burn_in < 0 or args.message_size < 1:
+        ap.error("--iterations >= 1, --burn-in >= 0, --message-size >= 1")
+    # the queue hosted here holds ~keys_per_rank int32 keys
+    if not _core.initialized():
+        need = 3 * 4 * args.keys_per_rank + (64 << 20)
+        pybcl.init(segment_size=max(need, pybcl._env.segment_size()))
+    res = run_isx(args.keys_per_rank, args.max_key, args.iterations, args.burn_in,
+                  args.message_size, args.queue, verbose=args.verbose)
+    if pybcl.rank() == 0:
+        s = res["seconds_per_iteration"]
+        print(f"ISx on pybcl {args.queue} queues: {res['ranks']} rank(s), "
+              f"{res['keys_per_rank']:,} keys/rank, max key {res['max_key']:,}, "
+              f"transport {res['transport']}")
+        for p in PHASES:
+            print(f"  {p:22s} {s[p]:.4f} s")
+        print(f"  {res['keys_per_s'] / 1e6:.2f} M keys/s; verification "
+              f"{'PASSED' if res['verified'] else 'FAILED'}")
+        for w in res["problems"]:
+            print("  " + w)
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump(res, fh, indent=1)
+        sys.stdout.flush()
+    pybcl.barrier()
+    return 0 if res["verified"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

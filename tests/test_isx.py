@@ -1,0 +1,113 @@
+"""ISx: PCG32 known answers, ISx's key stream, the app's verification."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import pybcl
+from pybcl import _core
+from conftest import all_ok
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_pcg32_reference_outputs():
+    # pcg32-demo of the pcg-c-basic library: pcg32_srandom_r(&rng, 42u, 54u)
+    want = [0xa15c02b7, 0x7b47f409, 0xba1d3330, 0x83d2f293, 0xbfa4784b, 0xcbed606e]
+    assert _core.pcg32_outputs(42, 54, 6).tolist() == want
+
+
+def py_pcg32(initstate, initseq, n):
+    M = (1 << 64) - 1
+    state, inc = 0, ((initseq << 1) | 1) & M
+    out = []
+
+    def step():
+        nonlocal state
+        old = state
+        state = (old * 6364136223846793005 + inc) & M
+        x = (((old >> 18) ^ old) >> 27) & 0xFFFFFFFF
+        rot = old >> 59
+        return ((x >> rot) | (x << ((-rot) & 31))) & 0xFFFFFFFF
+
+    step()
+    state = (state + initstate) & M
+    step()
+    for _ in range(n):
+        out.append(step())
+    return out
+
+
+@pytest.mark.parametrize("rank", [0, 1, 5])
+def test_isx_keys_are_low_28_bits(rank):
+    raw = py_pcg32(rank, rank, 1000)
+    keys = _core.isx_keys(rank, 1000)
+    assert keys.dtype == np.int32
+    assert keys.tolist() == [r & ((1 << 28) - 1) for r in raw]
+    gen = _core.IsxKeyGen(rank)
+    assert np.concatenate([gen.take(300), gen.take(700)]).tolist() == keys.tolist()
+
+
+def test_isx_keys_bounded_rejection():
+    # a bound that does not divide 2^32: pcg32_boundedrand_r's rejection rule
+    bound = 1000003
+    thresh = ((1 << 32) - bound) % bound
+    want = [r % bound for r in py_pcg32(3, 3, 2000) if r >= thresh][:1500]
+    assert _core.isx_keys(3, 1500, bound).tolist() == want
+
+
+need_queues = pytest.mark.skipif(not hasattr(pybcl, "CircularQueue"),
+                                 reason="needs pybcl.CircularQueue")
+
+
+@need_queues
+@pytest.mark.parametrize("queue", ["circular", "fast"])
+def test_isx_in_process_verifies(queue):
+    from pybcl.apps import isx
+    res = isx.run_isx(20_000, iterations=2, message_size=1000, queue=queue)
+    assert all_ok(res["verified"] and not res["problems"])
+    assert res["ranks"] == pybcl.nprocs() and res["keys_per_s"] > 0
+
+
+@need_queues
+def test_isx_small_max_key():
+    from pybcl.apps import isx
+    res = isx.run_isx(5_000, max_key=1000 + pybcl.nprocs(), iterations=1, message_size=333)
+    assert all_ok(res["verified"])
+
+
+def run_app(args, nprocs, timeout=120):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    mpiexec = shutil.which("mpiexec.mpich") or shutil.which("mpiexec")
+    return subprocess.run([mpiexec, "-n", str(nprocs), sys.executable] + args, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@need_queues
+@pytest.mark.serial_only
+@pytest.mark.parametrize("nprocs", [1, 2, 4])
+def test_isx_cli(tmp_path, nprocs):
+    out = tmp_path / "isx.json"
+    r = run_app(["-m", "pybcl.apps.isx", "--keys-per-rank", "50000", "--iterations", "2",
+                 "--json", str(out)], nprocs)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "verification PASSED" in r.stdout
+    js = json.loads(out.read_text())
+    assert js["verified"] and js["ranks"] == nprocs and js["keys_per_rank"] == 50000
+    assert set(js["seconds_per_iteration"]) >= {"total", "local_sort"}
+
+
+@need_queues
+@pytest.mark.serial_only
+def test_isx_cli_fails_loudly_when_queues_are_too_small():
+    # a queue capacity far below the keys each rank receives: push_many refuses,
+    # the verification reports it and the exit status is non-zero
+    code = ("import sys, pybcl; from pybcl.apps import isx; "
+            "r = isx.run_isx(20000, iterations=1, message_size=500, slack=1000); "
+            "sys.exit(0 if r['verified'] else 3)")
+    r = run_app(["-c", code], 2)
+    assert r.returncode == 3, r.stdout + r.stderr

@@ -108,3 +108,23 @@ def test_async_progress_thread_serves_a_computing_target(tmp_path, monkeypatch):
     assert "<total 200>" in proc.stdout, proc.stdout
     elapsed = float(proc.stdout.split("<elapsed ")[1].split(">")[0])
     assert elapsed < 1.5, f"200 atomics took {elapsed} s while the target computed"
+
+
+@pytest.mark.serial_only
+def test_init_when_mpi4py_did_not_initialise_mpi(tmp_path):
+    """mpi4py.rc.initialize = False: pybcl's core initialises MPI itself and
+    finalises it at exit."""
+    proc, _ = run_job(tmp_path, """
+        import mpi4py
+        mpi4py.rc.initialize = False
+        mpi4py.rc.finalize = False
+        from mpi4py import MPI
+        assert not MPI.Is_initialized()
+        import pybcl
+        pybcl.init(segment_size=1 << 20)
+        assert MPI.Is_initialized()
+        total = pybcl.allreduce(1)
+        print(f"<total {total}>")
+    """)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("<total 2>") == 2, proc.stdout + proc.stderr

@@ -74,3 +74,57 @@ def test_init_after_mpi4py_and_explicit_comm(tmp_path):
     """, nprocs=2)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("<ok>") == 2, proc.stdout + proc.stderr
+
+
+@pytest.mark.serial_only
+def test_async_progress_thread_serves_a_computing_target(tmp_path, monkeypatch):
+    """With PYBCL_ASYNC_PROGRESS=1 on rma, atomics aimed at a rank that computes
+    outside MPI for seconds still complete quickly (without it each one waits
+    for the target to re-enter MPI)."""
+    body = """
+        import time
+        import pybcl
+        word = pybcl.alloc(1, "int64")
+        word.local()[0] = 0
+        target = pybcl.broadcast(word, root=1)
+        pybcl.barrier()
+        if pybcl.rank() == 1:
+            end = time.monotonic() + 3.0
+            while time.monotonic() < end:      # pure compute, never enters MPI
+                pass
+        else:
+            t0 = time.monotonic()
+            for _ in range(200):
+                pybcl.fetch_and_add(target, 1)
+            print(f"<elapsed {time.monotonic() - t0:.3f}>")
+        pybcl.barrier()
+        if pybcl.rank() == 1:
+            print(f"<total {word.local()[0]}>")
+    """
+    monkeypatch.setenv("PYBCL_TRANSPORT", "rma")
+    monkeypatch.setenv("PYBCL_ASYNC_PROGRESS", "1")
+    proc, _ = run_job(tmp_path, body)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "<total 200>" in proc.stdout, proc.stdout
+    elapsed = float(proc.stdout.split("<elapsed ")[1].split(">")[0])
+    assert elapsed < 1.5, f"200 atomics took {elapsed} s while the target computed"
+
+
+@pytest.mark.serial_only
+def test_init_when_mpi4py_did_not_initialise_mpi(tmp_path):
+    """mpi4py.rc.initialize = False: pybcl's core initialises MPI itself and
+    finalises it at exit."""
+    proc, _ = run_job(tmp_path, """
+        import mpi4py
+        mpi4py.rc.initialize = False
+        mpi4py.rc.finalize = False
+        from mpi4py import MPI
+        assert not MPI.Is_initialized()
+        import pybcl
+        pybcl.init(segment_size=1 << 20)
+        assert MPI.Is_initialized()
+        total = pybcl.allreduce(1)
+        print(f"<total {total}>")
+    """)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("<total 2>") == 2, proc.stdout + proc.stderr

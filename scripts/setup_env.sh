@@ -27,5 +27,5 @@ if ! python -c "import mpi4py.MPI as M, sys; sys.exit('MPICH' not in M.Get_libra
     pip install -q --upgrade pip
     pip install -q --no-binary=mpi4py --force-reinstall --no-deps "mpi4py>=3.1"
 fi
-echo "== installing pybcl (editable) with test extras"
-pip install -q -e ".[test]"
+echo "== installing pybcl (editable) with the test and notebook extras"
+pip install -q -e ".[test,notebooks]"

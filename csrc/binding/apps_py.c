@@ -14,6 +14,7 @@
  *   pcg32_outputs(initstate, initseq, n) -> uint32 array
  *   isx_keys(rank, n, max_key=2**28) -> int32 array   (ISx make_input)
  *   IsxKeyGen(rank, max_key)           .take(n) -> next n keys of that stream
+ *   isx_bucketize(keys, width, nbuckets) -> (keys grouped by bucket, counts)
  *   simulate_reads(genome, n_reads, length, error_rate, seed) -> FASTQ bytes
  */
 #include "bclpy.h"
@@ -449,6 +450,46 @@ static PyTypeObject IsxKeyGenType = {
     .tp_new = PyType_GenericNew,
 };
 
+
+/* isx_bucketize(keys int32, width, nbuckets) -> (grouped keys, counts int64) */
+static PyObject *py_isx_bucketize(PyObject *self, PyObject *args)
+{
+    PyObject *obj;
+    long long width;
+    int nb;
+    if (!PyArg_ParseTuple(args, "OLi:isx_bucketize", &obj, &width, &nb))
+        return NULL;
+    if (width < 1 || width > UINT32_MAX || nb < 1 || nb > (1 << 24))
+        return PyErr_Format(PyExc_ValueError, "isx_bucketize: need width >= 1 and "
+                            "1 <= nbuckets <= 2**24");
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_INT32, 1, 1,
+                                                        NPY_ARRAY_IN_ARRAY);
+    if (!a)
+        return NULL;
+    npy_intp n = PyArray_SIZE(a), dnb = nb;
+    const int32_t *keys = PyArray_DATA(a);
+    for (npy_intp i = 0; i < n; i++)
+        if (keys[i] < 0 || (uint64_t)keys[i] / (uint64_t)width >= (uint64_t)nb) {
+            Py_DECREF(a);
+            return PyErr_Format(PyExc_ValueError, "isx_bucketize: key %d is outside "
+                                "[0, width * nbuckets)", keys[i]);
+        }
+    PyObject *out = PyArray_SimpleNew(1, &n, NPY_INT32);
+    PyObject *cnt = out ? PyArray_SimpleNew(1, &dnb, NPY_INT64) : NULL;
+    if (!cnt) {
+        Py_XDECREF(out);
+        Py_DECREF(a);
+        return NULL;
+    }
+    int32_t *o = PyArray_DATA((PyArrayObject *)out);
+    int64_t *c = PyArray_DATA((PyArrayObject *)cnt);
+    Py_BEGIN_ALLOW_THREADS
+    bcl_isx_bucketize(keys, (size_t)n, (uint32_t)width, nb, o, c);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(a);
+    return Py_BuildValue("(NN)", out, cnt);
+}
+
 /* ---- read simulation (the demo) ------------------------------------------ */
 
 static PyObject *py_simulate_reads(PyObject *self, PyObject *args, PyObject *kw)
@@ -665,6 +706,8 @@ static PyMethodDef apps_methods[] = {
      "kmer_decode(uint64 array, k) -> array of S<k> strings over ACGT"},
     {"hll_estimate", py_hll_estimate, METH_O,
      "hll_estimate(uint8 registers) -> distinct-count estimate"},
+    {"isx_bucketize", py_isx_bucketize, METH_VARARGS,
+     "isx_bucketize(keys, width, nbuckets) -> (keys grouped by key // width, counts)"},
     {"hll_add", py_hll_add, METH_VARARGS,
      "hll_add(registers, kmers): add uint64 k-mers to a HyperLogLog sketch"},
     {"kmer_tsv", py_kmer_tsv, METH_VARARGS,

@@ -43,3 +43,20 @@ void bcl_isx_keys(bcl_pcg32 *rng, uint32_t bound, int32_t *out, size_t n)
             out[i] = (int32_t)bcl_pcg32_bounded(rng, bound);
     }
 }
+
+void bcl_isx_bucketize(const int32_t *keys, size_t n, uint32_t width, int nbuckets,
+                       int32_t *out, int64_t *counts)
+{
+    for (int b = 0; b < nbuckets; b++)
+        counts[b] = 0;
+    for (size_t i = 0; i < n; i++)
+        counts[(uint32_t)keys[i] / width]++;
+    int64_t pos[nbuckets > 0 ? nbuckets : 1];
+    int64_t sum = 0;
+    for (int b = 0; b < nbuckets; b++) {
+        pos[b] = sum;
+        sum += counts[b];
+    }
+    for (size_t i = 0; i < n; i++)
+        out[pos[(uint32_t)keys[i] / width]++] = keys[i];
+}

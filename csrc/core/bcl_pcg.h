@@ -26,4 +26,10 @@ uint32_t bcl_pcg32_bounded(bcl_pcg32 *rng, uint32_t bound);
 /* n keys in [0, bound) into out (ISx's make_input loop). */
 void bcl_isx_keys(bcl_pcg32 *rng, uint32_t bound, int32_t *out, size_t n);
 
+/* ISx's count_local_bucket_sizes + bucketize_local_keys: counts[b] = keys
+ * with key / width == b (nbuckets of them; keys must be in range), and out
+ * = keys grouped by bucket, in input order within a bucket. */
+void bcl_isx_bucketize(const int32_t *keys, size_t n, uint32_t width, int nbuckets,
+                       int32_t *out, int64_t *counts);
+
 #endif /* BCL_PCG_H */

@@ -230,9 +230,9 @@ def count_kmers(sources, k=31, bloom=False, capacity=None, queue_size=None,
 
     # -- gather: local entries, global histogram -------------------------------------
     t = time.perf_counter()
+    t_scan = time.perf_counter()
     keys, vals = _local_table(m)
-    order = np.argsort(keys, kind="stable")
-    keys, vals = keys[order], vals[order]
+    seconds["table_scan"] = time.perf_counter() - t_scan
     counts = vals + 1 if bloom else vals
     h = np.bincount(counts) if len(counts) else np.zeros(1, dtype=np.int64)
     hlen = int(pybcl.allreduce(np.array([len(h)], dtype=np.int64), "max")[0])
@@ -279,9 +279,10 @@ def top_kmers(res, n=10):
 
 
 def write_counts(res, path, k):
-    """Collective: ranks append their entries in turn (rank 0 truncates)."""
+    """Collective: ranks append their entries (sorted by code) in turn, rank 0 first."""
     me, P = pybcl.rank(), pybcl.nprocs()
-    data = _core.kmer_tsv(res["keys"], res["counts"], k)
+    order = np.argsort(res["keys"])
+    data = _core.kmer_tsv(res["keys"][order], res["counts"][order], k)
     for r in range(P):
         if r == me:
             with open(path, "wb" if r == 0 else "ab") as fh:
@@ -309,6 +310,9 @@ def main(argv=None):
                                                    "HyperLogLog pre-pass)")
     ap.add_argument("--message-size", type=int, default=4096,
                     help="HashMapBuffer entries per destination before a push (default 4096)")
+    ap.add_argument("--no-buffer", action="store_true",
+                    help="count with HashMap.accumulate_many (pipelined) instead of a "
+                         "HashMapBuffer")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
     args = ap.parse_args(argv)
     if not 1 <= args.k <= 32:
@@ -321,7 +325,8 @@ def main(argv=None):
         sources = [FileSource(p) for p in args.reads]
 
     res = count_kmers(sources, k=args.k, bloom=args.bloom, capacity=args.capacity,
-                      message_size=args.message_size, progress=not args.quiet)
+                      message_size=args.message_size, progress=not args.quiet,
+                      buffered=False if args.no_buffer else None)
     st = res["stats"]
     top = top_kmers(res, args.top)
     t = time.perf_counter()

@@ -200,8 +200,13 @@ static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
         PyObject *dflt = spec ? NULL : PyUnicode_FromString("int64");
         have_type = bclpy_elemtype_init(&self->et, spec ? spec : dflt, "dtype") == 0;
         Py_XDECREF(dflt);
-        if (!have_type)
+        if (!have_type) {       /* make sure the message names the argument */
+            PyObject *e = take_exc();
+            PyErr_Format(PyExc_TypeError, "dtype: %R is not a usable element type (%S)",
+                         spec, e);
+            Py_XDECREF(e);
             exc = take_exc();
+        }
     }
     bcl_queue_kind kind = Py_TYPE(self) == &CircularQueueType || PyType_IsSubtype(
         Py_TYPE(self), &CircularQueueType) ? BCL_QUEUE_CIRCULAR : BCL_QUEUE_FAST;
@@ -324,7 +329,10 @@ static PyObject *push_many_fixed(QueueObject *self, PyObject *values, unsigned p
         return NULL;
     }
     PyObject *r;
-    if (PyArray_NDIM(a) != 1)
+    if (PyArray_NDIM(a) == 0)
+        r = PyErr_Format(PyExc_TypeError, "values must be a sequence or array, not a "
+                         "single %.100s", Py_TYPE(values)->tp_name);
+    else if (PyArray_NDIM(a) != 1)
         r = PyErr_Format(PyExc_ValueError, "values must be one-dimensional, got %d "
                          "dimension(s)", PyArray_NDIM(a));
     else

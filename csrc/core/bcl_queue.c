@@ -333,6 +333,16 @@ bcl_status bcl_queue_local_pop(bcl_queue *q, void *dst, size_t n, size_t *popped
 
 static int is_local(unsigned promise) { return promise == BCL_QP_LOCAL; }
 
+/* The local promise is an argument: misusing it is a ValueError. */
+static bcl_status local_promise_ok(const bcl_queue *q)
+{
+    if (q->host == bcl_rt.rank)
+        return BCL_OK;
+    return bcl_set_error(BCL_ERR_ARG, "promise=ConProm.CircularQueue.local is host-only: "
+                         "the queue lives on rank %d, this is rank %d", q->host,
+                         bcl_rt.rank);
+}
+
 bcl_status bcl_queue_push(bcl_queue *q, const void *src, size_t n, unsigned promise,
                           int *pushed)
 {
@@ -340,9 +350,8 @@ bcl_status bcl_queue_push(bcl_queue *q, const void *src, size_t n, unsigned prom
     if (n == 0 || n > q->capacity)
         return BCL_OK;                  /* nothing to do / can never fit */
     if (is_local(promise)) {
-        bcl_status st = require_host(q, "promise=ConProm.CircularQueue.local");
-        return st != BCL_OK ? bcl_set_error(BCL_ERR_ARG, "%s", bcl_last_error())
-                            : local_push(q, src, n, pushed);
+        bcl_status st = local_promise_ok(q);
+        return st != BCL_OK ? st : local_push(q, src, n, pushed);
     }
     uint64_t t;
     bcl_status st = push_claim(q, n, &t, pushed);
@@ -366,11 +375,8 @@ bcl_status bcl_queue_pop(bcl_queue *q, void *dst, size_t n, unsigned promise,
     if (n > q->capacity)
         n = q->capacity;
     if (is_local(promise)) {
-        if (q->host != bcl_rt.rank)
-            return bcl_set_error(BCL_ERR_ARG, "promise=ConProm.CircularQueue.local is "
-                                 "host-only: the queue lives on rank %d, this is rank %d",
-                                 q->host, bcl_rt.rank);
-        return bcl_queue_local_pop(q, dst, n, popped);
+        bcl_status st = local_promise_ok(q);
+        return st != BCL_OK ? st : bcl_queue_local_pop(q, dst, n, popped);
     }
     uint64_t h, got;
     bcl_status st = pop_claim(q, n, &h, &got);

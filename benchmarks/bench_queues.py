@@ -11,7 +11,8 @@ interleaved so that machine load hits all of them alike:
   * pybcl, PYBCL_TRANSPORT=shm       (same)
 
 Rank 0 operates on a queue hosted by rank 1, which waits in a barrier.
-Per operation the best of the rounds' medians is reported.  Prints ONE JSON
+Per operation the best of the rounds' medians is reported, and each ratio
+is taken within a round (median and best over rounds).  Prints ONE JSON
 object: microseconds per single push/pop, elements/s of push_many with
 1024-element int64 chunks, the ratios to the issue-4 targets
 (rma <= 1.3x floor, shm <= 0.3x rma floor, push_many >= BCL's 308 M/s),
@@ -192,21 +193,30 @@ def main():
             "us_per_op": {k: round(p[k], 3) for k in p if "many" not in k},
             "Melem_per_s": {k: round(1 / p[k], 1) for k in p if "many" in k},
         }
-    # targets (issue 4)
+    # Targets (issue 4).  Machine load moves every figure, so a ratio is taken
+    # within each round (floor and pybcl run back to back) and the median of
+    # the rounds' ratios is reported, with the best round's beside it.
+    def ratio(tr, k, fk, scale=1):
+        rs = [p[k] * scale / f[fk] for p, f in zip(py[tr], floors)]
+        return {"median": round(statistics.median(rs), 3), "best": round(min(rs), 3)}
+
     tgt = {}
     for k in SCALAR_OPS:
-        tgt[f"rma_{k}_over_floor"] = round(pyb["rma"][k] / floor[k], 3)
-        tgt[f"shm_{k}_over_rma_floor"] = round(pyb["shm"][k] / floor[k], 3)
+        tgt[f"rma_{k}_over_floor"] = ratio("rma", k, k)
+        tgt[f"shm_{k}_over_rma_floor"] = ratio("shm", k, k)
     for tr in ("rma", "shm"):
         for k in MANY_OPS:
+            tgt[f"{tr}_{k}_over_floor"] = ratio(tr, k, k, CHUNK)  # per elem -> per chunk
             tgt[f"{tr}_{k}_Melem_s_over_bcl_308"] = round(1 / pyb[tr][k] / 308.0, 3)
     res["ratios"] = tgt
-    res["targets_met"] = {
-        "rma_scalar_le_1.3x_floor": all(tgt[f"rma_{k}_over_floor"] <= 1.3 for k in SCALAR_OPS),
-        "shm_scalar_le_0.3x_rma_floor": all(tgt[f"shm_{k}_over_rma_floor"] <= 0.3
+    res["targets_met_median_round"] = {
+        "rma_scalar_le_1.3x_floor": all(tgt[f"rma_{k}_over_floor"]["median"] <= 1.3
+                                        for k in SCALAR_OPS),
+        "shm_scalar_le_0.3x_rma_floor": all(tgt[f"shm_{k}_over_rma_floor"]["median"] <= 0.3
                                             for k in SCALAR_OPS),
-        "push_many_ge_308M_rma": all(tgt[f"rma_{k}_Melem_s_over_bcl_308"] >= 1 for k in MANY_OPS),
-        "push_many_ge_308M_shm": all(tgt[f"shm_{k}_Melem_s_over_bcl_308"] >= 1 for k in MANY_OPS),
+        # BCL's 308 M/s is its FastQueue vector push
+        "fast_push_many_ge_308M_rma": tgt["rma_fast_push_many_Melem_s_over_bcl_308"] >= 1,
+        "fast_push_many_ge_308M_shm": tgt["shm_fast_push_many_Melem_s_over_bcl_308"] >= 1,
     }
     print(json.dumps(res, indent=1))
 

@@ -196,9 +196,11 @@ static int push_fits(const bcl_queue *q, uint64_t t, uint64_t n)
     return (int64_t)(t + n - q->cached_head) <= (int64_t)q->capacity;
 }
 
-/* Claim n slots on tail.  *ok = 0: they did not fit and the claim is given
- * back (see the header for why the give-back CAS always ends). */
-static bcl_status push_claim(bcl_queue *q, uint64_t n, uint64_t *start, int *ok)
+/* One attempt at claiming n slots on tail.  *ok = 0: they did not fit and
+ * the claim was given back (see the header for why the give-back CAS always
+ * ends); *tail_now is then a fresh read of the tail. */
+static bcl_status push_claim_once(bcl_queue *q, uint64_t n, uint64_t *start, int *ok,
+                                  uint64_t *tail_now)
 {
     uint64_t t, seen;
     unsigned spins = 0;
@@ -214,11 +216,26 @@ static bcl_status push_claim(bcl_queue *q, uint64_t n, uint64_t *start, int *ok)
             return BCL_OK;
         if ((st = bcl_cas(q->tail, 8, t + n, t, &seen)) != BCL_OK)
             return st;
-        if (seen == t + n) {
+        if (seen == t + n) {           /* given back; where is the tail now? */
             *ok = 0;
-            return BCL_OK;
+            return load(q->tail, tail_now);
         }
         bcl_relax(&spins);
+    }
+}
+
+/* A claim can also be refused because a concurrent claim in front of it is
+ * itself being refused (a big push_many near the top).  When the tail read
+ * after our give-back shows that those have been given back and there is
+ * room after all, try again (a bounded number of times, so a storm of
+ * refused claims cannot livelock us). */
+static bcl_status push_claim(bcl_queue *q, uint64_t n, uint64_t *start, int *ok)
+{
+    uint64_t tail_now = 0;
+    for (int attempt = 0;; attempt++) {
+        bcl_status st = push_claim_once(q, n, start, ok, &tail_now);
+        if (st != BCL_OK || *ok || attempt == 4 || !push_fits(q, tail_now, n))
+            return st;
     }
 }
 

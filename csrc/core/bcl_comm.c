@@ -275,7 +275,13 @@ bcl_status bcl_flush(void)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         return BCL_OK;
     }
-    BCL_MPI_CHECK("MPI_Win_flush_all", MPI_Win_flush_all(bcl_rt.win));
+    /* MPI_Win_flush_all of MPICH 4.0.2 (ch4:ucx, shared-memory UCX
+     * transports) can return before puts are complete at their target:
+     * pipelined hash map inserts then saw READY buckets whose key had not
+     * landed yet (duplicates); MPI_Win_flush per rank does not show it.
+     * So flush every rank one by one. */
+    for (int r = 0; r < bcl_rt.nprocs; r++)
+        BCL_MPI_CHECK("MPI_Win_flush", MPI_Win_flush(r, bcl_rt.win));
     return BCL_OK;
 }
 

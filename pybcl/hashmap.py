@@ -8,3 +8,21 @@ batches -- is the C method itself, with no Python frame in between.
 from . import _core
 
 HashMap = _core.HashMap
+
+
+class HashMapBuffer(_core.HashMapBuffer):
+    """HashMapBuffer(hashmap, queue_size, message_size): BCL's aggregated
+    inserts (collective constructor).  insert/accumulate(_many) are buffered
+    per owner rank; flush() (collective) puts everything in the map.  As a
+    context manager it flushes on a normal exit (not after an exception:
+    flush is collective and the other ranks may not get there)."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.flush()
+        return False

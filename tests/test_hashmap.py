@@ -370,3 +370,70 @@ def test_repr_and_capacity():
         pybcl.HashMap(0)
     with pytest.raises(TypeError):
         pybcl.HashMap(10, key_type="notatype")
+
+
+# ---- HashMapBuffer ----------------------------------------------------------------
+
+
+@pytest.mark.mpi
+def test_buffer_inserts_and_duplicates():
+    r, p = rp()
+    m = pybcl.HashMap(4000)
+    with pybcl.HashMapBuffer(m, queue_size=1000, message_size=16) as buf:
+        for i in range(300):
+            buf.insert(i * p + r, i)
+        buf.insert_many(np.arange(5000, 5100), r)     # same keys from every rank
+        buf.insert(7777, 1)
+        buf.insert(7777, 2)                           # duplicate in one buffer
+        nothing_yet = m.find(7777)
+    ok = all(m[i * p + q] == i for i in range(300) for q in range(p))
+    vals, found = m.find_many(np.arange(5000, 5100))
+    ok &= bool(found.all()) and bool(((vals >= 0) & (vals < p)).all())
+    ok &= m[7777] in (1, 2)
+    assert all_ok(ok)
+    assert m.size() == 300 * p + 101
+    del nothing_yet
+
+
+@pytest.mark.mpi
+def test_buffer_accumulates_combine():
+    r, p = rp()
+    m = pybcl.HashMap(1000)
+    m.insert(1, 100)
+    pybcl.barrier()
+    buf = pybcl.HashMapBuffer(m, 500, 8)
+    for _ in range(10):
+        buf.accumulate(1, 2)
+        buf.accumulate(2)
+    buf.accumulate_many(np.tile(np.arange(10, 60), 3), 1)
+    buf.flush()
+    ok = m[1] == 100 + 20 * p and m[2] == 10 * p
+    ok &= all(m[k] == 3 * p for k in range(10, 60))
+    assert all_ok(ok)
+    buf.accumulate(1, 1)          # the buffer is reusable after a flush
+    buf.flush()
+    assert all_ok(m[1] == 100 + 21 * p)
+
+
+@pytest.mark.mpi
+def test_buffer_tiny_queue_overflows_without_loss():
+    r, p = rp()
+    m = pybcl.HashMap(20000)
+    buf = pybcl.HashMapBuffer(m, queue_size=3, message_size=4)
+    keys = np.arange(2000) * p + r
+    buf.insert_many(keys, keys + 1)
+    buf.accumulate_many(10**6 + np.arange(100), 1)
+    buf.flush()
+    vals, found = m.find_many(np.arange(2000 * p))
+    ok = bool(found.all()) and bool((vals == np.arange(2000 * p) + 1).all())
+    ok &= all(m[10**6 + k] == p for k in range(100))
+    overflowed = pybcl.allreduce(np.array([buf.overflowed]), "sum")[0]
+    ok &= p == 1 or overflowed > 0
+    assert all_ok(ok)
+    assert m.size() == 2000 * p + 100
+
+
+def test_buffer_needs_fixed_types():
+    m = pybcl.HashMap(10, key_type=str)
+    with pytest.raises(TypeError):
+        pybcl.HashMapBuffer(m, 10, 10)

@@ -167,7 +167,7 @@ int bcl_hm_owner(const bcl_hashmap *m, const bcl_hm_key *k)
 {
     bcl_hm_probe p;
     uint64_t idx = 0;
-    bcl_hm_probe_init(&p, k->hash);
+    bcl_hm_probe_init(m, &p, k->hash);
     bcl_hm_probe_next(m, &p, &idx);
     return (int)(idx / m->block);
 }
@@ -339,7 +339,7 @@ static bcl_status insert_probe(const bcl_hashmap *m, const bcl_hm_key *k, const 
 {
     bcl_hm_probe p;
     uint64_t idx, cur;
-    bcl_hm_probe_init(&p, k->hash);
+    bcl_hm_probe_init(m, &p, k->hash);
     while (bcl_hm_probe_next(m, &p, &idx)) {
         bcl_gptr b = bcl_hm_bucket(m, idx);
         int taken, eq;
@@ -418,7 +418,7 @@ static bcl_status find_atomic(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_
         return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte bucket", m->bsize);
     bcl_status st = BCL_OK;
     *found = 0;
-    bcl_hm_probe_init(&p, k->hash);
+    bcl_hm_probe_init(m, &p, k->hash);
     while (st == BCL_OK && bcl_hm_probe_next(m, &p, &idx)) {
         bcl_gptr b = bcl_hm_bucket(m, idx);
         int eq = 0;
@@ -457,7 +457,7 @@ static bcl_status find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_wr
         return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte bucket", m->bsize);
     bcl_status st = BCL_OK;
     *found = 0;
-    bcl_hm_probe_init(&p, k->hash);
+    bcl_hm_probe_init(m, &p, k->hash);
     while (st == BCL_OK && bcl_hm_probe_next(m, &p, &idx)) {
         int eq = 0;
         uint64_t status;
@@ -529,7 +529,7 @@ static bcl_status acc_shared_probe(const bcl_hashmap *m, const bcl_hm_key *k,
     bcl_hm_probe p;
     uint64_t idx, cur, prev, d = 0;
     memcpy(&d, delta, m->val_size);
-    bcl_hm_probe_init(&p, k->hash);
+    bcl_hm_probe_init(m, &p, k->hash);
     while (bcl_hm_probe_next(m, &p, &idx)) {
         bcl_gptr b = bcl_hm_bucket(m, idx);
         int eq = 0;
@@ -601,7 +601,7 @@ static bcl_status lock_probe(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_l
     bcl_hm_probe p;
     uint64_t idx, cur;
     *found = 0;
-    bcl_hm_probe_init(&p, k->hash);
+    bcl_hm_probe_init(m, &p, k->hash);
     while (bcl_hm_probe_next(m, &p, &idx)) {
         bcl_gptr b = bcl_hm_bucket(m, idx);
         int taken, eq;
@@ -666,7 +666,7 @@ bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k, const v
 {
     bcl_hm_probe p;
     uint64_t idx, first = (uint64_t)bcl_rt.rank * m->block;
-    bcl_hm_probe_init(&p, k->hash);
+    bcl_hm_probe_init(m, &p, k->hash);
     *spilled = 1;
     while (bcl_hm_probe_next(m, &p, &idx)) {
         if (idx < first || idx >= first + m->block)
@@ -740,7 +740,7 @@ static bcl_status place(const bcl_hashmap *m, const unsigned char *src)
     } else {
         h = bcl_hm_hash(src + 8, m->key_size);
     }
-    bcl_hm_probe_init(&p, h);
+    bcl_hm_probe_init(m, &p, h);
     while (bcl_hm_probe_next(m, &p, &idx)) {
         bcl_gptr b = bcl_hm_bucket(m, idx);
         int taken;

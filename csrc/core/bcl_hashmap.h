@@ -189,9 +189,14 @@ typedef struct bcl_hm_probe {
     uint64_t h, i, visited;
 } bcl_hm_probe;
 
-static inline void bcl_hm_probe_init(bcl_hm_probe *p, uint64_t hash)
+/* The home bucket is uniform in [0, n) (multiply-high of the hash), so the
+ * first probe is never skipped; skipping positions >= n only touches the
+ * later probes of keys near the end of the table.  (Taking the home from the
+ * hash's low bits modulo P sent every key homed in [n, P) to the few
+ * buckets right after the wrap: long probe sequences.) */
+static inline void bcl_hm_probe_init(const bcl_hashmap *m, bcl_hm_probe *p, uint64_t hash)
 {
-    p->h = hash;
+    p->h = (uint64_t)(((unsigned __int128)hash * m->n) >> 64);
     p->i = 0;
     p->visited = 0;
 }

@@ -273,7 +273,7 @@ static void complete(batch *bt, op *o)
             /* A writer after all: redo this key with the atomic protocol
              * (complete_op runs its later steps as K_FIND). */
             uint64_t idx = 0;
-            bcl_hm_probe_init(&o->pr, o->pr.h);
+            o->pr.i = o->pr.visited = 0;          /* pr.h: the home bucket */
             bcl_hm_probe_next(m, &o->pr, &idx);
             o->b = bcl_hm_bucket(m, idx);
             o->phase = PH_ACQ;
@@ -402,7 +402,7 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
         if (vals)
             memcpy(val_of(bt, o), vals + i * vstride, m->val_size);
         hash[i] = bcl_hm_hash(key_of(bt, o), m->key_size);
-        bcl_hm_probe_init(&o->pr, hash[i]);
+        bcl_hm_probe_init(m, &o->pr, hash[i]);
         o->src = i;
         o->publish = BCL_HM_READY - BCL_HM_RESERVED;
         advance(bt, o, first_phase(bt->kind));

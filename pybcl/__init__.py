@@ -16,6 +16,7 @@ from ._core import (                                     # noqa: E402
 )
 from ._runtime import allreduce, broadcast, comm, finalize, init  # noqa: E402
 from .conprom import ConProm  # noqa: E402
+from .hashmap import HashMap, HashMapBuffer  # noqa: E402
 
 NULL = GlobalPtr(0, 0)
 
@@ -28,4 +29,5 @@ __all__ = [
     "fetch_and_add", "fetch_and_or", "fetch_and_and", "fetch_and_xor",
     "atomic_load", "atomic_store", "atomic_swap", "packb", "unpackb", "hash64", "hash_u64",
     "Error", "SegmentFull", "ContainerFull", "Empty", "ConProm",
+    "HashMap", "HashMapBuffer",
 ]

@@ -1,0 +1,283 @@
+/* bcl_bloom.c -- distributed blocked Bloom filter (see bcl_bloom.h). */
+#include "bcl_bloom.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bcl_alloc.h"
+#include "bcl_array.h"
+
+/* ---- sizing ------------------------------------------------------------- */
+
+#define IMAX 400                 /* keys per block tracked exactly          */
+
+static double g_cover[BCL_BLOOM_KMAX + 1][IMAX + 1];
+static int g_ready;
+
+/* g_cover[k][i] = P(a fixed k-subset of the 64 bits is covered after i
+ * random k-subsets were OR-ed in) = E[C(S_i, k)] / C(64, k), S_i the number
+ * of set bits, which is a Markov chain: from s, a random k-subset sets j new
+ * bits with probability C(64-s, j) C(s, k-j) / C(64, k). */
+static void compute_cover(void)
+{
+    static double C[65][65];
+    for (int n = 0; n <= 64; n++) {
+        C[n][0] = 1.0;
+        for (int r = 1; r <= n; r++)
+            C[n][r] = C[n - 1][r - 1] + (r <= n - 1 ? C[n - 1][r] : 0.0);
+    }
+    for (int k = 1; k <= BCL_BLOOM_KMAX; k++) {
+        double p[65] = { 0 }, q[65];
+        p[0] = 1.0;
+        for (int i = 0; i <= IMAX; i++) {
+            double cov = 0.0;
+            for (int s = k; s <= 64; s++)
+                cov += p[s] * C[s][k];
+            g_cover[k][i] = cov / C[64][k];
+            memset(q, 0, sizeof q);
+            for (int s = 0; s <= 64; s++) {
+                if (p[s] == 0.0)
+                    continue;
+                for (int j = 0; j <= k && j <= 64 - s; j++) {
+                    if (k - j > s)
+                        continue;
+                    q[s + j] += p[s] * C[64 - s][j] * C[s][k - j] / C[64][k];
+                }
+            }
+            memcpy(p, q, sizeof p);
+        }
+    }
+    g_ready = 1;
+}
+
+double bcl_bloom_predict(double n, double nwords, int k)
+{
+    if (!g_ready)
+        compute_cover();
+    if (k < 1 || k > BCL_BLOOM_KMAX || nwords <= 0)
+        return 1.0;
+    double lambda = n / nwords;
+    if (lambda > 300.0)
+        return 1.0;
+    double pi = exp(-lambda), mass = 0.0, fpr = 0.0;
+    for (int i = 0; i <= IMAX; i++) {
+        fpr += pi * g_cover[k][i];
+        mass += pi;
+        pi *= lambda / (double)(i + 1);
+    }
+    if (mass < 1.0)
+        fpr += 1.0 - mass;   /* upper bound for the tail */
+    return fpr < 1.0 ? fpr : 1.0;
+}
+
+static double best_k(double n, double nwords, int *k_out)
+{
+    double best = 2.0;
+    int bk = 1;
+    for (int k = 1; k <= BCL_BLOOM_KMAX; k++) {
+        double f = bcl_bloom_predict(n, nwords, k);
+        if (f < best) {
+            best = f;
+            bk = k;
+        }
+    }
+    *k_out = bk;
+    return best;
+}
+
+bcl_status bcl_bloom_plan(uint64_t n, double fpr, uint64_t *nwords, int *k,
+                          double *predicted)
+{
+    if (n == 0)
+        return bcl_set_error(BCL_ERR_ARG, "expected_items must be at least 1");
+    if (!(fpr > 0.0 && fpr < 1.0))
+        return bcl_set_error(BCL_ERR_ARG, "fpr must be in (0, 1), not %g", fpr);
+    int kk;
+    uint64_t lo = 0, hi = 1;   /* invariant: lo fails (or is 0), hi succeeds */
+    while (best_k((double)n, (double)hi, &kk) > fpr) {
+        lo = hi;
+        if (hi > ((uint64_t)1 << 56))
+            return bcl_set_error(BCL_ERR_ARG, "fpr %g is not reachable for %llu "
+                                 "items with 64-bit blocks", fpr,
+                                 (unsigned long long)n);
+        hi *= 2;
+    }
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (best_k((double)n, (double)mid, &kk) > fpr)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *predicted = best_k((double)n, (double)hi, k);
+    *nwords = hi;
+    return BCL_OK;
+}
+
+/* ---- construction ------------------------------------------------------- */
+
+bcl_status bcl_bloom_create(bcl_bloom *b, uint64_t expected_items, double fpr)
+{
+    memset(b, 0, sizeof *b);
+    BCL_REQUIRE_INIT();
+    uint64_t nwords;
+    int k;
+    double pred;
+    bcl_status st = bcl_bloom_plan(expected_items, fpr, &nwords, &k, &pred);
+    if (st != BCL_OK)
+        return st;
+    int P = bcl_rt.nprocs;
+    b->words_per_rank = (nwords + (uint64_t)P - 1) / (uint64_t)P;
+    if (b->words_per_rank > bcl_rt.segment_size / 8u)
+        return bcl_set_error(BCL_ERR_SEGFULL, "a Bloom filter for %llu items at fpr "
+                             "%g needs %llu bytes per rank, more than the %zu-byte "
+                             "segment", (unsigned long long)expected_items, fpr,
+                             (unsigned long long)b->words_per_rank * 8u,
+                             bcl_rt.segment_size);
+    b->nwords = b->words_per_rank * (uint64_t)P;
+    /* More words than planned never hurt: re-pick k for the rounded size. */
+    b->predicted_fpr = best_k((double)expected_items, (double)b->nwords, &b->k);
+    b->expected_items = expected_items;
+    b->fpr = fpr;
+    b->nprocs = P;
+    b->offsets = calloc((size_t)P, sizeof *b->offsets);
+    if (!b->offsets)
+        return bcl_set_error(BCL_ERR_NOMEM, "out of memory for %d offsets", P);
+    st = bcl_block_alloc((size_t)b->words_per_rank * 8u, b->offsets);
+    if (st != BCL_OK) {
+        free(b->offsets);
+        b->offsets = NULL;
+    }
+    return st;
+}
+
+void bcl_bloom_destroy(bcl_bloom *b)
+{
+    if (b->offsets && bcl_rt.initialized && b->nprocs == bcl_rt.nprocs) {
+        uint64_t off = b->offsets[bcl_rt.rank];
+        if (off && bcl_alloc_is_block(off))
+            bcl_free(off);
+    }
+    free(b->offsets);
+    b->offsets = NULL;
+}
+
+/* ---- operations --------------------------------------------------------- */
+
+static bcl_status not_created(void)
+{
+    return bcl_set_error(BCL_ERR_STATE, "the Bloom filter was not created");
+}
+
+bcl_status bcl_bloom_insert_hash(const bcl_bloom *b, uint64_t h, int *present)
+{
+    if (!b->offsets)
+        return not_created();
+    uint64_t mask = bcl_bloom_mask(h, b->k), old;
+    bcl_status st = bcl_fetch_op(bcl_bloom_word(b, h), 8, BCL_OP_OR, mask, &old);
+    *present = (old & mask) == mask;
+    return st;
+}
+
+bcl_status bcl_bloom_find_hash(const bcl_bloom *b, uint64_t h, int *present)
+{
+    if (!b->offsets)
+        return not_created();
+    uint64_t mask = bcl_bloom_mask(h, b->k), old;
+    bcl_status st = bcl_fetch_op(bcl_bloom_word(b, h), 8, BCL_OP_NOOP, 0, &old);
+    *present = (old & mask) == mask;
+    return st;
+}
+
+#define CHUNK 2048
+
+/* One chunk: issue n atomics (OR with the masks, or NOOP), one flush. */
+static bcl_status run_chunk(const bcl_bloom *b, const uint64_t *h, size_t n,
+                            uint8_t *present, bcl_atomic_op op, uint64_t *masks,
+                            uint64_t *olds)
+{
+    static const uint64_t zero = 0;
+    bcl_status st = BCL_OK;
+    for (size_t i = 0; i < n; i++) {
+        masks[i] = bcl_bloom_mask(h[i], b->k);
+        st = bcl_fetch_op_nb(bcl_bloom_word(b, h[i]), 8, op,
+                             op == BCL_OP_OR ? (const void *)&masks[i] : (const void *)&zero,
+                             &olds[i]);
+        if (st != BCL_OK)
+            break;
+    }
+    bcl_status fst = bcl_flush();
+    if (st != BCL_OK)
+        return st;
+    if (fst != BCL_OK)
+        return fst;
+    for (size_t i = 0; i < n; i++)
+        present[i] = (olds[i] & masks[i]) == masks[i];
+    return BCL_OK;
+}
+
+static bcl_status many(const bcl_bloom *b, const void *keys, size_t n, size_t keysize,
+                       int hashed, uint8_t *present, bcl_atomic_op op)
+{
+    if (!b->offsets)
+        return not_created();
+    if (n == 0)
+        return BCL_OK;
+    uint64_t *buf = malloc(3 * sizeof(uint64_t) * CHUNK);
+    if (!buf)
+        return bcl_set_error(BCL_ERR_NOMEM, "out of memory for a batch buffer");
+    uint64_t *hs = buf, *masks = buf + CHUNK, *olds = buf + 2 * CHUNK;
+    const unsigned char *kp = keys;
+    bcl_status st = BCL_OK;
+    for (size_t done = 0; done < n && st == BCL_OK; done += CHUNK) {
+        size_t m = n - done < CHUNK ? n - done : CHUNK;
+        const uint64_t *h;
+        if (hashed) {
+            h = (const uint64_t *)keys + done;
+        } else {
+            const unsigned char *p = kp + done * keysize;
+            if (keysize == 8) {
+                for (size_t i = 0; i < m; i++) {
+                    uint64_t x;
+                    memcpy(&x, p + 8 * i, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+                    x = __builtin_bswap64(x);
+#endif
+                    hs[i] = bcl_bloom_hash_u64(x);
+                }
+            } else {
+                for (size_t i = 0; i < m; i++)
+                    hs[i] = bcl_bloom_hash(p + keysize * i, keysize);
+            }
+            h = hs;
+        }
+        st = run_chunk(b, h, m, present + done, op, masks, olds);
+    }
+    free(buf);
+    return st;
+}
+
+bcl_status bcl_bloom_insert_many_hashes(const bcl_bloom *b, const uint64_t *h, size_t n,
+                                        uint8_t *present)
+{
+    return many(b, h, n, 8, 1, present, BCL_OP_OR);
+}
+
+bcl_status bcl_bloom_find_many_hashes(const bcl_bloom *b, const uint64_t *h, size_t n,
+                                      uint8_t *present)
+{
+    return many(b, h, n, 8, 1, present, BCL_OP_NOOP);
+}
+
+bcl_status bcl_bloom_insert_many_keys(const bcl_bloom *b, const void *keys, size_t n,
+                                      size_t keysize, uint8_t *present)
+{
+    return many(b, keys, n, keysize, 0, present, BCL_OP_OR);
+}
+
+bcl_status bcl_bloom_find_many_keys(const bcl_bloom *b, const void *keys, size_t n,
+                                    size_t keysize, uint8_t *present)
+{
+    return many(b, keys, n, keysize, 0, present, BCL_OP_NOOP);
+}

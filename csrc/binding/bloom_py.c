@@ -140,8 +140,17 @@ static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
         goto out;
     if (parse_plan_args(n_obj, fpr_obj, &n, &fpr) < 0)
         goto out;
-    if (bclpy_elemtype_init(&self->kt, kt_obj, "key_type") < 0)
+    if (bclpy_elemtype_init(&self->kt, kt_obj, "key_type") < 0) {
+        /* make sure the message names the argument */
+        PyObject *type, *val, *tb;
+        PyErr_Fetch(&type, &val, &tb);
+        PyErr_Format(PyExc_TypeError, "key_type: %R is not a NumPy dtype, bytes, str or "
+                     "object (%S)", kt_obj, val ? val : Py_None);
+        Py_XDECREF(type);
+        Py_XDECREF(val);
+        Py_XDECREF(tb);
         goto out;
+    }
     self->fast = FAST_NONE;
     if (self->kt.kind == BCLPY_FIXED && !PyDataType_ISBYTESWAPPED(self->kt.dtype)) {
         if (self->kt.dtype->type_num == NPY_UINT64)
@@ -227,6 +236,42 @@ static PyObject *bloom_owner(BloomObject *self, PyObject *x)
 
 /* ---- batches --------------------------------------------------------------- */
 
+static int is_int_kind(PyArray_Descr *d) { return d->kind == 'i' || d->kind == 'u'; }
+
+/* Integer arrays convert to any integer key type whose range holds their
+ * values (NumPy's same_kind casting would refuse int64 -> uint64 outright,
+ * yet np.arange gives int64); -1 with ValueError if a value does not fit. */
+static int int_keys_out_of_range(PyArrayObject *src, PyArray_Descr *dt)
+{
+    PyArray_Descr *sd = PyArray_DESCR(src);
+    if (!is_int_kind(sd) || !is_int_kind(dt) ||
+        PyArray_CanCastTypeTo(sd, dt, NPY_SAFE_CASTING))
+        return 0;
+    int rc = -1;
+    PyObject *np = NULL, *info = NULL, *lo = NULL, *hi = NULL, *mn = NULL, *mx = NULL;
+    if (!(np = PyImport_ImportModule("numpy")) ||
+        !(info = PyObject_CallMethod(np, "iinfo", "O", (PyObject *)dt)) ||
+        !(lo = PyObject_GetAttrString(info, "min")) ||
+        !(hi = PyObject_GetAttrString(info, "max")) ||
+        !(mn = PyObject_CallMethod((PyObject *)src, "min", NULL)) ||
+        !(mx = PyObject_CallMethod((PyObject *)src, "max", NULL)))
+        goto out;
+    int below = PyObject_RichCompareBool(mn, lo, Py_LT);
+    int above = below ? 0 : PyObject_RichCompareBool(mx, hi, Py_GT);
+    if (below < 0 || above < 0)
+        goto out;
+    if (below || above) {
+        PyErr_Format(PyExc_ValueError, "xs: key %R does not fit in %R", below ? mn : mx,
+                     (PyObject *)dt);
+        goto out;
+    }
+    rc = 0;
+out:
+    Py_XDECREF(np); Py_XDECREF(info); Py_XDECREF(lo); Py_XDECREF(hi);
+    Py_XDECREF(mn); Py_XDECREF(mx);
+    return rc;
+}
+
 /* xs -> C-contiguous aligned array of the key dtype (new reference). */
 static PyArrayObject *keys_array(BloomObject *self, PyObject *xs)
 {
@@ -242,7 +287,11 @@ static PyArrayObject *keys_array(BloomObject *self, PyObject *xs)
         Py_XDECREF(tb);
         return NULL;
     }
-    if (PyArray_SIZE(src) > 0 &&
+    if (PyArray_SIZE(src) > 0 && int_keys_out_of_range(src, dt)) {
+        Py_DECREF(src);
+        return NULL;
+    }
+    if (PyArray_SIZE(src) > 0 && !(is_int_kind(PyArray_DESCR(src)) && is_int_kind(dt)) &&
         !PyArray_CanCastTypeTo(PyArray_DESCR(src), dt, NPY_SAME_KIND_CASTING)) {
         PyErr_Format(PyExc_TypeError, "xs: cannot use %R values as %R keys",
                      (PyObject *)PyArray_DESCR(src), (PyObject *)dt);

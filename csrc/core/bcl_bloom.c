@@ -175,7 +175,13 @@ bcl_status bcl_bloom_insert_hash(const bcl_bloom *b, uint64_t h, int *present)
     if (!b->offsets)
         return not_created();
     uint64_t mask = bcl_bloom_mask(h, b->k), old;
-    bcl_status st = bcl_fetch_op(bcl_bloom_word(b, h), 8, BCL_OP_OR, mask, &old);
+    bcl_gptr w = bcl_bloom_word(b, h);
+    if (bcl_rt.transport == BCL_TRANSPORT_SHM) {   /* see shm_chunk */
+        old = __atomic_fetch_or((uint64_t *)bcl_local_addr(w), mask, __ATOMIC_SEQ_CST);
+        *present = (old & mask) == mask;
+        return BCL_OK;
+    }
+    bcl_status st = bcl_fetch_op(w, 8, BCL_OP_OR, mask, &old);
     *present = (old & mask) == mask;
     return st;
 }
@@ -185,12 +191,43 @@ bcl_status bcl_bloom_find_hash(const bcl_bloom *b, uint64_t h, int *present)
     if (!b->offsets)
         return not_created();
     uint64_t mask = bcl_bloom_mask(h, b->k), old;
-    bcl_status st = bcl_fetch_op(bcl_bloom_word(b, h), 8, BCL_OP_NOOP, 0, &old);
+    bcl_gptr w = bcl_bloom_word(b, h);
+    if (bcl_rt.transport == BCL_TRANSPORT_SHM) {
+        old = __atomic_load_n((uint64_t *)bcl_local_addr(w), __ATOMIC_SEQ_CST);
+        *present = (old & mask) == mask;
+        return BCL_OK;
+    }
+    bcl_status st = bcl_fetch_op(w, 8, BCL_OP_NOOP, 0, &old);
     *present = (old & mask) == mask;
     return st;
 }
 
 #define CHUNK 2048
+
+/* shm: every segment is mapped here and bcl_comm's shm atomics are plain
+ * CPU atomics, so the batch loop does them inline (same operations, same
+ * seq_cst order) instead of one bcl_fetch_op_nb call per key.  The words
+ * were range-checked when the filter was created. */
+static void shm_chunk(const bcl_bloom *b, const uint64_t *h, size_t n, uint8_t *present,
+                      bcl_atomic_op op)
+{
+    const int k = b->k;
+    if (op == BCL_OP_OR) {
+        for (size_t i = 0; i < n; i++) {
+            uint64_t mask = bcl_bloom_mask(h[i], k);
+            uint64_t *w = bcl_local_addr(bcl_bloom_word(b, h[i]));
+            uint64_t old = __atomic_fetch_or(w, mask, __ATOMIC_SEQ_CST);
+            present[i] = (old & mask) == mask;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            uint64_t mask = bcl_bloom_mask(h[i], k);
+            uint64_t *w = bcl_local_addr(bcl_bloom_word(b, h[i]));
+            uint64_t old = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+            present[i] = (old & mask) == mask;
+        }
+    }
+}
 
 /* One chunk: issue n atomics (OR with the masks, or NOOP), one flush. */
 static bcl_status run_chunk(const bcl_bloom *b, const uint64_t *h, size_t n,
@@ -199,6 +236,10 @@ static bcl_status run_chunk(const bcl_bloom *b, const uint64_t *h, size_t n,
 {
     static const uint64_t zero = 0;
     bcl_status st = BCL_OK;
+    if (bcl_rt.transport == BCL_TRANSPORT_SHM) {
+        shm_chunk(b, h, n, present, op);
+        return BCL_OK;
+    }
     for (size_t i = 0; i < n; i++) {
         masks[i] = bcl_bloom_mask(h[i], b->k);
         st = bcl_fetch_op_nb(bcl_bloom_word(b, h[i]), 8, op,

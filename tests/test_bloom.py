@@ -204,3 +204,20 @@ def test_bad_inputs():
 def test_segment_full_is_raised_everywhere():
     with pytest.raises(pybcl.SegmentFull):
         pybcl.BloomFilter(10**13, 1e-6)
+
+
+def test_batch_equals_scalar_sequence_with_collisions():
+    """A crowded filter (many keys share a word) and repeated keys: the
+    batch must answer exactly what the same inserts made one by one answer."""
+    a = pybcl.BloomFilter(200, 0.05)
+    b = pybcl.BloomFilter(200, 0.05)
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 1500, size=6000).astype(np.uint64)   # ~4 repeats each
+    ok = True
+    if R == 0:
+        got = a.insert_many(keys)
+        ref = np.array([b.insert(int(k)) for k in keys])
+        ok = np.array_equal(got, ref) and bool(a.find_many(keys).all())
+        ok &= np.array_equal(a.find_many(np.arange(3000, dtype=np.uint64)),
+                             b.find_many(np.arange(3000, dtype=np.uint64)))
+    assert all_ok(ok)

@@ -7,6 +7,7 @@
 
 #include "bcl_alloc.h"
 #include "bcl_array.h"
+#include "bcl_comm_batch.h"
 
 /* ---- sizing ------------------------------------------------------------- */
 
@@ -229,32 +230,97 @@ static void shm_chunk(const bcl_bloom *b, const uint64_t *h, size_t n, uint8_t *
     }
 }
 
-/* One chunk: issue n atomics (OR with the masks, or NOOP), one flush. */
-static bcl_status run_chunk(const bcl_bloom *b, const uint64_t *h, size_t n,
-                            uint8_t *present, bcl_atomic_op op, uint64_t *masks,
-                            uint64_t *olds)
+/* Scratch of one batch call (rma path). */
+#define TABLE (2 * CHUNK)          /* power of two >= 2 * CHUNK */
+typedef struct {
+    uint64_t w[CHUNK], mask[CHUNK];        /* per key: global word, bits      */
+    uint32_t pend[CHUNK], next[CHUNK];     /* keys still to issue             */
+    uint32_t sel[CHUNK], idx[CHUNK];       /* this round; position -> key    */
+    uint64_t off[CHUNK], ops[CHUNK], res[CHUNK];   /* per position            */
+    uint64_t tkey[TABLE];                  /* words used in the current round */
+    uint32_t tstamp[TABLE];
+    uint32_t round;
+    size_t *count;                         /* nprocs + 1                      */
+} rma_scratch;
+
+/* 1 if word w is new in this round (and record it), 0 if already there. */
+static int round_claim(rma_scratch *s, uint64_t w)
 {
-    static const uint64_t zero = 0;
-    bcl_status st = BCL_OK;
-    if (bcl_rt.transport == BCL_TRANSPORT_SHM) {
-        shm_chunk(b, h, n, present, op);
-        return BCL_OK;
+    size_t slot = (size_t)(bcl_hash_avalanche(w) & (TABLE - 1));
+    while (s->tstamp[slot] == s->round) {
+        if (s->tkey[slot] == w)
+            return 0;
+        slot = (slot + 1) & (TABLE - 1);
     }
+    s->tstamp[slot] = s->round;
+    s->tkey[slot] = w;
+    return 1;
+}
+
+/* rma: one indexed get_accumulate per target rank and round, one flush per
+ * chunk.  A word repeated in the chunk goes to a later round (MPI orders
+ * the rounds' accumulates on that word), so a batch still behaves like the
+ * same operations made one by one. */
+static bcl_status rma_chunk(const bcl_bloom *b, const uint64_t *h, size_t n,
+                            uint8_t *present, bcl_atomic_op op, rma_scratch *s)
+{
+    const int P = b->nprocs;
     for (size_t i = 0; i < n; i++) {
-        masks[i] = bcl_bloom_mask(h[i], b->k);
-        st = bcl_fetch_op_nb(bcl_bloom_word(b, h[i]), 8, op,
-                             op == BCL_OP_OR ? (const void *)&masks[i] : (const void *)&zero,
-                             &olds[i]);
-        if (st != BCL_OK)
-            break;
+        s->w[i] = (uint64_t)(((unsigned __int128)h[i] * b->nwords) >> 64);
+        s->mask[i] = bcl_bloom_mask(h[i], b->k);
+        s->pend[i] = (uint32_t)i;
+    }
+    size_t npend = n, pos = 0;
+    bcl_status st = BCL_OK;
+    while (npend > 0 && st == BCL_OK) {
+        if (++s->round == 0) {           /* stamps wrapped: start afresh */
+            memset(s->tstamp, 0, sizeof s->tstamp);
+            s->round = 1;
+        }
+        size_t nsel = 0, nnext = 0;
+        for (size_t j = 0; j < npend; j++) {
+            uint32_t i = s->pend[j];
+            if (round_claim(s, s->w[i]))
+                s->sel[nsel++] = i;
+            else
+                s->next[nnext++] = i;
+        }
+        /* counting sort of the round's keys by owner rank */
+        memset(s->count, 0, (size_t)(P + 1) * sizeof *s->count);
+        for (size_t j = 0; j < nsel; j++)
+            s->count[s->w[s->sel[j]] / b->words_per_rank + 1]++;
+        for (int r = 0; r < P; r++)
+            s->count[r + 1] += s->count[r];
+        for (size_t j = 0; j < nsel; j++) {
+            uint32_t i = s->sel[j];
+            uint64_t r = s->w[i] / b->words_per_rank;
+            size_t p = pos + s->count[r]++;
+            s->idx[p] = i;
+            s->off[p] = b->offsets[r] + (s->w[i] - r * b->words_per_rank) * 8u;
+            s->ops[p] = op == BCL_OP_OR ? s->mask[i] : 0;
+        }
+        /* count[r] is now the end of rank r's run */
+        size_t begin = 0;
+        for (int r = 0; r < P && st == BCL_OK; r++) {
+            size_t end = s->count[r];
+            if (end > begin)
+                st = bcl_fetch_op_indexed_nb(r, s->off + pos + begin, end - begin, op,
+                                             s->ops + pos + begin, s->res + pos + begin);
+            begin = end;
+        }
+        pos += nsel;
+        memcpy(s->pend, s->next, nnext * sizeof *s->next);
+        npend = nnext;
     }
     bcl_status fst = bcl_flush();
     if (st != BCL_OK)
         return st;
     if (fst != BCL_OK)
         return fst;
-    for (size_t i = 0; i < n; i++)
-        present[i] = (olds[i] & masks[i]) == masks[i];
+    for (size_t p = 0; p < n; p++) {
+        uint32_t i = s->idx[p];
+        present[i] = (s->res[p] & s->mask[i]) == s->mask[i];
+    }
     return BCL_OK;
 }
 
@@ -265,10 +331,18 @@ static bcl_status many(const bcl_bloom *b, const void *keys, size_t n, size_t ke
         return not_created();
     if (n == 0)
         return BCL_OK;
-    uint64_t *buf = malloc(3 * sizeof(uint64_t) * CHUNK);
-    if (!buf)
+    const int shm = bcl_rt.transport == BCL_TRANSPORT_SHM;
+    uint64_t *hs = malloc(sizeof(uint64_t) * CHUNK);
+    rma_scratch *s = shm ? NULL : calloc(1, sizeof *s);
+    size_t *count = shm ? NULL : malloc(sizeof(size_t) * ((size_t)b->nprocs + 1));
+    if (!hs || (!shm && (!s || !count))) {
+        free(hs);
+        free(s);
+        free(count);
         return bcl_set_error(BCL_ERR_NOMEM, "out of memory for a batch buffer");
-    uint64_t *hs = buf, *masks = buf + CHUNK, *olds = buf + 2 * CHUNK;
+    }
+    if (s)
+        s->count = count;
     const unsigned char *kp = keys;
     bcl_status st = BCL_OK;
     for (size_t done = 0; done < n && st == BCL_OK; done += CHUNK) {
@@ -293,9 +367,14 @@ static bcl_status many(const bcl_bloom *b, const void *keys, size_t n, size_t ke
             }
             h = hs;
         }
-        st = run_chunk(b, h, m, present + done, op, masks, olds);
+        if (shm)
+            shm_chunk(b, h, m, present + done, op);
+        else
+            st = rma_chunk(b, h, m, present + done, op, s);
     }
-    free(buf);
+    free(hs);
+    free(s);
+    free(count);
     return st;
 }
 

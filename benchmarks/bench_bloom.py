@@ -9,7 +9,8 @@ per transport, scalar insert/find in us per op (keys owned by the remote rank,
 and random keys: half local, half remote), insert_many/find_many in keys/s;
 beside them the floor (one MPI_Fetch_and_op(MPI_BOR) + MPI_Win_flush for an
 insert, one MPI_Fetch_and_op(MPI_NO_OP) + flush for a find) from the same run,
-and the ratios against the issue's targets:
+and the ratios against the issue's targets (the floor also reports the rma
+batch shape pybcl uses: one indexed MPI_Get_accumulate per target and chunk):
   rma scalar <= 1.3 x floor;  shm scalar <= 0.3 x the (rma) floor;
   batched >= 5 x the scalar rate of the same transport;
   reference BCL C++: insert 1.30 us, find 0.58 us.
@@ -46,32 +47,39 @@ def worker(args):
     batch = rng.integers(1, 2**63, size=args.batch_keys, dtype=np.int64).astype(np.uint64)
     out = {}
 
-    def per_op(fn, keys):
+    best = {}
+
+    def per_op(fn, keys, name):
         vals = []
         for _ in range(args.reps):
             t = time.perf_counter()
             for k in keys:
                 fn(k)
             vals.append((time.perf_counter() - t) / len(keys) * 1e6)
+        best[name] = min(vals)
         return statistics.median(vals)
 
-    def rate(fn):
+    def rate(fn, name):
         vals = []
         for _ in range(args.reps):
             t = time.perf_counter()
             fn(batch)
             vals.append(len(batch) / (time.perf_counter() - t))
+        best[name] = max(vals)
         return statistics.median(vals)
 
     pybcl.barrier()
     if r == 0:
-        per_op(bf.insert, mixed[: len(mixed) // 10])           # warm-up
-        out["insert_us_remote"] = per_op(bf.insert, remote)
-        out["find_us_remote"] = per_op(bf.find, remote)
-        out["insert_us_mixed"] = per_op(bf.insert, mixed)
-        out["find_us_mixed"] = per_op(bf.find, mixed)
-        out["insert_many_keys_per_s"] = rate(bf.insert_many)
-        out["find_many_keys_per_s"] = rate(bf.find_many)
+        per_op(bf.insert, mixed[: len(mixed) // 10], "warm-up")
+        del best["warm-up"]
+        for name, fn, keys in (("insert_us_remote", bf.insert, remote),
+                               ("find_us_remote", bf.find, remote),
+                               ("insert_us_mixed", bf.insert, mixed),
+                               ("find_us_mixed", bf.find, mixed)):
+            out[name] = per_op(fn, keys, name)
+        out["insert_many_keys_per_s"] = rate(bf.insert_many, "insert_many_keys_per_s")
+        out["find_many_keys_per_s"] = rate(bf.find_many, "find_many_keys_per_s")
+        out["best_of_reps"] = best
         # the empty Python loop, for reference
         t = time.perf_counter()
         for k in mixed:
@@ -90,6 +98,32 @@ def run(cmd, env=None):
     if p.returncode != 0:
         sys.exit(f"failed: {' '.join(cmd)}\n{p.stdout}\n{p.stderr}")
     return p.stdout
+
+
+def ratios_of(res, fl, pick):
+    ratios = {}
+    for tr, full in res["transports"].items():
+        m = pick(full)
+        rr = {}
+        for op, fkey in (("insert", "fetch_or_flush"), ("find", "atomic_read_flush")):
+            for where in ("remote", "mixed"):
+                rr[f"{op}_{where}_x_floor"] = m[f"{op}_us_{where}"] / fl[f"{fkey}_{where}"]
+            rr[f"{op}_mixed_x_bcl_cpp"] = m[f"{op}_us_mixed"] / TARGETS[f"bcl_cpp_{op}_us"]
+            scalar_rate = 1e6 / m[f"{op}_us_mixed"]
+            rr[f"{op}_many_x_scalar_rate"] = m[f"{op}_many_keys_per_s"] / scalar_rate
+            if tr == "rma":   # per-key time vs the same batch shape in raw MPI
+                gkey = "bor" if op == "insert" else "noop"
+                rr[f"{op}_many_us_per_key_x_floor_indexed"] = (
+                    1e6 / m[f"{op}_many_keys_per_s"]) / fl[f"indexed_get_accumulate_{gkey}_mixed"]
+        limit = TARGETS["rma_scalar_max_x_floor" if tr == "rma" else "shm_scalar_max_x_floor"]
+        rr["scalar_target_x_floor"] = limit
+        rr["scalar_meets_target"] = all(rr[f"{op}_{w}_x_floor"] <= limit
+                                        for op in ("insert", "find")
+                                        for w in ("remote", "mixed"))
+        rr["batched_meets_target"] = all(rr[f"{op}_many_x_scalar_rate"] >= 5.0
+                                         for op in ("insert", "find"))
+        ratios[tr] = rr
+    return ratios
 
 
 def driver(args):
@@ -113,25 +147,9 @@ def driver(args):
                    "--batch-keys", str(args.batch_keys)], env=env)
         line = [ln for ln in out.splitlines() if ln.startswith("BENCH_JSON ")][0]
         res["transports"][tr] = json.loads(line[len("BENCH_JSON "):])
-    fl = floor["rma_us_per_op"]
-    ratios = {}
-    for tr, m in res["transports"].items():
-        rr = {}
-        for op, fkey in (("insert", "fetch_or_flush"), ("find", "atomic_read_flush")):
-            for where in ("remote", "mixed"):
-                rr[f"{op}_{where}_x_floor"] = m[f"{op}_us_{where}"] / fl[f"{fkey}_{where}"]
-            rr[f"{op}_mixed_x_bcl_cpp"] = m[f"{op}_us_mixed"] / TARGETS[f"bcl_cpp_{op}_us"]
-            scalar_rate = 1e6 / m[f"{op}_us_mixed"]
-            rr[f"{op}_many_x_scalar_rate"] = m[f"{op}_many_keys_per_s"] / scalar_rate
-        limit = TARGETS["rma_scalar_max_x_floor" if tr == "rma" else "shm_scalar_max_x_floor"]
-        rr["scalar_target_x_floor"] = limit
-        rr["scalar_meets_target"] = all(rr[f"{op}_{w}_x_floor"] <= limit
-                                        for op in ("insert", "find")
-                                        for w in ("remote", "mixed"))
-        rr["batched_meets_target"] = all(rr[f"{op}_many_x_scalar_rate"] >= 5.0
-                                         for op in ("insert", "find"))
-        ratios[tr] = rr
-    res["ratios"] = ratios
+    res["ratios"] = {"median": ratios_of(res, floor["rma_us_per_op"], lambda m: m),
+                     "best_of_reps": ratios_of(res, floor["rma_us_per_op_best_of_reps"],
+                                               lambda m: m["best_of_reps"])}
     text = json.dumps(res, indent=1)
     print(text)
     if args.out:

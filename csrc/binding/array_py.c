@@ -352,8 +352,9 @@ static PyObject *array_local(ArrayObject *self, PyObject *noargs)
 {
     if (check_created(self) < 0)
         return NULL;
-    if (!bcl_rt.initialized) {
-        PyErr_SetString(bclpy_Error, "pybcl is not initialised (finalized?)");
+    if (!bcl_rt.initialized || self->a.epoch != bcl_rt.local_base) {
+        PyErr_Format(bclpy_Error, "%s.local(): pybcl was finalized since the array "
+                     "was created", tname(self));
         return NULL;
     }
     if (self->a.host >= 0 && self->a.host != bcl_rt.rank)

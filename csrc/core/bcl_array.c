@@ -6,6 +6,14 @@
 
 #include "bcl_alloc.h"
 
+static bcl_status not_usable(const bcl_array *a)
+{
+    if (a->offsets && bcl_rt.initialized && a->epoch == bcl_rt.local_base)
+        return BCL_OK;
+    return bcl_set_error(BCL_ERR_STATE, "the array was not created, or pybcl was "
+                         "finalized since");
+}
+
 bcl_status bcl_block_alloc(size_t local_bytes, uint64_t *offsets)
 {
     BCL_REQUIRE_INIT();
@@ -70,6 +78,7 @@ static bcl_status array_init(bcl_array *a, int host, uint64_t size, size_t elem_
     a->offsets = calloc((size_t)P, sizeof *a->offsets);
     if (!a->offsets)
         return bcl_set_error(BCL_ERR_NOMEM, "out of memory for %d block offsets", P);
+    a->epoch = bcl_rt.local_base;
     bcl_status st = bcl_block_alloc((size_t)count * elem_size, a->offsets);
     if (st != BCL_OK) {
         free(a->offsets);
@@ -94,7 +103,7 @@ bcl_status bcl_array_create(bcl_array *a, int host, uint64_t size, size_t elem_s
 
 void bcl_array_destroy(bcl_array *a)
 {
-    if (a->offsets && bcl_rt.initialized && a->nprocs == bcl_rt.nprocs) {
+    if (a->offsets && bcl_rt.initialized && a->epoch == bcl_rt.local_base) {
         uint64_t off = a->offsets[bcl_rt.rank];
         if (off && bcl_alloc_is_block(off))
             bcl_free(off);
@@ -127,6 +136,9 @@ static bcl_gptr elem_ptr(const bcl_array *a, uint64_t i)
 
 bcl_status bcl_array_ptr(const bcl_array *a, uint64_t i, bcl_gptr *out)
 {
+    bcl_status st = not_usable(a);
+    if (st != BCL_OK)
+        return st;
     if (i >= a->size)
         return bcl_set_error(BCL_ERR_BOUNDS, "index %llu is out of range for an array "
                              "of %llu elements", (unsigned long long)i,
@@ -135,10 +147,12 @@ bcl_status bcl_array_ptr(const bcl_array *a, uint64_t i, bcl_gptr *out)
     return BCL_OK;
 }
 
+
 static bcl_status check_range(const bcl_array *a, uint64_t start, uint64_t count)
 {
-    if (!a->offsets)
-        return bcl_set_error(BCL_ERR_STATE, "the array was not created");
+    bcl_status st = not_usable(a);
+    if (st != BCL_OK)
+        return st;
     if (start > a->size || count > a->size - start)
         return bcl_set_error(BCL_ERR_BOUNDS, "range [%llu, %llu) is out of range for "
                              "an array of %llu elements", (unsigned long long)start,
@@ -190,8 +204,9 @@ bcl_status bcl_array_put(const bcl_array *a, uint64_t start, uint64_t count,
 static bcl_status strided_io(const bcl_array *a, int64_t start, int64_t step,
                              uint64_t count, unsigned char *buf, int is_put)
 {
-    if (!a->offsets)
-        return bcl_set_error(BCL_ERR_STATE, "the array was not created");
+    bcl_status ust = not_usable(a);
+    if (ust != BCL_OK)
+        return ust;
     if (count == 0)
         return BCL_OK;
     int64_t last = start + step * (int64_t)(count - 1);

@@ -38,6 +38,7 @@ typedef struct bcl_array {
     int host;               /* Array: the host rank; DArray: -1              */
     int nprocs;
     uint64_t *offsets;      /* per rank: start of its block (0 = none)       */
+    const void *epoch;      /* bcl_rt.local_base at creation (see bcl_bloom) */
 } bcl_array;
 
 /* Collective constructors.  host in [0, nprocs). */

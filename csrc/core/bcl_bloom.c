@@ -9,6 +9,11 @@
 #include "bcl_array.h"
 #include "bcl_comm_batch.h"
 
+static int usable(const bcl_bloom *b)
+{
+    return b->offsets && bcl_rt.initialized && b->epoch == bcl_rt.local_base;
+}
+
 /* ---- sizing ------------------------------------------------------------- */
 
 #define IMAX 400                 /* keys per block tracked exactly          */
@@ -145,6 +150,7 @@ bcl_status bcl_bloom_create(bcl_bloom *b, uint64_t expected_items, double fpr)
     b->offsets = calloc((size_t)P, sizeof *b->offsets);
     if (!b->offsets)
         return bcl_set_error(BCL_ERR_NOMEM, "out of memory for %d offsets", P);
+    b->epoch = bcl_rt.local_base;
     st = bcl_block_alloc((size_t)b->words_per_rank * 8u, b->offsets);
     if (st != BCL_OK) {
         free(b->offsets);
@@ -155,7 +161,7 @@ bcl_status bcl_bloom_create(bcl_bloom *b, uint64_t expected_items, double fpr)
 
 void bcl_bloom_destroy(bcl_bloom *b)
 {
-    if (b->offsets && bcl_rt.initialized && b->nprocs == bcl_rt.nprocs) {
+    if (usable(b)) {
         uint64_t off = b->offsets[bcl_rt.rank];
         if (off && bcl_alloc_is_block(off))
             bcl_free(off);
@@ -168,12 +174,14 @@ void bcl_bloom_destroy(bcl_bloom *b)
 
 static bcl_status not_created(void)
 {
-    return bcl_set_error(BCL_ERR_STATE, "the Bloom filter was not created");
+    return bcl_set_error(BCL_ERR_STATE, "the Bloom filter was not created, or pybcl "
+                         "was finalized since");
 }
+
 
 bcl_status bcl_bloom_insert_hash(const bcl_bloom *b, uint64_t h, int *present)
 {
-    if (!b->offsets)
+    if (!usable(b))
         return not_created();
     uint64_t mask = bcl_bloom_mask(h, b->k), old;
     bcl_gptr w = bcl_bloom_word(b, h);
@@ -189,7 +197,7 @@ bcl_status bcl_bloom_insert_hash(const bcl_bloom *b, uint64_t h, int *present)
 
 bcl_status bcl_bloom_find_hash(const bcl_bloom *b, uint64_t h, int *present)
 {
-    if (!b->offsets)
+    if (!usable(b))
         return not_created();
     uint64_t mask = bcl_bloom_mask(h, b->k), old;
     bcl_gptr w = bcl_bloom_word(b, h);
@@ -327,7 +335,7 @@ static bcl_status rma_chunk(const bcl_bloom *b, const uint64_t *h, size_t n,
 static bcl_status many(const bcl_bloom *b, const void *keys, size_t n, size_t keysize,
                        int hashed, uint8_t *present, bcl_atomic_op op)
 {
-    if (!b->offsets)
+    if (!usable(b))
         return not_created();
     if (n == 0)
         return BCL_OK;

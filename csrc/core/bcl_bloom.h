@@ -12,11 +12,12 @@
  *            sees "not present" (the one whose OR came first).
  *   find   = one atomic load (fetch_op NOOP) of the word.
  *
- * Batches (insert_many / find_many) issue the atomics of a chunk with the
- * non-blocking forms and complete them with one flush.  Within a batch the
- * atomics to one word are applied in issue order (MPI's default
- * accumulate_ordering; program order on shm), so a batch behaves exactly
- * like the same inserts made one by one.
+ * Batches (insert_many / find_many) go by chunks of 2048 keys with one
+ * flush per chunk.  On rma the chunk is grouped by owner and each owner
+ * gets ONE indexed get_accumulate (bcl_comm_batch.h) per round; a word that
+ * repeats in the chunk is deferred to a later round, and MPI orders the
+ * rounds' atomics on that word, so a batch behaves exactly like the same
+ * inserts made one by one.  On shm the CPU atomics are done inline.
  *
  * Sizing (bcl_bloom_plan): the false-positive rate of a blocked filter is
  * the Poisson mixture over the number i of keys that landed in a query's
@@ -49,6 +50,8 @@ typedef struct bcl_bloom {
     int k;
     int nprocs;
     uint64_t *offsets;          /* per rank: start of its words              */
+    const void *epoch;          /* bcl_rt.local_base at creation: a filter   */
+                                /* outliving finalize() is never used again  */
 } bcl_bloom;
 
 /* Predicted false-positive rate of n keys in `nwords` 64-bit blocks with k

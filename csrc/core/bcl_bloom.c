@@ -220,20 +220,23 @@ bcl_status bcl_bloom_find_hash(const bcl_bloom *b, uint64_t h, int *present)
 static void shm_chunk(const bcl_bloom *b, const uint64_t *h, size_t n, uint8_t *present,
                       bcl_atomic_op op)
 {
+    enum { AHEAD = 8 };
     const int k = b->k;
-    if (op == BCL_OP_OR) {
-        for (size_t i = 0; i < n; i++) {
-            uint64_t mask = bcl_bloom_mask(h[i], k);
-            uint64_t *w = bcl_local_addr(bcl_bloom_word(b, h[i]));
-            uint64_t old = __atomic_fetch_or(w, mask, __ATOMIC_SEQ_CST);
-            present[i] = (old & mask) == mask;
+    uint64_t *addr[AHEAD];
+    /* prefetch the word AHEAD keys ahead: the atomics are latency-bound */
+    for (size_t i = 0; i < n + AHEAD; i++) {
+        if (i >= AHEAD) {      /* key j = i - AHEAD: its slot is reused below */
+            size_t j = i - AHEAD;
+            uint64_t mask = bcl_bloom_mask(h[j], k);
+            uint64_t *w = addr[j % AHEAD];
+            uint64_t old = op == BCL_OP_OR ? __atomic_fetch_or(w, mask, __ATOMIC_SEQ_CST)
+                                           : __atomic_load_n(w, __ATOMIC_SEQ_CST);
+            present[j] = (old & mask) == mask;
         }
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            uint64_t mask = bcl_bloom_mask(h[i], k);
+        if (i < n) {
             uint64_t *w = bcl_local_addr(bcl_bloom_word(b, h[i]));
-            uint64_t old = __atomic_load_n(w, __ATOMIC_SEQ_CST);
-            present[i] = (old & mask) == mask;
+            __builtin_prefetch(w, 1, 3);
+            addr[i % AHEAD] = w;
         }
     }
 }
@@ -274,7 +277,9 @@ static bcl_status rma_chunk(const bcl_bloom *b, const uint64_t *h, size_t n,
 {
     const int P = b->nprocs;
     for (size_t i = 0; i < n; i++) {
-        s->w[i] = (uint64_t)(((unsigned __int128)h[i] * b->nwords) >> 64);
+        uint64_t r, l;
+        bcl_bloom_place(b, h[i], &r, &l);
+        s->w[i] = r * b->words_per_rank + l;   /* global word index */
         s->mask[i] = bcl_bloom_mask(h[i], b->k);
         s->pend[i] = (uint32_t)i;
     }

@@ -3,7 +3,7 @@
  *
  * The filter is an array of 64-bit words distributed block-wise over the
  * ranks (words_per_rank words each).  A key's 64-bit hash h picks ONE word
- * (multiply-high of h by the word count) and a pattern of k DISTINCT bits in
+ * (uniformly: bcl_bloom_place) and a pattern of k DISTINCT bits in
  * it (6-bit chunks of a re-mix of h, duplicates skipped).  So:
  *
  *   insert = one fetch_and_or(word, mask); the key was "already present" iff
@@ -103,12 +103,24 @@ static inline uint64_t bcl_bloom_mask(uint64_t h, int k)
     return mask;
 }
 
+/* Owner rank and word index in the owner's block of hash h: h is read as a
+ * fraction in [0, 1) and split in mixed radix (nprocs, words_per_rank) with
+ * two multiply-highs -- uniform like multiply-high by nwords, without a
+ * 64-bit division on the hot path. */
+static inline void bcl_bloom_place(const bcl_bloom *b, uint64_t h, uint64_t *rank,
+                                   uint64_t *local)
+{
+    unsigned __int128 x = (unsigned __int128)h * (uint64_t)b->nprocs;
+    *rank = (uint64_t)(x >> 64);
+    *local = (uint64_t)(((unsigned __int128)(uint64_t)x * b->words_per_rank) >> 64);
+}
+
 /* Word of hash h, as a global pointer. */
 static inline bcl_gptr bcl_bloom_word(const bcl_bloom *b, uint64_t h)
 {
-    uint64_t w = (uint64_t)(((unsigned __int128)h * b->nwords) >> 64);
-    uint64_t r = w / b->words_per_rank;
-    return bcl_gptr_make((int)r, b->offsets[r] + (w - r * b->words_per_rank) * 8u);
+    uint64_t r, l;
+    bcl_bloom_place(b, h, &r, &l);
+    return bcl_gptr_make((int)r, b->offsets[r] + l * 8u);
 }
 
 /* Single operations on a key's hash; *present = all k bits were set. */

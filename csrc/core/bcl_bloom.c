@@ -217,13 +217,14 @@ bcl_status bcl_bloom_find_hash(const bcl_bloom *b, uint64_t h, int *present)
  * CPU atomics, so the batch loop does them inline (same operations, same
  * seq_cst order) instead of one bcl_fetch_op_nb call per key.  The words
  * were range-checked when the filter was created. */
-static void shm_chunk(const bcl_bloom *b, const uint64_t *h, size_t n, uint8_t *present,
-                      bcl_atomic_op op)
+static void shm_chunk(const bcl_bloom *b, uint64_t *const *words, const uint64_t *h,
+                      size_t n, uint8_t *present, bcl_atomic_op op)
 {
     enum { AHEAD = 8 };
     const int k = b->k;
     uint64_t *addr[AHEAD];
-    /* prefetch the word AHEAD keys ahead: the atomics are latency-bound */
+    /* words[r] = rank r's first filter word, mapped here: no branch on the
+     * (random) owner; prefetch AHEAD keys ahead, the atomics are latency-bound */
     for (size_t i = 0; i < n + AHEAD; i++) {
         if (i >= AHEAD) {      /* key j = i - AHEAD: its slot is reused below */
             size_t j = i - AHEAD;
@@ -234,7 +235,9 @@ static void shm_chunk(const bcl_bloom *b, const uint64_t *h, size_t n, uint8_t *
             present[j] = (old & mask) == mask;
         }
         if (i < n) {
-            uint64_t *w = bcl_local_addr(bcl_bloom_word(b, h[i]));
+            uint64_t r, l;
+            bcl_bloom_place(b, h[i], &r, &l);
+            uint64_t *w = words[r] + l;
             __builtin_prefetch(w, 1, 3);
             addr[i % AHEAD] = w;
         }
@@ -348,14 +351,18 @@ static bcl_status many(const bcl_bloom *b, const void *keys, size_t n, size_t ke
     uint64_t *hs = malloc(sizeof(uint64_t) * CHUNK);
     rma_scratch *s = shm ? NULL : calloc(1, sizeof *s);
     size_t *count = shm ? NULL : malloc(sizeof(size_t) * ((size_t)b->nprocs + 1));
-    if (!hs || (!shm && (!s || !count))) {
+    uint64_t **words = shm ? malloc(sizeof(uint64_t *) * (size_t)b->nprocs) : NULL;
+    if (!hs || (!shm && (!s || !count)) || (shm && !words)) {
         free(hs);
         free(s);
         free(count);
+        free(words);
         return bcl_set_error(BCL_ERR_NOMEM, "out of memory for a batch buffer");
     }
     if (s)
         s->count = count;
+    for (int r = 0; shm && r < b->nprocs; r++)
+        words[r] = bcl_local_addr(bcl_gptr_make(r, b->offsets[r]));
     const unsigned char *kp = keys;
     bcl_status st = BCL_OK;
     for (size_t done = 0; done < n && st == BCL_OK; done += CHUNK) {
@@ -381,13 +388,14 @@ static bcl_status many(const bcl_bloom *b, const void *keys, size_t n, size_t ke
             h = hs;
         }
         if (shm)
-            shm_chunk(b, h, m, present + done, op);
+            shm_chunk(b, words, h, m, present + done, op);
         else
             st = rma_chunk(b, h, m, present + done, op, s);
     }
     free(hs);
     free(s);
     free(count);
+    free(words);
     return st;
 }
 

@@ -41,6 +41,10 @@ def async_progress():
 
 
 def set_mpi_defaults():
-    """Defaults for MPICH, applied before MPI_Init (see docs/progress.md)."""
-    if async_progress():
-        os.environ.setdefault("MPIR_CVAR_ASYNC_PROGRESS", "1")
+    """Defaults for MPICH, applied before MPI_Init.
+
+    Deliberately none today: docs/progress.md measured every MPICH/UCX knob
+    we could find (async progress thread, polls-before-yield, UCX transports,
+    binding) and none made oversubscribed runs faster; the C core's own
+    yielding waits do.  PYBCL_ASYNC_PROGRESS starts pybcl's progress thread
+    (bcl_runtime.c), not MPICH's, which was slower in every case."""

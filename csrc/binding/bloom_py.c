@@ -140,17 +140,8 @@ static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
         goto out;
     if (parse_plan_args(n_obj, fpr_obj, &n, &fpr) < 0)
         goto out;
-    if (bclpy_elemtype_init(&self->kt, kt_obj, "key_type") < 0) {
-        /* make sure the message names the argument */
-        PyObject *type, *val, *tb;
-        PyErr_Fetch(&type, &val, &tb);
-        PyErr_Format(PyExc_TypeError, "key_type: %R is not a NumPy dtype, bytes, str or "
-                     "object (%S)", kt_obj, val ? val : Py_None);
-        Py_XDECREF(type);
-        Py_XDECREF(val);
-        Py_XDECREF(tb);
+    if (bclpy_elemtype_init(&self->kt, kt_obj, "key_type") < 0)
         goto out;
-    }
     self->fast = FAST_NONE;
     if (self->kt.kind == BCLPY_FIXED && !PyDataType_ISBYTESWAPPED(self->kt.dtype)) {
         if (self->kt.dtype->type_num == NPY_UINT64)

@@ -68,9 +68,9 @@ mpicc = find_mpicc()
 inc, libdirs, libs, mpi_cflags, mpi_ldflags = split_flags(wrapper_flags(mpicc))
 debug = os.environ.get("PYBCL_DEBUG_BUILD") == "1"
 sanitize = os.environ.get("PYBCL_SANITIZE")          # e.g. "address,undefined"
-cflags = ["-std=gnu11", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
+cflags = ["-std=gnu11", "-pthread", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
           "-Wno-cast-function-type", "-Wno-unused-parameter", "-O0" if debug else "-O2", "-g"]
-ldflags = []
+ldflags = ["-pthread"]
 if sanitize:
     cflags += [f"-fsanitize={sanitize}", "-fno-omit-frame-pointer"]
     ldflags += [f"-fsanitize={sanitize}"]

@@ -1,7 +1,9 @@
 """Shared test set-up.
 
-Serial runs (`pytest`) skip the tests marked `mpi`; MPI runs
-(`mpiexec -n N python -m pytest --with-mpi`) run everything on every rank.
+The suite runs as `python -m pytest --with-mpi` (one rank) and as
+`mpiexec -n N python -m pytest --with-mpi`: every test runs on every rank;
+`@pytest.mark.mpi(min_size=k)` needs k ranks; `@pytest.mark.serial_only`
+tests launch their own mpiexec and run in the one-rank pass only.
 Tests that can fail on one rank only should agree on the outcome before
 asserting (see `all_ok`), so a failure never leaves peers in a barrier.
 """
@@ -14,6 +16,16 @@ import pybcl
 def all_ok(flag):
     """True on every rank iff `flag` is true on every rank (collective)."""
     return bool(pybcl.allreduce(np.array([1 if flag else 0], dtype=np.int64), "min")[0])
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "serial_only: launches its own mpiexec; runs only in a one-rank pass")
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("serial_only") and pybcl.nprocs() > 1:
+        pytest.skip("launches its own mpiexec: runs in the one-rank pass")
 
 
 @pytest.fixture(autouse=True)

@@ -2,12 +2,111 @@
 #include "bcl_comm.h"
 
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* MPI counts are ints: move larger blocks in pieces of this many bytes. */
 #define MAX_CHUNK ((size_t)1 << 30)
 
 static int is_shm(void) { return bcl_rt.transport == BCL_TRANSPORT_SHM; }
+
+/* ---- waiting without starving the target ------------------------------
+ * MPI's blocking calls busy-poll.  When ranks outnumber cores, a rank
+ * spinning in MPI_Win_flush or MPI_Barrier holds the core the target needs
+ * to make progress, and every op costs a scheduler time slice (~10 ms,
+ * docs/progress.md).  In that case ("patient" mode) we wait in our own loop:
+ * poll, then sched_yield(), then sleep 1 us between polls.  The constants
+ * are the measured optimum of benchmarks/floor/oversub.c. */
+#define WAIT_SPIN_POLLS 32u
+#define WAIT_YIELD_POLLS 64u
+#define RELAX_SPIN_POLLS 4u
+#define RELAX_YIELD_POLLS 16u
+
+static int patient(void) { return bcl_rt.oversubscribed; }
+
+static void back_off(unsigned fails, unsigned spin, unsigned yield)
+{
+    if (fails <= spin)
+        return;
+    if (fails <= spin + yield) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = { 0, 1000 };
+    nanosleep(&ts, NULL);
+}
+
+static bcl_status wait_all(int n, MPI_Request *rq)
+{
+    int next = 0;   /* requests before `next` are complete */
+    for (unsigned fails = 1;; fails++) {
+        while (next < n) {
+            int done = 0;
+            BCL_MPI_CHECK("MPI_Test", MPI_Test(&rq[next], &done, MPI_STATUS_IGNORE));
+            if (!done)
+                break;
+            next++;
+        }
+        if (next == n)
+            return BCL_OK;
+        back_off(fails, WAIT_SPIN_POLLS, WAIT_YIELD_POLLS);
+    }
+}
+
+/* Wait, yielding, until the target has executed everything we sent it: an
+ * atomic read of its (never written) word 0 is ordered after our earlier
+ * accumulates, and by the time it returns the target has been progressing,
+ * so the MPI_Win_flush that makes puts/gets complete no longer stalls. */
+static bcl_status patient_probe(int rank, MPI_Request *rq, uint64_t *sink)
+{
+    BCL_MPI_CHECK("MPI_Rget_accumulate",
+                  MPI_Rget_accumulate(NULL, 0, MPI_UINT64_T, sink, 1, MPI_UINT64_T, rank,
+                                      0, 1, MPI_UINT64_T, MPI_NO_OP, bcl_rt.win, rq));
+    return BCL_OK;
+}
+
+/* MPI_Win_flush_all of MPICH 4.0.2 (ch4:ucx, shared-memory UCX transports)
+ * was seen to return before puts were complete at their target: pipelined
+ * hash map inserts then saw READY buckets whose key had not landed yet
+ * (duplicates in 10 of 30 runs); MPI_Win_flush per rank never showed it.
+ * So we flush every rank one by one. */
+static bcl_status flush_each_rank(void)
+{
+    for (int r = 0; r < bcl_rt.nprocs; r++)
+        BCL_MPI_CHECK("MPI_Win_flush", MPI_Win_flush(r, bcl_rt.win));
+    return BCL_OK;
+}
+
+static bcl_status patient_flush_rank(int rank)
+{
+    MPI_Request rq;
+    uint64_t sink;
+    bcl_status st = patient_probe(rank, &rq, &sink);
+    if (st == BCL_OK)
+        st = wait_all(1, &rq);
+    if (st != BCL_OK)
+        return st;
+    BCL_MPI_CHECK("MPI_Win_flush", MPI_Win_flush(rank, bcl_rt.win));
+    return BCL_OK;
+}
+
+static bcl_status patient_flush_all(void)
+{
+    int n = bcl_rt.nprocs;
+    MPI_Request *rq = malloc((size_t)n * sizeof *rq);
+    uint64_t *sink = malloc((size_t)n * sizeof *sink);
+    bcl_status st = rq && sink ? BCL_OK
+                               : bcl_set_error(BCL_ERR_NOMEM, "flush: out of memory");
+    int issued = 0;
+    for (; st == BCL_OK && issued < n; issued++)
+        st = patient_probe(issued, &rq[issued], &sink[issued]);
+    if (st == BCL_OK)
+        st = wait_all(issued, rq);
+    free(rq);
+    free(sink);
+    return st == BCL_OK ? flush_each_rank() : st;
+}
 
 bcl_status bcl_check_range(bcl_gptr p, size_t nbytes)
 {
@@ -100,6 +199,8 @@ bcl_status bcl_get(void *dst, bcl_gptr src, size_t nbytes)
     bcl_status st = bcl_get_nb(dst, src, nbytes);
     if (st != BCL_OK || is_shm())
         return st;
+    if (patient())
+        return patient_flush_rank(src.rank);
     BCL_MPI_CHECK("MPI_Win_flush_local", MPI_Win_flush_local(src.rank, bcl_rt.win));
     return BCL_OK;
 }
@@ -109,6 +210,8 @@ bcl_status bcl_put_detached(bcl_gptr dst, const void *src, size_t nbytes)
     bcl_status st = bcl_put_nb(dst, src, nbytes);
     if (st != BCL_OK || is_shm())
         return st;
+    if (patient())
+        return patient_flush_rank(dst.rank);
     BCL_MPI_CHECK("MPI_Win_flush_local", MPI_Win_flush_local(dst.rank, bcl_rt.win));
     return BCL_OK;
 }
@@ -223,11 +326,30 @@ static word to_word(uint64_t v, int width)
 
 static uint64_t from_word(word w, int width) { return width == 4 ? w.u32 : w.u64; }
 
+/* Blocking fetch-op in patient mode: a request we can wait on while yielding. */
+static bcl_status patient_fetch_op(bcl_gptr p, int width, bcl_atomic_op op,
+                                   const void *in, void *out)
+{
+    MPI_Request rq;
+    BCL_MPI_CHECK("MPI_Rget_accumulate",
+                  MPI_Rget_accumulate(in, 1, mpi_uint(width), out, 1, mpi_uint(width),
+                                      p.rank, (MPI_Aint)p.offset, 1, mpi_uint(width),
+                                      mpi_op(op), bcl_rt.win, &rq));
+    return wait_all(1, &rq);
+}
+
 bcl_status bcl_fetch_op(bcl_gptr p, int width, bcl_atomic_op op, uint64_t operand,
                         uint64_t *old)
 {
     word in = to_word(operand, width), out = { 0 };
-    bcl_status st = bcl_fetch_op_nb(p, width, op, &in, &out);
+    bcl_status st;
+    if (!is_shm() && patient()) {
+        if ((st = check_atomic(p, width)) == BCL_OK &&
+            (st = patient_fetch_op(p, width, op, &in, &out)) == BCL_OK && old)
+            *old = from_word(out, width);
+        return st;
+    }
+    st = bcl_fetch_op_nb(p, width, op, &in, &out);
     if (st == BCL_OK && !is_shm())
         st = bcl_flush_rank(p.rank);
     if (st == BCL_OK && old)
@@ -275,7 +397,9 @@ bcl_status bcl_flush(void)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         return BCL_OK;
     }
-    BCL_MPI_CHECK("MPI_Win_flush_all", MPI_Win_flush_all(bcl_rt.win));
+    if (patient())
+        return patient_flush_all();
+    return flush_each_rank();
     return BCL_OK;
 }
 
@@ -286,6 +410,8 @@ bcl_status bcl_flush_rank(int rank)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         return BCL_OK;
     }
+    if (patient())
+        return patient_flush_rank(rank);
     BCL_MPI_CHECK("MPI_Win_flush", MPI_Win_flush(rank, bcl_rt.win));
     return BCL_OK;
 }
@@ -299,7 +425,14 @@ bcl_status bcl_barrier(void)
      * loads/stores of its own segment with the RMA others completed before
      * the barrier (MPI-3 11.7: needed even in the unified model). */
     BCL_MPI_CHECK("MPI_Win_sync", MPI_Win_sync(bcl_rt.win));
-    BCL_MPI_CHECK("MPI_Barrier", MPI_Barrier(bcl_rt.comm));
+    if (patient()) {
+        MPI_Request rq;
+        BCL_MPI_CHECK("MPI_Ibarrier", MPI_Ibarrier(bcl_rt.comm, &rq));
+        if ((st = wait_all(1, &rq)) != BCL_OK)
+            return st;
+    } else {
+        BCL_MPI_CHECK("MPI_Barrier", MPI_Barrier(bcl_rt.comm));
+    }
     BCL_MPI_CHECK("MPI_Win_sync", MPI_Win_sync(bcl_rt.win));
     return BCL_OK;
 }
@@ -321,7 +454,10 @@ void bcl_relax(unsigned *spins)
 {
     if (!is_shm())
         bcl_progress();
-    if (++*spins % 64u == 0)
+    ++*spins;
+    if (patient())
+        back_off(*spins, RELAX_SPIN_POLLS, RELAX_YIELD_POLLS);
+    else if (*spins % 64u == 0)
         sched_yield();
 }
 

@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bcl_alloc.h"
+#include "bcl_progress.h"
 
 bcl_runtime bcl_rt;
 
@@ -53,8 +55,11 @@ static bcl_status ensure_mpi(void)
     return BCL_OK;
 }
 
-/* All ranks on one node <=> the shared-memory split keeps everybody. */
-static bcl_status all_on_one_node(MPI_Comm comm, int nprocs, int *answer)
+/* All ranks on one node <=> the shared-memory split keeps everybody.  Also
+ * tells whether this node runs more ranks than it has cores: MPI's blocking
+ * calls busy-poll, and then a waiting rank starves the one it waits for. */
+static bcl_status inspect_node(MPI_Comm comm, int nprocs, int *one_node,
+                               int *oversubscribed)
 {
     MPI_Comm node;
     int node_size;
@@ -65,7 +70,16 @@ static bcl_status all_on_one_node(MPI_Comm comm, int nprocs, int *answer)
     MPI_Comm_free(&node);
     if (rc != MPI_SUCCESS)
         return bcl_mpi_error("MPI_Comm_size", rc);
-    *answer = (node_size == nprocs);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    *one_node = (node_size == nprocs);
+    *oversubscribed = cores > 0 && node_size > cores;
+    /* PYBCL_WAIT=patient|spin overrides the guess (for benchmarks, or for
+     * nodes whose cores are shared with other jobs). */
+    const char *wait = getenv("PYBCL_WAIT");
+    if (wait && !strcmp(wait, "patient"))
+        *oversubscribed = 1;
+    else if (wait && !strcmp(wait, "spin"))
+        *oversubscribed = 0;
     return BCL_OK;
 }
 
@@ -124,7 +138,8 @@ static bcl_status create_shm_window(void)
 static bcl_status choose_transport(bcl_transport requested, bcl_transport *out)
 {
     int one_node = 0;
-    bcl_status st = all_on_one_node(bcl_rt.comm, bcl_rt.nprocs, &one_node);
+    bcl_status st = inspect_node(bcl_rt.comm, bcl_rt.nprocs, &one_node,
+                                 &bcl_rt.oversubscribed);
     if (st != BCL_OK)
         return st;
     if (requested == BCL_TRANSPORT_SHM && !one_node)
@@ -156,6 +171,10 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
 
     if ((st = choose_transport(transport, &bcl_rt.transport)) != BCL_OK)
         return st;
+    /* One policy for the whole job: the barrier is MPI_Ibarrier under it and
+     * MPI_Barrier otherwise, and the two never match each other. */
+    BCL_MPI_CHECK("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, &bcl_rt.oversubscribed, 1,
+                                                 MPI_INT, MPI_MAX, bcl_rt.comm));
     st = bcl_rt.transport == BCL_TRANSPORT_SHM ? create_shm_window()
                                                : create_rma_window();
     if (st != BCL_OK)
@@ -168,6 +187,10 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
     if ((st = bcl_alloc(sizeof(uint64_t), 64, &bcl_rt.free_stack)) != BCL_OK)
         return st;
     memset(bcl_rt.local_base + bcl_rt.free_stack, 0, sizeof(uint64_t));
+    /* Only the rma transport needs the target's CPU to complete operations. */
+    if (bcl_rt.async_progress && bcl_rt.transport == BCL_TRANSPORT_RMA &&
+        (st = bcl_progress_thread_start(20)) != BCL_OK)
+        return st;
     /* Nobody touches a peer's segment before the peer has finished setting it up. */
     BCL_MPI_CHECK("MPI_Barrier", MPI_Barrier(bcl_rt.comm));
     return BCL_OK;
@@ -205,6 +228,7 @@ bcl_status bcl_finalize(void)
         return BCL_OK;
     }
     bcl_status st = BCL_OK;
+    bcl_progress_thread_stop();
     int rc = MPI_Win_unlock_all(bcl_rt.win);
     if (rc == MPI_SUCCESS)
         rc = MPI_Barrier(bcl_rt.comm);

@@ -40,6 +40,8 @@ typedef struct bcl_runtime {
     int nprocs;
     bcl_transport transport;
     int async_progress;       /* PYBCL_ASYNC_PROGRESS was asked for          */
+    int oversubscribed;       /* more ranks on this node than cores: waits   */
+                              /* must yield the CPU (docs/progress.md)       */
     MPI_Win win;
     size_t segment_size;      /* bytes per rank, identical on every rank     */
     unsigned char *local_base;

@@ -1,0 +1,600 @@
+/*
+ * msgpack_py.c -- pybcl.packb / pybcl.unpackb / pybcl.hash64.
+ *
+ * packb output is byte-identical to msgpack.packb(obj, use_bin_type=True)
+ * for the supported types, so keys encode the same on every rank and in
+ * either library.  Speed matters (containers pack every key and value), so
+ * the walkers dispatch on exact types first, never parse arguments
+ * internally, and build lists/dicts pre-sized.  Nothing in the pack walk
+ * runs Python code, so borrowed references from lists and dicts stay valid.
+ */
+#include "bclpy.h"
+
+#include "msgpack_py.h"
+#include "../core/bcl_hash.h"
+
+/* ----------------------------------------------------------------- packing */
+
+static int pack_obj(bcl_mp_writer *w, PyObject *o, int depth);
+
+/* Turn a failed write into a Python exception; returns -1. */
+static int pack_fail(bcl_status st)
+{
+    if (st == BCL_ERR_NOMEM)
+        PyErr_NoMemory();
+    else
+        PyErr_Format(PyExc_ValueError, "pybcl.packb: %s", bcl_last_error());
+    return -1;
+}
+
+#define PACK_TRY(call)                                                        \
+    do {                                                                      \
+        bcl_status st_ = (call);                                              \
+        if (st_ != BCL_OK)                                                    \
+            return pack_fail(st_);                                            \
+    } while (0)
+
+/* Replace the pending exception with one naming the value (error path only,
+ * so a method call is fine; huge ints are not printed, their repr may be
+ * megabytes or even refused by int_max_str_digits). */
+static int int_range_error(PyObject *o)
+{
+    PyObject *bits;
+    long long nbits;
+
+    PyErr_Clear();
+    bits = PyObject_CallMethod(o, "bit_length", NULL);
+    nbits = bits ? PyLong_AsLongLong(bits) : -1;
+    Py_XDECREF(bits);
+    PyErr_Clear();
+    if (nbits >= 0 && nbits <= 256)
+        PyErr_Format(PyExc_OverflowError,
+                     "pybcl.packb: integer %R is out of range for msgpack "
+                     "(must be in [-2**63, 2**64-1])", o);
+    else
+        PyErr_Format(PyExc_OverflowError,
+                     "pybcl.packb: integer of %lld bits is out of range for "
+                     "msgpack (must be in [-2**63, 2**64-1])", nbits);
+    return -1;
+}
+
+static int pack_int(bcl_mp_writer *w, PyObject *o)
+{
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+
+    if (overflow == 0) {
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        PACK_TRY(bcl_mp_write_int64(w, (int64_t)v));
+        return 0;
+    }
+    if (overflow > 0) {     /* above int64: may still fit uint64 */
+        unsigned long long u = PyLong_AsUnsignedLongLong(o);
+        if (u == (unsigned long long)-1 && PyErr_Occurred())
+            return int_range_error(o);
+        PACK_TRY(bcl_mp_write_uint64(w, (uint64_t)u));
+        return 0;
+    }
+    return int_range_error(o);
+}
+
+static int pack_bytes(bcl_mp_writer *w, const void *p, Py_ssize_t n)
+{
+    PACK_TRY(bcl_mp_write_bin(w, p, (size_t)n));
+    return 0;
+}
+
+static int pack_str(bcl_mp_writer *w, PyObject *o)
+{
+    const char *s;
+    Py_ssize_t n;
+
+    /* Compact ASCII strings are their own UTF-8: skip the function call. */
+    if (PyUnicode_IS_COMPACT_ASCII(o)) {
+        s = (const char *)PyUnicode_DATA(o);
+        n = PyUnicode_GET_LENGTH(o);
+    } else {
+        s = PyUnicode_AsUTF8AndSize(o, &n);   /* lone surrogates raise */
+        if (!s)
+            return -1;
+    }
+    PACK_TRY(bcl_mp_write_str(w, s, (size_t)n));
+    return 0;
+}
+
+static int depth_error(void)
+{
+    PyErr_Format(PyExc_ValueError,
+                 "pybcl.packb: nesting deeper than %d levels "
+                 "(or a reference cycle)", BCL_MP_MAX_DEPTH);
+    return -1;
+}
+
+static int pack_items(bcl_mp_writer *w, PyObject *const *items, Py_ssize_t n,
+                      int depth)
+{
+    Py_ssize_t i;
+
+    if (depth >= BCL_MP_MAX_DEPTH)
+        return depth_error();
+    PACK_TRY(bcl_mp_write_array_header(w, (size_t)n));
+    for (i = 0; i < n; i++)
+        if (pack_obj(w, items[i], depth + 1) < 0)
+            return -1;
+    return 0;
+}
+
+static int pack_dict(bcl_mp_writer *w, PyObject *o, int depth)
+{
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+
+    if (depth >= BCL_MP_MAX_DEPTH)
+        return depth_error();
+    PACK_TRY(bcl_mp_write_map_header(w, (size_t)PyDict_GET_SIZE(o)));
+    while (PyDict_Next(o, &pos, &k, &v)) {   /* insertion order */
+        if (pack_obj(w, k, depth + 1) < 0 || pack_obj(w, v, depth + 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int pack_buffer(bcl_mp_writer *w, PyObject *o)
+{
+    Py_buffer view;
+    int rc;
+
+    if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0)   /* contiguous only */
+        return -1;
+    rc = pack_bytes(w, view.buf, view.len);
+    PyBuffer_Release(&view);
+    return rc;
+}
+
+/* NumPy integer/bool scalars are common in k-mer code; msgpack-python
+ * refuses them, we encode them as the equivalent Python value. */
+static int pack_numpy_scalar(bcl_mp_writer *w, PyObject *o)
+{
+    PyObject *i;
+    int rc;
+
+    if (PyArray_IsScalar(o, Bool)) {
+        int t = PyObject_IsTrue(o);
+        if (t < 0)
+            return -1;
+        PACK_TRY(bcl_mp_write_bool(w, t));
+        return 0;
+    }
+    if (PyArray_IsScalar(o, Floating)) {
+        double d = PyFloat_AsDouble(o);
+        if (d == -1.0 && PyErr_Occurred())
+            return -1;
+        PACK_TRY(bcl_mp_write_double(w, d));
+        return 0;
+    }
+    i = PyNumber_Index(o);      /* numpy.integer */
+    if (!i)
+        return -1;
+    rc = pack_int(w, i);
+    Py_DECREF(i);
+    return rc;
+}
+
+/* Subclasses of the supported types and the other bytes-like objects: the
+ * slow path, after the exact-type checks of pack_obj. */
+static int pack_other(bcl_mp_writer *w, PyObject *o, int depth)
+{
+    if (PyBool_Check(o)) {     /* bool is an int subclass: test it first */
+        PACK_TRY(bcl_mp_write_bool(w, o == Py_True));
+        return 0;
+    }
+    if (PyLong_Check(o))
+        return pack_int(w, o);
+    if (PyFloat_Check(o)) {
+        PACK_TRY(bcl_mp_write_double(w, PyFloat_AS_DOUBLE(o)));
+        return 0;
+    }
+    if (PyUnicode_Check(o))
+        return pack_str(w, o);
+    if (PyBytes_Check(o))
+        return pack_bytes(w, PyBytes_AS_STRING(o), PyBytes_GET_SIZE(o));
+    if (PyByteArray_Check(o))
+        return pack_bytes(w, PyByteArray_AS_STRING(o),
+                          PyByteArray_GET_SIZE(o));
+    if (PyMemoryView_Check(o))
+        return pack_buffer(w, o);
+    if (PyDict_Check(o))
+        return pack_dict(w, o, depth);
+    if (PyList_Check(o))
+        return pack_items(w, ((PyListObject *)o)->ob_item,
+                          PyList_GET_SIZE(o), depth);
+    if (PyTuple_Check(o))
+        return pack_items(w, ((PyTupleObject *)o)->ob_item,
+                          PyTuple_GET_SIZE(o), depth);
+    if (PyArray_IsScalar(o, Integer) || PyArray_IsScalar(o, Bool) ||
+        PyArray_IsScalar(o, Floating))
+        return pack_numpy_scalar(w, o);
+    PyErr_Format(PyExc_TypeError,
+                 "pybcl.packb: cannot serialize object of type '%.200s'",
+                 Py_TYPE(o)->tp_name);
+    return -1;
+}
+
+static int pack_obj(bcl_mp_writer *w, PyObject *o, int depth)
+{
+    PyTypeObject *t = Py_TYPE(o);
+
+    /* Most frequent types first; exact checks are one pointer compare. */
+    if (t == &PyLong_Type)
+        return pack_int(w, o);
+    if (t == &PyUnicode_Type)
+        return pack_str(w, o);
+    if (t == &PyFloat_Type) {
+        PACK_TRY(bcl_mp_write_double(w, PyFloat_AS_DOUBLE(o)));
+        return 0;
+    }
+    if (t == &PyBytes_Type)
+        return pack_bytes(w, PyBytes_AS_STRING(o), PyBytes_GET_SIZE(o));
+    if (t == &PyDict_Type)
+        return pack_dict(w, o, depth);
+    if (t == &PyList_Type)
+        return pack_items(w, ((PyListObject *)o)->ob_item,
+                          PyList_GET_SIZE(o), depth);
+    if (t == &PyTuple_Type)
+        return pack_items(w, ((PyTupleObject *)o)->ob_item,
+                          PyTuple_GET_SIZE(o), depth);
+    if (o == Py_None) {
+        PACK_TRY(bcl_mp_write_nil(w));
+        return 0;
+    }
+    if (o == Py_True || o == Py_False) {
+        PACK_TRY(bcl_mp_write_bool(w, o == Py_True));
+        return 0;
+    }
+    return pack_other(w, o, depth);
+}
+
+int bclpy_pack(bcl_mp_writer *w, PyObject *obj)
+{
+    return pack_obj(w, obj, 0);
+}
+
+/* packb reuses one writer buffer across calls (the GIL is held for the whole
+ * call and nothing in the walk runs Python code), so a typical call does no
+ * malloc besides the result bytes.  Buffers that grew big are released so a
+ * single huge packb does not pin memory. */
+#define PACKB_KEEP_CAP (1u << 20)
+static bcl_mp_writer packb_writer;
+static int packb_busy;
+
+static PyObject *py_packb(PyObject *self, PyObject *obj)
+{
+    bcl_mp_writer local, *w = &packb_writer;
+    PyObject *res = NULL;
+
+    (void)self;
+    if (packb_busy) {           /* defensive: re-entered somehow */
+        bcl_mp_writer_init(&local);
+        w = &local;
+    }
+    packb_busy++;
+    bcl_mp_writer_reset(w);
+    if (pack_obj(w, obj, 0) == 0)
+        res = PyBytes_FromStringAndSize((const char *)w->buf,
+                                        (Py_ssize_t)w->len);
+    packb_busy--;
+    if (w == &local || w->cap > PACKB_KEEP_CAP)
+        bcl_mp_writer_free(w);
+    return res;
+}
+
+/* --------------------------------------------------------------- unpacking */
+
+static PyObject *decode_error(void)
+{
+    PyErr_Format(PyExc_ValueError, "pybcl.unpackb: %s", bcl_last_error());
+    return NULL;
+}
+
+/* Map keys repeat (record field names), so short ASCII keys are cached:
+ * a hit skips the allocation and the dict's string hashing (the cached
+ * object carries its hash).  Direct-mapped, keyed by XXH64 of the bytes. */
+#define KEYCACHE_SLOTS 512
+#define KEYCACHE_MAXLEN 32
+static PyObject *keycache[KEYCACHE_SLOTS];
+
+static PyObject *decode_key_str(const unsigned char *p, uint32_t n)
+{
+    PyObject *s, **slot;
+
+    if (n > KEYCACHE_MAXLEN)
+        return PyUnicode_DecodeUTF8((const char *)p, n, NULL);
+    slot = &keycache[bcl_hash64(p, n, 0) & (KEYCACHE_SLOTS - 1)];
+    s = *slot;
+    if (s && PyUnicode_GET_LENGTH(s) == (Py_ssize_t)n &&
+        memcmp(PyUnicode_DATA(s), p, n) == 0) {
+        Py_INCREF(s);
+        return s;
+    }
+    s = PyUnicode_DecodeUTF8((const char *)p, n, NULL);
+    /* Only compact ASCII: their PyUnicode_DATA equals the UTF-8 bytes,
+     * which the memcmp above relies on. */
+    if (s && PyUnicode_IS_COMPACT_ASCII(s) && PyObject_Hash(s) != -1) {
+        Py_INCREF(s);
+        Py_XSETREF(*slot, s);
+    }
+    return s;
+}
+
+/* Counts and ids are mostly small: ints below SMALLINT_CACHE are shared
+ * objects (CPython itself only caches up to 256), saving an allocation and
+ * a free per value. */
+#define SMALLINT_CACHE 1024
+static PyObject *smallints[SMALLINT_CACHE];
+
+static inline PyObject *small_uint(uint64_t v)
+{
+    PyObject *o = smallints[v];
+    if (!o) {
+        o = PyLong_FromLong((long)v);
+        if (!o)
+            return NULL;
+        smallints[v] = o;       /* the cache keeps this reference */
+    }
+    Py_INCREF(o);
+    return o;
+}
+
+static PyObject *unpack_array(bcl_mp_reader *r, uint32_t n, int depth);
+static PyObject *unpack_map(bcl_mp_reader *r, uint32_t n, int depth);
+
+/* One object.  Inlined into the array/map loops (a call per item was a
+ * measurable share of unpacking time); containers recurse through the
+ * out-of-line unpack_array / unpack_map. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline PyObject *unpack_item(bcl_mp_reader *r, int depth, int is_key)
+{
+    bcl_mp_item it;
+
+    if (bcl_mp_read(r, &it) != BCL_OK)
+        return decode_error();
+    switch (it.type) {
+    case BCL_MP_UINT:
+        if (it.v.u < SMALLINT_CACHE)
+            return small_uint(it.v.u);
+        if (it.v.u <= (uint64_t)LONG_MAX)
+            return PyLong_FromLong((long)it.v.u);
+        return PyLong_FromUnsignedLongLong(it.v.u);
+    case BCL_MP_INT:
+        /* PyLong_FromLong has a one-digit fast path FromLongLong lacks */
+        if (it.v.i >= LONG_MIN && it.v.i <= LONG_MAX)
+            return PyLong_FromLong((long)it.v.i);
+        return PyLong_FromLongLong(it.v.i);
+    case BCL_MP_STR:
+        if (is_key)
+            return decode_key_str(it.ptr, it.len);
+        return PyUnicode_DecodeUTF8((const char *)it.ptr, it.len, NULL);
+    case BCL_MP_FLOAT:
+        return PyFloat_FromDouble(it.v.f);
+    case BCL_MP_BIN:
+        return PyBytes_FromStringAndSize((const char *)it.ptr, it.len);
+    case BCL_MP_NIL:
+        Py_RETURN_NONE;
+    case BCL_MP_BOOL:
+        return PyBool_FromLong(it.v.b);
+    case BCL_MP_ARRAY:
+    case BCL_MP_MAP:
+        break;
+    }
+    /* Same limit as bcl_mp_validate: bounds this recursion's C stack. */
+    if (depth >= BCL_MP_MAX_DEPTH) {
+        PyErr_Format(PyExc_ValueError,
+                     "pybcl.unpackb: nesting deeper than %d levels at "
+                     "offset %zu", BCL_MP_MAX_DEPTH, r->pos);
+        return NULL;
+    }
+    if (it.type == BCL_MP_ARRAY)
+        return unpack_array(r, it.len, depth);
+    return unpack_map(r, it.len, depth);
+}
+
+static PyObject *unpack_obj(bcl_mp_reader *r, int depth, int is_key)
+{
+    return unpack_item(r, depth, is_key);
+}
+
+static PyObject *unpack_array(bcl_mp_reader *r, uint32_t n, int depth)
+{
+    /* n <= remaining bytes (checked by the reader): a safe pre-size. */
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    uint32_t i;
+
+    if (!list)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        PyObject *item = unpack_item(r, depth + 1, 0);
+        if (!item) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, item);
+    }
+    return list;
+}
+
+static PyObject *new_dict(uint32_t n)
+{
+#if PY_VERSION_HEX < 0x030D0000
+    if (n > 5)      /* presizing avoids rehash growth of bigger maps */
+        return _PyDict_NewPresized((Py_ssize_t)n);
+#else
+    (void)n;
+#endif
+    return PyDict_New();
+}
+
+static PyObject *unpack_map(bcl_mp_reader *r, uint32_t n, int depth)
+{
+    PyObject *dict = new_dict(n);
+    uint32_t i;
+
+    if (!dict)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        PyObject *k, *v;
+        int rc;
+
+        k = unpack_item(r, depth + 1, 1);
+        if (!k)
+            goto fail;
+        if (PyList_CheckExact(k) || PyDict_CheckExact(k)) {
+            PyErr_Format(PyExc_ValueError,
+                         "pybcl.unpackb: unhashable map key of type '%s' at "
+                         "offset %zu",
+                         Py_TYPE(k)->tp_name, r->pos);
+            Py_DECREF(k);
+            goto fail;
+        }
+        v = unpack_item(r, depth + 1, 0);
+        if (!v) {
+            Py_DECREF(k);
+            goto fail;
+        }
+        rc = PyDict_SetItem(dict, k, v);
+        Py_DECREF(k);
+        Py_DECREF(v);
+        if (rc < 0)
+            goto fail;
+    }
+    return dict;
+fail:
+    Py_DECREF(dict);
+    return NULL;
+}
+
+PyObject *bclpy_unpack(const unsigned char *data, size_t len)
+{
+    bcl_mp_reader r;
+    PyObject *obj;
+
+    bcl_mp_reader_init(&r, data, len);
+    obj = unpack_obj(&r, 0, 0);
+    if (obj && r.pos != len) {
+        Py_DECREF(obj);
+        PyErr_Format(PyExc_ValueError,
+                     "pybcl.unpackb: %zu trailing bytes after the object "
+                     "(offset %zu)", len - r.pos, r.pos);
+        return NULL;
+    }
+    return obj;
+}
+
+static PyObject *py_unpackb(PyObject *self, PyObject *data)
+{
+    Py_buffer view;
+    PyObject *res;
+
+    (void)self;
+    if (PyBytes_CheckExact(data))   /* common case: no buffer export */
+        return bclpy_unpack((const unsigned char *)PyBytes_AS_STRING(data),
+                            (size_t)PyBytes_GET_SIZE(data));
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    res = bclpy_unpack((const unsigned char *)view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    return res;
+}
+
+/* ----------------------------------------------------------------- hashing */
+
+static int parse_seed(PyObject *o, uint64_t *seed)
+{
+    unsigned long long s;
+
+    *seed = 0;
+    if (!o)
+        return 0;
+    s = PyLong_AsUnsignedLongLong(o);   /* TypeError / OverflowError */
+    if (s == (unsigned long long)-1 && PyErr_Occurred())
+        return -1;
+    *seed = s;
+    return 0;
+}
+
+static PyObject *py_hash64(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"data", "seed", NULL};
+    Py_buffer view;
+    PyObject *seed_obj = NULL;
+    uint64_t seed, h;
+
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*|O:hash64", kwlist, &view,
+                                     &seed_obj))
+        return NULL;
+    if (parse_seed(seed_obj, &seed) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    if (view.len > (1 << 16)) {     /* big inputs: let other threads run */
+        Py_BEGIN_ALLOW_THREADS
+        h = bcl_hash64(view.buf, (size_t)view.len, seed);
+        Py_END_ALLOW_THREADS
+    } else {
+        h = bcl_hash64(view.buf, (size_t)view.len, seed);
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromUnsignedLongLong(h);
+}
+
+static PyObject *py_hash_u64(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"x", "seed", NULL};
+    PyObject *x_obj, *seed_obj = NULL;
+    unsigned long long x;
+    uint64_t seed;
+
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:hash_u64", kwlist, &x_obj,
+                                     &seed_obj))
+        return NULL;
+    x = PyLong_AsUnsignedLongLong(x_obj);
+    if (x == (unsigned long long)-1 && PyErr_Occurred())
+        return NULL;
+    if (parse_seed(seed_obj, &seed) < 0)
+        return NULL;
+    return PyLong_FromUnsignedLongLong(bcl_hash_u64(x, seed));
+}
+
+PyMethodDef bclpy_msgpack_methods[] = {
+    {"packb", (PyCFunction)py_packb, METH_O,
+     "packb(obj) -> bytes\n\n"
+     "Serialize obj to msgpack; identical to msgpack.packb(obj, "
+     "use_bin_type=True).\nSupports None, bool, int in [-2**63, 2**64-1], "
+     "float, str, bytes-like\n(as bin), list/tuple (as array), dict (as "
+     "map)."},
+    {"unpackb", (PyCFunction)py_unpackb, METH_O,
+     "unpackb(data) -> object\n\n"
+     "Deserialize one msgpack object from a bytes-like object. Arrays "
+     "become\nlists, maps dicts, bin bytes. Raises ValueError on malformed, "
+     "truncated\nor trailing input."},
+    {"hash64", (PyCFunction)(void (*)(void))py_hash64,
+     METH_VARARGS | METH_KEYWORDS,
+     "hash64(data, seed=0) -> int\n\n"
+     "XXH64 of a bytes-like object: the deterministic key hash of pybcl "
+     "containers."},
+    {"hash_u64", (PyCFunction)(void (*)(void))py_hash_u64,
+     METH_VARARGS | METH_KEYWORDS,
+     "hash_u64(x, seed=0) -> int\n\n"
+     "hash64 of the 8 little-endian bytes of the uint64 x (fast path)."},
+    {NULL, NULL, 0, NULL}
+};
+
+/* module.c's registration hook for this file. */
+int bclpy_register_msgpack(PyObject *m)
+{
+    return PyModule_AddFunctions(m, bclpy_msgpack_methods);
+}

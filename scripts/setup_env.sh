@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Set up everything pybcl needs on a fresh Debian/Ubuntu machine, idempotently:
+# MPICH (apt), a venv at .venv, mpi4py built against MPICH, and pybcl itself
+# (editable, with the test extras).  Sourced by the README's two commands.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+if ! command -v mpicc.mpich >/dev/null || ! command -v mpiexec.mpich >/dev/null; then
+    echo "== installing MPICH (apt-get)"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq mpich libmpich-dev >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+    echo "== creating .venv"
+    $PY -m venv .venv
+fi
+# shellcheck disable=SC1091
+. .venv/bin/activate
+export MPICC=mpicc.mpich
+if ! python -c "import mpi4py.MPI as M, sys; sys.exit('MPICH' not in M.Get_library_version())" 2>/dev/null; then
+    echo "== building mpi4py against MPICH"
+    pip install -q --upgrade pip
+    pip install -q --no-binary=mpi4py --force-reinstall --no-deps "mpi4py>=3.1"
+fi
+echo "== installing pybcl (editable) with test extras"
+pip install -q -e ".[test]"

@@ -29,7 +29,13 @@
  * succeeds once every later claim has been given back too.  Any later claim
  * that does fit means ours fits as well (counters are monotonic), so the
  * waiting always ends: either we fit after all, or we are last and retreat.
- * Nothing is ever written into a claim that is given back.
+ * Nothing is ever written into a claim that is given back.  A push can be
+ * refused while a concurrent, larger push_many in front of it is being
+ * refused (it then retries a few times when a fresh tail shows room).
+ *
+ * Promises: within one phase every push uses the same promise (and every
+ * pop): a ConProm.push publication (fetch-and-add) can step over the value
+ * an in-order (CAS) publisher of the same phase waits for.
  */
 #ifndef BCL_QUEUE_H
 #define BCL_QUEUE_H

@@ -9,13 +9,15 @@ from . import _env
 _env.set_mpi_defaults()          # must precede MPI_Init (mpi4py import)
 
 from ._core import (                                     # noqa: E402
+    Array, BloomFilter, CircularQueue, DArray, FastQueue,
     ContainerFull, Empty, Error, GlobalPtr, SegmentFull,
     alloc, atomic_load, atomic_store, atomic_swap, barrier, compare_and_swap,
     fetch_and_add, fetch_and_and, fetch_and_or, fetch_and_xor, flush, free,
-    nprocs, progress, rank, rget, rput, transport,
+    hash64, hash_u64, nprocs, packb, progress, rank, rget, rput, transport, unpackb,
 )
 from ._runtime import allreduce, broadcast, comm, finalize, init  # noqa: E402
 from .conprom import ConProm  # noqa: E402
+from .hashmap import HashMap, HashMapBuffer  # noqa: E402
 
 NULL = GlobalPtr(0, 0)
 
@@ -26,6 +28,8 @@ __all__ = [
     "transport", "broadcast", "allreduce",
     "GlobalPtr", "NULL", "alloc", "free", "rget", "rput", "compare_and_swap",
     "fetch_and_add", "fetch_and_or", "fetch_and_and", "fetch_and_xor",
-    "atomic_load", "atomic_store", "atomic_swap",
+    "atomic_load", "atomic_store", "atomic_swap", "packb", "unpackb", "hash64", "hash_u64",
     "Error", "SegmentFull", "ContainerFull", "Empty", "ConProm",
+    "HashMap", "HashMapBuffer", "BloomFilter", "DArray", "Array",
+    "FastQueue", "CircularQueue",
 ]

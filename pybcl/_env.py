@@ -41,10 +41,17 @@ def async_progress():
 
 
 def set_mpi_defaults():
-    """Defaults for MPICH, applied before MPI_Init.
+    """Defaults applied before MPI_Init and before NumPy loads its BLAS.
 
-    Deliberately none today: docs/progress.md measured every MPICH/UCX knob
+    One BLAS thread per rank: OpenBLAS otherwise starts a thread per core in
+    every rank, and its idle threads spin, taking CPU from the MPI ranks that
+    already fill the node (profiled: 11% of a 2-rank run's samples).  The
+    user's own setting wins, and it only takes effect when pybcl is imported
+    before NumPy.
+
+    MPICH itself gets no defaults: docs/progress.md measured every MPICH/UCX knob
     we could find (async progress thread, polls-before-yield, UCX transports,
     binding) and none made oversubscribed runs faster; the C core's own
     yielding waits do.  PYBCL_ASYNC_PROGRESS starts pybcl's progress thread
     (bcl_runtime.c), not MPICH's, which was slower in every case."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

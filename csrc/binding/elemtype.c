@@ -28,18 +28,32 @@ int bclpy_elemtype_init(bclpy_elemtype *t, PyObject *spec, const char *argname)
     /* np.dtype(object) / "O" mean variable-length objects too. */
     t->dtype = bclpy_dtype(spec, argname);
     if (!t->dtype) {
+        /* np.dtype(object) is refused by bclpy_dtype (not plain data) but
+         * means a variable-length object element here.  Keep the original
+         * error (it names argname) for anything else. */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
         PyArray_Descr *d = NULL;
-        if (PyArray_DescrConverter2(spec, &d) && d && d->type_num == NPY_OBJECT) {
-            PyErr_Clear();
-            Py_DECREF(d);
+        int is_object = PyArray_DescrConverter2(spec, &d) && d && d->type_num == NPY_OBJECT;
+        Py_XDECREF(d);
+        if (is_object) {
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(tb);
             t->kind = BCLPY_OBJECT;
             t->slot_size = sizeof(bcl_objref);
             return 0;
         }
-        Py_XDECREF(d);
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError, "%s: %R is not a dtype, bytes, str or object",
-                         argname, spec);
+        PyErr_Clear();
+        if (type && PyErr_GivenExceptionMatches(type, PyExc_TypeError)) {
+            PyErr_Format(PyExc_TypeError, "%s: %R is not a fixed-size NumPy dtype, "
+                         "bytes, str or object", argname, spec);
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(tb);
+        } else {
+            PyErr_Restore(type, value, tb);
+        }
         return -1;
     }
     t->kind = BCLPY_FIXED;

@@ -73,6 +73,13 @@ static bcl_status inspect_node(MPI_Comm comm, int nprocs, int *one_node,
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     *one_node = (node_size == nprocs);
     *oversubscribed = cores > 0 && node_size > cores;
+    /* PYBCL_WAIT=patient|spin overrides the guess (for benchmarks, or for
+     * nodes whose cores are shared with other jobs). */
+    const char *wait = getenv("PYBCL_WAIT");
+    if (wait && !strcmp(wait, "patient"))
+        *oversubscribed = 1;
+    else if (wait && !strcmp(wait, "spin"))
+        *oversubscribed = 0;
     return BCL_OK;
 }
 

@@ -1,0 +1,155 @@
+/*
+ * queue_floor.c -- the raw MPI-3 RMA floor of pybcl's queue operations.
+ *
+ * Each measured sequence is exactly the one pybcl's rma transport issues for
+ * the operation (csrc/core/bcl_queue.c), with no container logic around it:
+ *
+ *   fast_push       MPI_Fetch_and_op(SUM) + flush; MPI_Put 8 B + flush_local
+ *   fast_pop        MPI_Fetch_and_op(SUM) + flush; MPI_Get 8 B + flush_local
+ *   circular_push   Fetch_and_op(SUM) + flush; Put 8 B + flush; CAS + flush
+ *   circular_pop    Fetch_and_op(SUM) + flush; Get 8 B + flush_local; CAS + flush
+ *   fast_push_many  Fetch_and_op(SUM) + flush; Put 8 KiB + flush_local
+ *   circular_push_many  Fetch_and_op + flush; Put 8 KiB + flush; CAS + flush
+ *
+ * Set-up mirrors pybcl: MPI_THREAD_MULTIPLE (what mpi4py asks for),
+ * MPI_Win_allocate on a dup of COMM_WORLD, MPI_Win_lock_all(NOCHECK) once.
+ * Rank 0 issues, rank 1 hosts the queue and waits in MPI_Barrier.  Prints
+ * one JSON object (rank 0): median microseconds per operation over --reps.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK 1024                  /* elements per push_many, int64 */
+#define NSLOTS 65536                /* ring slots (int64) */
+#define DATA_OFF 4096               /* data after the counters */
+
+enum { FAST_PUSH, FAST_POP, CIRC_PUSH, CIRC_POP, FAST_PUSH_MANY, CIRC_PUSH_MANY, NOPS };
+static const char *names[NOPS] = { "fast_push", "fast_pop", "circular_push",
+                                   "circular_pop", "fast_push_many", "circular_push_many" };
+
+static MPI_Win win;
+static int64_t buf[CHUNK];
+static uint64_t ready_expect;       /* the CAS must succeed, as in the queue */
+
+static MPI_Aint slot(uint64_t i) { return DATA_OFF + (MPI_Aint)(i % NSLOTS) * 8; }
+
+static uint64_t claim(MPI_Aint counter, int64_t n)
+{
+    int64_t old;
+    MPI_Fetch_and_op(&n, &old, MPI_INT64_T, 1, counter, MPI_SUM, win);
+    MPI_Win_flush(1, win);
+    return (uint64_t)old;
+}
+
+static void publish(MPI_Aint ready, uint64_t n)
+{
+    uint64_t desired = ready_expect + n, old;
+    MPI_Compare_and_swap(&desired, &ready_expect, &old, MPI_UINT64_T, 1, ready, win);
+    MPI_Win_flush(1, win);
+    ready_expect = desired;
+}
+
+static void op(int k)
+{
+    uint64_t i;
+    switch (k) {
+    case FAST_PUSH:
+        i = claim(64, 1);
+        MPI_Put(buf, 8, MPI_BYTE, 1, slot(i), 8, MPI_BYTE, win);
+        MPI_Win_flush_local(1, win);
+        break;
+    case FAST_POP:
+        i = claim(0, 1);
+        MPI_Get(buf, 8, MPI_BYTE, 1, slot(i), 8, MPI_BYTE, win);
+        MPI_Win_flush_local(1, win);
+        break;
+    case CIRC_PUSH:
+        i = claim(64, 1);
+        MPI_Put(buf, 8, MPI_BYTE, 1, slot(i), 8, MPI_BYTE, win);
+        MPI_Win_flush(1, win);
+        publish(192, 1);
+        break;
+    case CIRC_POP:
+        i = claim(0, 1);
+        MPI_Get(buf, 8, MPI_BYTE, 1, slot(i), 8, MPI_BYTE, win);
+        MPI_Win_flush_local(1, win);
+        publish(128, 1);
+        break;
+    case FAST_PUSH_MANY:
+        i = claim(64, CHUNK);
+        MPI_Put(buf, CHUNK * 8, MPI_BYTE, 1, slot(i - i % CHUNK), CHUNK * 8, MPI_BYTE, win);
+        MPI_Win_flush_local(1, win);
+        break;
+    case CIRC_PUSH_MANY:
+        i = claim(64, CHUNK);
+        MPI_Put(buf, CHUNK * 8, MPI_BYTE, 1, slot(i - i % CHUNK), CHUNK * 8, MPI_BYTE, win);
+        MPI_Win_flush(1, win);
+        publish(192, CHUNK);
+        break;
+    }
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    int provided, rank, nranks, reps = 5, iters = 20000;
+    for (int a = 1; a + 1 < argc; a++) {
+        if (!strcmp(argv[a], "--reps")) reps = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--iters")) iters = atoi(argv[++a]);
+    }
+    if (reps < 1 || reps > 64) reps = 5;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nranks);
+    if (nranks != 2) {
+        if (rank == 0) fprintf(stderr, "queue_floor: run with exactly 2 ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    char *seg;
+    MPI_Win_allocate(DATA_OFF + NSLOTS * 8, 1, MPI_INFO_NULL, comm, &seg, &win);
+    memset(seg, 0, DATA_OFF + NSLOTS * 8);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    MPI_Barrier(comm);
+    double med[NOPS];
+    for (int k = 0; k < NOPS; k++) {
+        double t[64];
+        int n = k >= FAST_PUSH_MANY ? iters / 10 : iters;
+        for (int r = -1; r < reps; r++) {          /* r = -1: warm-up */
+            MPI_Barrier(comm);
+            double t0 = MPI_Wtime();
+            if (rank == 0)
+                for (int j = 0; j < n; j++) op(k);
+            double t1 = MPI_Wtime();
+            MPI_Barrier(comm);
+            if (r >= 0) t[r] = (t1 - t0) * 1e6 / n;
+        }
+        qsort(t, reps, sizeof *t, cmpd);
+        med[k] = t[reps / 2];
+    }
+    MPI_Win_unlock_all(win);
+    if (rank == 0) {
+        char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len;
+        MPI_Get_library_version(ver, &len);
+        for (char *p = ver; *p; p++) if (*p == '\n' || *p == '\t' || *p == '"') *p = ' ';
+        printf("{\"benchmark\": \"queue_floor\", \"mpi\": \"%.60s\", \"reps\": %d, "
+               "\"iters\": %d, \"chunk\": %d, \"us_per_op\": {", ver, reps, iters, CHUNK);
+        for (int k = 0; k < NOPS; k++)
+            printf("\"%s\": %.3f%s", names[k], med[k], k + 1 < NOPS ? ", " : "");
+        printf("}}\n");
+    }
+    MPI_Win_free(&win);
+    MPI_Comm_free(&comm);
+    MPI_Finalize();
+    return 0;
+}

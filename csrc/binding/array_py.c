@@ -1,0 +1,508 @@
+/*
+ * array_py.c -- pybcl.DArray (block-distributed) and pybcl.Array (hosted on
+ * one rank) over csrc/core/bcl_array.h.  Indexing follows NumPy: negative
+ * indices count from the end, slices are clipped, any step works (step 1 is
+ * one pipelined access per owner, other steps one per element); a[i:j] = v
+ * takes an array of the slice's length or one value to broadcast.
+ */
+#include "bclpy.h"
+
+#include <string.h>
+
+#include "../core/bcl_array.h"
+
+typedef struct {
+    PyObject_HEAD
+    bcl_array a;
+    PyArray_Descr *dtype;
+    int created;
+} ArrayObject;
+
+static PyTypeObject DArrayType, ArrayType;
+
+static const char *tname(ArrayObject *self) { return Py_TYPE(self)->tp_name + 6; }
+
+static int check_created(ArrayObject *self)
+{
+    if (!self->created) {
+        PyErr_Format(bclpy_Error, "%s was not initialised", tname(self));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- construction -------------------------------------------------------- */
+
+static PyArray_Descr *array_dtype(PyObject *spec, const char *tn)
+{
+    int var = spec == (PyObject *)&PyBytes_Type || spec == (PyObject *)&PyUnicode_Type ||
+              spec == (PyObject *)&PyBaseObject_Type;
+    if (!var && PyUnicode_Check(spec)) {
+        const char *s = PyUnicode_AsUTF8(spec);
+        if (!s)
+            return NULL;
+        var = !strcmp(s, "bytes") || !strcmp(s, "str") || !strcmp(s, "object") ||
+              !strcmp(s, "O");
+    }
+    if (var) {
+        PyErr_Format(PyExc_TypeError, "dtype: %s holds fixed-size NumPy dtypes only "
+                     "(e.g. 'int64', 'float64', 'S16', a structured dtype), not the "
+                     "variable-length %R", tn, spec);
+        return NULL;
+    }
+    return bclpy_dtype(spec, "dtype");
+}
+
+static int parse_size(PyObject *obj, const char *name, long long *out)
+{
+    if (!PyIndex_Check(obj) || PyBool_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    PyObject *i = PyNumber_Index(obj);
+    if (!i)
+        return -1;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+    Py_DECREF(i);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || v < 0) {
+        PyErr_Format(PyExc_ValueError, "%s must be a non-negative int, got %R", name, obj);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject *dt_obj)
+{
+    if (self->created) {
+        PyErr_Format(PyExc_RuntimeError, "%s is already initialised", tname(self));
+        return -1;
+    }
+    long long size;
+    if (parse_size(size_obj, "size", &size) < 0)
+        return -1;
+    PyObject *dflt = NULL;
+    if (!dt_obj && !(dt_obj = dflt = PyUnicode_FromString("int64")))
+        return -1;
+    PyArray_Descr *dt = array_dtype(dt_obj, tname(self));
+    Py_XDECREF(dflt);
+    if (!dt)
+        return -1;
+    Py_XSETREF(self->dtype, dt);
+    if (bclpy_ensure_init() < 0)
+        return -1;
+    bcl_status st = host < 0
+        ? bcl_darray_create(&self->a, (uint64_t)size, (size_t)PyDataType_ELSIZE(dt))
+        : bcl_array_create(&self->a, host, (uint64_t)size, (size_t)PyDataType_ELSIZE(dt));
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        return -1;
+    }
+    self->created = 1;
+    return 0;
+}
+
+static int darray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = { "size", "dtype", NULL };
+    PyObject *size_obj, *dt_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:DArray", kwlist, &size_obj, &dt_obj))
+        return -1;
+    return array_setup(self, -1, size_obj, dt_obj);
+}
+
+static int harray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = { "host", "size", "dtype", NULL };
+    PyObject *host_obj, *size_obj, *dt_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:Array", kwlist, &host_obj,
+                                     &size_obj, &dt_obj))
+        return -1;
+    long long host;
+    if (parse_size(host_obj, "host", &host) < 0)
+        return -1;
+    if (bclpy_ensure_init() < 0)
+        return -1;
+    if (host >= bcl_rt.nprocs) {
+        PyErr_Format(PyExc_ValueError, "host must be a rank in [0, %d), got %lld",
+                     bcl_rt.nprocs, host);
+        return -1;
+    }
+    return array_setup(self, (int)host, size_obj, dt_obj);
+}
+
+static void array_dealloc(ArrayObject *self)
+{
+    if (self->created)
+        bcl_array_destroy(&self->a);
+    Py_XDECREF(self->dtype);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* ---- indices --------------------------------------------------------------- */
+
+/* Python index (negative counts from the end) -> element number, or -1 with
+ * IndexError / TypeError. */
+static int get_index(ArrayObject *self, PyObject *key, uint64_t *out)
+{
+    if (!PyIndex_Check(key)) {
+        PyErr_Format(PyExc_TypeError, "%s indices must be integers or slices, not %.100s",
+                     tname(self), Py_TYPE(key)->tp_name);
+        return -1;
+    }
+    Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
+    if (i == -1 && PyErr_Occurred())
+        return -1;
+    long long n = (long long)self->a.size;
+    long long j = i < 0 ? (long long)i + n : (long long)i;
+    if (j < 0 || j >= n) {
+        PyErr_Format(PyExc_IndexError, "index %zd is out of bounds for %s of size %lld",
+                     i, tname(self), n);
+        return -1;
+    }
+    *out = (uint64_t)j;
+    return 0;
+}
+
+static int get_slice(ArrayObject *self, PyObject *key, Py_ssize_t *start,
+                     Py_ssize_t *step, Py_ssize_t *count)
+{
+    Py_ssize_t stop;
+    if (PySlice_Unpack(key, start, &stop, step) < 0)
+        return -1;
+    *count = PySlice_AdjustIndices((Py_ssize_t)self->a.size, start, &stop, *step);
+    return 0;
+}
+
+/* ---- a[...] ---------------------------------------------------------------- */
+
+static PyObject *array_getitem(ArrayObject *self, PyObject *key)
+{
+    if (check_created(self) < 0)
+        return NULL;
+    size_t es = self->a.elem_size;
+    bcl_status st;
+    if (PySlice_Check(key)) {
+        Py_ssize_t start, step, count;
+        if (get_slice(self, key, &start, &step, &count) < 0)
+            return NULL;
+        npy_intp dims[1] = { count };
+        Py_INCREF(self->dtype);
+        PyObject *arr = PyArray_SimpleNewFromDescr(1, dims, self->dtype);
+        if (!arr)
+            return NULL;
+        void *data = PyArray_DATA((PyArrayObject *)arr);
+        if (count == 0)
+            return arr;
+        Py_BEGIN_ALLOW_THREADS
+        st = step == 1 ? bcl_array_get(&self->a, (uint64_t)start, (uint64_t)count, data)
+                       : bcl_array_get_strided(&self->a, start, step, (uint64_t)count, data);
+        Py_END_ALLOW_THREADS
+        if (st != BCL_OK) {
+            Py_DECREF(arr);
+            return bclpy_raise(st);
+        }
+        return arr;
+    }
+    uint64_t i;
+    if (get_index(self, key, &i) < 0)
+        return NULL;
+    unsigned char small[256];
+    unsigned char *buf = es <= sizeof small ? small : PyMem_Malloc(es);
+    if (!buf)
+        return PyErr_NoMemory();
+    st = bcl_array_get(&self->a, i, 1, buf);
+    PyObject *r = st == BCL_OK ? bclpy_from_bytes(buf, self->dtype) : bclpy_raise(st);
+    if (buf != small)
+        PyMem_Free(buf);
+    return r;
+}
+
+static int array_setitem(ArrayObject *self, PyObject *key, PyObject *value)
+{
+    if (!value) {
+        PyErr_Format(PyExc_TypeError, "%s elements cannot be deleted", tname(self));
+        return -1;
+    }
+    if (check_created(self) < 0)
+        return -1;
+    size_t es = self->a.elem_size;
+    bcl_status st;
+    if (!PySlice_Check(key)) {
+        uint64_t i;
+        if (get_index(self, key, &i) < 0)
+            return -1;
+        unsigned char small[256];
+        unsigned char *buf = es <= sizeof small ? small : PyMem_Malloc(es);
+        if (!buf) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        int rc = bclpy_to_bytes(value, self->dtype, buf, "value");
+        if (rc == 0) {
+            st = bcl_array_put(&self->a, i, 1, buf);
+            if (st != BCL_OK) {
+                bclpy_raise(st);
+                rc = -1;
+            }
+        }
+        if (buf != small)
+            PyMem_Free(buf);
+        return rc;
+    }
+    Py_ssize_t start, step, count;
+    if (get_slice(self, key, &start, &step, &count) < 0)
+        return -1;
+    Py_INCREF(self->dtype);
+    PyArrayObject *arr = (PyArrayObject *)PyArray_FromAny(
+        value, self->dtype, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
+        NPY_ARRAY_FORCECAST, NULL);
+    if (!arr) {
+        PyObject *type, *val, *tb;
+        PyErr_Fetch(&type, &val, &tb);
+        PyErr_Format(PyExc_TypeError, "value: cannot convert %.100s to %R (%S)",
+                     Py_TYPE(value)->tp_name, (PyObject *)self->dtype,
+                     val ? val : Py_None);
+        Py_XDECREF(type);
+        Py_XDECREF(val);
+        Py_XDECREF(tb);
+        return -1;
+    }
+    npy_intp n = PyArray_SIZE(arr);
+    const void *src = PyArray_DATA(arr);
+    void *bcast = NULL;
+    if (PyArray_NDIM(arr) > 1 || (n != count && n != 1)) {
+        PyErr_Format(PyExc_ValueError, "value: cannot assign %zd element(s) (%d-d) to "
+                     "a slice of %zd", (Py_ssize_t)n, PyArray_NDIM(arr), count);
+        Py_DECREF(arr);
+        return -1;
+    }
+    if (count == 0) {
+        Py_DECREF(arr);
+        return 0;
+    }
+    if (n != count) {   /* broadcast one value */
+        bcast = PyMem_Malloc((size_t)count * es);
+        if (!bcast) {
+            Py_DECREF(arr);
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < count; i++)
+            memcpy((unsigned char *)bcast + (size_t)i * es, src, es);
+        src = bcast;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    st = step == 1 ? bcl_array_put(&self->a, (uint64_t)start, (uint64_t)count, src)
+                   : bcl_array_put_strided(&self->a, start, step, (uint64_t)count, src);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(bcast);
+    Py_DECREF(arr);
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        return -1;
+    }
+    return 0;
+}
+
+static Py_ssize_t array_len(ArrayObject *self)
+{
+    if (check_created(self) < 0)
+        return -1;
+    return (Py_ssize_t)self->a.size;
+}
+
+static PyMappingMethods array_as_mapping = {
+    .mp_length = (lenfunc)array_len,
+    .mp_subscript = (binaryfunc)array_getitem,
+    .mp_ass_subscript = (objobjargproc)array_setitem,
+};
+
+static PySequenceMethods array_as_sequence = {
+    .sq_length = (lenfunc)array_len,
+};
+
+/* ---- methods ----------------------------------------------------------------- */
+
+static PyObject *array_owner(ArrayObject *self, PyObject *key)
+{
+    uint64_t i;
+    if (check_created(self) < 0 || get_index(self, key, &i) < 0)
+        return NULL;
+    return PyLong_FromLong(bcl_array_owner(&self->a, i));
+}
+
+static PyObject *array_ptr(ArrayObject *self, PyObject *key)
+{
+    uint64_t i;
+    bcl_gptr p;
+    if (check_created(self) < 0 || get_index(self, key, &i) < 0)
+        return NULL;
+    bcl_status st = bcl_array_ptr(&self->a, i, &p);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    return bclpy_gptr_new(p, self->dtype);
+}
+
+static PyObject *array_local(ArrayObject *self, PyObject *noargs)
+{
+    if (check_created(self) < 0)
+        return NULL;
+    if (!bcl_rt.initialized || self->a.epoch != bcl_rt.local_base) {
+        PyErr_Format(bclpy_Error, "%s.local(): pybcl was finalized since the array "
+                     "was created", tname(self));
+        return NULL;
+    }
+    if (self->a.host >= 0 && self->a.host != bcl_rt.rank)
+        return PyErr_Format(PyExc_ValueError, "Array.local(): the array is hosted on "
+                            "rank %d, not on this rank (%d)", self->a.host, bcl_rt.rank);
+    uint64_t first, count;
+    bcl_array_local_range(&self->a, bcl_rt.rank, &first, &count);
+    npy_intp dims[1] = { (npy_intp)count };
+    uint64_t off = self->a.offsets[bcl_rt.rank];
+    void *data = off ? bcl_local_addr(bcl_gptr_make(bcl_rt.rank, off)) : NULL;
+    Py_INCREF(self->dtype);
+    if (!data)   /* an empty block: a fresh empty array */
+        return PyArray_SimpleNewFromDescr(1, dims, self->dtype);
+    PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, self->dtype, 1, dims, NULL, data,
+                                         NPY_ARRAY_CARRAY, NULL);
+    if (!arr)
+        return NULL;
+    Py_INCREF(self);
+    if (PyArray_SetBaseObject((PyArrayObject *)arr, (PyObject *)self) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+static PyObject *array_local_range(ArrayObject *self, PyObject *noargs)
+{
+    if (check_created(self) < 0)
+        return NULL;
+    uint64_t first, count;
+    bcl_array_local_range(&self->a, bcl_rt.rank, &first, &count);
+    return Py_BuildValue("(KK)", (unsigned long long)first,
+                         (unsigned long long)(first + count));
+}
+
+static PyObject *array_repr(ArrayObject *self)
+{
+    if (!self->created)
+        return PyUnicode_FromFormat("<pybcl.%s (uninitialised)>", tname(self));
+    if (self->a.host >= 0)
+        return PyUnicode_FromFormat("pybcl.Array(host=%d, size=%llu, dtype=%R)",
+                                    self->a.host, (unsigned long long)self->a.size,
+                                    (PyObject *)self->dtype);
+    return PyUnicode_FromFormat("pybcl.DArray(size=%llu, dtype=%R)",
+                                (unsigned long long)self->a.size, (PyObject *)self->dtype);
+}
+
+static PyObject *array_get_size(ArrayObject *self, void *c)
+{
+    if (check_created(self) < 0)
+        return NULL;
+    return PyLong_FromUnsignedLongLong(self->a.size);
+}
+
+static PyObject *array_get_dtype(ArrayObject *self, void *c)
+{
+    if (check_created(self) < 0)
+        return NULL;
+    Py_INCREF(self->dtype);
+    return (PyObject *)self->dtype;
+}
+
+static PyObject *array_get_host(ArrayObject *self, void *c)
+{
+    if (check_created(self) < 0)
+        return NULL;
+    return PyLong_FromLong(self->a.host);
+}
+
+static PyObject *array_get_block(ArrayObject *self, void *c)
+{
+    if (check_created(self) < 0)
+        return NULL;
+    return PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : self->a.block);
+}
+
+static PyMethodDef array_methods[] = {
+    {"owner", (PyCFunction)array_owner, METH_O, "owner(i) -> rank holding element i."},
+    {"ptr", (PyCFunction)array_ptr, METH_O, "ptr(i) -> GlobalPtr to element i."},
+    {"local", (PyCFunction)array_local, METH_NOARGS,
+     "local() -> NumPy view (no copy) of this rank's elements.  Local stores and "
+     "remote accesses are ordered only by barriers."},
+    {"local_range", (PyCFunction)array_local_range, METH_NOARGS,
+     "local_range() -> (start, stop): global indices of this rank's elements."},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef darray_getset[] = {
+    {"size", (getter)array_get_size, NULL, "Number of elements.", NULL},
+    {"dtype", (getter)array_get_dtype, NULL, "Element dtype.", NULL},
+    {"block", (getter)array_get_block, NULL, "Elements per rank (the last may hold fewer).",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+static PyGetSetDef harray_getset[] = {
+    {"size", (getter)array_get_size, NULL, "Number of elements.", NULL},
+    {"dtype", (getter)array_get_dtype, NULL, "Element dtype.", NULL},
+    {"host", (getter)array_get_host, NULL, "Rank holding the array.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+static PyTypeObject DArrayType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pybcl.DArray",
+    .tp_basicsize = sizeof(ArrayObject),
+    .tp_dealloc = (destructor)array_dealloc,
+    .tp_repr = (reprfunc)array_repr,
+    .tp_as_sequence = &array_as_sequence,
+    .tp_as_mapping = &array_as_mapping,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "DArray(size, dtype='int64'): a 1-D array distributed block-wise over "
+              "the ranks.  Collective.",
+    .tp_methods = array_methods,
+    .tp_getset = darray_getset,
+    .tp_init = (initproc)darray_init,
+    .tp_new = PyType_GenericNew,
+};
+
+static PyTypeObject ArrayType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pybcl.Array",
+    .tp_basicsize = sizeof(ArrayObject),
+    .tp_dealloc = (destructor)array_dealloc,
+    .tp_repr = (reprfunc)array_repr,
+    .tp_as_sequence = &array_as_sequence,
+    .tp_as_mapping = &array_as_mapping,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Array(host, size, dtype='int64'): a 1-D array held by rank `host`, "
+              "accessible from every rank.  Collective.",
+    .tp_methods = array_methods,
+    .tp_getset = harray_getset,
+    .tp_init = (initproc)harray_init,
+    .tp_new = PyType_GenericNew,
+};
+
+int bclpy_register_arrays(PyObject *m)
+{
+    PyTypeObject *types[] = { &DArrayType, &ArrayType };
+    const char *names[] = { "DArray", "Array" };
+    for (int i = 0; i < 2; i++) {
+        if (PyType_Ready(types[i]) < 0)
+            return -1;
+        Py_INCREF(types[i]);
+        if (PyModule_AddObject(m, names[i], (PyObject *)types[i]) < 0) {
+            Py_DECREF(types[i]);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,517 @@
+/*
+ * bloom_py.c -- pybcl.BloomFilter over the core's blocked Bloom filter
+ * (csrc/core/bcl_bloom.h).  Only conversion here: keys become 64-bit hashes
+ * (raw bytes of a fixed-size key, msgpack bytes of a variable-length one;
+ * uint64/int64 Python ints take a fast path with the same hash), and the
+ * core does the one atomic per key.
+ */
+#include "bclpy.h"
+
+#include <string.h>
+
+#include "elemtype.h"
+#include "../core/bcl_bloom.h"
+
+enum { FAST_NONE, FAST_U64, FAST_I64 };
+
+typedef struct {
+    PyObject_HEAD
+    bcl_bloom b;
+    bclpy_elemtype kt;
+    int created;
+    int fast;               /* scalar fast path for Python ints             */
+    int scratch_busy;
+    bcl_mp_writer scratch;  /* serialized key of the current scalar call    */
+} BloomObject;
+
+static PyTypeObject BloomType;
+
+/* ---- keys -> hashes ----------------------------------------------------- */
+
+static int hash_generic(BloomObject *self, PyObject *x, uint64_t *h)
+{
+    bcl_mp_writer local, *w = &self->scratch;
+    if (self->scratch_busy) {      /* re-entered from a key's own code */
+        bcl_mp_writer_init(&local);
+        w = &local;
+    } else {
+        bcl_mp_writer_reset(w);
+    }
+    self->scratch_busy++;
+    int rc = bclpy_elem_serialize(&self->kt, x, w, "key");
+    self->scratch_busy--;
+    if (rc == 0)
+        *h = bcl_bloom_hash(w->buf, w->len);
+    if (w == &local)
+        bcl_mp_writer_free(&local);
+    return rc;
+}
+
+static inline int key_hash(BloomObject *self, PyObject *x, uint64_t *h)
+{
+    if (PyLong_CheckExact(x)) {
+        if (self->fast == FAST_U64) {
+            unsigned long long v = PyLong_AsUnsignedLongLong(x);
+            if (!(v == (unsigned long long)-1 && PyErr_Occurred())) {
+                *h = bcl_bloom_hash_u64(v);
+                return 0;
+            }
+            PyErr_Clear();   /* the generic path raises the proper error */
+        } else if (self->fast == FAST_I64) {
+            long long v = PyLong_AsLongLong(x);
+            if (!(v == -1 && PyErr_Occurred())) {
+                *h = bcl_bloom_hash_u64((uint64_t)v);
+                return 0;
+            }
+            PyErr_Clear();
+        }
+    }
+    return hash_generic(self, x, h);
+}
+
+static int check_created(BloomObject *self)
+{
+    if (!self->created) {
+        PyErr_SetString(bclpy_Error, "BloomFilter was not initialised");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- construction -------------------------------------------------------- */
+
+static int parse_plan_args(PyObject *n_obj, PyObject *fpr_obj, uint64_t *n, double *fpr)
+{
+    if (!PyIndex_Check(n_obj) || PyBool_Check(n_obj)) {
+        PyErr_Format(PyExc_TypeError, "expected_items must be an int, not %.100s",
+                     Py_TYPE(n_obj)->tp_name);
+        return -1;
+    }
+    PyObject *i = PyNumber_Index(n_obj);
+    if (!i)
+        return -1;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+    Py_DECREF(i);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || v < 1) {
+        PyErr_Format(PyExc_ValueError, "expected_items must be a positive int, got %R",
+                     n_obj);
+        return -1;
+    }
+    if (!PyFloat_Check(fpr_obj) && !PyLong_Check(fpr_obj)) {
+        PyErr_Format(PyExc_TypeError, "fpr must be a float, not %.100s",
+                     Py_TYPE(fpr_obj)->tp_name);
+        return -1;
+    }
+    double f = PyFloat_AsDouble(fpr_obj);
+    if (f == -1.0 && PyErr_Occurred())
+        return -1;
+    if (!(f > 0.0 && f < 1.0)) {
+        PyErr_Format(PyExc_ValueError, "fpr must be in (0, 1), got %R", fpr_obj);
+        return -1;
+    }
+    *n = (uint64_t)v;
+    *fpr = f;
+    return 0;
+}
+
+static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = { "expected_items", "fpr", "key_type", NULL };
+    PyObject *n_obj, *fpr_obj = NULL, *kt_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO:BloomFilter", kwlist, &n_obj,
+                                     &fpr_obj, &kt_obj))
+        return -1;
+    if (self->created) {
+        PyErr_SetString(PyExc_RuntimeError, "BloomFilter is already initialised");
+        return -1;
+    }
+    uint64_t n;
+    double fpr;
+    PyObject *default_fpr = NULL, *default_kt = NULL;
+    if (!fpr_obj)
+        fpr_obj = default_fpr = PyFloat_FromDouble(0.01);
+    if (!kt_obj)
+        kt_obj = default_kt = PyUnicode_FromString("uint64");
+    int rc = -1;
+    if (!fpr_obj || !kt_obj)
+        goto out;
+    if (parse_plan_args(n_obj, fpr_obj, &n, &fpr) < 0)
+        goto out;
+    if (bclpy_elemtype_init(&self->kt, kt_obj, "key_type") < 0)
+        goto out;
+    self->fast = FAST_NONE;
+    if (self->kt.kind == BCLPY_FIXED && !PyDataType_ISBYTESWAPPED(self->kt.dtype)) {
+        if (self->kt.dtype->type_num == NPY_UINT64)
+            self->fast = FAST_U64;
+        else if (self->kt.dtype->type_num == NPY_INT64)
+            self->fast = FAST_I64;
+    }
+    if (bclpy_ensure_init() < 0)
+        goto out;
+    bcl_status st = bcl_bloom_create(&self->b, n, fpr);
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        goto out;
+    }
+    self->created = 1;
+    rc = 0;
+out:
+    Py_XDECREF(default_fpr);
+    Py_XDECREF(default_kt);
+    return rc;
+}
+
+static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    BloomObject *self = (BloomObject *)type->tp_alloc(type, 0);
+    if (self)
+        bcl_mp_writer_init(&self->scratch);
+    return (PyObject *)self;
+}
+
+static void bloom_dealloc(BloomObject *self)
+{
+    if (self->created)
+        bcl_bloom_destroy(&self->b);
+    bclpy_elemtype_clear(&self->kt);
+    bcl_mp_writer_free(&self->scratch);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* ---- scalar operations --------------------------------------------------- */
+
+static PyObject *bloom_insert(BloomObject *self, PyObject *x)
+{
+    uint64_t h;
+    int present;
+    if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
+        return NULL;
+    bcl_status st = bcl_bloom_insert_hash(&self->b, h, &present);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    return PyBool_FromLong(present);
+}
+
+static PyObject *bloom_find(BloomObject *self, PyObject *x)
+{
+    uint64_t h;
+    int present;
+    if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
+        return NULL;
+    bcl_status st = bcl_bloom_find_hash(&self->b, h, &present);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    return PyBool_FromLong(present);
+}
+
+static int bloom_contains(BloomObject *self, PyObject *x)
+{
+    PyObject *r = bloom_find(self, x);
+    if (!r)
+        return -1;
+    int v = r == Py_True;
+    Py_DECREF(r);
+    return v;
+}
+
+static PyObject *bloom_owner(BloomObject *self, PyObject *x)
+{
+    uint64_t h;
+    if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
+        return NULL;
+    return PyLong_FromLong(bcl_bloom_word(&self->b, h).rank);
+}
+
+/* ---- batches --------------------------------------------------------------- */
+
+static int is_int_kind(PyArray_Descr *d) { return d->kind == 'i' || d->kind == 'u'; }
+
+/* Integer arrays convert to any integer key type whose range holds their
+ * values (NumPy's same_kind casting would refuse int64 -> uint64 outright,
+ * yet np.arange gives int64); -1 with ValueError if a value does not fit. */
+static int int_keys_out_of_range(PyArrayObject *src, PyArray_Descr *dt)
+{
+    PyArray_Descr *sd = PyArray_DESCR(src);
+    if (!is_int_kind(sd) || !is_int_kind(dt) ||
+        PyArray_CanCastTypeTo(sd, dt, NPY_SAFE_CASTING))
+        return 0;
+    int rc = -1;
+    PyObject *np = NULL, *info = NULL, *lo = NULL, *hi = NULL, *mn = NULL, *mx = NULL;
+    if (!(np = PyImport_ImportModule("numpy")) ||
+        !(info = PyObject_CallMethod(np, "iinfo", "O", (PyObject *)dt)) ||
+        !(lo = PyObject_GetAttrString(info, "min")) ||
+        !(hi = PyObject_GetAttrString(info, "max")) ||
+        !(mn = PyObject_CallMethod((PyObject *)src, "min", NULL)) ||
+        !(mx = PyObject_CallMethod((PyObject *)src, "max", NULL)))
+        goto out;
+    int below = PyObject_RichCompareBool(mn, lo, Py_LT);
+    int above = below ? 0 : PyObject_RichCompareBool(mx, hi, Py_GT);
+    if (below < 0 || above < 0)
+        goto out;
+    if (below || above) {
+        PyErr_Format(PyExc_ValueError, "xs: key %R does not fit in %R", below ? mn : mx,
+                     (PyObject *)dt);
+        goto out;
+    }
+    rc = 0;
+out:
+    Py_XDECREF(np); Py_XDECREF(info); Py_XDECREF(lo); Py_XDECREF(hi);
+    Py_XDECREF(mn); Py_XDECREF(mx);
+    return rc;
+}
+
+/* xs -> C-contiguous aligned array of the key dtype (new reference). */
+static PyArrayObject *keys_array(BloomObject *self, PyObject *xs)
+{
+    PyArray_Descr *dt = self->kt.dtype;
+    PyArrayObject *src = (PyArrayObject *)PyArray_FROM_O(xs);
+    if (!src) {
+        PyObject *type, *val, *tb;
+        PyErr_Fetch(&type, &val, &tb);
+        PyErr_Format(PyExc_TypeError, "xs: cannot convert %.100s to an array of %R keys "
+                     "(%S)", Py_TYPE(xs)->tp_name, (PyObject *)dt, val ? val : Py_None);
+        Py_XDECREF(type);
+        Py_XDECREF(val);
+        Py_XDECREF(tb);
+        return NULL;
+    }
+    if (PyArray_SIZE(src) > 0 && int_keys_out_of_range(src, dt)) {
+        Py_DECREF(src);
+        return NULL;
+    }
+    if (PyArray_SIZE(src) > 0 && !(is_int_kind(PyArray_DESCR(src)) && is_int_kind(dt)) &&
+        !PyArray_CanCastTypeTo(PyArray_DESCR(src), dt, NPY_SAME_KIND_CASTING)) {
+        PyErr_Format(PyExc_TypeError, "xs: cannot use %R values as %R keys",
+                     (PyObject *)PyArray_DESCR(src), (PyObject *)dt);
+        Py_DECREF(src);
+        return NULL;
+    }
+    Py_INCREF(dt);
+    PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(
+        (PyObject *)src, dt, 0, 0,
+        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
+    Py_DECREF(src);
+    return a;
+}
+
+static PyObject *bloom_many(BloomObject *self, PyObject *xs, int insert)
+{
+    if (check_created(self) < 0)
+        return NULL;
+    bcl_status st;
+    PyObject *out = NULL;
+    if (self->kt.kind == BCLPY_FIXED) {
+        PyArrayObject *a = keys_array(self, xs);
+        if (!a)
+            return NULL;
+        out = PyArray_SimpleNew(PyArray_NDIM(a), PyArray_DIMS(a), NPY_BOOL);
+        if (!out) {
+            Py_DECREF(a);
+            return NULL;
+        }
+        size_t n = (size_t)PyArray_SIZE(a), ks = (size_t)PyDataType_ELSIZE(self->kt.dtype);
+        const void *keys = PyArray_DATA(a);
+        uint8_t *res = PyArray_DATA((PyArrayObject *)out);
+        Py_BEGIN_ALLOW_THREADS
+        st = insert ? bcl_bloom_insert_many_keys(&self->b, keys, n, ks, res)
+                    : bcl_bloom_find_many_keys(&self->b, keys, n, ks, res);
+        Py_END_ALLOW_THREADS
+        Py_DECREF(a);
+    } else {
+        PyObject *seq = PySequence_Fast(xs, "xs must be a sequence of keys");
+        if (!seq)
+            return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        npy_intp dims[1] = { n };
+        uint64_t *hs = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *hs);
+        out = PyArray_SimpleNew(1, dims, NPY_BOOL);
+        if (!hs || !out) {
+            PyMem_Free(hs);
+            Py_XDECREF(out);
+            Py_DECREF(seq);
+            return hs ? NULL : PyErr_NoMemory();
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (hash_generic(self, PySequence_Fast_GET_ITEM(seq, i), &hs[i]) < 0) {
+                PyMem_Free(hs);
+                Py_DECREF(out);
+                Py_DECREF(seq);
+                return NULL;
+            }
+        }
+        Py_DECREF(seq);
+        uint8_t *res = PyArray_DATA((PyArrayObject *)out);
+        Py_BEGIN_ALLOW_THREADS
+        st = insert ? bcl_bloom_insert_many_hashes(&self->b, hs, (size_t)n, res)
+                    : bcl_bloom_find_many_hashes(&self->b, hs, (size_t)n, res);
+        Py_END_ALLOW_THREADS
+        PyMem_Free(hs);
+    }
+    if (st != BCL_OK) {
+        Py_DECREF(out);
+        return bclpy_raise(st);
+    }
+    return out;
+}
+
+static PyObject *bloom_insert_many(BloomObject *self, PyObject *xs)
+{
+    return bloom_many(self, xs, 1);
+}
+
+static PyObject *bloom_find_many(BloomObject *self, PyObject *xs)
+{
+    return bloom_many(self, xs, 0);
+}
+
+/* ---- plan (static) ----------------------------------------------------------- */
+
+static PyObject *bloom_plan(PyObject *cls, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = { "expected_items", "fpr", "nprocs", NULL };
+    PyObject *n_obj, *fpr_obj = NULL;
+    int nprocs = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|Oi:plan", kwlist, &n_obj, &fpr_obj,
+                                     &nprocs))
+        return NULL;
+    if (nprocs < 1)
+        return PyErr_Format(PyExc_ValueError, "nprocs must be >= 1, got %d", nprocs);
+    PyObject *dflt = NULL;
+    if (!fpr_obj && !(fpr_obj = dflt = PyFloat_FromDouble(0.01)))
+        return NULL;
+    uint64_t n, nwords;
+    double fpr, pred;
+    int k;
+    int rc = parse_plan_args(n_obj, fpr_obj, &n, &fpr);
+    Py_XDECREF(dflt);
+    if (rc < 0)
+        return NULL;
+    bcl_status st = bcl_bloom_plan(n, fpr, &nwords, &k, &pred);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    /* as bcl_bloom_create: round up to whole words per rank, re-pick k */
+    uint64_t wpr = (nwords + (uint64_t)nprocs - 1) / (uint64_t)nprocs;
+    nwords = wpr * (uint64_t)nprocs;
+    double best = 2.0;
+    for (int kk = 1; kk <= BCL_BLOOM_KMAX; kk++) {
+        double f = bcl_bloom_predict((double)n, (double)nwords, kk);
+        if (f < best) {
+            best = f;
+            k = kk;
+        }
+    }
+    return Py_BuildValue("{s:K,s:i,s:d,s:d}", "nwords", (unsigned long long)nwords,
+                         "k", k, "bits_per_key", 64.0 * (double)nwords / (double)n,
+                         "predicted_fpr", best);
+}
+
+static PyObject *bloom_predict(PyObject *cls, PyObject *args)
+{
+    double n, nwords;
+    int k;
+    if (!PyArg_ParseTuple(args, "ddi:predict", &n, &nwords, &k))
+        return NULL;
+    return PyFloat_FromDouble(bcl_bloom_predict(n, nwords, k));
+}
+
+/* ---- attributes ----------------------------------------------------------------- */
+
+static PyObject *bloom_repr(BloomObject *self)
+{
+    if (!self->created)
+        return PyUnicode_FromString("<pybcl.BloomFilter (uninitialised)>");
+    PyObject *spec = bclpy_elemtype_spec(&self->kt);
+    char fpr[32];
+    PyOS_snprintf(fpr, sizeof fpr, "%g", self->b.fpr);
+    PyObject *r = PyUnicode_FromFormat(
+        "pybcl.BloomFilter(expected_items=%llu, fpr=%s, key_type=%R; %llu words, k=%d)",
+        (unsigned long long)self->b.expected_items, fpr, spec,
+        (unsigned long long)self->b.nwords, self->b.k);
+    Py_XDECREF(spec);
+    return r;
+}
+
+#define GETTER(name, expr)                                            \
+    static PyObject *bloom_get_##name(BloomObject *self, void *c)   \
+    {                                                                 \
+        if (check_created(self) < 0)                                  \
+            return NULL;                                              \
+        return expr;                                                  \
+    }
+GETTER(k, PyLong_FromLong(self->b.k))
+GETTER(nwords, PyLong_FromUnsignedLongLong(self->b.nwords))
+GETTER(nbits, PyLong_FromUnsignedLongLong(self->b.nwords * 64u))
+GETTER(expected_items, PyLong_FromUnsignedLongLong(self->b.expected_items))
+GETTER(fpr, PyFloat_FromDouble(self->b.fpr))
+GETTER(predicted_fpr, PyFloat_FromDouble(self->b.predicted_fpr))
+GETTER(key_type, bclpy_elemtype_spec(&self->kt))
+
+static PyGetSetDef bloom_getset[] = {
+    {"k", (getter)bloom_get_k, NULL, "Bits set per key (in its one 64-bit block).", NULL},
+    {"nwords", (getter)bloom_get_nwords, NULL, "64-bit blocks in total.", NULL},
+    {"nbits", (getter)bloom_get_nbits, NULL, "Bits in total.", NULL},
+    {"expected_items", (getter)bloom_get_expected_items, NULL, "As constructed.", NULL},
+    {"fpr", (getter)bloom_get_fpr, NULL, "Requested false-positive rate.", NULL},
+    {"predicted_fpr", (getter)bloom_get_predicted_fpr, NULL,
+     "Predicted false-positive rate at expected_items (blocked-filter model).", NULL},
+    {"key_type", (getter)bloom_get_key_type, NULL, "Key type (dtype, bytes, str or object).",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+static PyMethodDef bloom_methods[] = {
+    {"insert", (PyCFunction)bloom_insert, METH_O,
+     "insert(x) -> bool: insert x; True if it was already present (one atomic "
+     "fetch-and-or; of ranks inserting the same new key at once exactly one gets False)."},
+    {"find", (PyCFunction)bloom_find, METH_O,
+     "find(x) -> bool: True if x may be present (no false negatives)."},
+    {"insert_many", (PyCFunction)bloom_insert_many, METH_O,
+     "insert_many(xs) -> ndarray[bool]: insert every key (pipelined); like insert() "
+     "called on each key in order."},
+    {"find_many", (PyCFunction)bloom_find_many, METH_O,
+     "find_many(xs) -> ndarray[bool]: find() of every key (pipelined)."},
+    {"owner", (PyCFunction)bloom_owner, METH_O,
+     "owner(x) -> int: rank holding the 64-bit block of key x."},
+    {"plan", (PyCFunction)(void (*)(void))bloom_plan, METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+     "plan(expected_items, fpr=0.01, nprocs=1) -> dict(nwords, k, bits_per_key, "
+     "predicted_fpr): the size BloomFilter would choose (no communication)."},
+    {"predict", (PyCFunction)bloom_predict, METH_VARARGS | METH_STATIC,
+     "predict(n, nwords, k) -> float: predicted false-positive rate of a blocked "
+     "filter with nwords 64-bit blocks, n keys and k bits per key."},
+    {NULL, NULL, 0, NULL}
+};
+
+static PySequenceMethods bloom_as_sequence = {
+    .sq_contains = (objobjproc)bloom_contains,
+};
+
+static PyTypeObject BloomType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pybcl.BloomFilter",
+    .tp_basicsize = sizeof(BloomObject),
+    .tp_dealloc = (destructor)bloom_dealloc,
+    .tp_repr = (reprfunc)bloom_repr,
+    .tp_as_sequence = &bloom_as_sequence,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "BloomFilter(expected_items, fpr=0.01, key_type='uint64'): BCL's "
+              "distributed blocked Bloom filter (64-bit blocks).  Collective.",
+    .tp_methods = bloom_methods,
+    .tp_getset = bloom_getset,
+    .tp_init = (initproc)bloom_init,
+    .tp_new = bloom_new,
+};
+
+int bclpy_register_bloom(PyObject *m)
+{
+    if (PyType_Ready(&BloomType) < 0)
+        return -1;
+    Py_INCREF(&BloomType);
+    if (PyModule_AddObject(m, "BloomFilter", (PyObject *)&BloomType) < 0) {
+        Py_DECREF(&BloomType);
+        return -1;
+    }
+    return 0;
+}

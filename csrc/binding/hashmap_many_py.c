@@ -1,0 +1,333 @@
+/*
+ * hashmap_many_py.c -- HashMap.insert_many / find_many / accumulate_many.
+ *
+ * Fixed-size keys and values go to the core's pipelined batches as NumPy
+ * arrays; variable-length ones (any sequence) run the scalar protocol key
+ * by key.
+ */
+#include "bclpy.h"
+
+#include <string.h>
+
+#include "hashmap_py.h"
+
+PyArrayObject *bclpy_hm_array(PyObject *obj, PyArray_Descr *dtype, const char *argname)
+{
+    Py_INCREF(dtype);   /* stolen */
+    PyObject *a = PyArray_FromAny(obj, dtype, 1, 1,
+                                  NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
+                                      NPY_ARRAY_FORCECAST,
+                                  NULL);
+    if (!a) {
+        PyObject *type, *val, *tb;
+        PyErr_Fetch(&type, &val, &tb);
+        PyErr_Format(PyExc_TypeError, "%s: need a 1-d sequence of %R (%S)", argname,
+                     (PyObject *)dtype, val ? val : Py_None);
+        Py_XDECREF(type);
+        Py_XDECREF(val);
+        Py_XDECREF(tb);
+    }
+    return (PyArrayObject *)a;
+}
+
+static int is_fixed(bclpy_HashMap *self)
+{
+    return !bclpy_elemtype_is_var(&self->kt) && !bclpy_elemtype_is_var(&self->vt);
+}
+
+/* values for k keys: an array of k, or one value for every key. */
+static PyArrayObject *values_array(PyObject *obj, PyArray_Descr *dtype, npy_intp k,
+                                   const char *argname)
+{
+    Py_INCREF(dtype);
+    PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(
+        obj, dtype, 0, 1, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
+        NULL);
+    if (!a)
+        return NULL;
+    if (PyArray_SIZE(a) == k && PyArray_NDIM(a) == 1)
+        return a;
+    if (PyArray_SIZE(a) != 1 || (PyArray_NDIM(a) == 1 && k != 1)) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd values for %zd keys", argname,
+                     (Py_ssize_t)PyArray_SIZE(a), (Py_ssize_t)k);
+        Py_DECREF(a);
+        return NULL;
+    }
+    /* One value: repeat it. */
+    npy_intp dims[1] = { k };
+    Py_INCREF(dtype);
+    PyArrayObject *r = (PyArrayObject *)PyArray_Empty(1, dims, dtype, 0);
+    if (r) {
+        size_t w = (size_t)PyDataType_ELSIZE(dtype);
+        for (npy_intp i = 0; i < k; i++)
+            memcpy((char *)PyArray_DATA(r) + i * w, PyArray_DATA(a), w);
+    }
+    Py_DECREF(a);
+    return r;
+}
+
+static PyObject *full_error(size_t n_full, size_t k)
+{
+    return PyErr_Format(bclpy_ContainerFull, "hash map full: %zu of %zu keys found no "
+                        "free bucket (the others were stored); resize() makes room",
+                        n_full, k);
+}
+
+/* ---- local promise: plain CPU inserts into this rank's block -------------- */
+
+static PyObject *apply_local_all(bclpy_HashMap *self, PyArrayObject *ka, PyArrayObject *va)
+{
+    const bcl_hashmap *m = &self->m;
+    npy_intp k = PyArray_SIZE(ka);
+    const char *keys = PyArray_DATA(ka), *vals = PyArray_DATA(va);
+    for (npy_intp i = 0; i < k; i++) {
+        bcl_hm_key key = bcl_hm_key_make(keys + i * m->key_size, m->key_size);
+        bcl_status st = bcl_hm_insert(m, &key, vals + i * m->val_size, BCL_HM_P_LOCAL);
+        if (st != BCL_OK)
+            return bclpy_raise(st);
+    }
+    Py_RETURN_NONE;
+}
+
+/* ---- insert_many ------------------------------------------------------------ */
+
+static PyObject *insert_many_var(bclpy_HashMap *self, PyObject *keys, PyObject *values)
+{
+    PyObject *ks = PySequence_Fast(keys, "insert_many: keys must be a sequence");
+    PyObject *vs = ks ? PySequence_Fast(values, "insert_many: values must be a sequence")
+                      : NULL;
+    PyObject *r = NULL;
+    if (!vs)
+        goto out;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(ks);
+    if (PySequence_Fast_GET_SIZE(vs) != k) {
+        PyErr_Format(PyExc_ValueError, "insert_many: %zd values for %zd keys",
+                     PySequence_Fast_GET_SIZE(vs), k);
+        goto out;
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        bcl_hm_key key;
+        unsigned char slot[16], *vslot = slot;
+        if (bclpy_hm_key(self, PySequence_Fast_GET_ITEM(ks, i), &self->kw, &key) < 0)
+            goto out;
+        PyObject *v = PySequence_Fast_GET_ITEM(vs, i);
+        if (bclpy_elemtype_is_var(&self->vt)) {
+            if (bclpy_hm_value_slot(self, v, &self->vw, slot) < 0)
+                goto out;
+        } else {
+            bcl_mp_writer_reset(&self->vw);
+            if (bclpy_elem_serialize(&self->vt, v, &self->vw, "value") < 0)
+                goto out;
+            vslot = self->vw.buf;
+        }
+        bcl_status st = bcl_hm_insert(&self->m, &key, vslot, 0);
+        if (st != BCL_OK) {
+            if (bclpy_elemtype_is_var(&self->vt))
+                bclpy_elem_release(&self->vt, slot);
+            bclpy_raise(st);
+            goto out;
+        }
+    }
+    r = Py_None;
+    Py_INCREF(r);
+out:
+    Py_XDECREF(ks);
+    Py_XDECREF(vs);
+    return r;
+}
+
+PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    static const char *const names[] = { "keys", "values", "promise" };
+    PyObject *a[3];
+    int promise;
+    if (bclpy_parse("insert_many", args, nargs, kwnames, names, 2, 3, a) < 0 ||
+        bclpy_hm_promise(a[2], &promise) < 0)
+        return NULL;
+    if (!self->live)
+        return PyErr_Format(bclpy_Error, "HashMap is not initialised");
+    if (!is_fixed(self))
+        return insert_many_var(self, a[0], a[1]);
+    PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
+    PyArrayObject *va = ka ? values_array(a[1], self->vt.dtype, PyArray_SIZE(ka), "values")
+                           : NULL;
+    PyObject *r = NULL;
+    if (va && (promise & BCL_HM_P_LOCAL)) {
+        r = apply_local_all(self, ka, va);
+    } else if (va) {
+        size_t n_full, k = (size_t)PyArray_SIZE(ka);
+        bcl_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = bcl_hm_insert_many(&self->m, PyArray_DATA(ka), PyArray_DATA(va), k, &n_full);
+        Py_END_ALLOW_THREADS
+        if (st != BCL_OK)
+            bclpy_raise(st);
+        else if (n_full)
+            full_error(n_full, k);
+        else
+            r = (Py_INCREF(Py_None), Py_None);
+    }
+    Py_XDECREF(ka);
+    Py_XDECREF(va);
+    return r;
+}
+
+/* ---- find_many ---------------------------------------------------------------- */
+
+static PyObject *find_many_var(bclpy_HashMap *self, PyObject *keys, int promise)
+{
+    PyObject *ks = PySequence_Fast(keys, "find_many: keys must be a sequence");
+    if (!ks)
+        return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(ks);
+    npy_intp dims[1] = { k };
+    PyObject *vals = PyList_New(k);
+    PyArrayObject *found = (PyArrayObject *)PyArray_ZEROS(1, dims, NPY_BOOL, 0);
+    PyObject *r = NULL;
+    if (!vals || !found)
+        goto out;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        bcl_hm_key key;
+        int f;
+        if (bclpy_hm_key(self, PySequence_Fast_GET_ITEM(ks, i), &self->kw, &key) < 0)
+            goto out;
+        bcl_mp_writer_reset(&self->vw);
+        bcl_status st = bcl_hm_find(&self->m, &key, &self->vw, &f, promise);
+        if (st != BCL_OK) {
+            bclpy_raise(st);
+            goto out;
+        }
+        PyObject *v = f ? bclpy_elem_decode(&self->vt, self->vw.buf, self->vw.len)
+                        : (Py_INCREF(Py_None), Py_None);
+        if (!v)
+            goto out;
+        PyList_SET_ITEM(vals, i, v);
+        ((npy_bool *)PyArray_DATA(found))[i] = (npy_bool)f;
+    }
+    r = PyTuple_Pack(2, vals, (PyObject *)found);
+out:
+    Py_DECREF(ks);
+    Py_XDECREF(vals);
+    Py_XDECREF(found);
+    return r;
+}
+
+PyObject *bclpy_hm_find_many(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    static const char *const names[] = { "keys", "promise" };
+    PyObject *a[2];
+    int promise;
+    if (bclpy_parse("find_many", args, nargs, kwnames, names, 1, 2, a) < 0 ||
+        bclpy_hm_promise(a[1], &promise) < 0)
+        return NULL;
+    if (!self->live)
+        return PyErr_Format(bclpy_Error, "HashMap is not initialised");
+    if (!is_fixed(self))
+        return find_many_var(self, a[0], promise);
+    PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
+    if (!ka)
+        return NULL;
+    npy_intp dims[1] = { PyArray_SIZE(ka) };
+    Py_INCREF(self->vt.dtype);
+    PyArrayObject *vals = (PyArrayObject *)PyArray_Zeros(1, dims, self->vt.dtype, 0);
+    PyArrayObject *found = (PyArrayObject *)PyArray_ZEROS(1, dims, NPY_BOOL, 0);
+    PyObject *r = NULL;
+    if (vals && found) {
+        bcl_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = bcl_hm_find_many(&self->m, PyArray_DATA(ka), (size_t)dims[0],
+                              PyArray_DATA(vals), PyArray_DATA(found), promise);
+        Py_END_ALLOW_THREADS
+        if (st != BCL_OK)
+            bclpy_raise(st);
+        else
+            r = PyTuple_Pack(2, (PyObject *)vals, (PyObject *)found);
+    }
+    Py_DECREF(ka);
+    Py_XDECREF(vals);
+    Py_XDECREF(found);
+    return r;
+}
+
+/* ---- accumulate_many ------------------------------------------------------------ */
+
+static PyObject *accumulate_many_var(bclpy_HashMap *self, PyObject *keys, PyArrayObject *da)
+{
+    PyObject *ks = PySequence_Fast(keys, "accumulate_many: keys must be a sequence");
+    if (!ks)
+        return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(ks);
+    const char *d = PyArray_DATA(da);
+    int single = PyArray_SIZE(da) == 1 && k != 1;
+    if (!single && PyArray_SIZE(da) != k) {
+        Py_DECREF(ks);
+        return PyErr_Format(PyExc_ValueError, "accumulate_many: %zd deltas for %zd keys",
+                            (Py_ssize_t)PyArray_SIZE(da), k);
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        bcl_hm_key key;
+        if (bclpy_hm_key(self, PySequence_Fast_GET_ITEM(ks, i), &self->kw, &key) < 0) {
+            Py_DECREF(ks);
+            return NULL;
+        }
+        bcl_status st = bcl_hm_accumulate(&self->m, &key,
+                                          d + (single ? 0 : i) * self->m.val_size);
+        if (st != BCL_OK) {
+            Py_DECREF(ks);
+            return bclpy_raise(st);
+        }
+    }
+    Py_DECREF(ks);
+    Py_RETURN_NONE;
+}
+
+PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
+                                   Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = { "keys", "deltas" };
+    PyObject *a[2];
+    if (bclpy_parse("accumulate_many", args, nargs, kwnames, names, 1, 2, a) < 0)
+        return NULL;
+    if (!self->live)
+        return PyErr_Format(bclpy_Error, "HashMap is not initialised");
+    if (self->m.num == BCL_HM_NUM_NONE)
+        return PyErr_Format(PyExc_TypeError, "accumulate needs a numeric value type");
+    PyObject *one = a[1] ? NULL : PyLong_FromLong(1);
+    PyObject *deltas = a[1] ? a[1] : one;
+    PyObject *r = NULL;
+    if (bclpy_elemtype_is_var(&self->kt)) {
+        Py_INCREF(self->vt.dtype);
+        PyArrayObject *da = (PyArrayObject *)PyArray_FromAny(
+            deltas, self->vt.dtype, 0, 1, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
+            NPY_ARRAY_FORCECAST, NULL);
+        if (da) {
+            r = accumulate_many_var(self, a[0], da);
+            Py_DECREF(da);
+        }
+        Py_XDECREF(one);
+        return r;
+    }
+    PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
+    PyArrayObject *da = ka ? values_array(deltas, self->vt.dtype, PyArray_SIZE(ka), "deltas")
+                           : NULL;
+    Py_XDECREF(one);
+    if (da) {
+        size_t n_full, k = (size_t)PyArray_SIZE(ka);
+        bcl_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = bcl_hm_accumulate_many(&self->m, PyArray_DATA(ka), PyArray_DATA(da), k,
+                                    &n_full);
+        Py_END_ALLOW_THREADS
+        if (st != BCL_OK)
+            bclpy_raise(st);
+        else if (n_full)
+            full_error(n_full, k);
+        else
+            r = (Py_INCREF(Py_None), Py_None);
+    }
+    Py_XDECREF(ka);
+    Py_XDECREF(da);
+    return r;
+}

@@ -1,0 +1,592 @@
+/*
+ * hashmap_py.c -- pybcl._core.HashMap: converts Python keys/values to slot
+ * bytes (elemtype.h) and calls the core (csrc/core/bcl_hashmap.h).
+ *
+ * Hot methods use METH_FASTCALL; each keeps two scratch writers on the
+ * object (key bytes, value bytes) so a call allocates nothing but its
+ * result.  modify() runs Python code between lock and commit, so it uses
+ * writers of its own (the callback may use the map).
+ */
+#include "bclpy.h"
+
+#include <string.h>
+
+#include "elemtype.h"
+#include "hashmap_py.h"
+
+#define CHECK(expr)                         \
+    do {                                    \
+        bcl_status st_ = (expr);            \
+        if (st_ != BCL_OK)                  \
+            return bclpy_raise(st_);        \
+    } while (0)
+
+/* ---- argument parsing for METH_FASTCALL | METH_KEYWORDS ---------------- */
+
+/* Fill out[0..n) from positional args then keywords (NULL = not given). */
+int bclpy_parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                PyObject *kwnames, const char *const *names, int nreq, int n,
+                PyObject **out)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = NULL;
+    if (nargs > n)
+        return PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)",
+                            fname, n, nargs), -1;
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        out[i] = args[i];
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t j = 0; j < nkw; j++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, j);
+        int i = 0;
+        while (i < n && PyUnicode_CompareWithASCIIString(name, names[i]) != 0)
+            i++;
+        if (i == n)
+            return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword "
+                                "argument %R", fname, name), -1;
+        if (out[i])
+            return PyErr_Format(PyExc_TypeError, "%s() got multiple values for "
+                                "argument '%s'", fname, names[i]), -1;
+        out[i] = args[nargs + j];
+    }
+    for (int i = 0; i < nreq; i++)
+        if (!out[i])
+            return PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'",
+                                fname, names[i]), -1;
+    return 0;
+}
+
+/* ---- promises ------------------------------------------------------------ */
+
+static PyObject *promise_class;     /* pybcl.conprom._HashMap, imported lazily */
+
+int bclpy_hm_promise(PyObject *p, int *bits)
+{
+    *bits = 0;
+    if (!p || p == Py_None)
+        return 0;
+    if (!promise_class) {
+        PyObject *mod = PyImport_ImportModule("pybcl.conprom");
+        if (!mod)
+            return -1;
+        promise_class = PyObject_GetAttrString(mod, "_HashMap");
+        Py_DECREF(mod);
+        if (!promise_class)
+            return -1;
+    }
+    if ((PyObject *)Py_TYPE(p) != promise_class) {
+        int ok = PyObject_IsInstance(p, promise_class);
+        if (ok < 0)
+            return -1;
+        if (!ok) {
+            PyErr_Format(PyExc_TypeError, "promise must be a ConProm.HashMap flag or "
+                         "None, not %R", p);
+            return -1;
+        }
+    }
+    long v = PyLong_AsLong(p);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    *bits = (int)v;
+    return 0;
+}
+
+/* ---- keys and values ----------------------------------------------------- */
+
+/* key -> its serialized bytes in self->kw, and the core's view of them. */
+int bclpy_hm_key(bclpy_HashMap *self, PyObject *key, bcl_mp_writer *w, bcl_hm_key *k)
+{
+    bcl_mp_writer_reset(w);
+    if (bclpy_elem_serialize(&self->kt, key, w, "key") < 0)
+        return -1;
+    *k = bcl_hm_key_make(w->buf, w->len);
+    return 0;
+}
+
+/* value -> slot contents at `slot` (variable values go out of line now). */
+int bclpy_hm_value_slot(bclpy_HashMap *self, PyObject *value, bcl_mp_writer *w,
+                        void *slot)
+{
+    bcl_mp_writer_reset(w);
+    if (bclpy_elem_serialize(&self->vt, value, w, "value") < 0)
+        return -1;
+    return bclpy_elem_store(&self->vt, w->buf, w->len, slot);
+}
+
+/* A failed core call after the value went out of line: give it back. */
+static PyObject *fail_release(bclpy_HashMap *self, bcl_status st, const void *slot)
+{
+    if (bclpy_elemtype_is_var(&self->vt)) {
+        bcl_objref r;
+        memcpy(&r, slot, sizeof r);
+        bcl_obj_release(r);
+    }
+    return bclpy_raise(st);
+}
+
+/* ---- construction -------------------------------------------------------- */
+
+static bcl_hm_num value_num(const bclpy_elemtype *t, int *atomic)
+{
+    *atomic = 0;
+    if (t->kind != BCLPY_FIXED || PyDataType_ISBYTESWAPPED(t->dtype))
+        return BCL_HM_NUM_NONE;
+    size_t w = t->slot_size;
+    switch (t->dtype->kind) {
+    case 'i': case 'u':
+        *atomic = w == 4 || w == 8;
+        return t->dtype->kind == 'i' ? BCL_HM_NUM_INT : BCL_HM_NUM_UINT;
+    case 'f':
+        return w == 4 || w == 8 ? BCL_HM_NUM_FLOAT : BCL_HM_NUM_NONE;
+    default:
+        return BCL_HM_NUM_NONE;
+    }
+}
+
+static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = { "capacity", "key_type", "value_type", NULL };
+    long long capacity;
+    PyObject *kspec = NULL, *vspec = NULL;
+    if (self->live) {
+        PyErr_SetString(PyExc_RuntimeError, "HashMap is already initialised");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "L|OO:HashMap", kwlist, &capacity,
+                                     &kspec, &vspec))
+        return -1;
+    if (capacity < 1) {
+        PyErr_Format(PyExc_ValueError, "capacity must be positive, got %lld", capacity);
+        return -1;
+    }
+    PyObject *i64 = PyUnicode_FromString("int64");
+    if (!i64)
+        return -1;
+    int rc = bclpy_elemtype_init(&self->kt, kspec ? kspec : i64, "key_type");
+    if (rc == 0 && bclpy_elemtype_init(&self->vt, vspec ? vspec : i64, "value_type") < 0) {
+        bclpy_elemtype_clear(&self->kt);
+        rc = -1;
+    }
+    Py_DECREF(i64);
+    if (rc < 0 || bclpy_ensure_init() < 0)
+        return -1;
+    int atomic;
+    bcl_hm_num num = value_num(&self->vt, &atomic);
+    size_t ks = bclpy_elemtype_is_var(&self->kt) ? 0 : self->kt.slot_size;
+    size_t vs = bclpy_elemtype_is_var(&self->vt) ? 0 : self->vt.slot_size;
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_hm_create(&self->m, (uint64_t)capacity, ks, vs, atomic, num);
+    Py_END_ALLOW_THREADS
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        return -1;
+    }
+    self->live = 1;
+    return 0;
+}
+
+static void hm_dealloc(bclpy_HashMap *self)
+{
+    if (self->live)
+        bcl_hm_destroy(&self->m);
+    bclpy_elemtype_clear(&self->kt);
+    bclpy_elemtype_clear(&self->vt);
+    bcl_mp_writer_free(&self->kw);
+    bcl_mp_writer_free(&self->vw);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *hm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    bclpy_HashMap *self = (bclpy_HashMap *)type->tp_alloc(type, 0);
+    if (self) {
+        bcl_mp_writer_init(&self->kw);
+        bcl_mp_writer_init(&self->vw);
+    }
+    return (PyObject *)self;
+}
+
+#define LIVE(self)                                                               \
+    do {                                                                         \
+        if (!(self)->live || !bcl_rt.initialized)                                \
+            return PyErr_Format(bclpy_Error, "HashMap is not initialised (or "   \
+                                "pybcl was finalised)");                          \
+    } while (0)
+
+/* ---- insert / find ------------------------------------------------------- */
+
+static PyObject *do_insert(bclpy_HashMap *self, PyObject *key, PyObject *value, int promise)
+{
+    bcl_hm_key k;
+    unsigned char slot[16];
+    unsigned char *vs = bclpy_elemtype_is_var(&self->vt) ? slot : NULL;
+    if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
+        return NULL;
+    if (vs) {
+        if (bclpy_hm_value_slot(self, value, &self->vw, vs) < 0)
+            return NULL;
+    } else {
+        bcl_mp_writer_reset(&self->vw);
+        if (bclpy_elem_serialize(&self->vt, value, &self->vw, "value") < 0)
+            return NULL;
+        vs = self->vw.buf;
+    }
+    bcl_status st = bcl_hm_insert(&self->m, &k, vs, promise);
+    if (st != BCL_OK)
+        return fail_release(self, st, vs);
+    Py_RETURN_NONE;
+}
+
+static PyObject *hm_insert(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+    static const char *const names[] = { "key", "value", "promise" };
+    PyObject *a[3];
+    int promise;
+    LIVE(self);
+    if (bclpy_parse("insert", args, nargs, kwnames, names, 2, 3, a) < 0 ||
+        bclpy_hm_promise(a[2], &promise) < 0)
+        return NULL;
+    return do_insert(self, a[0], a[1], promise);
+}
+
+/* 1: found (*value set), 0: absent, -1: error. */
+static int do_find(bclpy_HashMap *self, PyObject *key, int promise, PyObject **value)
+{
+    bcl_hm_key k;
+    int found;
+    if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
+        return -1;
+    bcl_mp_writer_reset(&self->vw);
+    bcl_status st = bcl_hm_find(&self->m, &k, &self->vw, &found, promise);
+    if (st != BCL_OK)
+        return bclpy_raise(st), -1;
+    if (!found || !value)
+        return found;
+    *value = bclpy_elem_decode(&self->vt, self->vw.buf, self->vw.len);
+    return *value ? 1 : -1;
+}
+
+static PyObject *hm_find(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
+{
+    static const char *const names[] = { "key", "default", "promise" };
+    PyObject *a[3], *v = NULL;
+    int promise;
+    LIVE(self);
+    if (bclpy_parse("find", args, nargs, kwnames, names, 1, 3, a) < 0 ||
+        bclpy_hm_promise(a[2], &promise) < 0)
+        return NULL;
+    int r = do_find(self, a[0], promise, &v);
+    if (r < 0)
+        return NULL;
+    if (r)
+        return v;
+    v = a[1] ? a[1] : Py_None;
+    Py_INCREF(v);
+    return v;
+}
+
+static PyObject *hm_get(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *v = NULL;
+    LIVE(self);
+    if (nargs < 1 || nargs > 2)
+        return PyErr_Format(PyExc_TypeError, "get() takes 1 or 2 arguments (%zd given)",
+                            nargs);
+    int r = do_find(self, args[0], 0, &v);
+    if (r < 0)
+        return NULL;
+    if (r)
+        return v;
+    v = nargs > 1 ? args[1] : Py_None;
+    Py_INCREF(v);
+    return v;
+}
+
+static PyObject *hm_subscript(bclpy_HashMap *self, PyObject *key)
+{
+    PyObject *v = NULL;
+    LIVE(self);
+    int r = do_find(self, key, 0, &v);
+    if (r == 0)
+        PyErr_SetObject(PyExc_KeyError, key);
+    return r > 0 ? v : NULL;
+}
+
+static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
+{
+    if (!self->live || !bcl_rt.initialized) {
+        PyErr_SetString(bclpy_Error, "HashMap is not initialised");
+        return -1;
+    }
+    if (!value) {
+        PyErr_SetString(PyExc_TypeError, "HashMap does not support deleting keys");
+        return -1;
+    }
+    PyObject *r = do_insert(self, key, value, 0);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+static int hm_contains(bclpy_HashMap *self, PyObject *key)
+{
+    if (!self->live || !bcl_rt.initialized) {
+        PyErr_SetString(bclpy_Error, "HashMap is not initialised");
+        return -1;
+    }
+    return do_find(self, key, 0, NULL);
+}
+
+/* ---- accumulate / modify ------------------------------------------------- */
+
+static PyObject *hm_accumulate(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    static const char *const names[] = { "key", "delta", "promise" };
+    PyObject *a[3];
+    int promise;
+    bcl_hm_key k;
+    unsigned char d[8];
+    LIVE(self);
+    if (bclpy_parse("accumulate", args, nargs, kwnames, names, 1, 3, a) < 0 ||
+        bclpy_hm_promise(a[2], &promise) < 0)
+        return NULL;
+    if (self->m.num == BCL_HM_NUM_NONE)
+        return PyErr_Format(PyExc_TypeError, "accumulate needs a numeric value type, "
+                            "not %R", (PyObject *)self->vt.dtype);
+    if (bclpy_hm_key(self, a[0], &self->kw, &k) < 0)
+        return NULL;
+    PyObject *one = a[1] ? NULL : PyLong_FromLong(1);
+    int rc = bclpy_to_bytes(a[1] ? a[1] : one, self->vt.dtype, d, "delta");
+    Py_XDECREF(one);
+    if (rc < 0)
+        return NULL;
+    CHECK(bcl_hm_accumulate(&self->m, &k, d));
+    Py_RETURN_NONE;
+}
+
+static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2)
+        return PyErr_Format(PyExc_TypeError, "modify() takes 2 arguments (%zd given)",
+                            nargs);
+    LIVE(self);
+    bcl_mp_writer kw, vw;
+    bcl_mp_writer_init(&kw);
+    bcl_mp_writer_init(&vw);
+    bcl_hm_key k;
+    bcl_hm_lock lk;
+    int found;
+    PyObject *old = NULL, *new = NULL, *result = NULL;
+    unsigned char slot[16];
+    if (bclpy_hm_key(self, args[0], &kw, &k) < 0)
+        goto out;
+    bcl_status st = bcl_hm_lock_key(&self->m, &k, &lk, &vw, &found);
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        goto out;
+    }
+    /* The bucket is ours until commit/abort: every path below ends it. */
+    old = found ? bclpy_elem_decode(&self->vt, vw.buf, vw.len) : (Py_INCREF(Py_None), Py_None);
+    new = old ? PyObject_CallOneArg(args[1], old) : NULL;
+    void *vs = slot;
+    if (new && bclpy_elemtype_is_var(&self->vt)) {
+        if (bclpy_hm_value_slot(self, new, &vw, slot) < 0)
+            Py_CLEAR(new);
+    } else if (new) {
+        bcl_mp_writer_reset(&vw);
+        if (bclpy_elem_serialize(&self->vt, new, &vw, "fn(value)") < 0)
+            Py_CLEAR(new);
+        vs = vw.buf;
+    }
+    if (!new) {
+        bcl_hm_abort(&self->m, &lk);
+        goto out;
+    }
+    st = bcl_hm_commit(&self->m, &lk, &k, vs);
+    if (st != BCL_OK) {
+        fail_release(self, st, vs);
+        goto out;
+    }
+    result = new;
+    new = NULL;
+out:
+    Py_XDECREF(old);
+    Py_XDECREF(new);
+    bcl_mp_writer_free(&kw);
+    bcl_mp_writer_free(&vw);
+    return result;
+}
+
+/* ---- whole table ---------------------------------------------------------- */
+
+static PyObject *hm_size(bclpy_HashMap *self, PyObject *noargs)
+{
+    uint64_t n;
+    bcl_status st;
+    LIVE(self);
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_hm_size(&self->m, &n);
+    Py_END_ALLOW_THREADS
+    CHECK(st);
+    return PyLong_FromUnsignedLongLong(n);
+}
+
+typedef struct { bclpy_HashMap *self; PyObject *list; } items_ctx;
+
+static PyObject *slot_to_py(const bclpy_elemtype *t, const void *slot)
+{
+    return bclpy_elem_load(t, slot);
+}
+
+static int add_item(void *vctx, const void *key_slot, const void *val_slot)
+{
+    items_ctx *c = vctx;
+    PyObject *k = slot_to_py(&c->self->kt, key_slot);
+    PyObject *v = k ? slot_to_py(&c->self->vt, val_slot) : NULL;
+    PyObject *t = v ? PyTuple_Pack(2, k, v) : NULL;
+    Py_XDECREF(k);
+    Py_XDECREF(v);
+    if (!t || PyList_Append(c->list, t) < 0) {
+        Py_XDECREF(t);
+        Py_CLEAR(c->list);
+        return 1;
+    }
+    Py_DECREF(t);
+    return 0;
+}
+
+static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs)
+{
+    LIVE(self);
+    items_ctx c = { self, PyList_New(0) };
+    if (!c.list)
+        return NULL;
+    bcl_hm_local_scan(&self->m, add_item, &c);
+    return c.list;
+}
+
+static PyObject *hm_resize(bclpy_HashMap *self, PyObject *arg)
+{
+    LIVE(self);
+    long long n = PyLong_AsLongLong(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n < 1)
+        return PyErr_Format(PyExc_ValueError, "new_capacity must be positive, got %lld", n);
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_hm_resize(&self->m, (uint64_t)n);
+    Py_END_ALLOW_THREADS
+    CHECK(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *hm_owner(bclpy_HashMap *self, PyObject *key)
+{
+    bcl_hm_key k;
+    LIVE(self);
+    if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
+        return NULL;
+    return PyLong_FromLong(bcl_hm_owner(&self->m, &k));
+}
+
+static PyObject *hm_capacity(bclpy_HashMap *self, void *closure)
+{
+    return PyLong_FromUnsignedLongLong(self->live ? self->m.n : 0);
+}
+
+static PyObject *hm_key_type(bclpy_HashMap *self, void *closure)
+{
+    return bclpy_elemtype_spec(&self->kt);
+}
+
+static PyObject *hm_value_type(bclpy_HashMap *self, void *closure)
+{
+    return bclpy_elemtype_spec(&self->vt);
+}
+
+static PyObject *hm_repr(bclpy_HashMap *self)
+{
+    if (!self->live)
+        return PyUnicode_FromString("<pybcl.HashMap (uninitialised)>");
+    PyObject *k = bclpy_elemtype_spec(&self->kt), *v = bclpy_elemtype_spec(&self->vt);
+    PyObject *r = PyUnicode_FromFormat("<pybcl.HashMap capacity=%llu key_type=%R "
+                                       "value_type=%R>",
+                                       (unsigned long long)self->m.n, k, v);
+    Py_DECREF(k);
+    Py_DECREF(v);
+    return r;
+}
+
+static PyMethodDef hm_methods[] = {
+    {"insert", (PyCFunction)(void (*)(void))hm_insert, METH_FASTCALL | METH_KEYWORDS,
+     "insert(key, value, promise=None): insert or overwrite; ContainerFull if no "
+     "free bucket is found (nothing written)."},
+    {"find", (PyCFunction)(void (*)(void))hm_find, METH_FASTCALL | METH_KEYWORDS,
+     "find(key, default=None, promise=None) -> value or default."},
+    {"get", (PyCFunction)(void (*)(void))hm_get, METH_FASTCALL,
+     "get(key, default=None) -> value or default."},
+    {"accumulate", (PyCFunction)(void (*)(void))hm_accumulate, METH_FASTCALL | METH_KEYWORDS,
+     "accumulate(key, delta=1, promise=None): atomically add delta (insert it if "
+     "the key is absent)."},
+    {"modify", (PyCFunction)(void (*)(void))hm_modify, METH_FASTCALL,
+     "modify(key, fn) -> new value: atomically replace v (None if absent) by fn(v). "
+     "fn runs while the key's bucket is locked: it must not use that key."},
+    {"insert_many", (PyCFunction)(void (*)(void))bclpy_hm_insert_many,
+     METH_FASTCALL | METH_KEYWORDS, "insert_many(keys, values, promise=None)"},
+    {"find_many", (PyCFunction)(void (*)(void))bclpy_hm_find_many,
+     METH_FASTCALL | METH_KEYWORDS, "find_many(keys, promise=None) -> (values, found)"},
+    {"accumulate_many", (PyCFunction)(void (*)(void))bclpy_hm_accumulate_many,
+     METH_FASTCALL | METH_KEYWORDS, "accumulate_many(keys, deltas=1)"},
+    {"size", (PyCFunction)hm_size, METH_NOARGS, "Collective: number of keys."},
+    {"local_items", (PyCFunction)hm_local_items, METH_NOARGS,
+     "This rank's (key, value) pairs (call after a barrier)."},
+    {"resize", (PyCFunction)hm_resize, METH_O,
+     "resize(new_capacity): collective; keeps every entry."},
+    {"owner", (PyCFunction)hm_owner, METH_O, "owner(key) -> rank of the key's home bucket"},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef hm_getset[] = {
+    {"capacity", (getter)hm_capacity, NULL, "Number of buckets.", NULL},
+    {"key_type", (getter)hm_key_type, NULL, "Key element type.", NULL},
+    {"value_type", (getter)hm_value_type, NULL, "Value element type.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+static PyMappingMethods hm_as_mapping = {
+    .mp_subscript = (binaryfunc)hm_subscript,
+    .mp_ass_subscript = (objobjargproc)hm_ass_subscript,
+};
+
+static PySequenceMethods hm_as_sequence = {
+    .sq_contains = (objobjproc)hm_contains,
+};
+
+PyTypeObject bclpy_HashMapType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pybcl._core.HashMap",
+    .tp_basicsize = sizeof(bclpy_HashMap),
+    .tp_dealloc = (destructor)hm_dealloc,
+    .tp_repr = (reprfunc)hm_repr,
+    .tp_as_mapping = &hm_as_mapping,
+    .tp_as_sequence = &hm_as_sequence,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "HashMap(capacity, key_type='int64', value_type='int64'): BCL's "
+              "distributed hash table (collective constructor).",
+    .tp_methods = hm_methods,
+    .tp_getset = hm_getset,
+    .tp_init = (initproc)hm_init,
+    .tp_new = hm_new,
+};
+
+int bclpy_register_hashmap(PyObject *m)
+{
+    if (PyType_Ready(&bclpy_HashMapType) < 0 ||
+        PyModule_AddObjectRef(m, "HashMap", (PyObject *)&bclpy_HashMapType) < 0)
+        return -1;
+    return bclpy_register_hashmap_buffer(m);
+}

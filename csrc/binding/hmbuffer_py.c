@@ -1,0 +1,218 @@
+/* hmbuffer_py.c -- pybcl._core.HashMapBuffer (core: bcl_hmbuffer.h). */
+#include "bclpy.h"
+
+#include "hashmap_py.h"
+#include "../core/bcl_hmbuffer.h"
+
+typedef struct {
+    PyObject_HEAD
+    bcl_hmbuf b;
+    bclpy_HashMap *map;       /* owned: the buffer must not outlive its map */
+    int live;
+} bclpy_HMBuf;
+
+static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = { "hashmap", "queue_size", "message_size", NULL };
+    PyObject *map;
+    Py_ssize_t qs, ms;
+    if (self->live) {
+        PyErr_SetString(PyExc_RuntimeError, "HashMapBuffer is already initialised");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!nn:HashMapBuffer", kwlist,
+                                     &bclpy_HashMapType, &map, &qs, &ms))
+        return -1;
+    if (qs < 1 || ms < 1) {
+        PyErr_SetString(PyExc_ValueError, "queue_size and message_size must be positive");
+        return -1;
+    }
+    bclpy_HashMap *hm = (bclpy_HashMap *)map;
+    if (!hm->live) {
+        PyErr_SetString(bclpy_Error, "HashMap is not initialised");
+        return -1;
+    }
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_hmbuf_create(&self->b, &hm->m, (size_t)qs, (size_t)ms);
+    Py_END_ALLOW_THREADS
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        return -1;
+    }
+    Py_INCREF(map);
+    self->map = hm;
+    self->live = 1;
+    return 0;
+}
+
+static void hb_dealloc(bclpy_HMBuf *self)
+{
+    if (self->live)
+        bcl_hmbuf_destroy(&self->b);
+    Py_XDECREF(self->map);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+#define LIVE(self)                                                              \
+    do {                                                                        \
+        if (!(self)->live || !(self)->map->live || !bcl_rt.initialized)         \
+            return PyErr_Format(bclpy_Error, "HashMapBuffer is not usable");     \
+        /* resize() moves the table: keep pointing at the current one */        \
+        (self)->b.m = &(self)->map->m;                                          \
+    } while (0)
+
+static PyObject *add_one(bclpy_HMBuf *self, PyObject *key, PyObject *val, int acc)
+{
+    bclpy_HashMap *hm = self->map;
+    unsigned char kb[256], vb[256];
+    if (hm->m.key_size > sizeof kb || hm->m.val_size > sizeof vb)
+        return PyErr_Format(PyExc_TypeError, "HashMapBuffer.insert: keys and values "
+                            "above 256 bytes need insert_many");
+    if (bclpy_to_bytes(key, hm->kt.dtype, kb, "key") < 0)
+        return NULL;
+    PyObject *one = val ? NULL : PyLong_FromLong(1);
+    int rc = bclpy_to_bytes(val ? val : one, hm->vt.dtype, vb, acc ? "delta" : "value");
+    Py_XDECREF(one);
+    if (rc < 0)
+        return NULL;
+    bcl_status st = bcl_hmbuf_add(&self->b, kb, vb, acc);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *hb_insert(bclpy_HMBuf *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    LIVE(self);
+    if (nargs != 2)
+        return PyErr_Format(PyExc_TypeError, "insert() takes 2 arguments (%zd given)", nargs);
+    return add_one(self, args[0], args[1], 0);
+}
+
+static PyObject *hb_accumulate(bclpy_HMBuf *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    LIVE(self);
+    if (nargs < 1 || nargs > 2)
+        return PyErr_Format(PyExc_TypeError, "accumulate() takes 1 or 2 arguments");
+    if (self->map->m.num == BCL_HM_NUM_NONE)
+        return PyErr_Format(PyExc_TypeError, "accumulate needs a numeric value type");
+    return add_one(self, args[0], nargs > 1 ? args[1] : NULL, 1);
+}
+
+static PyObject *add_many(bclpy_HMBuf *self, PyObject *const *args, Py_ssize_t nargs, int acc)
+{
+    bclpy_HashMap *hm = self->map;
+    if (nargs < 1 + !acc || nargs > 2)
+        return PyErr_Format(PyExc_TypeError, "wrong number of arguments");
+    PyArrayObject *ka = bclpy_hm_array(args[0], hm->kt.dtype, "keys");
+    if (!ka)
+        return NULL;
+    PyObject *one = nargs > 1 ? NULL : PyLong_FromLong(1);
+    Py_INCREF(hm->vt.dtype);
+    PyArrayObject *va = (PyArrayObject *)PyArray_FromAny(
+        nargs > 1 ? args[1] : one, hm->vt.dtype, 0, 1,
+        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
+    Py_XDECREF(one);
+    PyObject *r = NULL;
+    npy_intp k = PyArray_SIZE(ka);
+    if (va && PyArray_SIZE(va) != k && PyArray_SIZE(va) != 1)
+        PyErr_Format(PyExc_ValueError, "%zd values for %zd keys",
+                     (Py_ssize_t)PyArray_SIZE(va), (Py_ssize_t)k);
+    else if (va) {
+        const char *kd = PyArray_DATA(ka), *vd = PyArray_DATA(va);
+        size_t vstep = PyArray_SIZE(va) == 1 ? 0 : hm->m.val_size;
+        bcl_status st = BCL_OK;
+        for (npy_intp i = 0; i < k && st == BCL_OK; i++)
+            st = bcl_hmbuf_add(&self->b, kd + i * hm->m.key_size, vd + i * vstep, acc);
+        if (st != BCL_OK)
+            bclpy_raise(st);
+        else
+            r = (Py_INCREF(Py_None), Py_None);
+    }
+    Py_DECREF(ka);
+    Py_XDECREF(va);
+    return r;
+}
+
+static PyObject *hb_insert_many(bclpy_HMBuf *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    LIVE(self);
+    return add_many(self, args, nargs, 0);
+}
+
+static PyObject *hb_accumulate_many(bclpy_HMBuf *self, PyObject *const *args,
+                                    Py_ssize_t nargs)
+{
+    LIVE(self);
+    if (self->map->m.num == BCL_HM_NUM_NONE)
+        return PyErr_Format(PyExc_TypeError, "accumulate needs a numeric value type");
+    return add_many(self, args, nargs, 1);
+}
+
+static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
+{
+    LIVE(self);
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_hmbuf_flush(&self->b);
+    Py_END_ALLOW_THREADS
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *hb_overflowed(bclpy_HMBuf *self, void *closure)
+{
+    return PyLong_FromUnsignedLongLong(self->b.pushed_direct);
+}
+
+static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
+{
+    PyObject *m = self->map ? (PyObject *)self->map : Py_None;
+    Py_INCREF(m);
+    return m;
+}
+
+static PyMethodDef hb_methods[] = {
+    {"insert", (PyCFunction)(void (*)(void))hb_insert, METH_FASTCALL,
+     "insert(key, value): buffered; in the map after flush()."},
+    {"accumulate", (PyCFunction)(void (*)(void))hb_accumulate, METH_FASTCALL,
+     "accumulate(key, delta=1): buffered; combined with the stored value at flush()."},
+    {"insert_many", (PyCFunction)(void (*)(void))hb_insert_many, METH_FASTCALL,
+     "insert_many(keys, values)"},
+    {"accumulate_many", (PyCFunction)(void (*)(void))hb_accumulate_many, METH_FASTCALL,
+     "accumulate_many(keys, deltas=1)"},
+    {"flush", (PyCFunction)hb_flush, METH_NOARGS,
+     "Collective: afterwards every buffered entry is in the hash map."},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef hb_getset[] = {
+    {"overflowed", (getter)hb_overflowed, NULL,
+     "Entries that found their owner's queue full and were inserted directly.", NULL},
+    {"hashmap", (getter)hb_hashmap, NULL, "The HashMap this buffer fills.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+static PyTypeObject bclpy_HMBufType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pybcl._core.HashMapBuffer",
+    .tp_basicsize = sizeof(bclpy_HMBuf),
+    .tp_dealloc = (destructor)hb_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "HashMapBuffer(hashmap, queue_size, message_size): aggregated inserts "
+              "(collective constructor).",
+    .tp_methods = hb_methods,
+    .tp_getset = hb_getset,
+    .tp_init = (initproc)hb_init,
+    .tp_new = PyType_GenericNew,
+};
+
+int bclpy_register_hashmap_buffer(PyObject *m)
+{
+    if (PyType_Ready(&bclpy_HMBufType) < 0 ||
+        PyModule_AddObjectRef(m, "HashMapBuffer", (PyObject *)&bclpy_HMBufType) < 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,652 @@
+/*
+ * queue_py.c -- pybcl.FastQueue and pybcl.CircularQueue.
+ *
+ * Converts Python objects to slot bytes (elemtype.h) and calls the core
+ * (csrc/core/bcl_queue.h); the protocols live there.  Both types share one
+ * object layout and one method table; the type decides the queue kind.
+ */
+#include "bclpy.h"
+
+#include <string.h>
+
+#include "elemtype.h"
+#include "../core/bcl_queue.h"
+
+typedef struct {
+    PyObject_HEAD
+    bcl_queue q;
+    bclpy_elemtype et;
+    int live;              /* the collective creation succeeded            */
+    bcl_mp_writer w;       /* scratch for serializing one element          */
+} QueueObject;
+
+static PyTypeObject FastQueueType, CircularQueueType;
+
+#define CHECK(expr)                         \
+    do {                                    \
+        bcl_status st_ = (expr);            \
+        if (st_ != BCL_OK)                  \
+            return bclpy_raise(st_);        \
+    } while (0)
+
+/* The queue must exist and the runtime still be up (segments are unmapped
+ * after finalize, so touching the host-only paths then would crash). */
+static int usable(QueueObject *self)
+{
+    if (self->live && bcl_rt.initialized)
+        return 0;
+    PyErr_SetString(bclpy_Error, self->live ? "pybcl has been finalized"
+                                            : "the queue was not created");
+    return -1;
+}
+
+/* ---- argument conversion ----------------------------------------------- */
+
+static PyObject *take_exc(void);
+static void give_exc(PyObject *v);
+
+static PyObject *promise_type;   /* pybcl.conprom._CircularQueue, looked up once */
+
+/* None -> 0; a ConProm.CircularQueue flag -> its bits. */
+static int promise_bits(PyObject *p, unsigned *out)
+{
+    *out = 0;
+    if (p == NULL || p == Py_None)
+        return 0;
+    if (!promise_type) {
+        PyObject *mod = PyImport_ImportModule("pybcl.conprom");
+        if (!mod)
+            return -1;
+        promise_type = PyObject_GetAttrString(mod, "_CircularQueue");
+        Py_DECREF(mod);
+        if (!promise_type)
+            return -1;
+    }
+    int ok = PyObject_IsInstance(p, promise_type);
+    if (ok < 0)
+        return -1;
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "promise must be a pybcl.ConProm.CircularQueue "
+                     "flag or None, not %R", p);
+        return -1;
+    }
+    long v = PyLong_AsLong(p);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    *out = (unsigned)v & (BCL_QP_PUSH | BCL_QP_POP | BCL_QP_LOCAL);
+    return 0;
+}
+
+/* FASTCALL (arg, promise=None): positional or keyword `promise`. */
+static int parse_arg_promise(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                             const char *fname, const char *argname, int need_arg,
+                             PyObject **arg, unsigned *promise)
+{
+    PyObject *p = NULL;
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    Py_ssize_t maxpos = need_arg ? 2 : 1;
+    if (nargs > maxpos || (need_arg && nargs + nkw < 1)) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %s(%s%spromise=None)", fname, fname,
+                     need_arg ? argname : "", need_arg ? ", " : "");
+        return -1;
+    }
+    *arg = need_arg && nargs >= 1 ? args[0] : NULL;
+    if (nargs == maxpos)
+        p = args[maxpos - 1];
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
+        if (PyUnicode_CompareWithASCIIString(k, "promise") == 0 && !p)
+            p = v;
+        else if (need_arg && !*arg && PyUnicode_CompareWithASCIIString(k, argname) == 0)
+            *arg = v;
+        else {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected or repeated keyword "
+                         "argument %R", fname, k);
+            return -1;
+        }
+    }
+    if (need_arg && !*arg) {
+        PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname,
+                     argname);
+        return -1;
+    }
+    return promise_bits(p, promise);
+}
+
+/* An int argument of a collective call; -1 (with the exception saved for
+ * later) when it does not convert, so the call can still take part. */
+static long long collective_int(PyObject *o, const char *argname, PyObject **exc)
+{
+    if (*exc)
+        return -1;
+    if (!PyIndex_Check(o) || PyBool_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", argname,
+                     Py_TYPE(o)->tp_name);
+    } else {
+        int overflow = 0;
+        PyObject *i = PyNumber_Index(o);
+        long long v = i ? PyLong_AsLongLongAndOverflow(i, &overflow) : -1;
+        Py_XDECREF(i);
+        if (i && !overflow && !(v == -1 && PyErr_Occurred()))
+            return v;   /* out-of-range values: the core names them */
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "%s %R is out of range", argname, o);
+    }
+    *exc = take_exc();
+    return -1;
+}
+
+/* Python 3.11 has no PyErr_GetRaisedException: keep the normalized value. */
+static PyObject *take_exc(void)
+{
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (tb && v)
+        PyException_SetTraceback(v, tb);
+    Py_XDECREF(t);
+    Py_XDECREF(tb);
+    return v;
+}
+
+static void give_exc(PyObject *v)
+{
+    PyErr_SetObject(PyExceptionInstance_Class(v), v);
+    Py_DECREF(v);
+}
+
+/* After a collective call: a locally saved conversion error wins over the
+ * core's status (which then only says "invalid on some rank"). */
+static PyObject *collective_done(bcl_status st, PyObject *exc)
+{
+    if (exc) {
+        give_exc(exc);
+        return NULL;
+    }
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+/* ---- construction ------------------------------------------------------ */
+
+static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    QueueObject *self = (QueueObject *)type->tp_alloc(type, 0);
+    if (self)
+        bcl_mp_writer_init(&self->w);
+    return (PyObject *)self;
+}
+
+static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = { "host", "capacity", "dtype", NULL };
+    PyObject *host_o, *cap_o, *dtype_o = NULL, *exc = NULL;
+    if (self->live) {
+        PyErr_SetString(PyExc_TypeError, "a queue cannot be re-initialised");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O", kwlist, &host_o, &cap_o,
+                                     &dtype_o))
+        return -1;          /* wrong arity: the same on every SPMD rank */
+    if (bclpy_ensure_init() < 0)
+        return -1;
+    long long host = collective_int(host_o, "host", &exc);
+    long long cap = collective_int(cap_o, "capacity", &exc);
+    if (host > INT32_MAX) host = -1;
+    PyObject *spec = dtype_o ? dtype_o : NULL;
+    int have_type = 0;
+    if (!exc) {
+        PyObject *dflt = spec ? NULL : PyUnicode_FromString("int64");
+        have_type = bclpy_elemtype_init(&self->et, spec ? spec : dflt, "dtype") == 0;
+        Py_XDECREF(dflt);
+        if (!have_type) {       /* make sure the message names the argument */
+            PyObject *e = take_exc();
+            PyErr_Format(PyExc_TypeError, "dtype: %R is not a usable element type (%S)",
+                         spec, e);
+            Py_XDECREF(e);
+            exc = take_exc();
+        }
+    }
+    bcl_queue_kind kind = Py_TYPE(self) == &CircularQueueType || PyType_IsSubtype(
+        Py_TYPE(self), &CircularQueueType) ? BCL_QUEUE_CIRCULAR : BCL_QUEUE_FAST;
+    size_t slot = have_type ? self->et.slot_size : 0;
+    bcl_status st = bcl_queue_create(&self->q, kind, exc ? -1 : (int)host,
+                                     exc ? -1 : cap, exc ? 0 : slot);
+    if (exc || st != BCL_OK) {
+        if (have_type)
+            bclpy_elemtype_clear(&self->et);
+        collective_done(st, exc);
+        return -1;
+    }
+    self->live = 1;
+    return 0;
+}
+
+/* Out-of-line values still in the queue belong to it: the host releases
+ * them when the queue goes away, so dropping a queue leaks nothing. */
+static void release_contents(QueueObject *self)
+{
+    if (!bclpy_elemtype_is_var(&self->et) || self->q.host != bcl_rt.rank)
+        return;
+    bcl_objref ref;
+    size_t got = 1;
+    while (bcl_queue_local_pop(&self->q, &ref, 1, &got) == BCL_OK && got)
+        bcl_obj_release(ref);
+}
+
+static void queue_dealloc(QueueObject *self)
+{
+    if (self->live && bcl_rt.initialized) {
+        release_contents(self);
+        bcl_queue_destroy(&self->q);
+    }
+    if (self->live)
+        bclpy_elemtype_clear(&self->et);
+    bcl_mp_writer_free(&self->w);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* ---- element conversion ------------------------------------------------ */
+
+/* One Python value -> slot bytes at `slot` (for var kinds: stored out of
+ * line, the slot gets the reference). */
+static int value_to_slot(QueueObject *self, PyObject *v, void *slot, const char *argname)
+{
+    if (self->et.kind == BCLPY_FIXED)
+        return bclpy_to_bytes(v, self->et.dtype, slot, argname);
+    bcl_mp_writer_reset(&self->w);
+    if (bclpy_elem_serialize(&self->et, v, &self->w, argname) < 0)
+        return -1;
+    return bclpy_elem_store(&self->et, self->w.buf, self->w.len, slot);
+}
+
+/* Slot bytes -> Python value; for var kinds the out-of-line value is read
+ * and released (a popped element is no longer the queue's). */
+static PyObject *slot_to_value(QueueObject *self, const void *slot)
+{
+    PyObject *v = bclpy_elem_load(&self->et, slot);
+    if (v && bclpy_elem_release(&self->et, slot) < 0)
+        Py_CLEAR(v);
+    return v;
+}
+
+static void release_slots(QueueObject *self, const unsigned char *slots, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        bcl_obj_release(*(const bcl_objref *)(slots + i * sizeof(bcl_objref)));
+}
+
+#define SMALL_SLOT 256
+
+/* ---- push / pop -------------------------------------------------------- */
+
+static PyObject *push_slots(QueueObject *self, void *slots, size_t n, unsigned promise)
+{
+    int pushed;
+    bcl_status st = bcl_queue_push(&self->q, slots, n, promise, &pushed);
+    if (st != BCL_OK || !pushed) {
+        if (bclpy_elemtype_is_var(&self->et))   /* nothing went in: free the values */
+            release_slots(self, slots, n);
+        if (st != BCL_OK)
+            return bclpy_raise(st);
+    }
+    return PyBool_FromLong(pushed);
+}
+
+static PyObject *q_push(QueueObject *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+    PyObject *value;
+    unsigned promise;
+    if (parse_arg_promise(args, nargs, kwnames, "push", "value", 1, &value, &promise) < 0
+        || usable(self) < 0)
+        return NULL;
+    _Alignas(16) unsigned char small[SMALL_SLOT];
+    unsigned char *slot = self->q.slot_size <= SMALL_SLOT ? small
+                                                          : PyMem_Malloc(self->q.slot_size);
+    if (!slot)
+        return PyErr_NoMemory();
+    PyObject *r = value_to_slot(self, value, slot, "value") < 0
+                      ? NULL : push_slots(self, slot, 1, promise);
+    if (slot != small)
+        PyMem_Free(slot);
+    return r;
+}
+
+/* Fixed dtypes: any array-like converted to a contiguous 1-D array of the
+ * dtype (no copy when it already is one), pushed as one block. */
+static PyObject *push_many_fixed(QueueObject *self, PyObject *values, unsigned promise)
+{
+    Py_INCREF(self->et.dtype);                      /* PyArray_FromAny steals it */
+    PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(
+        values, self->et.dtype, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, NULL);
+    if (!a) {
+        PyObject *exc = take_exc();
+        PyErr_Format(PyExc_TypeError, "values: cannot convert to an array of %R (%S)",
+                     (PyObject *)self->et.dtype, exc);
+        Py_XDECREF(exc);
+        return NULL;
+    }
+    PyObject *r;
+    if (PyArray_NDIM(a) == 0)
+        r = PyErr_Format(PyExc_TypeError, "values must be a sequence or array, not a "
+                         "single %.100s", Py_TYPE(values)->tp_name);
+    else if (PyArray_NDIM(a) != 1)
+        r = PyErr_Format(PyExc_ValueError, "values must be one-dimensional, got %d "
+                         "dimension(s)", PyArray_NDIM(a));
+    else
+        r = push_slots(self, PyArray_DATA(a), (size_t)PyArray_SIZE(a), promise);
+    Py_DECREF(a);
+    return r;
+}
+
+/* Var kinds: each value stored out of line, the references pushed as one
+ * block (all or nothing: on failure the stored values are freed again). */
+static PyObject *push_many_var(QueueObject *self, PyObject *values, unsigned promise)
+{
+    if (PyUnicode_Check(values) || PyBytes_Check(values) || PyDict_Check(values))
+        return PyErr_Format(PyExc_TypeError, "values must be a sequence of elements, "
+                            "not a single %.100s", Py_TYPE(values)->tp_name);
+    PyObject *seq = PySequence_Fast(values, "values must be a sequence");
+    if (!seq)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    unsigned char *slots = PyMem_Malloc(n ? (size_t)n * sizeof(bcl_objref) : 1);
+    PyObject *r = NULL;
+    Py_ssize_t done = 0;
+    if (!slots) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (; done < n; done++) {
+        PyObject *v = PySequence_Fast_GET_ITEM(seq, done);
+        if (value_to_slot(self, v, slots + done * sizeof(bcl_objref), "values") < 0) {
+            release_slots(self, slots, (size_t)done);
+            goto out;
+        }
+    }
+    r = push_slots(self, slots, (size_t)n, promise);
+out:
+    PyMem_Free(slots);
+    Py_DECREF(seq);
+    return r;
+}
+
+static PyObject *q_push_many(QueueObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    PyObject *values;
+    unsigned promise;
+    if (parse_arg_promise(args, nargs, kwnames, "push_many", "values", 1, &values,
+                          &promise) < 0 || usable(self) < 0)
+        return NULL;
+    return self->et.kind == BCLPY_FIXED ? push_many_fixed(self, values, promise)
+                                        : push_many_var(self, values, promise);
+}
+
+static PyObject *raise_empty(void)
+{
+    PyErr_SetString(bclpy_Empty, "pop from an empty queue");
+    return NULL;
+}
+
+/* Pop one element with `local` = nonatomic host-only pop or a normal pop. */
+static PyObject *pop_one(QueueObject *self, unsigned promise, int local)
+{
+    _Alignas(16) unsigned char small[SMALL_SLOT];
+    unsigned char *slot = self->q.slot_size <= SMALL_SLOT ? small
+                                                          : PyMem_Malloc(self->q.slot_size);
+    if (!slot)
+        return PyErr_NoMemory();
+    size_t got = 0;
+    bcl_status st = local ? bcl_queue_local_pop(&self->q, slot, 1, &got)
+                          : bcl_queue_pop(&self->q, slot, 1, promise, &got);
+    PyObject *r = st != BCL_OK ? bclpy_raise(st)
+                  : got == 0   ? raise_empty()
+                               : slot_to_value(self, slot);
+    if (slot != small)
+        PyMem_Free(slot);
+    return r;
+}
+
+static PyObject *q_pop(QueueObject *self, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames)
+{
+    PyObject *unused;
+    unsigned promise;
+    if (parse_arg_promise(args, nargs, kwnames, "pop", "", 0, &unused, &promise) < 0 ||
+        usable(self) < 0)
+        return NULL;
+    return pop_one(self, promise, 0);
+}
+
+static PyObject *q_local_nonatomic_pop(QueueObject *self, PyObject *noargs)
+{
+    if (usable(self) < 0)
+        return NULL;
+    return pop_one(self, 0, 1);
+}
+
+static PyObject *pop_many_fixed(QueueObject *self, size_t n, unsigned promise)
+{
+    npy_intp dim = (npy_intp)n;
+    Py_INCREF(self->et.dtype);
+    PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNewFromDescr(1, &dim, self->et.dtype);
+    if (!a)
+        return NULL;
+    size_t got = 0;
+    bcl_status st = bcl_queue_pop(&self->q, PyArray_DATA(a), n, promise, &got);
+    if (st != BCL_OK) {
+        Py_DECREF(a);
+        return bclpy_raise(st);
+    }
+    if (got < n) {
+        PyArray_Dims d = { &dim, 1 };
+        dim = (npy_intp)got;
+        PyObject *r = PyArray_Resize(a, &d, 0, NPY_CORDER);
+        if (!r) {
+            Py_DECREF(a);
+            return NULL;
+        }
+        Py_DECREF(r);
+    }
+    return (PyObject *)a;
+}
+
+static PyObject *pop_many_var(QueueObject *self, size_t n, unsigned promise)
+{
+    unsigned char *slots = PyMem_Malloc(n ? n * sizeof(bcl_objref) : 1);
+    if (!slots)
+        return PyErr_NoMemory();
+    size_t got = 0;
+    bcl_status st = bcl_queue_pop(&self->q, slots, n, promise, &got);
+    PyObject *list = st == BCL_OK ? PyList_New((Py_ssize_t)got) : bclpy_raise(st);
+    for (size_t i = 0; i < got; i++) {
+        const unsigned char *s = slots + i * sizeof(bcl_objref);
+        PyObject *v = list ? bclpy_elem_load(&self->et, s) : NULL;
+        if (list && !v)
+            Py_CLEAR(list);          /* keep going: every popped value is released */
+        if (v)
+            PyList_SET_ITEM(list, (Py_ssize_t)i, v);
+        bcl_obj_release(*(const bcl_objref *)s);
+    }
+    PyMem_Free(slots);
+    return list;
+}
+
+static PyObject *q_pop_many(QueueObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+    PyObject *n_o;
+    unsigned promise;
+    if (parse_arg_promise(args, nargs, kwnames, "pop_many", "n", 1, &n_o, &promise) < 0 ||
+        usable(self) < 0)
+        return NULL;
+    if (!PyIndex_Check(n_o) || PyBool_Check(n_o))
+        return PyErr_Format(PyExc_TypeError, "n must be an int, not %.100s",
+                            Py_TYPE(n_o)->tp_name);
+    Py_ssize_t n = PyNumber_AsSsize_t(n_o, PyExc_OverflowError);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n < 0)
+        return PyErr_Format(PyExc_ValueError, "n must be >= 0, got %zd", n);
+    size_t k = (uint64_t)n > self->q.capacity ? (size_t)self->q.capacity : (size_t)n;
+    return self->et.kind == BCLPY_FIXED ? pop_many_fixed(self, k, promise)
+                                        : pop_many_var(self, k, promise);
+}
+
+/* ---- host-only view, size, collectives --------------------------------- */
+
+static PyObject *q_local(QueueObject *self, PyObject *noargs)
+{
+    if (usable(self) < 0)
+        return NULL;
+    if (self->et.kind != BCLPY_FIXED)
+        return PyErr_Format(PyExc_TypeError, "local() needs a fixed-size dtype; this "
+                            "queue holds variable-length elements");
+    void *addr;
+    uint64_t count;
+    CHECK(bcl_queue_local_view(&self->q, &addr, &count));
+    npy_intp dim = (npy_intp)count;
+    Py_INCREF(self->et.dtype);
+    PyObject *a = PyArray_NewFromDescr(&PyArray_Type, self->et.dtype, 1, &dim, NULL, addr,
+                                       NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_WRITEABLE, NULL);
+    if (!a)
+        return NULL;
+    Py_INCREF(self);                        /* the view keeps the queue alive */
+    if (PyArray_SetBaseObject((PyArrayObject *)a, (PyObject *)self) < 0) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+static PyObject *q_size(QueueObject *self, PyObject *noargs)
+{
+    if (usable(self) < 0)
+        return NULL;
+    uint64_t s;
+    CHECK(bcl_queue_size(&self->q, &s));
+    return PyLong_FromUnsignedLongLong(s);
+}
+
+static PyObject *q_resize(QueueObject *self, PyObject *arg)
+{
+    if (usable(self) < 0)
+        return NULL;
+    PyObject *exc = NULL;
+    long long cap = collective_int(arg, "new_capacity", &exc);
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_queue_resize(&self->q, exc ? -1 : cap);
+    Py_END_ALLOW_THREADS
+    return collective_done(st, exc);
+}
+
+static PyObject *q_migrate(QueueObject *self, PyObject *arg)
+{
+    if (usable(self) < 0)
+        return NULL;
+    PyObject *exc = NULL;
+    long long h = collective_int(arg, "new_host", &exc);
+    if (h > INT32_MAX)
+        h = -1;
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_queue_migrate(&self->q, exc ? -1 : (int)h);
+    Py_END_ALLOW_THREADS
+    return collective_done(st, exc);
+}
+
+static PyObject *q_get_capacity(QueueObject *self, void *c)
+{
+    return usable(self) < 0 ? NULL : PyLong_FromUnsignedLongLong(self->q.capacity);
+}
+
+static PyObject *q_get_host(QueueObject *self, void *c)
+{
+    return usable(self) < 0 ? NULL : PyLong_FromLong(self->q.host);
+}
+
+static PyObject *q_get_dtype(QueueObject *self, void *c)
+{
+    return usable(self) < 0 ? NULL : bclpy_elemtype_spec(&self->et);
+}
+
+static PyObject *q_repr(QueueObject *self)
+{
+    if (!self->live)
+        return PyUnicode_FromFormat("<%s (not created)>", Py_TYPE(self)->tp_name);
+    PyObject *spec = bclpy_elemtype_spec(&self->et);
+    PyObject *r = PyUnicode_FromFormat("%s(host=%d, capacity=%llu, dtype=%R)",
+                                       Py_TYPE(self)->tp_name, self->q.host,
+                                       (unsigned long long)self->q.capacity, spec);
+    Py_DECREF(spec);
+    return r;
+}
+
+#define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
+
+static PyMethodDef queue_methods[] = {
+    {"push", FASTCALL_KW(q_push),
+     "push(value, promise=None) -> bool: False if there is no room (nothing written)"},
+    {"push_many", FASTCALL_KW(q_push_many),
+     "push_many(values, promise=None) -> bool: all or nothing"},
+    {"pop", FASTCALL_KW(q_pop), "pop(promise=None): raises pybcl.Empty if empty"},
+    {"pop_many", FASTCALL_KW(q_pop_many),
+     "pop_many(n, promise=None): at most n values (ndarray for fixed dtypes, else list)"},
+    {"local_nonatomic_pop", (PyCFunction)q_local_nonatomic_pop, METH_NOARGS,
+     "Host only, nobody else using the queue: pop with local memory operations."},
+    {"local", (PyCFunction)q_local, METH_NOARGS,
+     "Host only, fixed dtypes: a NumPy view of the elements in FIFO order (made "
+     "contiguous first); valid until the next resize/migrate."},
+    {"size", (PyCFunction)q_size, METH_NOARGS, "Number of elements in the queue."},
+    {"resize", (PyCFunction)q_resize, METH_O,
+     "resize(new_capacity): collective; contents kept."},
+    {"migrate", (PyCFunction)q_migrate, METH_O,
+     "migrate(new_host): collective; contents kept."},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef queue_getset[] = {
+    {"capacity", (getter)q_get_capacity, NULL, "Number of slots.", NULL},
+    {"host", (getter)q_get_host, NULL, "Rank whose segment holds the queue.", NULL},
+    {"dtype", (getter)q_get_dtype, NULL, "Element type.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+#define QUEUE_TYPE(NAME, DOC)                                   \
+    {                                                           \
+        PyVarObject_HEAD_INIT(NULL, 0)                          \
+        .tp_name = "pybcl." NAME,                               \
+        .tp_basicsize = sizeof(QueueObject),                    \
+        .tp_dealloc = (destructor)queue_dealloc,                \
+        .tp_repr = (reprfunc)q_repr,                            \
+        .tp_flags = Py_TPFLAGS_DEFAULT,                         \
+        .tp_doc = DOC,                                          \
+        .tp_methods = queue_methods,                            \
+        .tp_getset = queue_getset,                              \
+        .tp_init = (initproc)queue_init,                        \
+        .tp_new = queue_new,                                    \
+    }
+
+static PyTypeObject FastQueueType = QUEUE_TYPE(
+    "FastQueue",
+    "FastQueue(host, capacity, dtype='int64'): collective.  A ring buffer on rank "
+    "`host`; pushes and pops must be in phases separated by barriers.");
+
+static PyTypeObject CircularQueueType = QUEUE_TYPE(
+    "CircularQueue",
+    "CircularQueue(host, capacity, dtype='int64'): collective.  A ring buffer on "
+    "rank `host`; concurrent push and pop are safe with no promise.");
+
+int bclpy_register_queues(PyObject *m)
+{
+    if (PyType_Ready(&FastQueueType) < 0 || PyType_Ready(&CircularQueueType) < 0)
+        return -1;
+    if (PyModule_AddObjectRef(m, "FastQueue", (PyObject *)&FastQueueType) < 0 ||
+        PyModule_AddObjectRef(m, "CircularQueue", (PyObject *)&CircularQueueType) < 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,50 @@
+/*
+ * bcl_hmbuffer.h -- BCL's HashMapBuffer (paper 5.3): aggregated inserts.
+ *
+ * Entries (insert or accumulate; fixed-size keys and values) are buffered
+ * per owner rank -- the owner of the key's home bucket.  A full buffer of
+ * `message_size` entries goes to its owner's incoming queue with one
+ * fetch-add on the queue tail and one put (a FastQueue push: pushes and the
+ * owner's reading are separated by barriers).  flush() (collective) pushes
+ * what is left, then every owner applies its queue with plain CPU inserts
+ * into its own block, combining accumulates with stored values.
+ *
+ * No entry is ever lost:
+ *  - a push that does not fit in the remote queue writes the part that fits
+ *    and inserts the rest directly with the atomic protocol (pipelined), at a
+ *    time when only atomic operations and pushes run;
+ *  - an entry whose probe sequence leaves the owner's block ("spill") is
+ *    kept aside during the local phase and inserted atomically after a
+ *    barrier, when no local insert runs any more.
+ *
+ * Until the queues branch's FastQueue lands in core, the queue is this
+ * file's minimal one (a tail counter and an entry array per rank).
+ */
+#ifndef BCL_HMBUFFER_H
+#define BCL_HMBUFFER_H
+
+#include "bcl_hashmap.h"
+
+typedef struct bcl_hmbuf {
+    const bcl_hashmap *m;
+    size_t queue_size, message_size;
+    size_t stride;            /* bytes per entry: key, value, op byte       */
+    uint64_t *qbase;          /* per rank: offset of its queue (tail first)  */
+    unsigned char **buf;      /* per rank: buffered entries                  */
+    size_t *count;            /* per rank: how many                          */
+    size_t self_cap;          /* entries for ourselves grow without pushing  */
+    uint64_t pushed_direct;   /* entries that overflowed a queue (stats)     */
+} bcl_hmbuf;
+
+/* Collective. */
+bcl_status bcl_hmbuf_create(bcl_hmbuf *b, const bcl_hashmap *m, size_t queue_size,
+                            size_t message_size);
+void bcl_hmbuf_destroy(bcl_hmbuf *b);
+
+/* Buffer one entry (accumulate: add `val` instead of replacing). */
+bcl_status bcl_hmbuf_add(bcl_hmbuf *b, const void *key, const void *val, int accumulate);
+
+/* Collective: afterwards every buffered entry is in the map. */
+bcl_status bcl_hmbuf_flush(bcl_hmbuf *b);
+
+#endif /* BCL_HMBUFFER_H */

@@ -205,15 +205,51 @@ bcl_status bcl_get(void *dst, bcl_gptr src, size_t nbytes)
     return BCL_OK;
 }
 
+/* Small detached puts are copied into a staging arena and issued without
+ * any wait, so a loop of them pipelines like raw MPI_Put + one flush.  The
+ * arena is recycled by the next full flush (bcl_flush / bcl_barrier), which
+ * completes every put reading from it; when it fills up we flush early. */
+#define STAGE_MAX_PUT 256u
+#define STAGE_BYTES (1u << 20)
+
+static struct { unsigned char *buf; size_t used; } stage;
+
+static void stage_reset(void) { stage.used = 0; }
+
+static void *stage_copy(const void *src, size_t n)
+{
+    if (!stage.buf && !(stage.buf = malloc(STAGE_BYTES)))
+        return NULL;
+    size_t need = (n + 15) & ~(size_t)15;
+    if (stage.used + need > STAGE_BYTES) {
+        if (bcl_flush() != BCL_OK)     /* completes and recycles the arena */
+            return NULL;
+    }
+    void *p = stage.buf + stage.used;
+    stage.used += need;
+    memcpy(p, src, n);
+    return p;
+}
+
 bcl_status bcl_put_detached(bcl_gptr dst, const void *src, size_t nbytes)
 {
-    bcl_status st = bcl_put_nb(dst, src, nbytes);
-    if (st != BCL_OK || is_shm())
+    if (is_shm() || nbytes > STAGE_MAX_PUT || patient()) {
+        bcl_status st = bcl_put_nb(dst, src, nbytes);
+        if (st != BCL_OK || is_shm())
+            return st;
+        if (patient())
+            return patient_flush_rank(dst.rank);
+        BCL_MPI_CHECK("MPI_Win_flush_local", MPI_Win_flush_local(dst.rank, bcl_rt.win));
+        return BCL_OK;
+    }
+    bcl_status st = bcl_check_range(dst, nbytes);
+    if (st != BCL_OK)
         return st;
-    if (patient())
-        return patient_flush_rank(dst.rank);
-    BCL_MPI_CHECK("MPI_Win_flush_local", MPI_Win_flush_local(dst.rank, bcl_rt.win));
-    return BCL_OK;
+    const void *copy = stage_copy(src, nbytes);
+    if (!copy)
+        return bcl_set_error(BCL_ERR_NOMEM, "rput: no memory for the staging arena "
+                             "(or its flush failed: %s)", bcl_last_error());
+    return rma_put(dst, copy, nbytes);
 }
 
 bcl_status bcl_put(bcl_gptr dst, const void *src, size_t nbytes)
@@ -397,10 +433,10 @@ bcl_status bcl_flush(void)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         return BCL_OK;
     }
-    if (patient())
-        return patient_flush_all();
-    return flush_each_rank();
-    return BCL_OK;
+    bcl_status st = patient() ? patient_flush_all() : flush_each_rank();
+    if (st == BCL_OK)
+        stage_reset();
+    return st;
 }
 
 bcl_status bcl_flush_rank(int rank)

@@ -185,3 +185,30 @@ def test_large_transfer_round_trip():
     pybcl.flush()
     assert np.array_equal(pybcl.rget(p, 1 << 20), data)
     pybcl.free(p)
+
+
+@pytest.mark.mpi(min_size=2)
+def test_many_small_rputs_complete_after_flush():
+    """Small rput calls are staged and pipelined on rma; more of them than the
+    staging arena holds (1 MiB) must all land, in order, after flush()."""
+    me, n = pybcl.rank(), pybcl.nprocs()
+    count = 40000                                   # 40000 x 32 B > 1 MiB staged
+    mine = pybcl.alloc(count * 4, "int64")
+    mine.local()[:] = -1
+    ptrs = [pybcl.broadcast(mine, root=r) for r in range(n)]
+    target = ptrs[(me + 1) % n]
+    for i in range(count):
+        pybcl.rput(target + 4 * i, np.array([i, me, i, me], dtype=np.int64))
+    # MPI orders puts to one place only across a flush: the arena filling up
+    # flushed the first put long ago, so this one must win.
+    pybcl.rput(target, np.array([7, 7, 7, 7], dtype=np.int64))
+    pybcl.flush()
+    pybcl.barrier()
+    got = mine.local().reshape(count, 4)
+    left = (me - 1) % n
+    expect = np.stack([np.arange(count), np.full(count, left)] * 2, axis=1)
+    expect[0] = 7
+    ok = np.array_equal(got, expect)
+    pybcl.barrier()
+    pybcl.free(mine)
+    assert all_ok(ok)

@@ -70,6 +70,11 @@ int bclpy_atomic_operand(PyObject *v, PyArray_Descr *dtype, uint64_t *out,
 /* 64-bit pattern read from an atomic of `dtype` -> Python int. */
 PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype);
 
+/* A concurrency promise (pybcl.ConProm.<container> flag, or None = 0) ->
+ * its bits; -1 with TypeError naming `promise` otherwise.  container:
+ * "HashMap" or "CircularQueue". */
+int bclpy_promise(PyObject *p, const char *container, unsigned *bits);
+
 /* Ensure the runtime is up (auto-initialisation calls pybcl.init()). */
 int bclpy_ensure_init(void);
 

@@ -149,6 +149,48 @@ PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype)
     return PyLong_FromLongLong((int64_t)bits);
 }
 
+/* The promise flag classes of pybcl/conprom.py, looked up once each. */
+static PyObject *promise_class(const char *name)
+{
+    static PyObject *hashmap_cls, *queue_cls;
+    PyObject **slot = !strcmp(name, "HashMap") ? &hashmap_cls : &queue_cls;
+    if (!*slot) {
+        PyObject *mod = PyImport_ImportModule("pybcl.conprom");
+        if (!mod)
+            return NULL;
+        PyObject *cprom = PyObject_GetAttrString(mod, "ConProm");
+        Py_DECREF(mod);
+        if (!cprom)
+            return NULL;
+        *slot = PyObject_GetAttrString(cprom, name);
+        Py_DECREF(cprom);
+    }
+    return *slot;
+}
+
+int bclpy_promise(PyObject *p, const char *container, unsigned *bits)
+{
+    *bits = 0;
+    if (p == NULL || p == Py_None)
+        return 0;
+    PyObject *cls = promise_class(container);
+    if (!cls)
+        return -1;
+    int ok = (PyObject *)Py_TYPE(p) == cls ? 1 : PyObject_IsInstance(p, cls);
+    if (ok < 0)
+        return -1;
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "promise must be a pybcl.ConProm.%s flag or None, "
+                     "not %R", container, p);
+        return -1;
+    }
+    long v = PyLong_AsLong(p);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    *bits = (unsigned)v;
+    return 0;
+}
+
 int bclpy_ensure_init(void)
 {
     if (bcl_rt.initialized)

@@ -45,35 +45,12 @@ static int usable(QueueObject *self)
 static PyObject *take_exc(void);
 static void give_exc(PyObject *v);
 
-static PyObject *promise_type;   /* pybcl.conprom._CircularQueue, looked up once */
-
 /* None -> 0; a ConProm.CircularQueue flag -> its bits. */
 static int promise_bits(PyObject *p, unsigned *out)
 {
-    *out = 0;
-    if (p == NULL || p == Py_None)
-        return 0;
-    if (!promise_type) {
-        PyObject *mod = PyImport_ImportModule("pybcl.conprom");
-        if (!mod)
-            return -1;
-        promise_type = PyObject_GetAttrString(mod, "_CircularQueue");
-        Py_DECREF(mod);
-        if (!promise_type)
-            return -1;
-    }
-    int ok = PyObject_IsInstance(p, promise_type);
-    if (ok < 0)
+    if (bclpy_promise(p, "CircularQueue", out) < 0)
         return -1;
-    if (!ok) {
-        PyErr_Format(PyExc_TypeError, "promise must be a pybcl.ConProm.CircularQueue "
-                     "flag or None, not %R", p);
-        return -1;
-    }
-    long v = PyLong_AsLong(p);
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    *out = (unsigned)v & (BCL_QP_PUSH | BCL_QP_POP | BCL_QP_LOCAL);
+    *out &= BCL_QP_PUSH | BCL_QP_POP | BCL_QP_LOCAL;
     return 0;
 }
 

@@ -252,9 +252,13 @@ static bcl_status lock_ready(bcl_gptr st)
     }
 }
 
+/* Publish, unreserve, drop a reader count: nobody waits for the result, so
+ * the op is posted and completes with this rank's next flush of the owner
+ * (our own later atomics on the word are ordered after it; others who need
+ * the bucket wait for it, and we complete our posted ops before we spin). */
 static bcl_status add_status(bcl_gptr st, uint64_t delta)
 {
-    return bcl_fetch_op(st, 8, BCL_OP_ADD, delta, NULL);
+    return bcl_atomic_post(st, 8, BCL_OP_ADD, delta);
 }
 
 static bcl_status read_key_slot(const bcl_hashmap *m, bcl_gptr b, void *slot)
@@ -325,7 +329,7 @@ static bcl_status overwrite_locked(const bcl_hashmap *m, bcl_gptr b, const void 
     if (st == BCL_OK)
         st = bcl_put(bcl_hm_at(b, m->val_off), val, m->val_slot);
     if (st == BCL_OK)
-        st = bcl_fetch_op(STATUS(b), 8, BCL_OP_XOR, RESERVED_TO_READY, NULL);
+        st = bcl_atomic_post(STATUS(b), 8, BCL_OP_XOR, RESERVED_TO_READY);
     /* Readers only ever see the new reference from here on. */
     if (st == BCL_OK && m->val_var)
         st = bcl_obj_release(old);
@@ -656,7 +660,7 @@ bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
 {
     /* RESERVED -> FREE (fresh) or back to READY: readers' counts kept. */
     uint64_t bits = lk->fresh ? BCL_HM_RESERVED : RESERVED_TO_READY;
-    return bcl_fetch_op(STATUS(bcl_hm_bucket(m, lk->idx)), 8, BCL_OP_XOR, bits, NULL);
+    return bcl_atomic_post(STATUS(bcl_hm_bucket(m, lk->idx)), 8, BCL_OP_XOR, bits);
 }
 
 /* ---- local insert -------------------------------------------------------- */

@@ -471,6 +471,37 @@ def test_buffer_tiny_queue_overflows_without_loss():
     assert m.size() == 2000 * p + 100
 
 
+@pytest.mark.mpi
+def test_buffer_fastqueue_overflow_and_reuse():
+    """Each rank's FastQueue holds 5 messages: with every rank pushing, most
+    pushes are refused part-way through a phase and go in directly; nothing
+    is lost, accumulates combine across the queued and direct paths, and the
+    queues are reused (their counters wrap the ring) over several flushes."""
+    r, p = rp()
+    m = pybcl.HashMap(60000)
+    buf = pybcl.HashMapBuffer(m, queue_size=40, message_size=8)
+    acc = 5 * 10**7 + np.arange(200)
+    ok = True
+    for cycle in range(4):
+        keys = np.arange(1500) * p + r + cycle * 10**6
+        buf.insert_many(keys, keys * 3)
+        buf.accumulate_many(acc, 1)
+        for k in acc[:20].tolist():
+            buf.accumulate(k, 2)
+        buf.flush()
+        want = np.arange(1500 * p) + cycle * 10**6
+        vals, found = m.find_many(want)
+        ok &= bool(found.all()) and bool((vals == want * 3).all())
+        got, f = m.find_many(acc)
+        ok &= bool(f.all()) and bool((got[20:] == (cycle + 1) * p).all())
+        ok &= bool((got[:20] == 3 * (cycle + 1) * p).all())
+        pybcl.barrier()      # refused pushes of the next cycle land at once
+    overflowed = pybcl.allreduce(np.array([buf.overflowed]), "sum")[0]
+    ok &= p == 1 or overflowed > 0
+    assert all_ok(ok)
+    assert m.size() == 4 * 1500 * p + len(acc)
+
+
 def test_buffer_needs_fixed_types():
     m = pybcl.HashMap(10, key_type=str)
     with pytest.raises(TypeError):

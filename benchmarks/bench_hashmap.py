@@ -118,14 +118,17 @@ def ratios(t, fl):
 
 
 def main():
+    load0 = os.getloadavg()[0]
     fl = floor()
     out = {"benchmark": "pybcl HashMap (issue 5)", "ranks": 2, "host_cores": os.cpu_count(),
+           "loadavg_1min_start": load0,
            "c_floor_rma_target_idle": fl, "bcl_cpp_mpi_2_ranks": BCL, "targets": TARGETS}
     for transport in ("shm", "rma"):
         t = run_worker(transport)
         out[transport] = t
         if "error" not in fl:
             out[transport + "_ratios"] = ratios(t, fl)
+    out["loadavg_1min_end"] = os.getloadavg()[0]
     print(json.dumps(out, indent=1))
 
 

@@ -114,6 +114,44 @@ def test_accumulate_contention_exact():
 
 
 @pytest.mark.mpi
+@pytest.mark.parametrize("vtype", ["int64", "float64"])
+def test_batch_and_scalar_mixed_contention(vtype):
+    """Batches (fetch-or reservation, indexed rounds) and the scalar protocol
+    (CAS) on the same keys at once, from every rank: exact totals, then
+    overwrites racing with finds see an old or a new value, never a torn or
+    missing one."""
+    r, p = rp()
+    m = pybcl.HashMap(4000, value_type=vtype)
+    keys = np.arange(300, dtype=np.int64)
+    for rnd in range(6):
+        if (r + rnd) % 2:
+            m.accumulate_many(keys, 1)
+        else:
+            for k in keys[::-1].tolist():
+                m.accumulate(k, 1)
+    pybcl.barrier()
+    vals, found = m.find_many(keys)
+    ok = bool(found.all()) and bool((vals == 6 * p).all())
+    ok &= all(m[k] == 6 * p for k in range(0, 300, 37))
+    assert all_ok(ok)
+    pybcl.barrier()
+    new = keys * 1000 + r
+    ok = True
+    for rnd in range(4):
+        if (r + rnd) % 2:
+            m.insert_many(keys, new)
+            got, f = m.find_many(keys)
+        else:
+            got = np.array([m.find(k) for k in keys.tolist()], dtype=vtype)
+            f = np.ones(len(keys), bool)
+        old = got == 6 * p
+        fresh = (got // 1000 == keys) & (got % 1000 < p)
+        ok &= bool(f.all()) and bool((old | fresh).all())
+    assert all_ok(ok)
+    assert m.size() == len(keys)
+
+
+@pytest.mark.mpi
 @pytest.mark.parametrize("vtype", ["float64", "int16", "uint32"])
 def test_accumulate_other_numeric_types(vtype):
     r, p = rp()
@@ -431,6 +469,37 @@ def test_buffer_tiny_queue_overflows_without_loss():
     ok &= p == 1 or overflowed > 0
     assert all_ok(ok)
     assert m.size() == 2000 * p + 100
+
+
+@pytest.mark.mpi
+def test_buffer_fastqueue_overflow_and_reuse():
+    """Each rank's FastQueue holds 5 messages: with every rank pushing, most
+    pushes are refused part-way through a phase and go in directly; nothing
+    is lost, accumulates combine across the queued and direct paths, and the
+    queues are reused (their counters wrap the ring) over several flushes."""
+    r, p = rp()
+    m = pybcl.HashMap(60000)
+    buf = pybcl.HashMapBuffer(m, queue_size=40, message_size=8)
+    acc = 5 * 10**7 + np.arange(200)
+    ok = True
+    for cycle in range(4):
+        keys = np.arange(1500) * p + r + cycle * 10**6
+        buf.insert_many(keys, keys * 3)
+        buf.accumulate_many(acc, 1)
+        for k in acc[:20].tolist():
+            buf.accumulate(k, 2)
+        buf.flush()
+        want = np.arange(1500 * p) + cycle * 10**6
+        vals, found = m.find_many(want)
+        ok &= bool(found.all()) and bool((vals == want * 3).all())
+        got, f = m.find_many(acc)
+        ok &= bool(f.all()) and bool((got[20:] == (cycle + 1) * p).all())
+        ok &= bool((got[:20] == 3 * (cycle + 1) * p).all())
+        pybcl.barrier()      # refused pushes of the next cycle land at once
+    overflowed = pybcl.allreduce(np.array([buf.overflowed]), "sum")[0]
+    ok &= p == 1 or overflowed > 0
+    assert all_ok(ok)
+    assert m.size() == 4 * 1500 * p + len(acc)
 
 
 def test_buffer_needs_fixed_types():

@@ -140,6 +140,52 @@ static bcl_status check_atomic(bcl_gptr p, int width)
     return BCL_OK;
 }
 
+/* ---- posted atomics ---------------------------------------------------
+ * bcl_atomic_post issues an atomic whose result nobody needs (publishing a
+ * bucket, dropping a reader count) without waiting for it: it completes
+ * with the next flush of its target, so a scalar operation ends with its
+ * last round trip still in flight and the next operation's flush absorbs
+ * it.  The origin buffer of an MPI_Accumulate must stay untouched until
+ * completion: operands live in this ring, reset once every posted op is
+ * complete.  Spin loops (bcl_relax) complete our own posted ops first, so a
+ * rank never waits for a peer that waits for one of our publications. */
+#define POST_SLOTS 4096u
+static struct {
+    uint64_t operand[POST_SLOTS];
+    unsigned next;
+    int ndirty, cap;
+    unsigned char *dirty;      /* per rank: posted ops not yet flushed */
+} post;
+
+static void post_clean(int rank)
+{
+    if (post.ndirty && post.dirty[rank]) {
+        post.dirty[rank] = 0;
+        if (--post.ndirty == 0)
+            post.next = 0;
+    }
+}
+
+static void post_clean_all(void)
+{
+    if (post.ndirty)
+        memset(post.dirty, 0, (size_t)post.cap);
+    post.ndirty = 0;
+    post.next = 0;
+}
+
+static bcl_status flush_dirty(void)
+{
+    for (int r = 0; post.ndirty && r < post.cap; r++)
+        if (post.dirty[r]) {
+            bcl_status st = bcl_flush_rank(r);   /* cleans r */
+            if (st != BCL_OK)
+                return st;
+        }
+    post.next = 0;
+    return BCL_OK;
+}
+
 /* ---- data movement ---------------------------------------------------- */
 
 static bcl_status rma_get(void *dst, bcl_gptr src, size_t n)
@@ -424,6 +470,40 @@ bcl_status bcl_atomic_store(bcl_gptr p, int width, uint64_t value)
     return bcl_flush_rank(p.rank);
 }
 
+bcl_status bcl_atomic_post(bcl_gptr p, int width, bcl_atomic_op op, uint64_t operand)
+{
+    bcl_status st = check_atomic(p, width);
+    if (st != BCL_OK)
+        return st;
+    word v = to_word(operand, width), out;
+    if (is_shm()) {
+        shm_fetch_op(bcl_local_addr(p), width, op, &v, &out);
+        return BCL_OK;
+    }
+    if (post.cap < bcl_rt.nprocs) {
+        if ((st = flush_dirty()) != BCL_OK)
+            return st;
+        unsigned char *d = realloc(post.dirty, (size_t)bcl_rt.nprocs);
+        if (!d)   /* no bookkeeping: complete it now */
+            return bcl_fetch_op(p, width, op, operand, NULL);
+        memset(d, 0, (size_t)bcl_rt.nprocs);
+        post.dirty = d;
+        post.cap = bcl_rt.nprocs;
+    }
+    if (post.next == POST_SLOTS && (st = flush_dirty()) != BCL_OK)
+        return st;
+    word *slot = (word *)&post.operand[post.next++];
+    *slot = v;
+    BCL_MPI_CHECK("MPI_Accumulate",
+                  MPI_Accumulate(slot, 1, mpi_uint(width), p.rank, (MPI_Aint)p.offset, 1,
+                                 mpi_uint(width), mpi_op(op), bcl_rt.win));
+    if (!post.dirty[p.rank]) {
+        post.dirty[p.rank] = 1;
+        post.ndirty++;
+    }
+    return BCL_OK;
+}
+
 /* ---- completion and synchronisation ------------------------------------ */
 
 bcl_status bcl_flush(void)
@@ -434,8 +514,10 @@ bcl_status bcl_flush(void)
         return BCL_OK;
     }
     bcl_status st = patient() ? patient_flush_all() : flush_each_rank();
-    if (st == BCL_OK)
+    if (st == BCL_OK) {      /* everything issued so far is complete */
         stage_reset();
+        post_clean_all();
+    }
     return st;
 }
 
@@ -446,9 +528,14 @@ bcl_status bcl_flush_rank(int rank)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         return BCL_OK;
     }
-    if (patient())
-        return patient_flush_rank(rank);
+    if (patient()) {
+        bcl_status st = patient_flush_rank(rank);
+        if (st == BCL_OK)
+            post_clean(rank);
+        return st;
+    }
     BCL_MPI_CHECK("MPI_Win_flush", MPI_Win_flush(rank, bcl_rt.win));
+    post_clean(rank);
     return BCL_OK;
 }
 
@@ -488,8 +575,11 @@ bcl_status bcl_progress(void)
 
 void bcl_relax(unsigned *spins)
 {
-    if (!is_shm())
+    if (!is_shm()) {
+        if (post.ndirty)
+            flush_dirty();
         bcl_progress();
+    }
     ++*spins;
     if (patient())
         back_off(*spins, RELAX_SPIN_POLLS, RELAX_YIELD_POLLS);

@@ -80,6 +80,14 @@ bcl_status bcl_cas(bcl_gptr p, int width, uint64_t expected, uint64_t desired,
                    uint64_t *old);
 bcl_status bcl_atomic_store(bcl_gptr p, int width, uint64_t value);
 
+/* Posted atomic: the op is issued and the call returns without waiting (no
+ * result).  Complete at the target after the next bcl_flush_rank(p.rank) /
+ * bcl_flush / bcl_barrier, or once this rank spins in bcl_relax; later
+ * atomics of this rank on the same word are ordered after it (MPI's default
+ * accumulate ordering).  For steps whose completion nobody waits on: a
+ * publication, dropping a reader count. */
+bcl_status bcl_atomic_post(bcl_gptr p, int width, bcl_atomic_op op, uint64_t operand);
+
 /* Non-blocking forms: `result` (width bytes) and `operand` are written at the
  * next flush.  Used to pipeline batches: issue k, flush once. */
 bcl_status bcl_fetch_op_nb(bcl_gptr p, int width, bcl_atomic_op op,

@@ -204,12 +204,12 @@ bcl_status bcl_hm_key_equal(const bcl_hashmap *m, const void *slot, const bcl_hm
     return st;
 }
 
-/* Spin (atomic loads only) until the bucket is no longer RESERVED. */
+/* Spin (atomic loads only) until no writer holds the bucket (BUSY clear). */
 static bcl_status wait_unreserved(bcl_gptr st, uint64_t *cur)
 {
     unsigned spins = 0;
     bcl_status s = BCL_OK;
-    while ((*cur & BCL_HM_STATE) == BCL_HM_RESERVED && s == BCL_OK) {
+    while ((*cur & BCL_HM_BUSY) && s == BCL_OK) {
         bcl_relax(&spins);
         s = bcl_fetch_op(st, 8, BCL_OP_NOOP, 0, cur);
     }
@@ -228,8 +228,7 @@ static bcl_status claim_free(bcl_gptr st, uint64_t expect, uint64_t *cur, int *t
             *taken = 1;
             return BCL_OK;
         }
-        if ((*cur & BCL_HM_STATE) == BCL_HM_RESERVED &&
-            (s = wait_unreserved(st, cur)) != BCL_OK)
+        if ((*cur & BCL_HM_BUSY) && (s = wait_unreserved(st, cur)) != BCL_OK)
             return s;
         if ((*cur & BCL_HM_STATE) == BCL_HM_READY) {
             *taken = 0;
@@ -252,9 +251,13 @@ static bcl_status lock_ready(bcl_gptr st)
     }
 }
 
+/* Publish, unreserve, drop a reader count: nobody waits for the result, so
+ * the op is posted and completes with this rank's next flush of the owner
+ * (our own later atomics on the word are ordered after it; others who need
+ * the bucket wait for it, and we complete our posted ops before we spin). */
 static bcl_status add_status(bcl_gptr st, uint64_t delta)
 {
-    return bcl_fetch_op(st, 8, BCL_OP_ADD, delta, NULL);
+    return bcl_atomic_post(st, 8, BCL_OP_ADD, delta);
 }
 
 static bcl_status read_key_slot(const bcl_hashmap *m, bcl_gptr b, void *slot)
@@ -325,7 +328,7 @@ static bcl_status overwrite_locked(const bcl_hashmap *m, bcl_gptr b, const void 
     if (st == BCL_OK)
         st = bcl_put(bcl_hm_at(b, m->val_off), val, m->val_slot);
     if (st == BCL_OK)
-        st = bcl_fetch_op(STATUS(b), 8, BCL_OP_XOR, RESERVED_TO_READY, NULL);
+        st = bcl_atomic_post(STATUS(b), 8, BCL_OP_XOR, RESERVED_TO_READY);
     /* Readers only ever see the new reference from here on. */
     if (st == BCL_OK && m->val_var)
         st = bcl_obj_release(old);
@@ -465,7 +468,7 @@ static bcl_status find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_wr
         memcpy(&status, buf, 8);
         if (st != BCL_OK || (status & BCL_HM_STATE) == BCL_HM_FREE)
             break;
-        if ((status & BCL_HM_STATE) == BCL_HM_RESERVED) {
+        if (status & BCL_HM_BUSY) {
             *fallback = 1;        /* a writer after all: use the protocol */
             break;
         }
@@ -536,7 +539,7 @@ static bcl_status acc_shared_probe(const bcl_hashmap *m, const bcl_hm_key *k,
         bcl_status st = bcl_fetch_op(STATUS(b), 8, BCL_OP_ADD, BCL_HM_READER, &cur);
         cur += BCL_HM_READER;
         while (st == BCL_OK && (cur & BCL_HM_STATE) != BCL_HM_READY) {
-            if ((cur & BCL_HM_STATE) == BCL_HM_RESERVED) {
+            if (cur & BCL_HM_BUSY) {
                 st = wait_unreserved(STATUS(b), &cur);
                 continue;
             }
@@ -656,7 +659,7 @@ bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
 {
     /* RESERVED -> FREE (fresh) or back to READY: readers' counts kept. */
     uint64_t bits = lk->fresh ? BCL_HM_RESERVED : RESERVED_TO_READY;
-    return bcl_fetch_op(STATUS(bcl_hm_bucket(m, lk->idx)), 8, BCL_OP_XOR, bits, NULL);
+    return bcl_atomic_post(STATUS(bcl_hm_bucket(m, lk->idx)), 8, BCL_OP_XOR, bits);
 }
 
 /* ---- local insert -------------------------------------------------------- */

@@ -20,6 +20,17 @@
  * from READY with no readers.  RESERVED -> READY is an XOR of the state bits,
  * which keeps the count.
  *
+ * Bit 0 is the writer's bit (BCL_HM_BUSY): whoever sets it owns the bucket,
+ * and readers and other writers wait while it is set.  The scalar protocol
+ * sets it with a CAS (FREE -> RESERVED, READY without readers -> RESERVED);
+ * the batches (bcl_hashmap_batch.c) set it with a fetch-or, which can be
+ * done for many buckets in one message: on a FREE bucket that reserves it,
+ * on a READY one it makes state 3 (READY + BUSY), a short hold that the
+ * batch drops again with a fetch-add of -1 once it has read the key (or, if
+ * the key matches and no reader was counted, uses as the lock to overwrite
+ * the value).  Everything that waits for a writer tests BCL_HM_BUSY, never
+ * the state RESERVED alone.
+ *
  * Invariants the protocol relies on:
  *  - a bucket goes FREE -> RESERVED -> READY (or back to FREE when the writer
  *    gives up, e.g. no segment room for a variable-length key); it is never
@@ -54,6 +65,7 @@
 #define BCL_HM_RESERVED 1u
 #define BCL_HM_READY 2u
 #define BCL_HM_STATE 3u
+#define BCL_HM_BUSY 1u        /* writer's bit: RESERVED, or READY held (3) */
 #define BCL_HM_READER 4u      /* one reader in the status word's count */
 
 /* Promise bits (pybcl.ConProm.HashMap). */

@@ -6,8 +6,8 @@
 
 #include "bcl_alloc.h"
 
-#define QHEAD 64u                 /* tail word, then the entries */
 #define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
+#define POP_CHUNK 8192u           /* entries popped (copied out) at a time */
 
 static unsigned char *op_byte(const bcl_hmbuf *b, unsigned char *e)
 {
@@ -22,7 +22,7 @@ bcl_status bcl_hmbuf_create(bcl_hmbuf *b, const bcl_hashmap *m, size_t queue_siz
     if (m->key_var || m->val_var)
         return bcl_set_error(BCL_ERR_TYPE, "HashMapBuffer needs fixed-size key and value "
                              "types");
-    if (queue_size == 0 || message_size == 0)
+    if (queue_size == 0 || message_size == 0 || queue_size > (size_t)INT64_MAX)
         return bcl_set_error(BCL_ERR_ARG, "queue_size and message_size must be positive");
     int p = bcl_rt.nprocs;
     b->m = m;
@@ -30,39 +30,38 @@ bcl_status bcl_hmbuf_create(bcl_hmbuf *b, const bcl_hashmap *m, size_t queue_siz
     b->message_size = message_size;
     b->stride = ALIGN8(m->key_size + m->val_size + 1);
     b->self_cap = message_size;
-    b->qbase = calloc((size_t)p, sizeof *b->qbase);
+    b->q = calloc((size_t)p, sizeof *b->q);
     b->buf = calloc((size_t)p, sizeof *b->buf);
     b->count = calloc((size_t)p, sizeof *b->count);
-    int ok = b->qbase && b->buf && b->count;
+    uint64_t ok = b->q && b->buf && b->count;
     for (int r = 0; ok && r < p; r++)
         ok = (b->buf[r] = malloc(message_size * b->stride)) != NULL;
-    uint64_t off = 0;
-    if (ok && bcl_alloc(QHEAD + queue_size * b->stride, 64, &off) == BCL_OK)
-        memset(bcl_rt.local_base + off, 0, QHEAD);
-    if (b->qbase)
-        b->qbase[bcl_rt.rank] = off;
-    uint64_t flag = off != 0;
-    bcl_status st = bcl_allreduce(&flag, 1, BCL_U64, BCL_MIN);
-    if (st == BCL_OK && flag)
-        st = bcl_allreduce(b->qbase, (size_t)p, BCL_U64, BCL_MAX);
-    if (st == BCL_OK && flag)
+    /* Every rank must take part in the queue creations (collective): agree
+     * first that everybody has its local memory. */
+    bcl_status st = bcl_allreduce(&ok, 1, BCL_U64, BCL_MIN);
+    if (st == BCL_OK && !ok)
+        st = bcl_set_error(BCL_ERR_NOMEM, "no memory for HashMapBuffer's buffers");
+    /* One FastQueue per rank, hosted there.  A failure is the same on every
+     * rank (bcl_queue_create agrees), so all stop at the same queue. */
+    for (int r = 0; st == BCL_OK && r < p; r++) {
+        st = bcl_queue_create(&b->q[r], BCL_QUEUE_FAST, r, (int64_t)queue_size, b->stride);
+        if (st == BCL_OK)
+            b->nq++;
+    }
+    if (st == BCL_OK)
         return bcl_barrier();
-    if (off)
-        bcl_free(off);
     bcl_hmbuf_destroy(b);
-    return st != BCL_OK ? st : bcl_set_error(BCL_ERR_SEGFULL, "a HashMapBuffer queue of "
-                                             "%zu entries does not fit in some rank's "
-                                             "segment", queue_size);
+    return st;
 }
 
 void bcl_hmbuf_destroy(bcl_hmbuf *b)
 {
-    if (b->qbase && b->qbase[bcl_rt.rank] && bcl_rt.initialized)
-        bcl_free(b->qbase[bcl_rt.rank]);
+    for (int r = 0; r < b->nq; r++)
+        bcl_queue_destroy(&b->q[r]);
     for (int r = 0; b->buf && r < bcl_rt.nprocs; r++)
         free(b->buf[r]);
     free(b->buf);
-    free(b->qbase);
+    free(b->q);
     free(b->count);
     memset(b, 0, sizeof *b);
 }
@@ -97,26 +96,19 @@ static bcl_status direct(bcl_hmbuf *b, unsigned char *e, size_t n)
     return st;
 }
 
-/* One FastQueue push of dest's buffer; what does not fit goes in directly. */
+/* One FastQueue push_many of dest's buffer; refused (the owner's queue is
+ * full): the entries go in directly. */
 static bcl_status push(bcl_hmbuf *b, int dest)
 {
-    size_t n = b->count[dest], fits = 0;
-    uint64_t old;
+    size_t n = b->count[dest];
+    int pushed = 0;
     b->count[dest] = 0;
     if (!n)
         return BCL_OK;
-    bcl_status st = bcl_fetch_op(bcl_gptr_make(dest, b->qbase[dest]), 8, BCL_OP_ADD, n, &old);
-    if (st != BCL_OK)
-        return st;
-    if (old < b->queue_size)
-        fits = n < b->queue_size - old ? n : (size_t)(b->queue_size - old);
-    /* Complete at the next flush (the barrier of flush() at the latest). */
-    if (fits)
-        st = bcl_put_detached(bcl_gptr_make(dest, b->qbase[dest] + QHEAD + old * b->stride),
-                              b->buf[dest], fits * b->stride);
-    if (st == BCL_OK && fits < n) {
-        b->pushed_direct += n - fits;
-        st = direct(b, b->buf[dest] + fits * b->stride, n - fits);
+    bcl_status st = bcl_queue_push(&b->q[dest], b->buf[dest], n, 0, &pushed);
+    if (st == BCL_OK && !pushed) {
+        b->pushed_direct += n;
+        st = direct(b, b->buf[dest], n);
     }
     return st;
 }
@@ -148,9 +140,24 @@ static bcl_status apply(bcl_hmbuf *b, unsigned char *e, size_t n, unsigned char 
                         size_t *nspill, size_t *spill_cap)
 {
     const bcl_hashmap *m = b->m;
+    /* The table is MBs and the keys random: every entry is a cache miss.
+     * Hash PF entries ahead and prefetch their home bucket. */
+    enum { PF = 16 };
+    uint64_t ring[PF];
+    uint64_t first = (uint64_t)bcl_rt.rank * m->block;
+    unsigned char *block = bcl_rt.local_base + m->base[bcl_rt.rank];
+    for (size_t i = 0; i < n && i < PF; i++)
+        ring[i] = bcl_hm_hash(e + i * b->stride, m->key_size);
     for (size_t i = 0; i < n; i++) {
         unsigned char *x = e + i * b->stride;
-        bcl_hm_key k = bcl_hm_key_make(x, m->key_size);
+        bcl_hm_key k = { x, m->key_size, ring[i % PF] };
+        if (i + PF < n) {
+            uint64_t h = bcl_hm_hash(x + PF * b->stride, m->key_size);
+            uint64_t home = (uint64_t)(((unsigned __int128)h * m->n) >> 64);
+            ring[i % PF] = h;
+            if (home - first < m->block)
+                __builtin_prefetch(block + (home - first) * m->bsize, 1);
+        }
         int spilled;
         bcl_status st = bcl_hm_apply_local(m, &k, x + m->key_size, *op_byte(b, x), &spilled);
         if (st != BCL_OK)
@@ -186,16 +193,22 @@ bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
             keep_first(&err, push(b, r));
     if ((st = bcl_barrier()) != BCL_OK)
         return st;
-    unsigned char *q = bcl_rt.local_base + b->qbase[me], *spill = NULL;
-    uint64_t tail;
-    memcpy(&tail, q, sizeof tail);
-    size_t n = tail < b->queue_size ? (size_t)tail : b->queue_size, nspill = 0, cap = 0;
-    if (err == BCL_OK)
-        err = apply(b, q + QHEAD, n, &spill, &nspill, &cap);
+    /* Local phase: nobody pushes until the next barrier. */
+    unsigned char *spill = NULL, *chunk = NULL;
+    size_t nspill = 0, cap = 0, got = 0;
+    if (err == BCL_OK && !(chunk = malloc((size_t)POP_CHUNK * b->stride)))
+        err = bcl_set_error(BCL_ERR_NOMEM, "no memory to drain the HashMapBuffer queue");
+    do {
+        got = 0;
+        if (err == BCL_OK)
+            err = bcl_queue_local_pop(&b->q[me], chunk, POP_CHUNK, &got);
+        if (err == BCL_OK && got)
+            err = apply(b, chunk, got, &spill, &nspill, &cap);
+    } while (err == BCL_OK && got == POP_CHUNK);
+    free(chunk);
     if (err == BCL_OK)
         err = apply(b, b->buf[me], b->count[me], &spill, &nspill, &cap);
     b->count[me] = 0;
-    memset(q, 0, sizeof tail);             /* nobody pushes until we return */
     if ((st = bcl_barrier()) != BCL_OK)
         return st;
     if (nspill && err == BCL_OK)

@@ -2,34 +2,35 @@
  * bcl_hmbuffer.h -- BCL's HashMapBuffer (paper 5.3): aggregated inserts.
  *
  * Entries (insert or accumulate; fixed-size keys and values) are buffered
- * per owner rank -- the owner of the key's home bucket.  A full buffer of
- * `message_size` entries goes to its owner's incoming queue with one
- * fetch-add on the queue tail and one put (a FastQueue push: pushes and the
- * owner's reading are separated by barriers).  flush() (collective) pushes
- * what is left, then every owner applies its queue with plain CPU inserts
- * into its own block, combining accumulates with stored values.
+ * per owner rank -- the owner of the key's home bucket.  Every rank hosts
+ * one FastQueue (bcl_queue.h) of `queue_size` entries of (key, value, op)
+ * records.  A full buffer of `message_size` entries goes to its owner's
+ * queue with one push_many (one fetch-add on the tail and one put; pushes
+ * and the owner's reading are separated by barriers, FastQueue's phases).
+ * flush() (collective) pushes what is left, then every owner pops its queue
+ * with local pops and applies the entries with plain CPU inserts into its
+ * own block, combining accumulates with stored values.
  *
  * No entry is ever lost:
- *  - a push that does not fit in the remote queue writes the part that fits
- *    and inserts the rest directly with the atomic protocol (pipelined), at a
- *    time when only atomic operations and pushes run;
+ *  - a push the owner's queue refuses (full: FastQueue pushes are all or
+ *    nothing) is inserted directly with the atomic protocol (pipelined
+ *    batches), at a time when only atomic operations and pushes run;
  *  - an entry whose probe sequence leaves the owner's block ("spill") is
  *    kept aside during the local phase and inserted atomically after a
  *    barrier, when no local insert runs any more.
- *
- * Until the queues branch's FastQueue lands in core, the queue is this
- * file's minimal one (a tail counter and an entry array per rank).
  */
 #ifndef BCL_HMBUFFER_H
 #define BCL_HMBUFFER_H
 
 #include "bcl_hashmap.h"
+#include "bcl_queue.h"
 
 typedef struct bcl_hmbuf {
     const bcl_hashmap *m;
     size_t queue_size, message_size;
     size_t stride;            /* bytes per entry: key, value, op byte       */
-    uint64_t *qbase;          /* per rank: offset of its queue (tail first)  */
+    bcl_queue *q;             /* per rank: the FastQueue it hosts            */
+    int nq;                   /* queues created                              */
     unsigned char **buf;      /* per rank: buffered entries                  */
     size_t *count;            /* per rank: how many                          */
     size_t self_cap;          /* entries for ourselves grow without pushing  */

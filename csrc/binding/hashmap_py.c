@@ -58,36 +58,12 @@ int bclpy_parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
 
 /* ---- promises ------------------------------------------------------------ */
 
-static PyObject *promise_class;     /* pybcl.conprom._HashMap, imported lazily */
-
 int bclpy_hm_promise(PyObject *p, int *bits)
 {
-    *bits = 0;
-    if (!p || p == Py_None)
-        return 0;
-    if (!promise_class) {
-        PyObject *mod = PyImport_ImportModule("pybcl.conprom");
-        if (!mod)
-            return -1;
-        promise_class = PyObject_GetAttrString(mod, "_HashMap");
-        Py_DECREF(mod);
-        if (!promise_class)
-            return -1;
-    }
-    if ((PyObject *)Py_TYPE(p) != promise_class) {
-        int ok = PyObject_IsInstance(p, promise_class);
-        if (ok < 0)
-            return -1;
-        if (!ok) {
-            PyErr_Format(PyExc_TypeError, "promise must be a ConProm.HashMap flag or "
-                         "None, not %R", p);
-            return -1;
-        }
-    }
-    long v = PyLong_AsLong(p);
-    if (v == -1 && PyErr_Occurred())
+    unsigned u;
+    if (bclpy_promise(p, "HashMap", &u) < 0)
         return -1;
-    *bits = (int)v;
+    *bits = (int)u;
     return 0;
 }
 

@@ -60,11 +60,8 @@ def test_isx_keys_bounded_rejection():
     assert _core.isx_keys(3, 1500, bound).tolist() == want
 
 
-need_queues = pytest.mark.skipif(not hasattr(pybcl, "CircularQueue"),
-                                 reason="needs pybcl.CircularQueue")
 
 
-@need_queues
 @pytest.mark.parametrize("queue", ["circular", "fast"])
 def test_isx_in_process_verifies(queue):
     from pybcl.apps import isx
@@ -73,7 +70,6 @@ def test_isx_in_process_verifies(queue):
     assert res["ranks"] == pybcl.nprocs() and res["keys_per_s"] > 0
 
 
-@need_queues
 def test_isx_small_max_key():
     from pybcl.apps import isx
     res = isx.run_isx(5_000, max_key=1000 + pybcl.nprocs(), iterations=1, message_size=333)
@@ -87,7 +83,6 @@ def run_app(args, nprocs, timeout=120):
                           capture_output=True, text=True, timeout=timeout)
 
 
-@need_queues
 @pytest.mark.serial_only
 @pytest.mark.parametrize("nprocs", [1, 2, 4])
 def test_isx_cli(tmp_path, nprocs):
@@ -101,7 +96,6 @@ def test_isx_cli(tmp_path, nprocs):
     assert set(js["seconds_per_iteration"]) >= {"total", "local_sort"}
 
 
-@need_queues
 @pytest.mark.serial_only
 def test_isx_cli_fails_loudly_when_queues_are_too_small():
     # a queue capacity far below the keys each rank receives: push_many refuses,

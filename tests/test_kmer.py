@@ -218,9 +218,6 @@ def test_simulated_reads_deterministic():
 
 # ---- the app ------------------------------------------------------------------------
 
-need_containers = pytest.mark.skipif(
-    not all(hasattr(pybcl, n) for n in ("HashMap", "BloomFilter")),
-    reason="needs pybcl.HashMap and pybcl.BloomFilter")
 
 
 def small_reads(seed=7, n=300, length=60, err=0.02):
@@ -238,7 +235,6 @@ def gather_counts(res):
     return merged
 
 
-@need_containers
 def test_app_counts_exact_in_process():
     from pybcl.apps import kmer
     text = small_reads()
@@ -252,7 +248,6 @@ def test_app_counts_exact_in_process():
     assert all_ok(ok)
 
 
-@need_containers
 def test_app_bloom_semantics_in_process():
     from pybcl.apps import kmer
     text = small_reads(seed=11)
@@ -284,7 +279,6 @@ def run_app(args, nprocs, timeout=120):
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
-@need_containers
 @pytest.mark.serial_only
 @pytest.mark.parametrize("nprocs", [1, 2, 4])
 def test_app_cli_exact_counts(tmp_path, nprocs):
@@ -315,7 +309,6 @@ def test_app_cli_exact_counts(tmp_path, nprocs):
     assert "top 10 k-mers" in r.stdout
 
 
-@need_containers
 @pytest.mark.serial_only
 def test_app_cli_demo_and_errors(tmp_path):
     r = run_app(["-m", "pybcl.apps.kmer", "--demo", "--bloom", "--quiet"], 2)

@@ -8,7 +8,6 @@ import time
 
 import pytest
 
-import pybcl
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOTEBOOKS = ["kmer_counting.ipynb", "isx.ipynb"]
@@ -16,9 +15,6 @@ LIMIT = int(os.environ.get("PYBCL_NOTEBOOK_TIMEOUT", "600"))     # seconds per n
 
 
 @pytest.mark.serial_only
-@pytest.mark.skipif(not all(hasattr(pybcl, n) for n in ("HashMap", "BloomFilter",
-                                                          "CircularQueue")),
-                    reason="needs the containers")
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_runs(name):
     nbformat = pytest.importorskip("nbformat")

@@ -365,19 +365,11 @@ static PyObject *array_local(ArrayObject *self, PyObject *noargs)
     npy_intp dims[1] = { (npy_intp)count };
     uint64_t off = self->a.offsets[bcl_rt.rank];
     void *data = off ? bcl_local_addr(bcl_gptr_make(bcl_rt.rank, off)) : NULL;
-    Py_INCREF(self->dtype);
-    if (!data)   /* an empty block: a fresh empty array */
+    if (!data) {   /* an empty block: a fresh empty array */
+        Py_INCREF(self->dtype);
         return PyArray_SimpleNewFromDescr(1, dims, self->dtype);
-    PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, self->dtype, 1, dims, NULL, data,
-                                         NPY_ARRAY_CARRAY, NULL);
-    if (!arr)
-        return NULL;
-    Py_INCREF(self);
-    if (PyArray_SetBaseObject((PyArrayObject *)arr, (PyObject *)self) < 0) {
-        Py_DECREF(arr);
-        return NULL;
     }
-    return arr;
+    return bclpy_segment_view(data, dims[0], self->dtype, (PyObject *)self);
 }
 
 static PyObject *array_local_range(ArrayObject *self, PyObject *noargs)

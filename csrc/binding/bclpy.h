@@ -59,6 +59,11 @@ int bclpy_to_bytes(PyObject *value, PyArray_Descr *dtype, void *out,
 /* itemsize bytes of `dtype` -> NumPy scalar. */
 PyObject *bclpy_from_bytes(const void *data, PyArray_Descr *dtype);
 
+/* Zero-copy 1-D NumPy view of `count` elements at `addr` (segment memory),
+ * writable, whose base is `owner` (kept alive by the view). */
+PyObject *bclpy_segment_view(void *addr, npy_intp count, PyArray_Descr *dtype,
+                             PyObject *owner);
+
 /* Atomic width (4 or 8) of an integer dtype, or -1 with TypeError. */
 int bclpy_atomic_width(PyArray_Descr *dtype, const char *argname);
 

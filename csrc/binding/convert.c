@@ -90,6 +90,22 @@ PyObject *bclpy_from_bytes(const void *data, PyArray_Descr *dtype)
     return PyArray_Scalar((void *)data, dtype, NULL);
 }
 
+PyObject *bclpy_segment_view(void *addr, npy_intp count, PyArray_Descr *dtype,
+                             PyObject *owner)
+{
+    Py_INCREF(dtype);                       /* PyArray_NewFromDescr steals it */
+    PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, dtype, 1, &count, NULL, addr,
+                                         NPY_ARRAY_CARRAY, NULL);
+    if (!arr)
+        return NULL;
+    Py_INCREF(owner);                       /* the view keeps its owner alive */
+    if (PyArray_SetBaseObject((PyArrayObject *)arr, owner) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    return arr;
+}
+
 int bclpy_atomic_width(PyArray_Descr *dtype, const char *argname)
 {
     int ok = (dtype->kind == 'i' || dtype->kind == 'u') &&

@@ -317,18 +317,8 @@ static PyObject *gptr_local(bclpy_GlobalPtr *self, PyObject *args, PyObject *kwd
     bcl_status st = bcl_check_range(self->ptr, (size_t)count * (size_t)PyDataType_ELSIZE(self->dtype));
     if (st != BCL_OK)
         return bclpy_raise(st);
-    npy_intp dims[1] = { (npy_intp)count };
-    Py_INCREF(self->dtype);
-    PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, self->dtype, 1, dims, NULL,
-                                         bcl_local_addr(self->ptr), NPY_ARRAY_CARRAY, NULL);
-    if (!arr)
-        return NULL;
-    Py_INCREF(self);
-    if (PyArray_SetBaseObject((PyArrayObject *)arr, (PyObject *)self) < 0) {
-        Py_DECREF(arr);
-        return NULL;
-    }
-    return arr;
+    return bclpy_segment_view(bcl_local_addr(self->ptr), (npy_intp)count, self->dtype,
+                              (PyObject *)self);
 }
 
 static PyObject *gptr_reduce(bclpy_GlobalPtr *self, PyObject *noargs)

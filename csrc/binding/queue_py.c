@@ -485,18 +485,7 @@ static PyObject *q_local(QueueObject *self, PyObject *noargs)
     void *addr;
     uint64_t count;
     CHECK(bcl_queue_local_view(&self->q, &addr, &count));
-    npy_intp dim = (npy_intp)count;
-    Py_INCREF(self->et.dtype);
-    PyObject *a = PyArray_NewFromDescr(&PyArray_Type, self->et.dtype, 1, &dim, NULL, addr,
-                                       NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_WRITEABLE, NULL);
-    if (!a)
-        return NULL;
-    Py_INCREF(self);                        /* the view keeps the queue alive */
-    if (PyArray_SetBaseObject((PyArrayObject *)a, (PyObject *)self) < 0) {
-        Py_DECREF(a);
-        return NULL;
-    }
-    return a;
+    return bclpy_segment_view(addr, (npy_intp)count, self->et.dtype, (PyObject *)self);
 }
 
 static PyObject *q_size(QueueObject *self, PyObject *noargs)

@@ -75,10 +75,14 @@ if sanitize:
     cflags += [f"-fsanitize={sanitize}", "-fno-omit-frame-pointer"]
     ldflags += [f"-fsanitize={sanitize}"]
 
+# The C core's layers, bottom up (each may include only those before it), then
+# the CPython binding on top.  Headers are included as "layer/name.h".
+LAYERS = ("runtime", "comm", "serial", "containers", "kernels", "binding")
+
 core = Extension(
     "pybcl._core",
-    sources=sorted(glob.glob("csrc/core/*.c")) + sorted(glob.glob("csrc/binding/*.c")),
-    depends=glob.glob("csrc/core/*.h") + glob.glob("csrc/binding/*.h"),
+    sources=[src for layer in LAYERS for src in sorted(glob.glob(f"csrc/{layer}/*.c"))],
+    depends=[h for layer in LAYERS for h in glob.glob(f"csrc/{layer}/*.h")],
     include_dirs=inc + [numpy.get_include(), "csrc"],
     library_dirs=libdirs,
     runtime_library_dirs=[d for d in libdirs if os.path.isdir(d)],

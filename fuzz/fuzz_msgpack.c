@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the msgpack reader (csrc/core/bcl_msgpack.c).
+ * libFuzzer target for the msgpack reader (csrc/serial/bcl_msgpack.c).
  *
  * For every input: bcl_mp_validate must not crash or read out of bounds
  * (ASan), and a manual iterative walk with bcl_mp_read must agree with it.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../csrc/core/bcl_msgpack.h"
+#include "serial/bcl_msgpack.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 

@@ -4,12 +4,12 @@
 #   apt-get install -y clang libclang-rt-14-dev)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-core="$here/../csrc/core"
+csrc="$here/../csrc"
 out=${FUZZ_OUT:-"${TMPDIR:-/tmp}/pybcl-fuzz"}
 mkdir -p "$out" "$out/corpus"
 ${CLANG:-clang} -std=c11 -g -O1 -Wall -Wextra -Werror \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    "$here/fuzz_msgpack.c" "$core/bcl_msgpack.c" "$core/bcl_error.c" \
+    "$here/fuzz_msgpack.c" -I"$csrc" "$csrc/serial/bcl_msgpack.c" "$csrc/runtime/bcl_error.c" \
     -o "$out/fuzz_msgpack"
 # New inputs go to $out/corpus; the checked-in seeds are read only.
 exec "$out/fuzz_msgpack" -max_total_time="${FUZZ_SECONDS:-60}" \

@@ -13,9 +13,9 @@ def build_and_run(tmp_path, test_source, core_sources):
     exe = tmp_path / "unit"
     cmd = [CC, "-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
            "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-           "-fno-omit-frame-pointer", "-o", str(exe),
+           "-fno-omit-frame-pointer", "-I", os.path.join(ROOT, "csrc"), "-o", str(exe),
            os.path.join(ROOT, "tests", "c", test_source)]
-    cmd += [os.path.join(ROOT, "csrc", "core", s) for s in core_sources]
+    cmd += [os.path.join(ROOT, "csrc", s) for s in core_sources]
     subprocess.run(cmd, check=True)
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1", UBSAN_OPTIONS="print_stacktrace=1")
     return subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=120)
@@ -23,6 +23,6 @@ def build_and_run(tmp_path, test_source, core_sources):
 
 @pytest.mark.serial_only
 def test_allocator_model_check(tmp_path):
-    proc = build_and_run(tmp_path, "test_alloc.c", ["bcl_alloc.c", "bcl_error.c"])
+    proc = build_and_run(tmp_path, "test_alloc.c", ["runtime/bcl_alloc.c", "runtime/bcl_error.c"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ok" in proc.stdout

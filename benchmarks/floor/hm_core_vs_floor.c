@@ -2,8 +2,8 @@
  * hm_core_vs_floor.c -- pybcl's C hash map core against the raw MPI floor of
  * the same sequences, interleaved in ONE job so both see the same load.
  *
- *   mpicc -O2 -Icsrc/core -o hm_core_vs_floor benchmarks/floor/hm_core_vs_floor.c \
- *         csrc/core/*.c -lm
+ *   mpicc -O2 -Icsrc -o hm_core_vs_floor benchmarks/floor/hm_core_vs_floor.c \
+ *         csrc/{runtime,comm,serial,containers}/*.c -lm
  *   PYBCL_TRANSPORT=rma mpiexec -n 2 ./hm_core_vs_floor [--reps R] [--block B]
  *
  * Rank 0 works on buckets owned by rank 1 while rank 1 waits in a barrier.
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bcl_hashmap.h"
+#include "containers/bcl_hashmap.h"
 
 static MPI_Win fwin;
 static char *fseg, *lbuf;

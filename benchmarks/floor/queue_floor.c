@@ -2,7 +2,7 @@
  * queue_floor.c -- the raw MPI-3 RMA floor of pybcl's queue operations.
  *
  * Each measured sequence is exactly the one pybcl's rma transport issues for
- * the operation (csrc/core/bcl_queue.c), with no container logic around it:
+ * the operation (csrc/containers/bcl_queue.c), with no container logic around it:
  *
  *   fast_push       MPI_Fetch_and_op(SUM) + flush; MPI_Put 8 B + flush_local
  *   fast_pop        MPI_Fetch_and_op(SUM) + flush; MPI_Get 8 B + flush_local

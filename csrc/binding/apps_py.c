@@ -22,8 +22,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "../core/bcl_kmer.h"
-#include "../core/bcl_pcg.h"
+#include "kernels/bcl_kmer.h"
+#include "kernels/bcl_pcg.h"
 
 #define CHECK(expr)                         \
     do {                                    \

@@ -1,6 +1,6 @@
 /*
  * array_py.c -- pybcl.DArray (block-distributed) and pybcl.Array (hosted on
- * one rank) over csrc/core/bcl_array.h.  Indexing follows NumPy: negative
+ * one rank) over csrc/containers/bcl_array.h.  Indexing follows NumPy: negative
  * indices count from the end, slices are clipped, any step works (step 1 is
  * one pipelined access per owner, other steps one per element); a[i:j] = v
  * takes an array of the slice's length or one value to broadcast.
@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "../core/bcl_array.h"
+#include "containers/bcl_array.h"
 
 typedef struct {
     PyObject_HEAD

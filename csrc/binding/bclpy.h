@@ -1,7 +1,7 @@
 /*
  * bclpy.h -- shared declarations of the CPython binding layer (pybcl._core).
  *
- * The binding only converts Python objects and calls the C core (csrc/core);
+ * The binding only converts Python objects and calls the C core (csrc/runtime, comm, serial, containers, kernels);
  * it never calls MPI itself.  Every binding file includes this header first.
  * NumPy's C API table is shared across the files of the one extension module:
  * module.c defines BCLPY_IMPORT_ARRAY before including this header and calls
@@ -20,8 +20,8 @@
 #endif
 #include <numpy/arrayobject.h>
 
-#include "../core/bcl_comm.h"
-#include "../core/bcl_error.h"
+#include "comm/bcl_comm.h"
+#include "runtime/bcl_error.h"
 
 /* Exception classes, created in module.c (pybcl.Error and subclasses). */
 extern PyObject *bclpy_Error;        /* base: pybcl.Error                   */

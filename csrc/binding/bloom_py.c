@@ -1,6 +1,6 @@
 /*
  * bloom_py.c -- pybcl.BloomFilter over the core's blocked Bloom filter
- * (csrc/core/bcl_bloom.h).  Only conversion here: keys become 64-bit hashes
+ * (csrc/containers/bcl_bloom.h).  Only conversion here: keys become 64-bit hashes
  * (raw bytes of a fixed-size key, msgpack bytes of a variable-length one;
  * uint64/int64 Python ints take a fast path with the same hash), and the
  * core does the one atomic per key.
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "elemtype.h"
-#include "../core/bcl_bloom.h"
+#include "containers/bcl_bloom.h"
 
 enum { FAST_NONE, FAST_U64, FAST_I64 };
 

@@ -17,7 +17,7 @@
 
 #include "bclpy.h"
 #include "msgpack_py.h"
-#include "../core/bcl_object.h"
+#include "serial/bcl_object.h"
 
 typedef enum { BCLPY_FIXED, BCLPY_BYTES, BCLPY_STR, BCLPY_OBJECT } bclpy_kind;
 

@@ -7,7 +7,7 @@
  */
 #include "bclpy.h"
 
-#include "../core/bcl_alloc.h"
+#include "runtime/bcl_alloc.h"
 
 static PyObject *gptr_alloc_obj(PyTypeObject *type, bcl_gptr p, PyArray_Descr *dtype)
 {

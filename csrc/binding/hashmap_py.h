@@ -7,7 +7,7 @@
 #define BCLPY_HASHMAP_PY_H
 
 #include "elemtype.h"
-#include "../core/bcl_hashmap.h"
+#include "containers/bcl_hashmap.h"
 
 typedef struct {
     PyObject_HEAD

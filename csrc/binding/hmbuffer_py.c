@@ -2,7 +2,7 @@
 #include "bclpy.h"
 
 #include "hashmap_py.h"
-#include "../core/bcl_hmbuffer.h"
+#include "containers/bcl_hmbuffer.h"
 
 typedef struct {
     PyObject_HEAD

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "../core/bcl_object.h"
+#include "serial/bcl_object.h"
 
 PyObject *bclpy_Error, *bclpy_SegmentFull, *bclpy_ContainerFull, *bclpy_Empty;
 

@@ -11,7 +11,7 @@
 #include "bclpy.h"
 
 #include "msgpack_py.h"
-#include "../core/bcl_hash.h"
+#include "serial/bcl_hash.h"
 
 /* ----------------------------------------------------------------- packing */
 

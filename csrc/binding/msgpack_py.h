@@ -8,7 +8,7 @@
 #ifndef BCLPY_MSGPACK_PY_H
 #define BCLPY_MSGPACK_PY_H
 
-#include "../core/bcl_msgpack.h"
+#include "serial/bcl_msgpack.h"
 
 /* Append the msgpack encoding of `obj` to `w`.  Returns 0, or -1 with a
  * Python exception set (TypeError for an unsupported type, OverflowError for

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "../core/bcl_alloc.h"
+#include "runtime/bcl_alloc.h"
 
 #define CHECK(expr)                         \
     do {                                    \

@@ -2,7 +2,7 @@
  * queue_py.c -- pybcl.FastQueue and pybcl.CircularQueue.
  *
  * Converts Python objects to slot bytes (elemtype.h) and calls the core
- * (csrc/core/bcl_queue.h); the protocols live there.  Both types share one
+ * (csrc/containers/bcl_queue.h); the protocols live there.  Both types share one
  * object layout and one method table; the type decides the queue kind.
  */
 #include "bclpy.h"
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "elemtype.h"
-#include "../core/bcl_queue.h"
+#include "containers/bcl_queue.h"
 
 typedef struct {
     PyObject_HEAD

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../csrc/core/bcl_alloc.h"
+#include "runtime/bcl_alloc.h"
 
 #define BEGIN 4096u
 #define END (BEGIN + (1u << 20))

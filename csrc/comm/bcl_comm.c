@@ -1,0 +1,642 @@
+/* bcl_comm.c -- get/put, atomics, flush, barrier, collectives on both transports. */
+#include "comm/bcl_comm.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* MPI counts are ints: move larger blocks in pieces of this many bytes. */
+#define MAX_CHUNK ((size_t)1 << 30)
+
+static int is_shm(void) { return bcl_rt.transport == BCL_TRANSPORT_SHM; }
+
+/* ---- waiting without starving the target ------------------------------
+ * MPI's blocking calls busy-poll.  When ranks outnumber cores, a rank
+ * spinning in MPI_Win_flush or MPI_Barrier holds the core the target needs
+ * to make progress, and every op costs a scheduler time slice (~10 ms,
+ * docs/progress.md).  In that case ("patient" mode) we wait in our own loop:
+ * poll, then sched_yield(), then sleep 1 us between polls.  The constants
+ * are the measured optimum of benchmarks/floor/oversub.c. */
+#define WAIT_SPIN_POLLS 32u
+#define WAIT_YIELD_POLLS 64u
+#define RELAX_SPIN_POLLS 4u
+#define RELAX_YIELD_POLLS 16u
+
+static int patient(void) { return bcl_rt.oversubscribed; }
+
+static void back_off(unsigned fails, unsigned spin, unsigned yield)
+{
+    if (fails <= spin)
+        return;
+    if (fails <= spin + yield) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = { 0, 1000 };
+    nanosleep(&ts, NULL);
+}
+
+static bcl_status wait_all(int n, MPI_Request *rq)
+{
+    int next = 0;   /* requests before `next` are complete */
+    for (unsigned fails = 1;; fails++) {
+        while (next < n) {
+            int done = 0;
+            BCL_MPI_CHECK("MPI_Test", MPI_Test(&rq[next], &done, MPI_STATUS_IGNORE));
+            if (!done)
+                break;
+            next++;
+        }
+        if (next == n)
+            return BCL_OK;
+        back_off(fails, WAIT_SPIN_POLLS, WAIT_YIELD_POLLS);
+    }
+}
+
+/* Wait, yielding, until the target has executed everything we sent it: an
+ * atomic read of its (never written) word 0 is ordered after our earlier
+ * accumulates, and by the time it returns the target has been progressing,
+ * so the MPI_Win_flush that makes puts/gets complete no longer stalls. */
+static bcl_status patient_probe(int rank, MPI_Request *rq, uint64_t *sink)
+{
+    BCL_MPI_CHECK("MPI_Rget_accumulate",
+                  MPI_Rget_accumulate(NULL, 0, MPI_UINT64_T, sink, 1, MPI_UINT64_T, rank,
+                                      0, 1, MPI_UINT64_T, MPI_NO_OP, bcl_rt.win, rq));
+    return BCL_OK;
+}
+
+/* MPI_Win_flush_all of MPICH 4.0.2 (ch4:ucx, shared-memory UCX transports)
+ * was seen to return before puts were complete at their target: pipelined
+ * hash map inserts then saw READY buckets whose key had not landed yet
+ * (duplicates in 10 of 30 runs); MPI_Win_flush per rank never showed it.
+ * So we flush every rank one by one. */
+static bcl_status flush_each_rank(void)
+{
+    for (int r = 0; r < bcl_rt.nprocs; r++)
+        BCL_MPI_CHECK("MPI_Win_flush", MPI_Win_flush(r, bcl_rt.win));
+    return BCL_OK;
+}
+
+static bcl_status patient_flush_rank(int rank)
+{
+    MPI_Request rq;
+    uint64_t sink;
+    bcl_status st = patient_probe(rank, &rq, &sink);
+    if (st == BCL_OK)
+        st = wait_all(1, &rq);
+    if (st != BCL_OK)
+        return st;
+    BCL_MPI_CHECK("MPI_Win_flush", MPI_Win_flush(rank, bcl_rt.win));
+    return BCL_OK;
+}
+
+static bcl_status patient_flush_all(void)
+{
+    int n = bcl_rt.nprocs;
+    MPI_Request *rq = malloc((size_t)n * sizeof *rq);
+    uint64_t *sink = malloc((size_t)n * sizeof *sink);
+    bcl_status st = rq && sink ? BCL_OK
+                               : bcl_set_error(BCL_ERR_NOMEM, "flush: out of memory");
+    int issued = 0;
+    for (; st == BCL_OK && issued < n; issued++)
+        st = patient_probe(issued, &rq[issued], &sink[issued]);
+    if (st == BCL_OK)
+        st = wait_all(issued, rq);
+    free(rq);
+    free(sink);
+    return st == BCL_OK ? flush_each_rank() : st;
+}
+
+bcl_status bcl_check_range(bcl_gptr p, size_t nbytes)
+{
+    BCL_REQUIRE_INIT();
+    if (p.rank < 0 || p.rank >= bcl_rt.nprocs)
+        return bcl_set_error(BCL_ERR_BOUNDS, "rank %d is not in [0, %d)",
+                             (int)p.rank, bcl_rt.nprocs);
+    if (p.offset < BCL_SEGMENT_RESERVED)
+        return bcl_set_error(BCL_ERR_BOUNDS,
+                             "offset %llu is the null pointer or the runtime's "
+                             "reserved header", (unsigned long long)p.offset);
+    if (p.offset > bcl_rt.segment_size || nbytes > bcl_rt.segment_size - p.offset)
+        return bcl_set_error(BCL_ERR_BOUNDS,
+                             "offset %llu + %zu bytes is past the end of rank %d's "
+                             "%zu-byte segment", (unsigned long long)p.offset, nbytes,
+                             (int)p.rank, bcl_rt.segment_size);
+    return BCL_OK;
+}
+
+static bcl_status check_atomic(bcl_gptr p, int width)
+{
+    if (width != 4 && width != 8)
+        return bcl_set_error(BCL_ERR_TYPE, "atomics work on 4- or 8-byte integers, "
+                             "not %d-byte ones", width);
+    bcl_status st = bcl_check_range(p, (size_t)width);
+    if (st != BCL_OK)
+        return st;
+    if (p.offset % (uint64_t)width)
+        return bcl_set_error(BCL_ERR_ARG, "offset %llu is not %d-byte aligned, as "
+                             "atomics need", (unsigned long long)p.offset, width);
+    return BCL_OK;
+}
+
+/* ---- posted atomics ---------------------------------------------------
+ * bcl_atomic_post issues an atomic whose result nobody needs (publishing a
+ * bucket, dropping a reader count) without waiting for it: it completes
+ * with the next flush of its target, so a scalar operation ends with its
+ * last round trip still in flight and the next operation's flush absorbs
+ * it.  The origin buffer of an MPI_Accumulate must stay untouched until
+ * completion: operands live in this ring, reset once every posted op is
+ * complete.  Spin loops (bcl_relax) complete our own posted ops first, so a
+ * rank never waits for a peer that waits for one of our publications. */
+#define POST_SLOTS 4096u
+static struct {
+    uint64_t operand[POST_SLOTS];
+    unsigned next;
+    int ndirty, cap;
+    unsigned char *dirty;      /* per rank: posted ops not yet flushed */
+} post;
+
+static void post_clean(int rank)
+{
+    if (post.ndirty && post.dirty[rank]) {
+        post.dirty[rank] = 0;
+        if (--post.ndirty == 0)
+            post.next = 0;
+    }
+}
+
+static void post_clean_all(void)
+{
+    if (post.ndirty)
+        memset(post.dirty, 0, (size_t)post.cap);
+    post.ndirty = 0;
+    post.next = 0;
+}
+
+static bcl_status flush_dirty(void)
+{
+    for (int r = 0; post.ndirty && r < post.cap; r++)
+        if (post.dirty[r]) {
+            bcl_status st = bcl_flush_rank(r);   /* cleans r */
+            if (st != BCL_OK)
+                return st;
+        }
+    post.next = 0;
+    return BCL_OK;
+}
+
+/* ---- data movement ---------------------------------------------------- */
+
+static bcl_status rma_get(void *dst, bcl_gptr src, size_t n)
+{
+    unsigned char *d = dst;
+    for (size_t done = 0; done < n;) {
+        size_t k = n - done < MAX_CHUNK ? n - done : MAX_CHUNK;
+        BCL_MPI_CHECK("MPI_Get", MPI_Get(d + done, (int)k, MPI_BYTE, src.rank,
+                                         (MPI_Aint)(src.offset + done), (int)k,
+                                         MPI_BYTE, bcl_rt.win));
+        done += k;
+    }
+    return BCL_OK;
+}
+
+static bcl_status rma_put(bcl_gptr dst, const void *src, size_t n)
+{
+    const unsigned char *s = src;
+    for (size_t done = 0; done < n;) {
+        size_t k = n - done < MAX_CHUNK ? n - done : MAX_CHUNK;
+        BCL_MPI_CHECK("MPI_Put", MPI_Put(s + done, (int)k, MPI_BYTE, dst.rank,
+                                         (MPI_Aint)(dst.offset + done), (int)k,
+                                         MPI_BYTE, bcl_rt.win));
+        done += k;
+    }
+    return BCL_OK;
+}
+
+bcl_status bcl_get_nb(void *dst, bcl_gptr src, size_t nbytes)
+{
+    bcl_status st = bcl_check_range(src, nbytes);
+    if (st != BCL_OK)
+        return st;
+    if (is_shm()) {
+        memcpy(dst, bcl_local_addr(src), nbytes);
+        return BCL_OK;
+    }
+    /* Our own segment too goes through MPI on rma: a load racing with a
+     * peer's accumulate is undefined, and MPI to self is a local copy. */
+    return rma_get(dst, src, nbytes);
+}
+
+bcl_status bcl_put_nb(bcl_gptr dst, const void *src, size_t nbytes)
+{
+    bcl_status st = bcl_check_range(dst, nbytes);
+    if (st != BCL_OK)
+        return st;
+    if (is_shm()) {
+        memcpy(bcl_local_addr(dst), src, nbytes);
+        return BCL_OK;
+    }
+    return rma_put(dst, src, nbytes);
+}
+
+bcl_status bcl_get(void *dst, bcl_gptr src, size_t nbytes)
+{
+    bcl_status st = bcl_get_nb(dst, src, nbytes);
+    if (st != BCL_OK || is_shm())
+        return st;
+    if (patient())
+        return patient_flush_rank(src.rank);
+    BCL_MPI_CHECK("MPI_Win_flush_local", MPI_Win_flush_local(src.rank, bcl_rt.win));
+    return BCL_OK;
+}
+
+/* Small detached puts are copied into a staging arena and issued without
+ * any wait, so a loop of them pipelines like raw MPI_Put + one flush.  The
+ * arena is recycled by the next full flush (bcl_flush / bcl_barrier), which
+ * completes every put reading from it; when it fills up we flush early. */
+#define STAGE_MAX_PUT 256u
+#define STAGE_BYTES (1u << 20)
+
+static struct { unsigned char *buf; size_t used; } stage;
+
+static void stage_reset(void) { stage.used = 0; }
+
+static void *stage_copy(const void *src, size_t n)
+{
+    if (!stage.buf && !(stage.buf = malloc(STAGE_BYTES)))
+        return NULL;
+    size_t need = (n + 15) & ~(size_t)15;
+    if (stage.used + need > STAGE_BYTES) {
+        if (bcl_flush() != BCL_OK)     /* completes and recycles the arena */
+            return NULL;
+    }
+    void *p = stage.buf + stage.used;
+    stage.used += need;
+    memcpy(p, src, n);
+    return p;
+}
+
+bcl_status bcl_put_detached(bcl_gptr dst, const void *src, size_t nbytes)
+{
+    if (is_shm() || nbytes > STAGE_MAX_PUT || patient()) {
+        bcl_status st = bcl_put_nb(dst, src, nbytes);
+        if (st != BCL_OK || is_shm())
+            return st;
+        if (patient())
+            return patient_flush_rank(dst.rank);
+        BCL_MPI_CHECK("MPI_Win_flush_local", MPI_Win_flush_local(dst.rank, bcl_rt.win));
+        return BCL_OK;
+    }
+    bcl_status st = bcl_check_range(dst, nbytes);
+    if (st != BCL_OK)
+        return st;
+    const void *copy = stage_copy(src, nbytes);
+    if (!copy)
+        return bcl_set_error(BCL_ERR_NOMEM, "rput: no memory for the staging arena "
+                             "(or its flush failed: %s)", bcl_last_error());
+    return rma_put(dst, copy, nbytes);
+}
+
+bcl_status bcl_put(bcl_gptr dst, const void *src, size_t nbytes)
+{
+    bcl_status st = bcl_put_nb(dst, src, nbytes);
+    if (st != BCL_OK)
+        return st;
+    return bcl_flush_rank(dst.rank);
+}
+
+/* ---- atomics ------------------------------------------------------------ */
+
+static MPI_Datatype mpi_uint(int width) { return width == 4 ? MPI_UINT32_T : MPI_UINT64_T; }
+
+static MPI_Op mpi_op(bcl_atomic_op op)
+{
+    switch (op) {
+    case BCL_OP_ADD: return MPI_SUM;
+    case BCL_OP_OR: return MPI_BOR;
+    case BCL_OP_AND: return MPI_BAND;
+    case BCL_OP_XOR: return MPI_BXOR;
+    case BCL_OP_REPLACE: return MPI_REPLACE;
+    default: return MPI_NO_OP;
+    }
+}
+
+#define SHM_FETCH_OP(T, addr, op, v, out)                                       \
+    do {                                                                         \
+        T *a_ = (T *)(addr), v_ = (T)(v), r_;                                    \
+        switch (op) {                                                            \
+        case BCL_OP_ADD: r_ = __atomic_fetch_add(a_, v_, __ATOMIC_SEQ_CST); break; \
+        case BCL_OP_OR: r_ = __atomic_fetch_or(a_, v_, __ATOMIC_SEQ_CST); break;   \
+        case BCL_OP_AND: r_ = __atomic_fetch_and(a_, v_, __ATOMIC_SEQ_CST); break; \
+        case BCL_OP_XOR: r_ = __atomic_fetch_xor(a_, v_, __ATOMIC_SEQ_CST); break; \
+        case BCL_OP_REPLACE: r_ = __atomic_exchange_n(a_, v_, __ATOMIC_SEQ_CST); break; \
+        default: r_ = __atomic_load_n(a_, __ATOMIC_SEQ_CST); break;             \
+        }                                                                        \
+        *(T *)(out) = r_;                                                        \
+    } while (0)
+
+static void shm_fetch_op(void *addr, int width, bcl_atomic_op op, const void *operand,
+                         void *result)
+{
+    if (width == 4)
+        SHM_FETCH_OP(uint32_t, addr, op, *(const uint32_t *)operand, result);
+    else
+        SHM_FETCH_OP(uint64_t, addr, op, *(const uint64_t *)operand, result);
+}
+
+static void shm_cas(void *addr, int width, const void *expected, const void *desired,
+                    void *result)
+{
+    if (width == 4) {
+        uint32_t e = *(const uint32_t *)expected;
+        __atomic_compare_exchange_n((uint32_t *)addr, &e, *(const uint32_t *)desired,
+                                    0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        *(uint32_t *)result = e;
+    } else {
+        uint64_t e = *(const uint64_t *)expected;
+        __atomic_compare_exchange_n((uint64_t *)addr, &e, *(const uint64_t *)desired,
+                                    0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        *(uint64_t *)result = e;
+    }
+}
+
+bcl_status bcl_fetch_op_nb(bcl_gptr p, int width, bcl_atomic_op op,
+                           const void *operand, void *result)
+{
+    bcl_status st = check_atomic(p, width);
+    if (st != BCL_OK)
+        return st;
+    if (is_shm()) {
+        shm_fetch_op(bcl_local_addr(p), width, op, operand, result);
+        return BCL_OK;
+    }
+    BCL_MPI_CHECK("MPI_Fetch_and_op",
+                  MPI_Fetch_and_op(operand, result, mpi_uint(width), p.rank,
+                                   (MPI_Aint)p.offset, mpi_op(op), bcl_rt.win));
+    return BCL_OK;
+}
+
+bcl_status bcl_cas_nb(bcl_gptr p, int width, const void *expected, const void *desired,
+                      void *result)
+{
+    bcl_status st = check_atomic(p, width);
+    if (st != BCL_OK)
+        return st;
+    if (is_shm()) {
+        shm_cas(bcl_local_addr(p), width, expected, desired, result);
+        return BCL_OK;
+    }
+    BCL_MPI_CHECK("MPI_Compare_and_swap",
+                  MPI_Compare_and_swap(desired, expected, result, mpi_uint(width),
+                                       p.rank, (MPI_Aint)p.offset, bcl_rt.win));
+    return BCL_OK;
+}
+
+/* Width-sized views of 64-bit arguments, for the blocking wrappers. */
+typedef union { uint64_t u64; uint32_t u32; } word;
+
+static word to_word(uint64_t v, int width)
+{
+    word w;
+    if (width == 4)
+        w.u32 = (uint32_t)v;
+    else
+        w.u64 = v;
+    return w;
+}
+
+static uint64_t from_word(word w, int width) { return width == 4 ? w.u32 : w.u64; }
+
+/* Blocking fetch-op in patient mode: a request we can wait on while yielding. */
+static bcl_status patient_fetch_op(bcl_gptr p, int width, bcl_atomic_op op,
+                                   const void *in, void *out)
+{
+    MPI_Request rq;
+    BCL_MPI_CHECK("MPI_Rget_accumulate",
+                  MPI_Rget_accumulate(in, 1, mpi_uint(width), out, 1, mpi_uint(width),
+                                      p.rank, (MPI_Aint)p.offset, 1, mpi_uint(width),
+                                      mpi_op(op), bcl_rt.win, &rq));
+    return wait_all(1, &rq);
+}
+
+bcl_status bcl_fetch_op(bcl_gptr p, int width, bcl_atomic_op op, uint64_t operand,
+                        uint64_t *old)
+{
+    word in = to_word(operand, width), out = { 0 };
+    bcl_status st;
+    if (!is_shm() && patient()) {
+        if ((st = check_atomic(p, width)) == BCL_OK &&
+            (st = patient_fetch_op(p, width, op, &in, &out)) == BCL_OK && old)
+            *old = from_word(out, width);
+        return st;
+    }
+    st = bcl_fetch_op_nb(p, width, op, &in, &out);
+    if (st == BCL_OK && !is_shm())
+        st = bcl_flush_rank(p.rank);
+    if (st == BCL_OK && old)
+        *old = from_word(out, width);
+    return st;
+}
+
+bcl_status bcl_cas(bcl_gptr p, int width, uint64_t expected, uint64_t desired,
+                   uint64_t *old)
+{
+    word e = to_word(expected, width), d = to_word(desired, width), out = { 0 };
+    bcl_status st = bcl_cas_nb(p, width, &e, &d, &out);
+    if (st == BCL_OK && !is_shm())
+        st = bcl_flush_rank(p.rank);
+    if (st == BCL_OK && old)
+        *old = from_word(out, width);
+    return st;
+}
+
+bcl_status bcl_atomic_store(bcl_gptr p, int width, uint64_t value)
+{
+    bcl_status st = check_atomic(p, width);
+    if (st != BCL_OK)
+        return st;
+    word v = to_word(value, width);
+    if (is_shm()) {
+        if (width == 4)
+            __atomic_store_n((uint32_t *)bcl_local_addr(p), v.u32, __ATOMIC_SEQ_CST);
+        else
+            __atomic_store_n((uint64_t *)bcl_local_addr(p), v.u64, __ATOMIC_SEQ_CST);
+        return BCL_OK;
+    }
+    BCL_MPI_CHECK("MPI_Accumulate",
+                  MPI_Accumulate(&v, 1, mpi_uint(width), p.rank, (MPI_Aint)p.offset, 1,
+                                 mpi_uint(width), MPI_REPLACE, bcl_rt.win));
+    return bcl_flush_rank(p.rank);
+}
+
+bcl_status bcl_atomic_post(bcl_gptr p, int width, bcl_atomic_op op, uint64_t operand)
+{
+    bcl_status st = check_atomic(p, width);
+    if (st != BCL_OK)
+        return st;
+    word v = to_word(operand, width), out;
+    if (is_shm()) {
+        shm_fetch_op(bcl_local_addr(p), width, op, &v, &out);
+        return BCL_OK;
+    }
+    if (post.cap < bcl_rt.nprocs) {
+        if ((st = flush_dirty()) != BCL_OK)
+            return st;
+        unsigned char *d = realloc(post.dirty, (size_t)bcl_rt.nprocs);
+        if (!d)   /* no bookkeeping: complete it now */
+            return bcl_fetch_op(p, width, op, operand, NULL);
+        memset(d, 0, (size_t)bcl_rt.nprocs);
+        post.dirty = d;
+        post.cap = bcl_rt.nprocs;
+    }
+    if (post.next == POST_SLOTS && (st = flush_dirty()) != BCL_OK)
+        return st;
+    word *slot = (word *)&post.operand[post.next++];
+    *slot = v;
+    BCL_MPI_CHECK("MPI_Accumulate",
+                  MPI_Accumulate(slot, 1, mpi_uint(width), p.rank, (MPI_Aint)p.offset, 1,
+                                 mpi_uint(width), mpi_op(op), bcl_rt.win));
+    if (!post.dirty[p.rank]) {
+        post.dirty[p.rank] = 1;
+        post.ndirty++;
+    }
+    return BCL_OK;
+}
+
+/* ---- completion and synchronisation ------------------------------------ */
+
+bcl_status bcl_flush(void)
+{
+    BCL_REQUIRE_INIT();
+    if (is_shm()) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return BCL_OK;
+    }
+    bcl_status st = patient() ? patient_flush_all() : flush_each_rank();
+    if (st == BCL_OK) {      /* everything issued so far is complete */
+        stage_reset();
+        post_clean_all();
+    }
+    return st;
+}
+
+bcl_status bcl_flush_rank(int rank)
+{
+    BCL_REQUIRE_INIT();
+    if (is_shm()) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return BCL_OK;
+    }
+    if (patient()) {
+        bcl_status st = patient_flush_rank(rank);
+        if (st == BCL_OK)
+            post_clean(rank);
+        return st;
+    }
+    BCL_MPI_CHECK("MPI_Win_flush", MPI_Win_flush(rank, bcl_rt.win));
+    post_clean(rank);
+    return BCL_OK;
+}
+
+bcl_status bcl_barrier(void)
+{
+    bcl_status st = bcl_flush();
+    if (st != BCL_OK)
+        return st;
+    /* MPI_Win_sync on both sides of the barrier orders this rank's local
+     * loads/stores of its own segment with the RMA others completed before
+     * the barrier (MPI-3 11.7: needed even in the unified model). */
+    BCL_MPI_CHECK("MPI_Win_sync", MPI_Win_sync(bcl_rt.win));
+    if (patient()) {
+        MPI_Request rq;
+        BCL_MPI_CHECK("MPI_Ibarrier", MPI_Ibarrier(bcl_rt.comm, &rq));
+        if ((st = wait_all(1, &rq)) != BCL_OK)
+            return st;
+    } else {
+        BCL_MPI_CHECK("MPI_Barrier", MPI_Barrier(bcl_rt.comm));
+    }
+    BCL_MPI_CHECK("MPI_Win_sync", MPI_Win_sync(bcl_rt.win));
+    return BCL_OK;
+}
+
+bcl_status bcl_progress(void)
+{
+    BCL_REQUIRE_INIT();
+    if (is_shm())
+        return BCL_OK;
+    int flag;
+    /* Any MPI call that polls the progress engine will do; Iprobe on our
+     * private communicator is cheap and matches nothing. */
+    BCL_MPI_CHECK("MPI_Iprobe", MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, bcl_rt.comm,
+                                           &flag, MPI_STATUS_IGNORE));
+    return BCL_OK;
+}
+
+void bcl_relax(unsigned *spins)
+{
+    if (!is_shm()) {
+        if (post.ndirty)
+            flush_dirty();
+        bcl_progress();
+    }
+    ++*spins;
+    if (patient())
+        back_off(*spins, RELAX_SPIN_POLLS, RELAX_YIELD_POLLS);
+    else if (*spins % 64u == 0)
+        sched_yield();
+}
+
+/* ---- collectives ------------------------------------------------------- */
+
+bcl_status bcl_bcast(void *buf, size_t nbytes, int root)
+{
+    BCL_REQUIRE_INIT();
+    if (root < 0 || root >= bcl_rt.nprocs)
+        return bcl_set_error(BCL_ERR_ARG, "root %d is not a rank in [0, %d)", root,
+                             bcl_rt.nprocs);
+    unsigned char *b = buf;
+    for (size_t done = 0; done < nbytes;) {
+        size_t k = nbytes - done < MAX_CHUNK ? nbytes - done : MAX_CHUNK;
+        BCL_MPI_CHECK("MPI_Bcast", MPI_Bcast(b + done, (int)k, MPI_BYTE, root,
+                                             bcl_rt.comm));
+        done += k;
+    }
+    return BCL_OK;
+}
+
+static MPI_Datatype mpi_elem(bcl_elem e)
+{
+    static const MPI_Datatype map[] = {
+        [BCL_I8] = MPI_INT8_T, [BCL_I16] = MPI_INT16_T, [BCL_I32] = MPI_INT32_T,
+        [BCL_I64] = MPI_INT64_T, [BCL_U8] = MPI_UINT8_T, [BCL_U16] = MPI_UINT16_T,
+        [BCL_U32] = MPI_UINT32_T, [BCL_U64] = MPI_UINT64_T, [BCL_F32] = MPI_FLOAT,
+        [BCL_F64] = MPI_DOUBLE, [BCL_BOOL] = MPI_C_BOOL,
+    };
+    return map[e];
+}
+
+static MPI_Op mpi_redop(bcl_redop op)
+{
+    static const MPI_Op map[] = {
+        [BCL_SUM] = MPI_SUM, [BCL_PROD] = MPI_PROD, [BCL_MIN] = MPI_MIN,
+        [BCL_MAX] = MPI_MAX, [BCL_LAND] = MPI_LAND, [BCL_LOR] = MPI_LOR,
+        [BCL_BAND] = MPI_BAND, [BCL_BOR] = MPI_BOR, [BCL_BXOR] = MPI_BXOR,
+    };
+    return map[op];
+}
+
+bcl_status bcl_allreduce(void *buf, size_t count, bcl_elem elem, bcl_redop op)
+{
+    BCL_REQUIRE_INIT();
+    if (count > (size_t)0x7fffffff)
+        return bcl_set_error(BCL_ERR_ARG, "allreduce of %zu elements is too large", count);
+    int is_float = elem == BCL_F32 || elem == BCL_F64;
+    int bitwise = op == BCL_BAND || op == BCL_BOR || op == BCL_BXOR;
+    if (is_float && bitwise)
+        return bcl_set_error(BCL_ERR_TYPE, "bitwise reductions need integer data");
+    BCL_MPI_CHECK("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, buf, (int)count,
+                                                 mpi_elem(elem), mpi_redop(op),
+                                                 bcl_rt.comm));
+    return BCL_OK;
+}

@@ -1,0 +1,124 @@
+/*
+ * bcl_comm.h -- the communication layer: global pointers, get/put, atomics,
+ * flush, barrier, collectives, progress.
+ *
+ * One API over both transports (bcl_runtime.h).  Containers are written only
+ * against this header, as BCL's containers are written against BCL Core, so
+ * they run unchanged on shm and rma.
+ *
+ * Completion rules (the same on both transports):
+ *  - bcl_get / bcl_put / the blocking atomics are complete at the target on
+ *    return;
+ *  - bcl_put_detached returns once `src` may be reused; the data reach the
+ *    target by the next flush (cheap: no round trip for small puts);
+ *  - the _nb variants are complete after bcl_flush / bcl_flush_rank /
+ *    bcl_barrier; until then their local buffers must stay untouched/alive.
+ *
+ * MPI memory model: a plain get/put racing with an atomic on the same word is
+ * undefined in MPI, so words that are updated atomically while others may
+ * look at them are read with bcl_fetch_op(BCL_OP_NOOP) (= atomic load) and
+ * written with bcl_atomic_store (MPI_Accumulate(MPI_REPLACE)), never with
+ * get/put.  Containers follow this rule; shm obeys it for free.
+ */
+#ifndef BCL_COMM_H
+#define BCL_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/bcl_runtime.h"
+
+/* A global pointer: owner rank and byte offset in the owner's segment.
+ * 16 bytes, stored as is inside segments (e.g. out-of-line value records). */
+typedef struct bcl_gptr {
+    int32_t rank;
+    uint32_t reserved;   /* zero; keeps offset 8-byte aligned in segments */
+    uint64_t offset;
+} bcl_gptr;
+
+static inline bcl_gptr bcl_gptr_make(int rank, uint64_t offset)
+{
+    bcl_gptr p = { rank, 0, offset };
+    return p;
+}
+
+static inline int bcl_gptr_is_null(bcl_gptr p) { return p.offset == 0; }
+
+/* BCL_OK iff [p.offset, p.offset + nbytes) is inside rank p.rank's segment
+ * and past the runtime's reserved header. */
+bcl_status bcl_check_range(bcl_gptr p, size_t nbytes);
+
+/* Address of a pointer's target in this process: the local segment, or on
+ * shm any segment.  NULL when the target is not mapped here (rma, remote). */
+static inline void *bcl_local_addr(bcl_gptr p)
+{
+    if (p.rank == bcl_rt.rank)
+        return bcl_rt.local_base + p.offset;
+    if (bcl_rt.transport == BCL_TRANSPORT_SHM)
+        return bcl_rt.bases[p.rank] + p.offset;
+    return NULL;
+}
+
+/* ---- data movement ---------------------------------------------------- */
+bcl_status bcl_get(void *dst, bcl_gptr src, size_t nbytes);
+bcl_status bcl_put(bcl_gptr dst, const void *src, size_t nbytes);
+bcl_status bcl_put_detached(bcl_gptr dst, const void *src, size_t nbytes);
+bcl_status bcl_get_nb(void *dst, bcl_gptr src, size_t nbytes);
+bcl_status bcl_put_nb(bcl_gptr dst, const void *src, size_t nbytes);
+
+/* ---- atomics on 4- or 8-byte integers (naturally aligned) ------------- */
+typedef enum bcl_atomic_op {
+    BCL_OP_ADD, BCL_OP_OR, BCL_OP_AND, BCL_OP_XOR,
+    BCL_OP_REPLACE,     /* atomic swap */
+    BCL_OP_NOOP         /* atomic load */
+} bcl_atomic_op;
+
+/* *old receives the previous value, zero-extended to 64 bits. */
+bcl_status bcl_fetch_op(bcl_gptr p, int width, bcl_atomic_op op, uint64_t operand,
+                        uint64_t *old);
+bcl_status bcl_cas(bcl_gptr p, int width, uint64_t expected, uint64_t desired,
+                   uint64_t *old);
+bcl_status bcl_atomic_store(bcl_gptr p, int width, uint64_t value);
+
+/* Posted atomic: the op is issued and the call returns without waiting (no
+ * result).  Complete at the target after the next bcl_flush_rank(p.rank) /
+ * bcl_flush / bcl_barrier, or once this rank spins in bcl_relax; later
+ * atomics of this rank on the same word are ordered after it (MPI's default
+ * accumulate ordering).  For steps whose completion nobody waits on: a
+ * publication, dropping a reader count. */
+bcl_status bcl_atomic_post(bcl_gptr p, int width, bcl_atomic_op op, uint64_t operand);
+
+/* Non-blocking forms: `result` (width bytes) and `operand` are written at the
+ * next flush.  Used to pipeline batches: issue k, flush once. */
+bcl_status bcl_fetch_op_nb(bcl_gptr p, int width, bcl_atomic_op op,
+                           const void *operand, void *result);
+bcl_status bcl_cas_nb(bcl_gptr p, int width, const void *expected,
+                      const void *desired, void *result);
+
+/* ---- completion and synchronisation ------------------------------------ */
+bcl_status bcl_flush(void);               /* every target                    */
+bcl_status bcl_flush_rank(int rank);      /* one target                      */
+bcl_status bcl_barrier(void);             /* flush, then MPI_Barrier          */
+bcl_status bcl_progress(void);            /* let RMA aimed at us advance     */
+
+/* Called inside every wait/spin loop of the core and the containers: keeps
+ * MPI progressing and, when ranks outnumber cores, yields the CPU so the
+ * rank we wait for can run. */
+void bcl_relax(unsigned *spins);
+
+/* ---- collectives ------------------------------------------------------- */
+typedef enum bcl_elem {
+    BCL_I8, BCL_I16, BCL_I32, BCL_I64,
+    BCL_U8, BCL_U16, BCL_U32, BCL_U64,
+    BCL_F32, BCL_F64, BCL_BOOL
+} bcl_elem;
+
+typedef enum bcl_redop {
+    BCL_SUM, BCL_PROD, BCL_MIN, BCL_MAX,
+    BCL_LAND, BCL_LOR, BCL_BAND, BCL_BOR, BCL_BXOR
+} bcl_redop;
+
+bcl_status bcl_bcast(void *buf, size_t nbytes, int root);
+bcl_status bcl_allreduce(void *buf, size_t count, bcl_elem elem, bcl_redop op);
+
+#endif /* BCL_COMM_H */

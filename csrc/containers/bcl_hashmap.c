@@ -1,0 +1,797 @@
+/* bcl_hashmap.c -- the hash table's scalar operations and whole-table
+ * operations (protocol: bcl_hashmap.h; batches: bcl_hashmap_batch.c). */
+#include "containers/bcl_hashmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/bcl_alloc.h"
+#include "serial/bcl_hash.h"
+
+#define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
+#define STATUS(b) (b)
+#define RELEASE_READER ((uint64_t)0 - BCL_HM_READER)
+/* RESERVED -> READY and drop our reader count, in one fetch-add. */
+#define PUBLISH_AS_READER ((uint64_t)(BCL_HM_READY - BCL_HM_RESERVED) - BCL_HM_READER)
+#define RESERVED_TO_READY (BCL_HM_RESERVED ^ BCL_HM_READY)    /* XOR mask */
+/* The same transitions as additions (when the state is known RESERVED). */
+#define PUBLISH ((uint64_t)(BCL_HM_READY - BCL_HM_RESERVED))
+#define UNRESERVE ((uint64_t)0 - BCL_HM_RESERVED)
+
+/* Stack buffer for small slots, heap for large ones (keys may be long S
+ * dtypes or structured types). */
+typedef struct scratch {
+    unsigned char small[256];
+    unsigned char *p;
+} scratch;
+
+static unsigned char *scratch_get(scratch *s, size_t n)
+{
+    s->p = n <= sizeof s->small ? s->small : malloc(n);
+    if (!s->p)
+        bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte slot", n);
+    return s->p;
+}
+
+static void scratch_free(scratch *s)
+{
+    if (s->p && s->p != s->small)
+        free(s->p);
+}
+
+uint64_t bcl_hm_hash(const void *bytes, size_t len)
+{
+    if (len == 8) {
+        /* bcl_hash_u64 == bcl_hash64 of the 8 little-endian bytes. */
+        const unsigned char *b = bytes;
+        uint64_t x = 0;
+        for (int i = 7; i >= 0; i--)
+            x = x << 8 | b[i];
+        return bcl_hash_u64(x, 0);
+    }
+    return bcl_hash64(bytes, len, 0);
+}
+
+/* ---- creation ---------------------------------------------------------- */
+
+static uint64_t pow2_at_least(uint64_t n)
+{
+    uint64_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+static void layout(bcl_hashmap *m, uint64_t capacity, size_t key_size, size_t val_size)
+{
+    m->key_var = key_size == 0;
+    m->val_var = val_size == 0;
+    m->key_size = key_size;
+    m->val_size = val_size;
+    m->key_slot = m->key_var ? sizeof(bcl_objref) : key_size;
+    m->val_slot = m->val_var ? sizeof(bcl_objref) : val_size;
+    m->val_off = ALIGN8(8 + m->key_slot);
+    m->bsize = ALIGN8(m->val_off + m->val_slot);
+    uint64_t p = (uint64_t)bcl_rt.nprocs;
+    m->block = capacity / p + (capacity % p != 0);
+    if (m->block == 0)
+        m->block = 1;
+    m->n = m->block * p;          /* every rank owns the same number */
+    m->pmask = pow2_at_least(m->n) - 1;
+    m->limit = m->n / 2 + 1;
+    if (m->limit > m->n)
+        m->limit = m->n;
+}
+
+/* Collective: allocate and zero this rank's block, learn everybody's. */
+static bcl_status alloc_blocks(bcl_hashmap *m)
+{
+    int p = bcl_rt.nprocs;
+    m->base = calloc((size_t)p, sizeof *m->base);
+    if (!m->base)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for the hash map's block table");
+    uint64_t off = 0, bytes = m->block * m->bsize;
+    bcl_status st = bytes / m->bsize != m->block ? BCL_ERR_SEGFULL
+                                                  : bcl_alloc(bytes, 64, &off);
+    if (st == BCL_OK)
+        memset(bcl_rt.local_base + off, 0, bytes);
+    m->base[bcl_rt.rank] = off;
+    bcl_status rc = bcl_allreduce(m->base, (size_t)p, BCL_U64, BCL_MAX);
+    int ok = 1;
+    for (int r = 0; r < p; r++)
+        ok &= m->base[r] != 0;
+    if (rc == BCL_OK && ok)
+        return bcl_barrier();     /* zeroed blocks visible before any RMA */
+    if (off)
+        bcl_free(off);
+    free(m->base);
+    m->base = NULL;
+    if (rc != BCL_OK)
+        return rc;
+    return bcl_set_error(BCL_ERR_SEGFULL, "a hash map block of %llu buckets (%llu "
+                         "bytes) does not fit in some rank's segment",
+                         (unsigned long long)m->block, (unsigned long long)bytes);
+}
+
+bcl_status bcl_hm_create(bcl_hashmap *m, uint64_t capacity, size_t key_size,
+                         size_t val_size, int val_atomic, bcl_hm_num num)
+{
+    BCL_REQUIRE_INIT();
+    memset(m, 0, sizeof *m);
+    if (capacity == 0 || capacity > ((uint64_t)1 << 48))
+        return bcl_set_error(BCL_ERR_ARG, "capacity must be in [1, 2**48], got %llu",
+                             (unsigned long long)capacity);
+    layout(m, capacity, key_size, val_size);
+    m->val_atomic = val_atomic && (val_size == 4 || val_size == 8) ? (int)val_size : 0;
+    m->num = num;
+    return alloc_blocks(m);
+}
+
+static unsigned char *local_bucket(const bcl_hashmap *m, uint64_t i)
+{
+    return bcl_rt.local_base + m->base[bcl_rt.rank] + i * m->bsize;
+}
+
+static uint64_t load_status(const unsigned char *b)
+{
+    return __atomic_load_n((const uint64_t *)b, __ATOMIC_ACQUIRE);
+}
+
+/* Free this rank's block; release_refs: also the out-of-line storage its
+ * buckets own (not when resize moved the references to a new table). */
+static void free_block(bcl_hashmap *m, int release_refs)
+{
+    if (!m->base || !bcl_rt.initialized)
+        return;
+    for (uint64_t i = 0; release_refs && i < m->block; i++) {
+        unsigned char *b = local_bucket(m, i);
+        if ((load_status(b) & BCL_HM_STATE) != BCL_HM_READY)
+            continue;
+        bcl_objref r;
+        if (m->key_var && (memcpy(&r, b + 8, sizeof r), 1))
+            bcl_obj_release(r);
+        if (m->val_var && (memcpy(&r, b + m->val_off, sizeof r), 1))
+            bcl_obj_release(r);
+    }
+    bcl_free(m->base[bcl_rt.rank]);
+}
+
+void bcl_hm_destroy(bcl_hashmap *m)
+{
+    free_block(m, 1);
+    free(m->base);
+    m->base = NULL;
+}
+
+int bcl_hm_owner(const bcl_hashmap *m, const bcl_hm_key *k)
+{
+    bcl_hm_probe p;
+    uint64_t idx = 0;
+    bcl_hm_probe_init(m, &p, k->hash);
+    bcl_hm_probe_next(m, &p, &idx);
+    return (int)(idx / m->block);
+}
+
+/* ---- small protocol steps ---------------------------------------------- */
+
+static bcl_status full_error(const bcl_hashmap *m)
+{
+    return bcl_set_error(BCL_ERR_FULL, "hash map full: no free bucket among the %llu "
+                         "the key may use (capacity %llu); resize() makes room",
+                         (unsigned long long)m->limit, (unsigned long long)m->n);
+}
+
+bcl_status bcl_hm_key_equal(const bcl_hashmap *m, const void *slot, const bcl_hm_key *k,
+                            int *eq)
+{
+    if (!m->key_var) {
+        *eq = memcmp(slot, k->bytes, m->key_size) == 0;
+        return BCL_OK;
+    }
+    bcl_objref r;
+    memcpy(&r, slot, sizeof r);
+    *eq = 0;
+    if (r.len != k->len)
+        return BCL_OK;
+    unsigned char small[256], *buf = r.len <= sizeof small ? small : malloc(r.len);
+    if (!buf)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory to compare a %u-byte key", r.len);
+    bcl_status st = r.len ? bcl_obj_load(r, buf) : BCL_OK;
+    if (st == BCL_OK)
+        *eq = memcmp(buf, k->bytes, r.len) == 0;
+    if (buf != small)
+        free(buf);
+    return st;
+}
+
+/* Spin (atomic loads only) until no writer holds the bucket (BUSY clear). */
+static bcl_status wait_unreserved(bcl_gptr st, uint64_t *cur)
+{
+    unsigned spins = 0;
+    bcl_status s = BCL_OK;
+    while ((*cur & BCL_HM_BUSY) && s == BCL_OK) {
+        bcl_relax(&spins);
+        s = bcl_fetch_op(st, 8, BCL_OP_NOOP, 0, cur);
+    }
+    return s;
+}
+
+/* Try to reserve a FREE bucket.  *taken = 1: it is ours (RESERVED, the
+ * previous reader count kept).  *taken = 0: it is READY (*cur: the status). */
+static bcl_status claim_free(bcl_gptr st, uint64_t expect, uint64_t *cur, int *taken)
+{
+    bcl_status s;
+    for (;;) {
+        if ((s = bcl_cas(st, 8, expect, expect | BCL_HM_RESERVED, cur)) != BCL_OK)
+            return s;
+        if (*cur == expect) {
+            *taken = 1;
+            return BCL_OK;
+        }
+        if ((*cur & BCL_HM_BUSY) && (s = wait_unreserved(st, cur)) != BCL_OK)
+            return s;
+        if ((*cur & BCL_HM_STATE) == BCL_HM_READY) {
+            *taken = 0;
+            return BCL_OK;
+        }
+        expect = *cur;            /* FREE with readers passing by */
+    }
+}
+
+/* READY (no readers) -> RESERVED: exclusive access to a stored entry. */
+static bcl_status lock_ready(bcl_gptr st)
+{
+    unsigned spins = 0;
+    uint64_t cur;
+    for (;;) {
+        bcl_status s = bcl_cas(st, 8, BCL_HM_READY, BCL_HM_RESERVED, &cur);
+        if (s != BCL_OK || cur == BCL_HM_READY)
+            return s;
+        bcl_relax(&spins);
+    }
+}
+
+/* Publish, unreserve, drop a reader count: nobody waits for the result, so
+ * the op is posted and completes with this rank's next flush of the owner
+ * (our own later atomics on the word are ordered after it; others who need
+ * the bucket wait for it, and we complete our posted ops before we spin). */
+static bcl_status add_status(bcl_gptr st, uint64_t delta)
+{
+    return bcl_atomic_post(st, 8, BCL_OP_ADD, delta);
+}
+
+static bcl_status read_key_slot(const bcl_hashmap *m, bcl_gptr b, void *slot)
+{
+    return bcl_get(slot, bcl_hm_at(b, 8), m->key_slot);
+}
+
+/* Bytes of a value slot (the slot itself, or the out-of-line bytes) -> out. */
+static bcl_status slot_value_out(const bcl_hashmap *m, const void *slot,
+                                 bcl_mp_writer *out)
+{
+    size_t len = m->val_slot;
+    bcl_objref r;
+    if (m->val_var) {
+        memcpy(&r, slot, sizeof r);
+        len = r.len;
+    }
+    bcl_status st = bcl_mp_reserve(out, len);
+    if (st != BCL_OK)
+        return st;
+    if (!m->val_var)
+        memcpy(out->buf + out->len, slot, len);
+    else if (len && (st = bcl_obj_load(r, out->buf + out->len)) != BCL_OK)
+        return st;
+    out->len += len;
+    return BCL_OK;
+}
+
+/* Write key and value into a bucket we reserved from FREE, then publish it
+ * with `publish` (added to the status word).  A variable key's bytes are
+ * stored first; without room the reservation is undone (`undo`). */
+static bcl_status write_fresh(const bcl_hashmap *m, bcl_gptr b, const bcl_hm_key *k,
+                              const void *val, uint64_t publish, uint64_t undo)
+{
+    unsigned char small[512], *buf = m->bsize <= sizeof small + 8 ? small
+                                                                   : calloc(1, m->bsize);
+    if (!buf)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte bucket", m->bsize);
+    memset(buf, 0, m->bsize - 8);
+    bcl_status st = BCL_OK;
+    if (m->key_var) {
+        bcl_objref r;
+        st = bcl_obj_store(k->bytes, k->len, &r);
+        memcpy(buf, &r, sizeof r);
+    } else {
+        memcpy(buf, k->bytes, m->key_size);
+    }
+    if (st != BCL_OK) {
+        add_status(STATUS(b), undo);
+    } else {
+        memcpy(buf + m->val_off - 8, val, m->val_slot);
+        st = bcl_put(bcl_hm_at(b, 8), buf, m->bsize - 8);
+        if (st == BCL_OK)
+            st = add_status(STATUS(b), publish);
+    }
+    if (buf != small)
+        free(buf);
+    return st;
+}
+
+/* Under our exclusive lock: replace the value, publish, free the old one. */
+static bcl_status overwrite_locked(const bcl_hashmap *m, bcl_gptr b, const void *val)
+{
+    bcl_objref old = { 0, 0, 0 };
+    bcl_status st = BCL_OK;
+    if (m->val_var)
+        st = bcl_get(&old, bcl_hm_at(b, m->val_off), sizeof old);
+    if (st == BCL_OK)
+        st = bcl_put(bcl_hm_at(b, m->val_off), val, m->val_slot);
+    if (st == BCL_OK)
+        st = bcl_atomic_post(STATUS(b), 8, BCL_OP_XOR, RESERVED_TO_READY);
+    /* Readers only ever see the new reference from here on. */
+    if (st == BCL_OK && m->val_var)
+        st = bcl_obj_release(old);
+    return st;
+}
+
+/* ---- insert ------------------------------------------------------------- */
+
+static bcl_status insert_probe(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
+                               unsigned char *slot)
+{
+    bcl_hm_probe p;
+    uint64_t idx, cur;
+    bcl_hm_probe_init(m, &p, k->hash);
+    while (bcl_hm_probe_next(m, &p, &idx)) {
+        bcl_gptr b = bcl_hm_bucket(m, idx);
+        int taken, eq;
+        bcl_status st = claim_free(STATUS(b), 0, &cur, &taken);
+        if (st == BCL_OK && taken)
+            return write_fresh(m, b, k, val, PUBLISH, UNRESERVE);
+        if (st == BCL_OK)
+            st = read_key_slot(m, b, slot);
+        if (st == BCL_OK)
+            st = bcl_hm_key_equal(m, slot, k, &eq);
+        if (st != BCL_OK)
+            return st;
+        if (eq) {
+            if ((st = lock_ready(STATUS(b))) != BCL_OK)
+                return st;
+            return overwrite_locked(m, b, val);
+        }
+    }
+    return full_error(m);
+}
+
+static bcl_status insert_atomic(const bcl_hashmap *m, const bcl_hm_key *k, const void *val)
+{
+    scratch sc;
+    unsigned char *slot = scratch_get(&sc, m->key_slot);
+    if (!slot)
+        return BCL_ERR_NOMEM;
+    bcl_status st = insert_probe(m, k, val, slot);
+    scratch_free(&sc);
+    return st;
+}
+
+bcl_status bcl_hm_insert(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
+                         int promise)
+{
+    if (!(promise & BCL_HM_P_LOCAL))
+        return insert_atomic(m, k, val);
+    if (m->key_var || m->val_var)
+        return bcl_set_error(BCL_ERR_TYPE, "the local promise needs fixed-size key and "
+                             "value types");
+    int owner = bcl_hm_owner(m, k), spilled;
+    if (owner != bcl_rt.rank)
+        return bcl_set_error(BCL_ERR_ARG, "local promise: the key belongs to rank %d, "
+                             "not to this rank (%d)", owner, bcl_rt.rank);
+    bcl_status st = bcl_hm_apply_local(m, k, val, 0, &spilled);
+    if (st == BCL_OK && spilled)
+        return bcl_set_error(BCL_ERR_FULL, "local promise: the key's probe sequence "
+                             "leaves this rank's block (insert it without the promise)");
+    return st;
+}
+
+/* ---- find --------------------------------------------------------------- */
+
+/* Read key and value of a READY bucket we hold a reader count on. */
+static bcl_status read_entry(const bcl_hashmap *m, bcl_gptr b, unsigned char *buf)
+{
+    if (!m->val_atomic)
+        return bcl_get(buf, bcl_hm_at(b, 8), m->bsize - 8);
+    /* Accumulate adds to this word atomically: load it atomically too. */
+    uint64_t zero = 0;
+    bcl_status st = bcl_get_nb(buf, bcl_hm_at(b, 8), m->key_slot);
+    if (st == BCL_OK)
+        st = bcl_fetch_op_nb(bcl_hm_at(b, m->val_off), m->val_atomic, BCL_OP_NOOP, &zero,
+                             buf + m->val_off - 8);
+    return st == BCL_OK ? bcl_flush_rank(b.rank) : st;
+}
+
+static bcl_status find_atomic(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
+                              int *found)
+{
+    bcl_hm_probe p;
+    uint64_t idx, cur;
+    unsigned char small[512], *buf = m->bsize <= sizeof small + 8 ? small
+                                                                   : malloc(m->bsize);
+    if (!buf)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte bucket", m->bsize);
+    bcl_status st = BCL_OK;
+    *found = 0;
+    bcl_hm_probe_init(m, &p, k->hash);
+    while (st == BCL_OK && bcl_hm_probe_next(m, &p, &idx)) {
+        bcl_gptr b = bcl_hm_bucket(m, idx);
+        int eq = 0;
+        st = bcl_fetch_op(STATUS(b), 8, BCL_OP_ADD, BCL_HM_READER, &cur);
+        cur += BCL_HM_READER;
+        if (st == BCL_OK)
+            st = wait_unreserved(STATUS(b), &cur);
+        int ready = (cur & BCL_HM_STATE) == BCL_HM_READY;
+        if (st == BCL_OK && ready)
+            st = read_entry(m, b, buf);
+        if (st == BCL_OK && ready)
+            st = bcl_hm_key_equal(m, buf, k, &eq);
+        if (st == BCL_OK && eq)
+            st = slot_value_out(m, buf + m->val_off - 8, out);
+        bcl_status rs = add_status(STATUS(b), RELEASE_READER);
+        if (st == BCL_OK)
+            st = rs;
+        if (!ready || eq) {
+            *found = eq;
+            break;
+        }
+    }
+    if (buf != small)
+        free(buf);
+    return st;
+}
+
+/* Promise find: one get of the whole bucket; no concurrent writer exists. */
+static bcl_status find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
+                            int *found, int *fallback)
+{
+    bcl_hm_probe p;
+    uint64_t idx;
+    unsigned char small[512], *buf = m->bsize <= sizeof small ? small : malloc(m->bsize);
+    if (!buf)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte bucket", m->bsize);
+    bcl_status st = BCL_OK;
+    *found = 0;
+    bcl_hm_probe_init(m, &p, k->hash);
+    while (st == BCL_OK && bcl_hm_probe_next(m, &p, &idx)) {
+        int eq = 0;
+        uint64_t status;
+        st = bcl_get(buf, bcl_hm_bucket(m, idx), m->bsize);
+        memcpy(&status, buf, 8);
+        if (st != BCL_OK || (status & BCL_HM_STATE) == BCL_HM_FREE)
+            break;
+        if (status & BCL_HM_BUSY) {
+            *fallback = 1;        /* a writer after all: use the protocol */
+            break;
+        }
+        if ((st = bcl_hm_key_equal(m, buf + 8, k, &eq)) == BCL_OK && eq) {
+            *found = 1;
+            st = slot_value_out(m, buf + m->val_off, out);
+            break;
+        }
+    }
+    if (buf != small)
+        free(buf);
+    return st;
+}
+
+bcl_status bcl_hm_find(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
+                       int *found, int promise)
+{
+    if (promise == BCL_HM_P_FIND) {
+        int fallback = 0;
+        size_t len0 = out->len;
+        bcl_status st = find_only(m, k, out, found, &fallback);
+        if (st != BCL_OK || !fallback)
+            return st;
+        out->len = len0;
+    }
+    return find_atomic(m, k, out, found);
+}
+
+/* ---- accumulate ---------------------------------------------------------- */
+
+void bcl_hm_num_add(const bcl_hashmap *m, void *value, const void *delta)
+{
+#define ADD(T)                                          \
+    do {                                                \
+        T a_, b_;                                       \
+        memcpy(&a_, value, sizeof a_);                  \
+        memcpy(&b_, delta, sizeof b_);                  \
+        a_ = (T)(a_ + b_);                              \
+        memcpy(value, &a_, sizeof a_);                  \
+    } while (0)
+    size_t w = m->val_size;
+    if (m->num == BCL_HM_NUM_FLOAT) {
+        if (w == 4) ADD(float); else ADD(double);
+        return;
+    }
+    /* Two's complement: signed and unsigned addition are the same bits. */
+    switch (w) {
+    case 1: ADD(uint8_t); break;
+    case 2: ADD(uint16_t); break;
+    case 4: ADD(uint32_t); break;
+    default: ADD(uint64_t); break;
+    }
+#undef ADD
+}
+
+/* Native 4/8-byte integer value: readers' count is a shared lock; the add
+ * is an atomic fetch-add on the value word while we hold it. */
+static bcl_status acc_shared_probe(const bcl_hashmap *m, const bcl_hm_key *k,
+                                   const void *delta, unsigned char *slot)
+{
+    bcl_hm_probe p;
+    uint64_t idx, cur, prev, d = 0;
+    memcpy(&d, delta, m->val_size);
+    bcl_hm_probe_init(m, &p, k->hash);
+    while (bcl_hm_probe_next(m, &p, &idx)) {
+        bcl_gptr b = bcl_hm_bucket(m, idx);
+        int eq = 0;
+        bcl_status st = bcl_fetch_op(STATUS(b), 8, BCL_OP_ADD, BCL_HM_READER, &cur);
+        cur += BCL_HM_READER;
+        while (st == BCL_OK && (cur & BCL_HM_STATE) != BCL_HM_READY) {
+            if (cur & BCL_HM_BUSY) {
+                st = wait_unreserved(STATUS(b), &cur);
+                continue;
+            }
+            /* FREE: reserve it, keeping the counts (ours included). */
+            if ((st = bcl_cas(STATUS(b), 8, cur, cur | BCL_HM_RESERVED, &prev)) != BCL_OK)
+                return st;
+            if (prev == cur)
+                return write_fresh(m, b, k, delta, PUBLISH_AS_READER,
+                                   (uint64_t)0 - BCL_HM_RESERVED - BCL_HM_READER);
+            cur = prev;
+        }
+        if (st == BCL_OK)
+            st = read_key_slot(m, b, slot);
+        if (st == BCL_OK)
+            st = bcl_hm_key_equal(m, slot, k, &eq);
+        if (st == BCL_OK && eq)
+            st = bcl_fetch_op(bcl_hm_at(b, m->val_off), m->val_atomic, BCL_OP_ADD, d, NULL);
+        bcl_status rs = add_status(STATUS(b), RELEASE_READER);
+        if (st != BCL_OK || rs != BCL_OK || eq)
+            return st != BCL_OK ? st : rs;
+    }
+    return full_error(m);
+}
+
+static bcl_status acc_shared(const bcl_hashmap *m, const bcl_hm_key *k, const void *delta)
+{
+    scratch sc;
+    unsigned char *slot = scratch_get(&sc, m->key_slot);
+    if (!slot)
+        return BCL_ERR_NOMEM;
+    bcl_status st = acc_shared_probe(m, k, delta, slot);
+    scratch_free(&sc);
+    return st;
+}
+
+bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k, const void *delta)
+{
+    if (m->num == BCL_HM_NUM_NONE || m->num == BCL_HM_NUM_BOOL || m->val_var)
+        return bcl_set_error(BCL_ERR_TYPE, "accumulate needs a numeric value type");
+    if (m->val_atomic)
+        return acc_shared(m, k, delta);
+    /* Other numbers (floats, small ints): read-add-write under the lock. */
+    bcl_hm_lock lk;
+    unsigned char v[16];
+    bcl_mp_writer w = { v, 0, sizeof v };   /* fixed, small: never grows */
+    int found;
+    bcl_status st = bcl_hm_lock_key(m, k, &lk, &w, &found);
+    if (st != BCL_OK)
+        return st;
+    if (found)
+        bcl_hm_num_add(m, v, delta);
+    else
+        memcpy(v, delta, m->val_size);
+    return bcl_hm_commit(m, &lk, k, v);
+}
+
+/* ---- modify: lock / commit / abort --------------------------------------- */
+
+static bcl_status lock_probe(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
+                             bcl_mp_writer *out, int *found, unsigned char *slot)
+{
+    bcl_hm_probe p;
+    uint64_t idx, cur;
+    *found = 0;
+    bcl_hm_probe_init(m, &p, k->hash);
+    while (bcl_hm_probe_next(m, &p, &idx)) {
+        bcl_gptr b = bcl_hm_bucket(m, idx);
+        int taken, eq;
+        bcl_status st = claim_free(STATUS(b), 0, &cur, &taken);
+        lk->idx = idx;
+        lk->fresh = taken;
+        if (st != BCL_OK || taken)
+            return st;
+        if ((st = read_key_slot(m, b, slot)) != BCL_OK ||
+            (st = bcl_hm_key_equal(m, slot, k, &eq)) != BCL_OK)
+            return st;
+        if (!eq)
+            continue;
+        if ((st = lock_ready(STATUS(b))) != BCL_OK)
+            return st;
+        st = bcl_get(slot, bcl_hm_at(b, m->val_off), m->val_slot);
+        if (st == BCL_OK)
+            st = slot_value_out(m, slot, out);
+        if (st != BCL_OK) {
+            bcl_hm_abort(m, lk);
+            return st;
+        }
+        *found = 1;
+        return BCL_OK;
+    }
+    return full_error(m);
+}
+
+bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
+                           bcl_mp_writer *out, int *found)
+{
+    scratch sc;
+    size_t n = m->key_slot > m->val_slot ? m->key_slot : m->val_slot;
+    unsigned char *slot = scratch_get(&sc, n);
+    if (!slot)
+        return BCL_ERR_NOMEM;
+    bcl_status st = lock_probe(m, k, lk, out, found, slot);
+    scratch_free(&sc);
+    return st;
+}
+
+bcl_status bcl_hm_commit(const bcl_hashmap *m, const bcl_hm_lock *lk, const bcl_hm_key *k,
+                         const void *val)
+{
+    bcl_gptr b = bcl_hm_bucket(m, lk->idx);
+    if (lk->fresh)
+        return write_fresh(m, b, k, val, PUBLISH, UNRESERVE);
+    return overwrite_locked(m, b, val);
+}
+
+bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
+{
+    /* RESERVED -> FREE (fresh) or back to READY: readers' counts kept. */
+    uint64_t bits = lk->fresh ? BCL_HM_RESERVED : RESERVED_TO_READY;
+    return bcl_atomic_post(STATUS(bcl_hm_bucket(m, lk->idx)), 8, BCL_OP_XOR, bits);
+}
+
+/* ---- local insert -------------------------------------------------------- */
+
+bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
+                              int accumulate, int *spilled)
+{
+    bcl_hm_probe p;
+    uint64_t idx, first = (uint64_t)bcl_rt.rank * m->block;
+    bcl_hm_probe_init(m, &p, k->hash);
+    *spilled = 1;
+    while (bcl_hm_probe_next(m, &p, &idx)) {
+        if (idx < first || idx >= first + m->block)
+            return BCL_OK;                       /* leaves our block */
+        unsigned char *b = local_bucket(m, idx - first);
+        uint64_t s = load_status(b) & BCL_HM_STATE;
+        if (s == BCL_HM_FREE) {
+            memcpy(b + 8, k->bytes, m->key_size);
+            memcpy(b + m->val_off, val, m->val_size);
+            __atomic_store_n((uint64_t *)b, (uint64_t)BCL_HM_READY, __ATOMIC_RELEASE);
+            *spilled = 0;
+            return BCL_OK;
+        }
+        if (s != BCL_HM_READY)
+            return bcl_set_error(BCL_ERR_STATE, "local insert met a bucket being written "
+                                 "by another rank: the local promise was broken");
+        if (memcmp(b + 8, k->bytes, m->key_size) == 0) {
+            if (accumulate)
+                bcl_hm_num_add(m, b + m->val_off, val);
+            else
+                memcpy(b + m->val_off, val, m->val_size);
+            *spilled = 0;
+            return BCL_OK;
+        }
+    }
+    return full_error(m);
+}
+
+/* ---- whole table ---------------------------------------------------------- */
+
+bcl_status bcl_hm_size(const bcl_hashmap *m, uint64_t *size)
+{
+    bcl_status st = bcl_barrier();
+    if (st != BCL_OK)
+        return st;
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < m->block; i++)
+        n += (load_status(local_bucket(m, i)) & BCL_HM_STATE) == BCL_HM_READY;
+    st = bcl_allreduce(&n, 1, BCL_U64, BCL_SUM);
+    *size = n;
+    return st;
+}
+
+void bcl_hm_local_scan(const bcl_hashmap *m, bcl_hm_visit_fn fn, void *ctx)
+{
+    for (uint64_t i = 0; i < m->block; i++) {
+        unsigned char *b = local_bucket(m, i);
+        if ((load_status(b) & BCL_HM_STATE) == BCL_HM_READY &&
+            fn(ctx, b + 8, b + m->val_off))
+            return;
+    }
+}
+
+/* Resize: place one moved entry (keys are distinct: no key comparison). */
+static bcl_status place(const bcl_hashmap *m, const unsigned char *src)
+{
+    bcl_hm_probe p;
+    uint64_t idx, cur, h;
+    if (m->key_var) {
+        bcl_objref r;
+        memcpy(&r, src + 8, sizeof r);
+        unsigned char small[256], *buf = r.len <= sizeof small ? small : malloc(r.len);
+        if (!buf)
+            return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %u-byte key", r.len);
+        bcl_status st = r.len ? bcl_obj_load(r, buf) : BCL_OK;
+        h = bcl_hm_hash(buf, r.len);
+        if (buf != small)
+            free(buf);
+        if (st != BCL_OK)
+            return st;
+    } else {
+        h = bcl_hm_hash(src + 8, m->key_size);
+    }
+    bcl_hm_probe_init(m, &p, h);
+    while (bcl_hm_probe_next(m, &p, &idx)) {
+        bcl_gptr b = bcl_hm_bucket(m, idx);
+        int taken;
+        bcl_status st = claim_free(STATUS(b), 0, &cur, &taken);
+        if (st != BCL_OK)
+            return st;
+        if (!taken)
+            continue;
+        if ((st = bcl_put(bcl_hm_at(b, 8), src + 8, m->bsize - 8)) != BCL_OK)
+            return st;
+        return add_status(STATUS(b), PUBLISH);
+    }
+    return bcl_set_error(BCL_ERR_FULL, "resize: %llu buckets are too few for the "
+                         "entries", (unsigned long long)m->n);
+}
+
+bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity)
+{
+    bcl_hashmap m2;
+    bcl_status st = bcl_barrier();
+    if (st != BCL_OK)
+        return st;
+    st = bcl_hm_create(&m2, new_capacity, m->key_size, m->val_size, m->val_atomic, m->num);
+    if (st != BCL_OK)
+        return st;
+    for (uint64_t i = 0; i < m->block && st == BCL_OK; i++) {
+        unsigned char *b = local_bucket(m, i);
+        if ((load_status(b) & BCL_HM_STATE) == BCL_HM_READY)
+            st = place(&m2, b);
+    }
+    int64_t ok = st == BCL_OK, err = st;
+    bcl_status rc = bcl_allreduce(&ok, 1, BCL_I64, BCL_MIN);
+    if (rc == BCL_OK)
+        rc = bcl_barrier();
+    if (rc != BCL_OK)
+        return rc;
+    if (!ok) {
+        /* The moved references still belong to the old table. */
+        free_block(&m2, 0);
+        free(m2.base);
+        if (err == BCL_OK)
+            return bcl_set_error(BCL_ERR_FULL, "resize to %llu buckets failed on another "
+                                 "rank; the table is unchanged",
+                                 (unsigned long long)new_capacity);
+        return (bcl_status)err;
+    }
+    free_block(m, 0);
+    free(m->base);
+    *m = m2;
+    return BCL_OK;
+}

@@ -1,0 +1,246 @@
+/*
+ * bcl_hashmap.h -- BCL's distributed hash table (paper 5.1, Tables 2-3).
+ *
+ * Layout.  One logical array of `n` buckets, distributed block-wise: rank r
+ * owns buckets [r*block, (r+1)*block) in one allocation of its segment; the
+ * block offsets are exchanged once, collectively.  A bucket is
+ *
+ *     +0       uint64 status   (only ever touched by atomics, see below)
+ *     +8       key slot        key_size bytes (fixed key) or a bcl_objref
+ *     +val_off value slot      val_size bytes (fixed value) or a bcl_objref
+ *
+ * with val_off and the bucket size rounded to 8 bytes, so a 4/8-byte integer
+ * value can be the target of atomics.
+ *
+ * Status word.  Bits 0-1 are the state (FREE, RESERVED, READY); bits 2-63
+ * count readers (BCL keeps 30 "read bits" chosen at random and retries on a
+ * collision; a count taken with fetch-add never collides).  Readers hold a
+ * count while they read; a writer needs the state RESERVED, which it gets
+ * from FREE (whatever the count: readers of a free bucket do not read it) or
+ * from READY with no readers.  RESERVED -> READY is an XOR of the state bits,
+ * which keeps the count.
+ *
+ * Bit 0 is the writer's bit (BCL_HM_BUSY): whoever sets it owns the bucket,
+ * and readers and other writers wait while it is set.  The scalar protocol
+ * sets it with a CAS (FREE -> RESERVED, READY without readers -> RESERVED);
+ * the batches (bcl_hashmap_batch.c) set it with a fetch-or, which can be
+ * done for many buckets in one message: on a FREE bucket that reserves it,
+ * on a READY one it makes state 3 (READY + BUSY), a short hold that the
+ * batch drops again with a fetch-add of -1 once it has read the key (or, if
+ * the key matches and no reader was counted, uses as the lock to overwrite
+ * the value).  Everything that waits for a writer tests BCL_HM_BUSY, never
+ * the state RESERVED alone.
+ *
+ * Invariants the protocol relies on:
+ *  - a bucket goes FREE -> RESERVED -> READY (or back to FREE when the writer
+ *    gives up, e.g. no segment room for a variable-length key); it is never
+ *    emptied again (no deletion), so keys are *immutable* once READY and the
+ *    key of a READY bucket may be read with a plain get;
+ *  - the value of a READY bucket is written only by the holder of RESERVED
+ *    (insert-overwrite, modify, non-atomic accumulate), which excludes
+ *    readers; readers (find, and accumulate of a 4/8-byte integer value,
+ *    which adds with an atomic fetch-add under a reader count) therefore
+ *    never race with a plain put.  A value that accumulate adds to atomically
+ *    is read atomically by find too (MPI forbids get racing with accumulate).
+ *
+ * Probing.  Quadratic (triangular numbers) over the next power of two P >= n,
+ * skipping positions >= n: the sequence visits every bucket exactly once in
+ * P steps.  It stops after `limit` = n/2 + 1 visited buckets -- the fewest
+ * that guarantee API.md's "accepts inserts until at least half full", since
+ * the visited buckets are distinct.  Insert and find share the sequence, so
+ * a missing key's lookup stops at the first FREE bucket (BCL walks the whole
+ * table there).
+ */
+#ifndef BCL_HASHMAP_H
+#define BCL_HASHMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "comm/bcl_comm.h"
+#include "serial/bcl_msgpack.h"
+#include "serial/bcl_object.h"
+
+#define BCL_HM_FREE 0u
+#define BCL_HM_RESERVED 1u
+#define BCL_HM_READY 2u
+#define BCL_HM_STATE 3u
+#define BCL_HM_BUSY 1u        /* writer's bit: RESERVED, or READY held (3) */
+#define BCL_HM_READER 4u      /* one reader in the status word's count */
+
+/* Promise bits (pybcl.ConProm.HashMap). */
+#define BCL_HM_P_FIND 1
+#define BCL_HM_P_INSERT 2
+#define BCL_HM_P_LOCAL 4
+
+/* How accumulate adds (the value's numeric type); NONE: not numeric. */
+typedef enum bcl_hm_num {
+    BCL_HM_NUM_NONE, BCL_HM_NUM_INT, BCL_HM_NUM_UINT, BCL_HM_NUM_FLOAT, BCL_HM_NUM_BOOL
+} bcl_hm_num;
+
+typedef struct bcl_hashmap {
+    uint64_t n;            /* buckets in the table                          */
+    uint64_t block;        /* buckets per rank (the last ranks may own fewer) */
+    uint64_t pmask;        /* P - 1                                         */
+    uint64_t limit;        /* buckets a probe sequence visits at most       */
+    size_t key_size;       /* bytes of a fixed key (0 for variable keys)    */
+    size_t val_size;       /* bytes of a fixed value (0 for variable ones)  */
+    size_t key_slot, val_slot;   /* slot bytes in the bucket               */
+    size_t val_off, bsize;
+    int key_var, val_var;  /* the slot holds a bcl_objref                   */
+    int val_atomic;        /* 4/8: native integer value, added atomically   */
+    bcl_hm_num num;        /* accumulate's arithmetic                       */
+    uint64_t *base;        /* per rank: offset of its block (0: none)       */
+} bcl_hashmap;
+
+/* A key as the core sees it: its serialized bytes and their hash. */
+typedef struct bcl_hm_key {
+    const void *bytes;
+    size_t len;
+    uint64_t hash;
+} bcl_hm_key;
+
+uint64_t bcl_hm_hash(const void *bytes, size_t len);
+
+static inline bcl_hm_key bcl_hm_key_make(const void *bytes, size_t len)
+{
+    bcl_hm_key k = { bytes, len, bcl_hm_hash(bytes, len) };
+    return k;
+}
+
+/* Collective.  key_size/val_size: bytes of a fixed type, 0 for a variable
+ * one (out-of-line, msgpack bytes).  val_atomic/num describe the value for
+ * accumulate (see bcl_hm_num).  On failure nothing is left allocated on any
+ * rank and every rank returns the same status. */
+bcl_status bcl_hm_create(bcl_hashmap *m, uint64_t capacity, size_t key_size,
+                         size_t val_size, int val_atomic, bcl_hm_num num);
+
+/* Not collective: frees this rank's block and the out-of-line storage its
+ * buckets own.  Call it on every rank, with a barrier before the memory can
+ * be reused by the next container (the binding does it at deallocation). */
+void bcl_hm_destroy(bcl_hashmap *m);
+
+/* Owner rank of the key's home bucket. */
+int bcl_hm_owner(const bcl_hashmap *m, const bcl_hm_key *k);
+
+/* insert or overwrite.  `val` holds the value slot contents: the fixed value,
+ * or a bcl_objref already stored (ownership passes to the map on BCL_OK; on
+ * failure the caller keeps it).  BCL_ERR_FULL: no free bucket along the probe
+ * sequence; nothing written.  promise BCL_HM_P_LOCAL: plain CPU insert into
+ * this rank's block (BCL_ERR_ARG if the key's home is elsewhere, BCL_ERR_FULL
+ * if its probe sequence leaves the block). */
+bcl_status bcl_hm_insert(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
+                         int promise);
+
+/* find: *found = 0/1; the value's bytes (fixed: val_size bytes; variable:
+ * its msgpack bytes) are appended to `out`.  promise BCL_HM_P_FIND (alone):
+ * one get of the bucket, no atomics. */
+bcl_status bcl_hm_find(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
+                       int *found, int promise);
+
+/* accumulate: value += delta (delta: val_size bytes of the value type), or
+ * insert delta if the key is absent.  No update is lost under contention. */
+bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k,
+                             const void *delta);
+
+/* modify, in three steps so the caller can run arbitrary code on the value:
+ * lock the key's bucket (reserving a free one if the key is absent), read the
+ * old value into `out` (*found = 0 if absent), then either commit a new value
+ * slot (ownership as for insert) or abort.  Other operations on the bucket
+ * wait in between. */
+typedef struct bcl_hm_lock {
+    uint64_t idx;
+    int fresh;             /* the bucket was FREE: the key is not stored yet */
+} bcl_hm_lock;
+bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
+                           bcl_mp_writer *out, int *found);
+bcl_status bcl_hm_commit(const bcl_hashmap *m, const bcl_hm_lock *lk,
+                         const bcl_hm_key *k, const void *val);
+bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk);
+
+/* ---- batches of fixed-size keys and values (bcl_hashmap_batch.c) --------
+ * Pipelined: every step of the protocol is issued for the whole batch with
+ * non-blocking operations and completed by one flush, so k keys cost a few
+ * round trips, not k.  Keys: k * key_size bytes; values: k * val_size. */
+bcl_status bcl_hm_insert_many(const bcl_hashmap *m, const void *keys, const void *vals,
+                              size_t k, size_t *n_full);
+/* found[i] = 0/1; vals[i] untouched when not found. */
+bcl_status bcl_hm_find_many(const bcl_hashmap *m, const void *keys, size_t k,
+                            void *vals, unsigned char *found, int promise);
+bcl_status bcl_hm_accumulate_many(const bcl_hashmap *m, const void *keys,
+                                  const void *deltas, size_t k, size_t *n_full);
+
+/* ---- whole-table operations ------------------------------------------ */
+/* Collective: number of keys. */
+bcl_status bcl_hm_size(const bcl_hashmap *m, uint64_t *size);
+
+/* Local: visit this rank's READY buckets (key slot, value slot).  Call after
+ * a barrier.  The callback returns non-zero to stop. */
+typedef int (*bcl_hm_visit_fn)(void *ctx, const void *key_slot, const void *val_slot);
+void bcl_hm_local_scan(const bcl_hashmap *m, bcl_hm_visit_fn fn, void *ctx);
+
+/* Collective: move every entry into a table of new_capacity buckets.  On
+ * BCL_ERR_FULL / SEGFULL (on any rank) the old table is kept unchanged. */
+bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity);
+
+/* ---- internals shared with bcl_hashmap_batch.c and the buffer --------- */
+static inline bcl_gptr bcl_hm_bucket(const bcl_hashmap *m, uint64_t idx)
+{
+    int r = (int)(idx / m->block);
+    return bcl_gptr_make(r, m->base[r] + (idx - (uint64_t)r * m->block) * m->bsize);
+}
+
+static inline bcl_gptr bcl_hm_at(bcl_gptr b, size_t off)
+{
+    b.offset += off;
+    return b;
+}
+
+/* Probe sequence of one key. */
+typedef struct bcl_hm_probe {
+    uint64_t h, i, visited;
+} bcl_hm_probe;
+
+/* The home bucket is uniform in [0, n) (multiply-high of the hash), so the
+ * first probe is never skipped; skipping positions >= n only touches the
+ * later probes of keys near the end of the table.  (Taking the home from the
+ * hash's low bits modulo P sent every key homed in [n, P) to the few
+ * buckets right after the wrap: long probe sequences.) */
+static inline void bcl_hm_probe_init(const bcl_hashmap *m, bcl_hm_probe *p, uint64_t hash)
+{
+    p->h = (uint64_t)(((unsigned __int128)hash * m->n) >> 64);
+    p->i = 0;
+    p->visited = 0;
+}
+
+/* Next bucket of the sequence; 0 when the limit is reached. */
+static inline int bcl_hm_probe_next(const bcl_hashmap *m, bcl_hm_probe *p, uint64_t *idx)
+{
+    while (p->visited < m->limit && p->i <= m->pmask) {
+        uint64_t pos = (p->h + p->i * (p->i + 1) / 2) & m->pmask;
+        p->i++;
+        if (pos < m->n) {
+            p->visited++;
+            *idx = pos;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Local insert (promise local; HashMapBuffer's owner-side apply): plain CPU
+ * operations on this rank's block, fixed-size keys and values only.
+ * *spilled = 1 (nothing written) when the key's probe sequence leaves the
+ * block before reaching the key or a free bucket.  accumulate: add to an
+ * existing value instead of replacing it. */
+bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k,
+                              const void *val, int accumulate, int *spilled);
+
+/* Add `delta` to `value` in the map's numeric type (local memory). */
+void bcl_hm_num_add(const bcl_hashmap *m, void *value, const void *delta);
+
+/* Compare the key slot of a READY bucket with k. */
+bcl_status bcl_hm_key_equal(const bcl_hashmap *m, const void *slot, const bcl_hm_key *k,
+                            int *eq);
+
+#endif /* BCL_HASHMAP_H */

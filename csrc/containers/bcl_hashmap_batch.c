@@ -1,0 +1,700 @@
+/* bcl_hashmap_batch.c -- pipelined batches of fixed-size keys/values.
+ *
+ * Each key runs the hash map protocol (bcl_hashmap.h) as a small state
+ * machine.  A round issues the next step of every unfinished key, completes
+ * them all with one flush per touched rank, and advances each key by its
+ * result: a batch costs the round trips of one key (three for a fresh
+ * insert: reserve, write, publish) plus the few rounds collisions and
+ * contention add.  Steps that depend on each other (write, then publish) are
+ * always in different rounds, so the flush between them orders them.
+ *
+ * Messages.  On rma every step is an atomic on 8-byte words, and a round
+ * sends them grouped by target rank and operation: ONE MPI_Get_accumulate
+ * over an hindexed datatype per (rank, op) and round
+ * (bcl_fetch_op_indexed_nb).  MPICH's ch4:ucx runs every MPI_Fetch_and_op,
+ * MPI_Compare_and_swap and small MPI_Get as its own message even when
+ * pipelined (~0.15-0.3 us each); an indexed get_accumulate costs ~0.005 us a
+ * word.  So:
+ *  - reservation is a fetch-or of the writer's bit (BCL_HM_BUSY; see the
+ *    header: on a READY bucket it is a short hold, dropped with -1), not a
+ *    CAS;
+ *  - key/value words are written with REPLACE and read with NO_OP (element-
+ *    wise atomic: they never race with plain get/put, as MPI requires);
+ *  - reader counts, publications, accumulate adds are fetch-adds.
+ * Only the overwrite of a READY bucket that has readers (the lock must wait
+ * for them) and accumulates into 4-byte values use per-key operations.
+ * An indexed call must not name one word twice (MPICH does not apply the
+ * repeats in order): a fetch-add / fetch-or on a word already used by the
+ * same call this round is deferred to the next round.
+ * On shm every step is done at once with CPU operations.
+ *
+ * Duplicate keys in a batch are merged first (insert: the last value wins;
+ * accumulate: deltas are summed), so a batch never races with itself for a
+ * key.  Work proceeds in chunks of CHUNK keys to bound memory and the
+ * number of operations in flight.
+ */
+#include "containers/bcl_hashmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/bcl_comm_batch.h"
+
+#define CHUNK 4096
+
+enum kind { K_INSERT, K_FIND, K_FIND_ONLY, K_ACC_SHARED, K_ACC_LOCKED };
+
+enum phase {
+    PH_DONE,
+    PH_RES,      /* fetch-or the writer's bit (insert, locked accumulate)      */
+    PH_KEY,      /* read the key of a READY bucket                             */
+    PH_LOCK,     /* CAS READY -> RESERVED (a READY bucket with readers)        */
+    PH_GETVAL,   /* read the value under the lock (locked accumulate)          */
+    PH_PUT,      /* write key and value of a bucket we reserved                */
+    PH_PUTVAL,   /* write the value under the lock                             */
+    PH_PUBLISH,  /* add o->publish to the status                               */
+    PH_ACQ,      /* add a reader count                                         */
+    PH_WAIT,     /* atomic load of the status (a writer holds the bucket)      */
+    PH_READ,     /* read key and value (find, reader count held)               */
+    PH_RESR,     /* fetch-or the writer's bit, reader count held (accumulate)  */
+    PH_KEYS,     /* read the key, reader count held (accumulate)               */
+    PH_ADD,      /* atomic add to the value, reader count held                 */
+    PH_GET       /* read the whole bucket (find-only promise)                  */
+};
+
+typedef struct op {
+    bcl_hm_probe pr;
+    bcl_gptr b;               /* current bucket                             */
+    bcl_gptr pend_at;         /* status word of a posted fetch-add to issue */
+    uint64_t pend_val;        /*   its operand (release -R, or undo -1)     */
+    int phase, pending, full, found, waiting, locked, fell_back;
+    uint64_t res;             /* result of the step's fetch-op              */
+    uint64_t publish;         /* added to the status to publish             */
+    size_t src;               /* index in the caller's arrays               */
+} op;
+
+/* Indexed fetch-ops of one round to one rank with one operation. */
+enum gkind { G_ADD, G_BOR, G_NOOP, G_REPLACE, NG };
+
+typedef struct group {
+    uint64_t *off, *operand, *res, **dest;
+    size_t n, cap;
+} group;
+
+typedef struct batch {
+    const bcl_hashmap *m;
+    enum kind kind;
+    int rma;
+    op *ops;
+    size_t n;                 /* ops in this chunk                          */
+    unsigned char *buf;       /* per op: entry (key+value), then read area  */
+    size_t stride;
+    unsigned char *out;       /* find: values                               */
+    unsigned char *found;
+    int waiting;              /* some key only polled this round            */
+    /* rma: this round's groups, per rank and kind; touched ranks */
+    group *g;
+    int *touched, ntouched;
+    unsigned char *is_touched;
+    /* rma: words used by this round's fetch-add / fetch-or calls */
+    uint64_t *set;
+    uint32_t *set_gen;
+    uint32_t gen;
+    size_t set_cap;
+} batch;
+
+#define R (uint64_t)BCL_HM_READER
+#define STATE(x) ((x) & BCL_HM_STATE)
+#define BUSY(x) ((x) & BCL_HM_BUSY)
+#define READERS(x) ((x) >> 2)
+#define UNDO ((uint64_t)0 - 1u)          /* READY+BUSY (3) -> READY           */
+
+static unsigned char *entry(batch *bt, op *o) { return bt->buf + (size_t)(o - bt->ops) * bt->stride; }
+static unsigned char *readbuf(batch *bt, op *o) { return entry(bt, o) + bt->m->bsize; }
+static unsigned char *key_of(batch *bt, op *o) { return entry(bt, o); }
+static unsigned char *val_of(batch *bt, op *o) { return entry(bt, o) + bt->m->val_off - 8; }
+
+/* ---- emitting steps ------------------------------------------------------- */
+
+static group *grp(batch *bt, int rank, enum gkind k)
+{
+    if (!bt->is_touched[rank]) {
+        bt->is_touched[rank] = 1;
+        bt->touched[bt->ntouched++] = rank;
+    }
+    return &bt->g[(size_t)rank * NG + k];
+}
+
+static bcl_status grp_add(group *g, uint64_t off, uint64_t operand, uint64_t *dest)
+{
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 256;
+        uint64_t *a = realloc(g->off, cap * sizeof *a);
+        if (a) g->off = a;
+        uint64_t *b = a ? realloc(g->operand, cap * sizeof *b) : NULL;
+        if (b) g->operand = b;
+        uint64_t *c = b ? realloc(g->res, cap * sizeof *c) : NULL;
+        if (c) g->res = c;
+        uint64_t **d = c ? realloc(g->dest, cap * sizeof *d) : NULL;
+        if (!d)
+            return bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch round");
+        g->dest = d;
+        g->cap = cap;
+    }
+    g->off[g->n] = off;
+    g->operand[g->n] = operand;
+    g->dest[g->n++] = dest;
+    return BCL_OK;
+}
+
+/* Claim word p for this round's call of kind k; 0: that call has it
+ * already.  (Different calls on one word are fine: MPI orders accumulates
+ * of one origin on one location.) */
+static int claim_word(batch *bt, bcl_gptr p, enum gkind k)
+{
+    uint64_t key = ((uint64_t)(uint32_t)p.rank << 48) ^ (p.offset << 2) ^ (uint64_t)k;
+    size_t mask = bt->set_cap - 1;
+    for (size_t j = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & mask;; j = (j + 1) & mask) {
+        if (bt->set_gen[j] != bt->gen) {
+            bt->set_gen[j] = bt->gen;
+            bt->set[j] = key;
+            return 1;
+        }
+        if (bt->set[j] == key)
+            return 0;
+    }
+}
+
+/* A fetch-op on the 8-byte word p; the old value goes to *dest (if any).
+ * *issued = 0: deferred to a later round (the word is taken this round). */
+static bcl_status emit_fetch(batch *bt, bcl_gptr p, bcl_atomic_op op, uint64_t operand,
+                             uint64_t *dest, int *issued)
+{
+    uint64_t sink;
+    *issued = 1;
+    if (!bt->rma)
+        return bcl_fetch_op_nb(p, 8, op, &operand, dest ? dest : &sink);
+    enum gkind k = op == BCL_OP_ADD ? G_ADD : op == BCL_OP_OR ? G_BOR : G_NOOP;
+    if (op != BCL_OP_NOOP && !claim_word(bt, p, k)) {
+        *issued = 0;
+        return BCL_OK;
+    }
+    return grp_add(grp(bt, p.rank, k), p.offset, operand, dest);
+}
+
+/* Read / write `nbytes` (a multiple of 8) at p, word by word atomically. */
+static bcl_status emit_read(batch *bt, bcl_gptr p, void *dst, size_t nbytes)
+{
+    if (!bt->rma)
+        return bcl_get_nb(dst, p, nbytes);
+    group *g = grp(bt, p.rank, G_NOOP);
+    bcl_status st = BCL_OK;
+    for (size_t w = 0; w < nbytes && st == BCL_OK; w += 8)
+        st = grp_add(g, p.offset + w, 0, (uint64_t *)((unsigned char *)dst + w));
+    return st;
+}
+
+static bcl_status emit_write(batch *bt, bcl_gptr p, const void *src, size_t nbytes)
+{
+    if (!bt->rma)
+        return bcl_put_nb(p, src, nbytes);
+    group *g = grp(bt, p.rank, G_REPLACE);
+    bcl_status st = BCL_OK;
+    for (size_t w = 0; w < nbytes && st == BCL_OK; w += 8) {
+        uint64_t v;
+        memcpy(&v, (const unsigned char *)src + w, 8);
+        st = grp_add(g, p.offset + w, v, NULL);
+    }
+    return st;
+}
+
+#define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
+
+/* Send the round's groups and complete them (one flush per touched rank). */
+static bcl_status send_round(batch *bt)
+{
+    static const bcl_atomic_op gop[NG] = { BCL_OP_ADD, BCL_OP_OR, BCL_OP_NOOP,
+                                           BCL_OP_REPLACE };
+    bcl_status st = BCL_OK;
+    for (int t = 0; t < bt->ntouched && st == BCL_OK; t++)
+        for (int k = 0; k < NG && st == BCL_OK; k++) {
+            group *g = &bt->g[(size_t)bt->touched[t] * NG + k];
+            if (g->n)
+                st = bcl_fetch_op_indexed_nb(bt->touched[t], g->off, g->n, gop[k],
+                                             g->operand, g->res);
+        }
+    if (st == BCL_OK)
+        st = bt->ntouched == 1 ? bcl_flush_rank(bt->touched[0]) : bcl_flush();
+    for (int t = 0; t < bt->ntouched; t++) {
+        int r = bt->touched[t];
+        for (int k = 0; k < NG; k++) {
+            group *g = &bt->g[(size_t)r * NG + k];
+            for (size_t i = 0; st == BCL_OK && i < g->n; i++)
+                if (g->dest[i])
+                    memcpy(g->dest[i], &g->res[i], 8);
+            g->n = 0;
+        }
+        bt->is_touched[r] = 0;
+    }
+    bt->ntouched = 0;
+    if (++bt->gen == 0) {                 /* generation wrapped: reset */
+        memset(bt->set_gen, 0, bt->set_cap * sizeof *bt->set_gen);
+        bt->gen = 1;
+    }
+    return st;
+}
+
+/* ---- the state machine ------------------------------------------------------ */
+
+/* Move to the next bucket of the key's probe sequence (phase `next`), or
+ * finish: not found / full. */
+static void advance(batch *bt, op *o, int next)
+{
+    uint64_t idx;
+    if (bcl_hm_probe_next(bt->m, &o->pr, &idx)) {
+        o->b = bcl_hm_bucket(bt->m, idx);
+        o->phase = next;
+        return;
+    }
+    o->phase = PH_DONE;
+    o->full = bt->kind != K_FIND && bt->kind != K_FIND_ONLY;
+}
+
+/* A fetch-add on the current bucket's status to issue next round. */
+static void post_later(op *o, uint64_t v)
+{
+    o->pend_at = o->b;
+    o->pend_val = v;
+    o->pending = 1;
+}
+
+static enum kind kind_of(batch *bt, op *o) { return o->fell_back ? K_FIND : bt->kind; }
+
+static bcl_status issue(batch *bt, op *o)
+{
+    const bcl_hashmap *m = bt->m;
+    bcl_gptr st = o->b;
+    int issued = 1;
+    bcl_status s = BCL_OK;
+    size_t kw = ALIGN8(m->key_slot), vw = m->bsize - m->val_off;
+    switch (o->phase) {
+    case PH_RES:
+    case PH_RESR:
+        s = emit_fetch(bt, st, BCL_OP_OR, BCL_HM_BUSY, &o->res, &issued);
+        break;
+    case PH_KEY:
+    case PH_KEYS:
+        s = emit_read(bt, bcl_hm_at(st, 8), readbuf(bt, o), kw);
+        break;
+    case PH_LOCK: {
+        static const uint64_t ready = BCL_HM_READY, reserved = BCL_HM_RESERVED;
+        s = bcl_cas_nb(st, 8, &ready, &reserved, &o->res);
+        if (s == BCL_OK && bt->rma)
+            grp(bt, st.rank, G_ADD);     /* flush this rank */
+        break;
+    }
+    case PH_GETVAL:
+        s = emit_read(bt, bcl_hm_at(st, m->val_off), readbuf(bt, o) + m->val_off - 8, vw);
+        break;
+    case PH_PUT:
+        s = emit_write(bt, bcl_hm_at(st, 8), entry(bt, o), m->bsize - 8);
+        break;
+    case PH_PUTVAL:
+        s = emit_write(bt, bcl_hm_at(st, m->val_off), val_of(bt, o), vw);
+        break;
+    case PH_PUBLISH:
+        s = emit_fetch(bt, st, BCL_OP_ADD, o->publish, NULL, &issued);
+        break;
+    case PH_ACQ:
+        s = emit_fetch(bt, st, BCL_OP_ADD, R, &o->res, &issued);
+        break;
+    case PH_WAIT:
+        s = emit_fetch(bt, st, BCL_OP_NOOP, 0, &o->res, &issued);
+        break;
+    case PH_READ:
+        s = emit_read(bt, bcl_hm_at(st, 8), readbuf(bt, o), m->bsize - 8);
+        break;
+    case PH_ADD: {
+        bcl_gptr v = bcl_hm_at(st, m->val_off);
+        uint64_t d = 0;
+        memcpy(&d, val_of(bt, o), m->val_size);
+        if (m->val_atomic == 8) {
+            s = emit_fetch(bt, v, BCL_OP_ADD, d, NULL, &issued);
+        } else {                          /* 4-byte value: its own atomic */
+            o->publish = d;               /* operand must live until flush */
+            s = bcl_fetch_op_nb(v, m->val_atomic, BCL_OP_ADD, &o->publish, &o->res);
+            if (s == BCL_OK && bt->rma)
+                grp(bt, st.rank, G_ADD);
+        }
+        break;
+    }
+    case PH_GET:
+        s = emit_read(bt, st, readbuf(bt, o), m->bsize);
+        break;
+    default:
+        return BCL_OK;
+    }
+    if (s == BCL_OK && !issued)
+        o->waiting = -1;                  /* deferred: complete() skips it */
+    return s;
+}
+
+static int key_eq(batch *bt, op *o, const unsigned char *slot)
+{
+    return memcmp(slot, key_of(bt, o), bt->m->key_size) == 0;
+}
+
+/* The bucket's status seen with our reader count held: dispatch. */
+static void on_status(batch *bt, op *o, uint64_t cur)
+{
+    if (BUSY(cur)) {
+        o->phase = PH_WAIT;
+        o->waiting = 1;
+    } else if (STATE(cur) == BCL_HM_READY) {
+        o->phase = kind_of(bt, o) == K_FIND ? PH_READ : PH_KEYS;
+    } else if (kind_of(bt, o) == K_FIND) {          /* FREE: not found */
+        post_later(o, (uint64_t)0 - R);
+        o->phase = PH_DONE;
+    } else {
+        o->phase = PH_RESR;
+    }
+}
+
+/* The value step of an insert / locked accumulate once the bucket is ours. */
+static void value_step(batch *bt, op *o)
+{
+    o->phase = bt->kind == K_ACC_LOCKED ? PH_GETVAL : PH_PUTVAL;
+}
+
+static void complete(batch *bt, op *o)
+{
+    const bcl_hashmap *m = bt->m;
+    unsigned char *rb = readbuf(bt, o);
+    switch (o->phase) {
+    case PH_RES:
+        if (STATE(o->res) == BCL_HM_FREE) {           /* reserved: ours */
+            o->phase = PH_PUT;
+            o->publish = BCL_HM_READY - BCL_HM_RESERVED;
+        } else if (BUSY(o->res)) {                    /* someone else's */
+            o->waiting = 1;
+        } else {                                      /* READY: we hold 3 */
+            o->locked = READERS(o->res) == 0;
+            if (!o->locked)
+                post_later(o, UNDO);
+            o->phase = PH_KEY;
+        }
+        break;
+    case PH_KEY:
+        if (key_eq(bt, o, rb)) {
+            if (o->locked) {
+                o->publish = UNDO;                    /* 3 -> READY */
+                value_step(bt, o);
+            } else {
+                o->phase = PH_LOCK;
+            }
+        } else {
+            if (o->locked)
+                post_later(o, UNDO);
+            o->locked = 0;
+            advance(bt, o, PH_RES);
+        }
+        break;
+    case PH_LOCK:
+        if (o->res == BCL_HM_READY) {
+            o->publish = BCL_HM_READY - BCL_HM_RESERVED;
+            value_step(bt, o);
+        } else {
+            o->waiting = 1;
+        }
+        break;
+    case PH_GETVAL: {
+        /* The stored value plus our delta, written back under the lock. */
+        unsigned char *v = rb + m->val_off - 8;
+        bcl_hm_num_add(m, v, val_of(bt, o));
+        memcpy(val_of(bt, o), v, m->val_size);
+        o->phase = PH_PUTVAL;
+        break;
+    }
+    case PH_PUT:
+    case PH_PUTVAL:
+        o->phase = PH_PUBLISH;
+        break;
+    case PH_PUBLISH:
+        o->phase = PH_DONE;
+        break;
+    case PH_ACQ:
+        on_status(bt, o, o->res + R);
+        break;
+    case PH_WAIT:
+        on_status(bt, o, o->res);
+        break;
+    case PH_READ:
+        post_later(o, (uint64_t)0 - R);
+        if (key_eq(bt, o, rb)) {
+            o->found = 1;
+            memcpy(bt->out + o->src * m->val_size, rb + m->val_off - 8, m->val_size);
+            o->phase = PH_DONE;
+        } else {
+            advance(bt, o, PH_ACQ);
+        }
+        break;
+    case PH_RESR:
+        if (STATE(o->res) == BCL_HM_FREE) {
+            o->phase = PH_PUT;       /* publish: READY and drop our count */
+            o->publish = (uint64_t)(BCL_HM_READY - BCL_HM_RESERVED) - R;
+        } else if (BUSY(o->res)) {
+            o->phase = PH_WAIT;
+            o->waiting = 1;
+        } else {                     /* READY meanwhile: drop our hold, read */
+            post_later(o, UNDO);
+            o->phase = PH_KEYS;
+        }
+        break;
+    case PH_KEYS:
+        if (key_eq(bt, o, rb)) {
+            o->phase = PH_ADD;
+        } else {
+            post_later(o, (uint64_t)0 - R);
+            advance(bt, o, PH_ACQ);
+        }
+        break;
+    case PH_ADD:
+        post_later(o, (uint64_t)0 - R);
+        o->phase = PH_DONE;
+        break;
+    case PH_GET: {
+        uint64_t s;
+        memcpy(&s, rb, 8);
+        if (STATE(s) == BCL_HM_FREE && !BUSY(s)) {
+            o->phase = PH_DONE;
+        } else if (BUSY(s)) {
+            /* A writer after all: redo this key with the atomic protocol. */
+            uint64_t idx = 0;
+            o->pr.i = o->pr.visited = 0;          /* pr.h: the home bucket */
+            bcl_hm_probe_next(m, &o->pr, &idx);
+            o->b = bcl_hm_bucket(m, idx);
+            o->fell_back = 1;
+            o->phase = PH_ACQ;
+        } else if (key_eq(bt, o, rb + 8)) {
+            o->found = 1;
+            memcpy(bt->out + o->src * m->val_size, rb + m->val_off, m->val_size);
+            o->phase = PH_DONE;
+        } else {
+            advance(bt, o, PH_GET);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* ---- the round loop ---------------------------------------------------------- */
+
+static bcl_status run(batch *bt)
+{
+    unsigned spins = 0;
+    for (;;) {
+        int any = 0;
+        bt->waiting = 0;
+        /* Posted releases / undos first: they never wait, others wait on them. */
+        for (size_t i = 0; i < bt->n; i++) {
+            op *o = &bt->ops[i];
+            int issued;
+            if (!o->pending)
+                continue;
+            any = 1;
+            bcl_status st = emit_fetch(bt, o->pend_at, BCL_OP_ADD, o->pend_val, NULL, &issued);
+            if (st != BCL_OK)
+                return st;
+            o->pending = !issued;
+        }
+        for (size_t i = 0; i < bt->n; i++) {
+            op *o = &bt->ops[i];
+            bcl_status st = BCL_OK;
+            o->waiting = 0;
+            if (o->phase != PH_DONE) {
+                any = 1;
+                st = issue(bt, o);
+            }
+            if (st != BCL_OK)
+                return st;
+        }
+        if (!any)
+            return BCL_OK;
+        bcl_status st = bt->rma ? send_round(bt) : BCL_OK;
+        if (st != BCL_OK)
+            return st;
+        for (size_t i = 0; i < bt->n; i++) {
+            op *o = &bt->ops[i];
+            if (o->phase == PH_DONE)
+                continue;
+            if (o->waiting < 0) {             /* deferred: nothing came back */
+                bt->waiting = 1;
+                continue;
+            }
+            complete(bt, o);
+            bt->waiting |= o->waiting;
+        }
+        if (bt->waiting)
+            bcl_relax(&spins);
+    }
+}
+
+/* ---- set-up: chunks, duplicate merging -------------------------------------- */
+
+/* Merge duplicate keys of ops[0..n): insert keeps the last value,
+ * accumulate sums the deltas into the first occurrence.  Dropped ops are
+ * marked PH_DONE. */
+static bcl_status merge_duplicates(batch *bt, const uint64_t *hash)
+{
+    size_t cap = 16;
+    while (cap < 2 * bt->n)
+        cap <<= 1;
+    size_t *tab = malloc(cap * sizeof *tab);
+    if (!tab)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory to merge a batch's duplicates");
+    memset(tab, 0xff, cap * sizeof *tab);
+    for (size_t i = 0; i < bt->n; i++) {
+        size_t j = (size_t)(hash[i] >> 7) & (cap - 1);
+        for (; tab[j] != SIZE_MAX; j = (j + 1) & (cap - 1)) {
+            op *p = &bt->ops[tab[j]];
+            if (hash[tab[j]] != hash[i] || !key_eq(bt, p, key_of(bt, &bt->ops[i])))
+                continue;
+            if (bt->kind == K_INSERT) {
+                p->phase = PH_DONE;           /* the later value wins */
+                tab[j] = i;
+            } else {
+                bcl_hm_num_add(bt->m, val_of(bt, p), val_of(bt, &bt->ops[i]));
+                bt->ops[i].phase = PH_DONE;
+            }
+            break;
+        }
+        if (tab[j] == SIZE_MAX)
+            tab[j] = i;
+    }
+    free(tab);
+    return BCL_OK;
+}
+
+static int first_phase(enum kind k)
+{
+    switch (k) {
+    case K_INSERT: case K_ACC_LOCKED: return PH_RES;
+    case K_FIND_ONLY: return PH_GET;
+    default: return PH_ACQ;
+    }
+}
+
+/* One chunk: keys[0..n), vals (insert/accumulate), out/found (find). */
+static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned char *vals,
+                            size_t vstride, size_t *n_full)
+{
+    const bcl_hashmap *m = bt->m;
+    uint64_t *hash = malloc(bt->n * sizeof *hash);
+    if (!hash)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch of %zu keys", bt->n);
+    memset(bt->ops, 0, bt->n * sizeof *bt->ops);
+    for (size_t i = 0; i < bt->n; i++) {
+        op *o = &bt->ops[i];
+        memcpy(key_of(bt, o), keys + i * m->key_size, m->key_size);
+        if (vals)
+            memcpy(val_of(bt, o), vals + i * vstride, m->val_size);
+        hash[i] = bcl_hm_hash(key_of(bt, o), m->key_size);
+        bcl_hm_probe_init(m, &o->pr, hash[i]);
+        o->src = i;
+        advance(bt, o, first_phase(bt->kind));
+    }
+    bcl_status st = BCL_OK;
+    if (bt->kind == K_INSERT || bt->kind == K_ACC_SHARED || bt->kind == K_ACC_LOCKED)
+        st = merge_duplicates(bt, hash);
+    free(hash);
+    if (st == BCL_OK)
+        st = run(bt);
+    for (size_t i = 0; st == BCL_OK && i < bt->n; i++) {
+        if (bt->found)
+            bt->found[i] = (unsigned char)bt->ops[i].found;
+        if (n_full)
+            *n_full += (size_t)bt->ops[i].full;
+    }
+    return st;
+}
+
+static void free_rma(batch *bt)
+{
+    if (bt->g)
+        for (size_t i = 0; i < (size_t)bcl_rt.nprocs * NG; i++) {
+            free(bt->g[i].off);
+            free(bt->g[i].operand);
+            free(bt->g[i].res);
+            free(bt->g[i].dest);
+        }
+    free(bt->g);
+    free(bt->touched);
+    free(bt->is_touched);
+    free(bt->set);
+    free(bt->set_gen);
+}
+
+static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys,
+                          const void *vals, size_t vstride, size_t k, void *out,
+                          unsigned char *found, size_t *n_full)
+{
+    if (m->key_var || m->val_var)
+        return bcl_set_error(BCL_ERR_TYPE, "batches need fixed-size key and value types");
+    if (n_full)
+        *n_full = 0;
+    batch bt = { .m = m, .kind = kind, .stride = 2 * m->bsize, .gen = 1 };
+    bt.rma = bcl_rt.transport != BCL_TRANSPORT_SHM;
+    size_t c = k < CHUNK ? k : CHUNK;
+    bt.ops = malloc((c ? c : 1) * sizeof *bt.ops);
+    bt.buf = calloc(c ? c : 1, bt.stride);
+    int ok = bt.ops && bt.buf;
+    if (ok && bt.rma) {
+        size_t p = (size_t)bcl_rt.nprocs;
+        bt.set_cap = 4 * CHUNK;               /* > 2 claimed words per op */
+        bt.g = calloc(p * NG, sizeof *bt.g);
+        bt.touched = malloc(p * sizeof *bt.touched);
+        bt.is_touched = calloc(p, 1);
+        bt.set = malloc(bt.set_cap * sizeof *bt.set);
+        bt.set_gen = calloc(bt.set_cap, sizeof *bt.set_gen);
+        ok = bt.g && bt.touched && bt.is_touched && bt.set && bt.set_gen;
+    }
+    bcl_status st = BCL_OK;
+    if (!ok)
+        st = bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch of %zu keys", c);
+    for (size_t done = 0; st == BCL_OK && done < k; done += bt.n) {
+        bt.n = k - done < CHUNK ? k - done : CHUNK;
+        bt.out = out ? (unsigned char *)out + done * m->val_size : NULL;
+        bt.found = found ? found + done : NULL;
+        st = run_chunk(&bt, (const unsigned char *)keys + done * m->key_size,
+                       vals ? (const unsigned char *)vals + done * vstride : NULL, vstride,
+                       n_full);
+    }
+    free_rma(&bt);
+    free(bt.ops);
+    free(bt.buf);
+    return st;
+}
+
+bcl_status bcl_hm_insert_many(const bcl_hashmap *m, const void *keys, const void *vals,
+                              size_t k, size_t *n_full)
+{
+    return run_all(m, K_INSERT, keys, vals, m->val_size, k, NULL, NULL, n_full);
+}
+
+bcl_status bcl_hm_find_many(const bcl_hashmap *m, const void *keys, size_t k, void *vals,
+                            unsigned char *found, int promise)
+{
+    enum kind kind = promise == BCL_HM_P_FIND ? K_FIND_ONLY : K_FIND;
+    return run_all(m, kind, keys, NULL, 0, k, vals, found, NULL);
+}
+
+bcl_status bcl_hm_accumulate_many(const bcl_hashmap *m, const void *keys,
+                                  const void *deltas, size_t k, size_t *n_full)
+{
+    if (m->num == BCL_HM_NUM_NONE || m->num == BCL_HM_NUM_BOOL)
+        return bcl_set_error(BCL_ERR_TYPE, "accumulate needs a numeric value type");
+    enum kind kind = m->val_atomic ? K_ACC_SHARED : K_ACC_LOCKED;
+    return run_all(m, kind, keys, deltas, m->val_size, k, NULL, NULL, n_full);
+}

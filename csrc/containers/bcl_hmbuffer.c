@@ -1,0 +1,220 @@
+/* bcl_hmbuffer.c -- HashMapBuffer (see bcl_hmbuffer.h). */
+#include "containers/bcl_hmbuffer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/bcl_alloc.h"
+
+#define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
+#define POP_CHUNK 8192u           /* entries popped (copied out) at a time */
+
+static unsigned char *op_byte(const bcl_hmbuf *b, unsigned char *e)
+{
+    return e + b->m->key_size + b->m->val_size;
+}
+
+bcl_status bcl_hmbuf_create(bcl_hmbuf *b, const bcl_hashmap *m, size_t queue_size,
+                            size_t message_size)
+{
+    BCL_REQUIRE_INIT();
+    memset(b, 0, sizeof *b);
+    if (m->key_var || m->val_var)
+        return bcl_set_error(BCL_ERR_TYPE, "HashMapBuffer needs fixed-size key and value "
+                             "types");
+    if (queue_size == 0 || message_size == 0 || queue_size > (size_t)INT64_MAX)
+        return bcl_set_error(BCL_ERR_ARG, "queue_size and message_size must be positive");
+    int p = bcl_rt.nprocs;
+    b->m = m;
+    b->queue_size = queue_size;
+    b->message_size = message_size;
+    b->stride = ALIGN8(m->key_size + m->val_size + 1);
+    b->self_cap = message_size;
+    b->q = calloc((size_t)p, sizeof *b->q);
+    b->buf = calloc((size_t)p, sizeof *b->buf);
+    b->count = calloc((size_t)p, sizeof *b->count);
+    uint64_t ok = b->q && b->buf && b->count;
+    for (int r = 0; ok && r < p; r++)
+        ok = (b->buf[r] = malloc(message_size * b->stride)) != NULL;
+    /* Every rank must take part in the queue creations (collective): agree
+     * first that everybody has its local memory. */
+    bcl_status st = bcl_allreduce(&ok, 1, BCL_U64, BCL_MIN);
+    if (st == BCL_OK && !ok)
+        st = bcl_set_error(BCL_ERR_NOMEM, "no memory for HashMapBuffer's buffers");
+    /* One FastQueue per rank, hosted there.  A failure is the same on every
+     * rank (bcl_queue_create agrees), so all stop at the same queue. */
+    for (int r = 0; st == BCL_OK && r < p; r++) {
+        st = bcl_queue_create(&b->q[r], BCL_QUEUE_FAST, r, (int64_t)queue_size, b->stride);
+        if (st == BCL_OK)
+            b->nq++;
+    }
+    if (st == BCL_OK)
+        return bcl_barrier();
+    bcl_hmbuf_destroy(b);
+    return st;
+}
+
+void bcl_hmbuf_destroy(bcl_hmbuf *b)
+{
+    for (int r = 0; r < b->nq; r++)
+        bcl_queue_destroy(&b->q[r]);
+    for (int r = 0; b->buf && r < bcl_rt.nprocs; r++)
+        free(b->buf[r]);
+    free(b->buf);
+    free(b->q);
+    free(b->count);
+    memset(b, 0, sizeof *b);
+}
+
+/* Insert entries with the atomic protocol, pipelined (inserts, then
+ * accumulates: the buffer promises no order until flush). */
+static bcl_status direct(bcl_hmbuf *b, unsigned char *e, size_t n)
+{
+    const bcl_hashmap *m = b->m;
+    unsigned char *k = malloc(n * m->key_size + 1), *v = malloc(n * m->val_size + 1);
+    bcl_status st = k && v ? BCL_OK
+                           : bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu entries", n);
+    for (int acc = 0; acc < 2 && st == BCL_OK; acc++) {
+        size_t c = 0, full = 0;
+        for (size_t i = 0; i < n; i++) {
+            unsigned char *x = e + i * b->stride;
+            if (*op_byte(b, x) != acc)
+                continue;
+            memcpy(k + c * m->key_size, x, m->key_size);
+            memcpy(v + c * m->val_size, x + m->key_size, m->val_size);
+            c++;
+        }
+        if (c)
+            st = acc ? bcl_hm_accumulate_many(m, k, v, c, &full)
+                     : bcl_hm_insert_many(m, k, v, c, &full);
+        if (st == BCL_OK && full)
+            st = bcl_set_error(BCL_ERR_FULL, "hash map full: %zu buffered entries found "
+                               "no free bucket", full);
+    }
+    free(k);
+    free(v);
+    return st;
+}
+
+/* One FastQueue push_many of dest's buffer; refused (the owner's queue is
+ * full): the entries go in directly. */
+static bcl_status push(bcl_hmbuf *b, int dest)
+{
+    size_t n = b->count[dest];
+    int pushed = 0;
+    b->count[dest] = 0;
+    if (!n)
+        return BCL_OK;
+    bcl_status st = bcl_queue_push(&b->q[dest], b->buf[dest], n, 0, &pushed);
+    if (st == BCL_OK && !pushed) {
+        b->pushed_direct += n;
+        st = direct(b, b->buf[dest], n);
+    }
+    return st;
+}
+
+bcl_status bcl_hmbuf_add(bcl_hmbuf *b, const void *key, const void *val, int accumulate)
+{
+    const bcl_hashmap *m = b->m;
+    bcl_hm_key k = bcl_hm_key_make(key, m->key_size);
+    int dest = bcl_hm_owner(m, &k);
+    if (dest == bcl_rt.rank && b->count[dest] == b->self_cap) {
+        /* Our own entries wait for flush() without a queue: grow. */
+        unsigned char *nb = realloc(b->buf[dest], 2 * b->self_cap * b->stride);
+        if (!nb)
+            return bcl_set_error(BCL_ERR_NOMEM, "no memory to buffer more entries");
+        b->buf[dest] = nb;
+        b->self_cap *= 2;
+    }
+    unsigned char *e = b->buf[dest] + b->count[dest]++ * b->stride;
+    memcpy(e, key, m->key_size);
+    memcpy(e + m->key_size, val, m->val_size);
+    *op_byte(b, e) = (unsigned char)(accumulate != 0);
+    if (dest != bcl_rt.rank && b->count[dest] == b->message_size)
+        return push(b, dest);
+    return BCL_OK;
+}
+
+/* Local phase: apply entries with plain CPU inserts; keep spills aside. */
+static bcl_status apply(bcl_hmbuf *b, unsigned char *e, size_t n, unsigned char **spill,
+                        size_t *nspill, size_t *spill_cap)
+{
+    const bcl_hashmap *m = b->m;
+    /* The table is MBs and the keys random: every entry is a cache miss.
+     * Hash PF entries ahead and prefetch their home bucket. */
+    enum { PF = 16 };
+    uint64_t ring[PF];
+    uint64_t first = (uint64_t)bcl_rt.rank * m->block;
+    unsigned char *block = bcl_rt.local_base + m->base[bcl_rt.rank];
+    for (size_t i = 0; i < n && i < PF; i++)
+        ring[i] = bcl_hm_hash(e + i * b->stride, m->key_size);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *x = e + i * b->stride;
+        bcl_hm_key k = { x, m->key_size, ring[i % PF] };
+        if (i + PF < n) {
+            uint64_t h = bcl_hm_hash(x + PF * b->stride, m->key_size);
+            uint64_t home = (uint64_t)(((unsigned __int128)h * m->n) >> 64);
+            ring[i % PF] = h;
+            if (home - first < m->block)
+                __builtin_prefetch(block + (home - first) * m->bsize, 1);
+        }
+        int spilled;
+        bcl_status st = bcl_hm_apply_local(m, &k, x + m->key_size, *op_byte(b, x), &spilled);
+        if (st != BCL_OK)
+            return st;
+        if (!spilled)
+            continue;
+        if (*nspill == *spill_cap) {
+            size_t cap = *spill_cap ? 2 * *spill_cap : 64;
+            unsigned char *ns = realloc(*spill, cap * b->stride);
+            if (!ns)
+                return bcl_set_error(BCL_ERR_NOMEM, "no memory for spilled entries");
+            *spill = ns;
+            *spill_cap = cap;
+        }
+        memcpy(*spill + (*nspill)++ * b->stride, x, b->stride);
+    }
+    return BCL_OK;
+}
+
+static void keep_first(bcl_status *first, bcl_status st)
+{
+    if (*first == BCL_OK)
+        *first = st;
+}
+
+bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
+{
+    int me = bcl_rt.rank;
+    bcl_status err = BCL_OK, st;
+    /* Every path runs all three barriers, so an error never strands peers. */
+    for (int r = 0; r < bcl_rt.nprocs; r++)
+        if (r != me)
+            keep_first(&err, push(b, r));
+    if ((st = bcl_barrier()) != BCL_OK)
+        return st;
+    /* Local phase: nobody pushes until the next barrier. */
+    unsigned char *spill = NULL, *chunk = NULL;
+    size_t nspill = 0, cap = 0, got = 0;
+    if (err == BCL_OK && !(chunk = malloc((size_t)POP_CHUNK * b->stride)))
+        err = bcl_set_error(BCL_ERR_NOMEM, "no memory to drain the HashMapBuffer queue");
+    do {
+        got = 0;
+        if (err == BCL_OK)
+            err = bcl_queue_local_pop(&b->q[me], chunk, POP_CHUNK, &got);
+        if (err == BCL_OK && got)
+            err = apply(b, chunk, got, &spill, &nspill, &cap);
+    } while (err == BCL_OK && got == POP_CHUNK);
+    free(chunk);
+    if (err == BCL_OK)
+        err = apply(b, b->buf[me], b->count[me], &spill, &nspill, &cap);
+    b->count[me] = 0;
+    if ((st = bcl_barrier()) != BCL_OK)
+        return st;
+    if (nspill && err == BCL_OK)
+        err = direct(b, spill, nspill);
+    free(spill);
+    if ((st = bcl_barrier()) != BCL_OK)
+        return st;
+    return err;
+}

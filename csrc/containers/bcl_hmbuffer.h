@@ -1,0 +1,51 @@
+/*
+ * bcl_hmbuffer.h -- BCL's HashMapBuffer (paper 5.3): aggregated inserts.
+ *
+ * Entries (insert or accumulate; fixed-size keys and values) are buffered
+ * per owner rank -- the owner of the key's home bucket.  Every rank hosts
+ * one FastQueue (bcl_queue.h) of `queue_size` entries of (key, value, op)
+ * records.  A full buffer of `message_size` entries goes to its owner's
+ * queue with one push_many (one fetch-add on the tail and one put; pushes
+ * and the owner's reading are separated by barriers, FastQueue's phases).
+ * flush() (collective) pushes what is left, then every owner pops its queue
+ * with local pops and applies the entries with plain CPU inserts into its
+ * own block, combining accumulates with stored values.
+ *
+ * No entry is ever lost:
+ *  - a push the owner's queue refuses (full: FastQueue pushes are all or
+ *    nothing) is inserted directly with the atomic protocol (pipelined
+ *    batches), at a time when only atomic operations and pushes run;
+ *  - an entry whose probe sequence leaves the owner's block ("spill") is
+ *    kept aside during the local phase and inserted atomically after a
+ *    barrier, when no local insert runs any more.
+ */
+#ifndef BCL_HMBUFFER_H
+#define BCL_HMBUFFER_H
+
+#include "containers/bcl_hashmap.h"
+#include "containers/bcl_queue.h"
+
+typedef struct bcl_hmbuf {
+    const bcl_hashmap *m;
+    size_t queue_size, message_size;
+    size_t stride;            /* bytes per entry: key, value, op byte       */
+    bcl_queue *q;             /* per rank: the FastQueue it hosts            */
+    int nq;                   /* queues created                              */
+    unsigned char **buf;      /* per rank: buffered entries                  */
+    size_t *count;            /* per rank: how many                          */
+    size_t self_cap;          /* entries for ourselves grow without pushing  */
+    uint64_t pushed_direct;   /* entries that overflowed a queue (stats)     */
+} bcl_hmbuf;
+
+/* Collective. */
+bcl_status bcl_hmbuf_create(bcl_hmbuf *b, const bcl_hashmap *m, size_t queue_size,
+                            size_t message_size);
+void bcl_hmbuf_destroy(bcl_hmbuf *b);
+
+/* Buffer one entry (accumulate: add `val` instead of replacing). */
+bcl_status bcl_hmbuf_add(bcl_hmbuf *b, const void *key, const void *val, int accumulate);
+
+/* Collective: afterwards every buffered entry is in the map. */
+bcl_status bcl_hmbuf_flush(bcl_hmbuf *b);
+
+#endif /* BCL_HMBUFFER_H */

@@ -1,0 +1,101 @@
+/*
+ * bcl_queue.h -- BCL's hosted queues (paper section 5.2, Tables 2 and 4).
+ *
+ * A queue is a ring buffer of `capacity` fixed-size slots living in the
+ * segment of one rank, its host, behind a small control block of 64-bit
+ * counters (each on its own cache line):
+ *
+ *   head        next slot to claim for popping        (fetch-and-add)
+ *   tail        next slot to claim for pushing        (fetch-and-add)
+ *   head_ready  slots below it are popped and free     (CircularQueue only)
+ *   tail_ready  slots below it are written and readable (CircularQueue only)
+ *
+ * Counters only ever grow (slot = counter % capacity), so a rank's cached
+ * copy of a counter is always a lower bound of the real value and is safe to
+ * bound-check against: it only has to be refreshed when the check fails.
+ *
+ * FastQueue: pushes and pops are in phases separated by barriers, so the
+ * claimed range is the readable one: head_ready aliases head, tail_ready
+ * aliases tail, and an operation is one atomic plus one put/get.
+ *
+ * CircularQueue: a push claims slots on tail, writes them, then publishes
+ * them by advancing tail_ready from its own start to its own end with a CAS
+ * (so it waits for earlier pushes to publish first: a fetch-and-add could
+ * mark a slower neighbour's slots readable).  Pops mirror this on
+ * head/head_ready.  Promises (Table 4) relax the publication step.
+ *
+ * All-or-nothing: a claim that turns out not to fit is given back by a CAS
+ * that moves the counter from the claim's end back to its start, which only
+ * succeeds once every later claim has been given back too.  Any later claim
+ * that does fit means ours fits as well (counters are monotonic), so the
+ * waiting always ends: either we fit after all, or we are last and retreat.
+ * Nothing is ever written into a claim that is given back.  A push can be
+ * refused while a concurrent, larger push_many in front of it is being
+ * refused (it then retries a few times when a fresh tail shows room).
+ *
+ * Promises: within one phase every push uses the same promise (and every
+ * pop): a ConProm.push publication (fetch-and-add) can step over the value
+ * an in-order (CAS) publisher of the same phase waits for.
+ */
+#ifndef BCL_QUEUE_H
+#define BCL_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "comm/bcl_comm.h"
+
+typedef enum bcl_queue_kind { BCL_QUEUE_FAST = 0, BCL_QUEUE_CIRCULAR = 1 } bcl_queue_kind;
+
+/* Concurrency promises, the bit values of pybcl.ConProm.CircularQueue. */
+enum { BCL_QP_PUSH = 1, BCL_QP_POP = 2, BCL_QP_LOCAL = 4 };
+
+typedef struct bcl_queue {
+    bcl_queue_kind kind;
+    int host;
+    uint64_t capacity;     /* slots                                           */
+    size_t slot_size;      /* bytes per slot                                  */
+    bcl_gptr block;        /* host's allocation: control block, then data     */
+    bcl_gptr head, tail, head_ready, tail_ready, data;
+    uint64_t cached_head;  /* lower bound of head_ready (push bound check)    */
+    uint64_t cached_tail;  /* lower bound of tail_ready (pop bound check)     */
+} bcl_queue;
+
+/* Collective.  Every rank passes the same arguments (checked: a mismatch or
+ * an argument another rank flagged invalid by passing capacity < 0 fails on
+ * every rank with BCL_ERR_ARG).  The host allocates, the others learn where. */
+bcl_status bcl_queue_create(bcl_queue *q, bcl_queue_kind kind, int host,
+                            int64_t capacity, size_t slot_size);
+
+/* Local: the host frees the storage.  Call it on every rank once nobody uses
+ * the queue any more (the slots' out-of-line values are the caller's). */
+void bcl_queue_destroy(bcl_queue *q);
+
+/* Push n slots from src (n * slot_size bytes).  *pushed = 1 if they were all
+ * pushed, 0 if they did not fit (nothing written).  promise: BCL_QP_* bits,
+ * 0 = fully atomic; ignored by FastQueue except BCL_QP_LOCAL. */
+bcl_status bcl_queue_push(bcl_queue *q, const void *src, size_t n, unsigned promise,
+                          int *pushed);
+
+/* Pop at most n slots into dst; *popped = how many (0: empty). */
+bcl_status bcl_queue_pop(bcl_queue *q, void *dst, size_t n, unsigned promise,
+                         size_t *popped);
+
+/* Host only, nobody else using the queue: pop at most n with local memory
+ * operations (Table 2's local_nonatomic_pop). */
+bcl_status bcl_queue_local_pop(bcl_queue *q, void *dst, size_t n, size_t *popped);
+
+/* Number of elements (exact when the queue is quiescent). */
+bcl_status bcl_queue_size(bcl_queue *q, uint64_t *size);
+
+/* Host only, nobody else using the queue: make the elements one contiguous
+ * run in FIFO order and return its address and length. */
+bcl_status bcl_queue_local_view(bcl_queue *q, void **addr, uint64_t *count);
+
+/* Collective: new capacity (>= size) / new host; contents and order kept.
+ * A negative new_capacity / new_host means "invalid on this rank": every
+ * rank then fails with BCL_ERR_ARG and the queue is unchanged. */
+bcl_status bcl_queue_resize(bcl_queue *q, int64_t new_capacity);
+bcl_status bcl_queue_migrate(bcl_queue *q, int new_host);
+
+#endif /* BCL_QUEUE_H */

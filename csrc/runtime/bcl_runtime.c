@@ -1,0 +1,250 @@
+/* bcl_runtime.c -- communicator, transport choice and the shared segment. */
+#include "runtime/bcl_runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/bcl_alloc.h"
+#include "runtime/bcl_progress.h"
+
+bcl_runtime bcl_rt;
+
+const char *bcl_transport_name(bcl_transport t)
+{
+    switch (t) {
+    case BCL_TRANSPORT_SHM: return "shm";
+    case BCL_TRANSPORT_RMA: return "rma";
+    default: return "auto";
+    }
+}
+
+bcl_status bcl_mpi_error(const char *call, int mpi_rc)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(mpi_rc, msg, &len) != MPI_SUCCESS)
+        snprintf(msg, sizeof msg, "MPI error code %d", mpi_rc);
+    return bcl_set_error(BCL_ERR_MPI, "%s failed: %s", call, msg);
+}
+
+void bcl_abort(int errorcode)
+{
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (!up || down)
+        exit(errorcode);
+    MPI_Abort(bcl_rt.initialized ? bcl_rt.comm : MPI_COMM_WORLD, errorcode);
+}
+
+static bcl_status ensure_mpi(void)
+{
+    int up = 0, down = 0;
+    BCL_MPI_CHECK("MPI_Finalized", MPI_Finalized(&down));
+    if (down)
+        return bcl_set_error(BCL_ERR_STATE, "MPI was already finalised");
+    BCL_MPI_CHECK("MPI_Initialized", MPI_Initialized(&up));
+    if (up)
+        return BCL_OK;
+    int provided;
+    BCL_MPI_CHECK("MPI_Init_thread",
+                  MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided));
+    bcl_rt.we_initialized_mpi = 1;
+    return BCL_OK;
+}
+
+/* All ranks on one node <=> the shared-memory split keeps everybody.  Also
+ * tells whether this node runs more ranks than it has cores: MPI's blocking
+ * calls busy-poll, and then a waiting rank starves the one it waits for. */
+static bcl_status inspect_node(MPI_Comm comm, int nprocs, int *one_node,
+                               int *oversubscribed)
+{
+    MPI_Comm node;
+    int node_size;
+    BCL_MPI_CHECK("MPI_Comm_split_type",
+                  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0,
+                                      MPI_INFO_NULL, &node));
+    int rc = MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    if (rc != MPI_SUCCESS)
+        return bcl_mpi_error("MPI_Comm_size", rc);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    *one_node = (node_size == nprocs);
+    *oversubscribed = cores > 0 && node_size > cores;
+    /* PYBCL_WAIT=patient|spin overrides the guess (for benchmarks, or for
+     * nodes whose cores are shared with other jobs). */
+    const char *wait = getenv("PYBCL_WAIT");
+    if (wait && !strcmp(wait, "patient"))
+        *oversubscribed = 1;
+    else if (wait && !strcmp(wait, "spin"))
+        *oversubscribed = 0;
+    return BCL_OK;
+}
+
+static bcl_status create_rma_window(void)
+{
+    MPI_Info info;
+    BCL_MPI_CHECK("MPI_Info_create", MPI_Info_create(&info));
+    /* Every rank's segment has the same size, which lets MPICH skip the
+     * per-target size lookup.  accumulate_ops is deliberately left at its
+     * default: we mix CAS, fetch-and-op and accumulate on one word, which
+     * "same_op"/"same_op_no_op" would forbid. */
+    MPI_Info_set(info, "same_size", "true");
+    MPI_Info_set(info, "same_disp_unit", "true");
+    int rc = MPI_Win_allocate((MPI_Aint)bcl_rt.segment_size, 1, info, bcl_rt.comm,
+                              &bcl_rt.local_base, &bcl_rt.win);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS)
+        return bcl_mpi_error("MPI_Win_allocate", rc);
+    BCL_MPI_CHECK("MPI_Win_set_errhandler",
+                  MPI_Win_set_errhandler(bcl_rt.win, MPI_ERRORS_RETURN));
+    BCL_MPI_CHECK("MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, bcl_rt.win));
+    return BCL_OK;
+}
+
+static bcl_status create_shm_window(void)
+{
+    MPI_Info info;
+    BCL_MPI_CHECK("MPI_Info_create", MPI_Info_create(&info));
+    /* Page-aligned per-rank pieces: each segment stays on its owner's NUMA
+     * node and no two ranks' hot words share a cache line. */
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    int rc = MPI_Win_allocate_shared((MPI_Aint)bcl_rt.segment_size, 1, info,
+                                     bcl_rt.comm, &bcl_rt.local_base, &bcl_rt.win);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS)
+        return bcl_mpi_error("MPI_Win_allocate_shared", rc);
+    BCL_MPI_CHECK("MPI_Win_set_errhandler",
+                  MPI_Win_set_errhandler(bcl_rt.win, MPI_ERRORS_RETURN));
+    bcl_rt.bases = calloc((size_t)bcl_rt.nprocs, sizeof *bcl_rt.bases);
+    if (!bcl_rt.bases)
+        return bcl_set_error(BCL_ERR_NOMEM, "out of memory for segment table");
+    for (int r = 0; r < bcl_rt.nprocs; r++) {
+        MPI_Aint size;
+        int disp;
+        void *base;
+        BCL_MPI_CHECK("MPI_Win_shared_query",
+                      MPI_Win_shared_query(bcl_rt.win, r, &size, &disp, &base));
+        bcl_rt.bases[r] = base;
+    }
+    /* The shm transport never calls MPI on the data path, but the MPI memory
+     * model still wants the window in an access epoch; lock_all is free. */
+    BCL_MPI_CHECK("MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, bcl_rt.win));
+    return BCL_OK;
+}
+
+static bcl_status choose_transport(bcl_transport requested, bcl_transport *out)
+{
+    int one_node = 0;
+    bcl_status st = inspect_node(bcl_rt.comm, bcl_rt.nprocs, &one_node,
+                                 &bcl_rt.oversubscribed);
+    if (st != BCL_OK)
+        return st;
+    if (requested == BCL_TRANSPORT_SHM && !one_node)
+        return bcl_set_error(BCL_ERR_ARG,
+                             "transport 'shm' needs all ranks on one node");
+    *out = requested == BCL_TRANSPORT_AUTO
+               ? (one_node ? BCL_TRANSPORT_SHM : BCL_TRANSPORT_RMA)
+               : requested;
+    return BCL_OK;
+}
+
+static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
+                             bcl_transport transport)
+{
+    bcl_status st;
+    BCL_MPI_CHECK("MPI_Comm_dup", MPI_Comm_dup(comm, &bcl_rt.comm));
+    BCL_MPI_CHECK("MPI_Comm_set_errhandler",
+                  MPI_Comm_set_errhandler(bcl_rt.comm, MPI_ERRORS_RETURN));
+    BCL_MPI_CHECK("MPI_Comm_rank", MPI_Comm_rank(bcl_rt.comm, &bcl_rt.rank));
+    BCL_MPI_CHECK("MPI_Comm_size", MPI_Comm_size(bcl_rt.comm, &bcl_rt.nprocs));
+
+    /* Every rank must agree on the segment size (pointer bounds checks use
+     * it for remote segments): take the minimum that was asked for. */
+    unsigned long long want = segment_size, agreed;
+    BCL_MPI_CHECK("MPI_Allreduce", MPI_Allreduce(&want, &agreed, 1,
+                                                 MPI_UNSIGNED_LONG_LONG, MPI_MIN,
+                                                 bcl_rt.comm));
+    bcl_rt.segment_size = ((size_t)agreed / BCL_SEGMENT_ALIGN) * BCL_SEGMENT_ALIGN;
+
+    if ((st = choose_transport(transport, &bcl_rt.transport)) != BCL_OK)
+        return st;
+    /* One policy for the whole job: the barrier is MPI_Ibarrier under it and
+     * MPI_Barrier otherwise, and the two never match each other. */
+    BCL_MPI_CHECK("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, &bcl_rt.oversubscribed, 1,
+                                                 MPI_INT, MPI_MAX, bcl_rt.comm));
+    st = bcl_rt.transport == BCL_TRANSPORT_SHM ? create_shm_window()
+                                               : create_rma_window();
+    if (st != BCL_OK)
+        return st;
+    memset(bcl_rt.local_base, 0, BCL_SEGMENT_RESERVED);
+    if ((st = bcl_alloc_init(BCL_SEGMENT_RESERVED, bcl_rt.segment_size)) != BCL_OK)
+        return st;
+    /* The first allocation of a fresh allocator lands at the same offset on
+     * every rank, so peers can find each other's remote-free stack. */
+    if ((st = bcl_alloc(sizeof(uint64_t), 64, &bcl_rt.free_stack)) != BCL_OK)
+        return st;
+    memset(bcl_rt.local_base + bcl_rt.free_stack, 0, sizeof(uint64_t));
+    /* Only the rma transport needs the target's CPU to complete operations. */
+    if (bcl_rt.async_progress && bcl_rt.transport == BCL_TRANSPORT_RMA &&
+        (st = bcl_progress_thread_start(20)) != BCL_OK)
+        return st;
+    /* Nobody touches a peer's segment before the peer has finished setting it up. */
+    BCL_MPI_CHECK("MPI_Barrier", MPI_Barrier(bcl_rt.comm));
+    return BCL_OK;
+}
+
+bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
+                    int async_progress)
+{
+    if (bcl_rt.initialized)
+        return BCL_OK;
+    if (segment_size < BCL_MIN_SEGMENT_SIZE)
+        return bcl_set_error(BCL_ERR_ARG, "segment_size must be at least %u bytes, got %zu",
+                             BCL_MIN_SEGMENT_SIZE, segment_size);
+    bcl_status st = ensure_mpi();
+    if (st != BCL_OK)
+        return st;
+    if (comm == MPI_COMM_NULL)
+        comm = MPI_COMM_WORLD;
+    bcl_rt.async_progress = async_progress;
+    st = init_steps(comm, segment_size, transport);
+    if (st != BCL_OK)
+        return st;   /* MPI objects of a half-made runtime die with MPI_Finalize */
+    bcl_rt.initialized = 1;
+    return BCL_OK;
+}
+
+bcl_status bcl_finalize(void)
+{
+    if (!bcl_rt.initialized)
+        return BCL_OK;
+    int down = 0;
+    MPI_Finalized(&down);
+    if (down) {            /* somebody finalised MPI under us: nothing to free */
+        bcl_rt.initialized = 0;
+        return BCL_OK;
+    }
+    bcl_status st = BCL_OK;
+    bcl_progress_thread_stop();
+    int rc = MPI_Win_unlock_all(bcl_rt.win);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Barrier(bcl_rt.comm);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Win_free(&bcl_rt.win);
+    if (rc != MPI_SUCCESS)
+        st = bcl_mpi_error("bcl_finalize (window teardown)", rc);
+    bcl_alloc_finalize();
+    free(bcl_rt.bases);
+    MPI_Comm_free(&bcl_rt.comm);
+    int ours = bcl_rt.we_initialized_mpi;
+    memset(&bcl_rt, 0, sizeof bcl_rt);
+    if (ours && st == BCL_OK) {
+        rc = MPI_Finalize();
+        if (rc != MPI_SUCCESS)
+            st = bcl_mpi_error("MPI_Finalize", rc);
+    }
+    return st;
+}

@@ -1,0 +1,89 @@
+/*
+ * bcl_runtime.h -- the runtime layer: communicator, transport, shared segment.
+ *
+ * Each rank owns one shared segment of `segment_size` bytes, created once by
+ * bcl_init() and mapped for the life of the program:
+ *
+ *   rma  MPI_Win_allocate + MPI_Win_lock_all(MPI_MODE_NOCHECK) once; every
+ *        remote access is passive-target RMA completed by flushes.
+ *   shm  MPI_Win_allocate_shared over a node-local communicator; every rank
+ *        maps every segment (MPI_Win_shared_query) and accesses it with plain
+ *        loads/stores and C11 atomics, with no MPI call on the data path.
+ *
+ * The first BCL_SEGMENT_RESERVED bytes of every segment belong to the runtime
+ * (offset 0 is the null pointer, so nothing user-visible ever lives there).
+ */
+#ifndef BCL_RUNTIME_H
+#define BCL_RUNTIME_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/bcl_error.h"
+
+typedef enum bcl_transport {
+    BCL_TRANSPORT_AUTO = 0,
+    BCL_TRANSPORT_SHM,
+    BCL_TRANSPORT_RMA
+} bcl_transport;
+
+#define BCL_SEGMENT_RESERVED 4096u
+#define BCL_SEGMENT_ALIGN 64u
+#define BCL_MIN_SEGMENT_SIZE (BCL_SEGMENT_RESERVED + 4096u)
+
+typedef struct bcl_runtime {
+    int initialized;
+    int we_initialized_mpi;   /* MPI_Init was ours, so MPI_Finalize is too   */
+    MPI_Comm comm;            /* private duplicate of the user's communicator */
+    int rank;
+    int nprocs;
+    bcl_transport transport;
+    int async_progress;       /* PYBCL_ASYNC_PROGRESS was asked for          */
+    int oversubscribed;       /* more ranks on this node than cores: waits   */
+                              /* must yield the CPU (docs/progress.md)       */
+    MPI_Win win;
+    size_t segment_size;      /* bytes per rank, identical on every rank     */
+    unsigned char *local_base;
+    unsigned char **bases;    /* shm: every rank's segment, mapped locally   */
+    uint64_t free_stack;      /* offset of the remote-free stack head, the   */
+                              /* same on every rank (bcl_object.h)           */
+} bcl_runtime;
+
+/* The one runtime of this process.  Read-only outside bcl_runtime.c; it is
+ * exposed so the communication layer's fast paths can be inlined. */
+extern bcl_runtime bcl_rt;
+
+/* Collective over `comm`.  Initialises MPI (MPI_THREAD_MULTIPLE requested)
+ * when nobody has yet.  `transport` AUTO picks shm when all ranks of `comm`
+ * share a node.  Calling it again while initialised is a no-op returning OK. */
+bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
+                    int async_progress);
+
+/* Collective.  Completes outstanding operations, frees the window and the
+ * communicator; finalises MPI only if bcl_init initialised it. */
+bcl_status bcl_finalize(void);
+
+/* MPI_Abort on the runtime's communicator (or COMM_WORLD before init). */
+void bcl_abort(int errorcode);
+
+const char *bcl_transport_name(bcl_transport t);
+
+/* Shorthand for the error path of an MPI call: records "MPI_Xxx failed: ..."
+ * and returns BCL_ERR_MPI. */
+bcl_status bcl_mpi_error(const char *call, int mpi_rc);
+
+#define BCL_MPI_CHECK(call, expr)                                  \
+    do {                                                            \
+        int bcl_mpi_rc_ = (expr);                                   \
+        if (bcl_mpi_rc_ != MPI_SUCCESS)                             \
+            return bcl_mpi_error(call, bcl_mpi_rc_);                \
+    } while (0)
+
+#define BCL_REQUIRE_INIT()                                                   \
+    do {                                                                      \
+        if (!bcl_rt.initialized)                                              \
+            return bcl_set_error(BCL_ERR_STATE, "pybcl is not initialised"); \
+    } while (0)
+
+#endif /* BCL_RUNTIME_H */

@@ -2,27 +2,10 @@
 
 These tests launch their own `mpiexec`, so they run in the one-rank pass of
 the suite only (a nested mpiexec inside an MPI job is not allowed)."""
-import os
-import shutil
-import subprocess
-import sys
-import textwrap
-import time
 
 import pytest
 
-MPIEXEC = shutil.which("mpiexec.mpich") or shutil.which("mpiexec")
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def run_job(tmp_path, body, nprocs=2, timeout=60):
-    script = tmp_path / "job.py"
-    script.write_text(textwrap.dedent(body))
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    start = time.monotonic()
-    proc = subprocess.run([MPIEXEC, "-n", str(nprocs), sys.executable, str(script)],
-                          capture_output=True, text=True, timeout=timeout, env=env)
-    return proc, time.monotonic() - start
+from launch import run_script as run_job
 
 
 @pytest.mark.serial_only

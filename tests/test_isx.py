@@ -1,18 +1,15 @@
 """ISx: PCG32 known answers, ISx's key stream, the app's verification."""
 import json
 import os
-import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import pybcl
+from launch import run_python
 from pybcl import _core
 from conftest import all_ok
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_pcg32_reference_outputs():
@@ -77,10 +74,7 @@ def test_isx_small_max_key():
 
 
 def run_app(args, nprocs, timeout=120):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    mpiexec = shutil.which("mpiexec.mpich") or shutil.which("mpiexec")
-    return subprocess.run([mpiexec, "-n", str(nprocs), sys.executable] + args, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return run_python(args, nprocs, timeout=timeout)
 
 
 @pytest.mark.serial_only

@@ -10,18 +10,15 @@ import gzip
 import json
 import os
 import random
-import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import pybcl
+from launch import run_python
 from pybcl import _core
 from conftest import all_ok
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENC = {"A": 0, "C": 1, "G": 2, "T": 3}
 COMP = str.maketrans("ACGT", "TGCA")
 
@@ -269,14 +266,9 @@ def test_app_bloom_semantics_in_process():
     assert all_ok(ok)
 
 
-def mpiexec():
-    return shutil.which("mpiexec.mpich") or shutil.which("mpiexec")
-
 
 def run_app(args, nprocs, timeout=120):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    cmd = [mpiexec(), "-n", str(nprocs), sys.executable] + args
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    return run_python(args, nprocs, timeout=timeout)
 
 
 @pytest.mark.serial_only

@@ -1,0 +1,56 @@
+"""One way for tests to launch their own MPI jobs.
+
+Tests marked `serial_only` start `mpiexec` themselves (abort behaviour, init
+variants, the apps' command lines).  They all go through `mpiexec_argv` so a
+pass of the suite can point every such job at the same launcher and hosts as
+the pass itself: `PYBCL_TEST_MPIEXEC` names the mpiexec (default
+`mpiexec.mpich`, else `mpiexec`), and `PYBCL_TEST_MPIEXEC_ARGS` adds launcher
+arguments, e.g. for the network-namespace hosts of the multi-host pass
+(`-launcher ssh -launcher-exec .../nsexec.sh -hosts ...`).
+"""
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def mpiexec():
+    """Path of the mpiexec the suite launches its own jobs with."""
+    wanted = os.environ.get("PYBCL_TEST_MPIEXEC")
+    if wanted:
+        return shutil.which(wanted) or wanted
+    return shutil.which("mpiexec.mpich") or shutil.which("mpiexec")
+
+
+def mpiexec_argv(nprocs, extra=()):
+    """argv prefix that starts `nprocs` ranks with this pass's launcher."""
+    args = shlex.split(os.environ.get("PYBCL_TEST_MPIEXEC_ARGS", ""))
+    return [mpiexec(), *args, *extra, "-n", str(nprocs)]
+
+
+def job_env(**overrides):
+    """The environment for a launched job: this checkout's pybcl first."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.update({k: str(v) for k, v in overrides.items()})
+    return env
+
+
+def run_python(args, nprocs, timeout=120, env=None, extra=()):
+    """Run `python ARGS...` on `nprocs` ranks; CompletedProcess with text output."""
+    cmd = mpiexec_argv(nprocs, extra) + [sys.executable, *args]
+    return subprocess.run(cmd, env=env or job_env(), capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def run_script(tmp_path, body, nprocs=2, timeout=60, env=None):
+    """Write `body` (dedented) to a script, run it; (CompletedProcess, seconds)."""
+    script = tmp_path / "job.py"
+    script.write_text(textwrap.dedent(body))
+    start = time.monotonic()
+    proc = run_python([str(script)], nprocs, timeout=timeout, env=env)
+    return proc, time.monotonic() - start

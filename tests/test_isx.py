@@ -1,6 +1,5 @@
 """ISx: PCG32 known answers, ISx's key stream, the app's verification."""
 import json
-import os
 
 import numpy as np
 import pytest

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "serial/bcl_object.h"
+#include "binding/docstrings/runtime.h"
 
 PyObject *bclpy_Error, *bclpy_SegmentFull, *bclpy_ContainerFull, *bclpy_Empty;
 
@@ -233,21 +234,42 @@ static PyObject *py_allreduce_inplace(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* Diagnostics for pybcl.info(): what init decided, read back from the core. */
+static PyObject *py_wait_policy(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    return PyUnicode_FromString(bcl_rt.oversubscribed ? "patient" : "spin");
+}
+
+static PyObject *py_ranks_per_node(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    return PyLong_FromLong(bcl_rt.ranks_per_node);
+}
+
+static PyObject *py_progress_thread(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    return PyBool_FromLong(bcl_rt.async_progress && bcl_rt.transport == BCL_TRANSPORT_RMA);
+}
+
 PyMethodDef bclpy_runtime_methods[] = {
-    {"init", py_init, METH_VARARGS, "init(comm_address, segment_size, transport, async_progress)"},
-    {"finalize", py_finalize, METH_NOARGS, "Collective: free the segment and window."},
-    {"initialized", py_initialized, METH_NOARGS, "Whether the runtime is up."},
-    {"rank", py_rank, METH_NOARGS, "This rank."},
-    {"nprocs", py_nprocs, METH_NOARGS, "Number of ranks."},
-    {"transport", py_transport, METH_NOARGS, "'shm' or 'rma'."},
-    {"segment_size", py_segment_size, METH_NOARGS, "Bytes of each rank's segment."},
-    {"barrier", py_barrier, METH_NOARGS, "Collective: flush, then MPI barrier."},
-    {"flush", py_flush, METH_NOARGS, "Complete this rank's outstanding operations."},
-    {"progress", py_progress, METH_NOARGS, "Let RMA aimed at this rank advance."},
-    {"abort", py_abort, METH_O, "MPI_Abort the whole job with this code."},
-    {"bcast_bytes", py_bcast_bytes, METH_VARARGS, "bcast_bytes(data, root) -> bytes"},
-    {"allreduce_inplace", py_allreduce_inplace, METH_VARARGS,
-     "allreduce_inplace(array, opcode)"},
+    {"init", py_init, METH_VARARGS, BCLPY_DOC_INIT},
+    {"finalize", py_finalize, METH_NOARGS, BCLPY_DOC_FINALIZE},
+    {"initialized", py_initialized, METH_NOARGS, BCLPY_DOC_INITIALIZED},
+    {"rank", py_rank, METH_NOARGS, BCLPY_DOC_RANK},
+    {"nprocs", py_nprocs, METH_NOARGS, BCLPY_DOC_NPROCS},
+    {"transport", py_transport, METH_NOARGS, BCLPY_DOC_TRANSPORT},
+    {"segment_size", py_segment_size, METH_NOARGS, BCLPY_DOC_SEGMENT_SIZE},
+    {"barrier", py_barrier, METH_NOARGS, BCLPY_DOC_BARRIER},
+    {"flush", py_flush, METH_NOARGS, BCLPY_DOC_FLUSH},
+    {"progress", py_progress, METH_NOARGS, BCLPY_DOC_PROGRESS},
+    {"abort", py_abort, METH_O, BCLPY_DOC_ABORT},
+    {"bcast_bytes", py_bcast_bytes, METH_VARARGS, BCLPY_DOC_BCAST_BYTES},
+    {"allreduce_inplace", py_allreduce_inplace, METH_VARARGS, BCLPY_DOC_ALLREDUCE_INPLACE},
+    {"wait_policy", py_wait_policy, METH_NOARGS, BCLPY_DOC_WAIT_POLICY},
+    {"ranks_per_node", py_ranks_per_node, METH_NOARGS, BCLPY_DOC_RANKS_PER_NODE},
+    {"progress_thread", py_progress_thread, METH_NOARGS, BCLPY_DOC_PROGRESS_THREAD},
     {NULL, NULL, 0, NULL}
 };
 

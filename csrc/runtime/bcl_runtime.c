@@ -72,6 +72,7 @@ static bcl_status inspect_node(MPI_Comm comm, int nprocs, int *one_node,
         return bcl_mpi_error("MPI_Comm_size", rc);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     *one_node = (node_size == nprocs);
+    bcl_rt.ranks_per_node = node_size;
     *oversubscribed = cores > 0 && node_size > cores;
     /* PYBCL_WAIT=patient|spin overrides the guess (for benchmarks, or for
      * nodes whose cores are shared with other jobs). */

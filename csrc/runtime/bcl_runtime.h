@@ -42,6 +42,7 @@ typedef struct bcl_runtime {
     int async_progress;       /* PYBCL_ASYNC_PROGRESS was asked for          */
     int oversubscribed;       /* more ranks on this node than cores: waits   */
                               /* must yield the CPU (docs/progress.md)       */
+    int ranks_per_node;       /* ranks of `comm` on this rank's node         */
     MPI_Win win;
     size_t segment_size;      /* bytes per rank, identical on every rank     */
     unsigned char *local_base;

@@ -18,6 +18,7 @@ from ._core import (                                     # noqa: E402
 from ._runtime import allreduce, broadcast, comm, finalize, init  # noqa: E402
 from .conprom import ConProm  # noqa: E402
 from .hashmap import HashMap, HashMapBuffer  # noqa: E402
+from ._info import info  # noqa: E402
 
 NULL = GlobalPtr(0, 0)
 
@@ -31,5 +32,5 @@ __all__ = [
     "atomic_load", "atomic_store", "atomic_swap", "packb", "unpackb", "hash64", "hash_u64",
     "Error", "SegmentFull", "ContainerFull", "Empty", "ConProm",
     "HashMap", "HashMapBuffer", "BloomFilter", "DArray", "Array",
-    "FastQueue", "CircularQueue",
+    "FastQueue", "CircularQueue", "info",
 ]

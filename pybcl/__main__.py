@@ -1,11 +1,12 @@
 """python -m pybcl --info: print pybcl.info() (rank 0 only under mpiexec)."""
 import argparse
 import json
+from typing import Optional, Sequence
 
 from . import _core, _info
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pybcl",
                                      description="pybcl: the Berkeley Container Library for Python")
     parser.add_argument("--info", action="store_true",

@@ -8,18 +8,19 @@ wait: patient when a node runs more ranks than cores, or PYBCL_WAIT forces it).
 import os
 import platform
 import sys
+from typing import Any
 
 from . import _core, _env
 
 
-def _transport_reason(requested, chosen, nprocs, per_node):
+def _transport_reason(requested: str, chosen: str, nprocs: int, per_node: int) -> str:
     if requested != "auto":
         return f"PYBCL_TRANSPORT={requested}"
     where = "all" if per_node == nprocs else f"{per_node} of {nprocs}"
     return f"auto: {where} ranks on this rank's node -> {chosen}"
 
 
-def _wait_reason(policy, per_node):
+def _wait_reason(policy: str, per_node: int) -> str:
     forced = os.environ.get("PYBCL_WAIT", "")
     if forced in ("patient", "spin"):
         return f"PYBCL_WAIT={forced}"
@@ -29,7 +30,7 @@ def _wait_reason(policy, per_node):
     return f"every rank has a core (here {per_node} ranks, {cores} cores)"
 
 
-def info():
+def info() -> dict[str, Any]:
     """Return a dict describing this pybcl job (not collective).
 
     Keys: version, python, platform, mpi_library, mpi_version, mpi4py, numpy,
@@ -71,7 +72,7 @@ def info():
     }
 
 
-def format_info(d):
+def format_info(d: dict[str, Any]) -> str:
     """info()'s dict as aligned 'key: value' lines."""
     width = max(map(len, d))
     return "\n".join(f"{k:<{width}} : {v}" for k, v in d.items())

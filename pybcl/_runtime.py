@@ -5,18 +5,21 @@ Thin wrappers over pybcl._core; defaults come from the environment (_env).
 import atexit
 import pickle
 import sys
+from types import TracebackType
+from typing import Any, Optional, TypeVar, Union
 
 import numpy as np
 
 from . import _core, _env
 
-_state = {"comm": None, "hook_installed": False}
+_state: dict[str, Any] = {"comm": None, "hook_installed": False}
+_T = TypeVar("_T")
 
 _REDUCE_OPS = {name: i for i, name in enumerate(
     ("sum", "prod", "min", "max", "land", "lor", "band", "bor", "bxor"))}
 
 
-def init(segment_size=None, comm=None):
+def init(segment_size: Union[int, str, None] = None, comm: Any = None) -> None:
     """Collective: create this rank's shared segment over `comm` (idempotent)."""
     if _core.initialized():
         return
@@ -39,7 +42,7 @@ def init(segment_size=None, comm=None):
     _install_excepthook()
 
 
-def finalize():
+def finalize() -> None:
     """Collective: free the segment and window (also runs at interpreter exit)."""
     if _core.initialized():
         _core.finalize()
@@ -51,14 +54,15 @@ def finalize():
 atexit.register(finalize)
 
 
-def comm():
+def comm() -> Any:
     """The mpi4py communicator pybcl runs on."""
     if not _core.initialized():
         init()
     return _state["comm"]
 
 
-def _abort_on_uncaught(exc_type, exc, tb):
+def _abort_on_uncaught(exc_type: type[BaseException], exc: BaseException,
+                       tb: Optional[TracebackType]) -> None:
     """sys.excepthook: print the traceback, then end the whole job.
 
     Without this, one rank dying leaves its peers blocked forever in the next
@@ -75,13 +79,13 @@ def _abort_on_uncaught(exc_type, exc, tb):
         _core.abort(1)
 
 
-def _install_excepthook():
+def _install_excepthook() -> None:
     if not _state["hook_installed"] and sys.excepthook is sys.__excepthook__:
         sys.excepthook = _abort_on_uncaught
         _state["hook_installed"] = True
 
 
-def broadcast(obj, root=0):
+def broadcast(obj: _T, root: int = 0) -> _T:
     """Collective: every rank returns root's `obj` (pickled on the way)."""
     if not isinstance(root, int) or isinstance(root, bool):
         raise TypeError(f"root must be an int, not {type(root).__name__}")
@@ -90,7 +94,7 @@ def broadcast(obj, root=0):
     return obj if _core.rank() == root else pickle.loads(data)
 
 
-def allreduce(x, op="sum"):
+def allreduce(x: Any, op: str = "sum") -> Any:
     """Collective reduction of a number or NumPy array; returns the same kind."""
     code = _REDUCE_OPS.get(op) if isinstance(op, str) else None
     if code is None:

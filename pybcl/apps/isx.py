@@ -28,8 +28,10 @@ import argparse
 import json
 import sys
 import time
+from typing import Any, Optional, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 import pybcl
 from pybcl import _core
@@ -38,15 +40,17 @@ DEFAULT_MAX_KEY = 1 << 28
 PHASES = ("generate_bucket_push", "exchange_wait", "local_sort", "total")
 
 
-def _bucketize(keys, width, P):
+def _bucketize(keys: NDArray[np.int32], width: int, P: int
+               ) -> tuple[NDArray[np.int32], NDArray[Any]]:
     """(dest-sorted keys, per-destination counts) of one chunk."""
     if P == 1:
         return keys, np.array([len(keys)])
     return _core.isx_bucketize(keys, width, P)    # ISx's counting bucketize, in C
 
 
-def run_isx(keys_per_rank=1 << 22, max_key=DEFAULT_MAX_KEY, iterations=3, burn_in=1,
-            message_size=None, queue="circular", slack=None, verbose=False):
+def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterations: int = 3,
+            burn_in: int = 1, message_size: Optional[int] = None, queue: str = "circular",
+            slack: Optional[float] = None, verbose: bool = False) -> dict[str, Any]:
     """Collective.  Returns a dict of figures (same on every rank) incl. 'verified'.
 
     message_size: keys per push_many to one rank; default 2^16 on the shm
@@ -70,7 +74,7 @@ def run_isx(keys_per_rank=1 << 22, max_key=DEFAULT_MAX_KEY, iterations=3, burn_i
     Queue = {"circular": pybcl.CircularQueue, "fast": pybcl.FastQueue}[queue]
     queues = [Queue(h, cap, "int32") for h in range(P)]
     chunk = max(1, message_size * P)
-    times = {p: [] for p in PHASES}
+    times: dict[str, list[float]] = {p: [] for p in PHASES}
     ok = True
     problems = []
 
@@ -134,7 +138,8 @@ def run_isx(keys_per_rank=1 << 22, max_key=DEFAULT_MAX_KEY, iterations=3, burn_i
     }
 
 
-def _verify(view, lo, hi, N, P, sent_sum, full):
+def _verify(view: NDArray[np.int32], lo: int, hi: int, N: int, P: int, sent_sum: int,
+            full: bool) -> tuple[bool, list[str]]:
     me = pybcl.rank()
     why = []
     n = len(view)
@@ -155,7 +160,7 @@ def _verify(view, lo, hi, N, P, sent_sum, full):
     return not why, why
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m pybcl.apps.isx",
                                  description="ISx bucket sort (weak scaling) on pybcl queues.")
     ap.add_argument("--keys-per-rank", type=int, default=1 << 22,

@@ -42,8 +42,10 @@ import json
 import os
 import sys
 import time
+from typing import Any, Iterator, Optional, Sequence, Union
 
 import numpy as np
+from numpy.typing import NDArray
 
 import pybcl
 from pybcl import _core
@@ -60,10 +62,10 @@ DEMO_GENOME = os.path.join(DATA_DIR, "lambda_virus.fa.gz")
 class BytesSource:
     """FASTA/FASTQ held in memory (the demo's simulated reads)."""
 
-    def __init__(self, data, name="<memory>"):
+    def __init__(self, data: Union[bytes, bytearray, memoryview], name: str = "<memory>") -> None:
         self.data, self.name = bytes(data), name
 
-    def kmers(self, k, rank, nprocs):
+    def kmers(self, k: int, rank: int, nprocs: int) -> Iterator[NDArray[np.uint64]]:
         step = 1 << 20
         arr = _core.kmers_from_bytes(self.data, k, rank, nprocs)   # one array, handed
         for off in range(0, len(arr), step):
@@ -71,31 +73,32 @@ class BytesSource:
         if len(arr) == 0:
             yield arr
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
 
 class FileSource:
-    def __init__(self, path):
+    def __init__(self, path: str) -> None:
         if not os.path.exists(path):
             raise FileNotFoundError(f"READS: no such file: {path}")
         self.path = path
 
-    def kmers(self, k, rank, nprocs):
+    def kmers(self, k: int, rank: int, nprocs: int) -> Iterator[NDArray[np.uint64]]:
         reader = _core.KmerReader(self.path, k, rank, nprocs, CHUNK_BYTES)
         try:
             yield from reader
         finally:
             reader.close()
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.path
 
 
-def read_genome(path):
+def read_genome(path: str) -> bytes:
     """Sequence bytes of a (gzipped) FASTA, records concatenated with 'N'."""
     opener = gzip.open if open(path, "rb").read(2) == b"\x1f\x8b" else open
-    seqs, cur = [], []
+    seqs: list[bytes] = []
+    cur: list[bytes] = []
     with opener(path, "rb") as fh:
         for line in fh:
             if line.startswith(b">"):
@@ -109,7 +112,8 @@ def read_genome(path):
     return b"N".join(seqs)
 
 
-def demo_reads(coverage=30, length=100, error_rate=0.01, seed=1, genome_path=DEMO_GENOME):
+def demo_reads(coverage: float = 30, length: int = 100, error_rate: float = 0.01, seed: int = 1,
+               genome_path: str = DEMO_GENOME) -> bytes:
     """Reads simulated (PCG32, deterministic) from the genome the package ships."""
     genome = read_genome(genome_path)
     n = int(round(coverage * len(genome) / length))
@@ -118,7 +122,7 @@ def demo_reads(coverage=30, length=100, error_rate=0.01, seed=1, genome_path=DEM
 
 # ---- the counting -------------------------------------------------------------
 
-def _mpi_comm():
+def _mpi_comm() -> Any:
     if _core.initialized():
         return pybcl.comm()
     from mpi4py import MPI
@@ -128,11 +132,11 @@ def _mpi_comm():
 class Progress:
     """A progress line on stderr (rank 0), at most every `every` seconds."""
 
-    def __init__(self, enabled, every=2.0):
+    def __init__(self, enabled: bool, every: float = 2.0) -> None:
         self.enabled, self.every = enabled, every
         self.t0 = self.last = time.perf_counter()
 
-    def __call__(self, phase, kmers, force=False):
+    def __call__(self, phase: str, kmers: int, force: bool = False) -> None:
         now = time.perf_counter()
         if not self.enabled or (not force and now - self.last < self.every):
             return
@@ -143,11 +147,11 @@ class Progress:
         sys.stderr.flush()
 
 
-def _rotated(rank, nprocs, i):
+def _rotated(rank: int, nprocs: int, i: int) -> int:
     return (rank - i) % nprocs
 
 
-def _local_table(m):
+def _local_table(m: pybcl.HashMap) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
     """This rank's (keys, values) as two arrays."""
     if hasattr(_core, "kmer_table_local"):
         return _core.kmer_table_local(m)
@@ -157,8 +161,13 @@ def _local_table(m):
     return keys, vals
 
 
-def count_kmers(sources, k=31, bloom=False, capacity=None, queue_size=None,
-                message_size=4096, fpr=0.01, progress=False, buffered=None):
+Source = Union["BytesSource", "FileSource"]
+
+
+def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, str]], k: int = 31,
+                bloom: bool = False, capacity: Optional[int] = None,
+                queue_size: Optional[int] = None, message_size: int = 4096, fpr: float = 0.01,
+                progress: bool = False, buffered: Optional[bool] = None) -> dict[str, Any]:
     """Collective.  Counts the canonical k-mers of `sources` (paths or bytes).
 
     Returns a dict: 'keys', 'counts' (this rank's table entries; counts as
@@ -169,13 +178,13 @@ def count_kmers(sources, k=31, bloom=False, capacity=None, queue_size=None,
     """
     if not isinstance(k, int) or not 1 <= k <= 32:
         raise ValueError(f"k must be an int in [1, 32], got {k!r}")
-    srcs = [s if isinstance(s, (BytesSource, FileSource)) else
+    srcs: list[Source] = [s if isinstance(s, (BytesSource, FileSource)) else
             BytesSource(s) if isinstance(s, (bytes, bytearray, memoryview)) else
             FileSource(os.fspath(s)) for s in sources]
     comm = _mpi_comm()
     me, P = comm.Get_rank(), comm.Get_size()
     prog = Progress(progress and me == 0)
-    seconds = {}
+    seconds: dict[str, float] = {}
     t_start = time.perf_counter()
 
     # -- scan: HyperLogLog of this rank's share, merged --------------------------
@@ -223,7 +232,7 @@ def count_kmers(sources, k=31, bloom=False, capacity=None, queue_size=None,
                 buf.accumulate_many(arr)
             done_kmers += len(arr)
             prog("count", done_kmers)
-    if buffered:
+    if isinstance(buf, pybcl.HashMapBuffer):
         buf.flush()
     pybcl.barrier()
     seconds["count"] = time.perf_counter() - t
@@ -264,11 +273,11 @@ def count_kmers(sources, k=31, bloom=False, capacity=None, queue_size=None,
 
 # ---- output -----------------------------------------------------------------------
 
-def histo_lines(hist):
+def histo_lines(hist: NDArray[np.int64]) -> str:
     return "".join(f"{c} {int(n)}\n" for c, n in enumerate(hist) if c > 0 and n > 0)
 
 
-def top_kmers(res, n=10):
+def top_kmers(res: dict[str, Any], n: int = 10) -> list[tuple[int, int]]:
     """Collective: the n most frequent k-mers (same list on every rank)."""
     keys, counts = res["keys"], res["counts"]
     idx = np.argsort(-counts, kind="stable")[:n]
@@ -278,7 +287,7 @@ def top_kmers(res, n=10):
     return merged[:n]
 
 
-def write_counts(res, path, k):
+def write_counts(res: dict[str, Any], path: str, k: int) -> None:
     """Collective: ranks append their entries (sorted by code) in turn, rank 0 first."""
     me, P = pybcl.rank(), pybcl.nprocs()
     order = np.argsort(res["keys"])
@@ -290,7 +299,7 @@ def write_counts(res, path, k):
         pybcl.barrier()
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m pybcl.apps.kmer",
         description="Count canonical k-mers of FASTA/FASTQ files (gzipped or not) with a "
@@ -320,7 +329,7 @@ def main(argv=None):
     if args.demo == bool(args.reads):
         ap.error("give READS files, or --demo (not both)")
     if args.demo:
-        sources = [BytesSource(demo_reads(), "demo: lambda phage reads (30x, 100 bp, 1% err)")]
+        sources: list[Source] = [BytesSource(demo_reads(), "demo: lambda phage reads (30x, 100 bp, 1% err)")]
     else:
         sources = [FileSource(p) for p in args.reads]
 
@@ -357,8 +366,8 @@ def main(argv=None):
         head = text.splitlines()[:10]
         print(f"histogram head (count  number of k-mers){' -- count 1 derived' if args.bloom else ''}:")
         for line in head:
-            c, n = line.split()
-            print(f"  {int(c):5d}  {int(n):,}")
+            count, number = line.split()
+            print(f"  {int(count):5d}  {int(number):,}")
         sys.stdout.flush()
     pybcl.barrier()
     return 0

@@ -22,6 +22,12 @@ class _CircularQueue(enum.IntFlag):
 
 
 class ConProm:
+    """Concurrency promises, as in BCL: ``ConProm.HashMap.find | .insert | .local``
+    and ``ConProm.CircularQueue.push | .pop | .local`` (enum.IntFlag values,
+    combined with ``|``).  Passed as ``promise=`` to a container call, a flag
+    asserts that only those operations run concurrently until the next
+    barrier; no promise means fully atomic."""
+
     HashMap = _HashMap
     CircularQueue = _CircularQueue
 

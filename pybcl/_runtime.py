@@ -104,8 +104,9 @@ def _install_excepthook() -> None:
 def broadcast(obj: _T, root: int = 0) -> _T:
     """Collective: return root's `obj` on every rank.
 
-    obj: numbers, NumPy arrays, GlobalPtrs and any picklable object (only
-        root's argument is used).  root: the sending rank (int).
+    obj: numbers, NumPy arrays, GlobalPtrs and any picklable object; only
+    root's argument is used.  root: the sending rank (int).
+
     Raises TypeError for a non-int root."""
     if not isinstance(root, int) or isinstance(root, bool):
         raise TypeError(f"root must be an int, not {type(root).__name__}")
@@ -118,8 +119,9 @@ def allreduce(x: Any, op: str = "sum") -> Any:
     """Collective: reduce `x` over all ranks and return the result on every rank.
 
     x: a number or NumPy array (the same shape and dtype on every rank);
-        returns the same kind (Python number for a Python number).
+    returns the same kind (Python number for a Python number).
     op: "sum", "prod", "min", "max", "land", "lor", "band", "bor" or "bxor".
+
     Raises ValueError for an unknown op, TypeError for another type of x."""
     code = _REDUCE_OPS.get(op) if isinstance(op, str) else None
     if code is None:

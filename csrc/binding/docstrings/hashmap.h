@@ -6,9 +6,10 @@
 #define BCLPY_DOC_HASHMAP_H
 
 #define BCLPY_DOC_HM_PROMISE \
+    "\n"\
     "promise: None (fully atomic) or a pybcl.ConProm.HashMap flag combination\n" \
     "  asserting which operations may run concurrently with this call until\n" \
-    "  the next barrier; it selects the cheaper protocol of BCL's Table 3.\n"
+    "  the next barrier; it selects the cheaper protocol of BCL's Table 3.\n\n"
 
 #define BCLPY_DOC_HASHMAP \
     "HashMap(capacity, key_type='int64', value_type='int64')\n--\n\n" \
@@ -16,7 +17,7 @@
     "the ranks.  The constructor is collective: every rank passes the same\n" \
     "arguments (checked; ValueError/TypeError on every rank otherwise).\n\n" \
     "key_type, value_type: a fixed-size NumPy dtype (stored inline; NumPy fast\n" \
-    "  paths) or bytes, str or object (msgpack, stored out of line).\n" \
+    "  paths) or bytes, str or object (msgpack, stored out of line).\n\n" \
     "Keys hash deterministically (XXH64), never with Python's hash().\n" \
     "m[k], m[k] = v and `k in m` are find/insert without a promise."
 
@@ -35,7 +36,7 @@
     "Return the value stored under `key`, or `default` if it is absent.\n" \
     "Not collective.\n\n" \
     BCLPY_DOC_HM_PROMISE \
-    "  ConProm.HashMap.find alone makes it a single get of the bucket.\n" \
+    "With ConProm.HashMap.find alone it is a single get of the bucket.\n" \
     "Raises TypeError/OverflowError/ValueError if key does not convert."
 
 #define BCLPY_DOC_HM_GET \
@@ -66,7 +67,7 @@
     "issued for a chunk of keys, then one flush).  Returns None.  Not\n" \
     "collective.\n\n" \
     "keys, values: NumPy arrays (or sequences) converting to the key/value\n" \
-    "  types with casting='safe'; any sequence for variable-length types.\n" \
+    "  types with casting='safe'; any sequence for variable-length types.\n\n" \
     BCLPY_DOC_HM_PROMISE \
     "Raises ValueError if the lengths differ, ContainerFull if some keys find\n" \
     "no free bucket (the message counts them; all the others are stored)."

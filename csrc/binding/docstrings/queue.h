@@ -6,10 +6,11 @@
 #define BCLPY_DOC_QUEUE_H
 
 #define BCLPY_DOC_Q_PROMISE \
+    "\n"\
     "promise: None or a pybcl.ConProm.CircularQueue flag (push, pop, local):\n" \
     "  only those operations run until the next barrier, which selects BCL's\n" \
     "  cheaper Table 4 protocol (CircularQueue; all pushes, and all pops, of a\n" \
-    "  phase must pass the same promise).  FastQueue checks it but needs none.\n"
+    "  phase must pass the same promise).  FastQueue checks it but needs none.\n\n"
 
 #define BCLPY_DOC_FASTQUEUE \
     "FastQueue(host, capacity, dtype='int64')\n--\n\n" \

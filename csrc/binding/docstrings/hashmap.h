@@ -105,33 +105,6 @@
     "owner($self, key, /)\n--\n\n" \
     "Return the rank that holds the home bucket of `key` (no communication)."
 
-#define BCLPY_DOC_HM_ERASE \
-    "erase($self, key, /)\n--\n\n" \
-    "Remove `key`; return True if it was present.  Atomic with respect to\n" \
-    "insert, find and accumulate of the same key; the bucket becomes a\n" \
-    "tombstone that later inserts reuse.  Not collective."
-
-#define BCLPY_DOC_HM_ERASE_MANY \
-    "erase_many($self, keys, /)\n--\n\n" \
-    "erase() of every key; returns a bool array, True where the key was\n" \
-    "present.  Not collective."
-
-#define BCLPY_DOC_HM_LEN \
-    "__len__($self, /)\n--\n\n" \
-    "Collective: len(m) is m.size()."
-
-#define BCLPY_DOC_HM_KEYS \
-    "keys($self, /)\n--\n\n" \
-    "Collective: an iterator over every key of the map (all ranks' shares)."
-
-#define BCLPY_DOC_HM_VALUES \
-    "values($self, /)\n--\n\n" \
-    "Collective: an iterator over every value of the map."
-
-#define BCLPY_DOC_HM_ITEMS \
-    "items($self, /)\n--\n\n" \
-    "Collective: an iterator over every (key, value) pair of the map."
-
 /* ---- HashMapBuffer ------------------------------------------------------ */
 
 #define BCLPY_DOC_HMBUFFER \

@@ -59,7 +59,11 @@ assert pybcl.atomic_load(counter) == P * (P + 1) // 2
 total = pybcl.allreduce(me, "sum")
 assert total == P * (P - 1) // 2
 
+# 7. The end.  A container's memory is freed when its Python object goes away
+#    on a rank, and peers may still be reading it: end with a barrier so no
+#    rank drops a container another one still uses.
 if me == 0:
     print(f"tutorial ok on {P} rank(s), transport {pybcl.transport()}: "
           f"'the' x{counts['the']}, {distinct} distinct words")
 sys.stdout.flush()
+pybcl.barrier()

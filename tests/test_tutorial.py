@@ -12,12 +12,13 @@ TUTORIAL = os.path.join(ROOT, "examples", "tutorial.py")
 
 
 def test_tutorial_runs_in_this_job(capsys):
-    ok = False
+    import traceback
+    error = None
     try:
         runpy.run_path(TUTORIAL, run_name="__main__")    # asserts its own results
-        ok = True
-    finally:
-        assert all_ok(ok)
+    except Exception:
+        error = traceback.format_exc()
+    assert all_ok(error is None), error
 
 
 @pytest.mark.serial_only

@@ -84,13 +84,19 @@ static bcl_flush_stats stats;
 
 static void sets_sync(void)
 {
-    if (sets_win == bcl_rt.win && dirty.cap == bcl_rt.nprocs)
+    if (sets_win == bcl_rt.win && dirty.cap == bcl_rt.nprocs &&
+        posted.cap == bcl_rt.nprocs)
         return;
+    /* Here either the window is new (what the sets held belonged to the old
+     * one) or an earlier reservation failed (dirty_all is set: the sets held
+     * nothing).  Only a completed flush of every rank clears dirty_all. */
+    int fresh = sets_win != bcl_rt.win;
     bcl_rankset_clear(&dirty);
     bcl_rankset_clear(&posted);
-    dirty_all = bcl_rankset_reserve(&dirty, bcl_rt.nprocs) != BCL_OK;
+    int failed = bcl_rankset_reserve(&dirty, bcl_rt.nprocs) != BCL_OK;
     if (bcl_rankset_reserve(&posted, bcl_rt.nprocs) != BCL_OK)
-        dirty_all = 1;       /* posted ops then complete at once (atomic_post) */
+        failed = 1;          /* posted ops then complete at once (atomic_post) */
+    dirty_all = (fresh ? 0 : dirty_all) | failed;
     sets_win = bcl_rt.win;
 }
 

@@ -65,6 +65,12 @@
     "during long compute phases outside pybcl on the rma transport (or set\n" \
     "PYBCL_ASYNC_PROGRESS=1).  Not collective; cheap on shm."
 
+#define BCLPY_DOC_FLUSH_STATS \
+    "_flush_stats()\n--\n\n" \
+    "Debug: a dict of cumulative flush counters (flushes, targets_flushed,\n" \
+    "flush_all_calls), the number of dirty targets now, and whether a full\n" \
+    "flush may trust the dirty set (flush_all_trusted; rma).  Local."
+
 #define BCLPY_DOC_ABORT \
     "abort(code, /)\n--\n\n" \
     "MPI_Abort the whole job with exit code `code` (int).  Does not return."

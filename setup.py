@@ -6,6 +6,7 @@ link flags (`-show`, MPICH; `--showme`, Open MPI) and hand them to
 setuptools, so the extension links the same libmpi that mpi4py uses.
 """
 import glob
+import hashlib
 import os
 import shlex
 import shutil
@@ -104,4 +105,9 @@ core = Extension(
     extra_link_args=mpi_ldflags + ldflags,
 )
 
-setup(ext_modules=[core], install_requires=dependencies)
+# One build directory per MPI wrapper and flags: pip builds in the source
+# tree, and setuptools would otherwise relink objects compiled against
+# another MPI's headers (nothing in `depends` changes when MPI does).
+mpi_tag = hashlib.sha1(" ".join([mpicc] + inc + libdirs + libs).encode()).hexdigest()[:10]
+setup(ext_modules=[core], install_requires=dependencies,
+      options={"build": {"build_base": os.path.join("build", f"mpi-{mpi_tag}")}})

@@ -4,7 +4,9 @@
 #   wheel    MPICH 5.x from PyPI's `mpich` wheel, pulled in by `pip install .`
 #            alone on a machine where no system MPI is visible
 #            (scripts/without_system_mpi.sh): the pip-only install route;
-#   openmpi  Open MPI 4.1 (Debian's libopenmpi-dev), mpi4py built against it.
+#   openmpi  Open MPI 4.1 (Debian's libopenmpi-dev), pybcl built with its
+#            mpicc, mpi4py from its MPI-ABI-aware binary wheel told to use
+#            Open MPI's ABI (MPI4PY_MPIABI=openmpi).
 # Each runs the 1-rank pass (with the tests that launch their own jobs, through
 # the variant's own mpiexec) and 2 ranks on shm and on rma.
 #   bash scripts/run_mpi_variants.sh [wheel] [openmpi]     (default: both)
@@ -64,10 +66,10 @@ openmpi() {
     fi
     local venv=$VENVS/openmpi
     fresh_venv "$venv"
-    MPICC=mpicc.openmpi "$venv/bin/pip" install -q --no-cache-dir --no-binary=mpi4py "mpi4py>=3.1"
+    "$venv/bin/pip" install -q --no-cache-dir "mpi4py>=4.1"
     MPICC=mpicc.openmpi "$venv/bin/pip" install -q --no-cache-dir ".[test]"
     (
-        export PATH=$venv/bin:$PATH
+        export PATH=$venv/bin:$PATH MPI4PY_MPIABI=openmpi
         # CI runs as root; 2 ranks may exceed the slots Open MPI counts.
         export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
         python -c 'import pybcl, mpi4py.MPI as M; print("==", M.Get_library_version().splitlines()[0])'

@@ -530,14 +530,14 @@ def test_migrate_keeps_contents(cls):
 
 def test_migrate_object_queue():
     P, r = nprocs(), rank()
-    q = pybcl.CircularQueue(0, 4, dtype=object)
+    q = pybcl.CircularQueue(0, P + 2, dtype=object)     # one push per rank, and room
     ok = q.push(["from", r])
     pybcl.barrier()
     q.migrate(P - 1)
     pybcl.barrier()
     with guard() as g:
         if r == P - 1:
-            ok &= sorted(q.pop_many(10)) == sorted(["from", s] for s in range(P))
+            ok &= sorted(q.pop_many(P + 2)) == sorted(["from", s] for s in range(P))
     ok &= g.ok
     assert all_ok(ok)
 
@@ -600,15 +600,15 @@ def test_bad_argument_on_one_rank_fails_everywhere():
     others: they fail too (ValueError), the bad rank with its own error."""
     if nprocs() < 2:
         pytest.skip("needs two ranks to disagree")
-    r = rank()
+    r, cap = rank(), nprocs() + 2        # room for one push per rank
     ok = raises(TypeError if r == 0 else ValueError,
-                lambda: pybcl.FastQueue(0, "x" if r == 0 else 4))
-    ok &= raises(ValueError, lambda: pybcl.CircularQueue(0, 4 + r), "different")
-    q = pybcl.CircularQueue(0, 4)
+                lambda: pybcl.FastQueue(0, "x" if r == 0 else cap))
+    ok &= raises(ValueError, lambda: pybcl.CircularQueue(0, cap + r), "different")
+    q = pybcl.CircularQueue(0, cap)
     ok &= raises(TypeError if r == 0 else ValueError,
-                 lambda: q.resize(None if r == 0 else 8))
+                 lambda: q.resize(None if r == 0 else 2 * cap))
     ok &= raises(ValueError, lambda: q.migrate(-1 if r == 0 else 0))
-    ok &= q.capacity == 4 and q.host == 0
+    ok &= q.capacity == cap and q.host == 0
     ok &= q.push(1)
     pybcl.barrier()
     ok &= q.size() == nprocs()

@@ -114,3 +114,51 @@ def test_ranks_on_distinct_cpus_count_their_union(tmp_path):
         assert len(p["affinity"]) == 1, found
         assert p["node_cpus"] == min(p["node_ranks"], cpus), found
         assert p["policy"] == ("patient" if crowded(found) else "spin"), found
+
+
+def make_quota_cgroup(name, cpus):
+    """A child cgroup limited to `cpus` CPUs of time, or None where this
+    machine does not let us (not root, no writable cpu controller)."""
+    period = 100_000
+    for parent, v2 in (("/sys/fs/cgroup/cpu", False), ("/sys/fs/cgroup/cpu,cpuacct", False),
+                       ("/sys/fs/cgroup", True)):
+        limit_file = "cpu.max" if v2 else "cpu.cfs_quota_us"
+        if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+            continue
+        path = os.path.join(parent, name)
+        try:
+            os.mkdir(path)
+        except OSError:
+            continue
+        try:
+            with open(os.path.join(path, limit_file), "w") as f:
+                f.write(f"{int(cpus * period)} {period}" if v2 else str(int(cpus * period)))
+            if not v2:
+                with open(os.path.join(path, "cpu.cfs_period_us"), "w") as f:
+                    f.write(str(period))
+            return path
+        except OSError:
+            os.rmdir(path)
+    return None
+
+
+@pytest.mark.serial_only
+def test_cgroup_cpu_quota_caps_the_count(tmp_path):
+    """Two ranks in a cgroup allowed one CPU of time wait patiently, whatever
+    their affinity says; 2.5 CPUs of time count as 2."""
+    if os.environ.get("PYBCL_TEST_MPIEXEC_ARGS"):
+        pytest.skip("the cgroup is made on this host only")
+    for cpus, want_cpus in ((1.0, 1), (2.5, 2)):
+        path = make_quota_cgroup(f"pybcl-test-{os.getpid()}", cpus)
+        if path is None:
+            pytest.skip("cannot create a cgroup with a CPU quota here")
+        try:
+            found = policies(tmp_path, wrap=("sh", "-c", f'echo $$ > {path}/cgroup.procs && '
+                                              'exec "$0" "$@"'))
+        finally:
+            os.rmdir(path)
+        affinity = len(found[0]["affinity"])
+        for p in found:
+            assert p["node_cpus"] == min(want_cpus, affinity), (cpus, found)
+            assert p["policy"] == ("patient" if crowded(found) else "spin"), (cpus, found)
+        assert crowded(found) == (2 > min(want_cpus, affinity))

@@ -8,10 +8,11 @@
 # Every test runs under a time limit (PYBCL_TEST_TIME_LIMIT, seconds; see
 # tests/conftest.py): a hung test ends its pass with the test's name and
 # every rank's Python stack.  The pass limit below is only a last resort.
-#   PYBCL_TEST_PASSES="1 2 rma2" bash scripts/run_tests.sh   runs some passes only.
+#   PYBCL_TEST_PASSES="1 2 rma2" bash scripts/run_tests.sh   runs some passes only;
+#   PYBCL_TEST_NO_SETUP=1 skips scripts/setup_env.sh (an environment is active).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-. scripts/setup_env.sh
+[ -n "${PYBCL_TEST_NO_SETUP:-}" ] || . scripts/setup_env.sh
 MPIEXEC=mpiexec.mpich
 LIMIT=${PYBCL_TEST_TIMEOUT:-1200}    # seconds per pass
 export PYBCL_TEST_TIME_LIMIT=${PYBCL_TEST_TIME_LIMIT:-300}
@@ -23,7 +24,7 @@ run() {
     echo "== $*"
     local start=$SECONDS
     timeout --kill-after=30 "$LIMIT" "$@"
-    echo "== passed in $((SECONDS - start)) s"
+    echo "== passed in $((SECONDS - start)) s (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 }
 
 for pass in $PASSES; do

@@ -284,7 +284,7 @@ def test_circular_concurrent_producers_and_consumers():
     with no promise: nothing lost, nothing duplicated, and each producer's
     elements come out in the order it pushed them."""
     P, r = nprocs(), rank()
-    N = 150
+    N = max(24, 600 // P)      # per producer: 600 elements through 8 slots in all
     q = pybcl.CircularQueue(0, 8)
     counter = pybcl.broadcast(pybcl.alloc(1) if r == 0 else None, root=0)
     if r == 0:

@@ -24,7 +24,7 @@ static struct {
     int reported;
     int report_signal, fd, exit_code;
     char report[MESSAGE_MAX], abort[MESSAGE_MAX];
-} W = { PTHREAD_MUTEX_INITIALIZER };
+} W = { .lock = PTHREAD_MUTEX_INITIALIZER };   /* `changed` is set up on first use */
 
 static struct timespec deadline_in(double seconds)
 {
@@ -51,9 +51,25 @@ static void write_all(int fd, const char *text)
     }
 }
 
+/* Deliver `sig` to this thread now: it is blocked here otherwise. */
+static void raise_here(int sig)
+{
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+    pthread_kill(pthread_self(), sig);   /* handled before the call returns */
+    pthread_sigmask(SIG_BLOCK, &one, NULL);
+}
+
 static void *watch(void *arg)
 {
     (void)arg;
+    /* Signals meant for the process (SIGINT, SIGCHLD, ...) go to the other
+     * threads, as they would without us. */
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
     pthread_mutex_lock(&W.lock);
     for (;;) {
         if (!W.armed) {
@@ -72,8 +88,8 @@ static void *watch(void *arg)
             memcpy(text, W.report, sizeof text);
             pthread_mutex_unlock(&W.lock);
             write_all(fd, text);
-            if (sig > 0)                 /* delivered to this thread before it returns */
-                pthread_kill(pthread_self(), sig);
+            if (sig > 0)
+                raise_here(sig);
             pthread_mutex_lock(&W.lock);
             continue;
         }

@@ -259,6 +259,17 @@ def _pieces(srcs, k, me, P):
         yield from src.pieces(k, (me - i) % P if not getattr(src, "splittable", False) else me, P)
 
 
+def _add_noting(table, kmers, problem):
+    """table.add with a failure (out of memory) noted, not raised: this rank must
+    still take part in the round's collectives, where every rank learns of it."""
+    if problem is None:
+        try:
+            table.add(kmers)
+        except MemoryError as e:
+            return f"out of memory growing the k-mer table: {e}"
+    return problem
+
+
 def count_kmers(sources, k=31, bloom=False, capacity=None, queue_size=None,
                 message_size=None, progress=False, bloom_bits_per_kmer=BLOOM_BITS_PER_KMER,
                 items=True, top=10):
@@ -343,11 +354,11 @@ def count_kmers(sources, k=31, bloom=False, capacity=None, queue_size=None,
                     read += len(arr)
                     grouped, counts = _core.kmer_partition(arr, P)
                     ends = np.cumsum(counts)
-                    for j in range(P):            # start with the next rank over
+                    for j in range(P):            # own part first, then the next ranks over
                         r = (me + j) % P
                         part = grouped[int(ends[r] - counts[r]):int(ends[r])]
                         if r == me:
-                            table.add(part)
+                            problem = _add_noting(table, part, problem)
                         elif len(part):
                             pending.append((r, part))
             pending = [(r, part) for r, part in pending if not queues[r].push_many(part)]
@@ -355,7 +366,7 @@ def count_kmers(sources, k=31, bloom=False, capacity=None, queue_size=None,
             inbox = queues[me]
             n = inbox.size()
             if n:
-                table.add(inbox.local())
+                problem = _add_noting(table, inbox.local(), problem)
                 inbox.pop_many(n)
             flags = pybcl.allreduce(np.array([int(more or bool(pending)),
                                               int(problem is not None)], dtype=np.int64), "sum")

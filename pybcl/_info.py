@@ -3,9 +3,9 @@
 Everything here is read back from the running job (the core reports what
 init decided), never re-derived, except the reasons, which restate the rules
 of bcl_runtime.c (transport: auto picks shm when every rank is on one node;
-wait: patient when a node runs more ranks than cores, or PYBCL_WAIT forces it).
+wait: patient when some node runs more ranks than the CPUs they may use, or
+PYBCL_WAIT forces it; the core's wait_policy() says which and the counts).
 """
-import os
 import platform
 import sys
 from typing import Any
@@ -20,14 +20,13 @@ def _transport_reason(requested: str, chosen: str, nprocs: int, per_node: int) -
     return f"auto: {where} ranks on this rank's node -> {chosen}"
 
 
-def _wait_reason(policy: str, per_node: int) -> str:
-    forced = os.environ.get("PYBCL_WAIT", "")
-    if forced in ("patient", "spin"):
-        return f"PYBCL_WAIT={forced}"
-    cores = os.cpu_count() or 0
-    if policy == "patient":
-        return f"a node runs more ranks than cores (here {per_node} ranks, {cores} cores)"
-    return f"every rank has a core (here {per_node} ranks, {cores} cores)"
+def _wait_reason(wait: dict[str, Any]) -> str:
+    here = f"this node: {wait['node_ranks']} ranks, {wait['node_cpus']} CPUs"
+    if wait["chosen_by"] == "PYBCL_WAIT":
+        return f"PYBCL_WAIT={wait['policy']} ({here})"
+    if wait["policy"] == "patient":
+        return f"some node runs more ranks than the CPUs they may use ({here})"
+    return f"every rank has a CPU ({here})"
 
 
 def info() -> dict[str, Any]:
@@ -35,7 +34,7 @@ def info() -> dict[str, Any]:
 
     Keys: version, python, platform, mpi_library, mpi_version, mpi4py, numpy,
     rank, nprocs, ranks_per_node, transport, transport_requested,
-    transport_reason, segment_size, wait_policy, wait_reason,
+    transport_reason, segment_size, wait_policy, wait_reason, node_cpus,
     async_progress_requested, progress_thread.  Initialises pybcl with the
     defaults (collective) if nobody has yet.
     """
@@ -48,7 +47,7 @@ def info() -> dict[str, Any]:
         _runtime.init()
     nprocs, per_node = _core.nprocs(), _core.ranks_per_node()
     transport, requested = _core.transport(), _env.transport()
-    policy = _core.wait_policy()
+    wait = _core.wait_policy()
     major, minor = MPI.Get_version()
     return {
         "version": __version__,
@@ -65,8 +64,9 @@ def info() -> dict[str, Any]:
         "transport_requested": requested,
         "transport_reason": _transport_reason(requested, transport, nprocs, per_node),
         "segment_size": _core.segment_size(),
-        "wait_policy": policy,
-        "wait_reason": _wait_reason(policy, per_node),
+        "wait_policy": wait["policy"],
+        "wait_reason": _wait_reason(wait),
+        "node_cpus": wait["node_cpus"],
         "async_progress_requested": _env.async_progress(),
         "progress_thread": _core.progress_thread(),
     }

@@ -99,6 +99,9 @@ def page():
     for path in results_files():
         rel = os.path.relpath(path, ROOT)
         out.append(f"\n## `{rel}`\n")
+        plot = path.rsplit(".", 1)[0] + ".png"
+        if os.path.exists(plot):
+            out.append(f"Plotted in `{os.path.relpath(plot, ROOT)}`.\n")
         with open(path) as fh:
             if path.endswith(".jsonl"):
                 out.append(lines_table([json.loads(line) for line in fh if line.strip()]))

@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "runtime/bcl_watchdog.h"
 #include "serial/bcl_object.h"
 #include "binding/docstrings/runtime.h"
 
@@ -170,6 +171,35 @@ static PyObject *py_abort(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;   /* not reached */
 }
 
+/* wait_policy() -> dict: how this job waits (docs/progress.md, section 4). */
+static PyObject *py_wait_policy(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    return Py_BuildValue("{s:s,s:s,s:i,s:i}",
+                         "policy", bcl_rt.oversubscribed ? "patient" : "spin",
+                         "chosen_by", bcl_rt.wait_forced ? "PYBCL_WAIT" : "cpus",
+                         "node_ranks", bcl_rt.node_ranks, "node_cpus", bcl_rt.node_cpus);
+}
+
+/* watchdog_arm(report_after, report_signal, report, abort_after, abort, fd, exit_code):
+ * see runtime/bcl_watchdog.h.  Needs no init (before it, abort is exit). */
+static PyObject *py_watchdog_arm(PyObject *self, PyObject *args)
+{
+    bcl_watchdog_plan plan;
+    if (!PyArg_ParseTuple(args, "dizdzii:watchdog_arm", &plan.report_after,
+                          &plan.report_signal, &plan.report, &plan.abort_after,
+                          &plan.abort, &plan.fd, &plan.exit_code))
+        return NULL;
+    CHECK(bcl_watchdog_arm(&plan));
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_watchdog_disarm(PyObject *self, PyObject *noargs)
+{
+    bcl_watchdog_disarm();
+    Py_RETURN_NONE;
+}
+
 /* bcast_bytes(data_or_None, root) -> bytes: every rank gets root's bytes. */
 static PyObject *py_bcast_bytes(PyObject *self, PyObject *args)
 {
@@ -248,16 +278,10 @@ static PyObject *py_allreduce_inplace(PyObject *self, PyObject *args)
 }
 
 /* Diagnostics for pybcl.info(): what init decided, read back from the core. */
-static PyObject *py_wait_policy(PyObject *self, PyObject *noargs)
-{
-    NEED_INIT();
-    return PyUnicode_FromString(bcl_rt.oversubscribed ? "patient" : "spin");
-}
-
 static PyObject *py_ranks_per_node(PyObject *self, PyObject *noargs)
 {
     NEED_INIT();
-    return PyLong_FromLong(bcl_rt.ranks_per_node);
+    return PyLong_FromLong(bcl_rt.node_ranks);
 }
 
 static PyObject *py_progress_thread(PyObject *self, PyObject *noargs)
@@ -282,6 +306,8 @@ PyMethodDef bclpy_runtime_methods[] = {
     {"bcast_bytes", py_bcast_bytes, METH_VARARGS, BCLPY_DOC_BCAST_BYTES},
     {"allreduce_inplace", py_allreduce_inplace, METH_VARARGS, BCLPY_DOC_ALLREDUCE_INPLACE},
     {"wait_policy", py_wait_policy, METH_NOARGS, BCLPY_DOC_WAIT_POLICY},
+    {"watchdog_arm", py_watchdog_arm, METH_VARARGS, BCLPY_DOC_WATCHDOG_ARM},
+    {"watchdog_disarm", py_watchdog_disarm, METH_NOARGS, BCLPY_DOC_WATCHDOG_DISARM},
     {"ranks_per_node", py_ranks_per_node, METH_NOARGS, BCLPY_DOC_RANKS_PER_NODE},
     {"progress_thread", py_progress_thread, METH_NOARGS, BCLPY_DOC_PROGRESS_THREAD},
     {NULL, NULL, 0, NULL}

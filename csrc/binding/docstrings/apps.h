@@ -7,13 +7,16 @@
 #define BCLPY_DOC_APPS_H
 
 #define BCLPY_DOC_KMERREADER \
-    "KmerReader(path, k, rank=0, nprocs=1, chunk_bytes=4194304, block_shift=20, hll=False)\n--\n\n" \
+    "KmerReader(path, k, rank=0, nprocs=1, chunk_bytes=4194304, block_shift=20, hll=False, start=0, end=-1)\n--\n\n" \
     "Iterate over a FASTA/FASTQ file (gzipped or not), yielding one uint64\n" \
     "array of canonical 2-bit k-mers per chunk read: those whose last base\n" \
     "lies in a block (2**block_shift bytes of the decompressed stream) owned\n" \
     "by `rank` (block b belongs to rank b % nprocs).  k in 1..32.  k-mers with\n" \
     "a base other than ACGT are skipped; lowercase is uppercased.  hll=True\n" \
-    "also feeds a HyperLogLog sketch.  Raises OSError / ValueError."
+    "also feeds a HyperLogLog sketch.  A plain file can be read from byte\n" \
+    "`start` to `end` (-1: its end); start must be a record boundary\n" \
+    "(seq_resync).  Raises OSError, or ValueError for bad arguments and for a\n" \
+    "truncated or corrupt gzip file or one with trailing garbage."
 
 #define BCLPY_DOC_KR_CLOSE \
     "close($self, /)\n--\n\n" \
@@ -27,6 +30,59 @@
 #define BCLPY_DOC_KR_HLL \
     "hll_registers($self, /)\n--\n\n" \
     "Return the uint8 HyperLogLog registers of the emitted k-mers (hll=True)."
+
+#define BCLPY_DOC_KMERTABLE \
+    "KmerTable(capacity=0, bloom_bits=0)\n--\n\n" \
+    "This rank's k-mer count table (kernels/bcl_kcount.h): open addressing,\n" \
+    "grows by doubling.  bloom_bits > 0 puts a Bloom filter in front so first\n" \
+    "sightings are not stored.  capacity in [0, 2**40], bloom_bits in\n" \
+    "[0, 2**44]; ValueError otherwise.  Local."
+
+#define BCLPY_DOC_KT_ADD \
+    "add($self, kmers, /)\n--\n\n" \
+    "Count each uint64 k-mer of `kmers` (GIL released).  TypeError for\n" \
+    "another dtype; ValueError for the reserved code 0xffffffffffffffff;\n" \
+    "MemoryError if the table cannot grow."
+
+#define BCLPY_DOC_KT_ITEMS \
+    "items($self, /)\n--\n\n" \
+    "Return (keys uint64, counts int64) of the stored entries (under a\n" \
+    "Bloom filter a stored count is sightings - 1)."
+
+#define BCLPY_DOC_KT_HISTOGRAM \
+    "histogram($self, /)\n--\n\n" \
+    "Return an int64 array h with h[c] = number of keys with stored count c."
+
+#define BCLPY_DOC_KT_TOP \
+    "top($self, n, /)\n--\n\n" \
+    "Return (keys, counts) of the `n` highest stored counts (n in\n" \
+    "[0, 2**20]; ties: smaller key first)."
+
+#define BCLPY_DOC_KT_STATS \
+    "stats($self, /)\n--\n\n" \
+    "Return a dict: distinct, slots, bytes, added, resizes, bloom_bits,\n" \
+    "saturated."
+
+#define BCLPY_DOC_KT_FREE \
+    "free($self, /)\n--\n\n" \
+    "Release the table's memory now (it then reads as empty)."
+
+#define BCLPY_DOC_KMER_PARTITION \
+    "kmer_partition(kmers, nprocs, /)\n--\n\n" \
+    "Return (uint64 k-mers grouped by owner rank, int64 counts per rank) for\n" \
+    "a uint64 k-mer array and nprocs in [1, 2**24] (the k-mer exchange)."
+
+#define BCLPY_DOC_SEQ_RESYNC \
+    "seq_resync(path, size, offset, fmt, /)\n--\n\n" \
+    "Return the first record start >= `offset` of a plain FASTA/FASTQ file of\n" \
+    "`size` bytes (fmt 'fasta' or 'fastq'; `size` if none): where a byte-range\n" \
+    "reader starts.  ValueError for another fmt; OSError if unreadable."
+
+#define BCLPY_DOC_ISX_COUNT \
+    "isx_count(keys, lo, width, /)\n--\n\n" \
+    "ISx's count_local_keys: return (int32 counts[key - lo] over `width`\n" \
+    "entries, number of keys outside [lo, lo + width)) for int32 keys.\n" \
+    "Needs 0 <= lo <= 2**31 - 1 and 1 <= width <= 2**31."
 
 #define BCLPY_DOC_ISXKEYGEN \
     "IsxKeyGen(rank, max_key=268435456)\n--\n\n" \

@@ -88,15 +88,32 @@
 
 #define BCLPY_DOC_WAIT_POLICY \
     "wait_policy()\n--\n\n" \
-    "Return how blocked calls wait: 'spin' (busy-poll MPI, the fastest when\n" \
-    "every rank has a core) or 'patient' (poll and yield the CPU, chosen when\n" \
-    "a node runs more ranks than cores, or forced by PYBCL_WAIT=patient|spin).\n" \
-    "One policy for the whole job.  Local."
+    "Return how blocked calls wait, as a dict: policy ('spin': busy-poll MPI,\n" \
+    "the fastest when every rank has a CPU; 'patient': poll and yield the CPU,\n" \
+    "chosen when some node runs more ranks than the CPUs they may use),\n" \
+    "chosen_by ('cpus', or 'PYBCL_WAIT' when PYBCL_WAIT=patient|spin forced it),\n" \
+    "node_ranks (ranks on this rank's node) and node_cpus (CPUs they may use\n" \
+    "together: affinity union and cgroup quota).  One policy for the whole job.\n" \
+    "Local."
+
+#define BCLPY_DOC_WATCHDOG_ARM \
+    "watchdog_arm(report_after, report_signal, report, abort_after, abort, fd, exit_code, /)\n--\n\n" \
+    "Internal (the test suite's per-test time limit): arm this process's C\n" \
+    "watchdog thread.  After report_after seconds (float; < 0: never) write\n" \
+    "`report` (str or None) to file descriptor fd and raise report_signal (int;\n" \
+    "0: none); after abort_after seconds write `abort` (str or None) and\n" \
+    "MPI_Abort the job with exit_code.  Replaces any armed plan; needs no init.\n" \
+    "Local."
+
+#define BCLPY_DOC_WATCHDOG_DISARM \
+    "watchdog_disarm()\n--\n\n" \
+    "Internal: cancel the plan armed by watchdog_arm(), if any.  Local."
 
 #define BCLPY_DOC_RANKS_PER_NODE \
     "ranks_per_node()\n--\n\n" \
     "Return the number of ranks of pybcl's communicator on this rank's node\n" \
-    "(measured at init with MPI_Comm_split_type).  Local."
+    "(measured at init with MPI_Comm_split_type; wait_policy()['node_ranks']).\n" \
+    "Local."
 
 #define BCLPY_DOC_PROGRESS_THREAD \
     "progress_thread()\n--\n\n" \

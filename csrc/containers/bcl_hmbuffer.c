@@ -63,23 +63,28 @@ void bcl_hmbuf_destroy(bcl_hmbuf *b)
     free(b->buf);
     free(b->q);
     free(b->count);
-    free(b->kept);
+    free(b->kept.e);
+    free(b->deferred.e);
     memset(b, 0, sizeof *b);
 }
 
-/* An entry that found no free bucket: keep it for the next flush. */
-static bcl_status keep(bcl_hmbuf *b, const unsigned char *e)
+/* Append n entries to a waiting list. */
+static bcl_status list_add(const bcl_hmbuf *b, bcl_hmbuf_list *l, const unsigned char *e,
+                           size_t n)
 {
-    if (b->nkept == b->kept_cap) {
-        size_t cap = b->kept_cap ? 2 * b->kept_cap : 64;
-        unsigned char *nk = realloc(b->kept, cap * b->stride);
-        if (!nk)
-            return bcl_set_error(BCL_ERR_NOMEM, "no memory to keep %zu entries the full "
-                                 "hash map refused", b->nkept + 1);
-        b->kept = nk;
-        b->kept_cap = cap;
+    if (l->n + n > l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        while (cap < l->n + n)
+            cap *= 2;
+        unsigned char *ne = realloc(l->e, cap * b->stride);
+        if (!ne)
+            return bcl_set_error(BCL_ERR_NOMEM, "no memory to keep %zu buffered entries "
+                                 "for the next flush", l->n + n);
+        l->e = ne;
+        l->cap = cap;
     }
-    memcpy(b->kept + b->nkept++ * b->stride, e, b->stride);
+    memcpy(l->e + l->n * b->stride, e, n * b->stride);
+    l->n += n;
     return BCL_OK;
 }
 
@@ -87,7 +92,7 @@ static bcl_status keep(bcl_hmbuf *b, const unsigned char *e)
 static bcl_status settle(bcl_hmbuf *b, const unsigned char *e, int outcome)
 {
     if (outcome == BCL_HM_NOROOM)
-        return keep(b, e);
+        return list_add(b, &b->kept, e, 1);
     if (outcome == BCL_HM_OVERFLOW)
         b->n_overflow++;
     return BCL_OK;
@@ -127,8 +132,20 @@ static bcl_status direct(bcl_hmbuf *b, unsigned char *e, size_t n)
     return st;
 }
 
+/* Insert a waiting list directly (entries that find no room again are
+ * kept again). */
+static bcl_status drain(bcl_hmbuf *b, bcl_hmbuf_list *l)
+{
+    bcl_hmbuf_list old = *l;
+    memset(l, 0, sizeof *l);
+    bcl_status st = old.n ? direct(b, old.e, old.n) : BCL_OK;
+    free(old.e);
+    return st;
+}
+
 /* One FastQueue push_many of dest's buffer; refused (the owner's queue is
- * full): the entries go in directly. */
+ * full): the entries go in directly -- or, while some rank keeps entries a
+ * full map refused, wait for the next flush, which inserts those first. */
 static bcl_status push(bcl_hmbuf *b, int dest)
 {
     size_t n = b->count[dest];
@@ -139,7 +156,8 @@ static bcl_status push(bcl_hmbuf *b, int dest)
     bcl_status st = bcl_queue_push(&b->q[dest], b->buf[dest], n, 0, &pushed);
     if (st == BCL_OK && !pushed) {
         b->pushed_direct += n;
-        st = direct(b, b->buf[dest], n);
+        st = b->kept_all ? list_add(b, &b->deferred, b->buf[dest], n)
+                         : direct(b, b->buf[dest], n);
     }
     return st;
 }
@@ -224,10 +242,11 @@ static void keep_first(bcl_status *first, bcl_status st)
 /* What every rank learns at the end of a flush. */
 static bcl_status agree(bcl_hmbuf *b, bcl_status err)
 {
-    uint64_t v[3] = { b->nkept, b->n_overflow, err != BCL_OK };
+    uint64_t v[3] = { b->kept.n, b->n_overflow, err != BCL_OK };
     bcl_status st = bcl_allreduce(v, 3, BCL_U64, BCL_SUM);
     if (st != BCL_OK)
         return st;
+    b->kept_all = v[0];
     if (err != BCL_OK)
         return err;               /* this rank's own message */
     if (v[2])
@@ -237,7 +256,7 @@ static bcl_status agree(bcl_hmbuf *b, bcl_status err)
         return bcl_set_error(BCL_ERR_FULL, "hash map full: %llu buffered entries (%zu of "
                              "them from this rank) found no free bucket; they stay in "
                              "the buffer: resize() the map and flush() again%s",
-                             (unsigned long long)v[0], b->nkept,
+                             (unsigned long long)v[0], b->kept.n,
                              v[1] ? " (and some accumulates overflowed)" : "");
     b->n_overflow = 0;            /* reported once */
     if (v[1])
@@ -251,15 +270,15 @@ bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
 {
     int me = bcl_rt.rank;
     bcl_status err = BCL_OK, st;
-    /* Entries a full map refused last time go first (atomic inserts run
-     * only with atomics and pushes until the first barrier). */
-    if (b->nkept) {
-        unsigned char *old = b->kept;
-        size_t n = b->nkept;
-        b->kept = NULL;
-        b->nkept = b->kept_cap = 0;
-        err = direct(b, old, n);
-        free(old);
+    /* Entries a full map refused last time go first, on every rank, then a
+     * barrier: everything buffered since (the deferred pushes, the queues,
+     * our own entries) lands after them.  kept_all is the same everywhere. */
+    if (b->kept_all) {
+        err = drain(b, &b->kept);
+        if ((st = bcl_barrier()) != BCL_OK)
+            return st;
+        keep_first(&err, drain(b, &b->deferred));
+        b->kept_all = 0;
     }
     /* Every path runs all barriers and the agreement, so an error never
      * strands peers. */

@@ -19,10 +19,12 @@
  *    kept aside during the local phase and inserted atomically after a
  *    barrier, when no local insert runs any more;
  *  - an entry that finds no free bucket (the map is full) stays in the
- *    buffer ("kept"): flush() reports BCL_ERR_FULL on every rank, and the
- *    next flush() (e.g. after a resize) inserts it first, before anything
- *    buffered since.  Adding never reports a full map: only flush() does,
- *    collectively.
+ *    buffer ("kept", by the rank that tried it): flush() reports
+ *    BCL_ERR_FULL on every rank, and the next flush() (e.g. after a resize)
+ *    inserts the kept entries of every rank first, then a barrier, then
+ *    anything buffered since (a later insert of a key wins; meanwhile a
+ *    refused push is "deferred", not inserted).  Adding never reports a
+ *    full map: only flush() does, collectively.
  * An accumulate whose sum overflows the value type is not applied and is
  * counted; flush() reports BCL_ERR_OVERFLOW on every rank.
  */
@@ -31,6 +33,11 @@
 
 #include "containers/bcl_hashmap.h"
 #include "containers/bcl_queue.h"
+
+typedef struct bcl_hmbuf_list {  /* entries waiting for the next flush */
+    unsigned char *e;
+    size_t n, cap;
+} bcl_hmbuf_list;
 
 typedef struct bcl_hmbuf {
     const bcl_hashmap *m;
@@ -42,8 +49,9 @@ typedef struct bcl_hmbuf {
     size_t *count;            /* per rank: how many                          */
     size_t self_cap;          /* entries for ourselves grow without pushing  */
     uint64_t pushed_direct;   /* entries that overflowed a queue (stats)     */
-    unsigned char *kept;      /* entries that found no room: next flush      */
-    size_t nkept, kept_cap;
+    bcl_hmbuf_list kept;      /* entries that found no room: next flush      */
+    bcl_hmbuf_list deferred;  /* refused pushes while entries are kept       */
+    uint64_t kept_all;        /* kept entries on all ranks (last flush)      */
     uint64_t n_overflow;      /* accumulates not applied since last flush    */
 } bcl_hmbuf;
 

@@ -58,7 +58,7 @@ def test_kept_accumulates_count_once_and_later_inserts_win():
     r, p = pybcl.rank(), pybcl.nprocs()
     m = pybcl.HashMap(32 * p)
     b = pybcl.HashMapBuffer(m, 50, 7)
-    keys = np.arange(200, dtype=np.int64)          # the same keys on every rank
+    keys = np.arange(100 * p, dtype=np.int64)      # the same keys on every rank
     b.accumulate_many(keys, 1)
     b.accumulate_many(keys[:50], 2)                # duplicates combine
     assert all_ok(flush_outcome(b) is pybcl.ContainerFull)

@@ -257,21 +257,9 @@ static int array_setitem(ArrayObject *self, PyObject *key, PyObject *value)
     Py_ssize_t start, step, count;
     if (get_slice(self, key, &start, &step, &count) < 0)
         return -1;
-    Py_INCREF(self->dtype);
-    PyArrayObject *arr = (PyArrayObject *)PyArray_FromAny(
-        value, self->dtype, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
-        NPY_ARRAY_FORCECAST, NULL);
-    if (!arr) {
-        PyObject *type, *val, *tb;
-        PyErr_Fetch(&type, &val, &tb);
-        PyErr_Format(PyExc_TypeError, "value: cannot convert %.100s to %R (%S)",
-                     Py_TYPE(value)->tp_name, (PyObject *)self->dtype,
-                     val ? val : Py_None);
-        Py_XDECREF(type);
-        Py_XDECREF(val);
-        Py_XDECREF(tb);
+    PyArrayObject *arr = bclpy_to_array(value, self->dtype, 0, 0, "value");
+    if (!arr)
         return -1;
-    }
     npy_intp n = PyArray_SIZE(arr);
     const void *src = PyArray_DATA(arr);
     void *bcast = NULL;

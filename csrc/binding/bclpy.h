@@ -51,10 +51,22 @@ PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype);
  * with TypeError naming `argname`. */
 PyArray_Descr *bclpy_dtype(PyObject *obj, const char *argname);
 
-/* Python object -> itemsize bytes of `dtype` at `out`; -1 with an exception
- * naming `argname` if it does not convert. */
+/* ---- the casting rules (cast.c): without loss, or an exception ---------- */
+/* Python object -> itemsize bytes of `dtype` at `out` (Python's rules: no
+ * float into an integer dtype, no value out of range, no bytes/str longer
+ * than an S<n>/U<n>); -1 with TypeError / OverflowError / ValueError naming
+ * `argname`. */
 int bclpy_to_bytes(PyObject *value, PyArray_Descr *dtype, void *out,
                    const char *argname);
+
+/* Array-like -> C-contiguous aligned array of `dtype` with mindim..maxdim
+ * dimensions (new reference; no copy when obj already is one).  NumPy
+ * arrays: casting="safe", integers and S/U strings checked by value;
+ * Python sequences: element by element with bclpy_to_bytes's rules when
+ * their NumPy dtype does not cast safely.  NULL with an exception naming
+ * `argname`. */
+PyArrayObject *bclpy_to_array(PyObject *obj, PyArray_Descr *dtype, int mindim,
+                              int maxdim, const char *argname);
 
 /* itemsize bytes of `dtype` -> NumPy scalar. */
 PyObject *bclpy_from_bytes(const void *data, PyArray_Descr *dtype);

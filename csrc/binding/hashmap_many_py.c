@@ -13,21 +13,7 @@
 
 PyArrayObject *bclpy_hm_array(PyObject *obj, PyArray_Descr *dtype, const char *argname)
 {
-    Py_INCREF(dtype);   /* stolen */
-    PyObject *a = PyArray_FromAny(obj, dtype, 1, 1,
-                                  NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
-                                      NPY_ARRAY_FORCECAST,
-                                  NULL);
-    if (!a) {
-        PyObject *type, *val, *tb;
-        PyErr_Fetch(&type, &val, &tb);
-        PyErr_Format(PyExc_TypeError, "%s: need a 1-d sequence of %R (%S)", argname,
-                     (PyObject *)dtype, val ? val : Py_None);
-        Py_XDECREF(type);
-        Py_XDECREF(val);
-        Py_XDECREF(tb);
-    }
-    return (PyArrayObject *)a;
+    return bclpy_to_array(obj, dtype, 1, 1, argname);    /* lossless (cast.c) */
 }
 
 static int is_fixed(bclpy_HashMap *self)
@@ -39,10 +25,7 @@ static int is_fixed(bclpy_HashMap *self)
 static PyArrayObject *values_array(PyObject *obj, PyArray_Descr *dtype, npy_intp k,
                                    const char *argname)
 {
-    Py_INCREF(dtype);
-    PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(
-        obj, dtype, 0, 1, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
-        NULL);
+    PyArrayObject *a = bclpy_to_array(obj, dtype, 0, 1, argname);
     if (!a)
         return NULL;
     if (PyArray_SIZE(a) == k && PyArray_NDIM(a) == 1)
@@ -293,15 +276,12 @@ PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
     if (!self->live)
         return PyErr_Format(bclpy_Error, "HashMap is not initialised");
     if (self->m.num == BCL_HM_NUM_NONE)
-        return PyErr_Format(PyExc_TypeError, "accumulate needs a numeric value type");
+        return bclpy_hm_not_numeric(self, "accumulate_many");
     PyObject *one = a[1] ? NULL : PyLong_FromLong(1);
     PyObject *deltas = a[1] ? a[1] : one;
     PyObject *r = NULL;
     if (bclpy_elemtype_is_var(&self->kt)) {
-        Py_INCREF(self->vt.dtype);
-        PyArrayObject *da = (PyArrayObject *)PyArray_FromAny(
-            deltas, self->vt.dtype, 0, 1, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
-            NPY_ARRAY_FORCECAST, NULL);
+        PyArrayObject *da = bclpy_to_array(deltas, self->vt.dtype, 0, 1, "deltas");
         if (da) {
             r = accumulate_many_var(self, a[0], da);
             Py_DECREF(da);

@@ -73,7 +73,7 @@ int bclpy_hm_promise(PyObject *p, int *bits)
 int bclpy_hm_key(bclpy_HashMap *self, PyObject *key, bcl_mp_writer *w, bcl_hm_key *k)
 {
     bcl_mp_writer_reset(w);
-    if (bclpy_elem_serialize(&self->kt, key, w, "key") < 0)
+    if (bclpy_key_serialize(&self->kt, key, w, "key") < 0)
         return -1;
     *k = bcl_hm_key_make(w->buf, w->len);
     return 0;
@@ -87,6 +87,19 @@ int bclpy_hm_value_slot(bclpy_HashMap *self, PyObject *value, bcl_mp_writer *w,
     if (bclpy_elem_serialize(&self->vt, value, w, "value") < 0)
         return -1;
     return bclpy_elem_store(&self->vt, w->buf, w->len, slot);
+}
+
+PyObject *bclpy_hm_not_numeric(bclpy_HashMap *self, const char *fname)
+{
+    PyObject *spec = bclpy_elemtype_spec(&self->vt);
+    PyObject *name = spec ? PyObject_GetAttrString(spec, "__name__") : NULL;
+    PyErr_Clear();                     /* np.dtype has no __name__: use its repr */
+    PyErr_Format(PyExc_TypeError, "%s() needs a numeric value type (a native integer or "
+                 "float dtype); this map's value_type is %R", fname,
+                 name ? name : spec);
+    Py_XDECREF(name);
+    Py_XDECREF(spec);
+    return NULL;
 }
 
 /* A failed core call after the value went out of line: give it back. */
@@ -110,7 +123,10 @@ static bcl_hm_num value_num(const bclpy_elemtype *t, int *atomic)
     size_t w = t->slot_size;
     switch (t->dtype->kind) {
     case 'i': case 'u':
-        *atomic = w == 4 || w == 8;
+        /* Signed only: accumulate's overflow check (bcl_hm_fast_old) needs
+         * a wrapped value to land far from 0; unsigned sums add under the
+         * bucket's lock, exactly. */
+        *atomic = (w == 4 || w == 8) && t->dtype->kind == 'i';
         return t->dtype->kind == 'i' ? BCL_HM_NUM_INT : BCL_HM_NUM_UINT;
     case 'f':
         return w == 4 || w == 8 ? BCL_HM_NUM_FLOAT : BCL_HM_NUM_NONE;
@@ -330,8 +346,7 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, PyObject *const *args, Py_ss
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
     if (self->m.num == BCL_HM_NUM_NONE)
-        return PyErr_Format(PyExc_TypeError, "accumulate needs a numeric value type, "
-                            "not %R", (PyObject *)self->vt.dtype);
+        return bclpy_hm_not_numeric(self, "accumulate");
     if (bclpy_hm_key(self, a[0], &self->kw, &k) < 0)
         return NULL;
     PyObject *one = a[1] ? NULL : PyLong_FromLong(1);
@@ -420,7 +435,7 @@ static PyObject *slot_to_py(const bclpy_elemtype *t, const void *slot)
 static int add_item(void *vctx, const void *key_slot, const void *val_slot)
 {
     items_ctx *c = vctx;
-    PyObject *k = slot_to_py(&c->self->kt, key_slot);
+    PyObject *k = bclpy_key_load(&c->self->kt, key_slot);
     PyObject *v = k ? slot_to_py(&c->self->vt, val_slot) : NULL;
     PyObject *t = v ? PyTuple_Pack(2, k, v) : NULL;
     Py_XDECREF(k);

@@ -35,6 +35,9 @@ int bclpy_hm_key(bclpy_HashMap *self, PyObject *key, bcl_mp_writer *w, bcl_hm_ke
 int bclpy_hm_value_slot(bclpy_HashMap *self, PyObject *value, bcl_mp_writer *w,
                         void *slot);
 
+/* TypeError: fname() (accumulate...) needs a numeric value type. */
+PyObject *bclpy_hm_not_numeric(bclpy_HashMap *self, const char *fname);
+
 /* Batch methods (hashmap_many_py.c). */
 PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, PyObject *const *args,
                                Py_ssize_t nargs, PyObject *kwnames);

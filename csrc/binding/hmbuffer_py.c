@@ -96,7 +96,7 @@ static PyObject *hb_accumulate(bclpy_HMBuf *self, PyObject *const *args, Py_ssiz
     if (nargs < 1 || nargs > 2)
         return PyErr_Format(PyExc_TypeError, "accumulate() takes 1 or 2 arguments");
     if (self->map->m.num == BCL_HM_NUM_NONE)
-        return PyErr_Format(PyExc_TypeError, "accumulate needs a numeric value type");
+        return bclpy_hm_not_numeric(self->map, "accumulate");
     return add_one(self, args[0], nargs > 1 ? args[1] : NULL, 1);
 }
 
@@ -109,10 +109,8 @@ static PyObject *add_many(bclpy_HMBuf *self, PyObject *const *args, Py_ssize_t n
     if (!ka)
         return NULL;
     PyObject *one = nargs > 1 ? NULL : PyLong_FromLong(1);
-    Py_INCREF(hm->vt.dtype);
-    PyArrayObject *va = (PyArrayObject *)PyArray_FromAny(
-        nargs > 1 ? args[1] : one, hm->vt.dtype, 0, 1,
-        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
+    PyArrayObject *va = bclpy_to_array(nargs > 1 ? args[1] : one, hm->vt.dtype, 0, 1,
+                                       acc ? "deltas" : "values");
     Py_XDECREF(one);
     PyObject *r = NULL;
     npy_intp k = PyArray_SIZE(ka);
@@ -146,7 +144,7 @@ static PyObject *hb_accumulate_many(bclpy_HMBuf *self, PyObject *const *args,
 {
     LIVE(self);
     if (self->map->m.num == BCL_HM_NUM_NONE)
-        return PyErr_Format(PyExc_TypeError, "accumulate needs a numeric value type");
+        return bclpy_hm_not_numeric(self->map, "accumulate_many");
     return add_many(self, args, nargs, 1);
 }
 

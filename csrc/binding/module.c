@@ -25,6 +25,7 @@ PyObject *bclpy_raise(bcl_status st)
     case BCL_ERR_FULL: exc = bclpy_ContainerFull; break;
     case BCL_ERR_EMPTY: exc = bclpy_Empty; break;
     case BCL_ERR_NOMEM: exc = PyExc_MemoryError; break;
+    case BCL_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
     default: exc = bclpy_Error; break;
     }
     PyErr_SetString(exc, bcl_last_error());

@@ -295,16 +295,9 @@ static PyObject *q_push(QueueObject *self, PyObject *const *args, Py_ssize_t nar
  * dtype (no copy when it already is one), pushed as one block. */
 static PyObject *push_many_fixed(QueueObject *self, PyObject *values, unsigned promise)
 {
-    Py_INCREF(self->et.dtype);                      /* PyArray_FromAny steals it */
-    PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(
-        values, self->et.dtype, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, NULL);
-    if (!a) {
-        PyObject *exc = take_exc();
-        PyErr_Format(PyExc_TypeError, "values: cannot convert to an array of %R (%S)",
-                     (PyObject *)self->et.dtype, exc);
-        Py_XDECREF(exc);
+    PyArrayObject *a = bclpy_to_array(values, self->et.dtype, 0, 0, "values");
+    if (!a)
         return NULL;
-    }
     PyObject *r;
     if (PyArray_NDIM(a) == 0)
         r = PyErr_Format(PyExc_TypeError, "values must be a sequence or array, not a "

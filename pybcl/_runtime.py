@@ -1,16 +1,15 @@
-"""Runtime: init/finalize, the job-wide exception policy, collectives.
+"""Runtime: init/finalize, collectives (the exit policy is in _abort).
 
 Thin wrappers over pybcl._core; defaults come from the environment (_env).
 """
 import atexit
 import pickle
-import sys
 
 import numpy as np
 
 from . import _core, _env
 
-_state = {"comm": None, "hook_installed": False}
+_state = {"comm": None}
 
 _REDUCE_OPS = {name: i for i, name in enumerate(
     ("sum", "prod", "min", "max", "land", "lor", "band", "bor", "bxor"))}
@@ -36,7 +35,6 @@ def init(segment_size=None, comm=None):
         raise TypeError(f"segment_size must be an int (bytes), not {type(segment_size).__name__}")
     _core.init(MPI._addressof(comm), segment_size, _env.transport(), _env.async_progress())
     _state["comm"] = comm
-    _install_excepthook()
 
 
 def finalize():
@@ -56,29 +54,6 @@ def comm():
     if not _core.initialized():
         init()
     return _state["comm"]
-
-
-def _abort_on_uncaught(exc_type, exc, tb):
-    """sys.excepthook: print the traceback, then end the whole job.
-
-    Without this, one rank dying leaves its peers blocked forever in the next
-    barrier; MPI_Abort makes mpiexec tear every rank down within seconds."""
-    sys.__excepthook__(exc_type, exc, tb)
-    if issubclass(exc_type, KeyboardInterrupt) or not _core.initialized() or _core.nprocs() == 1:
-        return
-    try:
-        sys.stderr.write(f"pybcl: uncaught {exc_type.__name__} on rank {_core.rank()}; "
-                         "aborting the job\n")
-        sys.stderr.flush()
-        sys.stdout.flush()
-    finally:
-        _core.abort(1)
-
-
-def _install_excepthook():
-    if not _state["hook_installed"] and sys.excepthook is sys.__excepthook__:
-        sys.excepthook = _abort_on_uncaught
-        _state["hook_installed"] = True
 
 
 def broadcast(obj, root=0):

@@ -33,6 +33,9 @@ def init(segment_size=None, comm=None):
         segment_size = _env.parse_size(segment_size, "segment_size")
     elif not isinstance(segment_size, int) or isinstance(segment_size, bool):
         raise TypeError(f"segment_size must be an int (bytes), not {type(segment_size).__name__}")
+    if segment_size >= 1 << 63:
+        raise _core.SegmentFull(f"segment_size {segment_size} bytes is larger than any "
+                                "node's memory")
     _core.init(MPI._addressof(comm), segment_size, _env.transport(), _env.async_progress())
     _state["comm"] = comm
 

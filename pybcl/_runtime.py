@@ -4,6 +4,7 @@ Thin wrappers over pybcl._core; defaults come from the environment (_env).
 """
 import atexit
 import pickle
+import zlib
 
 import numpy as np
 
@@ -69,16 +70,23 @@ def broadcast(obj, root=0):
 
 
 def allreduce(x, op="sum"):
-    """Collective reduction of a number or NumPy array; returns the same kind."""
+    """Collective reduction of a number or NumPy array; returns the same kind.
+
+    The ranks first agree on (op, dtype, size): a bad or different argument
+    on one rank raises on every rank instead of leaving the others waiting."""
     code = _REDUCE_OPS.get(op) if isinstance(op, str) else None
-    if code is None:
-        raise ValueError(f"op must be one of {', '.join(_REDUCE_OPS)}, not {op!r}")
     is_array = isinstance(x, np.ndarray)
-    if not is_array and not isinstance(x, (int, float, bool, np.generic)):
-        raise TypeError(f"x must be a number or NumPy array, not {type(x).__name__}")
-    buf = np.array(x, copy=True, order="C")
-    if buf.dtype == np.int64 and not is_array and isinstance(x, int) and not isinstance(x, bool):
-        pass
+    try:
+        if code is None:
+            raise ValueError(f"op must be one of {', '.join(_REDUCE_OPS)}, not {op!r}")
+        if not is_array and not isinstance(x, (int, float, bool, np.generic)):
+            raise TypeError(f"x must be a number or NumPy array, not {type(x).__name__}")
+        buf = np.array(x, copy=True, order="C")
+    except Exception:
+        _core.collective_failed("allreduce()")
+        raise
+    _core.agree("allreduce()", ("op", "#dtype of x", "size of x"),
+                (code, zlib.crc32(buf.dtype.str.encode()), buf.size))
     _core.allreduce_inplace(buf, code)
     if is_array:
         return buf

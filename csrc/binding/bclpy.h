@@ -80,6 +80,22 @@ PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype);
  * "HashMap" or "CircularQueue". */
 int bclpy_promise(PyObject *p, const char *container, unsigned *bits);
 
+/* ---- collective calls agree on their arguments (collective_py.c) ------ */
+/* Run a collective constructor's body between begin and end; end(rc) joins
+ * the agreement as "failed on this rank" when the body raised before its
+ * bclpy_agree() call.  bclpy_agree: -1 with the exception (on every rank)
+ * when some rank failed or the ranks' values differ. */
+void bclpy_collective_begin(void);
+int bclpy_collective_end(int rc, const char *what);
+int bclpy_agree(const char *what, const char *const *names, const int64_t *vals, int n);
+struct bclpy_elemtype;
+int64_t bclpy_elemtype_digest(const struct bclpy_elemtype *t);
+int64_t bclpy_dtype_digest(PyArray_Descr *d);
+extern PyMethodDef bclpy_collective_methods[];
+
+/* An int argument in [lo, hi]; -1 with TypeError/ValueError naming it. */
+int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, long long *out);
+
 /* Ensure the runtime is up (auto-initialisation calls pybcl.init()). */
 int bclpy_ensure_init(void);
 

@@ -117,7 +117,7 @@ static int parse_plan_args(PyObject *n_obj, PyObject *fpr_obj, uint64_t *n, doub
     return 0;
 }
 
-static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
+static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "expected_items", "fpr", "key_type", NULL };
     PyObject *n_obj, *fpr_obj = NULL, *kt_obj = NULL;
@@ -151,6 +151,14 @@ static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
     }
     if (bclpy_ensure_init() < 0)
         goto out;
+    static const char *const names[] = { "expected_items", "fpr (bits)", "#key_type" };
+    int64_t fpr_bits;
+    memcpy(&fpr_bits, &fpr, sizeof fpr_bits);
+    int64_t vals[] = { (int64_t)n, fpr_bits, bclpy_elemtype_digest(&self->kt) };
+    if (bclpy_agree("BloomFilter()", names, vals, 3) < 0) {
+        bclpy_elemtype_clear(&self->kt);
+        goto out;
+    }
     bcl_status st = bcl_bloom_create(&self->b, n, fpr);
     if (st != BCL_OK) {
         bclpy_raise(st);
@@ -162,6 +170,12 @@ out:
     Py_XDECREF(default_fpr);
     Py_XDECREF(default_kt);
     return rc;
+}
+
+static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(bloom_init_body(self, args, kwds), "BloomFilter()");
 }
 
 static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)

@@ -119,22 +119,22 @@ static bcl_hm_num value_num(const bclpy_elemtype *t, int *atomic)
     }
 }
 
-static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
+static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "capacity", "key_type", "value_type", NULL };
     long long capacity;
-    PyObject *kspec = NULL, *vspec = NULL;
+    PyObject *cap_o, *kspec = NULL, *vspec = NULL;
     if (self->live) {
         PyErr_SetString(PyExc_RuntimeError, "HashMap is already initialised");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "L|OO:HashMap", kwlist, &capacity,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO:HashMap", kwlist, &cap_o,
                                      &kspec, &vspec))
         return -1;
-    if (capacity < 1) {
-        PyErr_Format(PyExc_ValueError, "capacity must be positive, got %lld", capacity);
+    /* 2^48 buckets is already far past any segment: the bound only keeps
+     * the size arithmetic below from overflowing. */
+    if (bclpy_int_arg(cap_o, "capacity", 1, 1LL << 48, &capacity) < 0)
         return -1;
-    }
     PyObject *i64 = PyUnicode_FromString("int64");
     if (!i64)
         return -1;
@@ -146,6 +146,14 @@ static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
     Py_DECREF(i64);
     if (rc < 0 || bclpy_ensure_init() < 0)
         return -1;
+    static const char *const names[] = { "capacity", "#key_type", "#value_type" };
+    int64_t vals[] = { capacity, bclpy_elemtype_digest(&self->kt),
+                       bclpy_elemtype_digest(&self->vt) };
+    if (bclpy_agree("HashMap()", names, vals, 3) < 0) {
+        bclpy_elemtype_clear(&self->kt);
+        bclpy_elemtype_clear(&self->vt);
+        return -1;
+    }
     int atomic;
     bcl_hm_num num = value_num(&self->vt, &atomic);
     size_t ks = bclpy_elemtype_is_var(&self->kt) ? 0 : self->kt.slot_size;
@@ -160,6 +168,12 @@ static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
     }
     self->live = 1;
     return 0;
+}
+
+static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(hm_init_body(self, args, kwds), "HashMap()");
 }
 
 static void hm_dealloc(bclpy_HashMap *self)
@@ -444,20 +458,30 @@ static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs)
     return c.list;
 }
 
-static PyObject *hm_resize(bclpy_HashMap *self, PyObject *arg)
+static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
 {
     LIVE(self);
-    long long n = PyLong_AsLongLong(arg);
-    if (n == -1 && PyErr_Occurred())
+    long long n;
+    if (bclpy_int_arg(arg, "new_capacity", 1, 1LL << 48, &n) < 0)
         return NULL;
-    if (n < 1)
-        return PyErr_Format(PyExc_ValueError, "new_capacity must be positive, got %lld", n);
+    static const char *const names[] = { "new_capacity" };
+    int64_t vals[] = { n };
+    if (bclpy_agree("HashMap.resize()", names, vals, 1) < 0)
+        return NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hm_resize(&self->m, (uint64_t)n);
     Py_END_ALLOW_THREADS
     CHECK(st);
     Py_RETURN_NONE;
+}
+
+static PyObject *hm_resize(bclpy_HashMap *self, PyObject *arg)
+{
+    bclpy_collective_begin();
+    PyObject *r = hm_resize_body(self, arg);
+    bclpy_collective_end(r ? 0 : -1, "HashMap.resize()");
+    return r;
 }
 
 static PyObject *hm_owner(bclpy_HashMap *self, PyObject *key)

@@ -11,7 +11,7 @@ typedef struct {
     int live;
 } bclpy_HMBuf;
 
-static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
+static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "hashmap", "queue_size", "message_size", NULL };
     PyObject *map;
@@ -32,6 +32,10 @@ static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(bclpy_Error, "HashMap is not initialised");
         return -1;
     }
+    static const char *const names[] = { "queue_size", "message_size" };
+    int64_t vals[] = { (int64_t)qs, (int64_t)ms };
+    if (bclpy_agree("HashMapBuffer()", names, vals, 2) < 0)
+        return -1;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hmbuf_create(&self->b, &hm->m, (size_t)qs, (size_t)ms);
@@ -44,6 +48,12 @@ static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     self->map = hm;
     self->live = 1;
     return 0;
+}
+
+static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(hb_init_body(self, args, kwds), "HashMapBuffer()");
 }
 
 static void hb_dealloc(bclpy_HMBuf *self)

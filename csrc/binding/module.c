@@ -332,6 +332,7 @@ PyMODINIT_FUNC PyInit__core(void)
     if (add_exceptions(m) < 0 ||
         PyModule_AddFunctions(m, bclpy_runtime_methods) < 0 ||
         PyModule_AddFunctions(m, bclpy_ops_methods) < 0 ||
+        PyModule_AddFunctions(m, bclpy_collective_methods) < 0 ||
         PyType_Ready(&bclpy_GlobalPtrType) < 0 ||
         PyModule_AddObjectRef(m, "GlobalPtr", (PyObject *)&bclpy_GlobalPtrType) < 0 ||
         register_containers(m) < 0) {

@@ -142,6 +142,8 @@ PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, PyObject *const *args, Py_ss
     static const char *const names[] = { "keys", "values", "promise" };
     PyObject *a[3];
     int promise;
+    if (bclpy_hm_refuse_in_modify(self, "insert_many") < 0)
+        return NULL;
     if (bclpy_parse("insert_many", args, nargs, kwnames, names, 2, 3, a) < 0 ||
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
@@ -219,6 +221,8 @@ PyObject *bclpy_hm_find_many(bclpy_HashMap *self, PyObject *const *args, Py_ssiz
     static const char *const names[] = { "keys", "promise" };
     PyObject *a[2];
     int promise;
+    if (bclpy_hm_refuse_in_modify(self, "find_many") < 0)
+        return NULL;
     if (bclpy_parse("find_many", args, nargs, kwnames, names, 1, 2, a) < 0 ||
         bclpy_hm_promise(a[1], &promise) < 0)
         return NULL;
@@ -288,6 +292,8 @@ PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
 {
     static const char *const names[] = { "keys", "deltas" };
     PyObject *a[2];
+    if (bclpy_hm_refuse_in_modify(self, "accumulate_many") < 0)
+        return NULL;
     if (bclpy_parse("accumulate_many", args, nargs, kwnames, names, 1, 2, a) < 0)
         return NULL;
     if (!self->live)

@@ -357,6 +357,16 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, PyObject *const *args, Py_ss
     Py_RETURN_NONE;
 }
 
+int bclpy_hm_refuse_in_modify(bclpy_HashMap *self, const char *method)
+{
+    if (self->modify_depth > 0 && self->modify_thread == PyThread_get_thread_ident()) {
+        PyErr_Format(PyExc_RuntimeError, "HashMap.%s() inside a modify() fn on the same "
+                     "map: the batch could wait for the bucket modify() holds", method);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2)
@@ -380,7 +390,13 @@ static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_
     }
     /* The bucket is ours until commit/abort: every path below ends it. */
     old = found ? bclpy_elem_decode(&self->vt, vw.buf, vw.len) : (Py_INCREF(Py_None), Py_None);
+    int outer_depth = self->modify_depth;
+    unsigned long outer_thread = self->modify_thread;
+    self->modify_depth = outer_depth + 1;
+    self->modify_thread = PyThread_get_thread_ident();
     new = old ? PyObject_CallOneArg(args[1], old) : NULL;
+    self->modify_depth = outer_depth;
+    self->modify_thread = outer_thread;
     void *vs = slot;
     if (new && bclpy_elemtype_is_var(&self->vt)) {
         if (bclpy_hm_value_slot(self, new, &vw, slot) < 0)

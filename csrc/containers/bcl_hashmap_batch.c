@@ -535,8 +535,6 @@ static bcl_status run(batch *bt)
             }
             complete(bt, o);
             bt->waiting |= o->waiting;
-            if (o->waiting > 0 && (st = bcl_hm_check_held(o->b)) != BCL_OK)
-                return st;
         }
         if (bt->waiting && (st = bcl_relax(&spins)) != BCL_OK)
             return st;

@@ -55,7 +55,7 @@ def test_segment_size_from_the_environment_too_large(tmp_path):
         pybcl.init()
     """, nprocs=2, timeout=BOUND_S * 2, env=env)
     out = proc.stdout + proc.stderr
-    assert proc.returncode == 1, out
+    assert_job_code(proc, 1)
     assert "SegmentFull" in out and "available" in out, out
     assert seconds < BOUND_S
 
@@ -95,9 +95,21 @@ def test_one_rank_failing_ends_the_job_with_its_code(tmp_path, case, nprocs, tra
         print("<passed>", flush=True)
     """, nprocs=nprocs, timeout=BOUND_S * 2, env=env_for(transport))
     out = proc.stdout + proc.stderr
-    assert proc.returncode == code, out
+    assert_job_code(proc, code)
     assert "<passed>" not in out, out
     assert seconds < BOUND_S
+
+
+def assert_job_code(proc, code):
+    """The job ended with `code` from MPI_Abort.  Hydra (MPICH's mpiexec) then
+    SIGKILLs the other ranks and, racing with that, now and then reports a
+    killed rank's 9 instead (~1 run in 6 at 4 ranks here); the aborting
+    rank's code is still in its MPI_Abort banner."""
+    out = proc.stdout + proc.stderr
+    if proc.returncode in (9, 137):
+        assert "MPI_Abort(" in out and f", {code})" in out, out
+    else:
+        assert proc.returncode == code, out
 
 
 @pytest.mark.serial_only
@@ -115,7 +127,7 @@ def test_failure_before_init_on_one_rank_ends_the_job(tmp_path, where):
         print("<passed>", flush=True)
     """, nprocs=2, timeout=BOUND_S * 2, env=env_for("shm"))
     out = proc.stdout + proc.stderr
-    assert proc.returncode == 1, out
+    assert_job_code(proc, 1)
     assert "<passed>" not in out and "Traceback" in out, out
     assert seconds < BOUND_S
 

@@ -16,6 +16,7 @@ typedef struct {
     bcl_array a;
     PyArray_Descr *dtype;
     int created;
+    uint64_t epoch;         /* runtime epoch it was made in */
 } ArrayObject;
 
 static PyTypeObject DArrayType, ArrayType;
@@ -24,10 +25,8 @@ static const char *tname(ArrayObject *self) { return Py_TYPE(self)->tp_name + 6;
 
 static int check_created(ArrayObject *self)
 {
-    if (!self->created) {
-        PyErr_Format(bclpy_Error, "%s was not initialised", tname(self));
-        return -1;
-    }
+    if (!bclpy_current(self->created, self->epoch))
+        return bclpy_stale(tname(self), self->created);
     return 0;
 }
 
@@ -107,6 +106,7 @@ static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject
         return -1;
     }
     self->created = 1;
+    self->epoch = bcl_rt.epoch;
     return 0;
 }
 
@@ -153,7 +153,7 @@ static int harray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
 
 static void array_dealloc(ArrayObject *self)
 {
-    if (self->created)
+    if (bclpy_current(self->created, self->epoch))
         bcl_array_destroy(&self->a);
     Py_XDECREF(self->dtype);
     Py_TYPE(self)->tp_free((PyObject *)self);

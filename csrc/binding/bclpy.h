@@ -96,6 +96,16 @@ extern PyMethodDef bclpy_collective_methods[];
 /* An int argument in [lo, hi]; -1 with TypeError/ValueError naming it. */
 int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, long long *out);
 
+/* Containers remember the runtime epoch they were made in (bcl_runtime.h):
+ * after finalize() or a re-init their offsets point into segments that are
+ * gone or belong to new data.  bclpy_current: the object is usable now.
+ * bclpy_stale: set pybcl.Error for a container that is not (returns -1). */
+static inline int bclpy_current(int created, uint64_t epoch)
+{
+    return created && bcl_rt.initialized && epoch == bcl_rt.epoch;
+}
+int bclpy_stale(const char *tname, int created);
+
 /* Ensure the runtime is up (auto-initialisation calls pybcl.init()). */
 int bclpy_ensure_init(void);
 

@@ -19,6 +19,7 @@ typedef struct {
     bcl_bloom b;
     bclpy_elemtype kt;
     int created;
+    uint64_t epoch;         /* runtime epoch it was made in                 */
     int fast;               /* scalar fast path for Python ints             */
     int scratch_busy;
     bcl_mp_writer scratch;  /* serialized key of the current scalar call    */
@@ -71,10 +72,8 @@ static inline int key_hash(BloomObject *self, PyObject *x, uint64_t *h)
 
 static int check_created(BloomObject *self)
 {
-    if (!self->created) {
-        PyErr_SetString(bclpy_Error, "BloomFilter was not initialised");
-        return -1;
-    }
+    if (!bclpy_current(self->created, self->epoch))
+        return bclpy_stale("BloomFilter", self->created);
     return 0;
 }
 
@@ -165,6 +164,7 @@ static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
         goto out;
     }
     self->created = 1;
+    self->epoch = bcl_rt.epoch;
     rc = 0;
 out:
     Py_XDECREF(default_fpr);
@@ -188,7 +188,7 @@ static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 static void bloom_dealloc(BloomObject *self)
 {
-    if (self->created)
+    if (bclpy_current(self->created, self->epoch))
         bcl_bloom_destroy(&self->b);
     bclpy_elemtype_clear(&self->kt);
     bcl_mp_writer_free(&self->scratch);

@@ -144,3 +144,16 @@ int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, lon
     *out = v;
     return 0;
 }
+
+int bclpy_stale(const char *tname, int created)
+{
+    if (!created)
+        PyErr_Format(bclpy_Error, "%s was not initialised", tname);
+    else if (!bcl_rt.initialized)
+        PyErr_Format(bclpy_Error, "%s cannot be used: pybcl was finalized", tname);
+    else
+        PyErr_Format(bclpy_Error, "%s was made before pybcl.finalize() and the runtime "
+                     "was initialised again: containers do not survive a finalize "
+                     "(make a new one)", tname);
+    return -1;
+}

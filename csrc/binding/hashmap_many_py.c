@@ -147,8 +147,8 @@ PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, PyObject *const *args, Py_ss
     if (bclpy_parse("insert_many", args, nargs, kwnames, names, 2, 3, a) < 0 ||
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
-    if (!self->live)
-        return PyErr_Format(bclpy_Error, "HashMap is not initialised");
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live), NULL;
     if (!is_fixed(self))
         return insert_many_var(self, a[0], a[1]);
     PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
@@ -226,8 +226,8 @@ PyObject *bclpy_hm_find_many(bclpy_HashMap *self, PyObject *const *args, Py_ssiz
     if (bclpy_parse("find_many", args, nargs, kwnames, names, 1, 2, a) < 0 ||
         bclpy_hm_promise(a[1], &promise) < 0)
         return NULL;
-    if (!self->live)
-        return PyErr_Format(bclpy_Error, "HashMap is not initialised");
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live), NULL;
     if (!is_fixed(self))
         return find_many_var(self, a[0], promise);
     PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
@@ -296,8 +296,8 @@ PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
         return NULL;
     if (bclpy_parse("accumulate_many", args, nargs, kwnames, names, 1, 2, a) < 0)
         return NULL;
-    if (!self->live)
-        return PyErr_Format(bclpy_Error, "HashMap is not initialised");
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live), NULL;
     if (self->m.num == BCL_HM_NUM_NONE)
         return PyErr_Format(PyExc_TypeError, "accumulate needs a numeric value type");
     PyObject *one = a[1] ? NULL : PyLong_FromLong(1);

@@ -167,6 +167,7 @@ static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->live = 1;
+    self->epoch = bcl_rt.epoch;
     return 0;
 }
 
@@ -178,7 +179,7 @@ static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
 
 static void hm_dealloc(bclpy_HashMap *self)
 {
-    if (self->live)
+    if (bclpy_current(self->live, self->epoch))
         bcl_hm_destroy(&self->m);
     bclpy_elemtype_clear(&self->kt);
     bclpy_elemtype_clear(&self->vt);
@@ -199,9 +200,8 @@ static PyObject *hm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 #define LIVE(self)                                                               \
     do {                                                                         \
-        if (!(self)->live || !bcl_rt.initialized)                                \
-            return PyErr_Format(bclpy_Error, "HashMap is not initialised (or "   \
-                                "pybcl was finalised)");                          \
+        if (!bclpy_current((self)->live, (self)->epoch))                        \
+            return bclpy_stale("HashMap", (self)->live), NULL;                  \
     } while (0)
 
 /* ---- insert / find ------------------------------------------------------- */
@@ -307,10 +307,8 @@ static PyObject *hm_subscript(bclpy_HashMap *self, PyObject *key)
 
 static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
 {
-    if (!self->live || !bcl_rt.initialized) {
-        PyErr_SetString(bclpy_Error, "HashMap is not initialised");
-        return -1;
-    }
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live);
     if (!value) {
         PyErr_SetString(PyExc_TypeError, "HashMap does not support deleting keys");
         return -1;
@@ -322,10 +320,8 @@ static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
 
 static int hm_contains(bclpy_HashMap *self, PyObject *key)
 {
-    if (!self->live || !bcl_rt.initialized) {
-        PyErr_SetString(bclpy_Error, "HashMap is not initialised");
-        return -1;
-    }
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live);
     return do_find(self, key, 0, NULL);
 }
 

@@ -15,6 +15,7 @@ typedef struct {
     bclpy_elemtype kt, vt;
     int live;                 /* the core table exists                      */
     bcl_mp_writer kw, vw;     /* scratch: key bytes, value bytes            */
+    uint64_t epoch;           /* runtime epoch it was made in               */
     int modify_depth;         /* modify() fns running on this map ...       */
     unsigned long modify_thread;  /* ... in this thread (the GIL orders them) */
 } bclpy_HashMap;

@@ -17,6 +17,7 @@ typedef struct {
     bcl_queue q;
     bclpy_elemtype et;
     int live;              /* the collective creation succeeded            */
+    uint64_t epoch;        /* runtime epoch it was made in                 */
     bcl_mp_writer w;       /* scratch for serializing one element          */
 } QueueObject;
 
@@ -33,11 +34,9 @@ static PyTypeObject FastQueueType, CircularQueueType;
  * after finalize, so touching the host-only paths then would crash). */
 static int usable(QueueObject *self)
 {
-    if (self->live && bcl_rt.initialized)
+    if (bclpy_current(self->live, self->epoch))
         return 0;
-    PyErr_SetString(bclpy_Error, self->live ? "pybcl has been finalized"
-                                            : "the queue was not created");
-    return -1;
+    return bclpy_stale(Py_TYPE(self)->tp_name, self->live);
 }
 
 /* ---- argument conversion ----------------------------------------------- */
@@ -197,6 +196,7 @@ static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->live = 1;
+    self->epoch = bcl_rt.epoch;
     return 0;
 }
 
@@ -214,7 +214,7 @@ static void release_contents(QueueObject *self)
 
 static void queue_dealloc(QueueObject *self)
 {
-    if (self->live && bcl_rt.initialized) {
+    if (bclpy_current(self->live, self->epoch)) {
         release_contents(self);
         bcl_queue_destroy(&self->q);
     }

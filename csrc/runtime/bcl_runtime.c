@@ -11,6 +11,7 @@
 #include "runtime/bcl_progress.h"
 
 bcl_runtime bcl_rt;
+static uint64_t epochs_started;   /* survives finalize's memset of bcl_rt */
 
 const char *bcl_transport_name(bcl_transport t)
 {
@@ -218,6 +219,7 @@ bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
     st = init_steps(comm, segment_size, transport);
     if (st != BCL_OK)
         return st;   /* MPI objects of a half-made runtime die with MPI_Finalize */
+    bcl_rt.epoch = ++epochs_started;
     bcl_rt.initialized = 1;
     return BCL_OK;
 }

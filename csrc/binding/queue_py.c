@@ -169,7 +169,11 @@ static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
         return -1;
     long long host = collective_int(host_o, "host", &exc);
     long long cap = collective_int(cap_o, "capacity", &exc);
-    if (host > INT32_MAX) host = -1;
+    if (!exc && (host > INT32_MAX || host < INT32_MIN)) {  /* not -1: name it as given */
+        PyErr_Format(PyExc_ValueError, "host %R is not a rank in [0, %d)", host_o,
+                     bcl_rt.nprocs);
+        exc = take_exc();
+    }
     PyObject *spec = dtype_o ? dtype_o : NULL;
     int have_type = 0;
     if (!exc) {

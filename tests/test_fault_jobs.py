@@ -195,3 +195,50 @@ def test_ctrl_c_ends_a_job_waiting_in_c_quickly(tmp_path, nprocs, transport, wai
     assert seconds < 10, f"the job took {seconds:.1f} s to end after Ctrl-C:\n{out}"
     assert "Traceback" not in out and "signal 11" not in out, out
     assert "KeyboardInterrupt" in out, out
+
+
+@pytest.mark.serial_only
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("nprocs", [1, 2, 4])
+def test_containers_from_before_finalize_raise_after_reinit(tmp_path, nprocs, transport):
+    proc, _ = run_script(tmp_path, """
+        import numpy as np
+        import pybcl
+        pybcl.init(segment_size="4M")
+        old = {"HashMap": pybcl.HashMap(64), "CircularQueue": pybcl.CircularQueue(0, 8),
+               "FastQueue": pybcl.FastQueue(0, 8), "BloomFilter": pybcl.BloomFilter(100),
+               "DArray": pybcl.DArray(8), "Array": pybcl.Array(0, 8)}
+        old["HashMapBuffer"] = pybcl.HashMapBuffer(old["HashMap"], 8, 4)
+        pybcl.finalize()
+        pybcl.init(segment_size="4M")
+        new = pybcl.DArray(8)
+        new[pybcl.rank()] = 7
+        m = pybcl.HashMap(64)
+        m.insert(pybcl.rank(), 5)
+        pybcl.barrier()
+        uses = {
+            "HashMap": [lambda c: c.find(1), lambda c: c.insert(1, 2),
+                        lambda c: c.find_many(np.array([1])), lambda c: 1 in c],
+            "CircularQueue": [lambda c: c.push(1), lambda c: c.pop()],
+            "FastQueue": [lambda c: c.push(1)],
+            "BloomFilter": [lambda c: c.insert(1), lambda c: c.find(1)],
+            "DArray": [lambda c: c.__setitem__(0, 1), lambda c: c[0]],
+            "Array": [lambda c: c[0]],
+            "HashMapBuffer": [lambda c: c.insert(1, 2)],
+        }
+        for name, fns in uses.items():
+            for fn in fns:
+                try:
+                    fn(old[name])
+                except pybcl.Error as e:
+                    assert "finalize" in str(e), e
+                else:
+                    raise AssertionError(f"stale {name} was usable")
+        del old                          # their deallocs must not free new blocks
+        pybcl.barrier()
+        assert new[pybcl.rank()] == 7 and m.find(pybcl.rank()) == 5
+        print("<stale ok>", flush=True)
+    """, nprocs=nprocs, timeout=BOUND_S * 2, env=env_for(transport))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert proc.stdout.count("<stale ok>") == nprocs, out

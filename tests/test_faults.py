@@ -124,3 +124,19 @@ def test_segment_size_text_names_the_argument():
     for bad in ("inf", "nan", "-inf", "12Q"):
         with pytest.raises(ValueError, match="segment_size"):
             _env.parse_size(bad, "segment_size")
+
+
+@pytest.mark.parametrize("call, exc, words", [
+    (lambda: pybcl.CircularQueue(2**31, 10), ValueError, ["host 2147483648"]),
+    (lambda: pybcl.CircularQueue(-2**40, 10), ValueError, ["host -1099511627776"]),
+    (lambda: pybcl.DArray(2**40 * P), pybcl.SegmentFull, ["1099511627776 elements", "8 bytes"]),
+    (lambda: pybcl.alloc(2**63), ValueError, ["count"]),
+    (lambda: pybcl.rget(pybcl.alloc(1), 2**62), IndexError, ["count"]),
+    (lambda: pybcl.rput(pybcl.alloc(1), None), TypeError, ["rput: array", "None"]),
+    (lambda: pybcl.rput(pybcl.alloc(1), "text"), TypeError, ["rput: array", "'text'"]),
+])
+def test_messages_name_the_argument(call, exc, words):
+    with pytest.raises(exc) as info:
+        call()
+    for w in words:
+        assert w in str(info.value), str(info.value)

@@ -148,7 +148,7 @@ static PyObject *py_rput(PyObject *self, PyObject *args)
     if (!arr) {                   /* say which argument NumPy could not convert */
         PyObject *t, *v, *tb;
         PyErr_Fetch(&t, &v, &tb);
-        PyErr_Format(PyExc_TypeError, "rput: data %.80R cannot be stored as %R (%S)",
+        PyErr_Format(PyExc_TypeError, "rput: array %.80R cannot be stored as %R (%S)",
                      data, (PyObject *)p->dtype, v ? v : Py_None);
         Py_XDECREF(t);
         Py_XDECREF(v);

@@ -9,6 +9,7 @@
 #include "runtime/bcl_alloc.h"
 #include "runtime/bcl_cpus.h"
 #include "runtime/bcl_memcheck.h"
+#include "runtime/bcl_mpicheck.h"
 #include "runtime/bcl_progress.h"
 
 bcl_runtime bcl_rt;
@@ -218,6 +219,8 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
         return st;
     st = bcl_rt.transport == BCL_TRANSPORT_SHM ? create_shm_window()
                                                : create_rma_window();
+    if (st == BCL_OK)
+        st = bcl_check_window_model(bcl_rt.win);
     if (st != BCL_OK)
         return st;
     memset(bcl_rt.local_base, 0, BCL_SEGMENT_RESERVED);
@@ -250,6 +253,8 @@ bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
         return st;
     if (comm == MPI_COMM_NULL)
         comm = MPI_COMM_WORLD;
+    if ((st = bcl_check_mpi_library()) != BCL_OK)
+        return st;
     bcl_rt.async_progress = async_progress;
     st = init_steps(comm, segment_size, transport);
     if (st != BCL_OK)

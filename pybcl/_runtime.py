@@ -1,18 +1,17 @@
-"""Runtime: init/finalize, the job-wide exception policy, collectives.
+"""Runtime: init/finalize, collectives (the exit policy is in _abort).
 
 Thin wrappers over pybcl._core; defaults come from the environment (_env).
 """
 import atexit
 import pickle
-import sys
-from types import TracebackType
-from typing import Any, Optional, TypeVar, Union
+import zlib
+from typing import Any, TypeVar, Union
 
 import numpy as np
 
 from . import _core, _env
 
-_state: dict[str, Any] = {"comm": None, "hook_installed": False}
+_state: dict[str, Any] = {"comm": None}
 _T = TypeVar("_T")
 
 _REDUCE_OPS = {name: i for i, name in enumerate(
@@ -50,9 +49,11 @@ def init(segment_size: Union[int, str, None] = None, comm: Any = None) -> None:
         segment_size = _env.parse_size(segment_size, "segment_size")
     elif not isinstance(segment_size, int) or isinstance(segment_size, bool):
         raise TypeError(f"segment_size must be an int (bytes), not {type(segment_size).__name__}")
+    if segment_size >= 1 << 63:
+        raise _core.SegmentFull(f"segment_size {segment_size} bytes is larger than any "
+                                "node's memory")
     _core.init(MPI._addressof(comm), segment_size, _env.transport(), _env.async_progress())
     _state["comm"] = comm
-    _install_excepthook()
 
 
 def finalize() -> None:
@@ -77,30 +78,6 @@ def comm() -> Any:
     return _state["comm"]
 
 
-def _abort_on_uncaught(exc_type: type[BaseException], exc: BaseException,
-                       tb: Optional[TracebackType]) -> None:
-    """sys.excepthook: print the traceback, then end the whole job.
-
-    Without this, one rank dying leaves its peers blocked forever in the next
-    barrier; MPI_Abort makes mpiexec tear every rank down within seconds."""
-    sys.__excepthook__(exc_type, exc, tb)
-    if issubclass(exc_type, KeyboardInterrupt) or not _core.initialized() or _core.nprocs() == 1:
-        return
-    try:
-        sys.stderr.write(f"pybcl: uncaught {exc_type.__name__} on rank {_core.rank()}; "
-                         "aborting the job\n")
-        sys.stderr.flush()
-        sys.stdout.flush()
-    finally:
-        _core.abort(1)
-
-
-def _install_excepthook() -> None:
-    if not _state["hook_installed"] and sys.excepthook is sys.__excepthook__:
-        sys.excepthook = _abort_on_uncaught
-        _state["hook_installed"] = True
-
-
 def broadcast(obj: _T, root: int = 0) -> _T:
     """Collective: return root's `obj` on every rank.
 
@@ -122,16 +99,22 @@ def allreduce(x: Any, op: str = "sum") -> Any:
     returns the same kind (Python number for a Python number).
     op: "sum", "prod", "min", "max", "land", "lor", "band", "bor" or "bxor".
 
+    The ranks first agree on (op, dtype, size): a bad or different argument
+    on one rank raises on every rank instead of leaving the others waiting.
     Raises ValueError for an unknown op, TypeError for another type of x."""
     code = _REDUCE_OPS.get(op) if isinstance(op, str) else None
-    if code is None:
-        raise ValueError(f"op must be one of {', '.join(_REDUCE_OPS)}, not {op!r}")
     is_array = isinstance(x, np.ndarray)
-    if not is_array and not isinstance(x, (int, float, bool, np.generic)):
-        raise TypeError(f"x must be a number or NumPy array, not {type(x).__name__}")
-    buf = np.array(x, copy=True, order="C")
-    if buf.dtype == np.int64 and not is_array and isinstance(x, int) and not isinstance(x, bool):
-        pass
+    try:
+        if code is None:
+            raise ValueError(f"op must be one of {', '.join(_REDUCE_OPS)}, not {op!r}")
+        if not is_array and not isinstance(x, (int, float, bool, np.generic)):
+            raise TypeError(f"x must be a number or NumPy array, not {type(x).__name__}")
+        buf = np.array(x, copy=True, order="C")
+    except Exception:
+        _core.collective_failed("allreduce()")
+        raise
+    _core.agree("allreduce()", ("op", "#dtype of x", "size of x"),
+                (code, zlib.crc32(buf.dtype.str.encode()), buf.size))
     _core.allreduce_inplace(buf, code)
     if is_array:
         return buf

@@ -21,3 +21,4 @@ run $MPIEXEC -n 4 python -m pytest -q --with-mpi tests
 PYBCL_TRANSPORT=rma run $MPIEXEC -n 2 python -m pytest -q --with-mpi tests
 echo
 echo "== all test passes succeeded"
+bash scripts/run_multihost.sh

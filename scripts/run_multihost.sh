@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The multi-host pass (docs/multinode.md): three simulated hosts, each its own
+# network namespace on a private bridge (../shared/tools/netns-hosts.sh), MPI
+# traffic between them over real TCP (UCX_TLS=tcp,self), launched by MPICH's
+# hydra with nsexec.sh standing in for ssh.  Needs root and iproute2.
+#   1. the suite at "3h" (3 hosts x 1 rank) and "2x2" (2 hosts x 2 ranks);
+#      transport auto must pick rma there;
+#   2. the serial_only tests (they start their own mpiexec through
+#      tests/launch.py) with PYBCL_TEST_MPIEXEC_ARGS pointing at the hosts, so
+#      every job they launch spans hosts too;
+#   3. both apps on 2x2 against a one-host run: k-mer --histo/--counts
+#      byte-identical, ISx verified;
+#   4. 20 short pybcl jobs on 2x2 that must each return within a time bound.
+# The namespaces are removed on any exit.  Run from anywhere; scripts/run_tests.sh
+# calls it last.  PYBCL_NETNS_TOOLS overrides where the two scripts are.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+REPO=$PWD
+[ -n "${VIRTUAL_ENV:-}" ] || . scripts/setup_env.sh
+export PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}"
+MPIEXEC=${PYBCL_TEST_MPIEXEC:-mpiexec.mpich}
+LIMIT=${PYBCL_TEST_TIMEOUT:-900}          # seconds per suite pass
+JOB_LIMIT=${PYBCL_TEARDOWN_LIMIT:-90}     # seconds per teardown-loop job
+START=$SECONDS
+
+# The tools live in shared/ beside the checkout (CI: ../shared/tools); look
+# upwards so a worktree deeper down finds them too.
+find_tools() {
+    if [ -n "${PYBCL_NETNS_TOOLS:-}" ]; then echo "$PYBCL_NETNS_TOOLS"; return; fi
+    local dir=$REPO
+    while [ "$dir" != / ]; do
+        for cand in "$dir/shared/tools" "$dir/../shared/tools"; do
+            [ -x "$cand/netns-hosts.sh" ] && { (cd "$cand" && pwd); return; }
+        done
+        dir=$(dirname "$dir")
+    done
+    return 1
+}
+TOOLS=$(find_tools) || { echo "run_multihost: netns-hosts.sh not found (set PYBCL_NETNS_TOOLS)" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || { echo "run_multihost: network namespaces need root" >&2; exit 1; }
+command -v ip >/dev/null || { echo "run_multihost: iproute2 (ip) is missing" >&2; exit 1; }
+
+teardown() { "$TOOLS/netns-hosts.sh" down || true; }
+trap teardown EXIT
+trap 'exit 130' INT TERM
+teardown                                   # leftovers of an interrupted run
+"$TOOLS/netns-hosts.sh" up 3
+H1=10.77.0.11 H2=10.77.0.12 H3=10.77.0.13
+LAUNCH="-launcher ssh -launcher-exec $TOOLS/nsexec.sh -iface pbbr0"
+export UCX_TLS=${UCX_TLS:-tcp,self}         # no shared memory between "hosts"
+# shellcheck disable=SC2086
+across() { "$MPIEXEC" $LAUNCH -hosts "$1" "${@:2}"; }
+
+run() {
+    echo
+    echo "== $*"
+    local start=$SECONDS
+    timeout --kill-after=30 "$LIMIT" "$@"
+    echo "== passed in $((SECONDS - start)) s"
+}
+
+# 1. the suite across hosts (PYBCL_TRANSPORT unset: auto must choose rma)
+unset PYBCL_TRANSPORT
+run across "$H1,$H2,$H3" -n 3 python -m pytest -q --with-mpi tests -p no:cacheprovider
+run across "$H1:2,$H2:2" -n 4 python -m pytest -q --with-mpi tests -p no:cacheprovider
+
+# 2. the tests that launch their own jobs, each job spread over the 3 hosts
+PYBCL_TEST_MPIEXEC_ARGS="$LAUNCH -hosts $H1,$H2,$H3" \
+    run python -m pytest -q --with-mpi tests -m serial_only -p no:cacheprovider
+
+# 3. the apps: 2x2 across hosts against one host, byte for byte
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"; teardown' EXIT
+echo
+echo "== k-mer counting: one host (-n 2) vs 2x2 over TCP"
+start=$SECONDS
+timeout "$LIMIT" "$MPIEXEC" -n 2 python -m pybcl.apps.kmer --demo --quiet --top 3 \
+    --histo "$OUT/one.histo" --counts "$OUT/one.counts" >/dev/null
+timeout "$LIMIT" across "$H1:2,$H2:2" -n 4 python -m pybcl.apps.kmer --demo --quiet --top 3 \
+    --histo "$OUT/multi.histo" --counts "$OUT/multi.counts" >/dev/null
+cmp "$OUT/one.histo" "$OUT/multi.histo"
+cmp "$OUT/one.counts" "$OUT/multi.counts"
+echo "== identical: $(wc -l <"$OUT/one.counts") k-mers, $(wc -l <"$OUT/one.histo") histogram rows ($((SECONDS - start)) s)"
+
+echo
+echo "== ISx: one host (-n 2) and 2x2 over TCP must both verify"
+start=$SECONDS
+for where in one multi; do
+    if [ $where = one ]; then set -- "$MPIEXEC" -n 2; else set -- across "$H1:2,$H2:2" -n 4; fi
+    timeout "$LIMIT" "$@" python -m pybcl.apps.isx --keys-per-rank 65536 --iterations 1 \
+        >"$OUT/isx.$where" 2>&1 || { cat "$OUT/isx.$where"; exit 1; }
+    grep -q "verification PASSED" "$OUT/isx.$where" || { cat "$OUT/isx.$where"; exit 1; }
+done
+echo "== both verified ($((SECONDS - start)) s)"
+
+# 4. teardown: 20 short jobs on 2x2, each must return within JOB_LIMIT
+#    (benchmarks/teardown_repro.py; the exit guard bounds MPI_Finalize)
+echo
+echo "== teardown loop: 20 jobs on 2x2 over TCP, each within $JOB_LIMIT s"
+start=$SECONDS
+guarded=0
+for i in $(seq 1 20); do
+    if ! PYBCL_FINALIZE_TIMEOUT=${PYBCL_FINALIZE_TIMEOUT:-10} timeout --kill-after=5 "$JOB_LIMIT" \
+            across "$H1:2,$H2:2" -n 4 python benchmarks/teardown_repro.py pybcl 4 >"$OUT/td" 2>&1; then
+        echo "== teardown job $i did not return cleanly:"; cat "$OUT/td"; exit 1
+    fi
+    [ "$(grep -c '^done ' "$OUT/td")" -eq 4 ] || { echo "== job $i: a rank did not finish"; cat "$OUT/td"; exit 1; }
+    grep -q "MPI_Finalize did not return" "$OUT/td" && guarded=$((guarded + 1))
+done
+echo "== 20/20 returned ($((SECONDS - start)) s); MPI_Finalize needed the exit guard in $guarded"
+echo
+echo "== multi-host pass succeeded in $((SECONDS - START)) s"

@@ -64,9 +64,11 @@ unset PYBCL_TRANSPORT
 run across "$H1,$H2,$H3" -n 3 python -m pytest -q --with-mpi tests -p no:cacheprovider
 run across "$H1:2,$H2:2" -n 4 python -m pytest -q --with-mpi tests -p no:cacheprovider
 
-# 2. the tests that launch their own jobs, each job spread over the 3 hosts
+# 2. the tests that launch their own jobs, each job spread over the 3 hosts.
+#    Not the notebooks: they time one-host runs with their own plain mpiexec
+#    (the one-rank pass of run_tests.sh runs them).
 PYBCL_TEST_MPIEXEC_ARGS="$LAUNCH -hosts $H1,$H2,$H3" \
-    run python -m pytest -q --with-mpi tests -m serial_only -p no:cacheprovider
+    run python -m pytest -q --with-mpi tests -m serial_only -k "not notebook" -p no:cacheprovider
 
 # 3. the apps: 2x2 across hosts against one host, byte for byte
 OUT=$(mktemp -d)
@@ -102,12 +104,17 @@ echo "== teardown loop: 20 jobs on 2x2 over TCP, each within $JOB_LIMIT s"
 start=$SECONDS
 guarded=0
 for i in $(seq 1 20); do
-    if ! PYBCL_FINALIZE_TIMEOUT=${PYBCL_FINALIZE_TIMEOUT:-10} timeout --kill-after=5 "$JOB_LIMIT" \
-            across "$H1:2,$H2:2" -n 4 python benchmarks/teardown_repro.py pybcl 4 >"$OUT/td" 2>&1; then
-        echo "== teardown job $i did not return cleanly:"; cat "$OUT/td"; exit 1
+    rc=0
+    PYBCL_FINALIZE_TIMEOUT=${PYBCL_FINALIZE_TIMEOUT:-10} timeout --kill-after=5 "$JOB_LIMIT" \
+        across "$H1:2,$H2:2" -n 4 python benchmarks/teardown_repro.py pybcl 4 >"$OUT/td" 2>&1 || rc=$?
+    [ "$(grep -c '^done ' "$OUT/td")" -eq 4 ] || { echo "== job $i (exit $rc): a rank did not finish"; cat "$OUT/td"; exit 1; }
+    # Status 0, or the guard ended MPI_Finalize: then hydra may kill the ranks
+    # whose guard fired a moment later (exit 9), but the job returned.
+    if grep -q "MPI_Finalize did not return" "$OUT/td"; then
+        guarded=$((guarded + 1))
+    elif [ $rc -ne 0 ]; then
+        echo "== teardown job $i failed (exit $rc):"; cat "$OUT/td"; exit 1
     fi
-    [ "$(grep -c '^done ' "$OUT/td")" -eq 4 ] || { echo "== job $i: a rank did not finish"; cat "$OUT/td"; exit 1; }
-    grep -q "MPI_Finalize did not return" "$OUT/td" && guarded=$((guarded + 1))
 done
 echo "== 20/20 returned ($((SECONDS - start)) s); MPI_Finalize needed the exit guard in $guarded"
 echo

@@ -11,6 +11,7 @@
 #   3. both apps on 2x2 against a one-host run of 4 ranks: k-mer --histo/--counts
 #      byte-identical, ISx verified;
 #   4. 20 short pybcl jobs on 2x2 that must each return within a time bound.
+# PYBCL_MULTIHOST_PARTS picks parts (default "suite serial apps teardown").
 # The namespaces are removed on any exit.  Run from anywhere; scripts/run_tests.sh
 # calls it last.  PYBCL_NETNS_TOOLS overrides where the two scripts are.
 set -euo pipefail
@@ -22,6 +23,8 @@ MPIEXEC=${PYBCL_TEST_MPIEXEC:-mpiexec.mpich}
 LIMIT=${PYBCL_TEST_TIMEOUT:-900}          # seconds per suite pass
 JOB_LIMIT=${PYBCL_TEARDOWN_LIMIT:-90}     # seconds per teardown-loop job
 START=$SECONDS
+PARTS=" ${PYBCL_MULTIHOST_PARTS:-suite serial apps teardown} "
+want() { [[ $PARTS == *" $1 "* ]]; }
 
 # The tools live in shared/ beside the checkout (CI: ../shared/tools); look
 # upwards so a worktree deeper down finds them too.
@@ -48,8 +51,10 @@ teardown                                   # leftovers of an interrupted run
 H1=10.77.0.11 H2=10.77.0.12 H3=10.77.0.13
 LAUNCH="-launcher ssh -launcher-exec $TOOLS/nsexec.sh -iface pbbr0"
 export UCX_TLS=${UCX_TLS:-tcp,self}         # no shared memory between "hosts"
-# shellcheck disable=SC2086
-across() { "$MPIEXEC" $LAUNCH -hosts "$1" "${@:2}"; }
+# argv prefixes (arrays, not functions: `timeout` must be able to exec them)
+read -r -a LAUNCH_ARGS <<<"$LAUNCH"
+H3X1=("$MPIEXEC" "${LAUNCH_ARGS[@]}" -hosts "$H1,$H2,$H3")
+H2X2=("$MPIEXEC" "${LAUNCH_ARGS[@]}" -hosts "$H1:2,$H2:2")
 
 run() {
     echo
@@ -61,18 +66,21 @@ run() {
 
 # 1. the suite across hosts (PYBCL_TRANSPORT unset: auto must choose rma)
 unset PYBCL_TRANSPORT
-run across "$H1,$H2,$H3" -n 3 python -m pytest -q --with-mpi tests -p no:cacheprovider
-run across "$H1:2,$H2:2" -n 4 python -m pytest -q --with-mpi tests -p no:cacheprovider
+if want suite; then
+    run "${H3X1[@]}" -n 3 python -m pytest -q --with-mpi tests -p no:cacheprovider
+    run "${H2X2[@]}" -n 4 python -m pytest -q --with-mpi tests -p no:cacheprovider
+fi
 
 # 2. the tests that launch their own jobs, each job spread over the 3 hosts.
 #    Not the notebooks: they time one-host runs with their own plain mpiexec
 #    (the one-rank pass of run_tests.sh runs them).
-PYBCL_TEST_MPIEXEC_ARGS="$LAUNCH -hosts $H1,$H2,$H3" \
+want serial && PYBCL_TEST_MPIEXEC_ARGS="$LAUNCH -hosts $H1,$H2,$H3" \
     run python -m pytest -q --with-mpi tests -m serial_only -k "not notebook" -p no:cacheprovider
 
 # 3. the apps: 2x2 across hosts against one host, byte for byte
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"; teardown' EXIT
+if want apps; then
 echo
 # Same rank count on both sides: the --counts order follows the hash map's
 # layout, which depends on the number of ranks (the sorted contents do not).
@@ -80,7 +88,7 @@ echo "== k-mer counting: one host (-n 4) vs 2x2 over TCP"
 start=$SECONDS
 timeout "$LIMIT" "$MPIEXEC" -n 4 python -m pybcl.apps.kmer --demo --quiet --top 3 \
     --histo "$OUT/one.histo" --counts "$OUT/one.counts" >/dev/null
-timeout "$LIMIT" across "$H1:2,$H2:2" -n 4 python -m pybcl.apps.kmer --demo --quiet --top 3 \
+timeout "$LIMIT" "${H2X2[@]}" -n 4 python -m pybcl.apps.kmer --demo --quiet --top 3 \
     --histo "$OUT/multi.histo" --counts "$OUT/multi.counts" >/dev/null
 cmp "$OUT/one.histo" "$OUT/multi.histo"
 cmp "$OUT/one.counts" "$OUT/multi.counts"
@@ -90,15 +98,17 @@ echo
 echo "== ISx: one host (-n 4) and 2x2 over TCP must both verify"
 start=$SECONDS
 for where in one multi; do
-    if [ $where = one ]; then set -- "$MPIEXEC" -n 4; else set -- across "$H1:2,$H2:2" -n 4; fi
+    if [ $where = one ]; then set -- "$MPIEXEC" -n 4; else set -- "${H2X2[@]}" -n 4; fi
     timeout "$LIMIT" "$@" python -m pybcl.apps.isx --keys-per-rank 65536 --iterations 1 \
         >"$OUT/isx.$where" 2>&1 || { cat "$OUT/isx.$where"; exit 1; }
     grep -q "verification PASSED" "$OUT/isx.$where" || { cat "$OUT/isx.$where"; exit 1; }
 done
 echo "== both verified ($((SECONDS - start)) s)"
+fi
 
 # 4. teardown: 20 short jobs on 2x2, each must return within JOB_LIMIT
 #    (benchmarks/teardown_repro.py; the exit guard bounds MPI_Finalize)
+if want teardown; then
 echo
 echo "== teardown loop: 20 jobs on 2x2 over TCP, each within $JOB_LIMIT s"
 start=$SECONDS
@@ -106,7 +116,7 @@ guarded=0
 for i in $(seq 1 20); do
     rc=0
     PYBCL_FINALIZE_TIMEOUT=${PYBCL_FINALIZE_TIMEOUT:-10} timeout --kill-after=5 "$JOB_LIMIT" \
-        across "$H1:2,$H2:2" -n 4 python benchmarks/teardown_repro.py pybcl 4 >"$OUT/td" 2>&1 || rc=$?
+        "${H2X2[@]}" -n 4 python benchmarks/teardown_repro.py pybcl 4 >"$OUT/td" 2>&1 || rc=$?
     [ "$(grep -c '^done ' "$OUT/td")" -eq 4 ] || { echo "== job $i (exit $rc): a rank did not finish"; cat "$OUT/td"; exit 1; }
     # Status 0, or the guard ended MPI_Finalize: then hydra may kill the ranks
     # whose guard fired a moment later (exit 9), but the job returned.
@@ -117,5 +127,6 @@ for i in $(seq 1 20); do
     fi
 done
 echo "== 20/20 returned ($((SECONDS - start)) s); MPI_Finalize needed the exit guard in $guarded"
+fi
 echo
 echo "== multi-host pass succeeded in $((SECONDS - START)) s"

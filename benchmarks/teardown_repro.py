@@ -13,9 +13,10 @@ ranks, some runs never return: every rank printed "done", one rank spins in
 MPI_Finalize -> ucp_worker_progress -> uct_tcp_iface_progress (closing an
 endpoint whose flush needs the peer), the others block in read() in the PMI
 barrier that MPICH 4.0.2 runs after its disconnects, so nobody progresses the
-peer's TCP endpoint.  Remote atomics and accumulates alone do not trigger it;
-puts (TCP PUT zcopy, acknowledged by the target) do.  scripts/run_multihost.sh
-counts the runs that hang.
+peer's TCP endpoint.  Remote atomics and accumulates alone did not trigger it
+(0 of 8 each); puts (TCP PUT zcopy, acknowledged by the target) did.  Figures
+in docs/multinode.md; scripts/run_multihost.sh runs 20 pybcl-mode jobs and
+counts how many needed pybcl's exit guard (PYBCL_FINALIZE_TIMEOUT).
 """
 import sys
 import time

@@ -18,8 +18,9 @@ LIMIT=${PYBCL_TEST_TIMEOUT:-1200}    # seconds per pass
 export PYBCL_TEST_TIME_LIMIT=${PYBCL_TEST_TIME_LIMIT:-300}
 # wheel, openmpi: the suite against the mpich wheel (pip-only install) and
 # Open MPI, each in its own venv (scripts/run_mpi_variants.sh).
+# multihost: the suite across network-namespace hosts (scripts/run_multihost.sh).
 # docs: the Sphinx site, warnings as errors (scripts/build_docs.sh).
-PASSES=${PYBCL_TEST_PASSES:-"1 2 4 8 rma2 rma4 rma8 wheel openmpi docs"}
+PASSES=${PYBCL_TEST_PASSES:-"1 2 4 8 rma2 rma4 rma8 multihost wheel openmpi docs"}
 TOTAL_START=$SECONDS
 
 run() {
@@ -36,6 +37,7 @@ for pass in $PASSES; do
         rma1)   PYBCL_TRANSPORT=rma run python -m pytest -q --with-mpi tests ;;
         rma*)   PYBCL_TRANSPORT=rma run $MPIEXEC -n "${pass#rma}" python -m pytest -q --with-mpi tests ;;
         wheel|openmpi) run bash scripts/run_mpi_variants.sh "$pass" ;;
+        multihost) run bash scripts/run_multihost.sh ;;
         docs)   run bash scripts/build_docs.sh ;;
         *)      run $MPIEXEC -n "$pass" python -m pytest -q --with-mpi tests ;;
     esac

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "runtime/bcl_exit_guard.h"
 #include "runtime/bcl_interrupt.h"
 #include "runtime/bcl_watchdog.h"
 #include "serial/bcl_object.h"
@@ -110,6 +111,16 @@ static PyObject *py_finalize(PyObject *self, PyObject *noargs)
     st = bcl_finalize();
     Py_END_ALLOW_THREADS
     CHECK(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_arm_exit_guard(PyObject *self, PyObject *args)
+{
+    double seconds;
+    int rank;
+    if (!PyArg_ParseTuple(args, "di:arm_exit_guard", &seconds, &rank))
+        return NULL;
+    CHECK(bcl_exit_guard_arm(seconds, rank));
     Py_RETURN_NONE;
 }
 
@@ -318,6 +329,7 @@ static PyObject *py_progress_thread(PyObject *self, PyObject *noargs)
 PyMethodDef bclpy_runtime_methods[] = {
     {"init", py_init, METH_VARARGS, BCLPY_DOC_INIT},
     {"finalize", py_finalize, METH_NOARGS, BCLPY_DOC_FINALIZE},
+    {"arm_exit_guard", py_arm_exit_guard, METH_VARARGS, BCLPY_DOC_ARM_EXIT_GUARD},
     {"initialized", py_initialized, METH_NOARGS, BCLPY_DOC_INITIALIZED},
     {"rank", py_rank, METH_NOARGS, BCLPY_DOC_RANK},
     {"nprocs", py_nprocs, METH_NOARGS, BCLPY_DOC_NPROCS},

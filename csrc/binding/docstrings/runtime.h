@@ -20,6 +20,14 @@
     "and the communicator (MPI itself is finalized only if pybcl started it).\n" \
     "Also runs at interpreter exit."
 
+#define BCLPY_DOC_ARM_EXIT_GUARD \
+    "arm_exit_guard(seconds, rank, /)\n--\n\n" \
+    "Internal, at interpreter exit only (after finalize()'s last barrier):\n" \
+    "start a detached thread that ends this process with exit status 0 if\n" \
+    "MPI's teardown has not returned `seconds` (float > 0) later, reporting\n" \
+    "`rank` (int) on stderr.  Bounds MPICH 4.0.2 + UCX TCP's MPI_Finalize hang\n" \
+    "(docs/multinode.md; PYBCL_FINALIZE_TIMEOUT).  Local."
+
 #define BCLPY_DOC_INITIALIZED \
     "initialized()\n--\n\n" \
     "Return True while the runtime is up (between init() and finalize()).\n" \

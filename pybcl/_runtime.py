@@ -4,6 +4,7 @@ Thin wrappers over pybcl._core; defaults come from the environment (_env).
 """
 import atexit
 import pickle
+import sys
 import zlib
 
 import numpy as np

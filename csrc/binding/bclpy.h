@@ -92,6 +92,32 @@ PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype);
  * "HashMap" or "CircularQueue". */
 int bclpy_promise(PyObject *p, const char *container, unsigned *bits);
 
+/* ---- collective calls agree on their arguments (collective_py.c) ------ */
+/* Run a collective constructor's body between begin and end; end(rc) joins
+ * the agreement as "failed on this rank" when the body raised before its
+ * bclpy_agree() call.  bclpy_agree: -1 with the exception (on every rank)
+ * when some rank failed or the ranks' values differ. */
+void bclpy_collective_begin(void);
+int bclpy_collective_end(int rc, const char *what);
+int bclpy_agree(const char *what, const char *const *names, const int64_t *vals, int n);
+struct bclpy_elemtype;
+int64_t bclpy_elemtype_digest(const struct bclpy_elemtype *t);
+int64_t bclpy_dtype_digest(PyArray_Descr *d);
+extern PyMethodDef bclpy_collective_methods[];
+
+/* An int argument in [lo, hi]; -1 with TypeError/ValueError naming it. */
+int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, long long *out);
+
+/* Containers remember the runtime epoch they were made in (bcl_runtime.h):
+ * after finalize() or a re-init their offsets point into segments that are
+ * gone or belong to new data.  bclpy_current: the object is usable now.
+ * bclpy_stale: set pybcl.Error for a container that is not (returns -1). */
+static inline int bclpy_current(int created, uint64_t epoch)
+{
+    return created && bcl_rt.initialized && epoch == bcl_rt.epoch;
+}
+int bclpy_stale(const char *tname, int created);
+
 /* Ensure the runtime is up (auto-initialisation calls pybcl.init()). */
 int bclpy_ensure_init(void);
 

@@ -19,6 +19,7 @@ typedef struct {
     bcl_bloom b;
     bclpy_elemtype kt;
     int created;
+    uint64_t epoch;         /* runtime epoch it was made in                 */
     int fast;               /* scalar fast path for Python ints             */
     int scratch_busy;
     bcl_mp_writer scratch;  /* serialized key of the current scalar call    */
@@ -71,10 +72,8 @@ static inline int key_hash(BloomObject *self, PyObject *x, uint64_t *h)
 
 static int check_created(BloomObject *self)
 {
-    if (!self->created) {
-        PyErr_SetString(bclpy_Error, "BloomFilter was not initialised");
-        return -1;
-    }
+    if (!bclpy_current(self->created, self->epoch))
+        return bclpy_stale("BloomFilter", self->created);
     return 0;
 }
 
@@ -117,7 +116,7 @@ static int parse_plan_args(PyObject *n_obj, PyObject *fpr_obj, uint64_t *n, doub
     return 0;
 }
 
-static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
+static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "expected_items", "fpr", "key_type", NULL };
     PyObject *n_obj, *fpr_obj = NULL, *kt_obj = NULL;
@@ -151,17 +150,32 @@ static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
     }
     if (bclpy_ensure_init() < 0)
         goto out;
+    static const char *const names[] = { "expected_items", "fpr (bits)", "#key_type" };
+    int64_t fpr_bits;
+    memcpy(&fpr_bits, &fpr, sizeof fpr_bits);
+    int64_t vals[] = { (int64_t)n, fpr_bits, bclpy_elemtype_digest(&self->kt) };
+    if (bclpy_agree("BloomFilter()", names, vals, 3) < 0) {
+        bclpy_elemtype_clear(&self->kt);
+        goto out;
+    }
     bcl_status st = bcl_bloom_create(&self->b, n, fpr);
     if (st != BCL_OK) {
         bclpy_raise(st);
         goto out;
     }
     self->created = 1;
+    self->epoch = bcl_rt.epoch;
     rc = 0;
 out:
     Py_XDECREF(default_fpr);
     Py_XDECREF(default_kt);
     return rc;
+}
+
+static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(bloom_init_body(self, args, kwds), "BloomFilter()");
 }
 
 static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -174,7 +188,7 @@ static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 static void bloom_dealloc(BloomObject *self)
 {
-    if (self->created)
+    if (bclpy_current(self->created, self->epoch))
         bcl_bloom_destroy(&self->b);
     bclpy_elemtype_clear(&self->kt);
     bcl_mp_writer_free(&self->scratch);

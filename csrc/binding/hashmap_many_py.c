@@ -125,11 +125,13 @@ PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, PyObject *const *args, Py_ss
     static const char *const names[] = { "keys", "values", "promise" };
     PyObject *a[3];
     int promise;
+    if (bclpy_hm_refuse_in_modify(self, "insert_many") < 0)
+        return NULL;
     if (bclpy_parse("insert_many", args, nargs, kwnames, names, 2, 3, a) < 0 ||
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
-    if (!self->live)
-        return PyErr_Format(bclpy_Error, "HashMap is not initialised");
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live), NULL;
     if (!is_fixed(self))
         return insert_many_var(self, a[0], a[1]);
     PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
@@ -202,11 +204,13 @@ PyObject *bclpy_hm_find_many(bclpy_HashMap *self, PyObject *const *args, Py_ssiz
     static const char *const names[] = { "keys", "promise" };
     PyObject *a[2];
     int promise;
+    if (bclpy_hm_refuse_in_modify(self, "find_many") < 0)
+        return NULL;
     if (bclpy_parse("find_many", args, nargs, kwnames, names, 1, 2, a) < 0 ||
         bclpy_hm_promise(a[1], &promise) < 0)
         return NULL;
-    if (!self->live)
-        return PyErr_Format(bclpy_Error, "HashMap is not initialised");
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live), NULL;
     if (!is_fixed(self))
         return find_many_var(self, a[0], promise);
     PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
@@ -271,10 +275,12 @@ PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
 {
     static const char *const names[] = { "keys", "deltas" };
     PyObject *a[2];
+    if (bclpy_hm_refuse_in_modify(self, "accumulate_many") < 0)
+        return NULL;
     if (bclpy_parse("accumulate_many", args, nargs, kwnames, names, 1, 2, a) < 0)
         return NULL;
-    if (!self->live)
-        return PyErr_Format(bclpy_Error, "HashMap is not initialised");
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live), NULL;
     if (self->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self, "accumulate_many");
     PyObject *one = a[1] ? NULL : PyLong_FromLong(1);

@@ -135,22 +135,22 @@ static bcl_hm_num value_num(const bclpy_elemtype *t, int *atomic)
     }
 }
 
-static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
+static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "capacity", "key_type", "value_type", NULL };
     long long capacity;
-    PyObject *kspec = NULL, *vspec = NULL;
+    PyObject *cap_o, *kspec = NULL, *vspec = NULL;
     if (self->live) {
         PyErr_SetString(PyExc_RuntimeError, "HashMap is already initialised");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "L|OO:HashMap", kwlist, &capacity,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO:HashMap", kwlist, &cap_o,
                                      &kspec, &vspec))
         return -1;
-    if (capacity < 1) {
-        PyErr_Format(PyExc_ValueError, "capacity must be positive, got %lld", capacity);
+    /* 2^48 buckets is already far past any segment: the bound only keeps
+     * the size arithmetic below from overflowing. */
+    if (bclpy_int_arg(cap_o, "capacity", 1, 1LL << 48, &capacity) < 0)
         return -1;
-    }
     PyObject *i64 = PyUnicode_FromString("int64");
     if (!i64)
         return -1;
@@ -162,6 +162,14 @@ static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
     Py_DECREF(i64);
     if (rc < 0 || bclpy_ensure_init() < 0)
         return -1;
+    static const char *const names[] = { "capacity", "#key_type", "#value_type" };
+    int64_t vals[] = { capacity, bclpy_elemtype_digest(&self->kt),
+                       bclpy_elemtype_digest(&self->vt) };
+    if (bclpy_agree("HashMap()", names, vals, 3) < 0) {
+        bclpy_elemtype_clear(&self->kt);
+        bclpy_elemtype_clear(&self->vt);
+        return -1;
+    }
     int atomic;
     bcl_hm_num num = value_num(&self->vt, &atomic);
     size_t ks = bclpy_elemtype_is_var(&self->kt) ? 0 : self->kt.slot_size;
@@ -175,12 +183,19 @@ static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->live = 1;
+    self->epoch = bcl_rt.epoch;
     return 0;
+}
+
+static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(hm_init_body(self, args, kwds), "HashMap()");
 }
 
 static void hm_dealloc(bclpy_HashMap *self)
 {
-    if (self->live)
+    if (bclpy_current(self->live, self->epoch))
         bcl_hm_destroy(&self->m);
     bclpy_elemtype_clear(&self->kt);
     bclpy_elemtype_clear(&self->vt);
@@ -201,9 +216,8 @@ static PyObject *hm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 #define LIVE(self)                                                               \
     do {                                                                         \
-        if (!(self)->live || !bcl_rt.initialized)                                \
-            return PyErr_Format(bclpy_Error, "HashMap is not initialised (or "   \
-                                "pybcl was finalised)");                          \
+        if (!bclpy_current((self)->live, (self)->epoch))                        \
+            return bclpy_stale("HashMap", (self)->live), NULL;                  \
     } while (0)
 
 /* ---- insert / find ------------------------------------------------------- */
@@ -309,10 +323,8 @@ static PyObject *hm_subscript(bclpy_HashMap *self, PyObject *key)
 
 static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
 {
-    if (!self->live || !bcl_rt.initialized) {
-        PyErr_SetString(bclpy_Error, "HashMap is not initialised");
-        return -1;
-    }
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live);
     if (!value) {
         PyErr_SetString(PyExc_TypeError, "HashMap does not support deleting keys");
         return -1;
@@ -324,10 +336,8 @@ static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
 
 static int hm_contains(bclpy_HashMap *self, PyObject *key)
 {
-    if (!self->live || !bcl_rt.initialized) {
-        PyErr_SetString(bclpy_Error, "HashMap is not initialised");
-        return -1;
-    }
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live);
     return do_find(self, key, 0, NULL);
 }
 
@@ -358,6 +368,16 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, PyObject *const *args, Py_ss
     Py_RETURN_NONE;
 }
 
+int bclpy_hm_refuse_in_modify(bclpy_HashMap *self, const char *method)
+{
+    if (self->modify_depth > 0 && self->modify_thread == PyThread_get_thread_ident()) {
+        PyErr_Format(PyExc_RuntimeError, "HashMap.%s() inside a modify() fn on the same "
+                     "map: the batch could wait for the bucket modify() holds", method);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2)
@@ -381,7 +401,13 @@ static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_
     }
     /* The bucket is ours until commit/abort: every path below ends it. */
     old = found ? bclpy_elem_decode(&self->vt, vw.buf, vw.len) : (Py_INCREF(Py_None), Py_None);
+    int outer_depth = self->modify_depth;
+    unsigned long outer_thread = self->modify_thread;
+    self->modify_depth = outer_depth + 1;
+    self->modify_thread = PyThread_get_thread_ident();
     new = old ? PyObject_CallOneArg(args[1], old) : NULL;
+    self->modify_depth = outer_depth;
+    self->modify_thread = outer_thread;
     void *vs = slot;
     if (new && bclpy_elemtype_is_var(&self->vt)) {
         if (bclpy_hm_value_slot(self, new, &vw, slot) < 0)
@@ -459,20 +485,30 @@ static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs)
     return c.list;
 }
 
-static PyObject *hm_resize(bclpy_HashMap *self, PyObject *arg)
+static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
 {
     LIVE(self);
-    long long n = PyLong_AsLongLong(arg);
-    if (n == -1 && PyErr_Occurred())
+    long long n;
+    if (bclpy_int_arg(arg, "new_capacity", 1, 1LL << 48, &n) < 0)
         return NULL;
-    if (n < 1)
-        return PyErr_Format(PyExc_ValueError, "new_capacity must be positive, got %lld", n);
+    static const char *const names[] = { "new_capacity" };
+    int64_t vals[] = { n };
+    if (bclpy_agree("HashMap.resize()", names, vals, 1) < 0)
+        return NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hm_resize(&self->m, (uint64_t)n);
     Py_END_ALLOW_THREADS
     CHECK(st);
     Py_RETURN_NONE;
+}
+
+static PyObject *hm_resize(bclpy_HashMap *self, PyObject *arg)
+{
+    bclpy_collective_begin();
+    PyObject *r = hm_resize_body(self, arg);
+    bclpy_collective_end(r ? 0 : -1, "HashMap.resize()");
+    return r;
 }
 
 static PyObject *hm_owner(bclpy_HashMap *self, PyObject *key)

@@ -9,9 +9,10 @@ typedef struct {
     bcl_hmbuf b;
     bclpy_HashMap *map;       /* owned: the buffer must not outlive its map */
     int live;
+    uint64_t epoch;
 } bclpy_HMBuf;
 
-static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
+static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "hashmap", "queue_size", "message_size", NULL };
     PyObject *map;
@@ -28,10 +29,14 @@ static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     bclpy_HashMap *hm = (bclpy_HashMap *)map;
-    if (!hm->live) {
+    if (!bclpy_current(hm->live, hm->epoch)) {
         PyErr_SetString(bclpy_Error, "HashMap is not initialised");
         return -1;
     }
+    static const char *const names[] = { "queue_size", "message_size" };
+    int64_t vals[] = { (int64_t)qs, (int64_t)ms };
+    if (bclpy_agree("HashMapBuffer()", names, vals, 2) < 0)
+        return -1;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hmbuf_create(&self->b, &hm->m, (size_t)qs, (size_t)ms);
@@ -43,12 +48,19 @@ static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     Py_INCREF(map);
     self->map = hm;
     self->live = 1;
+    self->epoch = bcl_rt.epoch;
     return 0;
+}
+
+static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(hb_init_body(self, args, kwds), "HashMapBuffer()");
 }
 
 static void hb_dealloc(bclpy_HMBuf *self)
 {
-    if (self->live)
+    if (bclpy_current(self->live, self->epoch))
         bcl_hmbuf_destroy(&self->b);
     Py_XDECREF(self->map);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -56,8 +68,8 @@ static void hb_dealloc(bclpy_HMBuf *self)
 
 #define LIVE(self)                                                              \
     do {                                                                        \
-        if (!(self)->live || !(self)->map->live || !bcl_rt.initialized)         \
-            return PyErr_Format(bclpy_Error, "HashMapBuffer is not usable");     \
+        if (!bclpy_current((self)->live, (self)->epoch))                        \
+            return bclpy_stale("HashMapBuffer", (self)->live), NULL;            \
         /* resize() moves the table: keep pointing at the current one */        \
         (self)->b.m = &(self)->map->m;                                          \
     } while (0)

@@ -204,14 +204,49 @@ bcl_status bcl_hm_key_equal(const bcl_hashmap *m, const void *slot, const bcl_hm
     return st;
 }
 
+/* ---- buckets this thread holds (modify's lock .. commit/abort) ---------- */
+#define HELD_MAX 16
+static _Thread_local struct { bcl_gptr b[HELD_MAX]; int n; } held;
+
+static void hold(bcl_gptr b)
+{
+    if (held.n < HELD_MAX)          /* deeper nesting: just not detected */
+        held.b[held.n] = b;
+    held.n++;
+}
+
+static void unhold(bcl_gptr b)
+{
+    int kept = held.n < HELD_MAX ? held.n : HELD_MAX;
+    for (int i = kept - 1; i >= 0; i--)
+        if (held.b[i].rank == b.rank && held.b[i].offset == b.offset) {
+            held.b[i] = held.b[kept - 1];
+            held.n--;
+            return;
+        }
+    if (held.n > HELD_MAX)          /* one of the unrecorded ones */
+        held.n--;
+}
+
+bcl_status bcl_hm_check_held(bcl_gptr b)
+{
+    for (int i = 0; i < held.n && i < HELD_MAX; i++)
+        if (held.b[i].rank == b.rank && held.b[i].offset == b.offset)
+            return bcl_set_error(BCL_ERR_REENTRY,
+                                 "HashMap: this thread holds the bucket it would wait for "
+                                 "(a modify() fn used the map on the key it is modifying, "
+                                 "or on a key probing through it): it would deadlock");
+    return BCL_OK;
+}
+
 /* Spin (atomic loads only) until no writer holds the bucket (BUSY clear). */
 static bcl_status wait_unreserved(bcl_gptr st, uint64_t *cur)
 {
     unsigned spins = 0;
-    bcl_status s = BCL_OK;
+    bcl_status s = (*cur & BCL_HM_BUSY) ? bcl_hm_check_held(st) : BCL_OK;
     while ((*cur & BCL_HM_BUSY) && s == BCL_OK) {
-        bcl_relax(&spins);
-        s = bcl_fetch_op(st, 8, BCL_OP_NOOP, 0, cur);
+        if ((s = bcl_relax(&spins)) == BCL_OK)
+            s = bcl_fetch_op(st, 8, BCL_OP_NOOP, 0, cur);
     }
     return s;
 }
@@ -247,7 +282,8 @@ static bcl_status lock_ready(bcl_gptr st)
         bcl_status s = bcl_cas(st, 8, BCL_HM_READY, BCL_HM_RESERVED, &cur);
         if (s != BCL_OK || cur == BCL_HM_READY)
             return s;
-        bcl_relax(&spins);
+        if ((s = bcl_hm_check_held(st)) != BCL_OK || (s = bcl_relax(&spins)) != BCL_OK)
+            return s;
     }
 }
 
@@ -722,6 +758,8 @@ bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_loc
         return BCL_ERR_NOMEM;
     bcl_status st = lock_probe(m, k, lk, out, found, slot);
     scratch_free(&sc);
+    if (st == BCL_OK)
+        hold(bcl_hm_bucket(m, lk->idx));
     return st;
 }
 
@@ -729,6 +767,7 @@ bcl_status bcl_hm_commit(const bcl_hashmap *m, const bcl_hm_lock *lk, const bcl_
                          const void *val)
 {
     bcl_gptr b = bcl_hm_bucket(m, lk->idx);
+    unhold(b);
     if (lk->fresh)
         return write_fresh(m, b, k, val, PUBLISH, UNRESERVE);
     return overwrite_locked(m, b, val);
@@ -738,6 +777,7 @@ bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
 {
     /* RESERVED -> FREE (fresh) or back to READY: readers' counts kept. */
     uint64_t bits = lk->fresh ? BCL_HM_RESERVED : RESERVED_TO_READY;
+    unhold(bcl_hm_bucket(m, lk->idx));
     return bcl_atomic_post(STATUS(bcl_hm_bucket(m, lk->idx)), 8, BCL_OP_XOR, bits);
 }
 

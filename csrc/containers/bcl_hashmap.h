@@ -158,6 +158,12 @@ bcl_status bcl_hm_commit(const bcl_hashmap *m, const bcl_hm_lock *lk,
                          const bcl_hm_key *k, const void *val);
 bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk);
 
+/* Between lock and commit/abort the calling thread holds the bucket; code it
+ * runs meanwhile (modify()'s Python fn) that waits on that bucket would wait
+ * for itself.  The spin loops ask bcl_hm_check_held() first and fail with
+ * BCL_ERR_REENTRY instead of deadlocking. */
+bcl_status bcl_hm_check_held(bcl_gptr bucket);
+
 /* ---- batches of fixed-size keys and values (bcl_hashmap_batch.c) --------
  * Pipelined: every step of the protocol is issued for the whole batch with
  * non-blocking operations and completed by one flush, so k keys cost a few

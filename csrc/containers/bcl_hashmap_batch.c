@@ -609,8 +609,8 @@ static bcl_status run(batch *bt)
             complete(bt, o);
             bt->waiting |= o->waiting;
         }
-        if (bt->waiting)
-            bcl_relax(&spins);
+        if (bt->waiting && (st = bcl_relax(&spins)) != BCL_OK)
+            return st;
     }
 }
 

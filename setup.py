@@ -96,7 +96,8 @@ LAYERS = ("runtime", "comm", "serial", "containers", "kernels", "binding")
 core = Extension(
     "pybcl._core",
     sources=[src for layer in LAYERS for src in sorted(glob.glob(f"csrc/{layer}/*.c"))],
-    depends=[h for layer in LAYERS for h in glob.glob(f"csrc/{layer}/*.h")],
+    depends=[h for layer in LAYERS for h in glob.glob(f"csrc/{layer}/*.h")]
+    + glob.glob("csrc/binding/docstrings/*.h"),
     include_dirs=inc + [numpy.get_include(), "csrc"],
     library_dirs=libdirs,
     runtime_library_dirs=rpaths,

@@ -23,6 +23,7 @@ from . import _abort  # noqa: E402
 # init) ends the whole job with its exit code.
 _abort.install()
 from .hashmap import HashMap, HashMapBuffer  # noqa: E402
+from ._info import info  # noqa: E402
 
 NULL = GlobalPtr(0, 0)
 
@@ -36,5 +37,5 @@ __all__ = [
     "atomic_load", "atomic_store", "atomic_swap", "packb", "unpackb", "hash64", "hash_u64",
     "Error", "SegmentFull", "ContainerFull", "Empty", "ConProm",
     "HashMap", "HashMapBuffer", "BloomFilter", "DArray", "Array",
-    "FastQueue", "CircularQueue",
+    "FastQueue", "CircularQueue", "info",
 ]

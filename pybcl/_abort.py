@@ -22,6 +22,8 @@ import os
 import sys
 import threading
 import weakref
+from types import ModuleType, TracebackType
+from typing import Any, NoReturn, Optional
 
 from . import _core
 
@@ -30,10 +32,10 @@ KEYBOARD_INTERRUPT_CODE = 130
 # abort (its peers wait in MPI_Init for it); if nobody answers, give up.
 _ABORT_INIT_TIMEOUT_S = 10.0
 
-_state = {"installed": False, "watched": set()}
+_state: dict[str, Any] = {"installed": False, "watched": set()}
 
 
-def _launched_size():
+def _launched_size() -> int:
     """Ranks in this job according to the launcher's environment (1 if none)."""
     for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE"):
         value = os.environ.get(var, "")
@@ -42,13 +44,13 @@ def _launched_size():
     return 1
 
 
-def _world_for_abort():
+def _world_for_abort() -> Optional[ModuleType]:
     """mpi4py's MPI module if MPI is up and the job has other ranks, else None.
 
     Before pybcl.init() MPI may not be initialised yet; when the launcher says
     there are other ranks, initialise it (they are waiting for us in
     MPI_Init), with a watchdog in case they never come."""
-    mpi = sys.modules.get("mpi4py.MPI")
+    mpi: Any = sys.modules.get("mpi4py.MPI")
     if mpi is None:
         if _launched_size() <= 1:
             return None
@@ -69,7 +71,7 @@ def _world_for_abort():
         return None
 
 
-def abort_job(code, why):
+def abort_job(code: int, why: str) -> None:
     """End every rank of the job with exit status `code` (no-op on one rank)."""
     try:
         sys.stdout.flush()
@@ -92,7 +94,8 @@ def abort_job(code, why):
     mpi.COMM_WORLD.Abort(code)
 
 
-def _excepthook(exc_type, exc, tb):
+def _excepthook(exc_type: type[BaseException], exc: BaseException,
+                tb: Optional[TracebackType]) -> None:
     if issubclass(exc_type, KeyboardInterrupt):
         abort_job(KEYBOARD_INTERRUPT_CODE, "KeyboardInterrupt")
         sys.stderr.write("KeyboardInterrupt\n")
@@ -101,7 +104,7 @@ def _excepthook(exc_type, exc, tb):
     abort_job(1, f"uncaught {exc_type.__name__}")
 
 
-def _exit_code(arg):
+def _exit_code(arg: object) -> int:
     """The status Python exits with for SystemExit(arg)."""
     if arg is None:
         return 0
@@ -114,7 +117,7 @@ class _WatchedExit(SystemExit):
     """A SystemExit from pybcl's sys.exit; weak-referenceable (see above)."""
 
 
-def _exit_died(ref, *, code):
+def _exit_died(ref: "weakref.ref[_WatchedExit]", *, code: int) -> None:
     _state["watched"].discard(ref)
     try:
         sys._getframe(1)
@@ -124,7 +127,7 @@ def _exit_died(ref, *, code):
     abort_job(code, f"sys.exit({code})")
 
 
-def _watched_exit(arg):
+def _watched_exit(arg: object) -> _WatchedExit:
     exc = _WatchedExit(arg) if arg is not None else _WatchedExit()
     code = _exit_code(arg)
     if code != 0:
@@ -134,12 +137,12 @@ def _watched_exit(arg):
     return exc
 
 
-def _sys_exit(status=None, /):
+def _sys_exit(status: object = None, /) -> NoReturn:
     """sys.exit, wrapped by pybcl: a non-zero status on one rank ends the job."""
     raise _watched_exit(status)    # no local name: no frame <-> exception cycle
 
 
-def install():
+def install() -> None:
     """Install the hooks once (called by `import pybcl`)."""
     if _state["installed"]:
         return

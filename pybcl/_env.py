@@ -10,7 +10,7 @@ _SUFFIXES = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 DEFAULT_SEGMENT_SIZE = 256 << 20
 
 
-def parse_size(text, name):
+def parse_size(text: object, name: str) -> int:
     """'268435456', '256M', '1g', '512KiB' -> bytes; ValueError naming `name`."""
     s = str(text).strip().lower().removesuffix("ib").removesuffix("b")
     unit = s[-1:] if s[-1:] in _SUFFIXES and not s[-1:].isdigit() else ""
@@ -24,26 +24,26 @@ def parse_size(text, name):
     return value
 
 
-def segment_size():
+def segment_size() -> int:
     raw = os.environ.get("PYBCL_SEGMENT_SIZE")
     return parse_size(raw, "PYBCL_SEGMENT_SIZE") if raw else DEFAULT_SEGMENT_SIZE
 
 
-def transport():
+def transport() -> str:
     value = os.environ.get("PYBCL_TRANSPORT", "auto").strip().lower() or "auto"
     if value not in ("auto", "shm", "rma"):
         raise ValueError(f"PYBCL_TRANSPORT must be auto, shm or rma, not {value!r}")
     return value
 
 
-def async_progress():
+def async_progress() -> bool:
     return os.environ.get("PYBCL_ASYNC_PROGRESS", "0").strip().lower() in ("1", "yes", "true", "on")
 
 
 DEFAULT_FINALIZE_TIMEOUT = 30.0
 
 
-def finalize_timeout():
+def finalize_timeout() -> float:
     """PYBCL_FINALIZE_TIMEOUT: seconds MPI's teardown may take at exit (0: no bound)."""
     raw = os.environ.get("PYBCL_FINALIZE_TIMEOUT", "").strip()
     if not raw:
@@ -57,7 +57,7 @@ def finalize_timeout():
     return value
 
 
-def set_mpi_defaults():
+def set_mpi_defaults() -> None:
     """Defaults applied before MPI_Init and before NumPy loads its BLAS.
 
     One BLAS thread per rank: OpenBLAS otherwise starts a thread per core in

@@ -6,19 +6,34 @@ import atexit
 import pickle
 import sys
 import zlib
+from typing import Any, TypeVar, Union
 
 import numpy as np
 
 from . import _core, _env
 
-_state = {"comm": None}
+_state: dict[str, Any] = {"comm": None}
+_T = TypeVar("_T")
 
 _REDUCE_OPS = {name: i for i, name in enumerate(
     ("sum", "prod", "min", "max", "land", "lor", "band", "bor", "bxor"))}
 
 
-def init(segment_size=None, comm=None):
-    """Collective: create this rank's shared segment over `comm` (idempotent)."""
+def init(segment_size: Union[int, str, None] = None, comm: Any = None) -> None:
+    """Collective: start pybcl on `comm` and create this rank's shared segment.
+
+    segment_size: bytes per rank (int, or a string such as "256M"); default
+        from PYBCL_SEGMENT_SIZE, else 256 MiB.  The ranks use the smallest
+        size any of them asked for.
+    comm: an mpi4py.MPI.Comm (default COMM_WORLD).  pybcl works on a private
+        duplicate of it.
+
+    Idempotent; any other pybcl call auto-initialises with the defaults.
+    Works whether or not mpi4py already initialised MPI.  The transport is
+    chosen here (PYBCL_TRANSPORT=auto|shm|rma; see pybcl.info()).
+    Raises TypeError/ValueError for bad arguments, SegmentFull when the node
+    cannot hold the segment.
+    """
     if _core.initialized():
         return
     from mpi4py import MPI          # initialises MPI unless the user already did
@@ -43,14 +58,16 @@ def init(segment_size=None, comm=None):
     _state["comm"] = comm
 
 
-def finalize():
-    """Collective: free the segment and window (also runs at interpreter exit)."""
+def finalize() -> None:
+    """Collective: complete outstanding operations and free the segment, the
+    window and pybcl's communicator.  Runs at interpreter exit by itself;
+    containers must not be used afterwards.  No-op if not initialised."""
     if _core.initialized():
         _core.finalize()
     _state["comm"] = None
 
 
-def _finalize_at_exit():
+def _finalize_at_exit() -> None:
     """Interpreter exit: finalize, then bound how long MPI's own teardown may take.
 
     mpi4py finalizes MPI from Py_AtExit, which runs after every atexit
@@ -74,15 +91,21 @@ def _finalize_at_exit():
 atexit.register(_finalize_at_exit)
 
 
-def comm():
-    """The mpi4py communicator pybcl runs on."""
+def comm() -> Any:
+    """Return the mpi4py.MPI.Comm pybcl runs on (the one given to init(), by
+    default COMM_WORLD).  Not collective, but auto-initialisation is."""
     if not _core.initialized():
         init()
     return _state["comm"]
 
 
-def broadcast(obj, root=0):
-    """Collective: every rank returns root's `obj` (pickled on the way)."""
+def broadcast(obj: _T, root: int = 0) -> _T:
+    """Collective: return root's `obj` on every rank.
+
+    obj: numbers, NumPy arrays, GlobalPtrs and any picklable object; only
+    root's argument is used.  root: the sending rank (int).
+
+    Raises TypeError for a non-int root."""
     if not isinstance(root, int) or isinstance(root, bool):
         raise TypeError(f"root must be an int, not {type(root).__name__}")
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL) if _core.rank() == root else None
@@ -90,11 +113,16 @@ def broadcast(obj, root=0):
     return obj if _core.rank() == root else pickle.loads(data)
 
 
-def allreduce(x, op="sum"):
-    """Collective reduction of a number or NumPy array; returns the same kind.
+def allreduce(x: Any, op: str = "sum") -> Any:
+    """Collective: reduce `x` over all ranks and return the result on every rank.
+
+    x: a number or NumPy array (the same shape and dtype on every rank);
+    returns the same kind (Python number for a Python number).
+    op: "sum", "prod", "min", "max", "land", "lor", "band", "bor" or "bxor".
 
     The ranks first agree on (op, dtype, size): a bad or different argument
-    on one rank raises on every rank instead of leaving the others waiting."""
+    on one rank raises on every rank instead of leaving the others waiting.
+    Raises ValueError for an unknown op, TypeError for another type of x."""
     code = _REDUCE_OPS.get(op) if isinstance(op, str) else None
     is_array = isinstance(x, np.ndarray)
     try:

@@ -6,6 +6,7 @@ cheaper implementation of BCL's Tables 3 and 4; no promise means fully atomic.
     q.push(x, promise=pybcl.ConProm.CircularQueue.push)    # only pushes now
 """
 import enum
+from typing import Optional
 
 
 class _HashMap(enum.IntFlag):
@@ -21,11 +22,18 @@ class _CircularQueue(enum.IntFlag):
 
 
 class ConProm:
+    """Concurrency promises, as in BCL: ``ConProm.HashMap.find | .insert | .local``
+    and ``ConProm.CircularQueue.push | .pop | .local`` (enum.IntFlag values,
+    combined with ``|``).  Passed as ``promise=`` to a container call, a flag
+    asserts that only those operations run concurrently until the next
+    barrier; no promise means fully atomic."""
+
     HashMap = _HashMap
     CircularQueue = _CircularQueue
 
 
-def promise_bits(promise, flag_type, argname="promise"):
+def promise_bits(promise: Optional[enum.IntFlag], flag_type: type[enum.IntFlag],
+                 argname: str = "promise") -> int:
     """None -> 0 (fully atomic); a flag of `flag_type` -> its int value."""
     if promise is None:
         return 0

@@ -5,6 +5,9 @@ adds the pieces that are naturally Python (context manager of the buffer).
 Every hot method -- insert, find, m[k], k in m, accumulate, the *_many
 batches -- is the C method itself, with no Python frame in between.
 """
+from types import TracebackType
+from typing import Literal, Optional
+
 from . import _core
 
 HashMap = _core.HashMap
@@ -19,10 +22,11 @@ class HashMapBuffer(_core.HashMapBuffer):
 
     __slots__ = ()
 
-    def __enter__(self):
+    def __enter__(self) -> "HashMapBuffer":
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: Optional[type[BaseException]], exc: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> Literal[False]:
         if exc_type is None:
             self.flush()
         return False

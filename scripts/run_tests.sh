@@ -2,7 +2,7 @@
 # The whole test suite: one rank (plain python, no mpiexec; this pass also
 # runs the serial_only tests that launch their own jobs), then 2, 4 and 8
 # ranks on the default transport (shm on one machine) and 2 and 8 ranks on
-# rma.  8 ranks on a 2-core machine are oversubscribed: pybcl then waits
+# rma, then the docs site.  8 ranks on a 2-core machine are oversubscribed: pybcl then waits
 # patiently on its own (docs/progress.md).  Measured pass times: docs/testing.md.
 #
 # Every test runs under a time limit (PYBCL_TEST_TIME_LIMIT, seconds; see
@@ -19,7 +19,8 @@ export PYBCL_TEST_TIME_LIMIT=${PYBCL_TEST_TIME_LIMIT:-300}
 # wheel, openmpi: the suite against the mpich wheel (pip-only install) and
 # Open MPI, each in its own venv (scripts/run_mpi_variants.sh).
 # multihost: the suite across network-namespace hosts (scripts/run_multihost.sh).
-PASSES=${PYBCL_TEST_PASSES:-"1 2 4 8 rma2 rma4 rma8 multihost wheel openmpi"}
+# docs: the Sphinx site, warnings as errors (scripts/build_docs.sh).
+PASSES=${PYBCL_TEST_PASSES:-"1 2 4 8 rma2 rma4 rma8 multihost wheel openmpi docs"}
 TOTAL_START=$SECONDS
 
 run() {
@@ -37,6 +38,7 @@ for pass in $PASSES; do
         rma*)   PYBCL_TRANSPORT=rma run $MPIEXEC -n "${pass#rma}" python -m pytest -q --with-mpi tests ;;
         wheel|openmpi) run bash scripts/run_mpi_variants.sh "$pass" ;;
         multihost) run bash scripts/run_multihost.sh ;;
+        docs)   run bash scripts/build_docs.sh ;;
         *)      run $MPIEXEC -n "$pass" python -m pytest -q --with-mpi tests ;;
     esac
 done

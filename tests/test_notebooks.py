@@ -14,6 +14,20 @@ NOTEBOOKS = ["kmer_counting.ipynb", "isx.ipynb"]
 LIMIT = int(os.environ.get("PYBCL_NOTEBOOK_TIMEOUT", "600"))     # seconds per notebook
 
 
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_is_committed_executed(name):
+    """A reader of the committed file sees every cell's output and the plots
+    (scripts/execute_notebooks.py refreshes them)."""
+    import json
+    with open(os.path.join(ROOT, "notebooks", name)) as fh:
+        nb = json.load(fh)
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert code and all(c.get("execution_count") for c in code)
+    outputs = [o for c in code for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    assert sum("image/png" in o.get("data", {}) for o in outputs) >= 2
+
+
 @pytest.mark.serial_only
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_runs(name):

@@ -30,6 +30,7 @@
 #include "kernels/bcl_kmer.h"
 #include "kernels/bcl_seqsrc.h"
 #include "kernels/bcl_pcg.h"
+#include "binding/docstrings/apps.h"
 
 #define CHECK(expr)                         \
     do {                                    \
@@ -209,12 +210,9 @@ static PyObject *KmerReader_hll(KmerReader *self, PyObject *noargs)
 }
 
 static PyMethodDef KmerReader_methods[] = {
-    {"close", (PyCFunction)KmerReader_close, METH_NOARGS, "Close the file."},
-    {"stats", (PyCFunction)KmerReader_stats, METH_NOARGS,
-     "dict: records, bases, kmers_total (all ranks' share), kmers_emitted (this "
-     "reader's), bytes (decompressed), format."},
-    {"hll_registers", (PyCFunction)KmerReader_hll, METH_NOARGS,
-     "uint8 HyperLogLog registers of the emitted k-mers (hll=True)."},
+    {"close", (PyCFunction)KmerReader_close, METH_NOARGS, BCLPY_DOC_KR_CLOSE},
+    {"stats", (PyCFunction)KmerReader_stats, METH_NOARGS, BCLPY_DOC_KR_STATS},
+    {"hll_registers", (PyCFunction)KmerReader_hll, METH_NOARGS, BCLPY_DOC_KR_HLL},
     {NULL, NULL, 0, NULL}
 };
 
@@ -224,14 +222,7 @@ static PyTypeObject KmerReaderType = {
     .tp_basicsize = sizeof(KmerReader),
     .tp_dealloc = (destructor)KmerReader_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "KmerReader(path, k, rank=0, nprocs=1, chunk_bytes=4194304, block_shift=20, "
-              "hll=False, start=0, end=-1)\n\nIterates over a FASTA/FASTQ file (gzipped or "
-              "not), yielding one uint64 array of canonical k-mers per chunk read: those "
-              "whose last base lies in a block (2**block_shift bytes of the decompressed "
-              "stream) owned by `rank` (block b belongs to rank b % nprocs).  A plain file "
-              "can be read from byte `start` to `end` (-1: its end); start must be a record "
-              "boundary (seq_resync).  A truncated or corrupt gzip file, or one with "
-              "trailing garbage, raises ValueError.",
+    .tp_doc = BCLPY_DOC_KMERREADER,
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)KmerReader_next,
     .tp_methods = KmerReader_methods,
@@ -406,18 +397,12 @@ static PyObject *KmerTable_free(KmerTable *self, PyObject *noargs)
 }
 
 static PyMethodDef KmerTable_methods[] = {
-    {"add", (PyCFunction)KmerTable_add, METH_O,
-     "add(kmers uint64 array): count each (GIL released)."},
-    {"items", (PyCFunction)KmerTable_items, METH_NOARGS,
-     "items() -> (keys uint64, counts int64): the stored entries (under a Bloom filter "
-     "a count is sightings - 1)."},
-    {"histogram", (PyCFunction)KmerTable_histogram, METH_NOARGS,
-     "histogram() -> int64 array h: h[c] = keys with stored count c."},
-    {"top", (PyCFunction)KmerTable_top, METH_O,
-     "top(n) -> (keys, counts) of the n highest stored counts (ties: smaller key first)."},
-    {"stats", (PyCFunction)KmerTable_stats, METH_NOARGS,
-     "dict: distinct, slots, bytes, added, resizes, bloom_bits, saturated."},
-    {"free", (PyCFunction)KmerTable_free, METH_NOARGS, "Release the memory now."},
+    {"add", (PyCFunction)KmerTable_add, METH_O, BCLPY_DOC_KT_ADD},
+    {"items", (PyCFunction)KmerTable_items, METH_NOARGS, BCLPY_DOC_KT_ITEMS},
+    {"histogram", (PyCFunction)KmerTable_histogram, METH_NOARGS, BCLPY_DOC_KT_HISTOGRAM},
+    {"top", (PyCFunction)KmerTable_top, METH_O, BCLPY_DOC_KT_TOP},
+    {"stats", (PyCFunction)KmerTable_stats, METH_NOARGS, BCLPY_DOC_KT_STATS},
+    {"free", (PyCFunction)KmerTable_free, METH_NOARGS, BCLPY_DOC_KT_FREE},
     {NULL, NULL, 0, NULL}
 };
 
@@ -427,9 +412,7 @@ static PyTypeObject KmerTableType = {
     .tp_basicsize = sizeof(KmerTable),
     .tp_dealloc = (destructor)KmerTable_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "KmerTable(capacity=0, bloom_bits=0): this rank's k-mer count table "
-              "(bcl_kcount.h): open addressing, grows by doubling; bloom_bits > 0 puts a "
-              "Bloom filter in front so first sightings are not stored.",
+    .tp_doc = BCLPY_DOC_KMERTABLE,
     .tp_methods = KmerTable_methods,
     .tp_init = (initproc)KmerTable_init,
     .tp_new = PyType_GenericNew,
@@ -697,7 +680,7 @@ static PyObject *IsxKeyGen_take(IsxKeyGen *self, PyObject *arg)
 }
 
 static PyMethodDef IsxKeyGen_methods[] = {
-    {"take", (PyCFunction)IsxKeyGen_take, METH_O, "take(n) -> the next n keys (int32)."},
+    {"take", (PyCFunction)IsxKeyGen_take, METH_O, BCLPY_DOC_IKG_TAKE},
     {NULL, NULL, 0, NULL}
 };
 
@@ -706,8 +689,7 @@ static PyTypeObject IsxKeyGenType = {
     .tp_name = "pybcl._core.IsxKeyGen",
     .tp_basicsize = sizeof(IsxKeyGen),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "IsxKeyGen(rank, max_key=2**28): ISx's key stream of one rank, drawn in "
-              "pieces (PCG32 seeded (rank, rank), pcg32_boundedrand_r(max_key)).",
+    .tp_doc = BCLPY_DOC_ISXKEYGEN,
     .tp_methods = IsxKeyGen_methods,
     .tp_init = (initproc)IsxKeyGen_init,
     .tp_new = PyType_GenericNew,
@@ -990,39 +972,23 @@ static PyObject *py_kmer_table_local(PyObject *self, PyObject *obj)
 
 static PyMethodDef apps_methods[] = {
     {"kmers_from_bytes", (PyCFunction)(void (*)(void))py_kmers_from_bytes,
-     METH_VARARGS | METH_KEYWORDS,
-     "kmers_from_bytes(data, k, rank=0, nprocs=1, chunk=0, block_shift=20) -> uint64 array "
-     "of canonical k-mers of FASTA/FASTQ bytes, fed to the parser in pieces of `chunk` "
-     "bytes (0: one piece)."},
-    {"kmer_encode", py_kmer_encode, METH_O, "kmer_encode(str) -> canonical 2-bit code"},
-    {"kmer_decode", py_kmer_decode, METH_VARARGS,
-     "kmer_decode(uint64 array, k) -> array of S<k> strings over ACGT"},
-    {"hll_estimate", py_hll_estimate, METH_O,
-     "hll_estimate(uint8 registers) -> distinct-count estimate"},
-    {"isx_bucketize", py_isx_bucketize, METH_VARARGS,
-     "isx_bucketize(keys, width, nbuckets) -> (keys grouped by key // width, counts)"},
-    {"isx_count", py_isx_count, METH_VARARGS,
-     "isx_count(keys, lo, width) -> (int32 counts[key - lo], keys outside [lo, lo+width))"},
-    {"hll_add", py_hll_add, METH_VARARGS,
-     "hll_add(registers, kmers): add uint64 k-mers to a HyperLogLog sketch"},
-    {"kmer_tsv", py_kmer_tsv, METH_VARARGS,
-     "kmer_tsv(kmers, counts, k) -> bytes of 'KMER<TAB>COUNT' lines"},
+     METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_KMERS_FROM_BYTES},
+    {"kmer_encode", py_kmer_encode, METH_O, BCLPY_DOC_KMER_ENCODE},
+    {"kmer_decode", py_kmer_decode, METH_VARARGS, BCLPY_DOC_KMER_DECODE},
+    {"hll_estimate", py_hll_estimate, METH_O, BCLPY_DOC_HLL_ESTIMATE},
+    {"isx_bucketize", py_isx_bucketize, METH_VARARGS, BCLPY_DOC_ISX_BUCKETIZE},
+    {"isx_count", py_isx_count, METH_VARARGS, BCLPY_DOC_ISX_COUNT},
+    {"hll_add", py_hll_add, METH_VARARGS, BCLPY_DOC_HLL_ADD},
+    {"kmer_tsv", py_kmer_tsv, METH_VARARGS, BCLPY_DOC_KMER_TSV},
 #ifdef BCLPY_HAVE_HASHMAP
-    {"kmer_table_local", py_kmer_table_local, METH_O,
-     "kmer_table_local(HashMap[uint64, int64]) -> (keys, values) arrays of this rank"},
+    {"kmer_table_local", py_kmer_table_local, METH_O, BCLPY_DOC_KMER_TABLE_LOCAL},
 #endif
-    {"kmer_partition", py_kmer_partition, METH_VARARGS,
-     "kmer_partition(kmers, nprocs) -> (kmers grouped by owner rank, int64 counts)"},
-    {"seq_resync", py_seq_resync, METH_VARARGS,
-     "seq_resync(path, size, offset, fmt) -> first 'fasta'/'fastq' record start >= offset"},
-    {"pcg32_outputs", py_pcg32_outputs, METH_VARARGS,
-     "pcg32_outputs(initstate, initseq, n) -> first n pcg32_random_r outputs (uint32)"},
-    {"isx_keys", (PyCFunction)(void (*)(void))py_isx_keys, METH_VARARGS | METH_KEYWORDS,
-     "isx_keys(rank, n, max_key=2**28) -> int32 array: ISx make_input of `rank`"},
+    {"kmer_partition", py_kmer_partition, METH_VARARGS, BCLPY_DOC_KMER_PARTITION},
+    {"seq_resync", py_seq_resync, METH_VARARGS, BCLPY_DOC_SEQ_RESYNC},
+    {"pcg32_outputs", py_pcg32_outputs, METH_VARARGS, BCLPY_DOC_PCG32_OUTPUTS},
+    {"isx_keys", (PyCFunction)(void (*)(void))py_isx_keys, METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_ISX_KEYS},
     {"simulate_reads", (PyCFunction)(void (*)(void))py_simulate_reads,
-     METH_VARARGS | METH_KEYWORDS,
-     "simulate_reads(genome, n_reads, length, error_rate, seed=1) -> FASTQ bytes: "
-     "uniform start, random strand, substitutions with probability error_rate (PCG32)."},
+     METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_SIMULATE_READS},
     {NULL, NULL, 0, NULL}
 };
 

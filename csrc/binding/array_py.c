@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "containers/bcl_array.h"
+#include "binding/docstrings/array.h"
 
 typedef struct {
     PyObject_HEAD
@@ -428,13 +429,10 @@ static PyObject *array_get_block(ArrayObject *self, void *c)
 }
 
 static PyMethodDef array_methods[] = {
-    {"owner", (PyCFunction)array_owner, METH_O, "owner(i) -> rank holding element i."},
-    {"ptr", (PyCFunction)array_ptr, METH_O, "ptr(i) -> GlobalPtr to element i."},
-    {"local", (PyCFunction)array_local, METH_NOARGS,
-     "local() -> NumPy view (no copy) of this rank's elements.  Local stores and "
-     "remote accesses are ordered only by barriers."},
-    {"local_range", (PyCFunction)array_local_range, METH_NOARGS,
-     "local_range() -> (start, stop): global indices of this rank's elements."},
+    {"owner", (PyCFunction)array_owner, METH_O, BCLPY_DOC_ARR_OWNER},
+    {"ptr", (PyCFunction)array_ptr, METH_O, BCLPY_DOC_ARR_PTR},
+    {"local", (PyCFunction)array_local, METH_NOARGS, BCLPY_DOC_ARR_LOCAL},
+    {"local_range", (PyCFunction)array_local_range, METH_NOARGS, BCLPY_DOC_ARR_LOCAL_RANGE},
     {NULL, NULL, 0, NULL}
 };
 
@@ -462,8 +460,7 @@ static PyTypeObject DArrayType = {
     .tp_as_sequence = &array_as_sequence,
     .tp_as_mapping = &array_as_mapping,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "DArray(size, dtype='int64'): a 1-D array distributed block-wise over "
-              "the ranks.  Collective.",
+    .tp_doc = BCLPY_DOC_DARRAY,
     .tp_methods = array_methods,
     .tp_getset = darray_getset,
     .tp_init = (initproc)darray_init,
@@ -479,8 +476,7 @@ static PyTypeObject ArrayType = {
     .tp_as_sequence = &array_as_sequence,
     .tp_as_mapping = &array_as_mapping,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Array(host, size, dtype='int64'): a 1-D array held by rank `host`, "
-              "accessible from every rank.  Collective.",
+    .tp_doc = BCLPY_DOC_ARRAY,
     .tp_methods = array_methods,
     .tp_getset = harray_getset,
     .tp_init = (initproc)harray_init,

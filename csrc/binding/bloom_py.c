@@ -11,6 +11,7 @@
 
 #include "elemtype.h"
 #include "containers/bcl_bloom.h"
+#include "binding/docstrings/bloom.h"
 
 enum { FAST_NONE, FAST_U64, FAST_I64 };
 
@@ -414,24 +415,13 @@ static PyGetSetDef bloom_getset[] = {
 };
 
 static PyMethodDef bloom_methods[] = {
-    {"insert", (PyCFunction)bloom_insert, METH_O,
-     "insert(x) -> bool: insert x; True if it was already present (one atomic "
-     "fetch-and-or; of ranks inserting the same new key at once exactly one gets False)."},
-    {"find", (PyCFunction)bloom_find, METH_O,
-     "find(x) -> bool: True if x may be present (no false negatives)."},
-    {"insert_many", (PyCFunction)bloom_insert_many, METH_O,
-     "insert_many(xs) -> ndarray[bool]: insert every key (pipelined); like insert() "
-     "called on each key in order."},
-    {"find_many", (PyCFunction)bloom_find_many, METH_O,
-     "find_many(xs) -> ndarray[bool]: find() of every key (pipelined)."},
-    {"owner", (PyCFunction)bloom_owner, METH_O,
-     "owner(x) -> int: rank holding the 64-bit block of key x."},
-    {"plan", (PyCFunction)(void (*)(void))bloom_plan, METH_VARARGS | METH_KEYWORDS | METH_STATIC,
-     "plan(expected_items, fpr=0.01, nprocs=1) -> dict(nwords, k, bits_per_key, "
-     "predicted_fpr): the size BloomFilter would choose (no communication)."},
-    {"predict", (PyCFunction)bloom_predict, METH_VARARGS | METH_STATIC,
-     "predict(n, nwords, k) -> float: predicted false-positive rate of a blocked "
-     "filter with nwords 64-bit blocks, n keys and k bits per key."},
+    {"insert", (PyCFunction)bloom_insert, METH_O, BCLPY_DOC_BF_INSERT},
+    {"find", (PyCFunction)bloom_find, METH_O, BCLPY_DOC_BF_FIND},
+    {"insert_many", (PyCFunction)bloom_insert_many, METH_O, BCLPY_DOC_BF_INSERT_MANY},
+    {"find_many", (PyCFunction)bloom_find_many, METH_O, BCLPY_DOC_BF_FIND_MANY},
+    {"owner", (PyCFunction)bloom_owner, METH_O, BCLPY_DOC_BF_OWNER},
+    {"plan", (PyCFunction)(void (*)(void))bloom_plan, METH_VARARGS | METH_KEYWORDS | METH_STATIC, BCLPY_DOC_BF_PLAN},
+    {"predict", (PyCFunction)bloom_predict, METH_VARARGS | METH_STATIC, BCLPY_DOC_BF_PREDICT},
     {NULL, NULL, 0, NULL}
 };
 
@@ -447,8 +437,7 @@ static PyTypeObject BloomType = {
     .tp_repr = (reprfunc)bloom_repr,
     .tp_as_sequence = &bloom_as_sequence,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "BloomFilter(expected_items, fpr=0.01, key_type='uint64'): BCL's "
-              "distributed blocked Bloom filter (64-bit blocks).  Collective.",
+    .tp_doc = BCLPY_DOC_BLOOMFILTER,
     .tp_methods = bloom_methods,
     .tp_getset = bloom_getset,
     .tp_init = (initproc)bloom_init,

@@ -12,6 +12,7 @@
 
 #include "comm/bcl_agree.h"
 #include "elemtype.h"
+#include "binding/docstrings/collective.h"
 
 static int agreed;      /* the running collective reached bclpy_agree (GIL held) */
 
@@ -115,10 +116,8 @@ static PyObject *py_agree(PyObject *self, PyObject *args)
 }
 
 PyMethodDef bclpy_collective_methods[] = {
-    {"collective_failed", py_collective_failed, METH_O,
-     "collective_failed(what): this rank's arguments to a collective were bad."},
-    {"agree", py_agree, METH_VARARGS,
-     "agree(what, names, values): every rank passed the same values, or raise."},
+    {"collective_failed", py_collective_failed, METH_O, BCLPY_DOC_COLLECTIVE_FAILED},
+    {"agree", py_agree, METH_VARARGS, BCLPY_DOC_AGREE},
     {NULL, NULL, 0, NULL}
 };
 

@@ -8,6 +8,7 @@
 #include "bclpy.h"
 
 #include "runtime/bcl_alloc.h"
+#include "binding/docstrings/globalptr.h"
 
 static PyObject *gptr_alloc_obj(PyTypeObject *type, bcl_gptr p, PyArray_Descr *dtype)
 {
@@ -326,10 +327,8 @@ static PyObject *gptr_reduce(bclpy_GlobalPtr *self, PyObject *noargs)
 }
 
 static PyMethodDef gptr_methods[] = {
-    {"local", (PyCFunction)(void (*)(void))gptr_local, METH_VARARGS | METH_KEYWORDS,
-     "local(count=None) -> NumPy view (no copy) of this rank's memory at the pointer; "
-     "count defaults to the whole allocated block."},
-    {"__reduce__", (PyCFunction)gptr_reduce, METH_NOARGS, NULL},
+    {"local", (PyCFunction)(void (*)(void))gptr_local, METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_GPTR_LOCAL},
+    {"__reduce__", (PyCFunction)gptr_reduce, METH_NOARGS, BCLPY_DOC_GPTR_REDUCE},
     {NULL, NULL, 0, NULL}
 };
 
@@ -366,8 +365,7 @@ PyTypeObject bclpy_GlobalPtrType = {
     .tp_as_mapping = &gptr_as_mapping,
     .tp_hash = (hashfunc)gptr_hash,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "GlobalPtr(rank, offset, dtype='int64'): a typed pointer into a rank's "
-              "shared segment.",
+    .tp_doc = BCLPY_DOC_GLOBALPTR,
     .tp_richcompare = gptr_richcompare,
     .tp_methods = gptr_methods,
     .tp_getset = gptr_getset,

@@ -13,6 +13,7 @@
 
 #include "elemtype.h"
 #include "hashmap_py.h"
+#include "binding/docstrings/hashmap.h"
 
 #define CHECK(expr)                         \
     do {                                    \
@@ -549,31 +550,21 @@ static PyObject *hm_repr(bclpy_HashMap *self)
 }
 
 static PyMethodDef hm_methods[] = {
-    {"insert", (PyCFunction)(void (*)(void))hm_insert, METH_FASTCALL | METH_KEYWORDS,
-     "insert(key, value, promise=None): insert or overwrite; ContainerFull if no "
-     "free bucket is found (nothing written)."},
-    {"find", (PyCFunction)(void (*)(void))hm_find, METH_FASTCALL | METH_KEYWORDS,
-     "find(key, default=None, promise=None) -> value or default."},
-    {"get", (PyCFunction)(void (*)(void))hm_get, METH_FASTCALL,
-     "get(key, default=None) -> value or default."},
-    {"accumulate", (PyCFunction)(void (*)(void))hm_accumulate, METH_FASTCALL | METH_KEYWORDS,
-     "accumulate(key, delta=1, promise=None): atomically add delta (insert it if "
-     "the key is absent)."},
-    {"modify", (PyCFunction)(void (*)(void))hm_modify, METH_FASTCALL,
-     "modify(key, fn) -> new value: atomically replace v (None if absent) by fn(v). "
-     "fn runs while the key's bucket is locked: it must not use that key."},
+    {"insert", (PyCFunction)(void (*)(void))hm_insert, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_INSERT},
+    {"find", (PyCFunction)(void (*)(void))hm_find, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_FIND},
+    {"get", (PyCFunction)(void (*)(void))hm_get, METH_FASTCALL, BCLPY_DOC_HM_GET},
+    {"accumulate", (PyCFunction)(void (*)(void))hm_accumulate, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_ACCUMULATE},
+    {"modify", (PyCFunction)(void (*)(void))hm_modify, METH_FASTCALL, BCLPY_DOC_HM_MODIFY},
     {"insert_many", (PyCFunction)(void (*)(void))bclpy_hm_insert_many,
-     METH_FASTCALL | METH_KEYWORDS, "insert_many(keys, values, promise=None)"},
+     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_INSERT_MANY},
     {"find_many", (PyCFunction)(void (*)(void))bclpy_hm_find_many,
-     METH_FASTCALL | METH_KEYWORDS, "find_many(keys, promise=None) -> (values, found)"},
+     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_FIND_MANY},
     {"accumulate_many", (PyCFunction)(void (*)(void))bclpy_hm_accumulate_many,
-     METH_FASTCALL | METH_KEYWORDS, "accumulate_many(keys, deltas=1)"},
-    {"size", (PyCFunction)hm_size, METH_NOARGS, "Collective: number of keys."},
-    {"local_items", (PyCFunction)hm_local_items, METH_NOARGS,
-     "This rank's (key, value) pairs (call after a barrier)."},
-    {"resize", (PyCFunction)hm_resize, METH_O,
-     "resize(new_capacity): collective; keeps every entry."},
-    {"owner", (PyCFunction)hm_owner, METH_O, "owner(key) -> rank of the key's home bucket"},
+     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_ACCUMULATE_MANY},
+    {"size", (PyCFunction)hm_size, METH_NOARGS, BCLPY_DOC_HM_SIZE},
+    {"local_items", (PyCFunction)hm_local_items, METH_NOARGS, BCLPY_DOC_HM_LOCAL_ITEMS},
+    {"resize", (PyCFunction)hm_resize, METH_O, BCLPY_DOC_HM_RESIZE},
+    {"owner", (PyCFunction)hm_owner, METH_O, BCLPY_DOC_HM_OWNER},
     {NULL, NULL, 0, NULL}
 };
 
@@ -602,8 +593,7 @@ PyTypeObject bclpy_HashMapType = {
     .tp_as_mapping = &hm_as_mapping,
     .tp_as_sequence = &hm_as_sequence,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "HashMap(capacity, key_type='int64', value_type='int64'): BCL's "
-              "distributed hash table (collective constructor).",
+    .tp_doc = BCLPY_DOC_HASHMAP,
     .tp_methods = hm_methods,
     .tp_getset = hm_getset,
     .tp_init = (initproc)hm_init,

@@ -3,6 +3,7 @@
 
 #include "hashmap_py.h"
 #include "containers/bcl_hmbuffer.h"
+#include "binding/docstrings/hashmap.h"
 
 typedef struct {
     PyObject_HEAD
@@ -185,16 +186,11 @@ static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
 }
 
 static PyMethodDef hb_methods[] = {
-    {"insert", (PyCFunction)(void (*)(void))hb_insert, METH_FASTCALL,
-     "insert(key, value): buffered; in the map after flush()."},
-    {"accumulate", (PyCFunction)(void (*)(void))hb_accumulate, METH_FASTCALL,
-     "accumulate(key, delta=1): buffered; combined with the stored value at flush()."},
-    {"insert_many", (PyCFunction)(void (*)(void))hb_insert_many, METH_FASTCALL,
-     "insert_many(keys, values)"},
-    {"accumulate_many", (PyCFunction)(void (*)(void))hb_accumulate_many, METH_FASTCALL,
-     "accumulate_many(keys, deltas=1)"},
-    {"flush", (PyCFunction)hb_flush, METH_NOARGS,
-     "Collective: afterwards every buffered entry is in the hash map."},
+    {"insert", (PyCFunction)(void (*)(void))hb_insert, METH_FASTCALL, BCLPY_DOC_HB_INSERT},
+    {"accumulate", (PyCFunction)(void (*)(void))hb_accumulate, METH_FASTCALL, BCLPY_DOC_HB_ACCUMULATE},
+    {"insert_many", (PyCFunction)(void (*)(void))hb_insert_many, METH_FASTCALL, BCLPY_DOC_HB_INSERT_MANY},
+    {"accumulate_many", (PyCFunction)(void (*)(void))hb_accumulate_many, METH_FASTCALL, BCLPY_DOC_HB_ACCUMULATE_MANY},
+    {"flush", (PyCFunction)hb_flush, METH_NOARGS, BCLPY_DOC_HB_FLUSH},
     {NULL, NULL, 0, NULL}
 };
 
@@ -211,8 +207,7 @@ static PyTypeObject bclpy_HMBufType = {
     .tp_basicsize = sizeof(bclpy_HMBuf),
     .tp_dealloc = (destructor)hb_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "HashMapBuffer(hashmap, queue_size, message_size): aggregated inserts "
-              "(collective constructor).",
+    .tp_doc = BCLPY_DOC_HMBUFFER,
     .tp_methods = hb_methods,
     .tp_getset = hb_getset,
     .tp_init = (initproc)hb_init,

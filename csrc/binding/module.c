@@ -14,6 +14,7 @@
 #include "runtime/bcl_interrupt.h"
 #include "runtime/bcl_watchdog.h"
 #include "serial/bcl_object.h"
+#include "binding/docstrings/runtime.h"
 
 PyObject *bclpy_Error, *bclpy_SegmentFull, *bclpy_ContainerFull, *bclpy_Empty;
 
@@ -312,30 +313,40 @@ static PyObject *py_allreduce_inplace(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* Diagnostics for pybcl.info(): what init decided, read back from the core. */
+static PyObject *py_ranks_per_node(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    return PyLong_FromLong(bcl_rt.node_ranks);
+}
+
+static PyObject *py_progress_thread(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    return PyBool_FromLong(bcl_rt.async_progress && bcl_rt.transport == BCL_TRANSPORT_RMA);
+}
+
 PyMethodDef bclpy_runtime_methods[] = {
-    {"init", py_init, METH_VARARGS, "init(comm_address, segment_size, transport, async_progress)"},
-    {"finalize", py_finalize, METH_NOARGS, "Collective: free the segment and window."},
-    {"arm_exit_guard", py_arm_exit_guard, METH_VARARGS,
-     "arm_exit_guard(seconds, rank): end the process if exit takes longer (at exit only)."},
-    {"initialized", py_initialized, METH_NOARGS, "Whether the runtime is up."},
-    {"rank", py_rank, METH_NOARGS, "This rank."},
-    {"nprocs", py_nprocs, METH_NOARGS, "Number of ranks."},
-    {"transport", py_transport, METH_NOARGS, "'shm' or 'rma'."},
-    {"segment_size", py_segment_size, METH_NOARGS, "Bytes of each rank's segment."},
-    {"barrier", py_barrier, METH_NOARGS, "Collective: flush, then MPI barrier."},
-    {"flush", py_flush, METH_NOARGS, "Complete this rank's outstanding operations."},
-    {"progress", py_progress, METH_NOARGS, "Let RMA aimed at this rank advance."},
-    {"_flush_stats", py_flush_stats, METH_NOARGS,
-     "Debug: cumulative flush counters and the number of dirty targets (rma)."},
-    {"abort", py_abort, METH_O, "MPI_Abort the whole job with this code."},
-    {"wait_policy", py_wait_policy, METH_NOARGS,
-     "dict: policy ('patient'|'spin'), chosen_by ('cpus'|'PYBCL_WAIT'), node_ranks, node_cpus"},
-    {"watchdog_arm", py_watchdog_arm, METH_VARARGS,
-     "watchdog_arm(report_after, report_signal, report, abort_after, abort, fd, exit_code)"},
-    {"watchdog_disarm", py_watchdog_disarm, METH_NOARGS, "Cancel the armed watchdog."},
-    {"bcast_bytes", py_bcast_bytes, METH_VARARGS, "bcast_bytes(data, root) -> bytes"},
-    {"allreduce_inplace", py_allreduce_inplace, METH_VARARGS,
-     "allreduce_inplace(array, opcode)"},
+    {"init", py_init, METH_VARARGS, BCLPY_DOC_INIT},
+    {"finalize", py_finalize, METH_NOARGS, BCLPY_DOC_FINALIZE},
+    {"arm_exit_guard", py_arm_exit_guard, METH_VARARGS, BCLPY_DOC_ARM_EXIT_GUARD},
+    {"initialized", py_initialized, METH_NOARGS, BCLPY_DOC_INITIALIZED},
+    {"rank", py_rank, METH_NOARGS, BCLPY_DOC_RANK},
+    {"nprocs", py_nprocs, METH_NOARGS, BCLPY_DOC_NPROCS},
+    {"transport", py_transport, METH_NOARGS, BCLPY_DOC_TRANSPORT},
+    {"segment_size", py_segment_size, METH_NOARGS, BCLPY_DOC_SEGMENT_SIZE},
+    {"barrier", py_barrier, METH_NOARGS, BCLPY_DOC_BARRIER},
+    {"flush", py_flush, METH_NOARGS, BCLPY_DOC_FLUSH},
+    {"progress", py_progress, METH_NOARGS, BCLPY_DOC_PROGRESS},
+    {"_flush_stats", py_flush_stats, METH_NOARGS, BCLPY_DOC_FLUSH_STATS},
+    {"abort", py_abort, METH_O, BCLPY_DOC_ABORT},
+    {"bcast_bytes", py_bcast_bytes, METH_VARARGS, BCLPY_DOC_BCAST_BYTES},
+    {"allreduce_inplace", py_allreduce_inplace, METH_VARARGS, BCLPY_DOC_ALLREDUCE_INPLACE},
+    {"wait_policy", py_wait_policy, METH_NOARGS, BCLPY_DOC_WAIT_POLICY},
+    {"watchdog_arm", py_watchdog_arm, METH_VARARGS, BCLPY_DOC_WATCHDOG_ARM},
+    {"watchdog_disarm", py_watchdog_disarm, METH_NOARGS, BCLPY_DOC_WATCHDOG_DISARM},
+    {"ranks_per_node", py_ranks_per_node, METH_NOARGS, BCLPY_DOC_RANKS_PER_NODE},
+    {"progress_thread", py_progress_thread, METH_NOARGS, BCLPY_DOC_PROGRESS_THREAD},
     {NULL, NULL, 0, NULL}
 };
 

@@ -14,6 +14,7 @@
 
 #include "msgpack_py.h"
 #include "serial/bcl_hash.h"
+#include "binding/docstrings/msgpack.h"
 
 /* ----------------------------------------------------------------- packing */
 
@@ -670,26 +671,12 @@ static PyObject *py_hash_u64(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 PyMethodDef bclpy_msgpack_methods[] = {
-    {"packb", (PyCFunction)py_packb, METH_O,
-     "packb(obj) -> bytes\n\n"
-     "Serialize obj to msgpack; identical to msgpack.packb(obj, "
-     "use_bin_type=True).\nSupports None, bool, int in [-2**63, 2**64-1], "
-     "float, str, bytes-like\n(as bin), list/tuple (as array), dict (as "
-     "map)."},
-    {"unpackb", (PyCFunction)py_unpackb, METH_O,
-     "unpackb(data) -> object\n\n"
-     "Deserialize one msgpack object from a bytes-like object. Arrays "
-     "become\nlists, maps dicts, bin bytes. Raises ValueError on malformed, "
-     "truncated\nor trailing input."},
+    {"packb", (PyCFunction)py_packb, METH_O, BCLPY_DOC_PACKB},
+    {"unpackb", (PyCFunction)py_unpackb, METH_O, BCLPY_DOC_UNPACKB},
     {"hash64", (PyCFunction)(void (*)(void))py_hash64,
-     METH_VARARGS | METH_KEYWORDS,
-     "hash64(data, seed=0) -> int\n\n"
-     "XXH64 of a bytes-like object: the deterministic key hash of pybcl "
-     "containers."},
+     METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_HASH64},
     {"hash_u64", (PyCFunction)(void (*)(void))py_hash_u64,
-     METH_VARARGS | METH_KEYWORDS,
-     "hash_u64(x, seed=0) -> int\n\n"
-     "hash64 of the 8 little-endian bytes of the uint64 x (fast path)."},
+     METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_HASH_U64},
     {NULL, NULL, 0, NULL}
 };
 

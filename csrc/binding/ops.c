@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "runtime/bcl_alloc.h"
+#include "binding/docstrings/ops.h"
 
 #define CHECK(expr)                         \
     do {                                    \
@@ -265,22 +266,18 @@ static PyObject *py_bytes_in_use(PyObject *s, PyObject *noargs)
 #define FASTCALL(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL
 
 PyMethodDef bclpy_ops_methods[] = {
-    {"alloc", (PyCFunction)(void (*)(void))py_alloc, METH_VARARGS | METH_KEYWORDS,
-     "alloc(count, dtype='int64') -> GlobalPtr in this rank's segment"},
-    {"free", py_free, METH_O, "free(ptr): free a pointer this rank allocated"},
-    {"rget", py_rget, METH_VARARGS, "rget(ptr, count) -> ndarray"},
-    {"rput", py_rput, METH_VARARGS,
-     "rput(ptr, data): complete at the target after flush() or barrier()"},
-    {"fetch_and_add", FASTCALL(py_fetch_and_add), "fetch_and_add(ptr, v) -> old"},
-    {"fetch_and_or", FASTCALL(py_fetch_and_or), "fetch_and_or(ptr, v) -> old"},
-    {"fetch_and_and", FASTCALL(py_fetch_and_and), "fetch_and_and(ptr, v) -> old"},
-    {"fetch_and_xor", FASTCALL(py_fetch_and_xor), "fetch_and_xor(ptr, v) -> old"},
-    {"atomic_swap", FASTCALL(py_atomic_swap), "atomic_swap(ptr, v) -> old"},
-    {"atomic_load", py_atomic_load, METH_O, "atomic_load(ptr) -> value"},
-    {"atomic_store", FASTCALL(py_atomic_store), "atomic_store(ptr, v)"},
-    {"compare_and_swap", FASTCALL(py_compare_and_swap),
-     "compare_and_swap(ptr, expected, desired) -> old"},
-    {"bytes_in_use", py_bytes_in_use, METH_NOARGS,
-     "Bytes allocated in this rank's segment."},
+    {"alloc", (PyCFunction)(void (*)(void))py_alloc, METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_ALLOC},
+    {"free", py_free, METH_O, BCLPY_DOC_FREE},
+    {"rget", py_rget, METH_VARARGS, BCLPY_DOC_RGET},
+    {"rput", py_rput, METH_VARARGS, BCLPY_DOC_RPUT},
+    {"fetch_and_add", FASTCALL(py_fetch_and_add), BCLPY_DOC_FETCH_AND_ADD},
+    {"fetch_and_or", FASTCALL(py_fetch_and_or), BCLPY_DOC_FETCH_AND_OR},
+    {"fetch_and_and", FASTCALL(py_fetch_and_and), BCLPY_DOC_FETCH_AND_AND},
+    {"fetch_and_xor", FASTCALL(py_fetch_and_xor), BCLPY_DOC_FETCH_AND_XOR},
+    {"atomic_swap", FASTCALL(py_atomic_swap), BCLPY_DOC_ATOMIC_SWAP},
+    {"atomic_load", py_atomic_load, METH_O, BCLPY_DOC_ATOMIC_LOAD},
+    {"atomic_store", FASTCALL(py_atomic_store), BCLPY_DOC_ATOMIC_STORE},
+    {"compare_and_swap", FASTCALL(py_compare_and_swap), BCLPY_DOC_COMPARE_AND_SWAP},
+    {"bytes_in_use", py_bytes_in_use, METH_NOARGS, BCLPY_DOC_BYTES_IN_USE},
     {NULL, NULL, 0, NULL}
 };

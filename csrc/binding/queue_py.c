@@ -11,6 +11,7 @@
 
 #include "elemtype.h"
 #include "containers/bcl_queue.h"
+#include "binding/docstrings/queue.h"
 
 typedef struct {
     PyObject_HEAD
@@ -552,23 +553,15 @@ static PyObject *q_repr(QueueObject *self)
 #define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
 static PyMethodDef queue_methods[] = {
-    {"push", FASTCALL_KW(q_push),
-     "push(value, promise=None) -> bool: False if there is no room (nothing written)"},
-    {"push_many", FASTCALL_KW(q_push_many),
-     "push_many(values, promise=None) -> bool: all or nothing"},
-    {"pop", FASTCALL_KW(q_pop), "pop(promise=None): raises pybcl.Empty if empty"},
-    {"pop_many", FASTCALL_KW(q_pop_many),
-     "pop_many(n, promise=None): at most n values (ndarray for fixed dtypes, else list)"},
-    {"local_nonatomic_pop", (PyCFunction)q_local_nonatomic_pop, METH_NOARGS,
-     "Host only, nobody else using the queue: pop with local memory operations."},
-    {"local", (PyCFunction)q_local, METH_NOARGS,
-     "Host only, fixed dtypes: a NumPy view of the elements in FIFO order (made "
-     "contiguous first); valid until the next resize/migrate."},
-    {"size", (PyCFunction)q_size, METH_NOARGS, "Number of elements in the queue."},
-    {"resize", (PyCFunction)q_resize, METH_O,
-     "resize(new_capacity): collective; contents kept."},
-    {"migrate", (PyCFunction)q_migrate, METH_O,
-     "migrate(new_host): collective; contents kept."},
+    {"push", FASTCALL_KW(q_push), BCLPY_DOC_Q_PUSH},
+    {"push_many", FASTCALL_KW(q_push_many), BCLPY_DOC_Q_PUSH_MANY},
+    {"pop", FASTCALL_KW(q_pop), BCLPY_DOC_Q_POP},
+    {"pop_many", FASTCALL_KW(q_pop_many), BCLPY_DOC_Q_POP_MANY},
+    {"local_nonatomic_pop", (PyCFunction)q_local_nonatomic_pop, METH_NOARGS, BCLPY_DOC_Q_LOCAL_NONATOMIC_POP},
+    {"local", (PyCFunction)q_local, METH_NOARGS, BCLPY_DOC_Q_LOCAL},
+    {"size", (PyCFunction)q_size, METH_NOARGS, BCLPY_DOC_Q_SIZE},
+    {"resize", (PyCFunction)q_resize, METH_O, BCLPY_DOC_Q_RESIZE},
+    {"migrate", (PyCFunction)q_migrate, METH_O, BCLPY_DOC_Q_MIGRATE},
     {NULL, NULL, 0, NULL}
 };
 
@@ -595,14 +588,10 @@ static PyGetSetDef queue_getset[] = {
     }
 
 static PyTypeObject FastQueueType = QUEUE_TYPE(
-    "FastQueue",
-    "FastQueue(host, capacity, dtype='int64'): collective.  A ring buffer on rank "
-    "`host`; pushes and pops must be in phases separated by barriers.");
+    "FastQueue", BCLPY_DOC_FASTQUEUE);
 
 static PyTypeObject CircularQueueType = QUEUE_TYPE(
-    "CircularQueue",
-    "CircularQueue(host, capacity, dtype='int64'): collective.  A ring buffer on "
-    "rank `host`; concurrent push and pop are safe with no promise.");
+    "CircularQueue", BCLPY_DOC_CIRCULARQUEUE);
 
 int bclpy_register_queues(PyObject *m)
 {

@@ -10,11 +10,12 @@ are agreed on with one allgather, so no rank goes on alone.
 import argparse
 import os
 import sys
+from typing import Any, NoReturn, Optional
 
 USAGE, INPUT = 2, 1
 
 
-def world():
+def world() -> tuple[int, int, Any]:
     """(rank, size, comm) of the job, without starting pybcl."""
     from mpi4py import MPI
     c = MPI.COMM_WORLD
@@ -25,7 +26,7 @@ class InputError(ValueError):
     """Bad input found on some rank; raised on every rank with the same text."""
 
 
-def say_error(prog, message, rank=None):
+def say_error(prog: str, message: str, rank: Optional[int] = None) -> None:
     if rank is None:
         rank = world()[0]
     if rank == 0:
@@ -36,21 +37,21 @@ def say_error(prog, message, rank=None):
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line from rank 0 and exit status 2."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         say_error(self.prog, message)
         # every rank parses the same argv: a collective exit, not the
         # one-rank sys.exit(n) that pybcl turns into MPI_Abort (docs/api.md)
         raise SystemExit(USAGE)
 
 
-def agree(problem, comm=None):
+def agree(problem: Optional[str], comm: Any = None) -> Optional[str]:
     """Collective (over comm, default COMM_WORLD): the first rank's problem
     text (or None) on every rank."""
     everyone = (comm or world()[2]).allgather(problem)
     return next((p for p in everyone if p), None)
 
 
-def input_file_problem(path):
+def input_file_problem(path: str) -> Optional[str]:
     """Why `path` cannot be read as an input file, or None."""
     if not os.path.exists(path):
         return f"{path}: no such file"
@@ -61,7 +62,7 @@ def input_file_problem(path):
     return None
 
 
-def output_file_problem(option, path):
+def output_file_problem(option: str, path: Optional[str]) -> Optional[str]:
     """Why `path` cannot be written (checked now, not after the run), or None."""
     if path is None:
         return None

@@ -39,8 +39,10 @@ exchange = generate_bucket_push + exchange_wait, total.
 import json
 import sys
 import time
+from typing import Any, Optional, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 import pybcl
 from pybcl import _core
@@ -51,15 +53,18 @@ PHASES = ("generate_bucket_push", "exchange_wait", "local", "exchange", "total")
 LOCAL_PHASES = ("sort", "count")
 
 
-def _bucketize(keys, width, P):
+def _bucketize(keys: NDArray[np.int32], width: int, P: int
+               ) -> tuple[NDArray[np.int32], NDArray[Any]]:
     """(dest-sorted keys, per-destination counts) of one chunk."""
     if P == 1:
         return keys, np.array([len(keys)])
     return _core.isx_bucketize(keys, width, P)    # ISx's counting bucketize, in C
 
 
-def run_isx(keys_per_rank=1 << 22, max_key=DEFAULT_MAX_KEY, iterations=3, burn_in=1,
-            message_size=None, queue="circular", slack=None, verbose=False, local="sort"):
+def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterations: int = 3,
+            burn_in: int = 1, message_size: Optional[int] = None, queue: str = "circular",
+            slack: Optional[float] = None, verbose: bool = False,
+            local: str = "sort") -> dict[str, Any]:
     """Collective.  Returns a dict of figures (same on every rank) incl. 'verified'.
 
     message_size: keys per push_many to one rank; default 2^16 on the shm
@@ -85,7 +90,7 @@ def run_isx(keys_per_rank=1 << 22, max_key=DEFAULT_MAX_KEY, iterations=3, burn_i
     Queue = {"circular": pybcl.CircularQueue, "fast": pybcl.FastQueue}[queue]
     queues = [Queue(h, cap, "int32") for h in range(P)]
     chunk = max(1, message_size * P)
-    times = {p: [] for p in PHASES}
+    times: dict[str, list[float]] = {p: [] for p in PHASES}
     ok = True
     problems = []
 
@@ -156,7 +161,7 @@ def run_isx(keys_per_rank=1 << 22, max_key=DEFAULT_MAX_KEY, iterations=3, burn_i
     }
 
 
-def _weighted_key_sum(hist, lo, step=1 << 22):
+def _weighted_key_sum(hist: NDArray[Any], lo: int, step: int = 1 << 22) -> int:
     """sum(hist[i] * (lo + i)), in pieces (a histogram may have 2^28 bins)."""
     total = 0
     for a in range(0, len(hist), step):
@@ -165,7 +170,9 @@ def _weighted_key_sum(hist, lo, step=1 << 22):
     return total
 
 
-def _verify(view, lo, hi, N, P, sent_sum, full, counts=None):
+def _verify(view: NDArray[np.int32], lo: int, hi: int, N: int, P: int, sent_sum: int,
+            full: bool,
+            counts: Optional[tuple[NDArray[np.int32], int]] = None) -> tuple[bool, list[str]]:
     me = pybcl.rank()
     why = []
     n = len(view)
@@ -196,7 +203,7 @@ def _verify(view, lo, hi, N, P, sent_sum, full, counts=None):
     return not why, why
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = _cli.Parser(prog="python -m pybcl.apps.isx",
                      description="ISx bucket sort (weak scaling) on pybcl queues.")
     ap.add_argument("--keys-per-rank", type=int, default=1 << 22,

@@ -53,8 +53,10 @@ import os
 import resource
 import sys
 import time
+from typing import Any, Iterator, Optional, Sequence, Union
 
 import numpy as np
+from numpy.typing import NDArray
 
 import pybcl
 from pybcl import _core
@@ -79,24 +81,24 @@ class KmerInputError(_cli.InputError):
 class BytesSource:
     """FASTA/FASTQ held in memory (the demo's simulated reads)."""
 
-    def __init__(self, data, name="<memory>"):
+    def __init__(self, data: Union[bytes, bytearray, memoryview], name: str = "<memory>") -> None:
         self.data, self.name = bytes(data), name
         self.size = len(self.data)
 
-    def pieces(self, k, rank, nprocs):
+    def pieces(self, k: int, rank: int, nprocs: int) -> Iterator[NDArray[np.uint64]]:
         step = 1 << 20
         arr = _core.kmers_from_bytes(self.data, k, rank, nprocs)   # one array, handed
         for off in range(0, len(arr), step):                       # out in pieces
             yield arr[off:off + step]
 
-    def share_kmers(self, k, nprocs):
+    def share_kmers(self, k: int, nprocs: int) -> float:
         return self.size * _kmers_per_byte(self.data[:SNIFF_BYTES], k) / nprocs
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
 
-def sniff(path):
+def sniff(path: str) -> tuple[bool, Optional[str], bytes]:
     """(gzip?, format, head bytes) of a sequence file; KmerInputError if it is
     neither FASTA nor FASTQ."""
     with open(path, "rb") as fh:
@@ -118,7 +120,7 @@ def sniff(path):
     return gz, "fasta" if body[:1] == b">" else "fastq", head
 
 
-def _check_head(path, head, whole, k=31):
+def _check_head(path: str, head: bytes, whole: bool, k: int = 31) -> float:
     """Parse the sample (whole records of it) now, so a malformed file fails
     before any work; returns k-mers per byte (0.5 if the sample is too short).
     Only a record cut by the end of the sample may look truncated."""
@@ -136,7 +138,7 @@ def _check_head(path, head, whole, k=31):
         return 0.5
 
 
-def _kmers_per_byte(head, k):
+def _kmers_per_byte(head: bytes, k: int) -> float:
     """k-mers per input byte in a sample (whole records of it); 0.5 if unknown."""
     try:
         return _check_head("", head, False, k)
@@ -144,7 +146,7 @@ def _kmers_per_byte(head, k):
         return 0.5
 
 
-def _four_line_fastq(head):
+def _four_line_fastq(head: bytes) -> bool:
     """Does the sample look like 4-line FASTQ (what byte-range splitting needs)?"""
     lines = head.split(b"\n")[:-1][:400]
     lines = lines[:len(lines) // 4 * 4]
@@ -158,7 +160,7 @@ def _four_line_fastq(head):
 
 
 class FileSource:
-    def __init__(self, path):
+    def __init__(self, path: str) -> None:
         problem = _cli.input_file_problem(path)
         if problem:
             raise KmerInputError(problem)
@@ -174,13 +176,13 @@ class FileSource:
             head.count(b"\n>") >= 64 or (len(head) == self.size and head.count(b"\n>") >= 1))
         self.mode = "byte ranges" if self.splittable else "stream, blocks dealt round-robin"
 
-    def share_kmers(self, k, nprocs):
+    def share_kmers(self, k: int, nprocs: int) -> float:
         """About how many k-mers each rank gets (sizes the first table)."""
         stream_bytes = self.size * (4 if self.gz else 1)    # gzip: FASTQ shrinks ~4x
         return stream_bytes * _kmers_per_byte(self.head, k) / nprocs
 
-    def pieces(self, k, rank, nprocs):
-        if self.splittable and nprocs > 1:
+    def pieces(self, k: int, rank: int, nprocs: int) -> Iterator[NDArray[np.uint64]]:
+        if self.splittable and self.fmt is not None and nprocs > 1:
             lo = _core.seq_resync(self.path, self.size, self.size * rank // nprocs, self.fmt)
             hi = _core.seq_resync(self.path, self.size, self.size * (rank + 1) // nprocs,
                                   self.fmt)
@@ -192,14 +194,15 @@ class FileSource:
         finally:
             reader.close()
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.path
 
 
-def read_genome(path):
+def read_genome(path: str) -> bytes:
     """Sequence bytes of a (gzipped) FASTA, records concatenated with 'N'."""
     opener = gzip.open if open(path, "rb").read(2) == b"\x1f\x8b" else open
-    seqs, cur = [], []
+    seqs: list[bytes] = []
+    cur: list[bytes] = []
     with opener(path, "rb") as fh:
         for line in fh:
             if line.startswith(b">"):
@@ -213,7 +216,8 @@ def read_genome(path):
     return b"N".join(seqs)
 
 
-def demo_reads(coverage=30, length=100, error_rate=0.01, seed=1, genome_path=DEMO_GENOME):
+def demo_reads(coverage: float = 30, length: int = 100, error_rate: float = 0.01, seed: int = 1,
+               genome_path: str = DEMO_GENOME) -> bytes:
     """Reads simulated (PCG32, deterministic) from the genome the package ships."""
     genome = read_genome(genome_path)
     n = int(round(coverage * len(genome) / length))
@@ -225,11 +229,11 @@ def demo_reads(coverage=30, length=100, error_rate=0.01, seed=1, genome_path=DEM
 class Progress:
     """A progress line on stderr (rank 0), at most every `every` seconds."""
 
-    def __init__(self, enabled, every=2.0):
+    def __init__(self, enabled: bool, every: float = 2.0) -> None:
         self.enabled, self.every = enabled, every
         self.t0 = self.last = time.perf_counter()
 
-    def __call__(self, phase, kmers, force=False):
+    def __call__(self, phase: str, kmers: int, force: bool = False) -> None:
         now = time.perf_counter()
         if not self.enabled or (not force and now - self.last < self.every):
             return
@@ -240,12 +244,15 @@ class Progress:
         sys.stderr.flush()
 
 
-def peak_rss_bytes():
+def peak_rss_bytes() -> int:
     """This process's peak resident set size (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def _as_source(s):
+Source = Union["BytesSource", "FileSource"]
+
+
+def _as_source(s: Union[Source, bytes, bytearray, memoryview, str]) -> Source:
     if isinstance(s, (BytesSource, FileSource)):
         return s
     if isinstance(s, (bytes, bytearray, memoryview)):
@@ -253,13 +260,14 @@ def _as_source(s):
     return FileSource(os.fspath(s))
 
 
-def _pieces(srcs, k, me, P):
+def _pieces(srcs: Sequence[Source], k: int, me: int, P: int) -> Iterator[NDArray[np.uint64]]:
     """This rank's k-mer arrays, file after file (file i's blocks rotated by i)."""
     for i, src in enumerate(srcs):
         yield from src.pieces(k, (me - i) % P if not getattr(src, "splittable", False) else me, P)
 
 
-def _add_noting(table, kmers, problem):
+def _add_noting(table: _core.KmerTable, kmers: NDArray[np.uint64],
+                problem: Optional[str]) -> Optional[str]:
     """table.add with a failure (out of memory) noted, not raised: this rank must
     still take part in the round's collectives, where every rank learns of it."""
     if problem is None:
@@ -270,9 +278,11 @@ def _add_noting(table, kmers, problem):
     return problem
 
 
-def count_kmers(sources, k=31, bloom=False, capacity=None, queue_size=None,
-                message_size=None, progress=False, bloom_bits_per_kmer=BLOOM_BITS_PER_KMER,
-                items=True, top=10):
+def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, str]], k: int = 31,
+                bloom: bool = False, capacity: Optional[int] = None,
+                queue_size: Optional[int] = None, message_size: Optional[int] = None,
+                progress: bool = False, bloom_bits_per_kmer: float = BLOOM_BITS_PER_KMER,
+                items: bool = True, top: int = 10) -> dict[str, Any]:
     """Collective.  Counts the canonical k-mers of `sources` (paths or bytes).
 
     Returns a dict: 'keys', 'counts' (this rank's table entries; counts as
@@ -338,21 +348,22 @@ def count_kmers(sources, k=31, bloom=False, capacity=None, queue_size=None,
         except (ValueError, OSError) as e:
             raise KmerInputError(str(e)) from None
     else:
-        pending = []                 # (owner, k-mers) its queue had no room for yet
+        pending: list[tuple[int, NDArray[np.uint64]]] = []   # (owner, k-mers) its queue had no room for yet
         more = True
         problem = None
         while True:
             rounds += 1
             if not pending and more and problem is None:
+                piece: Optional[NDArray[np.uint64]]
                 try:
-                    arr = next(it, None)
+                    piece = next(it, None)
                 except (ValueError, OSError) as e:
-                    arr, problem = None, str(e)
-                if arr is None:
+                    piece, problem = None, str(e)
+                if piece is None:
                     more = False
                 else:
-                    read += len(arr)
-                    grouped, counts = _core.kmer_partition(arr, P)
+                    read += len(piece)
+                    grouped, counts = _core.kmer_partition(piece, P)
                     ends = np.cumsum(counts)
                     for j in range(P):            # own part first, then the next ranks over
                         r = (me + j) % P
@@ -361,6 +372,7 @@ def count_kmers(sources, k=31, bloom=False, capacity=None, queue_size=None,
                             problem = _add_noting(table, part, problem)
                         elif len(part):
                             pending.append((r, part))
+            assert queues is not None                     # P > 1
             pending = [(r, part) for r, part in pending if not queues[r].push_many(part)]
             pybcl.barrier()
             inbox = queues[me]
@@ -431,11 +443,11 @@ def count_kmers(sources, k=31, bloom=False, capacity=None, queue_size=None,
 
 # ---- output -----------------------------------------------------------------------
 
-def histo_lines(hist):
+def histo_lines(hist: NDArray[np.int64]) -> str:
     return "".join(f"{c} {int(n)}\n" for c, n in enumerate(hist) if c > 0 and n > 0)
 
 
-def top_kmers(res, n=10):
+def top_kmers(res: dict[str, Any], n: int = 10) -> list[tuple[int, int]]:
     """Collective: the n most frequent k-mers (same list on every rank)."""
     keys, counts = (res["keys"], res["counts"]) if "keys" in res else res["top"]
     if "keys" not in res and n > res["top_n"]:
@@ -455,7 +467,7 @@ def top_kmers(res, n=10):
     return merged[:n]
 
 
-def write_counts(res, path, k):
+def write_counts(res: dict[str, Any], path: str, k: int) -> None:
     """Collective: ranks append their entries (sorted by code) in turn, rank 0 first."""
     me, P = pybcl.rank(), pybcl.nprocs()
     order = np.argsort(res["keys"])
@@ -467,7 +479,7 @@ def write_counts(res, path, k):
         pybcl.barrier()
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = _cli.Parser(
         prog="python -m pybcl.apps.kmer",
         description="Count canonical k-mers of FASTA/FASTQ files (gzipped or not) with "
@@ -507,7 +519,7 @@ def main(argv=None):
     problem = next(filter(None, (_cli.output_file_problem(o, p) for o, p in
                                  (("--histo", args.histo), ("--counts", args.counts),
                                   ("--json", args.json)))), None)
-    sources = []
+    sources: list[Source] = []
     if problem is None:
         try:
             if args.demo:
@@ -561,8 +573,8 @@ def main(argv=None):
         print(f"histogram head (count  number of k-mers)"
               f"{' -- count 1 derived' if args.bloom else ''}:")
         for line in head:
-            c, n = line.split()
-            print(f"  {int(c):5d}  {int(n):,}")
+            count, number = line.split()
+            print(f"  {int(count):5d}  {int(number):,}")
         sys.stdout.flush()
     pybcl.barrier()
     return 0

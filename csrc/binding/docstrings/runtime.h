@@ -1,0 +1,131 @@
+/*
+ * docstrings/runtime.h -- docstrings of the runtime functions (module.c).
+ * Text-signature form: "name(args)\n--\n\n" (see README.md in this folder).
+ */
+#ifndef BCLPY_DOC_RUNTIME_H
+#define BCLPY_DOC_RUNTIME_H
+
+#define BCLPY_DOC_INIT \
+    "init(comm_address, segment_size, transport, async_progress, /)\n--\n\n" \
+    "Internal: start the runtime.  Collective.  Use pybcl.init() instead.\n\n" \
+    "comm_address: address of an MPI_Comm handle (mpi4py's MPI._addressof);\n" \
+    "segment_size: bytes per rank; transport: 'auto', 'shm' or 'rma';\n" \
+    "async_progress: start the progress thread (rma only).\n" \
+    "Raises ValueError for a bad size or transport, SegmentFull when the\n" \
+    "segment cannot be allocated, pybcl.Error when MPI fails."
+
+#define BCLPY_DOC_FINALIZE \
+    "finalize()\n--\n\n" \
+    "Collective: complete outstanding operations, free the segment, the window\n" \
+    "and the communicator (MPI itself is finalized only if pybcl started it).\n" \
+    "Also runs at interpreter exit."
+
+#define BCLPY_DOC_ARM_EXIT_GUARD \
+    "arm_exit_guard(seconds, rank, /)\n--\n\n" \
+    "Internal, at interpreter exit only (after finalize()'s last barrier):\n" \
+    "start a detached thread that ends this process with exit status 0 if\n" \
+    "MPI's teardown has not returned `seconds` (float > 0) later, reporting\n" \
+    "`rank` (int) on stderr.  Bounds MPICH 4.0.2 + UCX TCP's MPI_Finalize hang\n" \
+    "(docs/multinode.md; PYBCL_FINALIZE_TIMEOUT).  Local."
+
+#define BCLPY_DOC_INITIALIZED \
+    "initialized()\n--\n\n" \
+    "Return True while the runtime is up (between init() and finalize()).\n" \
+    "Local; never initialises anything."
+
+#define BCLPY_DOC_RANK \
+    "rank()\n--\n\n" \
+    "Return this process's rank in pybcl's communicator (int).  Local;\n" \
+    "initialises the runtime with the defaults if needed."
+
+#define BCLPY_DOC_NPROCS \
+    "nprocs()\n--\n\n" \
+    "Return the number of ranks in pybcl's communicator (int).  Local;\n" \
+    "initialises the runtime with the defaults if needed."
+
+#define BCLPY_DOC_TRANSPORT \
+    "transport()\n--\n\n" \
+    "Return the transport in use: 'shm' (all ranks on one node: loads, stores\n" \
+    "and CPU atomics on one MPI shared-memory window) or 'rma' (MPI-3\n" \
+    "passive-target RMA).  Chosen at init from PYBCL_TRANSPORT=auto|shm|rma.\n" \
+    "Local."
+
+#define BCLPY_DOC_SEGMENT_SIZE \
+    "segment_size()\n--\n\n" \
+    "Return the size in bytes of each rank's shared segment (the smallest size\n" \
+    "any rank asked for, rounded down to 64 bytes).  Local."
+
+#define BCLPY_DOC_BARRIER \
+    "barrier()\n--\n\n" \
+    "Collective: complete all of this rank's outstanding remote operations,\n" \
+    "then an MPI barrier.  Afterwards every rank sees every write made before\n" \
+    "it; also reclaims storage of overwritten variable-length values.\n" \
+    "Raises pybcl.Error if MPI fails."
+
+#define BCLPY_DOC_FLUSH \
+    "flush()\n--\n\n" \
+    "Complete this rank's outstanding remote operations (local and remote\n" \
+    "completion), e.g. the puts of rput().  Not collective."
+
+#define BCLPY_DOC_PROGRESS \
+    "progress()\n--\n\n" \
+    "Let remote operations aimed at this rank advance.  Call it now and then\n" \
+    "during long compute phases outside pybcl on the rma transport (or set\n" \
+    "PYBCL_ASYNC_PROGRESS=1).  Not collective; cheap on shm."
+
+#define BCLPY_DOC_FLUSH_STATS \
+    "_flush_stats()\n--\n\n" \
+    "Debug: a dict of cumulative flush counters (flushes, targets_flushed,\n" \
+    "flush_all_calls), the number of dirty targets now, and whether a full\n" \
+    "flush may trust the dirty set (flush_all_trusted; rma).  Local."
+
+#define BCLPY_DOC_ABORT \
+    "abort(code, /)\n--\n\n" \
+    "MPI_Abort the whole job with exit code `code` (int).  Does not return."
+
+#define BCLPY_DOC_BCAST_BYTES \
+    "bcast_bytes(data, root, /)\n--\n\n" \
+    "Internal, collective: return root's bytes `data` on every rank (others\n" \
+    "pass None).  pybcl.broadcast() is the public form."
+
+#define BCLPY_DOC_ALLREDUCE_INPLACE \
+    "allreduce_inplace(array, opcode, /)\n--\n\n" \
+    "Internal, collective: reduce a contiguous NumPy array in place over all\n" \
+    "ranks; opcode indexes (sum, prod, min, max, land, lor, band, bor, bxor).\n" \
+    "pybcl.allreduce() is the public form."
+
+#define BCLPY_DOC_WAIT_POLICY \
+    "wait_policy()\n--\n\n" \
+    "Return how blocked calls wait, as a dict: policy ('spin': busy-poll MPI,\n" \
+    "the fastest when every rank has a CPU; 'patient': poll and yield the CPU,\n" \
+    "chosen when some node runs more ranks than the CPUs they may use),\n" \
+    "chosen_by ('cpus', or 'PYBCL_WAIT' when PYBCL_WAIT=patient|spin forced it),\n" \
+    "node_ranks (ranks on this rank's node) and node_cpus (CPUs they may use\n" \
+    "together: affinity union and cgroup quota).  One policy for the whole job.\n" \
+    "Local."
+
+#define BCLPY_DOC_WATCHDOG_ARM \
+    "watchdog_arm(report_after, report_signal, report, abort_after, abort, fd, exit_code, /)\n--\n\n" \
+    "Internal (the test suite's per-test time limit): arm this process's C\n" \
+    "watchdog thread.  After report_after seconds (float; < 0: never) write\n" \
+    "`report` (str or None) to file descriptor fd and raise report_signal (int;\n" \
+    "0: none); after abort_after seconds write `abort` (str or None) and\n" \
+    "MPI_Abort the job with exit_code.  Replaces any armed plan; needs no init.\n" \
+    "Local."
+
+#define BCLPY_DOC_WATCHDOG_DISARM \
+    "watchdog_disarm()\n--\n\n" \
+    "Internal: cancel the plan armed by watchdog_arm(), if any.  Local."
+
+#define BCLPY_DOC_RANKS_PER_NODE \
+    "ranks_per_node()\n--\n\n" \
+    "Return the number of ranks of pybcl's communicator on this rank's node\n" \
+    "(measured at init with MPI_Comm_split_type; wait_policy()['node_ranks']).\n" \
+    "Local."
+
+#define BCLPY_DOC_PROGRESS_THREAD \
+    "progress_thread()\n--\n\n" \
+    "Return True if pybcl's progress thread runs in this process\n" \
+    "(PYBCL_ASYNC_PROGRESS=1 on the rma transport).  Local."
+
+#endif /* BCLPY_DOC_RUNTIME_H */

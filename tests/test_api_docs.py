@@ -1,0 +1,147 @@
+"""Every public callable has a signature and a docstring, and the type stubs
+(pybcl/_core.pyi) agree with the C signatures.
+
+inspect.signature() of a C function reads the text signature at the head of
+its docstring (csrc/binding/docstrings/); without one, IDEs and help() show
+no parameters.  The stubs are what mypy and IDEs check user code against, so
+a parameter renamed or added in C and not in the stub fails here.
+"""
+import ast
+import inspect
+import os
+import subprocess
+import sys
+
+import pytest
+
+import pybcl
+from pybcl import _core
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONTAINERS = [pybcl.HashMap, pybcl.HashMapBuffer, pybcl.FastQueue, pybcl.CircularQueue,
+              pybcl.BloomFilter, pybcl.DArray, pybcl.Array, pybcl.GlobalPtr]
+MIN_DOC = 40          # characters: more than a one-word placeholder
+
+
+def public_callables():
+    for name in pybcl.__all__:
+        obj = getattr(pybcl, name)
+        if callable(obj) and not (isinstance(obj, type) and issubclass(obj, BaseException)):
+            yield f"pybcl.{name}", obj
+    for cls in CONTAINERS:
+        for name in dir(cls):
+            if not name.startswith("_"):
+                attr = getattr(cls, name)
+                if callable(attr):
+                    yield f"pybcl.{cls.__name__}.{name}", attr
+    for name in dir(_core):
+        obj = getattr(_core, name)
+        if callable(obj) and not name.startswith("_") and not (
+                isinstance(obj, type) and issubclass(obj, BaseException)):
+            yield f"pybcl._core.{name}", obj
+
+
+@pytest.mark.parametrize("name,obj", list(public_callables()), ids=lambda v: v
+                         if isinstance(v, str) else "")
+def test_signature_and_docstring(name, obj):
+    inspect.signature(obj)                       # raises ValueError without one
+    doc = inspect.getdoc(obj) or ""
+    assert len(doc) >= MIN_DOC, f"{name}: docstring missing or too short: {doc!r}"
+
+
+def test_collective_calls_say_so():
+    for obj in (pybcl.init, pybcl.finalize, pybcl.barrier, pybcl.broadcast, pybcl.allreduce,
+                pybcl.HashMap, pybcl.HashMap.size, pybcl.HashMap.resize, pybcl.FastQueue,
+                pybcl.CircularQueue.resize, pybcl.CircularQueue.migrate, pybcl.BloomFilter,
+                pybcl.DArray, pybcl.Array, pybcl.HashMapBuffer.flush):
+        assert "ollective" in inspect.getdoc(obj), obj
+
+
+# ---- the stubs ------------------------------------------------------------------
+
+def _stub_params(fn):
+    """[(name, kind, has_default)] of an ast.FunctionDef, as inspect reports them."""
+    a = fn.args
+    out = []
+    pos = a.posonlyargs + a.args
+    defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
+    for i, (arg, d) in enumerate(zip(pos, defaults)):
+        kind = "POSITIONAL_ONLY" if i < len(a.posonlyargs) else "POSITIONAL_OR_KEYWORD"
+        out.append((arg.arg, kind, d is not None))
+    for arg, d in zip(a.kwonlyargs, a.kw_defaults):
+        out.append((arg.arg, "KEYWORD_ONLY", d is not None))
+    return out
+
+
+def _runtime_params(obj):
+    params = list(inspect.signature(obj).parameters.values())
+    return [(p.name, p.kind.name, p.default is not p.empty) for p in params]
+
+
+def _self_any_kind(params):
+    """A C method's self is positional-only; a stub writes it plainly."""
+    return [(n, "SELF", d) if n == "self" and i == 0 else (n, k, d)
+            for i, (n, k, d) in enumerate(params)]
+
+
+def _stub_defs():
+    tree = ast.parse(open(os.path.join(ROOT, "pybcl", "_core.pyi")).read())
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            yield node.name, getattr(_core, node.name), node
+    for cname, cls in classes.items():
+        if cname.startswith("_") or issubclass(getattr(_core, cname), BaseException):
+            continue
+        runtime_cls = getattr(_core, cname)
+        methods = {}
+        for klass in [cls] + [classes[b.id] for b in cls.bases if isinstance(b, ast.Name)
+                              and b.id in classes]:
+            for n in klass.body:
+                if isinstance(n, ast.FunctionDef) and n.name not in methods:
+                    methods[n.name] = n
+        for mname, fn in methods.items():
+            if mname == "__init__":
+                yield cname, runtime_cls, fn
+            elif not mname.startswith("__") and not any(
+                    isinstance(d, ast.Name) and d.id == "property" for d in fn.decorator_list):
+                if hasattr(runtime_cls, mname):
+                    yield f"{cname}.{mname}", getattr(runtime_cls, mname), fn
+                else:   # erase/erase_many land with the mapping branch
+                    assert mname in {"erase", "erase_many"}, mname
+
+
+def test_stubs_match_the_c_signatures():
+    problems = []
+    for name, obj, fn in _stub_defs():
+        stub = _stub_params(fn)
+        if isinstance(obj, type):
+            stub = stub[1:]                      # __init__'s self
+        stub, runtime = _self_any_kind(stub), _self_any_kind(_runtime_params(obj))
+        if stub != runtime:
+            problems.append(f"{name}: stub {stub} != C {runtime}")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_core_callable_has_a_stub():
+    text = open(os.path.join(ROOT, "pybcl", "_core.pyi")).read()
+    tree = ast.parse(text)
+    names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    names |= {t.id for n in tree.body if isinstance(n, ast.AnnAssign)
+              for t in [n.target] if isinstance(t, ast.Name)}
+    missing = [n for n in dir(_core) if not n.startswith("_") and n not in names]
+    assert not missing, missing
+
+
+def test_py_typed_is_shipped():
+    assert os.path.exists(os.path.join(ROOT, "pybcl", "py.typed"))
+    assert "py.typed" in open(os.path.join(ROOT, "pyproject.toml")).read()
+
+
+@pytest.mark.serial_only
+def test_mypy_strict_on_examples_and_apps():
+    pytest.importorskip("mypy")
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                           os.path.join(ROOT, "examples"), os.path.join(ROOT, "pybcl", "apps")],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -1,0 +1,35 @@
+"""The docs site's sources are in step with the tree: every note is in the
+site, and the benchmark tables match the results files.  (The site itself is
+built with warnings as errors by scripts/build_docs.sh, in CI.)"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = os.path.join(ROOT, "docs")
+
+
+def test_every_note_is_in_the_site():
+    index = open(os.path.join(DOCS, "index.md")).read()
+    listed = set(re.findall(r"^([a-z_]+)$", index, re.M))
+    notes = {f[:-3] for f in os.listdir(DOCS) if f.endswith(".md") and f != "index.md"}
+    assert notes <= listed | {n for n in notes if f"{{doc}}`{n}`" in index}, notes - listed
+
+
+def test_benchmark_tables_match_the_results():
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "bench_tables.py"),
+                           "--check"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_one_results_file_per_benchmark():
+    """No experiment logs beside the results: one script and one results file
+    per benchmark (no run_X_variant.sh next to run_X.sh, no X_variant.jsonl)."""
+    floor = os.path.join(ROOT, "benchmarks", "floor")
+    runs = {f[4:].rsplit(".", 1)[0] for f in os.listdir(floor) if f.startswith("run_")}
+    programs = {f[:-2] for f in os.listdir(floor) if f.endswith(".c")}
+    variants = [a for a in runs for b in runs if a != b and a.startswith(b + "_")]
+    assert not variants, variants
+    stems = [f.split(".", 1)[0] for f in os.listdir(os.path.join(floor, "results"))]
+    assert len(stems) == len(set(stems)) and set(stems) <= runs | programs, stems

@@ -59,7 +59,8 @@ enum phase {
     PH_RESR,     /* fetch-or the writer's bit, reader count held (accumulate)  */
     PH_KEYS,     /* read the key, reader count held (accumulate)               */
     PH_ADD,      /* atomic add to the value, reader count held                 */
-    PH_GET       /* read the whole bucket (find-only promise)                  */
+    PH_GET,      /* read the whole bucket (find-only promise)                  */
+    PH_VERIFY    /* read the key again under the lock (erase + reuse: ABA)     */
 };
 
 typedef struct op {
@@ -71,6 +72,15 @@ typedef struct op {
     uint64_t res;             /* result of the step's fetch-op              */
     uint64_t publish;         /* added to the status to publish             */
     size_t src;               /* index in the caller's arrays               */
+    /* Deletion (bcl_hashmap.h): a FREE bucket we reserved is published only
+     * if the home's placement word still reads e0 (no tombstone placement
+     * of a key homed there started or ended); keys that meet a tombstone or
+     * fail that check finish with the scalar protocol after the batch. */
+    bcl_gptr home;            /* status word of the key's home bucket       */
+    uint64_t e0, chk;         /* home's meta bits: first seen, re-read      */
+    uint64_t undo;            /* gives back a reserved FREE bucket          */
+    uint64_t cas_exp, cas_des;/* PH_LOCK's operands (live until the flush)  */
+    int have_e0, fresh, scalar;
 } op;
 
 /* Indexed fetch-ops of one round to one rank with one operation. */
@@ -106,7 +116,8 @@ typedef struct batch {
 #define R (uint64_t)BCL_HM_READER
 #define STATE(x) ((x) & BCL_HM_STATE)
 #define BUSY(x) ((x) & BCL_HM_BUSY)
-#define READERS(x) ((x) >> 2)
+#define READERS(x) BCL_HM_READERS(x)
+#define META(x) ((x) & BCL_HM_META)
 #define UNDO ((uint64_t)0 - 1u)          /* READY+BUSY (3) -> READY           */
 
 static unsigned char *entry(batch *bt, op *o) { return bt->buf + (size_t)(o - bt->ops) * bt->stride; }
@@ -270,6 +281,14 @@ static void post_later(op *o, uint64_t v)
 
 static enum kind kind_of(batch *bt, op *o) { return o->fell_back ? K_FIND : bt->kind; }
 
+/* Finish this key with the scalar protocol after the batch (it holds
+ * nothing once its posted release is issued). */
+static void to_scalar(op *o)
+{
+    o->scalar = 1;
+    o->phase = PH_DONE;
+}
+
 static bcl_status issue(batch *bt, op *o)
 {
     const bcl_hashmap *m = bt->m;
@@ -287,8 +306,9 @@ static bcl_status issue(batch *bt, op *o)
         s = emit_read(bt, bcl_hm_at(st, 8), readbuf(bt, o), kw);
         break;
     case PH_LOCK: {
-        static const uint64_t ready = BCL_HM_READY, reserved = BCL_HM_RESERVED;
-        s = bcl_cas_nb(st, 8, &ready, &reserved, &o->res);
+        o->cas_exp = META(o->res) | BCL_HM_READY;     /* no readers, no writer */
+        o->cas_des = META(o->res) | BCL_HM_RESERVED;
+        s = bcl_cas_nb(st, 8, &o->cas_exp, &o->cas_des, &o->res);
         if (s == BCL_OK && bt->rma)
             grp(bt, st.rank, G_ADD);     /* flush this rank */
         break;
@@ -298,6 +318,11 @@ static bcl_status issue(batch *bt, op *o)
         break;
     case PH_PUT:
         s = emit_write(bt, bcl_hm_at(st, 8), entry(bt, o), m->bsize - 8);
+        if (s == BCL_OK && o->fresh)      /* the placement check, same round */
+            s = emit_fetch(bt, o->home, BCL_OP_NOOP, 0, &o->chk, &issued);
+        break;
+    case PH_VERIFY:
+        s = emit_read(bt, bcl_hm_at(st, 8), readbuf(bt, o), kw);
         break;
     case PH_PUTVAL:
         s = emit_write(bt, bcl_hm_at(st, m->val_off), val_of(bt, o), vw);
@@ -350,6 +375,12 @@ static void on_status(batch *bt, op *o, uint64_t cur)
     if (BUSY(cur)) {
         o->phase = PH_WAIT;
         o->waiting = 1;
+    } else if (STATE(cur) == BCL_HM_TOMB) {
+        post_later(o, (uint64_t)0 - R);
+        if (kind_of(bt, o) == K_FIND)
+            advance(bt, o, PH_ACQ);                 /* a miss goes on */
+        else
+            to_scalar(o);                           /* reuse it: scalar */
     } else if (STATE(cur) == BCL_HM_READY) {
         o->phase = kind_of(bt, o) == K_FIND ? PH_READ : PH_KEYS;
     } else if (kind_of(bt, o) == K_FIND) {          /* FREE: not found */
@@ -370,13 +401,22 @@ static void complete(batch *bt, op *o)
 {
     const bcl_hashmap *m = bt->m;
     unsigned char *rb = readbuf(bt, o);
+    if (!o->have_e0 && (o->phase == PH_RES || o->phase == PH_ACQ)) {
+        o->have_e0 = 1;                   /* the first look at the home */
+        o->e0 = META(o->res);
+    }
     switch (o->phase) {
     case PH_RES:
         if (STATE(o->res) == BCL_HM_FREE) {           /* reserved: ours */
             o->phase = PH_PUT;
             o->publish = BCL_HM_READY - BCL_HM_RESERVED;
+            o->fresh = 1;
+            o->undo = (uint64_t)0 - BCL_HM_RESERVED;
         } else if (BUSY(o->res)) {                    /* someone else's */
             o->waiting = 1;
+        } else if (STATE(o->res) == BCL_HM_TOMB) {    /* we hold TOMB|BUSY */
+            post_later(o, UNDO);
+            to_scalar(o);
         } else {                                      /* READY: we hold 3 */
             o->locked = READERS(o->res) == 0;
             if (!o->locked)
@@ -400,11 +440,21 @@ static void complete(batch *bt, op *o)
         }
         break;
     case PH_LOCK:
-        if (o->res == BCL_HM_READY) {
+        if (o->res == o->cas_exp) {
+            o->phase = PH_VERIFY;         /* erased and reused meanwhile? */
+        } else if (!BUSY(o->res) && STATE(o->res) != BCL_HM_READY) {
+            to_scalar(o);                 /* erased meanwhile: nothing held */
+        } else {
+            o->waiting = 1;
+        }
+        break;
+    case PH_VERIFY:
+        if (key_eq(bt, o, rb)) {
             o->publish = BCL_HM_READY - BCL_HM_RESERVED;
             value_step(bt, o);
         } else {
-            o->waiting = 1;
+            post_later(o, BCL_HM_READY - BCL_HM_RESERVED);   /* unlock */
+            to_scalar(o);
         }
         break;
     case PH_GETVAL: {
@@ -416,6 +466,13 @@ static void complete(batch *bt, op *o)
         break;
     }
     case PH_PUT:
+        if (o->fresh && (META(o->chk) != o->e0 || (o->chk & BCL_HM_PLOCK))) {
+            post_later(o, o->undo);       /* a tombstone placement raced */
+            to_scalar(o);
+            break;
+        }
+        o->phase = PH_PUBLISH;
+        break;
     case PH_PUTVAL:
         o->phase = PH_PUBLISH;
         break;
@@ -442,6 +499,8 @@ static void complete(batch *bt, op *o)
         if (STATE(o->res) == BCL_HM_FREE) {
             o->phase = PH_PUT;       /* publish: READY and drop our count */
             o->publish = (uint64_t)(BCL_HM_READY - BCL_HM_RESERVED) - R;
+            o->fresh = 1;
+            o->undo = (uint64_t)0 - BCL_HM_RESERVED - R;
         } else if (BUSY(o->res)) {
             o->phase = PH_WAIT;
             o->waiting = 1;
@@ -467,6 +526,8 @@ static void complete(batch *bt, op *o)
         memcpy(&s, rb, 8);
         if (STATE(s) == BCL_HM_FREE && !BUSY(s)) {
             o->phase = PH_DONE;
+        } else if (STATE(s) == BCL_HM_TOMB && !BUSY(s)) {
+            advance(bt, o, PH_GET);
         } else if (BUSY(s)) {
             /* A writer after all: redo this key with the atomic protocol. */
             uint64_t idx = 0;
@@ -586,6 +647,27 @@ static int first_phase(enum kind k)
     }
 }
 
+/* The keys the batch handed over (to_scalar): the scalar protocol reuses
+ * tombstones under the placement lock.  A full table counts like the
+ * batch's own full keys. */
+static bcl_status run_scalar(batch *bt)
+{
+    const bcl_hashmap *m = bt->m;
+    for (size_t i = 0; i < bt->n; i++) {
+        op *o = &bt->ops[i];
+        if (!o->scalar)
+            continue;
+        bcl_hm_key k = bcl_hm_key_make(key_of(bt, o), m->key_size);
+        bcl_status st = bt->kind == K_INSERT ? bcl_hm_insert(m, &k, val_of(bt, o), 0)
+                                             : bcl_hm_accumulate(m, &k, val_of(bt, o));
+        if (st == BCL_ERR_FULL)
+            o->full = 1;
+        else if (st != BCL_OK)
+            return st;
+    }
+    return BCL_OK;
+}
+
 /* One chunk: keys[0..n), vals (insert/accumulate), out/found (find). */
 static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned char *vals,
                             size_t vstride, size_t *n_full)
@@ -604,6 +686,7 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
         bcl_hm_probe_init(m, &o->pr, hash[i]);
         o->src = i;
         advance(bt, o, first_phase(bt->kind));
+        o->home = o->b;
     }
     bcl_status st = BCL_OK;
     if (bt->kind == K_INSERT || bt->kind == K_ACC_SHARED || bt->kind == K_ACC_LOCKED)
@@ -611,6 +694,8 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
     free(hash);
     if (st == BCL_OK)
         st = run(bt);
+    if (st == BCL_OK)
+        st = run_scalar(bt);
     for (size_t i = 0; st == BCL_OK && i < bt->n; i++) {
         if (bt->found)
             bt->found[i] = (unsigned char)bt->ops[i].found;

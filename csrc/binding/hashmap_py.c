@@ -297,10 +297,8 @@ static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
         PyErr_SetString(bclpy_Error, "HashMap is not initialised");
         return -1;
     }
-    if (!value) {
-        PyErr_SetString(PyExc_TypeError, "HashMap does not support deleting keys");
-        return -1;
-    }
+    if (!value)
+        return bclpy_hm_delitem(self, key);
     PyObject *r = do_insert(self, key, value, 0);
     Py_XDECREF(r);
     return r ? 0 : -1;
@@ -517,6 +515,20 @@ static PyMethodDef hm_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, "find_many(keys, promise=None) -> (values, found)"},
     {"accumulate_many", (PyCFunction)(void (*)(void))bclpy_hm_accumulate_many,
      METH_FASTCALL | METH_KEYWORDS, "accumulate_many(keys, deltas=1)"},
+    {"erase", (PyCFunction)bclpy_hm_erase, METH_O,
+     "erase($self, key, /)\n--\n\n"
+     "Remove key from the map.  Returns True if it was stored, False if not.\n"
+     "Not collective.  Atomic with respect to insert, find, accumulate and\n"
+     "modify of the same key; the bucket becomes a tombstone that later\n"
+     "inserts reuse, and an out-of-line key or value is freed.  del m[key]\n"
+     "does the same but raises KeyError when the key is absent."},
+    {"erase_many", (PyCFunction)bclpy_hm_erase_many, METH_O,
+     "erase_many($self, keys, /)\n--\n\n"
+     "Erase every key of keys.  Returns found_mask, a NumPy bool array:\n"
+     "found_mask[i] is True where keys[i] was stored (and is now erased).\n"
+     "keys: a 1-d array-like of the key type (fixed-size types), or any\n"
+     "sequence (variable-length key types).  Not collective; each key is\n"
+     "erased atomically on its own (a duplicate key is found only once)."},
     {"size", (PyCFunction)hm_size, METH_NOARGS, "Collective: number of keys."},
     {"local_items", (PyCFunction)hm_local_items, METH_NOARGS,
      "This rank's (key, value) pairs (call after a barrier)."},
@@ -534,6 +546,7 @@ static PyGetSetDef hm_getset[] = {
 };
 
 static PyMappingMethods hm_as_mapping = {
+    .mp_length = (lenfunc)bclpy_hm_length,
     .mp_subscript = (binaryfunc)hm_subscript,
     .mp_ass_subscript = (objobjargproc)hm_ass_subscript,
 };

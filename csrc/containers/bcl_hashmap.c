@@ -1065,6 +1065,28 @@ bcl_status bcl_hm_erase(const bcl_hashmap *m, const bcl_hm_key *k, int *found)
     return st;
 }
 
+bcl_status bcl_hm_erase_many(const bcl_hashmap *m, const void *keys, size_t k,
+                             unsigned char *found)
+{
+    if (m->key_var)
+        return bcl_set_error(BCL_ERR_TYPE, "erase_many of an array needs a fixed-size "
+                             "key type");
+    scratch sc;
+    unsigned char *slot = scratch_get(&sc, m->key_slot);
+    if (!slot)
+        return BCL_ERR_NOMEM;
+    bcl_status st = BCL_OK;
+    for (size_t i = 0; i < k && st == BCL_OK; i++) {
+        bcl_hm_key key = bcl_hm_key_make((const unsigned char *)keys + i * m->key_size,
+                                         m->key_size);
+        int f = 0;
+        st = erase_probe(m, &key, &f, slot);
+        found[i] = (unsigned char)f;
+    }
+    scratch_free(&sc);
+    return st;
+}
+
 /* ---- whole table ---------------------------------------------------------- */
 
 bcl_status bcl_hm_size(const bcl_hashmap *m, uint64_t *size)

@@ -191,6 +191,11 @@ bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk);
  * out-of-line key and value are released. */
 bcl_status bcl_hm_erase(const bcl_hashmap *m, const bcl_hm_key *k, int *found);
 
+/* erase of k fixed-size keys (k * key_size bytes): found[i] = 0/1.  Key by
+ * key with the scalar protocol (each erase is atomic on its own). */
+bcl_status bcl_hm_erase_many(const bcl_hashmap *m, const void *keys, size_t k,
+                             unsigned char *found);
+
 /* ---- batches of fixed-size keys and values (bcl_hashmap_batch.c) --------
  * Pipelined: every step of the protocol is issued for the whole batch with
  * non-blocking operations and completed by one flush, so k keys cost a few

@@ -82,22 +82,31 @@ def test_erase_many_masks():
     assert all_ok(ok)
 
 
+@pytest.mark.mpi
 def test_erase_many_variable_keys_and_errors():
-    m = pybcl.HashMap(64, key_type=str, value_type=object)
+    r, p = rp()
+    m = pybcl.HashMap(64 * p, key_type=str, value_type=object)
+    km = {i: "k%d-%d" % (r, i) for i in range(10)}        # this rank's keys
     for i in range(10):
-        m["k%d" % i] = [i] * i
-    found = m.erase_many(["k1", "k2", "zz", "k1"])
-    assert found.tolist() == [True, True, False, False]
-    assert m.erase("k3") and "k3" not in m and m["k4"] == [4] * 4
-    with pytest.raises(TypeError):
-        m.erase(5)                      # not a str key
-    with pytest.raises(TypeError):
-        m.erase_many(5)                 # not a sequence
-    with pytest.raises(TypeError):
-        pybcl.HashMap(8).erase_many([[1, 2]])   # not a 1-d key array
-    del m["k4"]
-    with pytest.raises(KeyError):
-        del m["k4"]
+        m[km[i]] = [i] * i
+    ok = m.erase_many([km[1], km[2], "zz", km[1]]).tolist() == [True, True, False, False]
+    ok &= m.erase(km[3]) and km[3] not in m and m[km[4]] == [4] * 4
+    ints = pybcl.HashMap(8 * p)                            # collective
+    for bad in (lambda: m.erase(5),                        # not a str key
+                lambda: m.erase_many(5),                   # not a sequence
+                lambda: ints.erase_many([[1, 2]])):        # not 1-d
+        try:
+            bad()
+            ok = False
+        except TypeError:
+            pass
+    del m[km[4]]
+    try:
+        del m[km[4]]
+        ok = False
+    except KeyError:
+        pass
+    assert all_ok(ok)
 
 
 def test_method_signatures_and_docs():

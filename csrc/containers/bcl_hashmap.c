@@ -480,7 +480,7 @@ static bcl_status plock_acquire(bcl_gptr home)
 }
 
 /* Clear the lock and start a new epoch in one add (the epoch wraps off the
- * top of the word).  The caller completed its publication first. */
+ * top of the word).  Posted: it completes with our next flush or spin. */
 static bcl_status plock_release(bcl_gptr home)
 {
     return bcl_atomic_post(home, 8, BCL_OP_ADD, BCL_HM_EPOCH1 - BCL_HM_PLOCK);
@@ -522,8 +522,8 @@ static bcl_status slow_scan(const bcl_hashmap *m, const bcl_hm_key *k, unsigned 
 
 /* The slow path: under the placement lock of the key's home no other
  * placement of this key can happen, so one scan decides; the first
- * tombstone (or FREE bucket) is reserved, and the lock is kept until the
- * caller has published (bcl_hm_commit / bcl_hm_abort). */
+ * tombstone (or FREE bucket) is reserved, then the lock is released with a
+ * new epoch (the reservation keeps the key's other placers out). */
 static bcl_status locate_slow(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
                               unsigned char *slot, int *res)
 {
@@ -535,14 +535,11 @@ static bcl_status locate_slow(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_
     bcl_status st = plock_acquire(hs);
     if (st != BCL_OK)
         return st;
-    lk->plock = 1;
-    lk->home = home;
     for (;;) {
         int have, eq, lost;
         if ((st = slow_scan(m, k, slot, &at, &tcur, &have, &eq)) != BCL_OK)
             break;
         if (eq) {
-            lk->plock = 0;
             if ((st = plock_release(hs)) != BCL_OK ||
                 (st = lock_entry(m, bcl_hm_bucket(m, at), k, slot, &lost)) != BCL_OK)
                 return st;
@@ -561,9 +558,12 @@ static bcl_status locate_slow(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_
             if ((st = bcl_cas(tb, 8, tcur, tcur | BCL_HM_BUSY, &prev)) != BCL_OK)
                 break;
             if (prev == tcur) {
+                /* Ours.  The lock can go now: a placer of this key that
+                 * passed the bucket before we took it fails its check (new
+                 * epoch); one that comes later waits on the busy bucket. */
                 lock_set(lk, at, 1, ST(tcur) == BCL_HM_TOMB);
                 *res = LOC_FRESH;
-                return BCL_OK;
+                return plock_release(hs);
             }
             if ((prev & BCL_HM_BUSY) || ST(prev) != ST(tcur))
                 break;
@@ -572,7 +572,6 @@ static bcl_status locate_slow(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_
         if (st != BCL_OK)
             break;
     }
-    lk->plock = 0;
     plock_release(hs);
     return st;
 }
@@ -584,7 +583,6 @@ static bcl_status locate(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock 
 {
     for (;;) {
         int res = LOC_RESTART;
-        lk->plock = 0;
         bcl_status st = locate_fast(m, k, lk, slot, &res);
         if (st == BCL_OK && res == LOC_SLOW)
             st = locate_slow(m, k, lk, slot, &res);
@@ -900,18 +898,6 @@ bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_loc
     return st;
 }
 
-/* After a fresh placement: complete it, then let the next one of the home
- * start (it must see what we published). */
-static bcl_status end_placement(const bcl_hashmap *m, const bcl_hm_lock *lk, bcl_gptr b,
-                                bcl_status st)
-{
-    if (!lk->plock)
-        return st;
-    bcl_status fs = bcl_flush_rank(b.rank);
-    bcl_status rs = plock_release(STATUS(bcl_hm_bucket(m, lk->home)));
-    return st != BCL_OK ? st : fs != BCL_OK ? fs : rs;
-}
-
 bcl_status bcl_hm_commit(const bcl_hashmap *m, const bcl_hm_lock *lk, const bcl_hm_key *k,
                          const void *val)
 {
@@ -921,8 +907,7 @@ bcl_status bcl_hm_commit(const bcl_hashmap *m, const bcl_hm_lock *lk, const bcl_
     /* FREE: RESERVED -> READY; tombstone: TOMB|BUSY -> READY. */
     uint64_t publish = lk->tomb ? (uint64_t)BCL_HM_READY - (BCL_HM_TOMB | BCL_HM_BUSY)
                                 : PUBLISH;
-    bcl_status st = write_fresh(m, b, k, val, publish, UNRESERVE);
-    return end_placement(m, lk, b, st);
+    return write_fresh(m, b, k, val, publish, UNRESERVE);
 }
 
 bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
@@ -931,8 +916,7 @@ bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
      * counts kept. */
     bcl_gptr b = bcl_hm_bucket(m, lk->idx);
     uint64_t bits = lk->fresh ? BCL_HM_BUSY : RESERVED_TO_READY;
-    bcl_status st = bcl_atomic_post(STATUS(b), 8, BCL_OP_XOR, bits);
-    return lk->fresh ? end_placement(m, lk, b, st) : st;
+    return bcl_atomic_post(STATUS(b), 8, BCL_OP_XOR, bits);
 }
 
 /* ---- local insert -------------------------------------------------------- */

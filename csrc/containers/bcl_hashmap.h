@@ -63,8 +63,8 @@
  * it gives the bucket back and takes the slow path.  The slow path (needed
  * to reuse a tombstone) takes the home's placement lock (bit 3), scans the
  * whole sequence to the first FREE bucket, reserves the first tombstone
- * (or the FREE bucket) and writes, publishes, flushes, then releases the
- * lock adding one epoch.  Erase: find the key, lock the bucket, verify,
+ * (or the FREE bucket), then releases the lock adding one epoch, and
+ * writes and publishes.  Erase: find the key, lock the bucket, verify,
  * READY -> TOMB, then release the out-of-line key and value.
  */
 #ifndef BCL_HASHMAP_H
@@ -178,8 +178,6 @@ typedef struct bcl_hm_lock {
     uint64_t idx;
     int fresh;             /* the key is not stored yet (FREE or TOMB reserved) */
     int tomb;              /* fresh from a tombstone (TOMB|BUSY)                */
-    int plock;             /* we hold the placement lock of the key's home      */
-    uint64_t home;         /*   that home bucket                                */
 } bcl_hm_lock;
 bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
                            bcl_mp_writer *out, int *found);

@@ -140,6 +140,19 @@ static PyObject *py_flush(PyObject *self, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
+/* Debug query of the comm layer's flush bookkeeping (tests, benchmarks). */
+static PyObject *py_flush_stats(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    bcl_flush_stats fs;
+    bcl_flush_stats_get(&fs);
+    return Py_BuildValue("{s:K,s:K,s:K,s:i,s:O}", "flushes",
+                         (unsigned long long)fs.flushes, "targets_flushed",
+                         (unsigned long long)fs.targets_flushed, "flush_all_calls",
+                         (unsigned long long)fs.flush_all_calls, "dirty", fs.dirty,
+                         "flush_all_trusted", fs.flush_all_trusted ? Py_True : Py_False);
+}
+
 static PyObject *py_progress(PyObject *self, PyObject *noargs)
 {
     NEED_INIT();
@@ -244,6 +257,8 @@ PyMethodDef bclpy_runtime_methods[] = {
     {"barrier", py_barrier, METH_NOARGS, "Collective: flush, then MPI barrier."},
     {"flush", py_flush, METH_NOARGS, "Complete this rank's outstanding operations."},
     {"progress", py_progress, METH_NOARGS, "Let RMA aimed at this rank advance."},
+    {"_flush_stats", py_flush_stats, METH_NOARGS,
+     "Debug: cumulative flush counters and the number of dirty targets (rma)."},
     {"abort", py_abort, METH_O, "MPI_Abort the whole job with this code."},
     {"bcast_bytes", py_bcast_bytes, METH_VARARGS, "bcast_bytes(data, root) -> bytes"},
     {"allreduce_inplace", py_allreduce_inplace, METH_VARARGS,

@@ -1,6 +1,8 @@
 /* bcl_comm.c -- get/put, atomics, flush, barrier, collectives on both transports. */
 #include "comm/bcl_comm.h"
 
+#include "comm/bcl_rankset.h"
+
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,15 +68,136 @@ static bcl_status patient_probe(int rank, MPI_Request *rq, uint64_t *sink)
     return BCL_OK;
 }
 
+/* ---- the dirty-target set ----------------------------------------------
+ * Every rma operation this rank issues adds its target to `dirty`; a flush
+ * of a target removes it.  So bcl_flush() costs what it touches: nothing
+ * when idle, k target flushes (patient: k probes, then k flushes) after
+ * touching k targets, never a loop over all P ranks.  `posted` is the subset
+ * of dirty targets with posted atomics (their operands sit in post.operand).
+ * The sets belong to one window: a new runtime (another window) starts them
+ * afresh.  If their memory cannot be had, `dirty_all` makes a flush cover
+ * every rank (the old, O(P) behaviour) rather than lose an operation. */
+static bcl_rankset dirty, posted;
+static MPI_Win sets_win = MPI_WIN_NULL;
+static int dirty_all;
+static bcl_flush_stats stats;
+
+static void sets_sync(void)
+{
+    if (sets_win == bcl_rt.win && dirty.cap == bcl_rt.nprocs &&
+        posted.cap == bcl_rt.nprocs)
+        return;
+    /* Here either the window is new (what the sets held belonged to the old
+     * one) or an earlier reservation failed (dirty_all is set: the sets held
+     * nothing).  Only a completed flush of every rank clears dirty_all. */
+    int fresh = sets_win != bcl_rt.win;
+    bcl_rankset_clear(&dirty);
+    bcl_rankset_clear(&posted);
+    int failed = bcl_rankset_reserve(&dirty, bcl_rt.nprocs) != BCL_OK;
+    if (bcl_rankset_reserve(&posted, bcl_rt.nprocs) != BCL_OK)
+        failed = 1;          /* posted ops then complete at once (atomic_post) */
+    dirty_all = (fresh ? 0 : dirty_all) | failed;
+    sets_win = bcl_rt.win;
+}
+
+void bcl_comm_issued(int rank)
+{
+    sets_sync();
+    if (dirty_all)
+        return;
+    bcl_rankset_add(&dirty, rank);
+}
+
 /* MPI_Win_flush_all of MPICH 4.0.2 (ch4:ucx, shared-memory UCX transports)
  * was seen to return before puts were complete at their target: pipelined
  * hash map inserts then saw READY buckets whose key had not landed yet
  * (duplicates in 10 of 30 runs); MPI_Win_flush per rank never showed it.
- * So we flush every rank one by one. */
-static bcl_status flush_each_rank(void)
+ * tests/c/flush_all_stress.c is the stress that catches it (puts to many
+ * targets, flush_all, barrier, each target checks its memory).  With the
+ * dirty set a flush of k targets is k MPI_Win_flush calls anyway; flush_all
+ * is only worth it when most ranks are dirty, and only where it is trusted:
+ * not on MPICH 4.0.x.  PYBCL_FLUSH_ALL=trust|avoid overrides the guess. */
+static int flush_all_trusted(void)
 {
-    for (int r = 0; r < bcl_rt.nprocs; r++)
-        BCL_MPI_CHECK("MPI_Win_flush", MPI_Win_flush(r, bcl_rt.win));
+    static int known = -1;
+    if (known >= 0)
+        return known;
+    const char *env = getenv("PYBCL_FLUSH_ALL");
+    if (env && !strcmp(env, "trust"))
+        return known = 1;
+    if (env && !strcmp(env, "avoid"))
+        return known = 0;
+    char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    known = 1;
+    if (MPI_Get_library_version(ver, &len) != MPI_SUCCESS)
+        known = 0;            /* unknown library: the safe per-rank loop */
+    else if (strstr(ver, "MPICH") && strstr(ver, "Version:") &&
+             strstr(ver, "4.0."))
+        known = 0;
+    return known;
+}
+
+static bcl_status flush_one(int rank)
+{
+    BCL_MPI_CHECK("MPI_Win_flush", MPI_Win_flush(rank, bcl_rt.win));
+    stats.targets_flushed++;
+    return BCL_OK;
+}
+
+/* Probe buffers of the patient flush, grown to the largest dirty set seen. */
+static struct { MPI_Request *rq; uint64_t *sink; int cap; } probes;
+
+static bcl_status probes_reserve(int n)
+{
+    if (n <= probes.cap)
+        return BCL_OK;
+    MPI_Request *rq = realloc(probes.rq, (size_t)n * sizeof *rq);
+    if (rq)
+        probes.rq = rq;
+    uint64_t *sink = rq ? realloc(probes.sink, (size_t)n * sizeof *sink) : NULL;
+    if (!sink)
+        return bcl_set_error(BCL_ERR_NOMEM, "flush: out of memory for %d probes", n);
+    probes.sink = sink;
+    probes.cap = n;
+    return BCL_OK;
+}
+
+/* Complete everything issued so far: flush the dirty targets (all ranks if
+ * the set was lost), after probing them in patient mode. */
+static bcl_status flush_targets(void)
+{
+    sets_sync();
+    stats.flushes++;
+    int all = dirty_all, k = all ? bcl_rt.nprocs : dirty.n;
+    if (k == 0)
+        return BCL_OK;
+    const int *who = all ? NULL : dirty.list;
+    bcl_status st = BCL_OK;
+    if (patient()) {
+        if ((st = probes_reserve(k)) != BCL_OK)
+            return st;
+        int issued = 0;
+        for (; st == BCL_OK && issued < k; issued++)
+            st = patient_probe(who ? who[issued] : issued, &probes.rq[issued],
+                               &probes.sink[issued]);
+        bcl_status wst = wait_all(issued, probes.rq);   /* never leave one behind */
+        if (st != BCL_OK || wst != BCL_OK)
+            return st != BCL_OK ? st : wst;
+    }
+    if (bcl_rt.nprocs > 1 && 2 * k >= bcl_rt.nprocs && flush_all_trusted()) {
+        BCL_MPI_CHECK("MPI_Win_flush_all", MPI_Win_flush_all(bcl_rt.win));
+        stats.flush_all_calls++;
+        stats.targets_flushed += (uint64_t)k;
+    } else {
+        for (int i = 0; st == BCL_OK && i < k; i++)
+            st = flush_one(who ? who[i] : i);
+    }
+    if (st != BCL_OK)
+        return st;
+    bcl_rankset_clear(&dirty);
+    dirty_all = 0;
+    sets_sync();
     return BCL_OK;
 }
 
@@ -87,25 +210,7 @@ static bcl_status patient_flush_rank(int rank)
         st = wait_all(1, &rq);
     if (st != BCL_OK)
         return st;
-    BCL_MPI_CHECK("MPI_Win_flush", MPI_Win_flush(rank, bcl_rt.win));
-    return BCL_OK;
-}
-
-static bcl_status patient_flush_all(void)
-{
-    int n = bcl_rt.nprocs;
-    MPI_Request *rq = malloc((size_t)n * sizeof *rq);
-    uint64_t *sink = malloc((size_t)n * sizeof *sink);
-    bcl_status st = rq && sink ? BCL_OK
-                               : bcl_set_error(BCL_ERR_NOMEM, "flush: out of memory");
-    int issued = 0;
-    for (; st == BCL_OK && issued < n; issued++)
-        st = patient_probe(issued, &rq[issued], &sink[issued]);
-    if (st == BCL_OK)
-        st = wait_all(issued, rq);
-    free(rq);
-    free(sink);
-    return st == BCL_OK ? flush_each_rank() : st;
+    return flush_one(rank);
 }
 
 bcl_status bcl_check_range(bcl_gptr p, size_t nbytes)
@@ -153,35 +258,32 @@ static bcl_status check_atomic(bcl_gptr p, int width)
 static struct {
     uint64_t operand[POST_SLOTS];
     unsigned next;
-    int ndirty, cap;
-    unsigned char *dirty;      /* per rank: posted ops not yet flushed */
 } post;
 
-static void post_clean(int rank)
+static void stage_reset(void);
+
+/* Target `rank` has just been flushed: forget it; recycle the staging arena
+ * and the operand ring once nothing at all is outstanding. */
+static void flushed(int rank)
 {
-    if (post.ndirty && post.dirty[rank]) {
-        post.dirty[rank] = 0;
-        if (--post.ndirty == 0)
-            post.next = 0;
+    if (dirty_all)
+        return;
+    bcl_rankset_remove(&dirty, rank);
+    bcl_rankset_remove(&posted, rank);
+    if (posted.n == 0)
+        post.next = 0;
+    if (dirty.n == 0)
+        stage_reset();
+}
+
+/* Complete the targets with posted atomics (only those: O(posted)). */
+static bcl_status flush_posted(void)
+{
+    while (posted.n) {
+        bcl_status st = bcl_flush_rank(posted.list[posted.n - 1]);   /* removes it */
+        if (st != BCL_OK)
+            return st;
     }
-}
-
-static void post_clean_all(void)
-{
-    if (post.ndirty)
-        memset(post.dirty, 0, (size_t)post.cap);
-    post.ndirty = 0;
-    post.next = 0;
-}
-
-static bcl_status flush_dirty(void)
-{
-    for (int r = 0; post.ndirty && r < post.cap; r++)
-        if (post.dirty[r]) {
-            bcl_status st = bcl_flush_rank(r);   /* cleans r */
-            if (st != BCL_OK)
-                return st;
-        }
     post.next = 0;
     return BCL_OK;
 }
@@ -190,6 +292,7 @@ static bcl_status flush_dirty(void)
 
 static bcl_status rma_get(void *dst, bcl_gptr src, size_t n)
 {
+    bcl_comm_issued(src.rank);
     unsigned char *d = dst;
     for (size_t done = 0; done < n;) {
         size_t k = n - done < MAX_CHUNK ? n - done : MAX_CHUNK;
@@ -203,6 +306,7 @@ static bcl_status rma_get(void *dst, bcl_gptr src, size_t n)
 
 static bcl_status rma_put(bcl_gptr dst, const void *src, size_t n)
 {
+    bcl_comm_issued(dst.rank);
     const unsigned char *s = src;
     for (size_t done = 0; done < n;) {
         size_t k = n - done < MAX_CHUNK ? n - done : MAX_CHUNK;
@@ -242,12 +346,18 @@ bcl_status bcl_put_nb(bcl_gptr dst, const void *src, size_t nbytes)
 
 bcl_status bcl_get(void *dst, bcl_gptr src, size_t nbytes)
 {
+    int was_dirty = !is_shm() && bcl_rankset_has(&dirty, src.rank);
     bcl_status st = bcl_get_nb(dst, src, nbytes);
     if (st != BCL_OK || is_shm())
         return st;
-    if (patient())
-        return patient_flush_rank(src.rank);
+    if (patient()) {
+        if ((st = patient_flush_rank(src.rank)) == BCL_OK)
+            flushed(src.rank);
+        return st;
+    }
     BCL_MPI_CHECK("MPI_Win_flush_local", MPI_Win_flush_local(src.rank, bcl_rt.win));
+    if (!was_dirty)          /* a completed get leaves nothing to flush */
+        bcl_rankset_remove(&dirty, src.rank);
     return BCL_OK;
 }
 
@@ -283,8 +393,11 @@ bcl_status bcl_put_detached(bcl_gptr dst, const void *src, size_t nbytes)
         bcl_status st = bcl_put_nb(dst, src, nbytes);
         if (st != BCL_OK || is_shm())
             return st;
-        if (patient())
-            return patient_flush_rank(dst.rank);
+        if (patient()) {
+            if ((st = patient_flush_rank(dst.rank)) == BCL_OK)
+                flushed(dst.rank);
+            return st;
+        }
         BCL_MPI_CHECK("MPI_Win_flush_local", MPI_Win_flush_local(dst.rank, bcl_rt.win));
         return BCL_OK;
     }
@@ -371,6 +484,7 @@ bcl_status bcl_fetch_op_nb(bcl_gptr p, int width, bcl_atomic_op op,
         shm_fetch_op(bcl_local_addr(p), width, op, operand, result);
         return BCL_OK;
     }
+    bcl_comm_issued(p.rank);
     BCL_MPI_CHECK("MPI_Fetch_and_op",
                   MPI_Fetch_and_op(operand, result, mpi_uint(width), p.rank,
                                    (MPI_Aint)p.offset, mpi_op(op), bcl_rt.win));
@@ -387,6 +501,7 @@ bcl_status bcl_cas_nb(bcl_gptr p, int width, const void *expected, const void *d
         shm_cas(bcl_local_addr(p), width, expected, desired, result);
         return BCL_OK;
     }
+    bcl_comm_issued(p.rank);
     BCL_MPI_CHECK("MPI_Compare_and_swap",
                   MPI_Compare_and_swap(desired, expected, result, mpi_uint(width),
                                        p.rank, (MPI_Aint)p.offset, bcl_rt.win));
@@ -464,6 +579,7 @@ bcl_status bcl_atomic_store(bcl_gptr p, int width, uint64_t value)
             __atomic_store_n((uint64_t *)bcl_local_addr(p), v.u64, __ATOMIC_SEQ_CST);
         return BCL_OK;
     }
+    bcl_comm_issued(p.rank);
     BCL_MPI_CHECK("MPI_Accumulate",
                   MPI_Accumulate(&v, 1, mpi_uint(width), p.rank, (MPI_Aint)p.offset, 1,
                                  mpi_uint(width), MPI_REPLACE, bcl_rt.win));
@@ -480,27 +596,18 @@ bcl_status bcl_atomic_post(bcl_gptr p, int width, bcl_atomic_op op, uint64_t ope
         shm_fetch_op(bcl_local_addr(p), width, op, &v, &out);
         return BCL_OK;
     }
-    if (post.cap < bcl_rt.nprocs) {
-        if ((st = flush_dirty()) != BCL_OK)
-            return st;
-        unsigned char *d = realloc(post.dirty, (size_t)bcl_rt.nprocs);
-        if (!d)   /* no bookkeeping: complete it now */
-            return bcl_fetch_op(p, width, op, operand, NULL);
-        memset(d, 0, (size_t)bcl_rt.nprocs);
-        post.dirty = d;
-        post.cap = bcl_rt.nprocs;
-    }
-    if (post.next == POST_SLOTS && (st = flush_dirty()) != BCL_OK)
+    sets_sync();
+    if (dirty_all)   /* no bookkeeping: complete it now */
+        return bcl_fetch_op(p, width, op, operand, NULL);
+    if (post.next == POST_SLOTS && (st = flush_posted()) != BCL_OK)
         return st;
     word *slot = (word *)&post.operand[post.next++];
     *slot = v;
     BCL_MPI_CHECK("MPI_Accumulate",
                   MPI_Accumulate(slot, 1, mpi_uint(width), p.rank, (MPI_Aint)p.offset, 1,
                                  mpi_uint(width), mpi_op(op), bcl_rt.win));
-    if (!post.dirty[p.rank]) {
-        post.dirty[p.rank] = 1;
-        post.ndirty++;
-    }
+    bcl_rankset_add(&dirty, p.rank);
+    bcl_rankset_add(&posted, p.rank);
     return BCL_OK;
 }
 
@@ -513,10 +620,11 @@ bcl_status bcl_flush(void)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         return BCL_OK;
     }
-    bcl_status st = patient() ? patient_flush_all() : flush_each_rank();
+    bcl_status st = flush_targets();
     if (st == BCL_OK) {      /* everything issued so far is complete */
         stage_reset();
-        post_clean_all();
+        bcl_rankset_clear(&posted);
+        post.next = 0;
     }
     return st;
 }
@@ -528,15 +636,17 @@ bcl_status bcl_flush_rank(int rank)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         return BCL_OK;
     }
-    if (patient()) {
-        bcl_status st = patient_flush_rank(rank);
-        if (st == BCL_OK)
-            post_clean(rank);
-        return st;
-    }
-    BCL_MPI_CHECK("MPI_Win_flush", MPI_Win_flush(rank, bcl_rt.win));
-    post_clean(rank);
-    return BCL_OK;
+    if (rank < 0 || rank >= bcl_rt.nprocs)
+        return bcl_set_error(BCL_ERR_BOUNDS, "rank %d is not in [0, %d)", rank,
+                             bcl_rt.nprocs);
+    sets_sync();
+    stats.flushes++;
+    if (!dirty_all && !bcl_rankset_has(&dirty, rank))
+        return BCL_OK;       /* nothing issued to it since its last flush */
+    bcl_status st = patient() ? patient_flush_rank(rank) : flush_one(rank);
+    if (st == BCL_OK)
+        flushed(rank);
+    return st;
 }
 
 bcl_status bcl_barrier(void)
@@ -560,6 +670,17 @@ bcl_status bcl_barrier(void)
     return BCL_OK;
 }
 
+void bcl_flush_stats_get(bcl_flush_stats *out)
+{
+    *out = stats;
+    out->dirty = -1;
+    if (bcl_rt.initialized && !is_shm()) {
+        sets_sync();
+        out->dirty = dirty_all ? -1 : dirty.n;
+    }
+    out->flush_all_trusted = flush_all_trusted();
+}
+
 bcl_status bcl_progress(void)
 {
     BCL_REQUIRE_INIT();
@@ -576,8 +697,8 @@ bcl_status bcl_progress(void)
 void bcl_relax(unsigned *spins)
 {
     if (!is_shm()) {
-        if (post.ndirty)
-            flush_dirty();
+        if (posted.n)
+            flush_posted();
         bcl_progress();
     }
     ++*spins;

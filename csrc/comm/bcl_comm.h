@@ -101,6 +101,25 @@ bcl_status bcl_flush_rank(int rank);      /* one target                      */
 bcl_status bcl_barrier(void);             /* flush, then MPI_Barrier          */
 bcl_status bcl_progress(void);            /* let RMA aimed at us advance     */
 
+/* Flush cost tracking.  rma keeps the set of targets with operations issued
+ * since their last flush ("dirty"), so bcl_flush() touches only those: O(1)
+ * when idle, O(k) after touching k targets, in both wait policies;
+ * bcl_flush_rank of a clean target is free.  Extensions of this layer that
+ * issue MPI RMA on bcl_rt.win themselves (bcl_comm_batch.c) must report the
+ * target with bcl_comm_issued before issuing.  The counters are cumulative
+ * since the process started (a debug / test query). */
+void bcl_comm_issued(int rank);
+
+typedef struct bcl_flush_stats {
+    uint64_t flushes;          /* bcl_flush + bcl_flush_rank calls (rma)     */
+    uint64_t targets_flushed;  /* targets completed by MPI_Win_flush(_all)   */
+    uint64_t flush_all_calls;  /* of those, via one MPI_Win_flush_all        */
+    int dirty;                 /* targets outstanding now (-1: not tracked)  */
+    int flush_all_trusted;     /* MPI_Win_flush_all is used for big sets     */
+} bcl_flush_stats;
+
+void bcl_flush_stats_get(bcl_flush_stats *out);
+
 /* Called inside every wait/spin loop of the core and the containers: keeps
  * MPI progressing and, when ranks outnumber cores, yields the CPU so the
  * rank we wait for can run. */

@@ -62,6 +62,7 @@ bcl_status bcl_fetch_op_indexed_nb(int rank, const uint64_t *offsets, size_t n,
         MPI_Type_free(&dt);
         return bcl_mpi_error("MPI_Type_commit", rc);
     }
+    bcl_comm_issued(rank);
     rc = MPI_Get_accumulate(operands, (int)n, MPI_UINT64_T, results, (int)n, MPI_UINT64_T,
                             rank, 0, 1, dt, mpi_op_of(op), bcl_rt.win);
     MPI_Type_free(&dt);   /* the pending operation keeps what it needs */

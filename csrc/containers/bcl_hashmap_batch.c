@@ -30,7 +30,7 @@
  *
  * Duplicate keys in a batch are merged first (insert: the last value wins;
  * accumulate: deltas are summed), so a batch never races with itself for a
- * key.  Work proceeds in chunks of CHUNK keys to bound memory and the
+ * key.  Work proceeds in chunks (chunk_keys()) to bound memory and the
  * number of operations in flight.
  */
 #include "containers/bcl_hashmap.h"
@@ -40,7 +40,34 @@
 
 #include "comm/bcl_comm_batch.h"
 
-#define CHUNK 4096
+/* Keys per chunk.  A round costs a fixed part per touched target (one
+ * message per (target, op), one flush, one wait for that target's progress)
+ * plus a part per key; with P targets a chunk gives each about chunk/P keys
+ * per message.  So on rma the chunk grows with P (2048 keys per target, a
+ * power of two from 4096 to 65536): a rank's messages per key stay flat as
+ * ranks are added instead of growing with P (docs/hashmap_perf.md, scaling
+ * model).  shm has no per-round cost: 4096.  PYBCL_BATCH_CHUNK (a power of
+ * two, 64..1048576) overrides, for measurements. */
+#define CHUNK_MIN 4096u
+#define CHUNK_MAX 65536u
+#define CHUNK_PER_TARGET 2048u
+
+static size_t chunk_keys(int rma)
+{
+    const char *env = getenv("PYBCL_BATCH_CHUNK");
+    if (env && *env) {
+        char *end;
+        unsigned long v = strtoul(env, &end, 10);
+        if (!*end && v >= 64 && v <= (1ul << 20) && !(v & (v - 1)))
+            return v;
+    }
+    if (!rma)
+        return CHUNK_MIN;
+    size_t c = CHUNK_MIN;
+    while (c < CHUNK_MAX && c < (size_t)CHUNK_PER_TARGET * (size_t)bcl_rt.nprocs)
+        c *= 2;
+    return c;
+}
 
 enum kind { K_INSERT, K_FIND, K_FIND_ONLY, K_ACC_SHARED, K_ACC_LOCKED };
 
@@ -69,6 +96,7 @@ typedef struct op {
     bcl_gptr pend_at;         /* status word of a posted fetch-add to issue */
     uint64_t pend_val;        /*   its operand (release -R, or undo -1)     */
     int phase, pending, full, found, waiting, locked, fell_back;
+    int recorded;             /* refill: result handed to the caller        */
     uint64_t res;             /* result of the step's fetch-op              */
     uint64_t publish;         /* added to the status to publish             */
     size_t src;               /* index in the caller's arrays               */
@@ -102,6 +130,13 @@ typedef struct batch {
     unsigned char *out;       /* find: values                               */
     unsigned char *found;
     int waiting;              /* some key only polled this round            */
+    /* refill (insert, finds): the window of the caller's keys the slots
+     * draw from; skip[i]: key i is superseded by a later duplicate */
+    int refill;
+    const unsigned char *wkeys, *wvals;
+    size_t vstride, wn, next;
+    unsigned char *skip;
+    size_t *n_full;
     /* rma: this round's groups, per rank and kind; touched ranks */
     group *g;
     int *touched, ntouched;
@@ -552,11 +587,15 @@ static void complete(batch *bt, op *o)
 
 /* ---- the round loop ---------------------------------------------------------- */
 
+static void refill(batch *bt);
+
 static bcl_status run(batch *bt)
 {
     unsigned spins = 0;
     for (;;) {
         int any = 0;
+        if (bt->refill)
+            refill(bt);
         bt->waiting = 0;
         /* Posted releases / undos first: they never wait, others wait on them. */
         for (size_t i = 0; i < bt->n; i++) {
@@ -669,6 +708,102 @@ static bcl_status run_scalar(batch *bt)
 }
 
 /* One chunk: keys[0..n), vals (insert/accumulate), out/found (find). */
+/* ---- refilling slots --------------------------------------------------------
+ * Lock-step chunks pay, per chunk, the rounds of their slowest key (a long
+ * probe chain, a bucket another rank holds): ~11 rounds a chunk for inserts
+ * whose median key needs 3.  For inserts and finds a slot whose key is done
+ * takes the window's next key instead, so a window costs about
+ * keys x mean-rounds / slots rounds plus ONE tail.  A key's own steps stay
+ * in order (each slot is one key's state machine); keys of different slots
+ * never depend on each other.  Inserts of one key twice in a window are
+ * merged beforehand (the later value wins: skip[]), so two slots never
+ * carry the same key of an insert. */
+static void start_key(batch *bt, op *o, size_t i)
+{
+    const bcl_hashmap *m = bt->m;
+    memset(o, 0, sizeof *o);
+    memcpy(key_of(bt, o), bt->wkeys + i * m->key_size, m->key_size);
+    if (bt->wvals)
+        memcpy(val_of(bt, o), bt->wvals + i * bt->vstride, m->val_size);
+    bcl_hm_probe_init(m, &o->pr, bcl_hm_hash(key_of(bt, o), m->key_size));
+    o->src = i;
+    advance(bt, o, first_phase(bt->kind));
+}
+
+static void refill(batch *bt)
+{
+    for (size_t s = 0; s < bt->n; s++) {
+        op *o = &bt->ops[s];
+        if (o->phase != PH_DONE)
+            continue;
+        if (!o->recorded) {
+            if (bt->found)
+                bt->found[o->src] = (unsigned char)o->found;
+            if (bt->n_full)
+                *bt->n_full += (size_t)o->full;
+            o->recorded = 1;
+        }
+        if (o->pending)              /* its posted release still to send */
+            continue;
+        while (bt->next < bt->wn && bt->skip && bt->skip[bt->next])
+            bt->next++;
+        if (bt->next == bt->wn)
+            continue;
+        start_key(bt, o, bt->next++);
+    }
+}
+
+/* skip[i] = 1 when a later key of the window equals key i (insert). */
+static bcl_status mark_superseded(batch *bt)
+{
+    const bcl_hashmap *m = bt->m;
+    size_t cap = 16;
+    while (cap < 2 * bt->wn)
+        cap <<= 1;
+    size_t *tab = malloc(cap * sizeof *tab);
+    uint64_t *hash = malloc((bt->wn ? bt->wn : 1) * sizeof *hash);
+    if (!tab || !hash) {
+        free(tab);
+        free(hash);
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory to merge a batch's duplicates");
+    }
+    memset(tab, 0xff, cap * sizeof *tab);
+    memset(bt->skip, 0, bt->wn);
+    for (size_t i = 0; i < bt->wn; i++) {
+        const unsigned char *ki = bt->wkeys + i * m->key_size;
+        hash[i] = bcl_hm_hash(ki, m->key_size);
+        size_t j = (size_t)(hash[i] >> 7) & (cap - 1);
+        for (; tab[j] != SIZE_MAX; j = (j + 1) & (cap - 1))
+            if (hash[tab[j]] == hash[i] &&
+                !memcmp(bt->wkeys + tab[j] * m->key_size, ki, m->key_size)) {
+                bt->skip[tab[j]] = 1;
+                break;
+            }
+        tab[j] = i;
+    }
+    free(tab);
+    free(hash);
+    return BCL_OK;
+}
+
+/* One window of keys through `slots` refilled slots. */
+static bcl_status run_window(batch *bt, size_t slots)
+{
+    if (bt->kind == K_INSERT) {
+        bcl_status st = mark_superseded(bt);
+        if (st != BCL_OK)
+            return st;
+    }
+    bt->next = 0;
+    bt->n = slots < bt->wn ? slots : bt->wn;
+    for (size_t s = 0; s < bt->n; s++) {
+        memset(&bt->ops[s], 0, sizeof bt->ops[s]);
+        bt->ops[s].phase = PH_DONE;
+        bt->ops[s].recorded = 1;
+    }
+    return run(bt);
+}
+
 static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned char *vals,
                             size_t vstride, size_t *n_full)
 {
@@ -731,13 +866,14 @@ static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys
         *n_full = 0;
     batch bt = { .m = m, .kind = kind, .stride = 2 * m->bsize, .gen = 1 };
     bt.rma = bcl_rt.transport != BCL_TRANSPORT_SHM;
-    size_t c = k < CHUNK ? k : CHUNK;
+    const size_t chunk = chunk_keys(bt.rma);
+    size_t c = k < chunk ? k : chunk;
     bt.ops = malloc((c ? c : 1) * sizeof *bt.ops);
     bt.buf = calloc(c ? c : 1, bt.stride);
     int ok = bt.ops && bt.buf;
     if (ok && bt.rma) {
         size_t p = (size_t)bcl_rt.nprocs;
-        bt.set_cap = 4 * CHUNK;               /* > 2 claimed words per op */
+        bt.set_cap = 4 * chunk;               /* > 2 claimed words per op */
         bt.g = calloc(p * NG, sizeof *bt.g);
         bt.touched = malloc(p * sizeof *bt.touched);
         bt.is_touched = calloc(p, 1);
@@ -746,10 +882,26 @@ static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys
         ok = bt.g && bt.touched && bt.is_touched && bt.set && bt.set_gen;
     }
     bcl_status st = BCL_OK;
+    bt.refill = kind == K_INSERT || kind == K_FIND || kind == K_FIND_ONLY;
+    /* Insert windows are bounded (their duplicate merge needs 17 bytes a
+     * key); finds need no merge: one window. */
+    size_t window = kind == K_INSERT ? 16 * chunk : k;
+    if (ok && kind == K_INSERT && !(bt.skip = malloc(k < window ? (k ? k : 1) : window)))
+        ok = 0;
     if (!ok)
         st = bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch of %zu keys", c);
-    for (size_t done = 0; st == BCL_OK && done < k; done += bt.n) {
-        bt.n = k - done < CHUNK ? k - done : CHUNK;
+    for (size_t done = 0; bt.refill && st == BCL_OK && done < k; done += bt.wn) {
+        bt.wn = k - done < window ? k - done : window;
+        bt.wkeys = (const unsigned char *)keys + done * m->key_size;
+        bt.wvals = vals ? (const unsigned char *)vals + done * vstride : NULL;
+        bt.vstride = vstride;
+        bt.n_full = n_full;
+        bt.out = out ? (unsigned char *)out + done * m->val_size : NULL;
+        bt.found = found ? found + done : NULL;
+        st = run_window(&bt, c);
+    }
+    for (size_t done = 0; !bt.refill && st == BCL_OK && done < k; done += bt.n) {
+        bt.n = k - done < chunk ? k - done : chunk;
         bt.out = out ? (unsigned char *)out + done * m->val_size : NULL;
         bt.found = found ? found + done : NULL;
         st = run_chunk(&bt, (const unsigned char *)keys + done * m->key_size,
@@ -757,6 +909,7 @@ static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys
                        n_full);
     }
     free_rma(&bt);
+    free(bt.skip);
     free(bt.ops);
     free(bt.buf);
     return st;

@@ -371,3 +371,29 @@ def test_race_erase_insert_find_modify(value_type):
     ok &= len(flat) == len(set(flat)) == len(m)
     ok &= sorted(flat) == sorted(k for k in keys if final[k] is not None)
     assert all_ok(ok)
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("op", ["insert_many", "accumulate_many"])
+def test_batches_over_tombstones_with_refilled_slots(op, monkeypatch):
+    """Batches larger than their slots (PYBCL_BATCH_CHUNK=64: slots are
+    refilled with the next keys) over a table of tombstones: every key that
+    met a tombstone and went to the scalar protocol is stored."""
+    monkeypatch.setenv("PYBCL_BATCH_CHUNK", "64")
+    r, p = rp()
+    m = pybcl.HashMap(3000 * p)
+    old = np.arange(1000, dtype=np.int64) * p + r
+    m.insert_many(old, old)
+    pybcl.barrier()
+    ok = bool(m.erase_many(old).all())
+    pybcl.barrier()
+    new = np.arange(1000, dtype=np.int64) * p + r + 10**6
+    vals = np.concatenate([new[500:], new[:500]])
+    getattr(m, op)(np.concatenate([new, new[:200]]), np.concatenate([vals, vals[:200]]))
+    pybcl.barrier()
+    got, f = m.find_many(new)
+    want = vals.copy()
+    if op == "accumulate_many":
+        want[:200] *= 2
+    ok &= bool(f.all()) and bool((got == want).all()) and len(m) == 1000 * p
+    assert all_ok(ok)

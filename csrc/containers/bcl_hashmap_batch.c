@@ -137,6 +137,10 @@ typedef struct batch {
     size_t vstride, wn, next;
     unsigned char *skip;
     size_t *n_full;
+    /* keys handed to the scalar protocol (to_scalar): key then value each */
+    unsigned char *defer;
+    size_t ndefer, defer_cap;
+    int defer_nomem;
     /* rma: this round's groups, per rank and kind; touched ranks */
     group *g;
     int *touched, ntouched;
@@ -317,11 +321,27 @@ static void post_later(op *o, uint64_t v)
 static enum kind kind_of(batch *bt, op *o) { return o->fell_back ? K_FIND : bt->kind; }
 
 /* Finish this key with the scalar protocol after the batch (it holds
- * nothing once its posted release is issued). */
-static void to_scalar(op *o)
+ * nothing once its posted release is issued).  Its key and value are copied
+ * out: the slot may be refilled before then. */
+static void to_scalar(batch *bt, op *o)
 {
+    const bcl_hashmap *m = bt->m;
+    size_t w = m->key_size + m->val_size;
     o->scalar = 1;
     o->phase = PH_DONE;
+    if (bt->ndefer == bt->defer_cap) {
+        size_t cap = bt->defer_cap ? 2 * bt->defer_cap : 64;
+        unsigned char *d = realloc(bt->defer, cap * w);
+        if (!d) {
+            bt->defer_nomem = 1;
+            return;
+        }
+        bt->defer = d;
+        bt->defer_cap = cap;
+    }
+    memcpy(bt->defer + bt->ndefer * w, key_of(bt, o), m->key_size);
+    memcpy(bt->defer + bt->ndefer * w + m->key_size, val_of(bt, o), m->val_size);
+    bt->ndefer++;
 }
 
 static bcl_status issue(batch *bt, op *o)
@@ -415,7 +435,7 @@ static void on_status(batch *bt, op *o, uint64_t cur)
         if (kind_of(bt, o) == K_FIND)
             advance(bt, o, PH_ACQ);                 /* a miss goes on */
         else
-            to_scalar(o);                           /* reuse it: scalar */
+            to_scalar(bt, o);                           /* reuse it: scalar */
     } else if (STATE(cur) == BCL_HM_READY) {
         o->phase = kind_of(bt, o) == K_FIND ? PH_READ : PH_KEYS;
     } else if (kind_of(bt, o) == K_FIND) {          /* FREE: not found */
@@ -451,7 +471,7 @@ static void complete(batch *bt, op *o)
             o->waiting = 1;
         } else if (STATE(o->res) == BCL_HM_TOMB) {    /* we hold TOMB|BUSY */
             post_later(o, UNDO);
-            to_scalar(o);
+            to_scalar(bt, o);
         } else {                                      /* READY: we hold 3 */
             o->locked = READERS(o->res) == 0;
             if (!o->locked)
@@ -478,7 +498,7 @@ static void complete(batch *bt, op *o)
         if (o->res == o->cas_exp) {
             o->phase = PH_VERIFY;         /* erased and reused meanwhile? */
         } else if (!BUSY(o->res) && STATE(o->res) != BCL_HM_READY) {
-            to_scalar(o);                 /* erased meanwhile: nothing held */
+            to_scalar(bt, o);                 /* erased meanwhile: nothing held */
         } else {
             o->waiting = 1;
         }
@@ -489,7 +509,7 @@ static void complete(batch *bt, op *o)
             value_step(bt, o);
         } else {
             post_later(o, BCL_HM_READY - BCL_HM_RESERVED);   /* unlock */
-            to_scalar(o);
+            to_scalar(bt, o);
         }
         break;
     case PH_GETVAL: {
@@ -503,7 +523,7 @@ static void complete(batch *bt, op *o)
     case PH_PUT:
         if (o->fresh && (META(o->chk) != o->e0 || (o->chk & BCL_HM_PLOCK))) {
             post_later(o, o->undo);       /* a tombstone placement raced */
-            to_scalar(o);
+            to_scalar(bt, o);
             break;
         }
         o->phase = PH_PUBLISH;
@@ -689,21 +709,23 @@ static int first_phase(enum kind k)
 /* The keys the batch handed over (to_scalar): the scalar protocol reuses
  * tombstones under the placement lock.  A full table counts like the
  * batch's own full keys. */
-static bcl_status run_scalar(batch *bt)
+static bcl_status run_scalar(batch *bt, size_t *n_full)
 {
     const bcl_hashmap *m = bt->m;
-    for (size_t i = 0; i < bt->n; i++) {
-        op *o = &bt->ops[i];
-        if (!o->scalar)
-            continue;
-        bcl_hm_key k = bcl_hm_key_make(key_of(bt, o), m->key_size);
-        bcl_status st = bt->kind == K_INSERT ? bcl_hm_insert(m, &k, val_of(bt, o), 0)
-                                             : bcl_hm_accumulate(m, &k, val_of(bt, o));
-        if (st == BCL_ERR_FULL)
-            o->full = 1;
-        else if (st != BCL_OK)
+    size_t w = m->key_size + m->val_size;
+    if (bt->defer_nomem)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch's deferred keys");
+    for (size_t i = 0; i < bt->ndefer; i++) {
+        const unsigned char *e = bt->defer + i * w;
+        bcl_hm_key k = bcl_hm_key_make(e, m->key_size);
+        bcl_status st = bt->kind == K_INSERT ? bcl_hm_insert(m, &k, e + m->key_size, 0)
+                                             : bcl_hm_accumulate(m, &k, e + m->key_size);
+        if (st == BCL_ERR_FULL && n_full)
+            ++*n_full;
+        else if (st != BCL_OK && st != BCL_ERR_FULL)
             return st;
     }
+    bt->ndefer = 0;
     return BCL_OK;
 }
 
@@ -728,6 +750,7 @@ static void start_key(batch *bt, op *o, size_t i)
     bcl_hm_probe_init(m, &o->pr, bcl_hm_hash(key_of(bt, o), m->key_size));
     o->src = i;
     advance(bt, o, first_phase(bt->kind));
+    o->home = o->b;
 }
 
 static void refill(batch *bt)
@@ -801,7 +824,8 @@ static bcl_status run_window(batch *bt, size_t slots)
         bt->ops[s].phase = PH_DONE;
         bt->ops[s].recorded = 1;
     }
-    return run(bt);
+    bcl_status st = run(bt);
+    return st == BCL_OK ? run_scalar(bt, bt->n_full) : st;
 }
 
 static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned char *vals,
@@ -830,7 +854,7 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
     if (st == BCL_OK)
         st = run(bt);
     if (st == BCL_OK)
-        st = run_scalar(bt);
+        st = run_scalar(bt, n_full);
     for (size_t i = 0; st == BCL_OK && i < bt->n; i++) {
         if (bt->found)
             bt->found[i] = (unsigned char)bt->ops[i].found;
@@ -910,6 +934,7 @@ static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys
     }
     free_rma(&bt);
     free(bt.skip);
+    free(bt.defer);
     free(bt.ops);
     free(bt.buf);
     return st;

@@ -28,6 +28,11 @@
  * same call this round is deferred to the next round.
  * On shm every step is done at once with CPU operations.
  *
+ * Tombstones (bcl_hashmap.h, Deletion): finds pass them; a key of an
+ * insert / accumulate that meets one, fails the placement check or loses
+ * its bucket between lock and verify is copied out (to_scalar) and finished
+ * with the scalar protocol once its window / chunk is done.
+ *
  * Duplicate keys in a batch are merged first (insert: the last value wins;
  * accumulate: deltas are summed), so a batch never races with itself for a
  * key.  Work proceeds in chunks (chunk_keys()) to bound memory and the

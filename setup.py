@@ -1,11 +1,12 @@
 """Build pybcl's C extension with the MPI compiler wrapper's flags.
 
-The wrapper is $MPICC if set, else `mpicc` on PATH (else `mpicc.mpich`).  We
-ask it for its compile and link flags (`-show`, MPICH; `--showme`, Open MPI)
-and hand them to setuptools, so the extension links the same libmpi that
-mpi4py uses.
+The wrapper is $MPICC if set, else `mpicc` (or `mpicc.mpich`) on PATH, else
+the `mpich` wheel's (_build/mpi_wrapper.py).  We ask it for its compile and
+link flags (`-show`, MPICH; `--showme`, Open MPI) and hand them to
+setuptools, so the extension links the same libmpi that mpi4py uses.
 """
 import glob
+import hashlib
 import os
 import shlex
 import shutil
@@ -15,23 +16,24 @@ import sys
 import numpy
 from setuptools import Extension, setup
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "_build"))
+import mpi_wrapper  # noqa: E402
+
 HOW_TO_GET_MPI = """
 pybcl needs an MPI-3 library with its C compiler wrapper (MPICH recommended).
+  No system MPI:  pip install .   (pulls the `mpich` wheel from PyPI)
   Debian/Ubuntu:  sudo apt-get install mpich libmpich-dev
-  then:           pip install .
-or point MPICC at your wrapper:  MPICC=/path/to/mpicc pip install .
+  then:           MPICC=mpicc.mpich pip install .
+or point MPICC at your cluster's wrapper:  MPICC=/path/to/mpicc pip install .
 """
 
 
 def find_mpicc():
-    wanted = os.environ.get("MPICC")
-    candidates = [wanted] if wanted else ["mpicc", "mpicc.mpich"]
-    for name in candidates:
-        path = shutil.which(name) if name else None
-        if path:
-            return path
-    sys.exit(f"error: no MPI compiler wrapper found (tried {', '.join(candidates)})."
-             + HOW_TO_GET_MPI)
+    path = mpi_wrapper.find()
+    if path:
+        return path
+    tried = os.environ.get("MPICC") or ", ".join(mpi_wrapper.NAMES + ("the mpich wheel",))
+    sys.exit(f"error: no MPI compiler wrapper found (tried {tried})." + HOW_TO_GET_MPI)
 
 
 def wrapper_flags(mpicc):
@@ -66,6 +68,18 @@ def split_flags(flags):
 
 mpicc = find_mpicc()
 inc, libdirs, libs, mpi_cflags, mpi_ldflags = split_flags(wrapper_flags(mpicc))
+print(f"pybcl: building with {mpicc}")
+dependencies = ["numpy>=1.25", "mpi4py>=3.1"]
+rpaths = [d for d in libdirs if os.path.isdir(d)]
+wheel = mpi_wrapper.wheel_mpich(mpicc)
+if wheel:
+    # Built against the mpich wheel (maybe in pip's throw-away build
+    # environment): at run time libmpi.so.12 is the one the same wheel puts
+    # in <prefix>/lib of the environment pybcl is installed into, three levels
+    # above <prefix>/lib/pythonX.Y/site-packages/pybcl/.
+    version, _ = wheel
+    dependencies.append(f"mpich>={version.split('.')[0]}")
+    rpaths = ["$ORIGIN/../../..", os.path.join(sys.prefix, "lib")]
 debug = os.environ.get("PYBCL_DEBUG_BUILD") == "1"
 sanitize = os.environ.get("PYBCL_SANITIZE")          # e.g. "address,undefined"
 cflags = ["-std=gnu11", "-pthread", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
@@ -85,10 +99,15 @@ core = Extension(
     depends=[h for layer in LAYERS for h in glob.glob(f"csrc/{layer}/*.h")],
     include_dirs=inc + [numpy.get_include(), "csrc"],
     library_dirs=libdirs,
-    runtime_library_dirs=[d for d in libdirs if os.path.isdir(d)],
+    runtime_library_dirs=rpaths,
     libraries=libs + ["z"],          # zlib: gzipped FASTA/FASTQ (apps_py.c)
     extra_compile_args=mpi_cflags + cflags,
     extra_link_args=mpi_ldflags + ldflags,
 )
 
-setup(ext_modules=[core])
+# One build directory per MPI wrapper and flags: pip builds in the source
+# tree, and setuptools would otherwise relink objects compiled against
+# another MPI's headers (nothing in `depends` changes when MPI does).
+mpi_tag = hashlib.sha1(" ".join([mpicc] + inc + libdirs + libs).encode()).hexdigest()[:10]
+setup(ext_modules=[core], install_requires=dependencies,
+      options={"build": {"build_base": os.path.join("build", f"mpi-{mpi_tag}")}})

@@ -1,13 +1,14 @@
 """ISx with MPI_Alltoallv (mpi4py): the baseline of the paper's ISx comparison.
 
     mpiexec -n P python benchmarks/isx_alltoallv.py [--keys-per-rank N]
-        [--max-key M] [--iterations I] [--json FILE]
+        [--max-key M] [--iterations I] [--local sort|count] [--json FILE]
 
 The ISx MPI reference's algorithm, step for step, with the same workload as
 `python -m pybcl.apps.isx`: PCG32 keys seeded (rank, rank) (pybcl._core's C
 generator), ISx's counting bucketize (C), MPI_Alltoall of the bucket sizes,
-MPI_Alltoallv of the keys, then the same local sort (NumPy) and the same
-verification.  Timed like ISx: generation to the barrier after the sort; one
+MPI_Alltoallv of the keys, then the same local phase as the pybcl app
+(`--local sort`: NumPy sort; `--local count`: ISx's count_local_keys
+histogram, pybcl._core.isx_count) and the same verification.  Timed like ISx: generation to the barrier after the sort; one
 untimed burn-in iteration.  Only mpi4py and NumPy are used for the exchange.
 """
 import argparse
@@ -20,10 +21,11 @@ from mpi4py import MPI
 
 from pybcl import _core    # only the C key generator and bucketize, no containers
 
-PHASES = ("generate_bucket", "alltoallv", "local_sort", "total")
+PHASES = ("generate_bucket", "alltoallv", "local", "exchange", "total")
 
 
-def run(keys_per_rank=1 << 22, max_key=1 << 28, iterations=3, burn_in=1, comm=MPI.COMM_WORLD):
+def run(keys_per_rank=1 << 22, max_key=1 << 28, iterations=3, burn_in=1, comm=MPI.COMM_WORLD,
+        local="sort"):
     me, P = comm.Get_rank(), comm.Get_size()
     N = keys_per_rank
     width = -(-max_key // P)
@@ -47,16 +49,24 @@ def run(keys_per_rank=1 << 22, max_key=1 << 28, iterations=3, burn_in=1, comm=MP
                        [mine, recv_counts, rdispl, MPI.INT])
         comm.Barrier()
         t2 = time.perf_counter()
-        mine.sort()
+        if local == "sort":
+            mine.sort()
+        else:
+            counts, outside = _core.isx_count(mine, lo, max(hi - lo, 1))
         t3 = time.perf_counter()
         comm.Barrier()
         t4 = time.perf_counter()
         if it >= burn_in:
-            for p, v in zip(PHASES, (t1 - t0, t2 - t1, t3 - t2, t4 - t0)):
+            for p, v in zip(PHASES, (t1 - t0, t2 - t1, t3 - t2, t2 - t0, t4 - t0)):
                 times[p].append(v)
         if it == burn_in + iterations - 1:
-            good = (len(mine) == 0 or (mine[0] >= lo and mine[-1] < hi)) and \
-                bool(np.all(mine[1:] >= mine[:-1]))
+            if local == "sort":
+                good = (len(mine) == 0 or (mine[0] >= lo and mine[-1] < hi)) and \
+                    bool(np.all(mine[1:] >= mine[:-1]))
+            else:
+                from pybcl.apps.isx import _weighted_key_sum
+                good = outside == 0 and int(counts.sum(dtype=np.int64)) == len(mine) and \
+                    _weighted_key_sum(counts, lo) == int(mine.sum(dtype=np.int64))
             tot = np.array([len(mine), int(mine.sum(dtype=np.int64)), sent_sum], dtype=np.int64)
             comm.Allreduce(MPI.IN_PLACE, tot, op=MPI.SUM)
             good = good and int(tot[0]) == N * P and int(tot[1]) == int(tot[2])
@@ -64,7 +74,9 @@ def run(keys_per_rank=1 << 22, max_key=1 << 28, iterations=3, burn_in=1, comm=MP
     worst = np.array([np.mean(times[p]) for p in PHASES])
     comm.Allreduce(MPI.IN_PLACE, worst, op=MPI.MAX)
     seconds = dict(zip(PHASES, map(float, worst)))
+    seconds["local_" + local] = seconds["local"]
     return {"app": "isx_alltoallv", "ranks": P, "keys_per_rank": N, "max_key": max_key,
+            "local": local,
             "iterations": iterations, "burn_in": burn_in, "seconds_per_iteration": seconds,
             "keys_per_s": N * P / seconds["total"], "verified": bool(ok)}
 
@@ -75,12 +87,14 @@ def main(argv=None):
     ap.add_argument("--max-key", type=int, default=1 << 28)
     ap.add_argument("--iterations", type=int, default=3)
     ap.add_argument("--burn-in", type=int, default=1)
+    ap.add_argument("--local", choices=("sort", "count"), default="sort")
     ap.add_argument("--json", metavar="FILE")
     a = ap.parse_args(argv)
-    res = run(a.keys_per_rank, a.max_key, a.iterations, a.burn_in)
+    res = run(a.keys_per_rank, a.max_key, a.iterations, a.burn_in, local=a.local)
     if MPI.COMM_WORLD.Get_rank() == 0:
         s = res["seconds_per_iteration"]
-        print(f"ISx Alltoallv (mpi4py): {res['ranks']} rank(s), {a.keys_per_rank:,} keys/rank")
+        print(f"ISx Alltoallv (mpi4py), local {a.local}: {res['ranks']} rank(s), "
+              f"{a.keys_per_rank:,} keys/rank")
         for p in PHASES:
             print(f"  {p:16s} {s[p]:.4f} s")
         print(f"  {res['keys_per_s'] / 1e6:.2f} M keys/s; verification "

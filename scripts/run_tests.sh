@@ -1,23 +1,42 @@
 #!/usr/bin/env bash
-# The whole test suite: one rank (plain python, no mpiexec), then 2 and 4
-# ranks on the default transport, then 2 ranks on the rma transport.
+# The whole test suite: one rank (plain python, no mpiexec; this pass also
+# runs the serial_only tests that launch their own jobs), then 2, 4 and 8
+# ranks on the default transport (shm on one machine) and 2 and 8 ranks on
+# rma.  8 ranks on a 2-core machine are oversubscribed: pybcl then waits
+# patiently on its own (docs/progress.md).  Measured pass times: docs/testing.md.
+#
+# Every test runs under a time limit (PYBCL_TEST_TIME_LIMIT, seconds; see
+# tests/conftest.py): a hung test ends its pass with the test's name and
+# every rank's Python stack.  The pass limit below is only a last resort.
+#   PYBCL_TEST_PASSES="1 2 rma2" bash scripts/run_tests.sh   runs some passes only;
+#   PYBCL_TEST_NO_SETUP=1 skips scripts/setup_env.sh (an environment is active).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-. scripts/setup_env.sh
+[ -n "${PYBCL_TEST_NO_SETUP:-}" ] || . scripts/setup_env.sh
 MPIEXEC=mpiexec.mpich
-LIMIT=${PYBCL_TEST_TIMEOUT:-900}     # seconds per pass: a hang fails, it never blocks CI
+LIMIT=${PYBCL_TEST_TIMEOUT:-1200}    # seconds per pass
+export PYBCL_TEST_TIME_LIMIT=${PYBCL_TEST_TIME_LIMIT:-300}
+# wheel, openmpi: the suite against the mpich wheel (pip-only install) and
+# Open MPI, each in its own venv (scripts/run_mpi_variants.sh).
+PASSES=${PYBCL_TEST_PASSES:-"1 2 4 8 rma2 rma4 rma8 wheel openmpi"}
+TOTAL_START=$SECONDS
 
 run() {
     echo
     echo "== $*"
     local start=$SECONDS
     timeout --kill-after=30 "$LIMIT" "$@"
-    echo "== passed in $((SECONDS - start)) s"
+    echo "== passed in $((SECONDS - start)) s (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 }
 
-run python -m pytest -q --with-mpi tests
-run $MPIEXEC -n 2 python -m pytest -q --with-mpi tests
-run $MPIEXEC -n 4 python -m pytest -q --with-mpi tests
-PYBCL_TRANSPORT=rma run $MPIEXEC -n 2 python -m pytest -q --with-mpi tests
+for pass in $PASSES; do
+    case $pass in
+        1)      run python -m pytest -q --with-mpi tests ;;
+        rma1)   PYBCL_TRANSPORT=rma run python -m pytest -q --with-mpi tests ;;
+        rma*)   PYBCL_TRANSPORT=rma run $MPIEXEC -n "${pass#rma}" python -m pytest -q --with-mpi tests ;;
+        wheel|openmpi) run bash scripts/run_mpi_variants.sh "$pass" ;;
+        *)      run $MPIEXEC -n "$pass" python -m pytest -q --with-mpi tests ;;
+    esac
+done
 echo
-echo "== all test passes succeeded"
+echo "== all test passes succeeded in $((SECONDS - TOTAL_START)) s"

@@ -34,8 +34,11 @@ def mpiexec_argv(nprocs, extra=()):
 
 
 def job_env(**overrides):
-    """The environment for a launched job: this checkout's pybcl first."""
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    """The environment for a launched job: the pybcl this process imported
+    (a checkout built in place, or an installed package) comes first."""
+    import pybcl
+    where = os.path.dirname(os.path.dirname(os.path.abspath(pybcl.__file__)))
+    env = dict(os.environ, PYTHONPATH=where + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.update({k: str(v) for k, v in overrides.items()})
     return env
 

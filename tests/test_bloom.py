@@ -97,18 +97,39 @@ def test_false_positive_rate_at_expected_items(fpr):
     assert all_ok(fpr / 3 < rate <= 2 * fpr), rate
 
 
+def check_one_first_per_key(bf, keys, got):
+    """Atomic insert, with every rank inserting the same keys at once: no
+    key is reported "not present" to two ranks.  It may be reported to no
+    rank: a false positive of the other keys (issue 10: at 3 ranks, one of
+    20 000 keys was).  Such a key must really be covered by the others'
+    bits: a fresh filter of the same shape holding every other key claims
+    it too; and false positives must stay rare.  Collective."""
+    firsts = pybcl.allreduce((~np.asarray(got)).astype(np.int64), "sum")
+    ok = bool((firsts <= 1).all())
+    covered = [keys[i] for i in np.flatnonzero(firsts == 0)]
+    ok &= len(covered) <= max(3, 10 * bf.predicted_fpr * len(keys))
+    for key in covered[:10]:
+        others = pybcl.BloomFilter(bf.expected_items, bf.fpr)      # uint64 keys
+        rest = keys[keys != key]
+        if R == 0:
+            others.insert_many(rest)
+        pybcl.barrier()
+        ok &= bool(others.find(key))
+    return all_ok(ok), np.bincount(firsts)
+
+
 @pytest.mark.mpi
 def test_atomic_insert_under_contention_batched():
-    """All ranks insert the same fresh keys at once: for each key exactly one
-    rank may see "not present"."""
+    """All ranks insert the same keys at once: for each key at most one rank
+    sees "not present", and none only for a genuine false positive."""
     n = 5000 if SMALL else 20_000
     bf = pybcl.BloomFilter(n, 1e-4)
     keys = np.arange(n, dtype=np.uint64) * np.uint64(2654435761) + np.uint64(12345)
-    pre = bf.find_many(keys)   # keys that collide with nothing yet: all fresh
+    pre = bf.find_many(keys)   # an empty filter claims nothing
     pybcl.barrier()
     got = bf.insert_many(keys)
-    firsts = pybcl.allreduce((~got).astype(np.int64), "sum")
-    assert all_ok(not pre.any() and bool((firsts == 1).all())), np.bincount(firsts)
+    ok, counts = check_one_first_per_key(bf, keys, got)
+    assert all_ok(not pre.any()) and ok, counts
 
 
 @pytest.mark.mpi
@@ -118,8 +139,8 @@ def test_atomic_insert_under_contention_scalar():
     keys = [k * 40503 + 99 for k in range(n)]
     pybcl.barrier()
     got = np.array([bf.insert(k) for k in keys])
-    firsts = pybcl.allreduce((~got).astype(np.int64), "sum")
-    assert all_ok(bool((firsts == 1).all())), np.bincount(firsts)
+    ok, counts = check_one_first_per_key(bf, np.array(keys, dtype=np.uint64), got)
+    assert ok, counts
 
 
 def test_batch_is_sequential_inserts():

@@ -8,6 +8,14 @@ from hypothesis import strategies as st
 
 import pybcl
 
+# Serial checks: the ranks share the examples (see test_msgpack.py).
+P = pybcl.nprocs()
+
+
+def examples(total):
+    return max(25, -(-total // P))
+
+
 # Reference XXH64 values (from the reference xxHash implementation).
 KNOWN = [
     (b"", 0, 0xEF46DB3751D8E999),
@@ -35,14 +43,14 @@ def test_default_seed_is_zero():
     assert pybcl.hash64(b"abc") == pybcl.hash64(b"abc", 0)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1))
 def test_u64_fast_path_equals_bytes(x, seed):
     assert pybcl.hash_u64(x, seed) == pybcl.hash64(x.to_bytes(8, "little"),
                                                    seed)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.binary(max_size=200), st.integers(0, 2**64 - 1))
 def test_matches_reference_xxhash(data, seed):
     xxhash = pytest.importorskip("xxhash")

@@ -24,7 +24,7 @@ def rp():
 @pytest.mark.mpi
 def test_insert_find_across_ranks():
     r, p = rp()
-    m = pybcl.HashMap(4000)
+    m = pybcl.HashMap(400 * p + 1000)      # at most half full: inserts never fail
     for i in range(200):
         m.insert(i * p + r, 10 * (i * p + r))
     pybcl.barrier()
@@ -351,8 +351,9 @@ def test_overwrite_reclaims_out_of_line_storage():
 @pytest.mark.mpi
 def test_find_only_promise_equals_atomic_find():
     r, p = rp()
-    m = pybcl.HashMap(3000)
-    s = pybcl.HashMap(300, key_type=str, value_type=object)
+    # 400 random keys per rank from [0, 5000): room for twice the distinct ones
+    m = pybcl.HashMap(2 * min(400 * p, 5000) + 1000)
+    s = pybcl.HashMap(2 * p + 300, key_type=str, value_type=object)
     rng = np.random.default_rng(r)
     keys = rng.integers(0, 5000, 400)
     m.insert_many(keys, keys * 3)
@@ -416,7 +417,7 @@ def test_repr_and_capacity():
 @pytest.mark.mpi
 def test_buffer_inserts_and_duplicates():
     r, p = rp()
-    m = pybcl.HashMap(4000)
+    m = pybcl.HashMap(2 * (300 * p + 101) + 1000)
     with pybcl.HashMapBuffer(m, queue_size=1000, message_size=16) as buf:
         for i in range(300):
             buf.insert(i * p + r, i)
@@ -456,7 +457,7 @@ def test_buffer_accumulates_combine():
 @pytest.mark.mpi
 def test_buffer_tiny_queue_overflows_without_loss():
     r, p = rp()
-    m = pybcl.HashMap(20000)
+    m = pybcl.HashMap(2 * (2000 * p + 100) + 1000)
     buf = pybcl.HashMapBuffer(m, queue_size=3, message_size=4)
     keys = np.arange(2000) * p + r
     buf.insert_many(keys, keys + 1)
@@ -478,7 +479,7 @@ def test_buffer_fastqueue_overflow_and_reuse():
     is lost, accumulates combine across the queued and direct paths, and the
     queues are reused (their counters wrap the ring) over several flushes."""
     r, p = rp()
-    m = pybcl.HashMap(60000)
+    m = pybcl.HashMap(2 * (4 * 1500 * p + 200) + 1000)
     buf = pybcl.HashMapBuffer(m, queue_size=40, message_size=8)
     acc = 5 * 10**7 + np.arange(200)
     ok = True

@@ -66,6 +66,21 @@ def test_isx_in_process_verifies(queue):
     assert res["ranks"] == pybcl.nprocs() and res["keys_per_s"] > 0
 
 
+def test_isx_local_count_verifies():
+    from pybcl.apps import isx
+    res = isx.run_isx(20_000, max_key=1 << 20, iterations=1, message_size=1000, local="count")
+    assert all_ok(res["verified"] and not res["problems"] and res["local"] == "count")
+    assert "local_count" in res["seconds_per_iteration"]
+
+
+def test_isx_count_kernel():
+    keys = np.array([5, 7, 7, 9, 4, 12], dtype=np.int32)
+    counts, outside = _core.isx_count(keys, 5, 5)
+    assert counts.tolist() == [1, 0, 2, 0, 1] and outside == 2
+    with pytest.raises(ValueError):
+        _core.isx_count(keys, -1, 5)
+
+
 def test_isx_small_max_key():
     from pybcl.apps import isx
     res = isx.run_isx(5_000, max_key=1000 + pybcl.nprocs(), iterations=1, message_size=333)
@@ -86,7 +101,7 @@ def test_isx_cli(tmp_path, nprocs):
     assert "verification PASSED" in r.stdout
     js = json.loads(out.read_text())
     assert js["verified"] and js["ranks"] == nprocs and js["keys_per_rank"] == 50000
-    assert set(js["seconds_per_iteration"]) >= {"total", "local_sort"}
+    assert set(js["seconds_per_iteration"]) >= {"total", "local", "local_sort", "exchange"}
 
 
 @pytest.mark.serial_only
@@ -98,3 +113,16 @@ def test_isx_cli_fails_loudly_when_queues_are_too_small():
             "sys.exit(0 if r['verified'] else 3)")
     r = run_app(["-c", code], 2)
     assert r.returncode == 3, r.stdout + r.stderr
+
+
+@pytest.mark.serial_only
+def test_isx_cli_local_count_and_usage_errors(tmp_path):
+    r = run_app(["-m", "pybcl.apps.isx", "--keys-per-rank", "20000", "--iterations", "1",
+                 "--max-key", str(1 << 20), "--local", "count"], 2)
+    assert r.returncode == 0 and "verification PASSED" in r.stdout, r.stdout + r.stderr
+    for args, code in ((["--max-key", "1"], 2), (["--keys-per-rank", "0"], 2),
+                       (["--json", str(tmp_path / "no" / "x.json")], 1)):
+        r = run_app(["-m", "pybcl.apps.isx", *args], 2)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == code and len(lines) == 1, (args, r.returncode, r.stderr)
+        assert lines[0].startswith("python -m pybcl.apps.isx: error: ")

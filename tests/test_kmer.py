@@ -267,6 +267,18 @@ def test_app_bloom_semantics_in_process():
 
 
 
+def at_quality_reads(seed, n=600):
+    """4-line FASTQ whose quality lines often start with '@' (a resync trap)."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        L = rng.randrange(25, 90)
+        seq = "".join(rng.choice("ACGTACGTN") for _ in range(L))
+        qual = "@" + "".join(rng.choice("@I#+") for _ in range(L - 1))
+        out.append(f"@r{i}\n{seq}\n+\n{qual}\n")
+    return "".join(out)
+
+
 def run_app(args, nprocs, timeout=120):
     return run_python(args, nprocs, timeout=timeout)
 
@@ -276,10 +288,13 @@ def run_app(args, nprocs, timeout=120):
 def test_app_cli_exact_counts(tmp_path, nprocs):
     text = small_reads(seed=nprocs, n=400)
     fa = ">g1 multi-line\n" + "\n".join(small_reads(seed=99, n=20).split("\n")[1::4]) + "\n"
+    plain = at_quality_reads(nprocs)         # plain 4-line FASTQ: split in byte ranges
     (tmp_path / "a.fq.gz").write_bytes(gzip.compress(text.encode()))
     (tmp_path / "b.fa").write_text(fa)
-    want = ref_kmers(text, 21) + ref_kmers(fa, 21)
+    (tmp_path / "c.fq").write_text(plain)
+    want = ref_kmers(text, 21) + ref_kmers(fa, 21) + ref_kmers(plain, 21)
     r = run_app(["-m", "pybcl.apps.kmer", str(tmp_path / "a.fq.gz"), str(tmp_path / "b.fa"),
+                 str(tmp_path / "c.fq"),
                  "-k", "21", "--counts", str(tmp_path / "c.tsv"), "--histo",
                  str(tmp_path / "h.txt"), "--json", str(tmp_path / "r.json")], nprocs)
     assert r.returncode == 0, r.stderr
@@ -297,7 +312,9 @@ def test_app_cli_exact_counts(tmp_path, nprocs):
     js = json.loads((tmp_path / "r.json").read_text())
     assert js["ranks"] == nprocs and js["kmers_total"] == sum(want.values())
     assert js["distinct"] == len(want) and js["kmers_per_s"] > 0
-    assert {"scan", "count", "histogram"} <= set(js["seconds"])
+    assert {"setup", "count", "histogram"} <= set(js["seconds"])
+    assert len(js["peak_rss_bytes_per_rank"]) == nprocs
+    assert all(x > 0 for x in js["peak_rss_bytes_per_rank"])
     assert "top 10 k-mers" in r.stdout
 
 
@@ -308,3 +325,167 @@ def test_app_cli_demo_and_errors(tmp_path):
     assert "top 10 k-mers" in r.stdout and "histogram head" in r.stdout
     r = run_app(["-m", "pybcl.apps.kmer", str(tmp_path / "missing.fq")], 1)
     assert r.returncode != 0 and "missing.fq" in r.stderr
+
+
+# ---- the one-pass counting kernels ---------------------------------------------------
+
+def test_kmer_table_counts_exactly_and_grows():
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 5000, 60_000).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    keys[keys == np.uint64(2**64 - 1)] = 0
+    t = _core.KmerTable(16)                 # far too small: must grow, never lose
+    for part in np.array_split(keys, 7):
+        t.add(part)
+    want = collections.Counter(keys.tolist())
+    k, c = t.items()
+    assert dict(zip(k.tolist(), c.tolist())) == want
+    st = t.stats()
+    assert st["distinct"] == len(want) and st["added"] == len(keys) and st["resizes"] > 0
+    h = t.histogram()
+    assert {i: int(n) for i, n in enumerate(h) if n} == dict(collections.Counter(want.values()))
+    tk, tc = t.top(5)
+    best = sorted(want.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+    assert list(zip(tk.tolist(), tc.tolist())) == best
+    with pytest.raises(ValueError):
+        t.add(np.array([2**64 - 1], dtype=np.uint64))
+    with pytest.raises(TypeError):
+        t.add(np.array([1.5]))
+    with pytest.raises(ValueError):
+        _core.KmerTable(-1)
+
+
+def test_kmer_table_bloom_stores_repeats_only():
+    rng = np.random.default_rng(6)
+    once = rng.integers(1, 2**62, 20_000, dtype=np.uint64)
+    twice = rng.integers(1, 2**62, 2_000, dtype=np.uint64)
+    t = _core.KmerTable(0, bloom_bits=20_000 * 16)
+    t.add(np.concatenate([once, twice, twice, twice[:500]]))
+    k, c = t.items()
+    got = dict(zip(k.tolist(), c.tolist()))
+    # stored = sightings - 1; a false positive can add one
+    assert all(got.get(x) in (1, 2) for x in twice[500:].tolist())
+    assert all(got.get(x) in (2, 3) for x in twice[:500].tolist())
+    singles_in = sum(x in got for x in once.tolist())
+    assert singles_in < 0.03 * len(once)
+
+
+@pytest.mark.parametrize("P", [1, 2, 3, 7])
+def test_kmer_partition_groups_by_owner(P):
+    rng = np.random.default_rng(P)
+    keys = rng.integers(0, 2**62, 5000, dtype=np.uint64)
+    grouped, counts = _core.kmer_partition(keys, P)
+    assert counts.sum() == len(keys) and sorted(grouped.tolist()) == sorted(keys.tolist())
+    ends = np.cumsum(counts)
+    owners = []
+    for r in range(P):
+        part = grouped[ends[r] - counts[r]:ends[r]]
+        again, c2 = _core.kmer_partition(part, P)
+        assert c2[r] == len(part) and again.tolist() == part.tolist()   # stable, one owner
+        owners.append(len(part))
+    assert min(owners) > 0.5 * len(keys) / P
+
+
+@pytest.mark.parametrize("fmt", ["fastq", "fasta"])
+@pytest.mark.parametrize("P", [2, 3, 5, 16])
+def test_byte_ranges_tile_the_file(tmp_path, fmt, P):
+    text = at_quality_reads(P) if fmt == "fastq" else random_text(random.Random(P), "fasta", 200)
+    path = tmp_path / "x.txt"
+    path.write_text(text)
+    size = len(text)
+    cuts = [_core.seq_resync(str(path), size, size * r // P, fmt) for r in range(P + 1)]
+    assert cuts[0] == 0 and cuts[-1] == size and cuts == sorted(cuts)
+    mark = ">" if fmt == "fasta" else "@"
+    assert all(c == size or text[c] == mark and (c == 0 or text[c - 1] == "\n") for c in cuts)
+    got = collections.Counter()
+    for r in range(P):
+        for arr in _core.KmerReader(str(path), 13, 0, 1, 100, start=cuts[r], end=cuts[r + 1]):
+            got.update(arr.tolist())
+    assert got == ref_kmers(text, 13)
+
+
+def test_gzip_reader_is_strict(tmp_path):
+    text = (TRICKY["fastq"] * 300).encode()
+    gz = gzip.compress(text)
+    two = tmp_path / "two.fq.gz"                         # two members: fine
+    two.write_bytes(gz + gzip.compress(text))
+    got = collections.Counter()
+    for arr in _core.KmerReader(str(two), 5, chunk_bytes=1000):
+        got.update(arr.tolist())
+    want = ref_kmers(text.decode(), 5)
+    assert got == want + want
+    cases = {"trunc.fq.gz": (gz[:len(gz) // 2], "truncated"),
+             "trail.fq.gz": (gz + b"garbage\n", "trailing garbage"),
+             "trail1.fq.gz": (gz + b"\0", "trailing garbage"),
+             "corrupt.fq.gz": (gz[:20] + bytes(b ^ 0x5A for b in gz[20:60]) + gz[60:],
+                               "gzip")}
+    for name, (data, words) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(ValueError, match=words):
+            for _ in _core.KmerReader(str(tmp_path / name), 5, chunk_bytes=4096):
+                pass
+
+
+BAD_CLI = [
+    (["{d}/missing.fq"], 1, "missing.fq: no such file"),
+    (["{d}"], 1, "is a directory"),
+    (["{d}/binary.fq"], 1, "not FASTA or FASTQ"),
+    (["{d}/bad.fq"], 1, "quality string longer"),
+    (["{d}/trunc.fq.gz"], 1, "truncated gzip"),
+    (["{d}/trail.fq.gz"], 1, "trailing garbage"),
+    (["{d}/ok.fq", "--capacity", "0"], 2, "--capacity"),
+    (["{d}/ok.fq", "--message-size", "0"], 2, "--message-size"),
+    (["{d}/ok.fq", "--top", "-5"], 2, "--top"),
+    (["{d}/ok.fq", "-k", "40"], 2, "-k"),
+    (["{d}/ok.fq", "--json", "{d}/no/such/dir/r.json"], 1, "--json"),
+    (["{d}/ok.fq", "--histo", "{d}"], 1, "--histo"),
+]
+
+
+@pytest.mark.serial_only
+def test_app_cli_errors_one_line_from_rank_0(tmp_path):
+    ok = small_reads(seed=3, n=200)
+    (tmp_path / "ok.fq").write_text(ok)
+    (tmp_path / "binary.fq").write_bytes(bytes(range(256)) * 8)
+    (tmp_path / "bad.fq").write_text("@r\nACGT\n+\nIIIIII\n")
+    gz = gzip.compress(ok.encode())
+    (tmp_path / "trunc.fq.gz").write_bytes(gz[:len(gz) // 2])
+    (tmp_path / "trail.fq.gz").write_bytes(gz + b"trailing")
+    failures = []
+    for args, code, words in BAD_CLI:
+        argv = [a.format(d=tmp_path) for a in args]
+        r = run_app(["-m", "pybcl.apps.kmer", "--quiet", *argv], 2)
+        lines = r.stderr.strip().splitlines()
+        if not (r.returncode == code and len(lines) == 1 and
+                lines[0].startswith("python -m pybcl.apps.kmer: error: ") and
+                words in lines[0] and not r.stdout.strip()):
+            failures.append((argv, r.returncode, r.stdout[-300:], r.stderr[-600:]))
+    assert not failures, failures
+    assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.serial_only
+def test_app_cli_corrupt_record_mid_file_fails_on_every_rank(tmp_path):
+    # the bad record lies in the last rank's byte range: found mid-run, after
+    # the up-front checks; every rank must stop, rank 0 must say why
+    good = at_quality_reads(1, n=3000)
+    (tmp_path / "mid.fq").write_text(good + "@bad\nACGT\n+\nIIIIIIII\n" + good)
+    r = run_app(["-m", "pybcl.apps.kmer", "--quiet", str(tmp_path / "mid.fq")], 2)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1 and len(lines) == 1 and "error: " in lines[0], r.stderr
+
+
+@pytest.mark.serial_only
+def test_app_cli_bloom_reports_rss_and_saves_table(tmp_path):
+    text = small_reads(seed=21, n=3000, err=0.05)
+    (tmp_path / "r.fq").write_text(text)
+    figs = {}
+    for mode in ("plain", "bloom"):
+        js = tmp_path / f"{mode}.json"
+        r = run_app(["-m", "pybcl.apps.kmer", "--quiet", str(tmp_path / "r.fq"), "--json",
+                     str(js)] + (["--bloom"] if mode == "bloom" else []), 2)
+        assert r.returncode == 0, r.stderr
+        figs[mode] = json.loads(js.read_text())
+    want = ref_kmers(text, 31)
+    assert figs["plain"]["distinct"] == len(want)
+    assert figs["bloom"]["distinct_in_table"] < 0.7 * figs["plain"]["distinct_in_table"]
+    assert len(figs["bloom"]["peak_rss_bytes_per_rank"]) == 2

@@ -9,6 +9,15 @@ from hypothesis import strategies as st
 
 import pybcl
 
+# These tests need no MPI: every rank would run the same work.  The ranks
+# share it instead: each draws its own random examples (Hypothesis seeds
+# them per process), so P ranks together still try about as many as one.
+P = pybcl.nprocs()
+
+
+def examples(total):
+    return max(25, -(-total // P))
+
 
 def ref_packb(x):
     return msgpack.packb(x, use_bin_type=True)
@@ -50,19 +59,19 @@ objects = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(objects)
 def test_packb_matches_msgpack(x):
     assert pybcl.packb(x) == ref_packb(x)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(objects)
 def test_round_trip(x):
     assert same(pybcl.unpackb(pybcl.packb(x)), as_lists(x))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(objects)
 def test_unpackb_reads_msgpack_output(x):
     data = ref_packb(x)
@@ -264,7 +273,7 @@ def test_error_messages_name_offset():
         pybcl.unpackb(b"\xc1")
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.binary(max_size=64))
 def test_random_bytes_never_crash(data):
     try:

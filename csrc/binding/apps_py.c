@@ -7,7 +7,11 @@
  *
  * Functions added to pybcl._core:
  *   KmerReader(path, k, rank=0, nprocs=1, chunk_bytes=4 MiB, block_shift=20,
- *              hll=False)          iterator of uint64 arrays (see bcl_kmer.h)
+ *              hll=False, start=0, end=-1)  iterator of uint64 arrays (bcl_kmer.h,
+ *                                  bytes from bcl_seqsrc.h: strict gzip, byte ranges)
+ *   KmerTable(capacity=0, bloom_bits=0)  one rank's count table (bcl_kcount.h)
+ *   kmer_partition(kmers, nprocs) -> (grouped by owner, counts)
+ *   seq_resync(path, size, offset, fmt) -> record boundary at or after offset
  *   kmers_from_bytes(data, k, rank=0, nprocs=1, chunk=0, block_shift=20)
  *   kmer_encode(str) -> int, kmer_decode(uint64 array, k) -> S<k> array
  *   hll_estimate(uint8 registers) -> float, HLL_REGISTERS
@@ -20,9 +24,11 @@
 #include "bclpy.h"
 
 #include <string.h>
-#include <zlib.h>
+#include <errno.h>
 
+#include "kernels/bcl_kcount.h"
 #include "kernels/bcl_kmer.h"
+#include "kernels/bcl_seqsrc.h"
 #include "kernels/bcl_pcg.h"
 
 #define CHECK(expr)                         \
@@ -54,7 +60,8 @@ static PyObject *shrink(PyObject *arr, npy_intp n)
 
 typedef struct {
     PyObject_HEAD
-    gzFile gz;
+    bcl_seqsrc src;
+    int open;
     bcl_kmer_parser parser;
     char *buf;
     size_t chunk;
@@ -67,8 +74,8 @@ typedef struct {
 
 static void KmerReader_dealloc(KmerReader *self)
 {
-    if (self->gz)
-        gzclose(self->gz);
+    if (self->open)
+        bcl_seqsrc_close(&self->src);
     PyMem_RawFree(self->buf);
     Py_XDECREF(self->path);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -77,17 +84,19 @@ static void KmerReader_dealloc(KmerReader *self)
 static int KmerReader_init(KmerReader *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = { "path", "k", "rank", "nprocs", "chunk_bytes", "block_shift",
-                              "hll", NULL };
+                              "hll", "start", "end", NULL };
     PyObject *path_obj;
     int k, rank = 0, nprocs = 1, block_shift = BCL_KMER_DEFAULT_BLOCK_SHIFT, hll = 0;
     Py_ssize_t chunk = 4 << 20;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&i|iinip:KmerReader", kwlist,
+    long long start = 0, end = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&i|iinipLL:KmerReader", kwlist,
                                      PyUnicode_FSConverter, &path_obj, &k, &rank, &nprocs,
-                                     &chunk, &block_shift, &hll))
+                                     &chunk, &block_shift, &hll, &start, &end))
         return -1;
-    if (chunk < 1) {
+    if (chunk < 1 || start < 0 || (end >= 0 && end < start)) {
         Py_DECREF(path_obj);
-        PyErr_Format(PyExc_ValueError, "chunk_bytes must be positive, got %zd", chunk);
+        PyErr_Format(PyExc_ValueError, "KmerReader: need chunk_bytes >= 1 (got %zd) and "
+                     "0 <= start <= end (got %lld, %lld)", chunk, start, end);
         return -1;
     }
     bcl_status st = bcl_kmer_init(&self->parser, k, rank, nprocs, block_shift);
@@ -96,22 +105,23 @@ static int KmerReader_init(KmerReader *self, PyObject *args, PyObject *kw)
         bclpy_raise(st);
         return -1;
     }
-    if (self->gz) {
-        gzclose(self->gz);
-        self->gz = NULL;
+    if (self->open) {
+        bcl_seqsrc_close(&self->src);
+        self->open = 0;
     }
     Py_XSETREF(self->path, path_obj);
-    gzFile gz;
     const char *cpath = PyBytes_AS_STRING(path_obj);
     Py_BEGIN_ALLOW_THREADS
-    gz = gzopen(cpath, "rb");
+    st = bcl_seqsrc_open(&self->src, cpath, (uint64_t)start,
+                         end < 0 ? UINT64_MAX : (uint64_t)end);
     Py_END_ALLOW_THREADS
-    if (!gz) {
-        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path_obj);
+    if (st != BCL_OK) {
+        errno = 0;
+        PyErr_Format(PyExc_OSError, "%s", bcl_last_error());
         return -1;
     }
-    gzbuffer(gz, 1 << 18);
-    self->gz = gz;
+    self->open = 1;
+    self->parser.offset = (uint64_t)start;     /* messages name file offsets */
     PyMem_RawFree(self->buf);
     self->buf = PyMem_RawMalloc((size_t)chunk);
     if (!self->buf) {
@@ -128,36 +138,33 @@ static int KmerReader_init(KmerReader *self, PyObject *args, PyObject *kw)
 
 static PyObject *KmerReader_next(KmerReader *self)
 {
-    if (!self->gz || self->done)
+    if (!self->open || self->done)
         return NULL;
     PyObject *arr = new_u64((npy_intp)self->chunk);
     if (!arr)
         return NULL;
     uint64_t *out = PyArray_DATA((PyArrayObject *)arr);
-    int got;
-    size_t nout = 0;
-    bcl_status st = BCL_OK;
-    const char *zerr = NULL;
+    size_t got = 0, nout = 0;
+    bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    got = gzread(self->gz, self->buf, (unsigned)self->chunk);
-    if (got < 0) {
-        int errnum;
-        zerr = gzerror(self->gz, &errnum);
-    } else if (got > 0) {
-        st = bcl_kmer_feed(&self->parser, self->buf, (size_t)got, out, &nout);
+    st = bcl_seqsrc_read(&self->src, self->buf, self->chunk, &got);
+    if (st == BCL_OK && got > 0) {
+        st = bcl_kmer_feed(&self->parser, self->buf, got, out, &nout);
         if (st == BCL_OK && self->use_hll)
             bcl_kmer_hll_add(self->hll, out, nout);
-    } else {
+    } else if (st == BCL_OK) {
         st = bcl_kmer_finish(&self->parser);
     }
     Py_END_ALLOW_THREADS
-    if (got < 0) {
-        Py_DECREF(arr);
-        return PyErr_Format(PyExc_OSError, "%S: read failed: %s", self->path, zerr);
-    }
     if (st != BCL_OK) {
         Py_DECREF(arr);
-        PyErr_Format(PyExc_ValueError, "%S: %s", self->path, bcl_last_error());
+        self->done = 1;
+        const char *msg = bcl_last_error();
+        /* the source's messages name the file already, the parser's don't */
+        if (strncmp(msg, PyBytes_AS_STRING(self->path), PyBytes_GET_SIZE(self->path)) == 0)
+            PyErr_Format(PyExc_ValueError, "%s", msg);
+        else
+            PyErr_Format(PyExc_ValueError, "%s: %s", PyBytes_AS_STRING(self->path), msg);
         return NULL;
     }
     if (got == 0) {
@@ -171,9 +178,9 @@ static PyObject *KmerReader_next(KmerReader *self)
 
 static PyObject *KmerReader_close(KmerReader *self, PyObject *noargs)
 {
-    if (self->gz) {
-        gzclose(self->gz);
-        self->gz = NULL;
+    if (self->open) {
+        bcl_seqsrc_close(&self->src);
+        self->open = 0;
     }
     self->done = 1;
     Py_RETURN_NONE;
@@ -218,16 +225,272 @@ static PyTypeObject KmerReaderType = {
     .tp_dealloc = (destructor)KmerReader_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "KmerReader(path, k, rank=0, nprocs=1, chunk_bytes=4194304, block_shift=20, "
-              "hll=False)\n\nIterates over a FASTA/FASTQ file (gzipped or not), yielding "
-              "one uint64 array of canonical k-mers per chunk read: those whose last base "
-              "lies in a block (2**block_shift bytes of the decompressed stream) owned by "
-              "`rank` (block b belongs to rank b % nprocs).",
+              "hll=False, start=0, end=-1)\n\nIterates over a FASTA/FASTQ file (gzipped or "
+              "not), yielding one uint64 array of canonical k-mers per chunk read: those "
+              "whose last base lies in a block (2**block_shift bytes of the decompressed "
+              "stream) owned by `rank` (block b belongs to rank b % nprocs).  A plain file "
+              "can be read from byte `start` to `end` (-1: its end); start must be a record "
+              "boundary (seq_resync).  A truncated or corrupt gzip file, or one with "
+              "trailing garbage, raises ValueError.",
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)KmerReader_next,
     .tp_methods = KmerReader_methods,
     .tp_init = (initproc)KmerReader_init,
     .tp_new = PyType_GenericNew,
 };
+
+/* ---- KmerTable ----------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    bcl_kcount t;
+    int live;
+} KmerTable;
+
+static void KmerTable_dealloc(KmerTable *self)
+{
+    if (self->live)
+        bcl_kcount_free(&self->t);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int KmerTable_init(KmerTable *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = { "capacity", "bloom_bits", NULL };
+    long long cap = 0, bloom = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|LL:KmerTable", kwlist, &cap, &bloom))
+        return -1;
+    if (cap < 0 || bloom < 0 || cap > (1LL << 40) || bloom > (1LL << 44)) {
+        PyErr_Format(PyExc_ValueError, "KmerTable: capacity must be in [0, 2**40] and "
+                     "bloom_bits in [0, 2**44], got %lld, %lld", cap, bloom);
+        return -1;
+    }
+    if (self->live) {
+        bcl_kcount_free(&self->t);
+        self->live = 0;
+    }
+    bcl_status st = bcl_kcount_init(&self->t, (uint64_t)cap, (uint64_t)bloom);
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        return -1;
+    }
+    self->live = 1;
+    return 0;
+}
+
+static PyArrayObject *u64_input(PyObject *obj, const char *fn)
+{
+    if (PyArray_Check(obj) && PyArray_TYPE((PyArrayObject *)obj) != NPY_UINT64) {
+        PyErr_Format(PyExc_TypeError, "%s: kmers must be a uint64 array, got %R", fn,
+                     (PyObject *)PyArray_DESCR((PyArrayObject *)obj));
+        return NULL;
+    }
+    return (PyArrayObject *)PyArray_FROMANY(obj, NPY_UINT64, 1, 1, NPY_ARRAY_IN_ARRAY);
+}
+
+static PyObject *KmerTable_add(KmerTable *self, PyObject *obj)
+{
+    if (!self->live)
+        return PyErr_Format(PyExc_ValueError, "KmerTable is not initialised");
+    PyArrayObject *a = u64_input(obj, "KmerTable.add");
+    if (!a)
+        return NULL;
+    const uint64_t *k = PyArray_DATA(a);
+    size_t n = (size_t)PyArray_SIZE(a);
+    for (size_t i = 0; i < n; i++)
+        if (k[i] == BCL_KCOUNT_EMPTY) {
+            Py_DECREF(a);
+            return PyErr_Format(PyExc_ValueError, "KmerTable.add: 0xffffffffffffffff is "
+                                "not a canonical k-mer code");
+        }
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_kcount_add(&self->t, k, n);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(a);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *KmerTable_items(KmerTable *self, PyObject *noargs)
+{
+    npy_intp n = self->live ? (npy_intp)self->t.used : 0;
+    PyObject *ka = PyArray_SimpleNew(1, &n, NPY_UINT64);
+    PyObject *ca = ka ? PyArray_SimpleNew(1, &n, NPY_INT64) : NULL;
+    if (!ca) {
+        Py_XDECREF(ka);
+        return NULL;
+    }
+    if (n) {
+        Py_BEGIN_ALLOW_THREADS
+        bcl_kcount_export(&self->t, PyArray_DATA((PyArrayObject *)ka),
+                          PyArray_DATA((PyArrayObject *)ca));
+        Py_END_ALLOW_THREADS
+    }
+    return Py_BuildValue("(NN)", ka, ca);
+}
+
+static PyObject *KmerTable_histogram(KmerTable *self, PyObject *noargs)
+{
+    /* counts are almost all small: one pass into 4096 bins, a second only
+     * when a larger count exists */
+    npy_intp len = 4096;
+    for (;;) {
+        PyObject *h = PyArray_ZEROS(1, &len, NPY_INT64, 0);
+        if (!h)
+            return NULL;
+        uint64_t top = 0;
+        if (self->live) {
+            Py_BEGIN_ALLOW_THREADS
+            top = bcl_kcount_histogram(&self->t, PyArray_DATA((PyArrayObject *)h),
+                                       (size_t)len);
+            Py_END_ALLOW_THREADS
+        }
+        if ((npy_intp)top < len)
+            return shrink(h, (npy_intp)top + 1);
+        Py_DECREF(h);
+        len = (npy_intp)top + 1;
+    }
+}
+
+static PyObject *KmerTable_top(KmerTable *self, PyObject *arg)
+{
+    Py_ssize_t n = PyNumber_AsSsize_t(arg, PyExc_OverflowError);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n < 0 || n > (1 << 20))
+        return PyErr_Format(PyExc_ValueError, "KmerTable.top: n must be in [0, 2**20], "
+                            "got %zd", n);
+    npy_intp dn = n;
+    PyObject *ka = PyArray_SimpleNew(1, &dn, NPY_UINT64);
+    PyObject *ca = ka ? PyArray_SimpleNew(1, &dn, NPY_INT64) : NULL;
+    if (!ca) {
+        Py_XDECREF(ka);
+        return NULL;
+    }
+    size_t got = 0;
+    if (self->live) {
+        Py_BEGIN_ALLOW_THREADS
+        got = bcl_kcount_top(&self->t, (size_t)n, PyArray_DATA((PyArrayObject *)ka),
+                             PyArray_DATA((PyArrayObject *)ca));
+        Py_END_ALLOW_THREADS
+    }
+    ka = shrink(ka, (npy_intp)got);
+    ca = ka ? shrink(ca, (npy_intp)got) : (Py_DECREF(ca), NULL);
+    if (!ca) {
+        Py_XDECREF(ka);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", ka, ca);
+}
+
+static PyObject *KmerTable_stats(KmerTable *self, PyObject *noargs)
+{
+    const bcl_kcount *t = &self->t;
+    return Py_BuildValue("{sKsKsKsKsKsKsK}", "distinct", (unsigned long long)t->used,
+                         "slots", (unsigned long long)t->cap,
+                         "bytes", (unsigned long long)bcl_kcount_bytes(t),
+                         "added", (unsigned long long)t->added,
+                         "resizes", (unsigned long long)t->resizes,
+                         "bloom_bits", (unsigned long long)t->bloom_bits,
+                         "saturated", (unsigned long long)t->saturated);
+}
+
+static PyObject *KmerTable_free(KmerTable *self, PyObject *noargs)
+{
+    if (self->live)
+        bcl_kcount_free(&self->t);
+    self->live = 0;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef KmerTable_methods[] = {
+    {"add", (PyCFunction)KmerTable_add, METH_O,
+     "add(kmers uint64 array): count each (GIL released)."},
+    {"items", (PyCFunction)KmerTable_items, METH_NOARGS,
+     "items() -> (keys uint64, counts int64): the stored entries (under a Bloom filter "
+     "a count is sightings - 1)."},
+    {"histogram", (PyCFunction)KmerTable_histogram, METH_NOARGS,
+     "histogram() -> int64 array h: h[c] = keys with stored count c."},
+    {"top", (PyCFunction)KmerTable_top, METH_O,
+     "top(n) -> (keys, counts) of the n highest stored counts (ties: smaller key first)."},
+    {"stats", (PyCFunction)KmerTable_stats, METH_NOARGS,
+     "dict: distinct, slots, bytes, added, resizes, bloom_bits, saturated."},
+    {"free", (PyCFunction)KmerTable_free, METH_NOARGS, "Release the memory now."},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyTypeObject KmerTableType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pybcl._core.KmerTable",
+    .tp_basicsize = sizeof(KmerTable),
+    .tp_dealloc = (destructor)KmerTable_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "KmerTable(capacity=0, bloom_bits=0): this rank's k-mer count table "
+              "(bcl_kcount.h): open addressing, grows by doubling; bloom_bits > 0 puts a "
+              "Bloom filter in front so first sightings are not stored.",
+    .tp_methods = KmerTable_methods,
+    .tp_init = (initproc)KmerTable_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* kmer_partition(kmers, nprocs) -> (kmers grouped by owner rank, counts int64) */
+static PyObject *py_kmer_partition(PyObject *self, PyObject *args)
+{
+    PyObject *obj;
+    int P;
+    if (!PyArg_ParseTuple(args, "Oi:kmer_partition", &obj, &P))
+        return NULL;
+    if (P < 1 || P > (1 << 24))
+        return PyErr_Format(PyExc_ValueError, "kmer_partition: nprocs must be in [1, 2**24], "
+                            "got %d", P);
+    PyArrayObject *a = u64_input(obj, "kmer_partition");
+    if (!a)
+        return NULL;
+    npy_intp n = PyArray_SIZE(a), dp = P;
+    PyObject *out = PyArray_SimpleNew(1, &n, NPY_UINT64);
+    PyObject *cnt = out ? PyArray_SimpleNew(1, &dp, NPY_INT64) : NULL;
+    if (!cnt) {
+        Py_XDECREF(out);
+        Py_DECREF(a);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    bcl_kcount_partition(PyArray_DATA(a), (size_t)n, P, PyArray_DATA((PyArrayObject *)out),
+                         PyArray_DATA((PyArrayObject *)cnt));
+    Py_END_ALLOW_THREADS
+    Py_DECREF(a);
+    return Py_BuildValue("(NN)", out, cnt);
+}
+
+/* seq_resync(path, size, offset, fmt 'fasta'|'fastq') -> record boundary >= offset */
+static PyObject *py_seq_resync(PyObject *self, PyObject *args)
+{
+    PyObject *path_obj;
+    unsigned long long size, offset;
+    const char *fmt;
+    if (!PyArg_ParseTuple(args, "O&KKs:seq_resync", PyUnicode_FSConverter, &path_obj, &size,
+                          &offset, &fmt))
+        return NULL;
+    bcl_seqfmt f = strcmp(fmt, "fasta") == 0 ? BCL_FMT_FASTA
+                   : strcmp(fmt, "fastq") == 0 ? BCL_FMT_FASTQ : BCL_FMT_UNKNOWN;
+    if (f == BCL_FMT_UNKNOWN) {
+        Py_DECREF(path_obj);
+        return PyErr_Format(PyExc_ValueError, "seq_resync: fmt must be 'fasta' or 'fastq', "
+                            "got %R", PyTuple_GET_ITEM(args, 3));
+    }
+    uint64_t out = 0;
+    bcl_status st;
+    const char *cpath = PyBytes_AS_STRING(path_obj);
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_seqsrc_resync(cpath, size, offset, f, &out);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path_obj);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    return PyLong_FromUnsignedLongLong(out);
+}
 
 /* ---- one-shot helpers ---------------------------------------------------- */
 
@@ -490,6 +753,36 @@ static PyObject *py_isx_bucketize(PyObject *self, PyObject *args)
     return Py_BuildValue("(NN)", out, cnt);
 }
 
+/* isx_count(keys int32, lo, width) -> (int32 counts of width entries, outside):
+ * ISx's count_local_keys, the histogram allocated per call as the reference's. */
+static PyObject *py_isx_count(PyObject *self, PyObject *args)
+{
+    PyObject *obj;
+    long long lo, width;
+    if (!PyArg_ParseTuple(args, "OLL:isx_count", &obj, &lo, &width))
+        return NULL;
+    if (lo < 0 || lo > INT32_MAX || width < 1 || width > (long long)INT32_MAX + 1)
+        return PyErr_Format(PyExc_ValueError, "isx_count: need 0 <= lo <= 2**31 - 1 and "
+                            "1 <= width <= 2**31, got %lld, %lld", lo, width);
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_INT32, 1, 1,
+                                                        NPY_ARRAY_IN_ARRAY);
+    if (!a)
+        return NULL;
+    npy_intp w = (npy_intp)width;
+    PyObject *cnt = PyArray_ZEROS(1, &w, NPY_INT32, 0);
+    if (!cnt) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    size_t outside;
+    Py_BEGIN_ALLOW_THREADS
+    outside = bcl_isx_count(PyArray_DATA(a), (size_t)PyArray_SIZE(a), (int32_t)lo,
+                            (uint32_t)width, PyArray_DATA((PyArrayObject *)cnt));
+    Py_END_ALLOW_THREADS
+    Py_DECREF(a);
+    return Py_BuildValue("(Nn)", cnt, (Py_ssize_t)outside);
+}
+
 /* ---- read simulation (the demo) ------------------------------------------ */
 
 static PyObject *py_simulate_reads(PyObject *self, PyObject *args, PyObject *kw)
@@ -708,6 +1001,8 @@ static PyMethodDef apps_methods[] = {
      "hll_estimate(uint8 registers) -> distinct-count estimate"},
     {"isx_bucketize", py_isx_bucketize, METH_VARARGS,
      "isx_bucketize(keys, width, nbuckets) -> (keys grouped by key // width, counts)"},
+    {"isx_count", py_isx_count, METH_VARARGS,
+     "isx_count(keys, lo, width) -> (int32 counts[key - lo], keys outside [lo, lo+width))"},
     {"hll_add", py_hll_add, METH_VARARGS,
      "hll_add(registers, kmers): add uint64 k-mers to a HyperLogLog sketch"},
     {"kmer_tsv", py_kmer_tsv, METH_VARARGS,
@@ -716,6 +1011,10 @@ static PyMethodDef apps_methods[] = {
     {"kmer_table_local", py_kmer_table_local, METH_O,
      "kmer_table_local(HashMap[uint64, int64]) -> (keys, values) arrays of this rank"},
 #endif
+    {"kmer_partition", py_kmer_partition, METH_VARARGS,
+     "kmer_partition(kmers, nprocs) -> (kmers grouped by owner rank, int64 counts)"},
+    {"seq_resync", py_seq_resync, METH_VARARGS,
+     "seq_resync(path, size, offset, fmt) -> first 'fasta'/'fastq' record start >= offset"},
     {"pcg32_outputs", py_pcg32_outputs, METH_VARARGS,
      "pcg32_outputs(initstate, initseq, n) -> first n pcg32_random_r outputs (uint32)"},
     {"isx_keys", (PyCFunction)(void (*)(void))py_isx_keys, METH_VARARGS | METH_KEYWORDS,
@@ -729,9 +1028,11 @@ static PyMethodDef apps_methods[] = {
 
 int bclpy_register_apps(PyObject *m)
 {
-    if (PyType_Ready(&KmerReaderType) < 0 || PyType_Ready(&IsxKeyGenType) < 0)
+    if (PyType_Ready(&KmerReaderType) < 0 || PyType_Ready(&IsxKeyGenType) < 0 ||
+        PyType_Ready(&KmerTableType) < 0)
         return -1;
     if (PyModule_AddObjectRef(m, "KmerReader", (PyObject *)&KmerReaderType) < 0 ||
+        PyModule_AddObjectRef(m, "KmerTable", (PyObject *)&KmerTableType) < 0 ||
         PyModule_AddObjectRef(m, "IsxKeyGen", (PyObject *)&IsxKeyGenType) < 0 ||
         PyModule_AddIntConstant(m, "HLL_REGISTERS", BCL_HLL_REGS) < 0)
         return -1;

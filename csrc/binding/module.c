@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "runtime/bcl_watchdog.h"
 #include "serial/bcl_object.h"
 
 PyObject *bclpy_Error, *bclpy_SegmentFull, *bclpy_ContainerFull, *bclpy_Empty;
@@ -169,6 +170,35 @@ static PyObject *py_abort(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;   /* not reached */
 }
 
+/* wait_policy() -> dict: how this job waits (docs/progress.md, section 4). */
+static PyObject *py_wait_policy(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    return Py_BuildValue("{s:s,s:s,s:i,s:i}",
+                         "policy", bcl_rt.oversubscribed ? "patient" : "spin",
+                         "chosen_by", bcl_rt.wait_forced ? "PYBCL_WAIT" : "cpus",
+                         "node_ranks", bcl_rt.node_ranks, "node_cpus", bcl_rt.node_cpus);
+}
+
+/* watchdog_arm(report_after, report_signal, report, abort_after, abort, fd, exit_code):
+ * see runtime/bcl_watchdog.h.  Needs no init (before it, abort is exit). */
+static PyObject *py_watchdog_arm(PyObject *self, PyObject *args)
+{
+    bcl_watchdog_plan plan;
+    if (!PyArg_ParseTuple(args, "dizdzii:watchdog_arm", &plan.report_after,
+                          &plan.report_signal, &plan.report, &plan.abort_after,
+                          &plan.abort, &plan.fd, &plan.exit_code))
+        return NULL;
+    CHECK(bcl_watchdog_arm(&plan));
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_watchdog_disarm(PyObject *self, PyObject *noargs)
+{
+    bcl_watchdog_disarm();
+    Py_RETURN_NONE;
+}
+
 /* bcast_bytes(data_or_None, root) -> bytes: every rank gets root's bytes. */
 static PyObject *py_bcast_bytes(PyObject *self, PyObject *args)
 {
@@ -260,6 +290,11 @@ PyMethodDef bclpy_runtime_methods[] = {
     {"_flush_stats", py_flush_stats, METH_NOARGS,
      "Debug: cumulative flush counters and the number of dirty targets (rma)."},
     {"abort", py_abort, METH_O, "MPI_Abort the whole job with this code."},
+    {"wait_policy", py_wait_policy, METH_NOARGS,
+     "dict: policy ('patient'|'spin'), chosen_by ('cpus'|'PYBCL_WAIT'), node_ranks, node_cpus"},
+    {"watchdog_arm", py_watchdog_arm, METH_VARARGS,
+     "watchdog_arm(report_after, report_signal, report, abort_after, abort, fd, exit_code)"},
+    {"watchdog_disarm", py_watchdog_disarm, METH_NOARGS, "Cancel the armed watchdog."},
     {"bcast_bytes", py_bcast_bytes, METH_VARARGS, "bcast_bytes(data, root) -> bytes"},
     {"allreduce_inplace", py_allreduce_inplace, METH_VARARGS,
      "allreduce_inplace(array, opcode)"},

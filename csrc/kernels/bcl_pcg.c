@@ -60,3 +60,16 @@ void bcl_isx_bucketize(const int32_t *keys, size_t n, uint32_t width, int nbucke
     for (size_t i = 0; i < n; i++)
         out[pos[(uint32_t)keys[i] / width]++] = keys[i];
 }
+
+size_t bcl_isx_count(const int32_t *keys, size_t n, int32_t lo, uint32_t width, int32_t *counts)
+{
+    size_t outside = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t at = (uint32_t)((int64_t)keys[i] - lo);   /* negative -> huge */
+        if (at < width)
+            counts[at]++;
+        else
+            outside++;
+    }
+    return outside;
+}

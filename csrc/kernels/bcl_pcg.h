@@ -32,4 +32,9 @@ void bcl_isx_keys(bcl_pcg32 *rng, uint32_t bound, int32_t *out, size_t n);
 void bcl_isx_bucketize(const int32_t *keys, size_t n, uint32_t width, int nbuckets,
                        int32_t *out, int64_t *counts);
 
+/* ISx's count_local_keys: counts[key - lo] += 1 for each key (counts has
+ * `width` zeroed entries, the rank's key range [lo, lo + width)).  Returns
+ * how many keys lay outside that range (not counted; 0 when correct). */
+size_t bcl_isx_count(const int32_t *keys, size_t n, int32_t lo, uint32_t width, int32_t *counts);
+
 #endif /* BCL_PCG_H */

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "runtime/bcl_alloc.h"
+#include "runtime/bcl_cpus.h"
+#include "runtime/bcl_mpicheck.h"
 #include "runtime/bcl_progress.h"
 
 bcl_runtime bcl_rt;
@@ -55,27 +57,61 @@ static bcl_status ensure_mpi(void)
     return BCL_OK;
 }
 
+/* How many CPUs the ranks of this node may use together (bcl_cpus.h): the
+ * union of their affinity masks, capped by the tightest cgroup CPU quota
+ * any of them has.  Collective over the node communicator. */
+static bcl_status node_cpus(MPI_Comm node, int *cpus)
+{
+    size_t bytes = bcl_cpu_mask_bytes();
+    unsigned char *mask = malloc(bytes);
+    if (!mask)
+        return bcl_set_error(BCL_ERR_NOMEM, "out of memory for a CPU mask");
+    bcl_cpu_mask(mask, bytes);
+    int rc = MPI_Allreduce(MPI_IN_PLACE, mask, (int)bytes, MPI_BYTE, MPI_BOR, node);
+    int usable = bcl_cpu_mask_count(mask, bytes);
+    free(mask);
+    if (rc != MPI_SUCCESS)
+        return bcl_mpi_error("MPI_Allreduce", rc);
+    /* A rank in no limited cgroup reports 0: it must not hide another's
+     * limit, so unlimited counts as "no smaller than the mask". */
+    double quota = bcl_cgroup_cpu_limit();
+    if (quota <= 0)
+        quota = (double)usable;
+    BCL_MPI_CHECK("MPI_Allreduce",
+                  MPI_Allreduce(MPI_IN_PLACE, &quota, 1, MPI_DOUBLE, MPI_MIN, node));
+    /* Rounded down: 1.5 CPUs for 2 ranks is oversubscribed, and waiting
+     * patiently when we need not costs little, spinning when we should
+     * not costs 100x (docs/progress.md). */
+    int quota_cpus = (int)(quota + 1e-9);
+    if (quota_cpus < usable)
+        usable = quota_cpus;
+    *cpus = usable > 0 ? usable : 1;
+    return BCL_OK;
+}
+
 /* All ranks on one node <=> the shared-memory split keeps everybody.  Also
- * tells whether this node runs more ranks than it has cores: MPI's blocking
- * calls busy-poll, and then a waiting rank starves the one it waits for. */
+ * tells whether this node runs more ranks than the CPUs they may use: MPI's
+ * blocking calls busy-poll, and then a waiting rank starves the one it
+ * waits for. */
 static bcl_status inspect_node(MPI_Comm comm, int nprocs, int *one_node,
                                int *oversubscribed)
 {
     MPI_Comm node;
-    int node_size;
     BCL_MPI_CHECK("MPI_Comm_split_type",
                   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0,
                                       MPI_INFO_NULL, &node));
-    int rc = MPI_Comm_size(node, &node_size);
+    int rc = MPI_Comm_size(node, &bcl_rt.node_ranks);
+    bcl_status st = rc == MPI_SUCCESS ? node_cpus(node, &bcl_rt.node_cpus)
+                                      : bcl_mpi_error("MPI_Comm_size", rc);
     MPI_Comm_free(&node);
-    if (rc != MPI_SUCCESS)
-        return bcl_mpi_error("MPI_Comm_size", rc);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    *one_node = (node_size == nprocs);
-    *oversubscribed = cores > 0 && node_size > cores;
+    if (st != BCL_OK)
+        return st;
+    *one_node = (bcl_rt.node_ranks == nprocs);
+    *oversubscribed = bcl_rt.node_ranks > bcl_rt.node_cpus;
     /* PYBCL_WAIT=patient|spin overrides the guess (for benchmarks, or for
      * nodes whose cores are shared with other jobs). */
     const char *wait = getenv("PYBCL_WAIT");
+    bcl_rt.wait_forced = wait && (!strcmp(wait, "patient") || !strcmp(wait, "spin"));
     if (wait && !strcmp(wait, "patient"))
         *oversubscribed = 1;
     else if (wait && !strcmp(wait, "spin"))
@@ -177,6 +213,8 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
                                                  MPI_INT, MPI_MAX, bcl_rt.comm));
     st = bcl_rt.transport == BCL_TRANSPORT_SHM ? create_shm_window()
                                                : create_rma_window();
+    if (st == BCL_OK)
+        st = bcl_check_window_model(bcl_rt.win);
     if (st != BCL_OK)
         return st;
     memset(bcl_rt.local_base, 0, BCL_SEGMENT_RESERVED);
@@ -209,6 +247,8 @@ bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
         return st;
     if (comm == MPI_COMM_NULL)
         comm = MPI_COMM_WORLD;
+    if ((st = bcl_check_mpi_library()) != BCL_OK)
+        return st;
     bcl_rt.async_progress = async_progress;
     st = init_steps(comm, segment_size, transport);
     if (st != BCL_OK)

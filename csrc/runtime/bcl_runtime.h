@@ -40,8 +40,12 @@ typedef struct bcl_runtime {
     int nprocs;
     bcl_transport transport;
     int async_progress;       /* PYBCL_ASYNC_PROGRESS was asked for          */
-    int oversubscribed;       /* more ranks on this node than cores: waits   */
-                              /* must yield the CPU (docs/progress.md)       */
+    int oversubscribed;       /* some node runs more ranks than the CPUs they */
+                              /* may use: waits must yield (docs/progress.md) */
+                              /* ("patient"); the same on every rank         */
+    int wait_forced;          /* PYBCL_WAIT chose the policy, not the guess  */
+    int node_ranks;           /* ranks on this rank's node                   */
+    int node_cpus;            /* CPUs they may use together (bcl_cpus.h)     */
     MPI_Win win;
     size_t segment_size;      /* bytes per rank, identical on every rank     */
     unsigned char *local_base;

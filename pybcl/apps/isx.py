@@ -1,7 +1,8 @@
 """ISx integer sort on pybcl queues (BCL paper, section 9.1; Hanebutte & Hemstad 2015).
 
     mpiexec -n P python -m pybcl.apps.isx [--keys-per-rank N] [--max-key M]
-        [--iterations I] [--message-size S] [--queue fast|circular] [--json FILE]
+        [--iterations I] [--message-size S] [--queue fast|circular]
+        [--local sort|count] [--json FILE]
 
 Weak scaling with the ISx reference's workload: every rank draws N signed
 32-bit keys uniform in [0, M) (default M = 2^28) from PCG32 seeded with
@@ -15,16 +16,26 @@ Exchange: one CircularQueue (or FastQueue) of int32 per rank, hosted there.
 Keys are generated and bucketed in chunks of S * P keys; each chunk's
 bucket for rank r (about S keys) goes out with one ``push_many`` to queue r
 while the next chunk is generated -- the paper's aggregated, asynchronous
-pushes.  After a barrier each rank sorts its queue's ``local()`` view in
-place (NumPy sort).
+pushes.  After a barrier each rank does the local phase on its queue's
+``local()`` view:
+
+- ``--local sort`` (default): sorts the keys in place (NumPy sort);
+- ``--local count``: the ISx reference's own local phase (its
+  ``count_local_keys``): a histogram of the rank's key range
+  ``[lo, lo + width)``, allocated per iteration, counts[key - lo] += 1 (C).
 
 Verification (last iteration; ISx's checks plus order and a checksum): every
-key on rank r lies in r's bucket range; each rank's keys are sorted, so the
-concatenation over ranks is globally sorted; the number of keys over all
-ranks is N * P; the sum of all keys received equals the sum of all keys
-generated.  Exit status 1 if anything fails.
+key on rank r lies in r's bucket range; with sort, each rank's keys are
+sorted, so the concatenation over ranks is globally sorted; with count, the
+histogram holds every received key (none outside the range) and sum(counts *
+key) equals the received keys' sum; the number of keys over all ranks is
+N * P; the sum of all keys received equals the sum of all keys generated.
+Exit status 1 if anything fails.
+
+Phases (seconds per iteration, the slowest rank's mean): generate_bucket_push,
+exchange_wait (to the barrier after the pushes), local (sort or count),
+exchange = generate_bucket_push + exchange_wait, total.
 """
-import argparse
 import json
 import sys
 import time
@@ -33,9 +44,11 @@ import numpy as np
 
 import pybcl
 from pybcl import _core
+from pybcl.apps import _cli
 
 DEFAULT_MAX_KEY = 1 << 28
-PHASES = ("generate_bucket_push", "exchange_wait", "local_sort", "total")
+PHASES = ("generate_bucket_push", "exchange_wait", "local", "exchange", "total")
+LOCAL_PHASES = ("sort", "count")
 
 
 def _bucketize(keys, width, P):
@@ -46,7 +59,7 @@ def _bucketize(keys, width, P):
 
 
 def run_isx(keys_per_rank=1 << 22, max_key=DEFAULT_MAX_KEY, iterations=3, burn_in=1,
-            message_size=None, queue="circular", slack=None, verbose=False):
+            message_size=None, queue="circular", slack=None, verbose=False, local="sort"):
     """Collective.  Returns a dict of figures (same on every rank) incl. 'verified'.
 
     message_size: keys per push_many to one rank; default 2^16 on the shm
@@ -60,6 +73,8 @@ def run_isx(keys_per_rank=1 << 22, max_key=DEFAULT_MAX_KEY, iterations=3, burn_i
     me, P = pybcl.rank(), pybcl.nprocs()
     if max_key < P:
         raise ValueError(f"max_key ({max_key}) must be at least the number of ranks ({P})")
+    if local not in LOCAL_PHASES:
+        raise ValueError(f"local must be one of {LOCAL_PHASES}, got {local!r}")
     N = int(keys_per_rank)
     width = -(-max_key // P)                       # ceil, as ISx's BUCKET_WIDTH
     lo, hi = me * width, min((me + 1) * width, max_key)
@@ -96,17 +111,22 @@ def run_isx(keys_per_rank=1 << 22, max_key=DEFAULT_MAX_KEY, iterations=3, burn_i
         pybcl.barrier()
         t2 = time.perf_counter()
         view = queues[me].local()
-        view.sort()
+        if local == "sort":
+            view.sort()
+        else:
+            counts, outside = _core.isx_count(view, lo, max(hi - lo, 1))
         t3 = time.perf_counter()
         pybcl.barrier()
         t4 = time.perf_counter()
         if timed:
             times["generate_bucket_push"].append(t1 - t0)
             times["exchange_wait"].append(t2 - t1)
-            times["local_sort"].append(t3 - t2)
+            times["local"].append(t3 - t2)
+            times["exchange"].append(t2 - t0)
             times["total"].append(t4 - t0)
         if it == burn_in + iterations - 1:
-            good, why = _verify(view, lo, hi, N, P, sent_sum, full)
+            good, why = _verify(view, lo, hi, N, P, sent_sum, full,
+                                counts=(counts, outside) if local == "count" else None)
             ok = ok and good
             problems += why
         # empty the queues for the next iteration (untimed)
@@ -122,11 +142,13 @@ def run_isx(keys_per_rank=1 << 22, max_key=DEFAULT_MAX_KEY, iterations=3, burn_i
     mean = {p: float(np.mean(v)) if v else 0.0 for p, v in times.items()}
     worst = pybcl.allreduce(np.array([mean[p] for p in PHASES]), "max")
     seconds = dict(zip(PHASES, map(float, worst)))
+    seconds["local_" + local] = seconds["local"]      # the name says which local phase
     total_keys = N * P
     return {
         "app": "isx", "ranks": P, "keys_per_rank": N, "max_key": int(max_key),
         "bucket_width": int(width), "iterations": iterations, "burn_in": burn_in,
         "message_size": int(message_size), "queue": queue, "queue_capacity": cap,
+        "local": local,
         "transport": pybcl.transport(),
         "seconds_per_iteration": seconds,
         "keys_per_s": total_keys / seconds["total"] if seconds["total"] > 0 else None,
@@ -134,7 +156,16 @@ def run_isx(keys_per_rank=1 << 22, max_key=DEFAULT_MAX_KEY, iterations=3, burn_i
     }
 
 
-def _verify(view, lo, hi, N, P, sent_sum, full):
+def _weighted_key_sum(hist, lo, step=1 << 22):
+    """sum(hist[i] * (lo + i)), in pieces (a histogram may have 2^28 bins)."""
+    total = 0
+    for a in range(0, len(hist), step):
+        h = hist[a:a + step].astype(np.int64)
+        total += int(np.dot(h, np.arange(lo + a, lo + a + len(h), dtype=np.int64)))
+    return total
+
+
+def _verify(view, lo, hi, N, P, sent_sum, full, counts=None):
     me = pybcl.rank()
     why = []
     n = len(view)
@@ -142,8 +173,18 @@ def _verify(view, lo, hi, N, P, sent_sum, full):
         why.append(f"rank {me}: a queue was full (push_many refused keys)")
     if n and (int(view.min()) < lo or int(view.max()) >= hi):
         why.append(f"rank {me}: key outside [{lo}, {hi})")
-    if n > 1 and not bool(np.all(view[1:] >= view[:-1])):
-        why.append(f"rank {me}: keys not sorted")
+    if counts is None:
+        if n > 1 and not bool(np.all(view[1:] >= view[:-1])):
+            why.append(f"rank {me}: keys not sorted")
+    else:
+        hist, outside = counts
+        held = int(hist.sum(dtype=np.int64))
+        weighted = _weighted_key_sum(hist, lo)
+        if outside or held != n:
+            why.append(f"rank {me}: histogram holds {held} of {n} keys ({outside} outside "
+                       f"[{lo}, {hi}))")
+        elif weighted != int(view.sum(dtype=np.int64)):
+            why.append(f"rank {me}: histogram's key sum {weighted} != the keys' sum")
     got = pybcl.allreduce(np.array([n, int(view.sum(dtype=np.int64)), sent_sum],
                                    dtype=np.int64), "sum")
     if int(got[0]) != N * P:
@@ -156,8 +197,8 @@ def _verify(view, lo, hi, N, P, sent_sum, full):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m pybcl.apps.isx",
-                                 description="ISx bucket sort (weak scaling) on pybcl queues.")
+    ap = _cli.Parser(prog="python -m pybcl.apps.isx",
+                     description="ISx bucket sort (weak scaling) on pybcl queues.")
     ap.add_argument("--keys-per-rank", type=int, default=1 << 22,
                     help="keys generated per rank (default 2^22)")
     ap.add_argument("--max-key", type=int, default=DEFAULT_MAX_KEY,
@@ -167,24 +208,37 @@ def main(argv=None):
     ap.add_argument("--message-size", type=int, default=None,
                     help="keys per push_many to one rank (default 2^16 on shm, 2^20 on rma)")
     ap.add_argument("--queue", choices=("circular", "fast"), default="circular")
+    ap.add_argument("--local", choices=LOCAL_PHASES, default="sort",
+                    help="local phase: NumPy sort (default) or ISx's count_local_keys "
+                         "histogram")
     ap.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
+    P = _cli.world()[1]
     if args.keys_per_rank < 1:
-        ap.error("--keys-per-rank must be >= 1")
-    if not 1 <= args.max_key <= (1 << 31) - 1:
-        ap.error("--max-key must be in [1, 2^31 - 1]")
-    if args.iterations < 1 or args.burn_in < 0 or (args.message_size or 1) < 1:
-        ap.error("--iterations >= 1, --burn-in >= 0, --message-size >= 1")
+        ap.error(f"argument --keys-per-rank: must be >= 1, got {args.keys_per_rank}")
+    if not P <= args.max_key <= (1 << 31) - 1:
+        ap.error(f"argument --max-key: must be in [{P} (the number of ranks), 2^31 - 1], "
+                 f"got {args.max_key}")
+    if args.iterations < 1:
+        ap.error(f"argument --iterations: must be >= 1, got {args.iterations}")
+    if args.burn_in < 0:
+        ap.error(f"argument --burn-in: must be >= 0, got {args.burn_in}")
+    if args.message_size is not None and args.message_size < 1:
+        ap.error(f"argument --message-size: must be >= 1, got {args.message_size}")
+    problem = _cli.agree(_cli.output_file_problem("--json", args.json))
+    if problem:
+        _cli.say_error(ap.prog, problem)
+        return _cli.INPUT
     # the queue hosted here holds ~keys_per_rank int32 keys
     if not _core.initialized():
         need = 3 * 4 * args.keys_per_rank + (64 << 20)
         pybcl.init(segment_size=max(need, pybcl._env.segment_size()))
     res = run_isx(args.keys_per_rank, args.max_key, args.iterations, args.burn_in,
-                  args.message_size, args.queue, verbose=args.verbose)
+                  args.message_size, args.queue, verbose=args.verbose, local=args.local)
     if pybcl.rank() == 0:
         s = res["seconds_per_iteration"]
-        print(f"ISx on pybcl {args.queue} queues: {res['ranks']} rank(s), "
+        print(f"ISx on pybcl {args.queue} queues, local {args.local}: {res['ranks']} rank(s), "
               f"{res['keys_per_rank']:,} keys/rank, max key {res['max_key']:,}, "
               f"transport {res['transport']}")
         for p in PHASES:

@@ -1,45 +1,56 @@
-"""Distributed k-mer counting with a pybcl HashMap (BCL paper, section 9.2.2).
+"""Distributed k-mer counting on pybcl (BCL paper, section 9.2.2).
 
     mpiexec -n P python -m pybcl.apps.kmer READS... [-k 31] [--bloom]
         [--histo FILE] [--counts FILE] [--json FILE] [--demo]
 
-What happens, on every rank (SPMD):
+One pass over the input, on every rank (SPMD):
 
-1. *scan* -- each rank streams every input file through the C parser
-   (``pybcl._core.KmerReader``: FASTA/FASTQ, gzipped or not) and keeps its
-   share of the k-mer occurrences: the k-mers whose last base lies in a
-   1 MiB block of the decompressed stream that it owns (block b belongs to
-   rank b mod P; file i's blocks are rotated by i so many small files spread
-   too).  The ranks' shares partition the occurrences exactly, whatever the
-   record lengths.  This first pass only feeds a HyperLogLog sketch: the
-   number of distinct k-mers sizes the hash table (and the Bloom filter)
-   before anything is inserted, so the table never fills up mid-run.
-2. *count* -- the same stream again, chunk by chunk (one NumPy uint64 array
-   of canonical k-mers per 4 MiB read), into
-   ``HashMapBuffer(HashMap(uint64 -> int64)).accumulate_many``.  Python only
-   ever sees whole arrays.
+1. *read* -- each rank reads and parses only its share.  A plain FASTQ file
+   (4-line records) or a FASTA file of many records is cut into P byte
+   ranges, each moved forward to the next record boundary
+   (``_core.seq_resync``), so rank r reads about 1/P of the bytes.  A gzip
+   file (or a FASTA of a few long records, or multi-line FASTQ) cannot be
+   cut that way: every rank streams it and keeps the k-mers whose last base
+   lies in a 1 MiB block of the decompressed stream it owns (block b belongs
+   to rank b mod P), so parsing is shared but decompression is not.  The C
+   parser (``_core.KmerReader``) turns each 4 MiB piece into one uint64
+   array of canonical k-mers, GIL released.
+2. *exchange and count* -- ``_core.kmer_partition`` groups a piece's k-mers
+   by owner rank (a hash of the k-mer), this rank's own group goes straight
+   into its table, and every other group goes with one ``push_many`` to its
+   owner's ``FastQueue``.  After a barrier each owner adds its queue's
+   ``local()`` view to its ``_core.KmerTable`` (bcl_kcount.h: open
+   addressing, prefetched batch inserts, doubling when 70 % full -- the
+   table is sized from the input size and grows if that guess was low, so
+   there is no counting pre-pass).  Python makes a handful of calls per
+   piece; every per-k-mer loop is C.
 
-   With ``--bloom`` (the paper's optimisation) each chunk first goes through
-   the distributed ``BloomFilter.insert_many``; only the k-mers that were
-   already present are accumulated.  The first occurrence of every k-mer is
-   therefore never stored: a k-mer seen c times has c - 1 in the table and a
-   singleton is not in the table at all.  We report c (table value + 1), as
-   HipMer does; the histogram's count-1 line is derived as (total k-mers) -
-   (sum of the reported counts), i.e. the occurrences the table never saw.
-   Bloom false positives (about 1 % here) make a few counts one too high
-   (and a few singletons appear as 2); without ``--bloom`` counts are exact.
+   With ``--bloom`` (the paper's optimisation) the owner's table has a Bloom
+   filter in front: a k-mer's first sighting only sets filter bits, so
+   singletons (mostly sequencing errors) never take a slot and the table is
+   sized for the k-mers seen at least twice.  Stored counts are then
+   sightings - 1; we report c = stored + 1, and the histogram's count-1 line
+   is derived as (total k-mers) - (sum of the reported counts).  A filter
+   false positive (about 1 %% of k-mers, with 10 bits per k-mer) makes that
+   k-mer's count one too high; without ``--bloom`` counts are exact.
 3. *output* -- the global histogram (Jellyfish ``histo`` format: ``count
    number_of_kmers`` ascending), ``--counts`` (``KMER<TAB>COUNT``, each rank
    appends its entries sorted by k-mer code, rank 0 first), ``--json`` (the
-   run's figures), and on stdout the top k-mers and the histogram head.
+   run's figures, with every rank's peak RSS), and on stdout the top k-mers
+   and the histogram head.
 
-k-mers/s in the JSON is total k-mer occurrences / (scan + count seconds): from
-the first byte read to the table complete, output excluded.
+Bad arguments and inputs end the run before any work with one line from
+rank 0 (``prog: error: ...``; exit 2 for usage, 1 for input); an input that
+turns out corrupt mid-run (a truncated gzip file, a malformed record) ends
+it on every rank with exit 1.
+
+k-mers/s in the JSON is total k-mer occurrences / count seconds (first byte
+read to the table complete, output excluded).
 """
-import argparse
 import gzip
 import json
 import os
+import resource
 import sys
 import time
 
@@ -47,12 +58,20 @@ import numpy as np
 
 import pybcl
 from pybcl import _core
+from pybcl.apps import _cli
 
-BUCKET_BYTES = 32          # >= one HashMap bucket of uint64 -> int64 (status, key, value)
-LOAD = 2.4                 # table capacity / distinct k-mers (the table takes >= 1/2 full)
-CHUNK_BYTES = 4 << 20
+CHUNK_BYTES = 4 << 20       # bytes parsed per piece
+QUEUE_ENTRIES = 1 << 21     # each rank's inbox per round (16 MiB); overflow waits a round
+BLOOM_BITS_PER_KMER = 10    # ~1 % false positives (4 hashes in one cache line)
+DISTINCT_GUESS = 0.35       # first table size: distinct / k-mers (the table grows if low)
+REPEATED_GUESS = 0.15       # the same under --bloom: k-mers seen twice / k-mers
+SNIFF_BYTES = 1 << 20
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 DEMO_GENOME = os.path.join(DATA_DIR, "lambda_virus.fa.gz")
+
+
+class KmerInputError(_cli.InputError):
+    """A corrupt or unreadable input (same message on every rank)."""
 
 
 # ---- inputs -----------------------------------------------------------------
@@ -62,27 +81,112 @@ class BytesSource:
 
     def __init__(self, data, name="<memory>"):
         self.data, self.name = bytes(data), name
+        self.size = len(self.data)
 
-    def kmers(self, k, rank, nprocs):
+    def pieces(self, k, rank, nprocs):
         step = 1 << 20
         arr = _core.kmers_from_bytes(self.data, k, rank, nprocs)   # one array, handed
-        for off in range(0, len(arr), step):
+        for off in range(0, len(arr), step):                       # out in pieces
             yield arr[off:off + step]
-        if len(arr) == 0:
-            yield arr
+
+    def share_kmers(self, k, nprocs):
+        return self.size * _kmers_per_byte(self.data[:SNIFF_BYTES], k) / nprocs
 
     def __str__(self):
         return self.name
 
 
+def sniff(path):
+    """(gzip?, format, head bytes) of a sequence file; KmerInputError if it is
+    neither FASTA nor FASTQ."""
+    with open(path, "rb") as fh:
+        raw = fh.read(SNIFF_BYTES)
+    gz = raw[:2] == b"\x1f\x8b"
+    head = raw
+    if gz:
+        try:
+            d = __import__("zlib").decompressobj(16 + 15)
+            head = d.decompress(raw, SNIFF_BYTES)
+        except Exception as e:
+            raise KmerInputError(f"{path}: corrupt gzip data: {e}") from None
+    body = head.lstrip(b" \t\r\n")
+    if not body:
+        return gz, None, head
+    if b"\0" in head[:65536] or body[:1] not in (b">", b"@"):
+        raise KmerInputError(f"{path}: not FASTA or FASTQ (first byte {body[:1]!r}, "
+                             f"expected '>' or '@')")
+    return gz, "fasta" if body[:1] == b">" else "fastq", head
+
+
+def _check_head(path, head, whole, k=31):
+    """Parse the sample (whole records of it) now, so a malformed file fails
+    before any work; returns k-mers per byte (0.5 if the sample is too short).
+    Only a record cut by the end of the sample may look truncated."""
+    if whole:
+        cut = len(head)
+    else:
+        cut = max(head.rfind(b"\n@"), head.rfind(b"\n>")) + 1
+    if cut <= 0:
+        return 0.5
+    try:
+        return len(_core.kmers_from_bytes(head[:cut], k)) / cut
+    except ValueError as e:
+        if whole or "truncated" not in str(e):
+            raise KmerInputError(f"{path}: {e}") from None
+        return 0.5
+
+
+def _kmers_per_byte(head, k):
+    """k-mers per input byte in a sample (whole records of it); 0.5 if unknown."""
+    try:
+        return _check_head("", head, False, k)
+    except KmerInputError:
+        return 0.5
+
+
+def _four_line_fastq(head):
+    """Does the sample look like 4-line FASTQ (what byte-range splitting needs)?"""
+    lines = head.split(b"\n")[:-1][:400]
+    lines = lines[:len(lines) // 4 * 4]
+    if not lines:
+        return False
+    for i in range(0, len(lines), 4):
+        h, sq, plus, q = lines[i:i + 4]
+        if h[:1] != b"@" or plus[:1] != b"+" or len(sq.rstrip(b"\r")) != len(q.rstrip(b"\r")):
+            return False
+    return True
+
+
 class FileSource:
     def __init__(self, path):
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"READS: no such file: {path}")
+        problem = _cli.input_file_problem(path)
+        if problem:
+            raise KmerInputError(problem)
         self.path = path
+        self.size = os.path.getsize(path)
+        self.gz, self.fmt, head = sniff(path)
+        self.head = head
+        if self.fmt is not None:
+            _check_head(path, head, not self.gz and len(head) == self.size)
+        # byte ranges need records that a resync can find and that are not few
+        self.splittable = not self.gz and self.fmt is not None and (
+            _four_line_fastq(head) if self.fmt == "fastq" else
+            head.count(b"\n>") >= 64 or (len(head) == self.size and head.count(b"\n>") >= 1))
+        self.mode = "byte ranges" if self.splittable else "stream, blocks dealt round-robin"
 
-    def kmers(self, k, rank, nprocs):
-        reader = _core.KmerReader(self.path, k, rank, nprocs, CHUNK_BYTES)
+    def share_kmers(self, k, nprocs):
+        """About how many k-mers each rank gets (sizes the first table)."""
+        stream_bytes = self.size * (4 if self.gz else 1)    # gzip: FASTQ shrinks ~4x
+        return stream_bytes * _kmers_per_byte(self.head, k) / nprocs
+
+    def pieces(self, k, rank, nprocs):
+        if self.splittable and nprocs > 1:
+            lo = _core.seq_resync(self.path, self.size, self.size * rank // nprocs, self.fmt)
+            hi = _core.seq_resync(self.path, self.size, self.size * (rank + 1) // nprocs,
+                                  self.fmt)
+            reader = _core.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=lo, end=hi)
+        else:
+            reader = _core.KmerReader(self.path, k, rank, nprocs, CHUNK_BYTES)
         try:
             yield from reader
         finally:
@@ -118,13 +222,6 @@ def demo_reads(coverage=30, length=100, error_rate=0.01, seed=1, genome_path=DEM
 
 # ---- the counting -------------------------------------------------------------
 
-def _mpi_comm():
-    if _core.initialized():
-        return pybcl.comm()
-    from mpi4py import MPI
-    return MPI.COMM_WORLD
-
-
 class Progress:
     """A progress line on stderr (rank 0), at most every `every` seconds."""
 
@@ -138,128 +235,198 @@ class Progress:
             return
         self.last = now
         rate = kmers / max(now - self.t0, 1e-9)
-        sys.stderr.write(f"kmer [{phase}] {kmers / 1e6:8.2f} M k-mers counted on rank 0, "
+        sys.stderr.write(f"kmer [{phase}] {kmers / 1e6:8.2f} M k-mers read on rank 0, "
                          f"{rate / 1e6:6.2f} M k-mers/s\n")
         sys.stderr.flush()
 
 
-def _rotated(rank, nprocs, i):
-    return (rank - i) % nprocs
+def peak_rss_bytes():
+    """This process's peak resident set size (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def _local_table(m):
-    """This rank's (keys, values) as two arrays."""
-    if hasattr(_core, "kmer_table_local"):
-        return _core.kmer_table_local(m)
-    items = m.local_items()
-    keys = np.fromiter((kv[0] for kv in items), dtype=np.uint64, count=len(items))
-    vals = np.fromiter((kv[1] for kv in items), dtype=np.int64, count=len(items))
-    return keys, vals
+def _as_source(s):
+    if isinstance(s, (BytesSource, FileSource)):
+        return s
+    if isinstance(s, (bytes, bytearray, memoryview)):
+        return BytesSource(s)
+    return FileSource(os.fspath(s))
+
+
+def _pieces(srcs, k, me, P):
+    """This rank's k-mer arrays, file after file (file i's blocks rotated by i)."""
+    for i, src in enumerate(srcs):
+        yield from src.pieces(k, (me - i) % P if not getattr(src, "splittable", False) else me, P)
+
+
+def _add_noting(table, kmers, problem):
+    """table.add with a failure (out of memory) noted, not raised: this rank must
+    still take part in the round's collectives, where every rank learns of it."""
+    if problem is None:
+        try:
+            table.add(kmers)
+        except MemoryError as e:
+            return f"out of memory growing the k-mer table: {e}"
+    return problem
 
 
 def count_kmers(sources, k=31, bloom=False, capacity=None, queue_size=None,
-                message_size=4096, fpr=0.01, progress=False, buffered=None):
+                message_size=None, progress=False, bloom_bits_per_kmer=BLOOM_BITS_PER_KMER,
+                items=True, top=10):
     """Collective.  Counts the canonical k-mers of `sources` (paths or bytes).
 
     Returns a dict: 'keys', 'counts' (this rank's table entries; counts as
     reported, i.e. +1 under bloom), 'stats' (global figures, same on every
     rank) and 'histogram' (int64 array: histogram[c] = k-mers seen c times).
-    buffered: count through a HashMapBuffer (default, when pybcl has it) or
-    with the hash map's own pipelined accumulate_many (False).
+    capacity: first size of this rank's table in k-mers (default: from the
+    input size); queue_size: entries each rank's inbox takes per round;
+    message_size: accepted for compatibility (a round ships one message per
+    destination).  items=False leaves 'keys'/'counts' out (the CLI needs
+    them only for --counts); 'top' holds this rank's `top` best entries.
+    A corrupt input raises KmerInputError on every rank.
     """
     if not isinstance(k, int) or not 1 <= k <= 32:
         raise ValueError(f"k must be an int in [1, 32], got {k!r}")
-    srcs = [s if isinstance(s, (BytesSource, FileSource)) else
-            BytesSource(s) if isinstance(s, (bytes, bytearray, memoryview)) else
-            FileSource(os.fspath(s)) for s in sources]
-    comm = _mpi_comm()
-    me, P = comm.Get_rank(), comm.Get_size()
-    prog = Progress(progress and me == 0)
-    seconds = {}
+    if capacity is not None and capacity < 1:
+        raise ValueError(f"capacity must be >= 1, got {capacity}")
+    if queue_size is not None and queue_size < 1:
+        raise ValueError(f"queue_size must be >= 1, got {queue_size}")
+    if message_size is not None and message_size < 1:
+        raise ValueError(f"message_size must be >= 1, got {message_size}")
     t_start = time.perf_counter()
+    problem = None
+    try:
+        srcs = [_as_source(s) for s in sources]
+    except KmerInputError as e:
+        problem = str(e)
+    problem = _cli.agree(problem, pybcl.comm() if _core.initialized() else None)
+    if problem:
+        raise KmerInputError(problem)
+    me, P = _cli.world()[:2] if not _core.initialized() else (pybcl.rank(), pybcl.nprocs())
+    queue_size = int(queue_size or QUEUE_ENTRIES)
+    seconds = {}
 
-    # -- scan: HyperLogLog of this rank's share, merged --------------------------
-    regs = np.zeros(_core.HLL_REGISTERS, dtype=np.uint8)
-    local_total = 0
-    for i, src in enumerate(srcs):
-        for arr in src.kmers(k, _rotated(me, P, i), P):
-            _core.hll_add(regs, arr)
-            local_total += len(arr)
-    from mpi4py import MPI
-    comm.Allreduce(MPI.IN_PLACE, regs, op=MPI.MAX)
-    total = comm.allreduce(local_total, op=MPI.SUM)
-    distinct_est = _core.hll_estimate(regs)
-    if capacity is None:
-        capacity = max(1024, int(LOAD * distinct_est) + 64)
-    if queue_size is None:
-        queue_size = max(4 * message_size * P, 1 << 16)
-    seconds["scan"] = time.perf_counter() - t_start
-
-    # -- set-up: size the segment for the table, the buffer and the filter ------
+    # -- set-up: the inboxes live in the pybcl segment; the table is private --
     t = time.perf_counter()
-    need = (capacity * BUCKET_BYTES // P + queue_size * 16 + 2 * P * message_size * 16
-            + (int(distinct_est * 10 / 8 / P) if bloom else 0) + (64 << 20))
     if not _core.initialized():
+        need = (queue_size * 8 + (64 << 20)) if P > 1 else (16 << 20)
         pybcl.init(segment_size=max(need, pybcl._env.segment_size()))
-    m = pybcl.HashMap(capacity, key_type="uint64", value_type="int64")
-    if buffered is None:
-        buffered = hasattr(pybcl, "HashMapBuffer")
-    buf = pybcl.HashMapBuffer(m, queue_size, message_size) if buffered else m
-    bf = pybcl.BloomFilter(max(int(distinct_est * 1.05), 1024), fpr=fpr,
-                           key_type="uint64") if bloom else None
+    if pybcl.nprocs() != P:
+        raise RuntimeError("pybcl runs on another communicator than COMM_WORLD")
+    prog = Progress(progress and me == 0)
+    # k-mers this rank will own ~ bytes per rank * k-mers per byte (<= 1)
+    share = sum(s.share_kmers(k, P) for s in srcs)
+    if capacity is None:
+        capacity = int(share * (REPEATED_GUESS if bloom else DISTINCT_GUESS)) + 1024
+    bloom_bits = int(max(share * 0.5, 1024) * bloom_bits_per_kmer) if bloom else 0
+    table = _core.KmerTable(capacity, bloom_bits)
+    queues = [pybcl.FastQueue(h, queue_size, "uint64") for h in range(P)] if P > 1 else None
     pybcl.barrier()
     seconds["setup"] = time.perf_counter() - t
 
-    # -- count ----------------------------------------------------------------------
+    # -- one pass: read, partition by owner, ship, count ----------------------------
     t = time.perf_counter()
-    done_kmers = 0
-    for i, src in enumerate(srcs):
-        it = src.kmers(k, _rotated(me, P, i), P)
-        for arr in it:
-            if bf is not None and len(arr):
-                seen = bf.insert_many(arr)
-                arr = arr[seen]
-            if len(arr):
-                buf.accumulate_many(arr)
-            done_kmers += len(arr)
-            prog("count", done_kmers)
-    if buffered:
-        buf.flush()
-    pybcl.barrier()
+    read = 0
+    rounds = 0
+    it = _pieces(srcs, k, me, P)
+    if P == 1:
+        try:
+            for arr in it:
+                table.add(arr)
+                read += len(arr)
+                prog("count", read)
+        except (ValueError, OSError) as e:
+            raise KmerInputError(str(e)) from None
+    else:
+        pending = []                 # (owner, k-mers) its queue had no room for yet
+        more = True
+        problem = None
+        while True:
+            rounds += 1
+            if not pending and more and problem is None:
+                try:
+                    arr = next(it, None)
+                except (ValueError, OSError) as e:
+                    arr, problem = None, str(e)
+                if arr is None:
+                    more = False
+                else:
+                    read += len(arr)
+                    grouped, counts = _core.kmer_partition(arr, P)
+                    ends = np.cumsum(counts)
+                    for j in range(P):            # own part first, then the next ranks over
+                        r = (me + j) % P
+                        part = grouped[int(ends[r] - counts[r]):int(ends[r])]
+                        if r == me:
+                            problem = _add_noting(table, part, problem)
+                        elif len(part):
+                            pending.append((r, part))
+            pending = [(r, part) for r, part in pending if not queues[r].push_many(part)]
+            pybcl.barrier()
+            inbox = queues[me]
+            n = inbox.size()
+            if n:
+                problem = _add_noting(table, inbox.local(), problem)
+                inbox.pop_many(n)
+            flags = pybcl.allreduce(np.array([int(more or bool(pending)),
+                                              int(problem is not None)], dtype=np.int64), "sum")
+            pybcl.barrier()         # pops above / pushes of the next round: FastQueue phases
+            prog("count", read)
+            if flags[1]:
+                problem = _cli.agree(problem, pybcl.comm())
+                raise KmerInputError(problem)
+            if not flags[0]:
+                break
     seconds["count"] = time.perf_counter() - t
 
-    # -- gather: local entries, global histogram -------------------------------------
+    # -- histogram --------------------------------------------------------------------
     t = time.perf_counter()
-    t_scan = time.perf_counter()
-    keys, vals = _local_table(m)
-    seconds["table_scan"] = time.perf_counter() - t_scan
-    counts = vals + 1 if bloom else vals
-    h = np.bincount(counts) if len(counts) else np.zeros(1, dtype=np.int64)
+    h = table.histogram()
+    if bloom:                        # stored = sightings - 1
+        h = np.concatenate([[0], h])
     hlen = int(pybcl.allreduce(np.array([len(h)], dtype=np.int64), "max")[0])
     hist = np.zeros(max(hlen, 2), dtype=np.int64)
     hist[:len(h)] = h
+    hist[0] = 0
     hist = pybcl.allreduce(hist, "sum")
+    total = int(pybcl.allreduce(np.array([read], dtype=np.int64), "sum")[0])
     in_table = int(hist.sum())
     if bloom:   # singletons never reach the table: derive them (see module doc)
         hist[1] = max(0, total - int((np.arange(len(hist)) * hist).sum()))
+    res = {"histogram": hist}
+    if items:
+        res["keys"], res["counts"] = table.items()
+    res["top"], res["top_n"] = table.top(top), top
+    if bloom:
+        for name in ("counts", "top"):
+            if name in res:
+                (res[name] if name == "counts" else res[name][1])[:] += 1
+    tstats = table.stats()
     seconds["histogram"] = time.perf_counter() - t
     seconds["total"] = time.perf_counter() - t_start
-    del buf
+    rss = pybcl.comm().allgather(peak_rss_bytes())
+    table_bytes = pybcl.comm().allgather(tstats["bytes"])
+    resizes = pybcl.comm().allgather(tstats["resizes"])
+    del queues
+    table.free()
     stats = {
         "app": "kmer", "k": k, "ranks": P, "bloom": bool(bloom),
         "transport": pybcl.transport(),
         "inputs": [str(s) for s in srcs],
-        "kmers_total": int(total),
+        "reading": [getattr(s, "mode", "memory, blocks dealt round-robin") for s in srcs],
+        "kmers_total": total,
         "distinct": int(hist[1:].sum()),
         "distinct_in_table": in_table,
-        "distinct_estimate_hll": round(distinct_est),
-        "capacity": int(capacity),
-        "counting": "HashMapBuffer.accumulate_many" if buffered else "HashMap.accumulate_many",
-        "kmers_per_s": total / max(seconds["scan"] + seconds["count"], 1e-9),
+        "table_bytes_per_rank": table_bytes,
+        "table_resizes_per_rank": resizes,
+        "peak_rss_bytes_per_rank": rss,
+        "rounds": rounds,
+        "counting": "owner-side KmerTable, FastQueue exchange" if P > 1 else "local KmerTable",
+        "kmers_per_s": total / max(seconds["count"], 1e-9),
         "seconds": seconds,
     }
-    return {"keys": keys, "counts": counts, "histogram": hist, "stats": stats, "map": m,
-            "bloom_filter": bf}
+    res["stats"] = stats
+    return res
 
 
 # ---- output -----------------------------------------------------------------------
@@ -270,9 +437,19 @@ def histo_lines(hist):
 
 def top_kmers(res, n=10):
     """Collective: the n most frequent k-mers (same list on every rank)."""
-    keys, counts = res["keys"], res["counts"]
-    idx = np.argsort(-counts, kind="stable")[:n]
-    mine = list(zip(keys[idx].tolist(), counts[idx].tolist()))
+    keys, counts = (res["keys"], res["counts"]) if "keys" in res else res["top"]
+    if "keys" not in res and n > res["top_n"]:
+        raise ValueError(f"top_kmers: count_kmers kept only the top {res['top_n']}")
+    if 0 < n < len(counts):     # this rank's n best by (-count, key), without a full sort
+        thr = np.partition(counts, len(counts) - n)[len(counts) - n]
+        above = np.flatnonzero(counts > thr)
+        tied = keys[counts == thr]
+        m = n - len(above)
+        tied = np.partition(tied, m - 1)[:m] if m < len(tied) else tied
+        mine = list(zip(keys[above].tolist(), counts[above].tolist())) + \
+            [(kk, int(thr)) for kk in tied.tolist()]
+    else:
+        mine = list(zip(keys[:max(n, 0)].tolist(), counts[:max(n, 0)].tolist()))
     everyone = pybcl.comm().allgather(mine)
     merged = sorted((kv for part in everyone for kv in part), key=lambda kv: (-kv[1], kv[0]))
     return merged[:n]
@@ -291,14 +468,15 @@ def write_counts(res, path, k):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(
+    ap = _cli.Parser(
         prog="python -m pybcl.apps.kmer",
-        description="Count canonical k-mers of FASTA/FASTQ files (gzipped or not) with a "
-                    "distributed pybcl hash map.  Run under mpiexec.")
+        description="Count canonical k-mers of FASTA/FASTQ files (gzipped or not) with "
+                    "pybcl, one pass, each rank counting the k-mers it owns.  Run under "
+                    "mpiexec.")
     ap.add_argument("reads", nargs="*", metavar="READS", help="FASTA/FASTQ files (.gz ok)")
     ap.add_argument("-k", type=int, default=31, help="k-mer length, 1..32 (default 31)")
     ap.add_argument("--bloom", action="store_true",
-                    help="keep singletons out of the table with the distributed Bloom filter")
+                    help="keep singletons out of the table with a Bloom filter (less memory)")
     ap.add_argument("--histo", metavar="FILE", help="histogram, Jellyfish histo format")
     ap.add_argument("--counts", metavar="FILE", help="KMER<TAB>COUNT lines")
     ap.add_argument("--json", metavar="FILE", help="the run's figures as JSON")
@@ -306,29 +484,53 @@ def main(argv=None):
                     help="count reads simulated from the lambda phage genome the package ships "
                          "(30x, 100 bp, 1%% substitutions)")
     ap.add_argument("--top", type=int, default=10, help="k-mers to print (default 10)")
-    ap.add_argument("--capacity", type=int, help="hash table buckets (default: from a "
-                                                   "HyperLogLog pre-pass)")
-    ap.add_argument("--message-size", type=int, default=4096,
-                    help="HashMapBuffer entries per destination before a push (default 4096)")
-    ap.add_argument("--no-buffer", action="store_true",
-                    help="count with HashMap.accumulate_many (pipelined) instead of a "
-                         "HashMapBuffer")
+    ap.add_argument("--capacity", type=int,
+                    help="first table size per rank, in k-mers (default: from the input "
+                         "size; the table grows when full)")
+    ap.add_argument("--message-size", type=int, default=QUEUE_ENTRIES,
+                    help=f"k-mers each rank's inbox takes per round (default {QUEUE_ENTRIES})")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
     args = ap.parse_args(argv)
     if not 1 <= args.k <= 32:
-        ap.error(f"-k must be in [1, 32], got {args.k}")
+        ap.error(f"argument -k: must be in [1, 32], got {args.k}")
+    if args.capacity is not None and args.capacity < 1:
+        ap.error(f"argument --capacity: must be >= 1, got {args.capacity}")
+    if args.message_size < 1:
+        ap.error(f"argument --message-size: must be >= 1, got {args.message_size}")
+    if args.top < 0:
+        ap.error(f"argument --top: must be >= 0, got {args.top}")
     if args.demo == bool(args.reads):
         ap.error("give READS files, or --demo (not both)")
-    if args.demo:
-        sources = [BytesSource(demo_reads(), "demo: lambda phage reads (30x, 100 bp, 1% err)")]
-    else:
-        sources = [FileSource(p) for p in args.reads]
+    prog = ap.prog
 
-    res = count_kmers(sources, k=args.k, bloom=args.bloom, capacity=args.capacity,
-                      message_size=args.message_size, progress=not args.quiet,
-                      buffered=False if args.no_buffer else None)
+    # every input and output checked before any work; ranks agree on the verdict
+    problem = next(filter(None, (_cli.output_file_problem(o, p) for o, p in
+                                 (("--histo", args.histo), ("--counts", args.counts),
+                                  ("--json", args.json)))), None)
+    sources = []
+    if problem is None:
+        try:
+            if args.demo:
+                sources = [BytesSource(demo_reads(),
+                                       "demo: lambda phage reads (30x, 100 bp, 1% err)")]
+            else:
+                sources = [FileSource(p) for p in args.reads]
+        except KmerInputError as e:
+            problem = str(e)
+    problem = _cli.agree(problem)
+    if problem:
+        _cli.say_error(prog, problem)
+        return _cli.INPUT
+
+    try:
+        res = count_kmers(sources, k=args.k, bloom=args.bloom, capacity=args.capacity,
+                          queue_size=args.message_size, progress=not args.quiet,
+                          items=bool(args.counts), top=min(args.top, 1 << 20))
+    except KmerInputError as e:
+        _cli.say_error(prog, str(e))
+        return _cli.INPUT
     st = res["stats"]
-    top = top_kmers(res, args.top)
+    top = top_kmers(res, min(args.top, 1 << 20))
     t = time.perf_counter()
     if args.counts:
         write_counts(res, args.counts, args.k)
@@ -347,15 +549,17 @@ def main(argv=None):
         print(f"k-mer counting, k={args.k}, {st['ranks']} rank(s), transport {st['transport']}"
               f"{', Bloom filter' if args.bloom else ''}: {', '.join(st['inputs'])}")
         print(f"  {st['kmers_total']:,} k-mers, {st['distinct']:,} distinct; "
-              f"{st['kmers_per_s'] / 1e6:.2f} M k-mers/s (scan {s['scan']:.2f} s + count "
-              f"{s['count']:.2f} s; setup {s['setup']:.2f} s, histogram {s['histogram']:.2f} s)")
+              f"{st['kmers_per_s'] / 1e6:.2f} M k-mers/s (count {s['count']:.2f} s; "
+              f"setup {s['setup']:.2f} s, histogram {s['histogram']:.2f} s); peak RSS "
+              f"{max(st['peak_rss_bytes_per_rank']) / 2**20:.0f} MiB/rank")
         print(f"top {len(top)} k-mers (canonical, count):")
         if top:
             names = _core.kmer_decode(np.array([kv[0] for kv in top], dtype=np.uint64), args.k)
             for name, (_, c) in zip(names, top):
                 print(f"  {name.decode()}  {c}")
         head = text.splitlines()[:10]
-        print(f"histogram head (count  number of k-mers){' -- count 1 derived' if args.bloom else ''}:")
+        print(f"histogram head (count  number of k-mers)"
+              f"{' -- count 1 derived' if args.bloom else ''}:")
         for line in head:
             c, n = line.split()
             print(f"  {int(c):5d}  {int(n):,}")

@@ -17,6 +17,11 @@ from ._core import (                                     # noqa: E402
 )
 from ._runtime import allreduce, broadcast, comm, finalize, init  # noqa: E402
 from .conprom import ConProm  # noqa: E402
+from . import _abort  # noqa: E402
+
+# After _runtime registered its atexit finalize: one rank failing (even before
+# init) ends the whole job with its exit code.
+_abort.install()
 from .hashmap import HashMap, HashMapBuffer  # noqa: E402
 
 NULL = GlobalPtr(0, 0)

@@ -17,7 +17,7 @@ def parse_size(text, name):
     number = s[: len(s) - len(unit)]
     try:
         value = int(float(number) * _SUFFIXES[unit])
-    except ValueError:
+    except (ValueError, OverflowError):       # 'abc', 'nan', 'inf'
         raise ValueError(f"{name}: cannot read {text!r} as a size in bytes") from None
     if value <= 0:
         raise ValueError(f"{name} must be positive, got {text!r}")

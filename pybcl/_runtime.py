@@ -1,16 +1,16 @@
-"""Runtime: init/finalize, the job-wide exception policy, collectives.
+"""Runtime: init/finalize, collectives (the exit policy is in _abort).
 
 Thin wrappers over pybcl._core; defaults come from the environment (_env).
 """
 import atexit
 import pickle
-import sys
+import zlib
 
 import numpy as np
 
 from . import _core, _env
 
-_state = {"comm": None, "hook_installed": False}
+_state = {"comm": None}
 
 _REDUCE_OPS = {name: i for i, name in enumerate(
     ("sum", "prod", "min", "max", "land", "lor", "band", "bor", "bxor"))}
@@ -34,9 +34,11 @@ def init(segment_size=None, comm=None):
         segment_size = _env.parse_size(segment_size, "segment_size")
     elif not isinstance(segment_size, int) or isinstance(segment_size, bool):
         raise TypeError(f"segment_size must be an int (bytes), not {type(segment_size).__name__}")
+    if segment_size >= 1 << 63:
+        raise _core.SegmentFull(f"segment_size {segment_size} bytes is larger than any "
+                                "node's memory")
     _core.init(MPI._addressof(comm), segment_size, _env.transport(), _env.async_progress())
     _state["comm"] = comm
-    _install_excepthook()
 
 
 def finalize():
@@ -58,29 +60,6 @@ def comm():
     return _state["comm"]
 
 
-def _abort_on_uncaught(exc_type, exc, tb):
-    """sys.excepthook: print the traceback, then end the whole job.
-
-    Without this, one rank dying leaves its peers blocked forever in the next
-    barrier; MPI_Abort makes mpiexec tear every rank down within seconds."""
-    sys.__excepthook__(exc_type, exc, tb)
-    if issubclass(exc_type, KeyboardInterrupt) or not _core.initialized() or _core.nprocs() == 1:
-        return
-    try:
-        sys.stderr.write(f"pybcl: uncaught {exc_type.__name__} on rank {_core.rank()}; "
-                         "aborting the job\n")
-        sys.stderr.flush()
-        sys.stdout.flush()
-    finally:
-        _core.abort(1)
-
-
-def _install_excepthook():
-    if not _state["hook_installed"] and sys.excepthook is sys.__excepthook__:
-        sys.excepthook = _abort_on_uncaught
-        _state["hook_installed"] = True
-
-
 def broadcast(obj, root=0):
     """Collective: every rank returns root's `obj` (pickled on the way)."""
     if not isinstance(root, int) or isinstance(root, bool):
@@ -91,16 +70,23 @@ def broadcast(obj, root=0):
 
 
 def allreduce(x, op="sum"):
-    """Collective reduction of a number or NumPy array; returns the same kind."""
+    """Collective reduction of a number or NumPy array; returns the same kind.
+
+    The ranks first agree on (op, dtype, size): a bad or different argument
+    on one rank raises on every rank instead of leaving the others waiting."""
     code = _REDUCE_OPS.get(op) if isinstance(op, str) else None
-    if code is None:
-        raise ValueError(f"op must be one of {', '.join(_REDUCE_OPS)}, not {op!r}")
     is_array = isinstance(x, np.ndarray)
-    if not is_array and not isinstance(x, (int, float, bool, np.generic)):
-        raise TypeError(f"x must be a number or NumPy array, not {type(x).__name__}")
-    buf = np.array(x, copy=True, order="C")
-    if buf.dtype == np.int64 and not is_array and isinstance(x, int) and not isinstance(x, bool):
-        pass
+    try:
+        if code is None:
+            raise ValueError(f"op must be one of {', '.join(_REDUCE_OPS)}, not {op!r}")
+        if not is_array and not isinstance(x, (int, float, bool, np.generic)):
+            raise TypeError(f"x must be a number or NumPy array, not {type(x).__name__}")
+        buf = np.array(x, copy=True, order="C")
+    except Exception:
+        _core.collective_failed("allreduce()")
+        raise
+    _core.agree("allreduce()", ("op", "#dtype of x", "size of x"),
+                (code, zlib.crc32(buf.dtype.str.encode()), buf.size))
     _core.allreduce_inplace(buf, code)
     if is_array:
         return buf

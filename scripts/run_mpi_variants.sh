@@ -16,6 +16,8 @@ ROOT=$PWD
 VENVS=${PYBCL_VARIANT_VENVS:-$ROOT/.variants}
 LIMIT=${PYBCL_TEST_TIMEOUT:-900}
 PY=${PYTHON:-python3}
+# Which MPI the installed pybcl and mpi4py really load (run outside the tree).
+SHOW_MPI='import pybcl, mpi4py.MPI as M; print("==", pybcl.__file__, M.Get_library_version().splitlines()[0])'
 
 passes() {   # passes MPIEXEC [launcher args...]: the three passes, from outside the tree
     local mpiexec=$1; shift
@@ -54,7 +56,7 @@ wheel_inside() {       # run by wheel(), where no system MPI is visible
     # must never be reused from pip's cache.
     "$venv/bin/pip" install -q --no-cache-dir ".[test]"
     export PATH=$venv/bin:$PATH
-    python -c 'import pybcl, mpi4py.MPI as M; print("==", M.Get_library_version().splitlines()[0])'
+    (cd /tmp && python -c "$SHOW_MPI")
     passes "$venv/bin/mpiexec"
 }
 
@@ -72,7 +74,7 @@ openmpi() {
         export PATH=$venv/bin:$PATH MPI4PY_MPIABI=openmpi
         # CI runs as root; 2 ranks may exceed the slots Open MPI counts.
         export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-        python -c 'import pybcl, mpi4py.MPI as M; print("==", M.Get_library_version().splitlines()[0])'
+        (cd /tmp && python -c "$SHOW_MPI")
         passes mpiexec.openmpi --oversubscribe
     )
 }

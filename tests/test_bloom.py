@@ -183,7 +183,9 @@ def test_bytes_and_object_and_fixed_keys():
     bb = pybcl.BloomFilter(100, 1e-3, key_type=bytes)
     assert not bb.insert(b"abc" + bytes([R])) and bb.find(bytearray(b"abc" + bytes([R])))
     ob = pybcl.BloomFilter(100, 1e-3, key_type=object)
-    assert not ob.insert((1, "a", R)) and ob.find([1, "a", R])   # same msgpack bytes
+    assert not ob.insert((1, "a", R)) and ob.find((1.0, "a", R))  # equal keys (issue 11)
+    with pytest.raises(TypeError, match="unhashable"):
+        ob.find([1, "a", R])                                       # a list is no key
     s16 = pybcl.BloomFilter(100, 1e-3, key_type="S16")
     s16.insert(b"key%d" % R)
     assert s16.find(b"key%d" % R)
@@ -212,8 +214,8 @@ def test_bad_inputs():
     bf = pybcl.BloomFilter(100)
     with pytest.raises(TypeError, match="key"):
         bf.insert("not an int")
-    with pytest.raises(TypeError, match="key"):
-        bf.find(-1)          # not a uint64
+    with pytest.raises(OverflowError, match="key"):
+        bf.find(-1)          # not a uint64 (Python's rule: an int out of range)
     with pytest.raises(TypeError, match="xs"):
         bf.insert_many(np.array([1.5, 2.5]))
     with pytest.raises(TypeError):

@@ -283,7 +283,7 @@ def test_fixed_dtypes():
     if r == p - 1:
         for i in range(20):
             m.insert(b"key%d" % i, (i / 2, i, b"ab"))
-        m2.insert_many(np.arange(20, dtype=np.uint32), np.arange(20) / 4)
+        m2.insert_many(np.arange(20, dtype=np.uint32), (np.arange(20) / 4).astype("f4"))
     pybcl.barrier()
     v = m[b"key7"]
     ok = v["x"] == 3.5 and v["n"] == 7 and v["tag"] == b"ab"

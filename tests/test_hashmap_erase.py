@@ -93,13 +93,17 @@ def test_erase_many_variable_keys_and_errors():
     ok &= m.erase(km[3]) and km[3] not in m and m[km[4]] == [4] * 4
     ints = pybcl.HashMap(8 * p)                            # collective
     for bad in (lambda: m.erase(5),                        # not a str key
-                lambda: m.erase_many(5),                   # not a sequence
-                lambda: ints.erase_many([[1, 2]])):        # not 1-d
+                lambda: m.erase_many(5)):                  # not a sequence
         try:
             bad()
             ok = False
         except TypeError:
             pass
+    try:                          # not 1-d: the keys conversion of find_many
+        ints.erase_many([[1, 2]])
+        ok = False
+    except (TypeError, ValueError) as e:
+        ok &= "keys" in str(e)
     del m[km[4]]
     try:
         del m[km[4]]
@@ -396,4 +400,71 @@ def test_batches_over_tombstones_with_refilled_slots(op, monkeypatch):
     if op == "accumulate_many":
         want[:200] *= 2
     ok &= bool(f.all()) and bool((got == want).all()) and len(m) == 1000 * p
+    assert all_ok(ok)
+
+
+@pytest.mark.mpi
+def test_modify_reentry_through_erase_and_tombstone_reuse():
+    """modify() holds its bucket -- a stored entry, or a tombstone reserved
+    for reuse -- while fn runs: erase of that key or a placement that would
+    wait on the bucket raises RuntimeError instead of deadlocking, and the
+    bucket is given back."""
+    r, p = rp()
+    m = pybcl.HashMap(64 * p)
+    key = 1000 + r
+    m.insert(key, 5)
+    ok = True
+    for fn in (lambda v: m.erase(key), lambda v: m.erase_many([key]),
+               lambda v: m.__delitem__(key)):
+        try:
+            m.modify(key, fn)
+            ok = False
+        except RuntimeError:
+            pass
+    ok &= m.find(key) == 5
+    ok &= m.erase(key)                      # key's bucket: now a tombstone
+    try:                                    # modify reuses it (TOMB|BUSY held)
+        m.modify(key, lambda v: m.insert(key, 1))
+        ok = False
+    except RuntimeError:
+        pass
+    ok &= m.find(key) is None
+    ok &= m.modify(key, lambda v: 7 if v is None else -1) == 7 and m.find(key) == 7
+    ok &= m.erase(key) and m.find(key) is None
+    assert all_ok(ok)
+
+
+@pytest.mark.mpi
+def test_overflow_rule_over_tombstones():
+    """Accumulates whose keys meet tombstones (placement lock, scalar
+    protocol inside a batch) apply the overflow rule too: a sum that does not
+    fit is not applied and is reported; the others are applied."""
+    r, p = rp()
+    cap = 32 * p
+    m = pybcl.HashMap(cap)                  # int64 values
+    hi = 2**63 - 10
+    ks = np.arange(6, dtype=np.int64) * p + r
+    junk = (np.arange(16, dtype=np.int64) + 100) * p + r
+    m.insert_many(junk, junk)               # first: ks probe past them
+    big, small = ks[::2], ks[1::2]
+    m.accumulate_many(big, np.full(big.size, hi, dtype=np.int64))
+    m.accumulate_many(small, np.ones(small.size, dtype=np.int64))
+    ok = bool(m.erase_many(junk).all())     # tombstones on ks' probe paths
+    try:
+        m.accumulate_many(ks, np.full(ks.size, 20, dtype=np.int64))
+        ok = False
+    except OverflowError as e:
+        ok &= "accumulate_many" in str(e) and ("%d of %d" % (big.size, ks.size)) in str(e)
+    vals, f = m.find_many(ks)
+    ok &= bool(f.all()) and bool((vals[::2] == hi).all()) and bool((vals[1::2] == 21).all())
+    try:
+        m.accumulate(int(big[0]), 20)
+        ok = False
+    except OverflowError:
+        pass
+    m.accumulate(int(big[0]), 9)
+    ok &= m.find(int(big[0])) == hi + 9
+    ok &= bool(m.erase_many(ks).all())
+    m.accumulate(int(big[0]), 20)           # erased: fresh again, no overflow
+    ok &= m.find(int(big[0])) == 20
     assert all_ok(ok)

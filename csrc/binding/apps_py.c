@@ -962,7 +962,7 @@ static PyObject *py_kmer_table_local(PyObject *self, PyObject *obj)
     if (!PyObject_TypeCheck(obj, &bclpy_HashMapType))
         return PyErr_Format(PyExc_TypeError, "kmer_table_local: need a pybcl.HashMap");
     bclpy_HashMap *hm = (bclpy_HashMap *)obj;
-    if (!hm->live)
+    if (!bclpy_current(hm->live, hm->epoch))
         return PyErr_Format(PyExc_ValueError, "kmer_table_local: the hash map is gone");
     if (hm->m.key_var || hm->m.val_var || hm->m.key_size != 8 || hm->m.val_size != 8)
         return PyErr_Format(PyExc_TypeError,

@@ -16,6 +16,7 @@ typedef struct {
     bcl_array a;
     PyArray_Descr *dtype;
     int created;
+    uint64_t epoch;         /* runtime epoch it was made in */
 } ArrayObject;
 
 static PyTypeObject DArrayType, ArrayType;
@@ -24,10 +25,8 @@ static const char *tname(ArrayObject *self) { return Py_TYPE(self)->tp_name + 6;
 
 static int check_created(ArrayObject *self)
 {
-    if (!self->created) {
-        PyErr_Format(bclpy_Error, "%s was not initialised", tname(self));
-        return -1;
-    }
+    if (!bclpy_current(self->created, self->epoch))
+        return bclpy_stale(tname(self), self->created);
     return 0;
 }
 
@@ -95,6 +94,10 @@ static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject
     Py_XSETREF(self->dtype, dt);
     if (bclpy_ensure_init() < 0)
         return -1;
+    static const char *const names[] = { "host", "size", "#dtype" };
+    int64_t vals[] = { host, size, bclpy_dtype_digest(dt) };
+    if (bclpy_agree(host < 0 ? "DArray()" : "Array()", names, vals, 3) < 0)
+        return -1;
     bcl_status st = host < 0
         ? bcl_darray_create(&self->a, (uint64_t)size, (size_t)PyDataType_ELSIZE(dt))
         : bcl_array_create(&self->a, host, (uint64_t)size, (size_t)PyDataType_ELSIZE(dt));
@@ -103,10 +106,11 @@ static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject
         return -1;
     }
     self->created = 1;
+    self->epoch = bcl_rt.epoch;
     return 0;
 }
 
-static int darray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
+static int darray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "size", "dtype", NULL };
     PyObject *size_obj, *dt_obj = NULL;
@@ -115,7 +119,7 @@ static int darray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
     return array_setup(self, -1, size_obj, dt_obj);
 }
 
-static int harray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
+static int harray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "host", "size", "dtype", NULL };
     PyObject *host_obj, *size_obj, *dt_obj = NULL;
@@ -135,9 +139,21 @@ static int harray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
     return array_setup(self, (int)host, size_obj, dt_obj);
 }
 
+static int darray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(darray_init_body(self, args, kwds), "DArray()");
+}
+
+static int harray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(harray_init_body(self, args, kwds), "Array()");
+}
+
 static void array_dealloc(ArrayObject *self)
 {
-    if (self->created)
+    if (bclpy_current(self->created, self->epoch))
         bcl_array_destroy(&self->a);
     Py_XDECREF(self->dtype);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -257,21 +273,9 @@ static int array_setitem(ArrayObject *self, PyObject *key, PyObject *value)
     Py_ssize_t start, step, count;
     if (get_slice(self, key, &start, &step, &count) < 0)
         return -1;
-    Py_INCREF(self->dtype);
-    PyArrayObject *arr = (PyArrayObject *)PyArray_FromAny(
-        value, self->dtype, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
-        NPY_ARRAY_FORCECAST, NULL);
-    if (!arr) {
-        PyObject *type, *val, *tb;
-        PyErr_Fetch(&type, &val, &tb);
-        PyErr_Format(PyExc_TypeError, "value: cannot convert %.100s to %R (%S)",
-                     Py_TYPE(value)->tp_name, (PyObject *)self->dtype,
-                     val ? val : Py_None);
-        Py_XDECREF(type);
-        Py_XDECREF(val);
-        Py_XDECREF(tb);
+    PyArrayObject *arr = bclpy_to_array(value, self->dtype, 0, 0, "value");
+    if (!arr)
         return -1;
-    }
     npy_intp n = PyArray_SIZE(arr);
     const void *src = PyArray_DATA(arr);
     void *bcast = NULL;

@@ -51,10 +51,22 @@ PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype);
  * with TypeError naming `argname`. */
 PyArray_Descr *bclpy_dtype(PyObject *obj, const char *argname);
 
-/* Python object -> itemsize bytes of `dtype` at `out`; -1 with an exception
- * naming `argname` if it does not convert. */
+/* ---- the casting rules (cast.c): without loss, or an exception ---------- */
+/* Python object -> itemsize bytes of `dtype` at `out` (Python's rules: no
+ * float into an integer dtype, no value out of range, no bytes/str longer
+ * than an S<n>/U<n>); -1 with TypeError / OverflowError / ValueError naming
+ * `argname`. */
 int bclpy_to_bytes(PyObject *value, PyArray_Descr *dtype, void *out,
                    const char *argname);
+
+/* Array-like -> C-contiguous aligned array of `dtype` with mindim..maxdim
+ * dimensions (new reference; no copy when obj already is one).  NumPy
+ * arrays: casting="safe", integers and S/U strings checked by value;
+ * Python sequences: element by element with bclpy_to_bytes's rules when
+ * their NumPy dtype does not cast safely.  NULL with an exception naming
+ * `argname`. */
+PyArrayObject *bclpy_to_array(PyObject *obj, PyArray_Descr *dtype, int mindim,
+                              int maxdim, const char *argname);
 
 /* itemsize bytes of `dtype` -> NumPy scalar. */
 PyObject *bclpy_from_bytes(const void *data, PyArray_Descr *dtype);
@@ -79,6 +91,32 @@ PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype);
  * its bits; -1 with TypeError naming `promise` otherwise.  container:
  * "HashMap" or "CircularQueue". */
 int bclpy_promise(PyObject *p, const char *container, unsigned *bits);
+
+/* ---- collective calls agree on their arguments (collective_py.c) ------ */
+/* Run a collective constructor's body between begin and end; end(rc) joins
+ * the agreement as "failed on this rank" when the body raised before its
+ * bclpy_agree() call.  bclpy_agree: -1 with the exception (on every rank)
+ * when some rank failed or the ranks' values differ. */
+void bclpy_collective_begin(void);
+int bclpy_collective_end(int rc, const char *what);
+int bclpy_agree(const char *what, const char *const *names, const int64_t *vals, int n);
+struct bclpy_elemtype;
+int64_t bclpy_elemtype_digest(const struct bclpy_elemtype *t);
+int64_t bclpy_dtype_digest(PyArray_Descr *d);
+extern PyMethodDef bclpy_collective_methods[];
+
+/* An int argument in [lo, hi]; -1 with TypeError/ValueError naming it. */
+int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, long long *out);
+
+/* Containers remember the runtime epoch they were made in (bcl_runtime.h):
+ * after finalize() or a re-init their offsets point into segments that are
+ * gone or belong to new data.  bclpy_current: the object is usable now.
+ * bclpy_stale: set pybcl.Error for a container that is not (returns -1). */
+static inline int bclpy_current(int created, uint64_t epoch)
+{
+    return created && bcl_rt.initialized && epoch == bcl_rt.epoch;
+}
+int bclpy_stale(const char *tname, int created);
 
 /* Ensure the runtime is up (auto-initialisation calls pybcl.init()). */
 int bclpy_ensure_init(void);

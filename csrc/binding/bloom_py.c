@@ -19,6 +19,7 @@ typedef struct {
     bcl_bloom b;
     bclpy_elemtype kt;
     int created;
+    uint64_t epoch;         /* runtime epoch it was made in                 */
     int fast;               /* scalar fast path for Python ints             */
     int scratch_busy;
     bcl_mp_writer scratch;  /* serialized key of the current scalar call    */
@@ -38,7 +39,7 @@ static int hash_generic(BloomObject *self, PyObject *x, uint64_t *h)
         bcl_mp_writer_reset(w);
     }
     self->scratch_busy++;
-    int rc = bclpy_elem_serialize(&self->kt, x, w, "key");
+    int rc = bclpy_key_serialize(&self->kt, x, w, "key");
     self->scratch_busy--;
     if (rc == 0)
         *h = bcl_bloom_hash(w->buf, w->len);
@@ -71,10 +72,8 @@ static inline int key_hash(BloomObject *self, PyObject *x, uint64_t *h)
 
 static int check_created(BloomObject *self)
 {
-    if (!self->created) {
-        PyErr_SetString(bclpy_Error, "BloomFilter was not initialised");
-        return -1;
-    }
+    if (!bclpy_current(self->created, self->epoch))
+        return bclpy_stale("BloomFilter", self->created);
     return 0;
 }
 
@@ -117,7 +116,7 @@ static int parse_plan_args(PyObject *n_obj, PyObject *fpr_obj, uint64_t *n, doub
     return 0;
 }
 
-static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
+static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "expected_items", "fpr", "key_type", NULL };
     PyObject *n_obj, *fpr_obj = NULL, *kt_obj = NULL;
@@ -151,17 +150,32 @@ static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
     }
     if (bclpy_ensure_init() < 0)
         goto out;
+    static const char *const names[] = { "expected_items", "fpr (bits)", "#key_type" };
+    int64_t fpr_bits;
+    memcpy(&fpr_bits, &fpr, sizeof fpr_bits);
+    int64_t vals[] = { (int64_t)n, fpr_bits, bclpy_elemtype_digest(&self->kt) };
+    if (bclpy_agree("BloomFilter()", names, vals, 3) < 0) {
+        bclpy_elemtype_clear(&self->kt);
+        goto out;
+    }
     bcl_status st = bcl_bloom_create(&self->b, n, fpr);
     if (st != BCL_OK) {
         bclpy_raise(st);
         goto out;
     }
     self->created = 1;
+    self->epoch = bcl_rt.epoch;
     rc = 0;
 out:
     Py_XDECREF(default_fpr);
     Py_XDECREF(default_kt);
     return rc;
+}
+
+static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(bloom_init_body(self, args, kwds), "BloomFilter()");
 }
 
 static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -174,7 +188,7 @@ static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 static void bloom_dealloc(BloomObject *self)
 {
-    if (self->created)
+    if (bclpy_current(self->created, self->epoch))
         bcl_bloom_destroy(&self->b);
     bclpy_elemtype_clear(&self->kt);
     bcl_mp_writer_free(&self->scratch);
@@ -227,74 +241,11 @@ static PyObject *bloom_owner(BloomObject *self, PyObject *x)
 
 /* ---- batches --------------------------------------------------------------- */
 
-static int is_int_kind(PyArray_Descr *d) { return d->kind == 'i' || d->kind == 'u'; }
-
-/* Integer arrays convert to any integer key type whose range holds their
- * values (NumPy's same_kind casting would refuse int64 -> uint64 outright,
- * yet np.arange gives int64); -1 with ValueError if a value does not fit. */
-static int int_keys_out_of_range(PyArrayObject *src, PyArray_Descr *dt)
-{
-    PyArray_Descr *sd = PyArray_DESCR(src);
-    if (!is_int_kind(sd) || !is_int_kind(dt) ||
-        PyArray_CanCastTypeTo(sd, dt, NPY_SAFE_CASTING))
-        return 0;
-    int rc = -1;
-    PyObject *np = NULL, *info = NULL, *lo = NULL, *hi = NULL, *mn = NULL, *mx = NULL;
-    if (!(np = PyImport_ImportModule("numpy")) ||
-        !(info = PyObject_CallMethod(np, "iinfo", "O", (PyObject *)dt)) ||
-        !(lo = PyObject_GetAttrString(info, "min")) ||
-        !(hi = PyObject_GetAttrString(info, "max")) ||
-        !(mn = PyObject_CallMethod((PyObject *)src, "min", NULL)) ||
-        !(mx = PyObject_CallMethod((PyObject *)src, "max", NULL)))
-        goto out;
-    int below = PyObject_RichCompareBool(mn, lo, Py_LT);
-    int above = below ? 0 : PyObject_RichCompareBool(mx, hi, Py_GT);
-    if (below < 0 || above < 0)
-        goto out;
-    if (below || above) {
-        PyErr_Format(PyExc_ValueError, "xs: key %R does not fit in %R", below ? mn : mx,
-                     (PyObject *)dt);
-        goto out;
-    }
-    rc = 0;
-out:
-    Py_XDECREF(np); Py_XDECREF(info); Py_XDECREF(lo); Py_XDECREF(hi);
-    Py_XDECREF(mn); Py_XDECREF(mx);
-    return rc;
-}
-
-/* xs -> C-contiguous aligned array of the key dtype (new reference). */
+/* xs -> C-contiguous aligned array of the key dtype (new reference), by
+ * the casting rules of every container (cast.c). */
 static PyArrayObject *keys_array(BloomObject *self, PyObject *xs)
 {
-    PyArray_Descr *dt = self->kt.dtype;
-    PyArrayObject *src = (PyArrayObject *)PyArray_FROM_O(xs);
-    if (!src) {
-        PyObject *type, *val, *tb;
-        PyErr_Fetch(&type, &val, &tb);
-        PyErr_Format(PyExc_TypeError, "xs: cannot convert %.100s to an array of %R keys "
-                     "(%S)", Py_TYPE(xs)->tp_name, (PyObject *)dt, val ? val : Py_None);
-        Py_XDECREF(type);
-        Py_XDECREF(val);
-        Py_XDECREF(tb);
-        return NULL;
-    }
-    if (PyArray_SIZE(src) > 0 && int_keys_out_of_range(src, dt)) {
-        Py_DECREF(src);
-        return NULL;
-    }
-    if (PyArray_SIZE(src) > 0 && !(is_int_kind(PyArray_DESCR(src)) && is_int_kind(dt)) &&
-        !PyArray_CanCastTypeTo(PyArray_DESCR(src), dt, NPY_SAME_KIND_CASTING)) {
-        PyErr_Format(PyExc_TypeError, "xs: cannot use %R values as %R keys",
-                     (PyObject *)PyArray_DESCR(src), (PyObject *)dt);
-        Py_DECREF(src);
-        return NULL;
-    }
-    Py_INCREF(dt);
-    PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(
-        (PyObject *)src, dt, 0, 0,
-        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
-    Py_DECREF(src);
-    return a;
+    return bclpy_to_array(xs, self->kt.dtype, 0, 0, "xs");
 }
 
 static PyObject *bloom_many(BloomObject *self, PyObject *xs, int insert)

@@ -21,64 +21,6 @@ PyArray_Descr *bclpy_dtype(PyObject *obj, const char *argname)
     return d;
 }
 
-/* Fast paths for the common scalar dtypes; 0 if not handled here. */
-static int scalar_to_bytes_fast(PyObject *v, PyArray_Descr *d, void *out, int *rc)
-{
-    if (!PyLong_CheckExact(v) && !PyFloat_CheckExact(v))
-        return 0;
-    if (PyDataType_ISBYTESWAPPED(d))
-        return 0;
-    if (d->type_num == NPY_INT64 && PyLong_CheckExact(v)) {
-        long long x = PyLong_AsLongLong(v);
-        *rc = (x == -1 && PyErr_Occurred()) ? -1 : 0;
-        memcpy(out, &x, 8);
-        return 1;
-    }
-    if (d->type_num == NPY_FLOAT64) {
-        double x = PyFloat_AsDouble(v);
-        *rc = (x == -1.0 && PyErr_Occurred()) ? -1 : 0;
-        memcpy(out, &x, 8);
-        return 1;
-    }
-    return 0;
-}
-
-int bclpy_to_bytes(PyObject *value, PyArray_Descr *dtype, void *out,
-                   const char *argname)
-{
-    int rc = 0;
-    if (scalar_to_bytes_fast(value, dtype, out, &rc)) {
-        if (rc < 0) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_OverflowError, "%s: %R does not fit in %R", argname,
-                         value, (PyObject *)dtype);
-        }
-        return rc;
-    }
-    Py_INCREF(dtype);   /* PyArray_FromAny steals it */
-    PyObject *arr = PyArray_FromAny(value, dtype, 0, 0,
-                                    NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, NULL);
-    if (!arr) {
-        PyObject *type, *val, *tb;
-        PyErr_Fetch(&type, &val, &tb);
-        PyErr_Format(PyExc_TypeError, "%s: cannot convert %R to %R (%S)", argname,
-                     value, (PyObject *)dtype, val ? val : Py_None);
-        Py_XDECREF(type);
-        Py_XDECREF(val);
-        Py_XDECREF(tb);
-        return -1;
-    }
-    if (PyArray_SIZE((PyArrayObject *)arr) != 1) {
-        PyErr_Format(PyExc_ValueError, "%s: expected one %R element, got %zd", argname,
-                     (PyObject *)dtype, (Py_ssize_t)PyArray_SIZE((PyArrayObject *)arr));
-        Py_DECREF(arr);
-        return -1;
-    }
-    memcpy(out, PyArray_DATA((PyArrayObject *)arr), (size_t)PyDataType_ELSIZE(dtype));
-    Py_DECREF(arr);
-    return 0;
-}
-
 PyObject *bclpy_from_bytes(const void *data, PyArray_Descr *dtype)
 {
     /* PyArray_Scalar may read unaligned data: copy to an aligned buffer. */

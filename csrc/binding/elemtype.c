@@ -119,8 +119,29 @@ int bclpy_elem_serialize(const bclpy_elemtype *t, PyObject *v, bcl_mp_writer *w,
         return st == BCL_OK ? 0 : mp_fail(st);
     }
     default:
-        return bclpy_pack(w, v);
+        return bclpy_pack_value(w, v);
     }
+}
+
+int bclpy_key_serialize(const bclpy_elemtype *t, PyObject *v, bcl_mp_writer *w,
+                        const char *argname)
+{
+    if (t->kind != BCLPY_OBJECT)
+        return bclpy_elem_serialize(t, v, w, argname);
+    return bclpy_pack_key(w, v);
+}
+
+PyObject *bclpy_key_load(const bclpy_elemtype *t, const void *slot)
+{
+    if (t->kind != BCLPY_OBJECT)
+        return bclpy_elem_load(t, slot);
+    bcl_mp_writer w;
+    bcl_mp_writer_init(&w);
+    PyObject *r = NULL;
+    if (bclpy_elem_slot_bytes(t, slot, &w) == 0)
+        r = bclpy_unpack_key(w.buf, w.len);
+    bcl_mp_writer_free(&w);
+    return r;
 }
 
 int bclpy_elem_store(const bclpy_elemtype *t, const void *bytes, size_t len, void *slot)

@@ -46,6 +46,14 @@ PyObject *bclpy_elemtype_spec(const bclpy_elemtype *t);
 int bclpy_elem_serialize(const bclpy_elemtype *t, PyObject *v, bcl_mp_writer *w,
                          const char *argname);
 
+/* Keys: as bclpy_elem_serialize, but object keys pack as the representative
+ * of their equality class (1 == 1.0 == True is one key; lists and dicts are
+ * refused as unhashable); bclpy_key_load reads a key back (tuples stay
+ * tuples).  docs/api.md "Key equality". */
+int bclpy_key_serialize(const bclpy_elemtype *t, PyObject *v, bcl_mp_writer *w,
+                        const char *argname);
+PyObject *bclpy_key_load(const bclpy_elemtype *t, const void *slot);
+
 /* Serialized bytes -> slot contents: a copy for FIXED; for the others the
  * bytes go to this rank's segment and the slot gets the bcl_objref. */
 int bclpy_elem_store(const bclpy_elemtype *t, const void *bytes, size_t len, void *slot);

@@ -262,9 +262,7 @@ static int gptr_setitem(bclpy_GlobalPtr *self, PyObject *key, PyObject *value)
             return st == BCL_OK ? 0 : (bclpy_raise(st), -1);
         }
     }
-    Py_INCREF(self->dtype);
-    PyArrayObject *arr = (PyArrayObject *)PyArray_FromAny(
-        value, self->dtype, 0, 1, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST, NULL);
+    PyArrayObject *arr = bclpy_to_array(value, self->dtype, 0, 1, "value");
     if (!arr)
         return -1;
     if (PyArray_SIZE(arr) != count) {

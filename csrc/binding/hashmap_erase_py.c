@@ -10,11 +10,11 @@
 
 #include "hashmap_py.h"
 
+/* Stale containers (freed by finalize(), or of an earlier init()) raise. */
 #define LIVE_OR(self, fail)                                                      \
     do {                                                                         \
-        if (!(self)->live || !bcl_rt.initialized) {                              \
-            PyErr_SetString(bclpy_Error, "HashMap is not initialised (or pybcl " \
-                            "was finalised)");                                   \
+        if (!bclpy_current((self)->live, (self)->epoch)) {                       \
+            bclpy_stale("HashMap", (self)->live);                                \
             return fail;                                                         \
         }                                                                        \
     } while (0)

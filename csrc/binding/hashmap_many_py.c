@@ -13,21 +13,7 @@
 
 PyArrayObject *bclpy_hm_array(PyObject *obj, PyArray_Descr *dtype, const char *argname)
 {
-    Py_INCREF(dtype);   /* stolen */
-    PyObject *a = PyArray_FromAny(obj, dtype, 1, 1,
-                                  NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
-                                      NPY_ARRAY_FORCECAST,
-                                  NULL);
-    if (!a) {
-        PyObject *type, *val, *tb;
-        PyErr_Fetch(&type, &val, &tb);
-        PyErr_Format(PyExc_TypeError, "%s: need a 1-d sequence of %R (%S)", argname,
-                     (PyObject *)dtype, val ? val : Py_None);
-        Py_XDECREF(type);
-        Py_XDECREF(val);
-        Py_XDECREF(tb);
-    }
-    return (PyArrayObject *)a;
+    return bclpy_to_array(obj, dtype, 1, 1, argname);    /* lossless (cast.c) */
 }
 
 static int is_fixed(bclpy_HashMap *self)
@@ -39,10 +25,7 @@ static int is_fixed(bclpy_HashMap *self)
 static PyArrayObject *values_array(PyObject *obj, PyArray_Descr *dtype, npy_intp k,
                                    const char *argname)
 {
-    Py_INCREF(dtype);
-    PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(
-        obj, dtype, 0, 1, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
-        NULL);
+    PyArrayObject *a = bclpy_to_array(obj, dtype, 0, 1, argname);
     if (!a)
         return NULL;
     if (PyArray_SIZE(a) == k && PyArray_NDIM(a) == 1)
@@ -142,11 +125,13 @@ PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, PyObject *const *args, Py_ss
     static const char *const names[] = { "keys", "values", "promise" };
     PyObject *a[3];
     int promise;
+    if (bclpy_hm_refuse_in_modify(self, "insert_many") < 0)
+        return NULL;
     if (bclpy_parse("insert_many", args, nargs, kwnames, names, 2, 3, a) < 0 ||
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
-    if (!self->live)
-        return PyErr_Format(bclpy_Error, "HashMap is not initialised");
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live), NULL;
     if (!is_fixed(self))
         return insert_many_var(self, a[0], a[1]);
     PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
@@ -219,11 +204,13 @@ PyObject *bclpy_hm_find_many(bclpy_HashMap *self, PyObject *const *args, Py_ssiz
     static const char *const names[] = { "keys", "promise" };
     PyObject *a[2];
     int promise;
+    if (bclpy_hm_refuse_in_modify(self, "find_many") < 0)
+        return NULL;
     if (bclpy_parse("find_many", args, nargs, kwnames, names, 1, 2, a) < 0 ||
         bclpy_hm_promise(a[1], &promise) < 0)
         return NULL;
-    if (!self->live)
-        return PyErr_Format(bclpy_Error, "HashMap is not initialised");
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live), NULL;
     if (!is_fixed(self))
         return find_many_var(self, a[0], promise);
     PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
@@ -288,20 +275,19 @@ PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
 {
     static const char *const names[] = { "keys", "deltas" };
     PyObject *a[2];
+    if (bclpy_hm_refuse_in_modify(self, "accumulate_many") < 0)
+        return NULL;
     if (bclpy_parse("accumulate_many", args, nargs, kwnames, names, 1, 2, a) < 0)
         return NULL;
-    if (!self->live)
-        return PyErr_Format(bclpy_Error, "HashMap is not initialised");
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live), NULL;
     if (self->m.num == BCL_HM_NUM_NONE)
-        return PyErr_Format(PyExc_TypeError, "accumulate needs a numeric value type");
+        return bclpy_hm_not_numeric(self, "accumulate_many");
     PyObject *one = a[1] ? NULL : PyLong_FromLong(1);
     PyObject *deltas = a[1] ? a[1] : one;
     PyObject *r = NULL;
     if (bclpy_elemtype_is_var(&self->kt)) {
-        Py_INCREF(self->vt.dtype);
-        PyArrayObject *da = (PyArrayObject *)PyArray_FromAny(
-            deltas, self->vt.dtype, 0, 1, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
-            NPY_ARRAY_FORCECAST, NULL);
+        PyArrayObject *da = bclpy_to_array(deltas, self->vt.dtype, 0, 1, "deltas");
         if (da) {
             r = accumulate_many_var(self, a[0], da);
             Py_DECREF(da);

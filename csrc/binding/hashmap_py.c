@@ -73,7 +73,7 @@ int bclpy_hm_promise(PyObject *p, int *bits)
 int bclpy_hm_key(bclpy_HashMap *self, PyObject *key, bcl_mp_writer *w, bcl_hm_key *k)
 {
     bcl_mp_writer_reset(w);
-    if (bclpy_elem_serialize(&self->kt, key, w, "key") < 0)
+    if (bclpy_key_serialize(&self->kt, key, w, "key") < 0)
         return -1;
     *k = bcl_hm_key_make(w->buf, w->len);
     return 0;
@@ -87,6 +87,19 @@ int bclpy_hm_value_slot(bclpy_HashMap *self, PyObject *value, bcl_mp_writer *w,
     if (bclpy_elem_serialize(&self->vt, value, w, "value") < 0)
         return -1;
     return bclpy_elem_store(&self->vt, w->buf, w->len, slot);
+}
+
+PyObject *bclpy_hm_not_numeric(bclpy_HashMap *self, const char *fname)
+{
+    PyObject *spec = bclpy_elemtype_spec(&self->vt);
+    PyObject *name = spec ? PyObject_GetAttrString(spec, "__name__") : NULL;
+    PyErr_Clear();                     /* np.dtype has no __name__: use its repr */
+    PyErr_Format(PyExc_TypeError, "%s() needs a numeric value type (a native integer or "
+                 "float dtype); this map's value_type is %R", fname,
+                 name ? name : spec);
+    Py_XDECREF(name);
+    Py_XDECREF(spec);
+    return NULL;
 }
 
 /* A failed core call after the value went out of line: give it back. */
@@ -110,7 +123,10 @@ static bcl_hm_num value_num(const bclpy_elemtype *t, int *atomic)
     size_t w = t->slot_size;
     switch (t->dtype->kind) {
     case 'i': case 'u':
-        *atomic = w == 4 || w == 8;
+        /* Signed only: accumulate's overflow check (bcl_hm_fast_old) needs
+         * a wrapped value to land far from 0; unsigned sums add under the
+         * bucket's lock, exactly. */
+        *atomic = (w == 4 || w == 8) && t->dtype->kind == 'i';
         return t->dtype->kind == 'i' ? BCL_HM_NUM_INT : BCL_HM_NUM_UINT;
     case 'f':
         return w == 4 || w == 8 ? BCL_HM_NUM_FLOAT : BCL_HM_NUM_NONE;
@@ -119,22 +135,22 @@ static bcl_hm_num value_num(const bclpy_elemtype *t, int *atomic)
     }
 }
 
-static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
+static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "capacity", "key_type", "value_type", NULL };
     long long capacity;
-    PyObject *kspec = NULL, *vspec = NULL;
+    PyObject *cap_o, *kspec = NULL, *vspec = NULL;
     if (self->live) {
         PyErr_SetString(PyExc_RuntimeError, "HashMap is already initialised");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "L|OO:HashMap", kwlist, &capacity,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO:HashMap", kwlist, &cap_o,
                                      &kspec, &vspec))
         return -1;
-    if (capacity < 1) {
-        PyErr_Format(PyExc_ValueError, "capacity must be positive, got %lld", capacity);
+    /* 2^48 buckets is already far past any segment: the bound only keeps
+     * the size arithmetic below from overflowing. */
+    if (bclpy_int_arg(cap_o, "capacity", 1, 1LL << 48, &capacity) < 0)
         return -1;
-    }
     PyObject *i64 = PyUnicode_FromString("int64");
     if (!i64)
         return -1;
@@ -146,6 +162,14 @@ static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
     Py_DECREF(i64);
     if (rc < 0 || bclpy_ensure_init() < 0)
         return -1;
+    static const char *const names[] = { "capacity", "#key_type", "#value_type" };
+    int64_t vals[] = { capacity, bclpy_elemtype_digest(&self->kt),
+                       bclpy_elemtype_digest(&self->vt) };
+    if (bclpy_agree("HashMap()", names, vals, 3) < 0) {
+        bclpy_elemtype_clear(&self->kt);
+        bclpy_elemtype_clear(&self->vt);
+        return -1;
+    }
     int atomic;
     bcl_hm_num num = value_num(&self->vt, &atomic);
     size_t ks = bclpy_elemtype_is_var(&self->kt) ? 0 : self->kt.slot_size;
@@ -159,12 +183,19 @@ static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->live = 1;
+    self->epoch = bcl_rt.epoch;
     return 0;
+}
+
+static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(hm_init_body(self, args, kwds), "HashMap()");
 }
 
 static void hm_dealloc(bclpy_HashMap *self)
 {
-    if (self->live)
+    if (bclpy_current(self->live, self->epoch))
         bcl_hm_destroy(&self->m);
     bclpy_elemtype_clear(&self->kt);
     bclpy_elemtype_clear(&self->vt);
@@ -185,9 +216,8 @@ static PyObject *hm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 #define LIVE(self)                                                               \
     do {                                                                         \
-        if (!(self)->live || !bcl_rt.initialized)                                \
-            return PyErr_Format(bclpy_Error, "HashMap is not initialised (or "   \
-                                "pybcl was finalised)");                          \
+        if (!bclpy_current((self)->live, (self)->epoch))                        \
+            return bclpy_stale("HashMap", (self)->live), NULL;                  \
     } while (0)
 
 /* ---- insert / find ------------------------------------------------------- */
@@ -293,10 +323,8 @@ static PyObject *hm_subscript(bclpy_HashMap *self, PyObject *key)
 
 static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
 {
-    if (!self->live || !bcl_rt.initialized) {
-        PyErr_SetString(bclpy_Error, "HashMap is not initialised");
-        return -1;
-    }
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live);
     if (!value)
         return bclpy_hm_delitem(self, key);
     PyObject *r = do_insert(self, key, value, 0);
@@ -306,10 +334,8 @@ static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
 
 static int hm_contains(bclpy_HashMap *self, PyObject *key)
 {
-    if (!self->live || !bcl_rt.initialized) {
-        PyErr_SetString(bclpy_Error, "HashMap is not initialised");
-        return -1;
-    }
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMap", self->live);
     return do_find(self, key, 0, NULL);
 }
 
@@ -328,8 +354,7 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, PyObject *const *args, Py_ss
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
     if (self->m.num == BCL_HM_NUM_NONE)
-        return PyErr_Format(PyExc_TypeError, "accumulate needs a numeric value type, "
-                            "not %R", (PyObject *)self->vt.dtype);
+        return bclpy_hm_not_numeric(self, "accumulate");
     if (bclpy_hm_key(self, a[0], &self->kw, &k) < 0)
         return NULL;
     PyObject *one = a[1] ? NULL : PyLong_FromLong(1);
@@ -339,6 +364,16 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, PyObject *const *args, Py_ss
         return NULL;
     CHECK(bcl_hm_accumulate(&self->m, &k, d));
     Py_RETURN_NONE;
+}
+
+int bclpy_hm_refuse_in_modify(bclpy_HashMap *self, const char *method)
+{
+    if (self->modify_depth > 0 && self->modify_thread == PyThread_get_thread_ident()) {
+        PyErr_Format(PyExc_RuntimeError, "HashMap.%s() inside a modify() fn on the same "
+                     "map: the batch could wait for the bucket modify() holds", method);
+        return -1;
+    }
+    return 0;
 }
 
 static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs)
@@ -364,7 +399,13 @@ static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_
     }
     /* The bucket is ours until commit/abort: every path below ends it. */
     old = found ? bclpy_elem_decode(&self->vt, vw.buf, vw.len) : (Py_INCREF(Py_None), Py_None);
+    int outer_depth = self->modify_depth;
+    unsigned long outer_thread = self->modify_thread;
+    self->modify_depth = outer_depth + 1;
+    self->modify_thread = PyThread_get_thread_ident();
     new = old ? PyObject_CallOneArg(args[1], old) : NULL;
+    self->modify_depth = outer_depth;
+    self->modify_thread = outer_thread;
     void *vs = slot;
     if (new && bclpy_elemtype_is_var(&self->vt)) {
         if (bclpy_hm_value_slot(self, new, &vw, slot) < 0)
@@ -418,7 +459,7 @@ static PyObject *slot_to_py(const bclpy_elemtype *t, const void *slot)
 static int add_item(void *vctx, const void *key_slot, const void *val_slot)
 {
     items_ctx *c = vctx;
-    PyObject *k = slot_to_py(&c->self->kt, key_slot);
+    PyObject *k = bclpy_key_load(&c->self->kt, key_slot);
     PyObject *v = k ? slot_to_py(&c->self->vt, val_slot) : NULL;
     PyObject *t = v ? PyTuple_Pack(2, k, v) : NULL;
     Py_XDECREF(k);
@@ -442,20 +483,30 @@ static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs)
     return c.list;
 }
 
-static PyObject *hm_resize(bclpy_HashMap *self, PyObject *arg)
+static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
 {
     LIVE(self);
-    long long n = PyLong_AsLongLong(arg);
-    if (n == -1 && PyErr_Occurred())
+    long long n;
+    if (bclpy_int_arg(arg, "new_capacity", 1, 1LL << 48, &n) < 0)
         return NULL;
-    if (n < 1)
-        return PyErr_Format(PyExc_ValueError, "new_capacity must be positive, got %lld", n);
+    static const char *const names[] = { "new_capacity" };
+    int64_t vals[] = { n };
+    if (bclpy_agree("HashMap.resize()", names, vals, 1) < 0)
+        return NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hm_resize(&self->m, (uint64_t)n);
     Py_END_ALLOW_THREADS
     CHECK(st);
     Py_RETURN_NONE;
+}
+
+static PyObject *hm_resize(bclpy_HashMap *self, PyObject *arg)
+{
+    bclpy_collective_begin();
+    PyObject *r = hm_resize_body(self, arg);
+    bclpy_collective_end(r ? 0 : -1, "HashMap.resize()");
+    return r;
 }
 
 static PyObject *hm_owner(bclpy_HashMap *self, PyObject *key)

@@ -15,6 +15,9 @@ typedef struct {
     bclpy_elemtype kt, vt;
     int live;                 /* the core table exists                      */
     bcl_mp_writer kw, vw;     /* scratch: key bytes, value bytes            */
+    uint64_t epoch;           /* runtime epoch it was made in               */
+    int modify_depth;         /* modify() fns running on this map ...       */
+    unsigned long modify_thread;  /* ... in this thread (the GIL orders them) */
 } bclpy_HashMap;
 
 extern PyTypeObject bclpy_HashMapType;
@@ -34,6 +37,15 @@ int bclpy_hm_key(bclpy_HashMap *self, PyObject *key, bcl_mp_writer *w, bcl_hm_ke
 /* value -> value slot at `slot` (variable values are stored out of line). */
 int bclpy_hm_value_slot(bclpy_HashMap *self, PyObject *value, bcl_mp_writer *w,
                         void *slot);
+
+/* TypeError: fname() (accumulate...) needs a numeric value type. */
+PyObject *bclpy_hm_not_numeric(bclpy_HashMap *self, const char *fname);
+
+/* -1 with RuntimeError when this thread runs a modify() fn on the map: a
+ * batch could meet the bucket that fn holds and wait for itself (the scalar
+ * methods detect exactly that bucket in the core; a batch stopped half-way
+ * would leave reader counts behind, so batches are refused outright). */
+int bclpy_hm_refuse_in_modify(bclpy_HashMap *self, const char *method);
 
 /* Batch methods (hashmap_many_py.c). */
 PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, PyObject *const *args,

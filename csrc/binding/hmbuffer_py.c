@@ -9,9 +9,10 @@ typedef struct {
     bcl_hmbuf b;
     bclpy_HashMap *map;       /* owned: the buffer must not outlive its map */
     int live;
+    uint64_t epoch;
 } bclpy_HMBuf;
 
-static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
+static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "hashmap", "queue_size", "message_size", NULL };
     PyObject *map;
@@ -28,10 +29,14 @@ static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     bclpy_HashMap *hm = (bclpy_HashMap *)map;
-    if (!hm->live) {
+    if (!bclpy_current(hm->live, hm->epoch)) {
         PyErr_SetString(bclpy_Error, "HashMap is not initialised");
         return -1;
     }
+    static const char *const names[] = { "queue_size", "message_size" };
+    int64_t vals[] = { (int64_t)qs, (int64_t)ms };
+    if (bclpy_agree("HashMapBuffer()", names, vals, 2) < 0)
+        return -1;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hmbuf_create(&self->b, &hm->m, (size_t)qs, (size_t)ms);
@@ -43,12 +48,19 @@ static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     Py_INCREF(map);
     self->map = hm;
     self->live = 1;
+    self->epoch = bcl_rt.epoch;
     return 0;
+}
+
+static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(hb_init_body(self, args, kwds), "HashMapBuffer()");
 }
 
 static void hb_dealloc(bclpy_HMBuf *self)
 {
-    if (self->live)
+    if (bclpy_current(self->live, self->epoch))
         bcl_hmbuf_destroy(&self->b);
     Py_XDECREF(self->map);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -56,8 +68,8 @@ static void hb_dealloc(bclpy_HMBuf *self)
 
 #define LIVE(self)                                                              \
     do {                                                                        \
-        if (!(self)->live || !(self)->map->live || !bcl_rt.initialized)         \
-            return PyErr_Format(bclpy_Error, "HashMapBuffer is not usable");     \
+        if (!bclpy_current((self)->live, (self)->epoch))                        \
+            return bclpy_stale("HashMapBuffer", (self)->live), NULL;            \
         /* resize() moves the table: keep pointing at the current one */        \
         (self)->b.m = &(self)->map->m;                                          \
     } while (0)
@@ -96,7 +108,7 @@ static PyObject *hb_accumulate(bclpy_HMBuf *self, PyObject *const *args, Py_ssiz
     if (nargs < 1 || nargs > 2)
         return PyErr_Format(PyExc_TypeError, "accumulate() takes 1 or 2 arguments");
     if (self->map->m.num == BCL_HM_NUM_NONE)
-        return PyErr_Format(PyExc_TypeError, "accumulate needs a numeric value type");
+        return bclpy_hm_not_numeric(self->map, "accumulate");
     return add_one(self, args[0], nargs > 1 ? args[1] : NULL, 1);
 }
 
@@ -109,10 +121,8 @@ static PyObject *add_many(bclpy_HMBuf *self, PyObject *const *args, Py_ssize_t n
     if (!ka)
         return NULL;
     PyObject *one = nargs > 1 ? NULL : PyLong_FromLong(1);
-    Py_INCREF(hm->vt.dtype);
-    PyArrayObject *va = (PyArrayObject *)PyArray_FromAny(
-        nargs > 1 ? args[1] : one, hm->vt.dtype, 0, 1,
-        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
+    PyArrayObject *va = bclpy_to_array(nargs > 1 ? args[1] : one, hm->vt.dtype, 0, 1,
+                                       acc ? "deltas" : "values");
     Py_XDECREF(one);
     PyObject *r = NULL;
     npy_intp k = PyArray_SIZE(ka);
@@ -146,7 +156,7 @@ static PyObject *hb_accumulate_many(bclpy_HMBuf *self, PyObject *const *args,
 {
     LIVE(self);
     if (self->map->m.num == BCL_HM_NUM_NONE)
-        return PyErr_Format(PyExc_TypeError, "accumulate needs a numeric value type");
+        return bclpy_hm_not_numeric(self->map, "accumulate_many");
     return add_many(self, args, nargs, 1);
 }
 

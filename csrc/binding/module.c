@@ -7,8 +7,10 @@
 #define BCLPY_IMPORT_ARRAY
 #include "bclpy.h"
 
+#include <pthread.h>
 #include <string.h>
 
+#include "runtime/bcl_interrupt.h"
 #include "runtime/bcl_watchdog.h"
 #include "serial/bcl_object.h"
 
@@ -18,6 +20,11 @@ PyObject *bclpy_raise(bcl_status st)
 {
     PyObject *exc;
     switch (st) {
+    case BCL_ERR_INTERRUPTED:       /* the signal handler's exception is set */
+        if (PyErr_Occurred())
+            return NULL;
+        exc = PyExc_KeyboardInterrupt;
+        break;
     case BCL_ERR_ARG: case BCL_ERR_DECODE: exc = PyExc_ValueError; break;
     case BCL_ERR_TYPE: exc = PyExc_TypeError; break;
     case BCL_ERR_BOUNDS: exc = PyExc_IndexError; break;
@@ -25,10 +32,28 @@ PyObject *bclpy_raise(bcl_status st)
     case BCL_ERR_FULL: exc = bclpy_ContainerFull; break;
     case BCL_ERR_EMPTY: exc = bclpy_Empty; break;
     case BCL_ERR_NOMEM: exc = PyExc_MemoryError; break;
+    case BCL_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
+    case BCL_ERR_REENTRY: exc = PyExc_RuntimeError; break;
     default: exc = bclpy_Error; break;
     }
     PyErr_SetString(exc, bcl_last_error());
     return NULL;
+}
+
+/* The core's wait loops call this (bcl_interrupt.h): run Python's pending
+ * signal handlers, so Ctrl-C reaches a rank blocked in barrier() or a spin
+ * loop.  Works whether or not the caller released the GIL; only the main
+ * thread runs signal handlers. */
+static pthread_t main_thread;
+
+static int check_python_signals(void)
+{
+    if (!pthread_equal(pthread_self(), main_thread))
+        return 0;
+    PyGILState_STATE g = PyGILState_Ensure();
+    int raised = PyErr_CheckSignals() < 0;
+    PyGILState_Release(g);
+    return raised;
 }
 
 #define CHECK(expr)                         \
@@ -358,11 +383,14 @@ PyMODINIT_FUNC PyInit__core(void)
     if (add_exceptions(m) < 0 ||
         PyModule_AddFunctions(m, bclpy_runtime_methods) < 0 ||
         PyModule_AddFunctions(m, bclpy_ops_methods) < 0 ||
+        PyModule_AddFunctions(m, bclpy_collective_methods) < 0 ||
         PyType_Ready(&bclpy_GlobalPtrType) < 0 ||
         PyModule_AddObjectRef(m, "GlobalPtr", (PyObject *)&bclpy_GlobalPtrType) < 0 ||
         register_containers(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }
+    main_thread = pthread_self();
+    bcl_set_interrupt_hook(check_python_signals);
     return m;
 }

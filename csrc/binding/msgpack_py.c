@@ -10,12 +10,22 @@
  */
 #include "bclpy.h"
 
+#include <math.h>
+
 #include "msgpack_py.h"
 #include "serial/bcl_hash.h"
 
 /* ----------------------------------------------------------------- packing */
 
 static int pack_obj(bcl_mp_writer *w, PyObject *o, int depth);
+
+/* What the walk is packing.  Containers need more than packb: a stored
+ * value must come back (a dict keyed by a tuple packs, but its key comes
+ * back as an unhashable list), and equal keys must pack to equal bytes
+ * (1 == 1.0 == True is one key, as in a dict).  The mode is a file static:
+ * the GIL is held for a whole walk and nothing in it runs Python code. */
+enum { PACK_PLAIN, PACK_VALUE, PACK_KEY };
+static int pack_mode = PACK_PLAIN;
 
 /* Turn a failed write into a Python exception; returns -1. */
 static int pack_fail(bcl_status st)
@@ -132,8 +142,21 @@ static int pack_dict(bcl_mp_writer *w, PyObject *o, int depth)
 
     if (depth >= BCL_MP_MAX_DEPTH)
         return depth_error();
+    if (pack_mode == PACK_KEY) {
+        PyErr_SetString(PyExc_TypeError, "key: unhashable type: 'dict' (a dict cannot "
+                        "be a key, as in a Python dict)");
+        return -1;
+    }
     PACK_TRY(bcl_mp_write_map_header(w, (size_t)PyDict_GET_SIZE(o)));
     while (PyDict_Next(o, &pos, &k, &v)) {   /* insertion order */
+        if (pack_mode == PACK_VALUE &&
+            (PyList_Check(k) || PyTuple_Check(k) || PyDict_Check(k))) {
+            PyErr_Format(PyExc_TypeError, "value: a dict keyed by a %.50s (%R) cannot be "
+                         "stored: msgpack reads it back as an unhashable list; use "
+                         "None, bool, int, float, str or bytes keys",
+                         Py_TYPE(k)->tp_name, k);
+            return -1;
+        }
         if (pack_obj(w, k, depth + 1) < 0 || pack_obj(w, v, depth + 1) < 0)
             return -1;
     }
@@ -221,10 +244,51 @@ static int pack_other(bcl_mp_writer *w, PyObject *o, int depth)
     return -1;
 }
 
+/* Key mode: the representative of o's equality class ("1 == 1.0 == True"):
+ * bools and integral floats pack as ints; lists are refused (unhashable in
+ * Python, and they would equal the tuple of the same items). */
+static int pack_key_special(bcl_mp_writer *w, PyObject *o, int depth, int *done)
+{
+    *done = 1;
+    if (PyBool_Check(o) || PyArray_IsScalar(o, Bool)) {
+        int t = PyObject_IsTrue(o);
+        if (t < 0)
+            return -1;
+        PACK_TRY(bcl_mp_write_int64(w, t));
+        return 0;
+    }
+    if (PyFloat_Check(o) || PyArray_IsScalar(o, Floating)) {
+        double d = PyFloat_AsDouble(o);
+        if (d == -1.0 && PyErr_Occurred())
+            return -1;
+        if (d == floor(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+            PACK_TRY(bcl_mp_write_int64(w, (int64_t)d));       /* -0.0 -> 0 too */
+        else if (d == floor(d) && d >= 0 && d < 18446744073709551616.0)
+            PACK_TRY(bcl_mp_write_uint64(w, (uint64_t)d));
+        else
+            PACK_TRY(bcl_mp_write_double(w, d));    /* inf, nan, fractions */
+        return 0;
+    }
+    if (PyList_Check(o) || PyByteArray_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "key: unhashable type: '%.50s' (use a tuple / "
+                     "bytes, as for a Python dict key)", Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    (void)depth;
+    *done = 0;
+    return 0;
+}
+
 static int pack_obj(bcl_mp_writer *w, PyObject *o, int depth)
 {
     PyTypeObject *t = Py_TYPE(o);
 
+    if (pack_mode == PACK_KEY && t != &PyLong_Type && t != &PyUnicode_Type &&
+        t != &PyBytes_Type && t != &PyTuple_Type) {
+        int done, rc = pack_key_special(w, o, depth, &done);
+        if (done)
+            return rc;
+    }
     /* Most frequent types first; exact checks are one pointer compare. */
     if (t == &PyLong_Type)
         return pack_int(w, o);
@@ -258,6 +322,25 @@ static int pack_obj(bcl_mp_writer *w, PyObject *o, int depth)
 int bclpy_pack(bcl_mp_writer *w, PyObject *obj)
 {
     return pack_obj(w, obj, 0);
+}
+
+static int pack_in_mode(bcl_mp_writer *w, PyObject *obj, int mode)
+{
+    int saved = pack_mode;
+    pack_mode = mode;
+    int rc = pack_obj(w, obj, 0);
+    pack_mode = saved;
+    return rc;
+}
+
+int bclpy_pack_value(bcl_mp_writer *w, PyObject *obj)
+{
+    return pack_in_mode(w, obj, PACK_VALUE);
+}
+
+int bclpy_pack_key(bcl_mp_writer *w, PyObject *obj)
+{
+    return pack_in_mode(w, obj, PACK_KEY);
 }
 
 /* packb reuses one writer buffer across calls (the GIL is held for the whole
@@ -349,6 +432,10 @@ static inline PyObject *small_uint(uint64_t v)
 static PyObject *unpack_array(bcl_mp_reader *r, uint32_t n, int depth);
 static PyObject *unpack_map(bcl_mp_reader *r, uint32_t n, int depth);
 
+/* Set while decoding a container key: arrays come back as tuples (a key
+ * was a tuple when stored: lists are refused, see PACK_KEY). */
+static int unpack_tuples;
+
 /* One object.  Inlined into the array/map loops (a call per item was a
  * measurable share of unpacking time); containers recurse through the
  * out-of-line unpack_array / unpack_map. */
@@ -409,7 +496,8 @@ static PyObject *unpack_obj(bcl_mp_reader *r, int depth, int is_key)
 static PyObject *unpack_array(bcl_mp_reader *r, uint32_t n, int depth)
 {
     /* n <= remaining bytes (checked by the reader): a safe pre-size. */
-    PyObject *list = PyList_New((Py_ssize_t)n);
+    PyObject *list = unpack_tuples ? PyTuple_New((Py_ssize_t)n)
+                                   : PyList_New((Py_ssize_t)n);
     uint32_t i;
 
     if (!list)
@@ -420,7 +508,10 @@ static PyObject *unpack_array(bcl_mp_reader *r, uint32_t n, int depth)
             Py_DECREF(list);
             return NULL;
         }
-        PyList_SET_ITEM(list, i, item);
+        if (unpack_tuples)
+            PyTuple_SET_ITEM(list, i, item);
+        else
+            PyList_SET_ITEM(list, i, item);
     }
     return list;
 }
@@ -489,6 +580,15 @@ PyObject *bclpy_unpack(const unsigned char *data, size_t len)
                      "(offset %zu)", len - r.pos, r.pos);
         return NULL;
     }
+    return obj;
+}
+
+PyObject *bclpy_unpack_key(const unsigned char *data, size_t len)
+{
+    int saved = unpack_tuples;
+    unpack_tuples = 1;
+    PyObject *obj = bclpy_unpack(data, len);
+    unpack_tuples = saved;
     return obj;
 }
 

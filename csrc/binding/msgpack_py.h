@@ -23,4 +23,15 @@ int bclpy_pack(bcl_mp_writer *w, PyObject *obj);
  * MemoryError set. */
 PyObject *bclpy_unpack(const unsigned char *data, size_t len);
 
+/* Containers' variants (API.md "Element types", docs/api.md "Key equality").
+ * bclpy_pack_value: as bclpy_pack, but a dict keyed by a list/tuple/dict
+ * (which could not be read back) is a TypeError.  bclpy_pack_key: packs the
+ * representative of the key's equality class -- True/False and integral
+ * floats as ints (1 == 1.0 == True: one key), tuples item by item -- and
+ * refuses unhashable lists, bytearrays and dicts (TypeError).
+ * bclpy_unpack_key: as bclpy_unpack, arrays decoded as tuples. */
+int bclpy_pack_value(bcl_mp_writer *w, PyObject *obj);
+int bclpy_pack_key(bcl_mp_writer *w, PyObject *obj);
+PyObject *bclpy_unpack_key(const unsigned char *data, size_t len);
+
 #endif /* BCLPY_MSGPACK_PY_H */

@@ -1,6 +1,8 @@
 /* ops.c -- pybcl.alloc/free, rget/rput and the atomics on GlobalPtrs. */
 #include "bclpy.h"
 
+#include <limits.h>
+
 #include <string.h>
 
 #include "runtime/bcl_alloc.h"
@@ -32,11 +34,9 @@ static PyObject *py_alloc(PyObject *self, PyObject *args, PyObject *kwds)
     if (!PyIndex_Check(count_obj))
         return PyErr_Format(PyExc_TypeError, "alloc: count must be an int, not %.100s",
                             Py_TYPE(count_obj)->tp_name);
-    long long count = PyLong_AsLongLong(count_obj);
-    if (count == -1 && PyErr_Occurred())
+    long long count;
+    if (bclpy_int_arg(count_obj, "alloc: count", 0, LLONG_MAX, &count) < 0)
         return NULL;
-    if (count < 0)
-        return PyErr_Format(PyExc_ValueError, "alloc: count must be >= 0, got %lld", count);
     PyArray_Descr *dtype = dtype_obj ? bclpy_dtype(dtype_obj, "dtype")
                                      : PyArray_DescrFromType(NPY_INT64);
     if (!dtype)
@@ -72,16 +72,19 @@ static PyObject *py_free(PyObject *self, PyObject *arg)
 
 static PyObject *py_rget(PyObject *self, PyObject *args)
 {
-    PyObject *ptr_obj;
-    Py_ssize_t count;
-    if (!PyArg_ParseTuple(args, "On:rget", &ptr_obj, &count))
+    PyObject *ptr_obj, *count_obj;
+    long long count;
+    if (!PyArg_ParseTuple(args, "OO:rget", &ptr_obj, &count_obj))
         return NULL;
     bclpy_GlobalPtr *p = as_gptr(ptr_obj, "ptr");
-    if (!p || bclpy_ensure_init() < 0)
+    if (!p || bclpy_int_arg(count_obj, "rget: count", 0, PY_SSIZE_T_MAX, &count) < 0 ||
+        bclpy_ensure_init() < 0)
         return NULL;
-    if (count < 0)
-        return PyErr_Format(PyExc_ValueError, "rget: count must be >= 0, got %zd", count);
-    size_t nbytes = (size_t)count * (size_t)PyDataType_ELSIZE(p->dtype);
+    size_t nbytes;
+    if (__builtin_mul_overflow((size_t)count, (size_t)PyDataType_ELSIZE(p->dtype), &nbytes))
+        return PyErr_Format(PyExc_IndexError, "rget: count %lld elements of %d bytes is "
+                            "past the end of any segment", count,
+                            (int)PyDataType_ELSIZE(p->dtype));
     CHECK(bcl_check_range(p->ptr, nbytes));
     npy_intp dims[1] = { count };
     Py_INCREF(p->dtype);
@@ -142,8 +145,16 @@ static PyObject *py_rput(PyObject *self, PyObject *args)
     Py_INCREF(p->dtype);
     PyArrayObject *arr = (PyArrayObject *)PyArray_FromAny(
         data, p->dtype, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, NULL);
-    if (!arr)
+    if (!arr) {                   /* say which argument NumPy could not convert */
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
+        PyErr_Format(PyExc_TypeError, "rput: array %.80R cannot be stored as %R (%S)",
+                     data, (PyObject *)p->dtype, v ? v : Py_None);
+        Py_XDECREF(t);
+        Py_XDECREF(v);
+        Py_XDECREF(tb);
         return NULL;
+    }
     size_t nbytes = (size_t)PyArray_NBYTES(arr);
     Py_BEGIN_ALLOW_THREADS
     st = bcl_put_detached(p->ptr, PyArray_DATA(arr), nbytes);

@@ -17,6 +17,7 @@ typedef struct {
     bcl_queue q;
     bclpy_elemtype et;
     int live;              /* the collective creation succeeded            */
+    uint64_t epoch;        /* runtime epoch it was made in                 */
     bcl_mp_writer w;       /* scratch for serializing one element          */
 } QueueObject;
 
@@ -33,11 +34,9 @@ static PyTypeObject FastQueueType, CircularQueueType;
  * after finalize, so touching the host-only paths then would crash). */
 static int usable(QueueObject *self)
 {
-    if (self->live && bcl_rt.initialized)
+    if (bclpy_current(self->live, self->epoch))
         return 0;
-    PyErr_SetString(bclpy_Error, self->live ? "pybcl has been finalized"
-                                            : "the queue was not created");
-    return -1;
+    return bclpy_stale(Py_TYPE(self)->tp_name, self->live);
 }
 
 /* ---- argument conversion ----------------------------------------------- */
@@ -170,7 +169,11 @@ static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
         return -1;
     long long host = collective_int(host_o, "host", &exc);
     long long cap = collective_int(cap_o, "capacity", &exc);
-    if (host > INT32_MAX) host = -1;
+    if (!exc && (host > INT32_MAX || host < INT32_MIN)) {  /* not -1: name it as given */
+        PyErr_Format(PyExc_ValueError, "host %R is not a rank in [0, %d)", host_o,
+                     bcl_rt.nprocs);
+        exc = take_exc();
+    }
     PyObject *spec = dtype_o ? dtype_o : NULL;
     int have_type = 0;
     if (!exc) {
@@ -197,6 +200,7 @@ static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->live = 1;
+    self->epoch = bcl_rt.epoch;
     return 0;
 }
 
@@ -214,7 +218,7 @@ static void release_contents(QueueObject *self)
 
 static void queue_dealloc(QueueObject *self)
 {
-    if (self->live && bcl_rt.initialized) {
+    if (bclpy_current(self->live, self->epoch)) {
         release_contents(self);
         bcl_queue_destroy(&self->q);
     }
@@ -295,16 +299,9 @@ static PyObject *q_push(QueueObject *self, PyObject *const *args, Py_ssize_t nar
  * dtype (no copy when it already is one), pushed as one block. */
 static PyObject *push_many_fixed(QueueObject *self, PyObject *values, unsigned promise)
 {
-    Py_INCREF(self->et.dtype);                      /* PyArray_FromAny steals it */
-    PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(
-        values, self->et.dtype, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, NULL);
-    if (!a) {
-        PyObject *exc = take_exc();
-        PyErr_Format(PyExc_TypeError, "values: cannot convert to an array of %R (%S)",
-                     (PyObject *)self->et.dtype, exc);
-        Py_XDECREF(exc);
+    PyArrayObject *a = bclpy_to_array(values, self->et.dtype, 0, 0, "values");
+    if (!a)
         return NULL;
-    }
     PyObject *r;
     if (PyArray_NDIM(a) == 0)
         r = PyErr_Format(PyExc_TypeError, "values must be a sequence or array, not a "

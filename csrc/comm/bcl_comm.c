@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "runtime/bcl_interrupt.h"
+
 /* MPI counts are ints: move larger blocks in pieces of this many bytes. */
 #define MAX_CHUNK ((size_t)1 << 30)
 
@@ -52,7 +54,13 @@ static bcl_status wait_all(int n, MPI_Request *rq)
         }
         if (next == n)
             return BCL_OK;
-        back_off(fails, WAIT_SPIN_POLLS, WAIT_YIELD_POLLS);
+        bcl_status st = bcl_interrupt_poll();
+        if (st != BCL_OK)
+            return st;      /* the requests die with the job (MPI_Abort) */
+        if (patient())
+            back_off(fails, WAIT_SPIN_POLLS, WAIT_YIELD_POLLS);
+        else if (fails % 64u == 0)
+            sched_yield();
     }
 }
 
@@ -658,14 +666,13 @@ bcl_status bcl_barrier(void)
      * loads/stores of its own segment with the RMA others completed before
      * the barrier (MPI-3 11.7: needed even in the unified model). */
     BCL_MPI_CHECK("MPI_Win_sync", MPI_Win_sync(bcl_rt.win));
-    if (patient()) {
-        MPI_Request rq;
-        BCL_MPI_CHECK("MPI_Ibarrier", MPI_Ibarrier(bcl_rt.comm, &rq));
-        if ((st = wait_all(1, &rq)) != BCL_OK)
-            return st;
-    } else {
-        BCL_MPI_CHECK("MPI_Barrier", MPI_Barrier(bcl_rt.comm));
-    }
+    /* Ibarrier + our own wait loop, never MPI_Barrier: the loop yields when
+     * ranks outnumber cores and polls the interrupt hook, so Ctrl-C ends a
+     * rank waiting here for a peer that never comes. */
+    MPI_Request rq;
+    BCL_MPI_CHECK("MPI_Ibarrier", MPI_Ibarrier(bcl_rt.comm, &rq));
+    if ((st = wait_all(1, &rq)) != BCL_OK)
+        return st;
     BCL_MPI_CHECK("MPI_Win_sync", MPI_Win_sync(bcl_rt.win));
     return BCL_OK;
 }
@@ -694,7 +701,7 @@ bcl_status bcl_progress(void)
     return BCL_OK;
 }
 
-void bcl_relax(unsigned *spins)
+bcl_status bcl_relax(unsigned *spins)
 {
     if (!is_shm()) {
         if (posted.n)
@@ -706,6 +713,7 @@ void bcl_relax(unsigned *spins)
         back_off(*spins, RELAX_SPIN_POLLS, RELAX_YIELD_POLLS);
     else if (*spins % 64u == 0)
         sched_yield();
+    return bcl_interrupt_poll();
 }
 
 /* ---- collectives ------------------------------------------------------- */

@@ -122,8 +122,9 @@ void bcl_flush_stats_get(bcl_flush_stats *out);
 
 /* Called inside every wait/spin loop of the core and the containers: keeps
  * MPI progressing and, when ranks outnumber cores, yields the CPU so the
- * rank we wait for can run. */
-void bcl_relax(unsigned *spins);
+ * rank we wait for can run.  BCL_ERR_INTERRUPTED when a signal handler
+ * raised (bcl_interrupt.h): the loop must give up and return it. */
+bcl_status bcl_relax(unsigned *spins);
 
 /* ---- collectives ------------------------------------------------------- */
 typedef enum bcl_elem {

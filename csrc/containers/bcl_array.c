@@ -73,8 +73,14 @@ static bcl_status array_init(bcl_array *a, int host, uint64_t size, size_t elem_
         a->block = 1;   /* owner(i) never divides by 0; no element anyway */
     uint64_t first, count;
     bcl_array_local_range(a, bcl_rt.rank, &first, &count);
-    if (count > (uint64_t)SIZE_MAX / elem_size || count * elem_size > bcl_rt.segment_size)
-        count = (uint64_t)bcl_rt.segment_size;   /* will fail in bcl_alloc, collectively */
+    /* A block the segment cannot hold still takes part in the collective
+     * allocation (asking for more than the segment: it fails, on every rank
+     * alike), then reports its real size. */
+    int too_big = count > (uint64_t)SIZE_MAX / elem_size ||
+                  count * elem_size > bcl_rt.segment_size;
+    uint64_t wanted = count;
+    if (too_big)
+        count = (uint64_t)bcl_rt.segment_size / elem_size + 1;
     a->offsets = calloc((size_t)P, sizeof *a->offsets);
     if (!a->offsets)
         return bcl_set_error(BCL_ERR_NOMEM, "out of memory for %d block offsets", P);
@@ -84,6 +90,13 @@ static bcl_status array_init(bcl_array *a, int host, uint64_t size, size_t elem_
         free(a->offsets);
         a->offsets = NULL;
     }
+    if (st == BCL_ERR_SEGFULL && too_big)
+        return bcl_set_error(st, "%s of %llu elements of %zu bytes: rank %d's block of "
+                             "%llu elements needs %.4g bytes, but its segment holds only "
+                             "%zu bytes", host >= 0 ? "Array" : "DArray",
+                             (unsigned long long)size, elem_size, bcl_rt.rank,
+                             (unsigned long long)wanted,
+                             (double)wanted * (double)elem_size, bcl_rt.segment_size);
     return st;
 }
 

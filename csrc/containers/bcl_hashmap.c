@@ -206,14 +206,49 @@ bcl_status bcl_hm_key_equal(const bcl_hashmap *m, const void *slot, const bcl_hm
     return st;
 }
 
+/* ---- buckets this thread holds (modify's lock .. commit/abort) ---------- */
+#define HELD_MAX 16
+static _Thread_local struct { bcl_gptr b[HELD_MAX]; int n; } held;
+
+static void hold(bcl_gptr b)
+{
+    if (held.n < HELD_MAX)          /* deeper nesting: just not detected */
+        held.b[held.n] = b;
+    held.n++;
+}
+
+static void unhold(bcl_gptr b)
+{
+    int kept = held.n < HELD_MAX ? held.n : HELD_MAX;
+    for (int i = kept - 1; i >= 0; i--)
+        if (held.b[i].rank == b.rank && held.b[i].offset == b.offset) {
+            held.b[i] = held.b[kept - 1];
+            held.n--;
+            return;
+        }
+    if (held.n > HELD_MAX)          /* one of the unrecorded ones */
+        held.n--;
+}
+
+bcl_status bcl_hm_check_held(bcl_gptr b)
+{
+    for (int i = 0; i < held.n && i < HELD_MAX; i++)
+        if (held.b[i].rank == b.rank && held.b[i].offset == b.offset)
+            return bcl_set_error(BCL_ERR_REENTRY,
+                                 "HashMap: this thread holds the bucket it would wait for "
+                                 "(a modify() fn used the map on the key it is modifying, "
+                                 "or on a key probing through it): it would deadlock");
+    return BCL_OK;
+}
+
 /* Spin (atomic loads only) until no writer holds the bucket (BUSY clear). */
 static bcl_status wait_unreserved(bcl_gptr st, uint64_t *cur)
 {
     unsigned spins = 0;
-    bcl_status s = BCL_OK;
+    bcl_status s = (*cur & BCL_HM_BUSY) ? bcl_hm_check_held(st) : BCL_OK;
     while ((*cur & BCL_HM_BUSY) && s == BCL_OK) {
-        bcl_relax(&spins);
-        s = bcl_fetch_op(st, 8, BCL_OP_NOOP, 0, cur);
+        if ((s = bcl_relax(&spins)) == BCL_OK)
+            s = bcl_fetch_op(st, 8, BCL_OP_NOOP, 0, cur);
     }
     return s;
 }
@@ -386,7 +421,10 @@ static bcl_status lock_entry(const bcl_hashmap *m, bcl_gptr b, const bcl_hm_key 
             cur = prev;
             continue;
         }
-        bcl_relax(&spins);
+        /* Our own modify() lock on b would never go away. */
+        if ((st = bcl_hm_check_held(STATUS(b))) != BCL_OK ||
+            (st = bcl_relax(&spins)) != BCL_OK)
+            return st;
         st = bcl_fetch_op(STATUS(b), 8, BCL_OP_NOOP, 0, &cur);
     }
     if (st != BCL_OK)
@@ -471,8 +509,8 @@ static bcl_status plock_acquire(bcl_gptr home)
         if (st != BCL_OK || !(prev & BCL_HM_PLOCK))
             return st;
         do {
-            bcl_relax(&spins);
-            st = bcl_fetch_op(home, 8, BCL_OP_NOOP, 0, &prev);
+            if ((st = bcl_relax(&spins)) == BCL_OK)
+                st = bcl_fetch_op(home, 8, BCL_OP_NOOP, 0, &prev);
         } while (st == BCL_OK && (prev & BCL_HM_PLOCK));
         if (st != BCL_OK)
             return st;
@@ -487,21 +525,27 @@ static bcl_status plock_release(bcl_gptr home)
 }
 
 /* One scan under the placement lock: the key's bucket (*at, *eq = 1) or the
- * first tombstone, else the first FREE bucket (*at, its status *tcur). */
+ * first tombstone, else the first FREE bucket (*at, its status *tcur).
+ * *busy = 1: bucket *at has a writer; the scan stops without waiting for it
+ * (the writer may be another rank's modify(), whose fn may wait for this
+ * very placement lock: the caller waits without the lock, then rescans). */
 static bcl_status slow_scan(const bcl_hashmap *m, const bcl_hm_key *k, unsigned char *slot,
-                            uint64_t *at, uint64_t *tcur, int *have, int *eq)
+                            uint64_t *at, uint64_t *tcur, int *have, int *eq, int *busy)
 {
     bcl_hm_probe p;
     uint64_t idx, cur;
-    *have = *eq = 0;
+    *have = *eq = *busy = 0;
     bcl_hm_probe_init(m, &p, k->hash);
     while (bcl_hm_probe_next(m, &p, &idx)) {
         bcl_gptr b = bcl_hm_bucket(m, idx);
         bcl_status st = bcl_fetch_op(STATUS(b), 8, BCL_OP_NOOP, 0, &cur);
-        if (st == BCL_OK)
-            st = wait_unreserved(STATUS(b), &cur);
         if (st != BCL_OK)
             return st;
+        if (cur & BCL_HM_BUSY) {
+            *busy = 1;
+            *at = idx;
+            return BCL_OK;
+        }
         if (ST(cur) != BCL_HM_READY) {
             if (!*have) {
                 *have = 1;
@@ -536,9 +580,20 @@ static bcl_status locate_slow(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_
     if (st != BCL_OK)
         return st;
     for (;;) {
-        int have, eq, lost;
-        if ((st = slow_scan(m, k, slot, &at, &tcur, &have, &eq)) != BCL_OK)
+        int have, eq, lost, busy;
+        if ((st = slow_scan(m, k, slot, &at, &tcur, &have, &eq, &busy)) != BCL_OK)
             break;
+        if (busy) {
+            /* Wait for the writer without holding the lock (no lock held
+             * while waiting: no cycle through it), then scan afresh. */
+            bcl_gptr bb = STATUS(bcl_hm_bucket(m, at));
+            uint64_t c = BCL_HM_BUSY;
+            if ((st = plock_release(hs)) != BCL_OK ||
+                (st = wait_unreserved(bb, &c)) != BCL_OK ||
+                (st = plock_acquire(hs)) != BCL_OK)
+                return st;
+            continue;
+        }
         if (eq) {
             if ((st = plock_release(hs)) != BCL_OK ||
                 (st = lock_entry(m, bcl_hm_bucket(m, at), k, slot, &lost)) != BCL_OK)
@@ -598,7 +653,10 @@ static bcl_status insert_probe(const bcl_hashmap *m, const bcl_hm_key *k, const 
 {
     bcl_hm_lock lk;
     bcl_status st = locate(m, k, &lk, slot);
-    return st == BCL_OK ? bcl_hm_commit(m, &lk, k, val) : st;
+    if (st != BCL_OK)
+        return st;
+    hold(bcl_hm_bucket(m, lk.idx));      /* bcl_hm_commit unholds it */
+    return bcl_hm_commit(m, &lk, k, val);
 }
 
 static bcl_status insert_atomic(const bcl_hashmap *m, const bcl_hm_key *k, const void *val)
@@ -738,41 +796,102 @@ bcl_status bcl_hm_find(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer 
 
 /* ---- accumulate ---------------------------------------------------------- */
 
-void bcl_hm_num_add(const bcl_hashmap *m, void *value, const void *delta)
+int bcl_hm_num_add(const bcl_hashmap *m, void *value, const void *delta)
 {
-#define ADD(T)                                          \
-    do {                                                \
-        T a_, b_;                                       \
-        memcpy(&a_, value, sizeof a_);                  \
-        memcpy(&b_, delta, sizeof b_);                  \
-        a_ = (T)(a_ + b_);                              \
-        memcpy(value, &a_, sizeof a_);                  \
+    /* Integers: checked (API.md: values convert without loss or raise);
+     * floats follow IEEE (inf is a float). */
+#define ADD(T)                                                  \
+    do {                                                        \
+        T a_, b_, s_;                                           \
+        memcpy(&a_, value, sizeof a_);                          \
+        memcpy(&b_, delta, sizeof b_);                          \
+        if (__builtin_add_overflow(a_, b_, &s_))                \
+            return 1;                                           \
+        memcpy(value, &s_, sizeof s_);                          \
+    } while (0)
+#define FADD(T)                                                 \
+    do {                                                        \
+        T a_, b_;                                               \
+        memcpy(&a_, value, sizeof a_);                          \
+        memcpy(&b_, delta, sizeof b_);                          \
+        a_ = (T)(a_ + b_);                                      \
+        memcpy(value, &a_, sizeof a_);                          \
     } while (0)
     size_t w = m->val_size;
     if (m->num == BCL_HM_NUM_FLOAT) {
-        if (w == 4) ADD(float); else ADD(double);
-        return;
+        if (w == 4) FADD(float); else FADD(double);
+        return 0;
     }
-    /* Two's complement: signed and unsigned addition are the same bits. */
+    int sgn = m->num == BCL_HM_NUM_INT;
     switch (w) {
-    case 1: ADD(uint8_t); break;
-    case 2: ADD(uint16_t); break;
-    case 4: ADD(uint32_t); break;
-    default: ADD(uint64_t); break;
+    case 1: if (sgn) ADD(int8_t); else ADD(uint8_t); break;
+    case 2: if (sgn) ADD(int16_t); else ADD(uint16_t); break;
+    case 4: if (sgn) ADD(int32_t); else ADD(uint32_t); break;
+    default: if (sgn) ADD(int64_t); else ADD(uint64_t); break;
     }
+    return 0;
 #undef ADD
+#undef FADD
+}
+
+bcl_status bcl_hm_overflow_error(const bcl_hashmap *m, const void *delta)
+{
+    long long d = 0;
+    if (m->val_size == 8) { int64_t t; memcpy(&t, delta, 8); d = t; }
+    else if (m->val_size == 4) { int32_t t; memcpy(&t, delta, 4); d = t; }
+    else if (m->val_size == 2) { int16_t t; memcpy(&t, delta, 2); d = t; }
+    else { int8_t t; memcpy(&t, delta, 1); d = t; }
+    if (m->num == BCL_HM_NUM_UINT)
+        return bcl_set_error(BCL_ERR_OVERFLOW, "accumulate: the sum does not fit the "
+                             "%zu-byte unsigned value type; not applied (the stored "
+                             "value is unchanged)", m->val_size);
+    return bcl_set_error(BCL_ERR_OVERFLOW, "accumulate: adding %lld overflows the "
+                         "%zu-byte integer value type; not applied (the stored value is "
+                         "unchanged)", d, m->val_size);
+}
+
+/* The fast path of accumulate (a fetch-add under a reader count) is exact
+ * only where no sum can overflow, and an add is only seen after it is done.
+ * So: deltas of at most D take it, and an add whose *old* value lies outside
+ * the zone [-Z, Z) is undone at once (a second fetch-add, under the same
+ * reader count) and redone exactly under the bucket's lock, which waits
+ * until no fast add is in flight.  An undone add leaves a transient of at
+ * most D per rank; with Z = 2^(w-2) and D = Z / (4 (P + 1)) an add that
+ * sees an old value in the zone stays in range whatever transients it saw,
+ * and a value pushed over a limit by a transient lands outside the zone.
+ * Signed 4/8-byte values only (the binding makes unsigned ones locked: a
+ * wrapped unsigned transient would land near 0, inside any zone). */
+static int64_t zone_of(const bcl_hashmap *m)
+{
+    return (int64_t)1 << (m->val_atomic * 8 - 2);
+}
+
+int bcl_hm_fast_delta(const bcl_hashmap *m, uint64_t d)
+{
+    int64_t v = m->val_atomic == 4 ? (int64_t)(int32_t)(uint32_t)d : (int64_t)d;
+    int64_t lim = zone_of(m) / (4 * ((int64_t)bcl_rt.nprocs + 1));
+    return m->num == BCL_HM_NUM_INT && v >= -lim && v <= lim;
+}
+
+int bcl_hm_fast_old(const bcl_hashmap *m, uint64_t old)
+{
+    int64_t v = m->val_atomic == 4 ? (int64_t)(int32_t)(uint32_t)old : (int64_t)old;
+    return v >= -zone_of(m) && v < zone_of(m);
 }
 
 /* Native 4/8-byte integer value: readers' count is a shared lock; the add
  * is an atomic fetch-add on the value word while we hold it.  A fresh key
  * goes into a FREE bucket reserved under our count and checked like the
- * fast placement; *slow = 1 when the key needs the placement lock (a
- * tombstone on the way, or the check failed): nothing was done then. */
+ * fast placement (its value is the delta, which bcl_hm_fast_delta bounds:
+ * no overflow).  *slow = 1: nothing is left done -- a tombstone on the way
+ * or a failed placement check (the key needs the placement lock), or an add
+ * that found a value near a limit and was undone (see bcl_hm_fast_old):
+ * redo it under the lock. */
 static bcl_status acc_shared_probe(const bcl_hashmap *m, const bcl_hm_key *k,
                                    const void *delta, unsigned char *slot, int *slow)
 {
     bcl_hm_probe p;
-    uint64_t idx, cur, prev, d = 0, e0 = 0, home = 0;
+    uint64_t idx, cur, prev, d = 0, old = 0, e0 = 0, home = 0;
     memcpy(&d, delta, m->val_size);
     *slow = 0;
     bcl_hm_probe_init(m, &p, k->hash);
@@ -815,7 +934,12 @@ static bcl_status acc_shared_probe(const bcl_hashmap *m, const bcl_hm_key *k,
         if (st == BCL_OK)
             st = bcl_hm_key_equal(m, slot, k, &eq);
         if (st == BCL_OK && eq)
-            st = bcl_fetch_op(bcl_hm_at(b, m->val_off), m->val_atomic, BCL_OP_ADD, d, NULL);
+            st = bcl_fetch_op(bcl_hm_at(b, m->val_off), m->val_atomic, BCL_OP_ADD, d, &old);
+        if (st == BCL_OK && eq && !bcl_hm_fast_old(m, old)) {
+            *slow = 1;                   /* undo while our reader count holds */
+            st = bcl_fetch_op(bcl_hm_at(b, m->val_off), m->val_atomic, BCL_OP_ADD,
+                              (uint64_t)0 - d, NULL);
+        }
         bcl_status rs = add_status(STATUS(b), RELEASE_READER);
         if (st != BCL_OK || rs != BCL_OK || eq)
             return st != BCL_OK ? st : rs;
@@ -823,21 +947,20 @@ static bcl_status acc_shared_probe(const bcl_hashmap *m, const bcl_hm_key *k,
     return full_error(m);
 }
 
-static bcl_status acc_locked(const bcl_hashmap *m, const bcl_hm_key *k, const void *delta);
-
-static bcl_status acc_shared(const bcl_hashmap *m, const bcl_hm_key *k, const void *delta)
+static bcl_status acc_shared(const bcl_hashmap *m, const bcl_hm_key *k, const void *delta,
+                             int *slow)
 {
     scratch sc;
-    int slow = 0;
     unsigned char *slot = scratch_get(&sc, m->key_slot);
     if (!slot)
         return BCL_ERR_NOMEM;
-    bcl_status st = acc_shared_probe(m, k, delta, slot, &slow);
+    bcl_status st = acc_shared_probe(m, k, delta, slot, slow);
     scratch_free(&sc);
-    return st == BCL_OK && slow ? acc_locked(m, k, delta) : st;
+    return st;
 }
 
-/* Read-add-write under the bucket lock (placing the key if absent). */
+/* Read-add-write under the bucket's lock (placing the key if absent):
+ * exact, overflow checked. */
 static bcl_status acc_locked(const bcl_hashmap *m, const bcl_hm_key *k, const void *delta)
 {
     bcl_hm_lock lk;
@@ -847,10 +970,12 @@ static bcl_status acc_locked(const bcl_hashmap *m, const bcl_hm_key *k, const vo
     bcl_status st = bcl_hm_lock_key(m, k, &lk, &w, &found);
     if (st != BCL_OK)
         return st;
-    if (found)
-        bcl_hm_num_add(m, v, delta);
-    else
+    if (!found) {
         memcpy(v, delta, m->val_size);
+    } else if (bcl_hm_num_add(m, v, delta)) {
+        st = bcl_hm_abort(m, &lk);
+        return st != BCL_OK ? st : bcl_hm_overflow_error(m, delta);
+    }
     return bcl_hm_commit(m, &lk, k, v);
 }
 
@@ -858,9 +983,15 @@ bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k, const vo
 {
     if (m->num == BCL_HM_NUM_NONE || m->num == BCL_HM_NUM_BOOL || m->val_var)
         return bcl_set_error(BCL_ERR_TYPE, "accumulate needs a numeric value type");
-    if (m->val_atomic)
-        return acc_shared(m, k, delta);
-    /* Other numbers (floats, small ints): read-add-write under the lock. */
+    uint64_t d = 0;
+    memcpy(&d, delta, m->val_size);
+    if (m->val_atomic && bcl_hm_fast_delta(m, d)) {
+        int slow = 0;
+        bcl_status st = acc_shared(m, k, delta, &slow);
+        if (st != BCL_OK || !slow)
+            return st;
+    }
+    /* Other numbers (floats, small ints), big deltas, values near a limit. */
     return acc_locked(m, k, delta);
 }
 
@@ -895,6 +1026,8 @@ bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_loc
         return BCL_ERR_NOMEM;
     bcl_status st = lock_probe(m, k, lk, out, found, slot);
     scratch_free(&sc);
+    if (st == BCL_OK)
+        hold(bcl_hm_bucket(m, lk->idx));
     return st;
 }
 
@@ -902,6 +1035,7 @@ bcl_status bcl_hm_commit(const bcl_hashmap *m, const bcl_hm_lock *lk, const bcl_
                          const void *val)
 {
     bcl_gptr b = bcl_hm_bucket(m, lk->idx);
+    unhold(b);
     if (!lk->fresh)
         return overwrite_locked(m, b, val);
     /* FREE: RESERVED -> READY; tombstone: TOMB|BUSY -> READY. */
@@ -916,6 +1050,7 @@ bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
      * counts kept. */
     bcl_gptr b = bcl_hm_bucket(m, lk->idx);
     uint64_t bits = lk->fresh ? BCL_HM_BUSY : RESERVED_TO_READY;
+    unhold(b);
     return bcl_atomic_post(STATUS(b), 8, BCL_OP_XOR, bits);
 }
 
@@ -960,9 +1095,10 @@ bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k, const v
             return bcl_set_error(BCL_ERR_STATE, "local insert met a bucket being written "
                                  "by another rank: the local promise was broken");
         if (memcmp(b + 8, k->bytes, m->key_size) == 0) {
-            if (accumulate)
-                bcl_hm_num_add(m, b + m->val_off, val);
-            else
+            if (accumulate && bcl_hm_num_add(m, b + m->val_off, val)) {
+                *spilled = 0;
+                return bcl_hm_overflow_error(m, val);
+            } else if (!accumulate)
                 memcpy(b + m->val_off, val, m->val_size);
             *spilled = 0;
             return BCL_OK;

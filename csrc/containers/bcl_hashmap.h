@@ -194,6 +194,15 @@ bcl_status bcl_hm_erase(const bcl_hashmap *m, const bcl_hm_key *k, int *found);
 bcl_status bcl_hm_erase_many(const bcl_hashmap *m, const void *keys, size_t k,
                              unsigned char *found);
 
+/* Between lock and commit/abort the calling thread holds the bucket; code it
+ * runs meanwhile (modify()'s Python fn) that waits on that bucket would wait
+ * for itself.  The spin loops (erase's and the placement's included) ask
+ * bcl_hm_check_held() first and fail with BCL_ERR_REENTRY instead of
+ * deadlocking.  The placement lock itself is never held while waiting for a
+ * bucket (locate_slow lets it go and scans again), so no cycle runs through
+ * it. */
+bcl_status bcl_hm_check_held(bcl_gptr bucket);
+
 /* ---- batches of fixed-size keys and values (bcl_hashmap_batch.c) --------
  * Pipelined: every step of the protocol is issued for the whole batch with
  * non-blocking operations and completed by one flush, so k keys cost a few
@@ -203,8 +212,18 @@ bcl_status bcl_hm_insert_many(const bcl_hashmap *m, const void *keys, const void
 /* found[i] = 0/1; vals[i] untouched when not found. */
 bcl_status bcl_hm_find_many(const bcl_hashmap *m, const void *keys, size_t k,
                             void *vals, unsigned char *found, int promise);
+/* BCL_ERR_OVERFLOW (after the whole batch ran) if some sums overflowed:
+ * those deltas were not applied, the others were. */
 bcl_status bcl_hm_accumulate_many(const bcl_hashmap *m, const void *keys,
                                   const void *deltas, size_t k, size_t *n_full);
+/* insert_many / accumulate_many reporting each key's outcome (HashMapBuffer
+ * keeps what found no room).  A duplicate merged into another key's op
+ * reports that op's outcome (its delta went with it). */
+#define BCL_HM_DONE 0
+#define BCL_HM_NOROOM 1
+#define BCL_HM_OVERFLOW 2
+bcl_status bcl_hm_batch_outcome(const bcl_hashmap *m, int accumulate, const void *keys,
+                                const void *vals, size_t k, unsigned char *outcome);
 
 /* ---- whole-table operations ------------------------------------------ */
 /* Collective: number of keys. */
@@ -272,8 +291,16 @@ static inline int bcl_hm_probe_next(const bcl_hashmap *m, bcl_hm_probe *p, uint6
 bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k,
                               const void *val, int accumulate, int *spilled);
 
-/* Add `delta` to `value` in the map's numeric type (local memory). */
-void bcl_hm_num_add(const bcl_hashmap *m, void *value, const void *delta);
+/* Add `delta` to `value` in the map's numeric type (local memory).
+ * Integers are checked: 1 (value unchanged) if the sum overflows. */
+int bcl_hm_num_add(const bcl_hashmap *m, void *value, const void *delta);
+/* BCL_ERR_OVERFLOW with a message naming the delta. */
+bcl_status bcl_hm_overflow_error(const bcl_hashmap *m, const void *delta);
+/* accumulate's fast path (bcl_hashmap.c): may delta d (value bits) take the
+ * fetch-add, and is an add that found `old` exact (else undo it and redo it
+ * under the lock)? */
+int bcl_hm_fast_delta(const bcl_hashmap *m, uint64_t d);
+int bcl_hm_fast_old(const bcl_hashmap *m, uint64_t old);
 
 /* Compare the key slot of a READY bucket with k. */
 bcl_status bcl_hm_key_equal(const bcl_hashmap *m, const void *slot, const bcl_hm_key *k,

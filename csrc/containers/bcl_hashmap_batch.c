@@ -92,7 +92,8 @@ enum phase {
     PH_KEYS,     /* read the key, reader count held (accumulate)               */
     PH_ADD,      /* atomic add to the value, reader count held                 */
     PH_GET,      /* read the whole bucket (find-only promise)                  */
-    PH_VERIFY    /* read the key again under the lock (erase + reuse: ABA)     */
+    PH_VERIFY,   /* read the key again under the lock (erase + reuse: ABA)     */
+    PH_UNDO      /* take back an add that found a value near a limit           */
 };
 
 typedef struct op {
@@ -101,6 +102,9 @@ typedef struct op {
     bcl_gptr pend_at;         /* status word of a posted fetch-add to issue */
     uint64_t pend_val;        /*   its operand (release -R, or undo -1)     */
     int phase, pending, full, found, waiting, locked, fell_back;
+    int overflow;             /* accumulate not applied: the sum overflows  */
+    int slow;                 /* accumulate redone under the lock           */
+    size_t into;              /* merged duplicate: the op that carries it   */
     int recorded;             /* refill: result handed to the caller        */
     uint64_t res;             /* result of the step's fetch-op              */
     uint64_t publish;         /* added to the status to publish             */
@@ -134,6 +138,8 @@ typedef struct batch {
     size_t stride;
     unsigned char *out;       /* find: values                               */
     unsigned char *found;
+    unsigned char *outcome;   /* per key: BCL_HM_DONE / NOROOM / OVERFLOW   */
+    size_t n_over;            /* accumulates not applied (overflow)         */
     int waiting;              /* some key only polled this round            */
     /* refill (insert, finds): the window of the caller's keys the slots
      * draw from; skip[i]: key i is superseded by a later duplicate */
@@ -326,12 +332,14 @@ static void post_later(op *o, uint64_t v)
 static enum kind kind_of(batch *bt, op *o) { return o->fell_back ? K_FIND : bt->kind; }
 
 /* Finish this key with the scalar protocol after the batch (it holds
- * nothing once its posted release is issued).  Its key and value are copied
- * out: the slot may be refilled before then. */
+ * nothing once its posted release is issued).  Its key, value and index in
+ * the caller's arrays (for its outcome) are copied out: the slot may be
+ * refilled before then. */
+#define DEFER_W(m) ((m)->key_size + (m)->val_size + sizeof(size_t))
 static void to_scalar(batch *bt, op *o)
 {
     const bcl_hashmap *m = bt->m;
-    size_t w = m->key_size + m->val_size;
+    size_t w = DEFER_W(m);
     o->scalar = 1;
     o->phase = PH_DONE;
     if (bt->ndefer == bt->defer_cap) {
@@ -346,6 +354,7 @@ static void to_scalar(batch *bt, op *o)
     }
     memcpy(bt->defer + bt->ndefer * w, key_of(bt, o), m->key_size);
     memcpy(bt->defer + bt->ndefer * w + m->key_size, val_of(bt, o), m->val_size);
+    memcpy(bt->defer + bt->ndefer * w + m->key_size + m->val_size, &o->src, sizeof o->src);
     bt->ndefer++;
 }
 
@@ -399,12 +408,16 @@ static bcl_status issue(batch *bt, op *o)
     case PH_READ:
         s = emit_read(bt, bcl_hm_at(st, 8), readbuf(bt, o), m->bsize - 8);
         break;
-    case PH_ADD: {
+    case PH_ADD:
+    case PH_UNDO: {
         bcl_gptr v = bcl_hm_at(st, m->val_off);
         uint64_t d = 0;
         memcpy(&d, val_of(bt, o), m->val_size);
+        if (o->phase == PH_UNDO)
+            d = (uint64_t)0 - d;
+        o->res = 0;
         if (m->val_atomic == 8) {
-            s = emit_fetch(bt, v, BCL_OP_ADD, d, NULL, &issued);
+            s = emit_fetch(bt, v, BCL_OP_ADD, d, &o->res, &issued);
         } else {                          /* 4-byte value: its own atomic */
             o->publish = d;               /* operand must live until flush */
             s = bcl_fetch_op_nb(v, m->val_atomic, BCL_OP_ADD, &o->publish, &o->res);
@@ -454,7 +467,19 @@ static void on_status(batch *bt, op *o, uint64_t cur)
 /* The value step of an insert / locked accumulate once the bucket is ours. */
 static void value_step(batch *bt, op *o)
 {
-    o->phase = bt->kind == K_ACC_LOCKED ? PH_GETVAL : PH_PUTVAL;
+    o->phase = bt->kind == K_ACC_LOCKED || o->slow ? PH_GETVAL : PH_PUTVAL;
+}
+
+/* Restart an accumulate from its home bucket with the locked protocol. */
+static void go_slow(batch *bt, op *o)
+{
+    uint64_t idx = 0;
+    o->slow = 1;
+    o->locked = 0;
+    o->pr.i = o->pr.visited = 0;                  /* pr.h: the home bucket */
+    bcl_hm_probe_next(bt->m, &o->pr, &idx);
+    o->b = bcl_hm_bucket(bt->m, idx);
+    o->phase = PH_RES;
 }
 
 static void complete(batch *bt, op *o)
@@ -520,9 +545,13 @@ static void complete(batch *bt, op *o)
     case PH_GETVAL: {
         /* The stored value plus our delta, written back under the lock. */
         unsigned char *v = rb + m->val_off - 8;
-        bcl_hm_num_add(m, v, val_of(bt, o));
-        memcpy(val_of(bt, o), v, m->val_size);
-        o->phase = PH_PUTVAL;
+        if (bcl_hm_num_add(m, v, val_of(bt, o))) {
+            o->overflow = 1;              /* unchanged: just unlock */
+            o->phase = PH_PUBLISH;
+        } else {
+            memcpy(val_of(bt, o), v, m->val_size);
+            o->phase = PH_PUTVAL;
+        }
         break;
     }
     case PH_PUT:
@@ -578,8 +607,16 @@ static void complete(batch *bt, op *o)
         }
         break;
     case PH_ADD:
+        if (bcl_hm_fast_old(m, o->res)) {
+            post_later(o, (uint64_t)0 - R);
+            o->phase = PH_DONE;
+        } else {
+            o->phase = PH_UNDO;           /* still holding our reader count */
+        }
+        break;
+    case PH_UNDO:
         post_later(o, (uint64_t)0 - R);
-        o->phase = PH_DONE;
+        go_slow(bt, o);
         break;
     case PH_GET: {
         uint64_t s;
@@ -661,8 +698,8 @@ static bcl_status run(batch *bt)
             complete(bt, o);
             bt->waiting |= o->waiting;
         }
-        if (bt->waiting)
-            bcl_relax(&spins);
+        if (bt->waiting && (st = bcl_relax(&spins)) != BCL_OK)
+            return st;
     }
 }
 
@@ -689,8 +726,11 @@ static bcl_status merge_duplicates(batch *bt, const uint64_t *hash)
             if (bt->kind == K_INSERT) {
                 p->phase = PH_DONE;           /* the later value wins */
                 tab[j] = i;
+            } else if (bcl_hm_num_add(bt->m, val_of(bt, p), val_of(bt, &bt->ops[i]))) {
+                bt->ops[i].overflow = 1;      /* the batch's own deltas overflow */
+                bt->ops[i].phase = PH_DONE;
             } else {
-                bcl_hm_num_add(bt->m, val_of(bt, p), val_of(bt, &bt->ops[i]));
+                bt->ops[i].into = tab[j];
                 bt->ops[i].phase = PH_DONE;
             }
             break;
@@ -712,23 +752,38 @@ static int first_phase(enum kind k)
 }
 
 /* The keys the batch handed over (to_scalar): the scalar protocol reuses
- * tombstones under the placement lock.  A full table counts like the
- * batch's own full keys. */
+ * tombstones under the placement lock (and accumulate applies its overflow
+ * rule there).  A full table or an overflowing sum counts like the batch's
+ * own: in a refilled window the slot is gone, so the outcome is written
+ * here; in a chunk the op is still there and run_chunk reads its flags. */
 static bcl_status run_scalar(batch *bt, size_t *n_full)
 {
     const bcl_hashmap *m = bt->m;
-    size_t w = m->key_size + m->val_size;
+    size_t w = DEFER_W(m);
     if (bt->defer_nomem)
         return bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch's deferred keys");
     for (size_t i = 0; i < bt->ndefer; i++) {
         const unsigned char *e = bt->defer + i * w;
+        size_t src;
+        memcpy(&src, e + m->key_size + m->val_size, sizeof src);
         bcl_hm_key k = bcl_hm_key_make(e, m->key_size);
         bcl_status st = bt->kind == K_INSERT ? bcl_hm_insert(m, &k, e + m->key_size, 0)
                                              : bcl_hm_accumulate(m, &k, e + m->key_size);
-        if (st == BCL_ERR_FULL && n_full)
-            ++*n_full;
-        else if (st != BCL_OK && st != BCL_ERR_FULL)
+        if (st != BCL_OK && st != BCL_ERR_FULL && st != BCL_ERR_OVERFLOW)
             return st;
+        if (st == BCL_OK)
+            continue;
+        if (bt->refill) {
+            if (n_full && st == BCL_ERR_FULL)
+                ++*n_full;
+            if (bt->outcome)
+                bt->outcome[src] = st == BCL_ERR_FULL ? BCL_HM_NOROOM : BCL_HM_OVERFLOW;
+            bt->n_over += st == BCL_ERR_OVERFLOW;
+        } else if (st == BCL_ERR_FULL) {
+            bt->ops[src].full = 1;
+        } else {
+            bt->ops[src].overflow = 1;
+        }
     }
     bt->ndefer = 0;
     return BCL_OK;
@@ -769,6 +824,8 @@ static void refill(batch *bt)
                 bt->found[o->src] = (unsigned char)o->found;
             if (bt->n_full)
                 *bt->n_full += (size_t)o->full;
+            if (bt->outcome)
+                bt->outcome[o->src] = o->full ? BCL_HM_NOROOM : BCL_HM_DONE;
             o->recorded = 1;
         }
         if (o->pending)              /* its posted release still to send */
@@ -848,7 +905,7 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
             memcpy(val_of(bt, o), vals + i * vstride, m->val_size);
         hash[i] = bcl_hm_hash(key_of(bt, o), m->key_size);
         bcl_hm_probe_init(m, &o->pr, hash[i]);
-        o->src = i;
+        o->src = o->into = i;
         advance(bt, o, first_phase(bt->kind));
         o->home = o->b;
     }
@@ -856,15 +913,28 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
     if (bt->kind == K_INSERT || bt->kind == K_ACC_SHARED || bt->kind == K_ACC_LOCKED)
         st = merge_duplicates(bt, hash);
     free(hash);
+    /* Deltas too big for the fetch-add (bcl_hm_fast_delta): locked from the start. */
+    for (size_t i = 0; st == BCL_OK && bt->kind == K_ACC_SHARED && i < bt->n; i++) {
+        uint64_t d = 0;
+        memcpy(&d, val_of(bt, &bt->ops[i]), m->val_size);
+        if (bt->ops[i].phase != PH_DONE && !bcl_hm_fast_delta(m, d))
+            go_slow(bt, &bt->ops[i]);
+    }
     if (st == BCL_OK)
         st = run(bt);
     if (st == BCL_OK)
         st = run_scalar(bt, n_full);
     for (size_t i = 0; st == BCL_OK && i < bt->n; i++) {
+        op *o = &bt->ops[i], *c = &bt->ops[o->into];   /* c: carried it */
         if (bt->found)
-            bt->found[i] = (unsigned char)bt->ops[i].found;
+            bt->found[i] = (unsigned char)o->found;
         if (n_full)
-            *n_full += (size_t)bt->ops[i].full;
+            *n_full += (size_t)o->full;
+        bt->n_over += (size_t)o->overflow;
+        if (bt->outcome)
+            bt->outcome[i] = o->overflow ? BCL_HM_OVERFLOW
+                           : c->full ? BCL_HM_NOROOM : c->overflow ? BCL_HM_OVERFLOW
+                                                                   : BCL_HM_DONE;
     }
     return st;
 }
@@ -887,7 +957,8 @@ static void free_rma(batch *bt)
 
 static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys,
                           const void *vals, size_t vstride, size_t k, void *out,
-                          unsigned char *found, size_t *n_full)
+                          unsigned char *found, size_t *n_full, unsigned char *outcome,
+                          size_t *n_over)
 {
     if (m->key_var || m->val_var)
         return bcl_set_error(BCL_ERR_TYPE, "batches need fixed-size key and value types");
@@ -927,12 +998,16 @@ static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys
         bt.n_full = n_full;
         bt.out = out ? (unsigned char *)out + done * m->val_size : NULL;
         bt.found = found ? found + done : NULL;
+        bt.outcome = outcome ? outcome + done : NULL;
+        if (bt.outcome)               /* superseded keys never run: done */
+            memset(bt.outcome, BCL_HM_DONE, bt.wn);
         st = run_window(&bt, c);
     }
     for (size_t done = 0; !bt.refill && st == BCL_OK && done < k; done += bt.n) {
         bt.n = k - done < chunk ? k - done : chunk;
         bt.out = out ? (unsigned char *)out + done * m->val_size : NULL;
         bt.found = found ? found + done : NULL;
+        bt.outcome = outcome ? outcome + done : NULL;
         st = run_chunk(&bt, (const unsigned char *)keys + done * m->key_size,
                        vals ? (const unsigned char *)vals + done * vstride : NULL, vstride,
                        n_full);
@@ -942,20 +1017,23 @@ static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys
     free(bt.defer);
     free(bt.ops);
     free(bt.buf);
+    if (n_over)
+        *n_over = bt.n_over;
     return st;
 }
 
 bcl_status bcl_hm_insert_many(const bcl_hashmap *m, const void *keys, const void *vals,
                               size_t k, size_t *n_full)
 {
-    return run_all(m, K_INSERT, keys, vals, m->val_size, k, NULL, NULL, n_full);
+    return run_all(m, K_INSERT, keys, vals, m->val_size, k, NULL, NULL, n_full, NULL,
+                   NULL);
 }
 
 bcl_status bcl_hm_find_many(const bcl_hashmap *m, const void *keys, size_t k, void *vals,
                             unsigned char *found, int promise)
 {
     enum kind kind = promise == BCL_HM_P_FIND ? K_FIND_ONLY : K_FIND;
-    return run_all(m, kind, keys, NULL, 0, k, vals, found, NULL);
+    return run_all(m, kind, keys, NULL, 0, k, vals, found, NULL, NULL, NULL);
 }
 
 bcl_status bcl_hm_accumulate_many(const bcl_hashmap *m, const void *keys,
@@ -964,5 +1042,21 @@ bcl_status bcl_hm_accumulate_many(const bcl_hashmap *m, const void *keys,
     if (m->num == BCL_HM_NUM_NONE || m->num == BCL_HM_NUM_BOOL)
         return bcl_set_error(BCL_ERR_TYPE, "accumulate needs a numeric value type");
     enum kind kind = m->val_atomic ? K_ACC_SHARED : K_ACC_LOCKED;
-    return run_all(m, kind, keys, deltas, m->val_size, k, NULL, NULL, n_full);
+    size_t n_over = 0;
+    bcl_status st = run_all(m, kind, keys, deltas, m->val_size, k, NULL, NULL, n_full,
+                            NULL, &n_over);
+    if (st == BCL_OK && n_over)
+        st = bcl_set_error(BCL_ERR_OVERFLOW, "accumulate_many: %zu of %zu deltas were not "
+                           "applied: the sums overflow the %zu-byte integer value type "
+                           "(the others were applied)", n_over, k, m->val_size);
+    return st;
+}
+
+bcl_status bcl_hm_batch_outcome(const bcl_hashmap *m, int accumulate, const void *keys,
+                                const void *vals, size_t k, unsigned char *outcome)
+{
+    if (accumulate && (m->num == BCL_HM_NUM_NONE || m->num == BCL_HM_NUM_BOOL))
+        return bcl_set_error(BCL_ERR_TYPE, "accumulate needs a numeric value type");
+    enum kind kind = !accumulate ? K_INSERT : m->val_atomic ? K_ACC_SHARED : K_ACC_LOCKED;
+    return run_all(m, kind, keys, vals, m->val_size, k, NULL, NULL, NULL, outcome, NULL);
 }

@@ -63,19 +63,53 @@ void bcl_hmbuf_destroy(bcl_hmbuf *b)
     free(b->buf);
     free(b->q);
     free(b->count);
+    free(b->kept.e);
+    free(b->deferred.e);
     memset(b, 0, sizeof *b);
 }
 
+/* Append n entries to a waiting list. */
+static bcl_status list_add(const bcl_hmbuf *b, bcl_hmbuf_list *l, const unsigned char *e,
+                           size_t n)
+{
+    if (l->n + n > l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        while (cap < l->n + n)
+            cap *= 2;
+        unsigned char *ne = realloc(l->e, cap * b->stride);
+        if (!ne)
+            return bcl_set_error(BCL_ERR_NOMEM, "no memory to keep %zu buffered entries "
+                                 "for the next flush", l->n + n);
+        l->e = ne;
+        l->cap = cap;
+    }
+    memcpy(l->e + l->n * b->stride, e, n * b->stride);
+    l->n += n;
+    return BCL_OK;
+}
+
+/* One entry's outcome in the map (apply / direct): kept or counted. */
+static bcl_status settle(bcl_hmbuf *b, const unsigned char *e, int outcome)
+{
+    if (outcome == BCL_HM_NOROOM)
+        return list_add(b, &b->kept, e, 1);
+    if (outcome == BCL_HM_OVERFLOW)
+        b->n_overflow++;
+    return BCL_OK;
+}
+
 /* Insert entries with the atomic protocol, pipelined (inserts, then
- * accumulates: the buffer promises no order until flush). */
+ * accumulates: the buffer promises no order until flush).  Entries that
+ * find no room are kept, overflowing accumulates counted. */
 static bcl_status direct(bcl_hmbuf *b, unsigned char *e, size_t n)
 {
     const bcl_hashmap *m = b->m;
     unsigned char *k = malloc(n * m->key_size + 1), *v = malloc(n * m->val_size + 1);
-    bcl_status st = k && v ? BCL_OK
-                           : bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu entries", n);
+    unsigned char *out = malloc(n + 1);
+    bcl_status st = k && v && out ? BCL_OK
+                                  : bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu entries", n);
     for (int acc = 0; acc < 2 && st == BCL_OK; acc++) {
-        size_t c = 0, full = 0;
+        size_t c = 0;
         for (size_t i = 0; i < n; i++) {
             unsigned char *x = e + i * b->stride;
             if (*op_byte(b, x) != acc)
@@ -85,19 +119,33 @@ static bcl_status direct(bcl_hmbuf *b, unsigned char *e, size_t n)
             c++;
         }
         if (c)
-            st = acc ? bcl_hm_accumulate_many(m, k, v, c, &full)
-                     : bcl_hm_insert_many(m, k, v, c, &full);
-        if (st == BCL_OK && full)
-            st = bcl_set_error(BCL_ERR_FULL, "hash map full: %zu buffered entries found "
-                               "no free bucket", full);
+            st = bcl_hm_batch_outcome(m, acc, k, v, c, out);
+        for (size_t i = 0, j = 0; st == BCL_OK && c && i < n; i++) {
+            unsigned char *x = e + i * b->stride;
+            if (*op_byte(b, x) == acc)
+                st = settle(b, x, out[j++]);
+        }
     }
     free(k);
     free(v);
+    free(out);
+    return st;
+}
+
+/* Insert a waiting list directly (entries that find no room again are
+ * kept again). */
+static bcl_status drain(bcl_hmbuf *b, bcl_hmbuf_list *l)
+{
+    bcl_hmbuf_list old = *l;
+    memset(l, 0, sizeof *l);
+    bcl_status st = old.n ? direct(b, old.e, old.n) : BCL_OK;
+    free(old.e);
     return st;
 }
 
 /* One FastQueue push_many of dest's buffer; refused (the owner's queue is
- * full): the entries go in directly. */
+ * full): the entries go in directly -- or, while some rank keeps entries a
+ * full map refused, wait for the next flush, which inserts those first. */
 static bcl_status push(bcl_hmbuf *b, int dest)
 {
     size_t n = b->count[dest];
@@ -108,7 +156,8 @@ static bcl_status push(bcl_hmbuf *b, int dest)
     bcl_status st = bcl_queue_push(&b->q[dest], b->buf[dest], n, 0, &pushed);
     if (st == BCL_OK && !pushed) {
         b->pushed_direct += n;
-        st = direct(b, b->buf[dest], n);
+        st = b->kept_all ? list_add(b, &b->deferred, b->buf[dest], n)
+                         : direct(b, b->buf[dest], n);
     }
     return st;
 }
@@ -160,6 +209,13 @@ static bcl_status apply(bcl_hmbuf *b, unsigned char *e, size_t n, unsigned char 
         }
         int spilled;
         bcl_status st = bcl_hm_apply_local(m, &k, x + m->key_size, *op_byte(b, x), &spilled);
+        if (st == BCL_ERR_FULL || st == BCL_ERR_OVERFLOW) {
+            /* Our block is full along the key's probes, or the sum overflows. */
+            st = settle(b, x, st == BCL_ERR_FULL ? BCL_HM_NOROOM : BCL_HM_OVERFLOW);
+            if (st != BCL_OK)
+                return st;
+            continue;
+        }
         if (st != BCL_OK)
             return st;
         if (!spilled)
@@ -183,11 +239,49 @@ static void keep_first(bcl_status *first, bcl_status st)
         *first = st;
 }
 
+/* What every rank learns at the end of a flush. */
+static bcl_status agree(bcl_hmbuf *b, bcl_status err)
+{
+    uint64_t v[3] = { b->kept.n, b->n_overflow, err != BCL_OK };
+    bcl_status st = bcl_allreduce(v, 3, BCL_U64, BCL_SUM);
+    if (st != BCL_OK)
+        return st;
+    b->kept_all = v[0];
+    if (err != BCL_OK)
+        return err;               /* this rank's own message */
+    if (v[2])
+        return bcl_set_error(BCL_ERR_STATE, "HashMapBuffer.flush failed on %llu other "
+                             "rank(s)", (unsigned long long)v[2]);
+    if (v[0])
+        return bcl_set_error(BCL_ERR_FULL, "hash map full: %llu buffered entries (%zu of "
+                             "them from this rank) found no free bucket; they stay in "
+                             "the buffer: resize() the map and flush() again%s",
+                             (unsigned long long)v[0], b->kept.n,
+                             v[1] ? " (and some accumulates overflowed)" : "");
+    b->n_overflow = 0;            /* reported once */
+    if (v[1])
+        return bcl_set_error(BCL_ERR_OVERFLOW, "%llu buffered accumulates were not "
+                             "applied: the sums overflow the %zu-byte integer value type",
+                             (unsigned long long)v[1], b->m->val_size);
+    return BCL_OK;
+}
+
 bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
 {
     int me = bcl_rt.rank;
     bcl_status err = BCL_OK, st;
-    /* Every path runs all three barriers, so an error never strands peers. */
+    /* Entries a full map refused last time go first, on every rank, then a
+     * barrier: everything buffered since (the deferred pushes, the queues,
+     * our own entries) lands after them.  kept_all is the same everywhere. */
+    if (b->kept_all) {
+        err = drain(b, &b->kept);
+        if ((st = bcl_barrier()) != BCL_OK)
+            return st;
+        keep_first(&err, drain(b, &b->deferred));
+        b->kept_all = 0;
+    }
+    /* Every path runs all barriers and the agreement, so an error never
+     * strands peers. */
     for (int r = 0; r < bcl_rt.nprocs; r++)
         if (r != me)
             keep_first(&err, push(b, r));
@@ -216,5 +310,5 @@ bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
     free(spill);
     if ((st = bcl_barrier()) != BCL_OK)
         return st;
-    return err;
+    return agree(b, err);
 }

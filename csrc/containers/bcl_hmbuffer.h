@@ -17,13 +17,27 @@
  *    batches), at a time when only atomic operations and pushes run;
  *  - an entry whose probe sequence leaves the owner's block ("spill") is
  *    kept aside during the local phase and inserted atomically after a
- *    barrier, when no local insert runs any more.
+ *    barrier, when no local insert runs any more;
+ *  - an entry that finds no free bucket (the map is full) stays in the
+ *    buffer ("kept", by the rank that tried it): flush() reports
+ *    BCL_ERR_FULL on every rank, and the next flush() (e.g. after a resize)
+ *    inserts the kept entries of every rank first, then a barrier, then
+ *    anything buffered since (a later insert of a key wins; meanwhile a
+ *    refused push is "deferred", not inserted).  Adding never reports a
+ *    full map: only flush() does, collectively.
+ * An accumulate whose sum overflows the value type is not applied and is
+ * counted; flush() reports BCL_ERR_OVERFLOW on every rank.
  */
 #ifndef BCL_HMBUFFER_H
 #define BCL_HMBUFFER_H
 
 #include "containers/bcl_hashmap.h"
 #include "containers/bcl_queue.h"
+
+typedef struct bcl_hmbuf_list {  /* entries waiting for the next flush */
+    unsigned char *e;
+    size_t n, cap;
+} bcl_hmbuf_list;
 
 typedef struct bcl_hmbuf {
     const bcl_hashmap *m;
@@ -35,6 +49,10 @@ typedef struct bcl_hmbuf {
     size_t *count;            /* per rank: how many                          */
     size_t self_cap;          /* entries for ourselves grow without pushing  */
     uint64_t pushed_direct;   /* entries that overflowed a queue (stats)     */
+    bcl_hmbuf_list kept;      /* entries that found no room: next flush      */
+    bcl_hmbuf_list deferred;  /* refused pushes while entries are kept       */
+    uint64_t kept_all;        /* kept entries on all ranks (last flush)      */
+    uint64_t n_overflow;      /* accumulates not applied since last flush    */
 } bcl_hmbuf;
 
 /* Collective. */
@@ -45,7 +63,10 @@ void bcl_hmbuf_destroy(bcl_hmbuf *b);
 /* Buffer one entry (accumulate: add `val` instead of replacing). */
 bcl_status bcl_hmbuf_add(bcl_hmbuf *b, const void *key, const void *val, int accumulate);
 
-/* Collective: afterwards every buffered entry is in the map. */
+/* Collective: afterwards every buffered entry is in the map.  The same
+ * status on every rank: BCL_ERR_FULL if any rank kept entries (the map is
+ * full; they stay buffered), BCL_ERR_OVERFLOW if some accumulates
+ * overflowed, BCL_ERR_STATE if another rank failed otherwise. */
 bcl_status bcl_hmbuf_flush(bcl_hmbuf *b);
 
 #endif /* BCL_HMBUFFER_H */

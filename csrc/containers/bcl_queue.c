@@ -220,7 +220,8 @@ static bcl_status push_claim_once(bcl_queue *q, uint64_t n, uint64_t *start, int
             *ok = 0;
             return load(q->tail, tail_now);
         }
-        bcl_relax(&spins);
+        if ((st = bcl_relax(&spins)) != BCL_OK)
+            return st;
     }
 }
 
@@ -267,7 +268,8 @@ static bcl_status pop_claim(bcl_queue *q, uint64_t n, uint64_t *start, uint64_t 
             *got = a;
             return BCL_OK;
         }
-        bcl_relax(&spins);
+        if ((st = bcl_relax(&spins)) != BCL_OK)
+            return st;
     }
 }
 
@@ -300,7 +302,8 @@ static bcl_status publish_in_order(bcl_gptr ready, uint64_t from, uint64_t to)
         bcl_status st = bcl_cas(ready, 8, from, to, &seen);
         if (st != BCL_OK || seen == from)
             return st;
-        bcl_relax(&spins);
+        if ((st = bcl_relax(&spins)) != BCL_OK)
+            return st;
     }
 }
 

@@ -22,7 +22,10 @@ typedef enum bcl_status {
     BCL_ERR_NOMEM,      /* private (malloc) memory        -> MemoryError */
     BCL_ERR_MPI,        /* an MPI call failed             -> pybcl.Error */
     BCL_ERR_STATE,      /* not initialised / finalised    -> pybcl.Error */
-    BCL_ERR_DECODE      /* malformed serialized data      -> ValueError   */
+    BCL_ERR_DECODE,     /* malformed serialized data      -> ValueError   */
+    BCL_ERR_OVERFLOW,   /* a sum does not fit its type    -> OverflowError */
+    BCL_ERR_INTERRUPTED,/* a signal handler raised in a wait -> its exception */
+    BCL_ERR_REENTRY     /* would wait on a lock this thread holds -> RuntimeError */
 } bcl_status;
 
 /* Record a printf-style message for the current failure; returns `code` so

@@ -8,10 +8,12 @@
 
 #include "runtime/bcl_alloc.h"
 #include "runtime/bcl_cpus.h"
+#include "runtime/bcl_memcheck.h"
 #include "runtime/bcl_mpicheck.h"
 #include "runtime/bcl_progress.h"
 
 bcl_runtime bcl_rt;
+static uint64_t epochs_started;   /* survives finalize's memset of bcl_rt */
 
 const char *bcl_transport_name(bcl_transport t)
 {
@@ -211,6 +213,10 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
      * MPI_Barrier otherwise, and the two never match each other. */
     BCL_MPI_CHECK("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, &bcl_rt.oversubscribed, 1,
                                                  MPI_INT, MPI_MAX, bcl_rt.comm));
+    /* Before any window exists, and on every rank alike (bcl_memcheck.h). */
+    if ((st = bcl_check_segments_fit(bcl_rt.comm, bcl_rt.segment_size,
+                                     bcl_rt.transport == BCL_TRANSPORT_SHM)) != BCL_OK)
+        return st;
     st = bcl_rt.transport == BCL_TRANSPORT_SHM ? create_shm_window()
                                                : create_rma_window();
     if (st == BCL_OK)
@@ -253,6 +259,7 @@ bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
     st = init_steps(comm, segment_size, transport);
     if (st != BCL_OK)
         return st;   /* MPI objects of a half-made runtime die with MPI_Finalize */
+    bcl_rt.epoch = ++epochs_started;
     bcl_rt.initialized = 1;
     return BCL_OK;
 }

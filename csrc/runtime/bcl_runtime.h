@@ -52,6 +52,9 @@ typedef struct bcl_runtime {
     unsigned char **bases;    /* shm: every rank's segment, mapped locally   */
     uint64_t free_stack;      /* offset of the remote-free stack head, the   */
                               /* same on every rank (bcl_object.h)           */
+    uint64_t epoch;           /* 1, 2, ... per successful bcl_init; 0 when   */
+                              /* down.  Objects made in one epoch (offsets   */
+                              /* into its segments) are stale in any other.  */
 } bcl_runtime;
 
 /* The one runtime of this process.  Read-only outside bcl_runtime.c; it is

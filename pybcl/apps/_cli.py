@@ -38,7 +38,9 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         say_error(self.prog, message)
-        sys.exit(USAGE)
+        # every rank parses the same argv: a collective exit, not the
+        # one-rank sys.exit(n) that pybcl turns into MPI_Abort (docs/api.md)
+        raise SystemExit(USAGE)
 
 
 def agree(problem, comm=None):

@@ -233,7 +233,15 @@ def main(argv=None):
     # the queue hosted here holds ~keys_per_rank int32 keys
     if not _core.initialized():
         need = 3 * 4 * args.keys_per_rank + (64 << 20)
-        pybcl.init(segment_size=max(need, pybcl._env.segment_size()))
+        try:
+            pybcl.init(segment_size=max(need, pybcl._env.segment_size()))
+        except pybcl.SegmentFull as exc:     # raised on every rank alike
+            from mpi4py import MPI
+            if MPI.COMM_WORLD.Get_rank() == 0:
+                print(f"{ap.prog}: error: --keys-per-rank {args.keys_per_rank}: {exc}",
+                      file=sys.stderr)
+            # every rank leaves with 1 and finalizes MPI: no abort needed
+            raise SystemExit(1) from None
     res = run_isx(args.keys_per_rank, args.max_key, args.iterations, args.burn_in,
                   args.message_size, args.queue, verbose=args.verbose, local=args.local)
     if pybcl.rank() == 0:
@@ -256,4 +264,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())   # every rank returns the same status (agreed)

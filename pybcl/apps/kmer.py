@@ -569,4 +569,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())   # every rank returns the same status (agreed)

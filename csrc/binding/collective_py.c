@@ -1,0 +1,159 @@
+/*
+ * collective_py.c -- collective calls of the binding agree first (bcl_agree.h).
+ *
+ * A collective constructor validates its arguments locally, then calls
+ * bclpy_agree() right before the core's collective step.  Every path that
+ * fails before reaching it must still take part in the agreement, or the
+ * peers wait forever: the constructors run between bclpy_collective_begin()
+ * and bclpy_collective_end(), which joins the agreement as "failed here"
+ * when the body raised before agreeing.
+ */
+#include "bclpy.h"
+
+#include "comm/bcl_agree.h"
+#include "elemtype.h"
+
+static int agreed;      /* the running collective reached bclpy_agree (GIL held) */
+
+void bclpy_collective_begin(void) { agreed = 0; }
+
+static void join_as_failed(const char *what)
+{
+    if (!bcl_rt.initialized || agreed)
+        return;
+    agreed = 1;
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);        /* keep our own exception, whatever happens */
+    Py_BEGIN_ALLOW_THREADS
+    (void)bcl_agree(what, BCL_ERR_ARG, NULL, NULL, 0);
+    Py_END_ALLOW_THREADS
+    PyErr_Restore(t, v, tb);
+}
+
+int bclpy_collective_end(int rc, const char *what)
+{
+    if (rc < 0)
+        join_as_failed(what);
+    return rc;
+}
+
+int bclpy_agree(const char *what, const char *const *names, const int64_t *vals, int n)
+{
+    bcl_status st;
+    agreed = 1;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_agree(what, BCL_OK, names, vals, n);
+    Py_END_ALLOW_THREADS
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        return -1;
+    }
+    return 0;
+}
+
+int64_t bclpy_elemtype_digest(const bclpy_elemtype *t)
+{
+    char buf[160];
+    PyObject *s = t->dtype ? PyObject_Str((PyObject *)t->dtype) : NULL;
+    const char *name = s ? PyUnicode_AsUTF8(s) : NULL;
+    snprintf(buf, sizeof buf, "%d/%zu/%s", (int)t->kind, t->slot_size, name ? name : "-");
+    Py_XDECREF(s);
+    PyErr_Clear();
+    return bcl_agree_digest(buf);
+}
+
+int64_t bclpy_dtype_digest(PyArray_Descr *d)
+{
+    PyObject *s = PyObject_Str((PyObject *)d);
+    const char *name = s ? PyUnicode_AsUTF8(s) : NULL;
+    int64_t h = bcl_agree_digest(name ? name : "-");
+    Py_XDECREF(s);
+    PyErr_Clear();
+    return h;
+}
+
+/* collective_failed(what): Python-level validation of a collective call
+ * failed on this rank; take part in its agreement so the peers raise too. */
+static PyObject *py_collective_failed(PyObject *self, PyObject *arg)
+{
+    const char *what = PyUnicode_AsUTF8(arg);
+    if (!what)
+        return NULL;
+    bclpy_collective_begin();
+    PyErr_SetString(PyExc_ValueError, "placeholder");   /* join_as_failed keeps it */
+    join_as_failed(what);
+    PyErr_Clear();
+    Py_RETURN_NONE;
+}
+
+/* agree(what, names, values): the Python package's collectives agree too. */
+static PyObject *py_agree(PyObject *self, PyObject *args)
+{
+    const char *what;
+    PyObject *names, *values;
+    if (!PyArg_ParseTuple(args, "sO!O!:agree", &what, &PyTuple_Type, &names,
+                          &PyTuple_Type, &values))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    if (n != PyTuple_GET_SIZE(values) || n > BCL_AGREE_MAX)
+        return PyErr_Format(PyExc_ValueError, "agree: %zd names for %zd values (max %d)",
+                            n, PyTuple_GET_SIZE(values), BCL_AGREE_MAX);
+    const char *nm[BCL_AGREE_MAX];
+    int64_t v[BCL_AGREE_MAX];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        nm[i] = PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i));
+        v[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(values, i));
+        if (!nm[i] || (v[i] == -1 && PyErr_Occurred()))
+            return NULL;
+    }
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    bclpy_collective_begin();
+    if (bclpy_agree(what, nm, v, (int)n) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+PyMethodDef bclpy_collective_methods[] = {
+    {"collective_failed", py_collective_failed, METH_O,
+     "collective_failed(what): this rank's arguments to a collective were bad."},
+    {"agree", py_agree, METH_VARARGS,
+     "agree(what, names, values): every rank passed the same values, or raise."},
+    {NULL, NULL, 0, NULL}
+};
+
+int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, long long *out)
+{
+    if (!PyIndex_Check(o) || PyBool_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name,
+                     Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    PyObject *i = PyNumber_Index(o);
+    if (!i)
+        return -1;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+    Py_DECREF(i);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || v < lo || v > hi) {
+        PyErr_Format(PyExc_ValueError, "%s must be in [%lld, %lld], got %R", name, lo, hi, o);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int bclpy_stale(const char *tname, int created)
+{
+    if (!created)
+        PyErr_Format(bclpy_Error, "%s was not initialised", tname);
+    else if (!bcl_rt.initialized)
+        PyErr_Format(bclpy_Error, "%s cannot be used: pybcl was finalized", tname);
+    else
+        PyErr_Format(bclpy_Error, "%s was made before pybcl.finalize() and the runtime "
+                     "was initialised again: containers do not survive a finalize "
+                     "(make a new one)", tname);
+    return -1;
+}

@@ -1,0 +1,77 @@
+/* bcl_agree.c -- argument agreement of collective calls (bcl_agree.h). */
+#include "comm/bcl_agree.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "comm/bcl_comm.h"
+
+int64_t bcl_agree_digest(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (int64_t)(h >> 1);        /* non-negative: negation cannot overflow */
+}
+
+/* Layout of the MIN-allreduced buffer: [0] lowest failing rank (INT64_MAX if
+ * none), [1] -(highest failing rank), [2] tag, [3] -tag, then per argument
+ * its value and its negated value (min and max in one reduction). */
+enum { FAIL_LO, FAIL_HI, TAG, NTAG, ARGS, LEN = ARGS + 2 * BCL_AGREE_MAX };
+
+static int64_t neg(int64_t v) { return v == INT64_MIN ? INT64_MAX : -v; }
+
+bcl_status bcl_agree(const char *what, bcl_status local, const char *const *names,
+                     const int64_t *vals, int n)
+{
+    BCL_REQUIRE_INIT();
+    if (n < 0 || n > BCL_AGREE_MAX)
+        return bcl_set_error(BCL_ERR_ARG, "%s: bcl_agree of %d arguments", what, n);
+    int64_t buf[LEN];
+    int failed = local != BCL_OK;
+    buf[FAIL_LO] = failed ? bcl_rt.rank : INT64_MAX;
+    buf[FAIL_HI] = failed ? -(int64_t)bcl_rt.rank : 1;
+    buf[TAG] = bcl_agree_digest(what);
+    buf[NTAG] = -buf[TAG];
+    for (int i = 0; i < BCL_AGREE_MAX; i++) {
+        int64_t v = !failed && i < n ? vals[i] : 0;
+        buf[ARGS + 2 * i] = failed ? INT64_MAX : v;      /* a failed rank's */
+        buf[ARGS + 2 * i + 1] = failed ? INT64_MAX : neg(v); /* values: neutral */
+    }
+    char saved[512];
+    if (failed)
+        snprintf(saved, sizeof saved, "%s", bcl_last_error());
+    bcl_status st = bcl_allreduce(buf, LEN, BCL_I64, BCL_MIN);
+    if (st != BCL_OK)
+        return st;
+    if (failed)
+        return bcl_set_error(local, "%s", saved);
+    if (buf[FAIL_LO] != INT64_MAX) {
+        int lo = (int)buf[FAIL_LO], hi = (int)-buf[FAIL_HI];
+        if (lo == hi)
+            return bcl_set_error(BCL_ERR_ARG, "%s: the arguments were invalid on rank %d "
+                                 "(its own exception says why); a collective call "
+                                 "fails on every rank", what, lo);
+        return bcl_set_error(BCL_ERR_ARG, "%s: the arguments were invalid on ranks %d..%d "
+                             "(their own exceptions say why); a collective call fails "
+                             "on every rank", what, lo, hi);
+    }
+    if (buf[TAG] != -buf[NTAG])
+        return bcl_set_error(BCL_ERR_STATE, "%s: the ranks are not all in the same "
+                             "collective call (another rank called a different one)",
+                             what);
+    for (int i = 0; i < n; i++) {
+        int64_t lo = buf[ARGS + 2 * i], hi = neg(buf[ARGS + 2 * i + 1]);
+        if (lo == hi)
+            continue;
+        if (names[i][0] == '#')          /* a digest: its numbers mean nothing */
+            return bcl_set_error(BCL_ERR_ARG, "%s: ranks passed different %s; "
+                                 "collective calls need the same arguments on every "
+                                 "rank", what, names[i] + 1);
+        return bcl_set_error(BCL_ERR_ARG, "%s: ranks passed different %s (from %lld "
+                             "to %lld; here %lld); collective calls need the same "
+                             "arguments on every rank", what, names[i],
+                             (long long)lo, (long long)hi, (long long)vals[i]);
+    }
+    return BCL_OK;
+}

@@ -1,0 +1,35 @@
+/*
+ * bcl_agree.h -- collective calls agree on their arguments before acting.
+ *
+ * A collective (a container constructor, resize, allreduce) whose arguments
+ * are bad on one rank must not leave that rank raising while its peers wait
+ * in the collective forever, and ranks passing different arguments (a
+ * capacity, a value dtype) must not build inconsistent containers.  So each
+ * such call first validates locally, then runs bcl_agree: ONE allreduce of
+ * (lowest failing rank, every argument's min and max, a tag naming the call).
+ * Then either every rank goes on, or every rank fails with a message naming
+ * the call, the argument, and the ranks or values that differ.
+ *
+ * Arguments are int64 values; non-integers (dtypes) are passed as digests,
+ * whose names start with '#' (the message then shows no numbers).
+ */
+#ifndef BCL_AGREE_H
+#define BCL_AGREE_H
+
+#include <stdint.h>
+
+#include "runtime/bcl_error.h"
+
+#define BCL_AGREE_MAX 8      /* arguments per call */
+
+/* Collective over the runtime's communicator.  `local`: this rank's own
+ * validation result; when it is not BCL_OK, its message is kept and returned
+ * (the other ranks learn that this rank failed).  names/vals: n <= 8
+ * arguments (vals ignored when local != BCL_OK). */
+bcl_status bcl_agree(const char *what, bcl_status local, const char *const *names,
+                     const int64_t *vals, int n);
+
+/* FNV-1a of a string: a digest to agree on (dtype names and the like). */
+int64_t bcl_agree_digest(const char *s);
+
+#endif /* BCL_AGREE_H */

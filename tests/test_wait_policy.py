@@ -3,6 +3,7 @@ cgroup quota, docs/progress.md section 4), not the machine's online count.
 Launches its own mpiexec (serial_only): `taskset` must wrap each rank."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,8 +44,8 @@ def policies(tmp_path, nprocs=2, wrap=(), pin="", **env):
     cmd = mpiexec_argv(nprocs) + [*wrap, sys.executable, str(script)]
     proc = subprocess.run(cmd, env=environ, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    found = [json.loads(line[len("<policy "):-1]) for line in proc.stdout.splitlines()
-             if line.startswith("<policy ")]
+    # Ranks' lines may arrive glued together (MPICH 5's hydra): find records.
+    found = [json.loads(m) for m in re.findall(r"<policy (\{.*?\})>", proc.stdout)]
     assert sorted(p["rank"] for p in found) == list(range(nprocs)), proc.stdout
     return found
 

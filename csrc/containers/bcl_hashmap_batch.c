@@ -677,7 +677,12 @@ static bcl_status run(batch *bt)
             o->waiting = 0;
             if (o->phase != PH_DONE) {
                 any = 1;
-                st = issue(bt, o);
+                /* A posted release still unsent: the next step waits, or
+                 * its completion could post again over it (a lost -R). */
+                if (o->pending)
+                    o->waiting = -1;
+                else
+                    st = issue(bt, o);
             }
             if (st != BCL_OK)
                 return st;

@@ -40,6 +40,23 @@ def async_progress():
     return os.environ.get("PYBCL_ASYNC_PROGRESS", "0").strip().lower() in ("1", "yes", "true", "on")
 
 
+DEFAULT_FINALIZE_TIMEOUT = 30.0
+
+
+def finalize_timeout():
+    """PYBCL_FINALIZE_TIMEOUT: seconds MPI's teardown may take at exit (0: no bound)."""
+    raw = os.environ.get("PYBCL_FINALIZE_TIMEOUT", "").strip()
+    if not raw:
+        return DEFAULT_FINALIZE_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"PYBCL_FINALIZE_TIMEOUT must be a number of seconds, not {raw!r}") from None
+    if not value >= 0 or value > 1e9:
+        raise ValueError(f"PYBCL_FINALIZE_TIMEOUT must be between 0 and 1e9 seconds, got {raw!r}")
+    return value
+
+
 def set_mpi_defaults():
     """Defaults applied before MPI_Init and before NumPy loads its BLAS.
 

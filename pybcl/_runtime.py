@@ -4,6 +4,7 @@ Thin wrappers over pybcl._core; defaults come from the environment (_env).
 """
 import atexit
 import pickle
+import sys
 import zlib
 
 import numpy as np
@@ -37,6 +38,7 @@ def init(segment_size=None, comm=None):
     if segment_size >= 1 << 63:
         raise _core.SegmentFull(f"segment_size {segment_size} bytes is larger than any "
                                 "node's memory")
+    _env.finalize_timeout()         # a bad value fails here, not at exit
     _core.init(MPI._addressof(comm), segment_size, _env.transport(), _env.async_progress())
     _state["comm"] = comm
 
@@ -48,9 +50,28 @@ def finalize():
     _state["comm"] = None
 
 
-# mpi4py finalizes MPI from Py_AtExit, which runs after every atexit handler,
-# so our window is always freed while MPI is still up.
-atexit.register(finalize)
+def _finalize_at_exit():
+    """Interpreter exit: finalize, then bound how long MPI's own teardown may take.
+
+    mpi4py finalizes MPI from Py_AtExit, which runs after every atexit
+    handler, so our window is always freed while MPI is still up.  Over UCX's
+    TCP transport MPICH 4.0.2's MPI_Finalize can hang for good after all work
+    is done (docs/multinode.md); bcl_finalize ends with a barrier, so from here
+    on no rank needs this one, and the exit guard ends the process if MPI's
+    teardown has not returned PYBCL_FINALIZE_TIMEOUT seconds later."""
+    if not _core.initialized():
+        return
+    rank = _core.rank()
+    _core.finalize()
+    _state["comm"] = None
+    seconds = _env.finalize_timeout()
+    if seconds > 0:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        _core.arm_exit_guard(seconds, rank)
+
+
+atexit.register(_finalize_at_exit)
 
 
 def comm():

@@ -16,6 +16,9 @@ ROOT=$PWD
 VENVS=${PYBCL_VARIANT_VENVS:-$ROOT/.variants}
 LIMIT=${PYBCL_TEST_TIMEOUT:-900}
 PY=${PYTHON:-python3}
+# Each variant names its own MPI; an MPICC from the caller (setup_env.sh
+# exports mpicc.mpich) must not leak into the "no system MPI" route.
+unset MPICC
 # Which MPI the installed pybcl and mpi4py really load (run outside the tree).
 SHOW_MPI='import pybcl, mpi4py.MPI as M; print("==", pybcl.__file__, M.Get_library_version().splitlines()[0])'
 

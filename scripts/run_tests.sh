@@ -18,7 +18,8 @@ LIMIT=${PYBCL_TEST_TIMEOUT:-1200}    # seconds per pass
 export PYBCL_TEST_TIME_LIMIT=${PYBCL_TEST_TIME_LIMIT:-300}
 # wheel, openmpi: the suite against the mpich wheel (pip-only install) and
 # Open MPI, each in its own venv (scripts/run_mpi_variants.sh).
-PASSES=${PYBCL_TEST_PASSES:-"1 2 4 8 rma2 rma4 rma8 wheel openmpi"}
+# multihost: the suite across network-namespace hosts (scripts/run_multihost.sh).
+PASSES=${PYBCL_TEST_PASSES:-"1 2 4 8 rma2 rma4 rma8 multihost wheel openmpi"}
 TOTAL_START=$SECONDS
 
 run() {
@@ -35,6 +36,7 @@ for pass in $PASSES; do
         rma1)   PYBCL_TRANSPORT=rma run python -m pytest -q --with-mpi tests ;;
         rma*)   PYBCL_TRANSPORT=rma run $MPIEXEC -n "${pass#rma}" python -m pytest -q --with-mpi tests ;;
         wheel|openmpi) run bash scripts/run_mpi_variants.sh "$pass" ;;
+        multihost) run bash scripts/run_multihost.sh ;;
         *)      run $MPIEXEC -n "$pass" python -m pytest -q --with-mpi tests ;;
     esac
 done

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "runtime/bcl_exit_guard.h"
 #include "runtime/bcl_interrupt.h"
 #include "runtime/bcl_watchdog.h"
 #include "serial/bcl_object.h"
@@ -109,6 +110,16 @@ static PyObject *py_finalize(PyObject *self, PyObject *noargs)
     st = bcl_finalize();
     Py_END_ALLOW_THREADS
     CHECK(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_arm_exit_guard(PyObject *self, PyObject *args)
+{
+    double seconds;
+    int rank;
+    if (!PyArg_ParseTuple(args, "di:arm_exit_guard", &seconds, &rank))
+        return NULL;
+    CHECK(bcl_exit_guard_arm(seconds, rank));
     Py_RETURN_NONE;
 }
 
@@ -304,6 +315,8 @@ static PyObject *py_allreduce_inplace(PyObject *self, PyObject *args)
 PyMethodDef bclpy_runtime_methods[] = {
     {"init", py_init, METH_VARARGS, "init(comm_address, segment_size, transport, async_progress)"},
     {"finalize", py_finalize, METH_NOARGS, "Collective: free the segment and window."},
+    {"arm_exit_guard", py_arm_exit_guard, METH_VARARGS,
+     "arm_exit_guard(seconds, rank): end the process if exit takes longer (at exit only)."},
     {"initialized", py_initialized, METH_NOARGS, "Whether the runtime is up."},
     {"rank", py_rank, METH_NOARGS, "This rank."},
     {"nprocs", py_nprocs, METH_NOARGS, "Number of ranks."},

@@ -2,6 +2,7 @@
  * operations (protocol: bcl_hashmap.h; batches: bcl_hashmap_batch.c). */
 #include "containers/bcl_hashmap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -349,7 +350,15 @@ static bcl_status write_fresh(const bcl_hashmap *m, bcl_gptr b, const bcl_hm_key
     return st;
 }
 
-/* Under our exclusive lock: replace the value, publish, free the old one. */
+/* Under our exclusive lock: replace the value, free the old one, publish.
+ * The old block is released while we still hold the lock (no reader can be
+ * on the bucket: locking needs a zero reader count, and readers wait for
+ * BUSY), so a failed release can still be undone: the old reference goes
+ * back, the bucket is unlocked unchanged, and the error means what every
+ * insert error means -- the new value was not stored, and the caller gives
+ * its block back.  Reporting a release failure *after* publishing would make
+ * the caller free a block the map now references (a dangling value that a
+ * later overwrite releases a second time). */
 static bcl_status overwrite_locked(const bcl_hashmap *m, bcl_gptr b, const void *val)
 {
     bcl_objref old = { 0, 0, 0 };
@@ -358,11 +367,16 @@ static bcl_status overwrite_locked(const bcl_hashmap *m, bcl_gptr b, const void 
         st = bcl_get(&old, bcl_hm_at(b, m->val_off), sizeof old);
     if (st == BCL_OK)
         st = bcl_put(bcl_hm_at(b, m->val_off), val, m->val_slot);
+    if (st == BCL_OK && m->val_var && (st = bcl_obj_release(old)) != BCL_OK) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", bcl_last_error());
+        bcl_status undo = bcl_put(bcl_hm_at(b, m->val_off), &old, sizeof old);
+        if (undo == BCL_OK)
+            undo = bcl_atomic_post(STATUS(b), 8, BCL_OP_XOR, RESERVED_TO_READY);
+        return undo != BCL_OK ? undo : bcl_set_error(st, "%s", why);
+    }
     if (st == BCL_OK)
         st = bcl_atomic_post(STATUS(b), 8, BCL_OP_XOR, RESERVED_TO_READY);
-    /* Readers only ever see the new reference from here on. */
-    if (st == BCL_OK && m->val_var)
-        st = bcl_obj_release(old);
     return st;
 }
 

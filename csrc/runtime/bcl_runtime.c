@@ -276,11 +276,20 @@ bcl_status bcl_finalize(void)
     }
     bcl_status st = BCL_OK;
     bcl_progress_thread_stop();
-    int rc = MPI_Win_unlock_all(bcl_rt.win);
+    /* Teardown order: complete this rank's operations (flush_all, then the
+     * epoch ends), wait until every rank has, so nobody still targets the
+     * window being freed; free it; and meet once more so that no rank enters
+     * MPI_Finalize while a peer is still inside MPI_Win_free.  (The TCP hang
+     * at exit is not cured by any order here: bcl_exit_guard.h.) */
+    int rc = MPI_Win_flush_all(bcl_rt.win);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Win_unlock_all(bcl_rt.win);
     if (rc == MPI_SUCCESS)
         rc = MPI_Barrier(bcl_rt.comm);
     if (rc == MPI_SUCCESS)
         rc = MPI_Win_free(&bcl_rt.win);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Barrier(bcl_rt.comm);
     if (rc != MPI_SUCCESS)
         st = bcl_mpi_error("bcl_finalize (window teardown)", rc);
     bcl_alloc_finalize();

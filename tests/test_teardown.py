@@ -1,0 +1,70 @@
+"""Teardown that returns: the exit guard bounds what happens after pybcl's
+last barrier at interpreter exit (docs/multinode.md, bcl_exit_guard.h).
+
+MPI_Finalize hanging over UCX's TCP transport cannot be produced on demand, so
+the tests stand in a teardown step that never returns (an atexit handler
+that runs after pybcl's) and check that the job still ends, with status 0 and
+the notice, within the bound; and that a normal job never sees the guard."""
+
+import pytest
+
+import pybcl
+from pybcl import _env
+from launch import job_env, run_script
+
+NEVER_RETURNS = """
+    import atexit, time
+    atexit.register(time.sleep, 3600)   # registered first, so it runs after pybcl's handler
+    import pybcl
+    pybcl.init()
+    w = pybcl.alloc(1)
+    pybcl.barrier()
+    print(f"<rank {pybcl.rank()} done>", flush=True)
+"""
+
+
+@pytest.mark.serial_only
+def test_exit_guard_ends_a_teardown_that_never_returns(tmp_path):
+    proc, seconds = run_script(tmp_path, NEVER_RETURNS, nprocs=2, timeout=120,
+                               env=job_env(PYBCL_FINALIZE_TIMEOUT="3"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "<rank 0 done>" in proc.stdout and "<rank 1 done>" in proc.stdout
+    # Both ranks' guards fire within moments of each other; once the first
+    # rank is gone hydra may end the other before its notice is forwarded.
+    assert "MPI_Finalize did not return within 3 s" in proc.stderr, proc.stderr
+    assert seconds < 60
+
+
+@pytest.mark.serial_only
+def test_without_the_guard_the_teardown_really_hangs(tmp_path):
+    """The stand-in hang is real: with PYBCL_FINALIZE_TIMEOUT=0 the job outlives its bound."""
+    import subprocess
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_script(tmp_path, NEVER_RETURNS, nprocs=1, timeout=15,
+                   env=job_env(PYBCL_FINALIZE_TIMEOUT="0"))
+
+
+@pytest.mark.serial_only
+def test_clean_job_never_sees_the_guard(tmp_path):
+    proc, _ = run_script(tmp_path, """
+        import pybcl
+        pybcl.init()
+        pybcl.barrier()
+    """, nprocs=2, env=job_env(PYBCL_FINALIZE_TIMEOUT="30"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "did not return" not in proc.stderr
+
+
+@pytest.mark.parametrize("raw", ["soon", "-1", "nan", "1e12"])
+def test_finalize_timeout_rejects_bad_values(monkeypatch, raw):
+    monkeypatch.setenv("PYBCL_FINALIZE_TIMEOUT", raw)
+    with pytest.raises(ValueError, match="PYBCL_FINALIZE_TIMEOUT"):
+        _env.finalize_timeout()
+
+
+def test_finalize_timeout_default_and_off(monkeypatch):
+    monkeypatch.delenv("PYBCL_FINALIZE_TIMEOUT", raising=False)
+    assert _env.finalize_timeout() == _env.DEFAULT_FINALIZE_TIMEOUT > 0
+    monkeypatch.setenv("PYBCL_FINALIZE_TIMEOUT", "0")
+    assert _env.finalize_timeout() == 0
+    assert pybcl.nprocs() >= 1

@@ -10,7 +10,51 @@ from typing import Literal, Optional
 
 from . import _core
 
-HashMap = _core.HashMap
+
+
+class HashMap(_core.HashMap):
+    """HashMap(capacity, key_type="int64", value_type="int64"): BCL's
+    distributed hash table (collective constructor).
+
+    Every method but the whole-map views below is the C method itself.
+
+    Whole-map views are *collective*: every rank must call them, in the same
+    order, and each gets every rank's share (rank 0's entries first):
+    ``len(m)`` (= ``m.size()``), ``iter(m)`` (the keys), ``m.keys()``,
+    ``m.values()``, ``m.items()``.  They begin with a barrier, so they see
+    every operation issued before it, and they materialise the whole map on
+    every rank: for large maps iterate ``m.local_items()`` (this rank's share,
+    not collective) after a barrier instead.
+
+    The class is *not* registered as a ``collections.abc.Mapping``: generic
+    code assumes ``len()`` and iteration are cheap and local, and calling
+    them on some ranks only would hang the job.  ``key in m`` and ``m[key]``
+    are not collective (it is a ``collections.abc.Container``).
+    """
+
+    __slots__ = ()
+
+    def items(self):
+        """Collective: a list of every (key, value) pair of the map."""
+        from . import _runtime
+        _core.barrier()
+        out = []
+        for share in _runtime.comm().allgather(self.local_items()):
+            out.extend(share)
+        return out
+
+    def keys(self):
+        """Collective: a list of every key of the map."""
+        return [k for k, _ in self.items()]
+
+    def values(self):
+        """Collective: a list of every value of the map."""
+        return [v for _, v in self.items()]
+
+    def __iter__(self):
+        """Collective: iterate over every key of the map."""
+        return iter(self.keys())
+
 
 
 class HashMapBuffer(_core.HashMapBuffer):

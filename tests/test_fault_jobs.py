@@ -218,7 +218,9 @@ def test_containers_from_before_finalize_raise_after_reinit(tmp_path, nprocs, tr
         pybcl.barrier()
         uses = {
             "HashMap": [lambda c: c.find(1), lambda c: c.insert(1, 2),
-                        lambda c: c.find_many(np.array([1])), lambda c: 1 in c],
+                        lambda c: c.find_many(np.array([1])), lambda c: 1 in c,
+                        lambda c: c.erase(1), lambda c: c.erase_many(np.array([1])),
+                        lambda c: c.__delitem__(1), lambda c: len(c)],
             "CircularQueue": [lambda c: c.push(1), lambda c: c.pop()],
             "FastQueue": [lambda c: c.push(1)],
             "BloomFilter": [lambda c: c.insert(1), lambda c: c.find(1)],

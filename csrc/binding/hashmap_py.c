@@ -326,10 +326,8 @@ static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
 {
     if (!bclpy_current(self->live, self->epoch))
         return bclpy_stale("HashMap", self->live);
-    if (!value) {
-        PyErr_SetString(PyExc_TypeError, "HashMap does not support deleting keys");
-        return -1;
-    }
+    if (!value)
+        return bclpy_hm_delitem(self, key);
     PyObject *r = do_insert(self, key, value, 0);
     Py_XDECREF(r);
     return r ? 0 : -1;
@@ -561,6 +559,20 @@ static PyMethodDef hm_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_FIND_MANY},
     {"accumulate_many", (PyCFunction)(void (*)(void))bclpy_hm_accumulate_many,
      METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_ACCUMULATE_MANY},
+    {"erase", (PyCFunction)bclpy_hm_erase, METH_O,
+     "erase($self, key, /)\n--\n\n"
+     "Remove key from the map.  Returns True if it was stored, False if not.\n"
+     "Not collective.  Atomic with respect to insert, find, accumulate and\n"
+     "modify of the same key; the bucket becomes a tombstone that later\n"
+     "inserts reuse, and an out-of-line key or value is freed.  del m[key]\n"
+     "does the same but raises KeyError when the key is absent."},
+    {"erase_many", (PyCFunction)bclpy_hm_erase_many, METH_O,
+     "erase_many($self, keys, /)\n--\n\n"
+     "Erase every key of keys.  Returns found_mask, a NumPy bool array:\n"
+     "found_mask[i] is True where keys[i] was stored (and is now erased).\n"
+     "keys: a 1-d array-like of the key type (fixed-size types), or any\n"
+     "sequence (variable-length key types).  Not collective; each key is\n"
+     "erased atomically on its own (a duplicate key is found only once)."},
     {"size", (PyCFunction)hm_size, METH_NOARGS, BCLPY_DOC_HM_SIZE},
     {"local_items", (PyCFunction)hm_local_items, METH_NOARGS, BCLPY_DOC_HM_LOCAL_ITEMS},
     {"resize", (PyCFunction)hm_resize, METH_O, BCLPY_DOC_HM_RESIZE},
@@ -576,6 +588,7 @@ static PyGetSetDef hm_getset[] = {
 };
 
 static PyMappingMethods hm_as_mapping = {
+    .mp_length = (lenfunc)bclpy_hm_length,
     .mp_subscript = (binaryfunc)hm_subscript,
     .mp_ass_subscript = (objobjargproc)hm_ass_subscript,
 };

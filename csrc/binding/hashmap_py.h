@@ -55,6 +55,13 @@ PyObject *bclpy_hm_find_many(bclpy_HashMap *self, PyObject *const *args,
 PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
                                    Py_ssize_t nargs, PyObject *kwnames);
 
+/* Deletion and len() (hashmap_erase_py.c). */
+int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key);
+PyObject *bclpy_hm_erase(bclpy_HashMap *self, PyObject *key);
+PyObject *bclpy_hm_erase_many(bclpy_HashMap *self, PyObject *keys);
+int bclpy_hm_delitem(bclpy_HashMap *self, PyObject *key);
+Py_ssize_t bclpy_hm_length(bclpy_HashMap *self);
+
 /* Fixed keys/values as contiguous arrays of the map's dtypes (new refs). */
 PyArrayObject *bclpy_hm_array(PyObject *obj, PyArray_Descr *dtype, const char *argname);
 

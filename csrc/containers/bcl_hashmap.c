@@ -11,6 +11,8 @@
 
 #define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
 #define STATUS(b) (b)
+#define ST(x) ((x) & BCL_HM_STATE)
+#define META(x) ((x) & BCL_HM_META)
 #define RELEASE_READER ((uint64_t)0 - BCL_HM_READER)
 /* RESERVED -> READY and drop our reader count, in one fetch-add. */
 #define PUBLISH_AS_READER ((uint64_t)(BCL_HM_READY - BCL_HM_RESERVED) - BCL_HM_READER)
@@ -253,8 +255,11 @@ static bcl_status wait_unreserved(bcl_gptr st, uint64_t *cur)
 }
 
 /* Try to reserve a FREE bucket.  *taken = 1: it is ours (RESERVED, the
- * previous reader count kept).  *taken = 0: it is READY (*cur: the status). */
-static bcl_status claim_free(bcl_gptr st, uint64_t expect, uint64_t *cur, int *taken)
+ * previous reader count kept).  *taken = 0: it is READY or TOMB (*cur: the
+ * status).  *seen (if given): the last status observed before we leave the
+ * bucket (the home's epoch for the placement check). */
+static bcl_status claim_free(bcl_gptr st, uint64_t expect, uint64_t *cur, int *taken,
+                             uint64_t *seen)
 {
     bcl_status s;
     for (;;) {
@@ -262,29 +267,19 @@ static bcl_status claim_free(bcl_gptr st, uint64_t expect, uint64_t *cur, int *t
             return s;
         if (*cur == expect) {
             *taken = 1;
+            if (seen)
+                *seen = expect;
             return BCL_OK;
         }
         if ((*cur & BCL_HM_BUSY) && (s = wait_unreserved(st, cur)) != BCL_OK)
             return s;
-        if ((*cur & BCL_HM_STATE) == BCL_HM_READY) {
+        if (seen)
+            *seen = *cur;
+        if (ST(*cur) != BCL_HM_FREE) {
             *taken = 0;
             return BCL_OK;
         }
         expect = *cur;            /* FREE with readers passing by */
-    }
-}
-
-/* READY (no readers) -> RESERVED: exclusive access to a stored entry. */
-static bcl_status lock_ready(bcl_gptr st)
-{
-    unsigned spins = 0;
-    uint64_t cur;
-    for (;;) {
-        bcl_status s = bcl_cas(st, 8, BCL_HM_READY, BCL_HM_RESERVED, &cur);
-        if (s != BCL_OK || cur == BCL_HM_READY)
-            return s;
-        if ((s = bcl_hm_check_held(st)) != BCL_OK || (s = bcl_relax(&spins)) != BCL_OK)
-            return s;
     }
 }
 
@@ -385,33 +380,297 @@ static bcl_status overwrite_locked(const bcl_hashmap *m, bcl_gptr b, const void 
     return st;
 }
 
+/* ---- placement: find the key's bucket or a place for it ------------------
+ * (protocol: "Deletion" in bcl_hashmap.h; interleavings: docs/hashmap.md) */
+
+/* Compare the key of bucket b with k.  A fixed key is read with a plain get
+ * (a READY key only changes through erase + reuse, and whoever acts on a
+ * match verifies it under the lock); a variable key's reference must not be
+ * followed after erase released it, so it is read under a reader count. */
+static bcl_status read_key_at(const bcl_hashmap *m, bcl_gptr b, const bcl_hm_key *k,
+                              unsigned char *slot, int *eq)
+{
+    *eq = 0;
+    if (!m->key_var) {
+        bcl_status st = read_key_slot(m, b, slot);
+        if (st == BCL_OK)
+            st = bcl_hm_key_equal(m, slot, k, eq);
+        return st;
+    }
+    uint64_t cur;
+    bcl_status st = bcl_fetch_op(STATUS(b), 8, BCL_OP_ADD, BCL_HM_READER, &cur);
+    cur += BCL_HM_READER;
+    if (st == BCL_OK)
+        st = wait_unreserved(STATUS(b), &cur);
+    if (st == BCL_OK && ST(cur) == BCL_HM_READY && (st = read_key_slot(m, b, slot)) == BCL_OK)
+        st = bcl_hm_key_equal(m, slot, k, eq);
+    bcl_status rs = add_status(STATUS(b), RELEASE_READER);
+    return st != BCL_OK ? st : rs;
+}
+
+/* Lock bucket b, which held k when we looked without holding it: wait until
+ * no writer and no reader, CAS READY -> RESERVED (lock, count and epoch bits
+ * kept), then verify the key -- erase and a reuse may have come in between.
+ * *lost = 1: the bucket no longer holds k, and nothing is held. */
+static bcl_status lock_entry(const bcl_hashmap *m, bcl_gptr b, const bcl_hm_key *k,
+                             unsigned char *slot, int *lost)
+{
+    unsigned spins = 0;
+    uint64_t cur, prev;
+    int eq = 0;
+    bcl_status st = bcl_fetch_op(STATUS(b), 8, BCL_OP_NOOP, 0, &cur);
+    *lost = 0;
+    while (st == BCL_OK) {
+        int busy = (cur & BCL_HM_BUSY) != 0;
+        if (!busy && ST(cur) != BCL_HM_READY) {
+            *lost = 1;                    /* erased meanwhile */
+            return BCL_OK;
+        }
+        if (!busy && BCL_HM_READERS(cur) == 0) {
+            uint64_t want = (cur & ~(uint64_t)BCL_HM_STATE) | BCL_HM_RESERVED;
+            if ((st = bcl_cas(STATUS(b), 8, cur, want, &prev)) != BCL_OK)
+                return st;
+            if (prev == cur)
+                break;
+            cur = prev;
+            continue;
+        }
+        /* Our own modify() lock on b would never go away. */
+        if ((st = bcl_hm_check_held(STATUS(b))) != BCL_OK ||
+            (st = bcl_relax(&spins)) != BCL_OK)
+            return st;
+        st = bcl_fetch_op(STATUS(b), 8, BCL_OP_NOOP, 0, &cur);
+    }
+    if (st != BCL_OK)
+        return st;
+    if ((st = read_key_slot(m, b, slot)) == BCL_OK)
+        st = bcl_hm_key_equal(m, slot, k, &eq);
+    if (st == BCL_OK && eq)
+        return BCL_OK;
+    bcl_status rs = bcl_atomic_post(STATUS(b), 8, BCL_OP_XOR, RESERVED_TO_READY);
+    *lost = 1;
+    return st != BCL_OK ? st : rs;
+}
+
+enum { LOC_LOCKED, LOC_FRESH, LOC_SLOW, LOC_RESTART };
+
+static void lock_set(bcl_hm_lock *lk, uint64_t idx, int fresh, int tomb)
+{
+    lk->idx = idx;
+    lk->fresh = fresh;
+    lk->tomb = tomb;
+}
+
+/* The fast path, without the placement lock: the key's READY bucket
+ * (locked, LOC_LOCKED), or a FREE bucket reserved and checked against the
+ * home's placement word (LOC_FRESH).  LOC_SLOW: a tombstone is on the way
+ * (reuse it) or a placement in a tombstone may have raced with ours. */
+static bcl_status locate_fast(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
+                              unsigned char *slot, int *res)
+{
+    bcl_hm_probe p;
+    uint64_t idx, cur, seen = 0, e0 = 0, home = 0;
+    int first = 1;
+    bcl_hm_probe_init(m, &p, k->hash);
+    while (bcl_hm_probe_next(m, &p, &idx)) {
+        bcl_gptr b = bcl_hm_bucket(m, idx);
+        int taken, eq, lost;
+        bcl_status st = claim_free(STATUS(b), 0, &cur, &taken, &seen);
+        if (st != BCL_OK)
+            return st;
+        if (first) {
+            e0 = META(seen);
+            home = idx;
+            first = 0;
+        }
+        if (taken) {
+            /* Placement check: no tombstone placement of a key homed here
+             * started (lock) or ended (epoch) since we first saw the home. */
+            uint64_t h;
+            lock_set(lk, idx, 1, 0);
+            st = bcl_fetch_op(STATUS(bcl_hm_bucket(m, home)), 8, BCL_OP_NOOP, 0, &h);
+            if (st == BCL_OK && META(h) == e0 && !(h & BCL_HM_PLOCK)) {
+                *res = LOC_FRESH;
+                return BCL_OK;
+            }
+            *res = LOC_SLOW;
+            bcl_status us = add_status(STATUS(b), UNRESERVE);
+            return st != BCL_OK ? st : us;
+        }
+        if (ST(cur) == BCL_HM_TOMB) {
+            *res = LOC_SLOW;
+            return BCL_OK;
+        }
+        if ((st = read_key_at(m, b, k, slot, &eq)) != BCL_OK)
+            return st;
+        if (!eq)
+            continue;
+        if ((st = lock_entry(m, b, k, slot, &lost)) != BCL_OK)
+            return st;
+        lock_set(lk, idx, 0, 0);
+        *res = lost ? LOC_RESTART : LOC_LOCKED;
+        return BCL_OK;
+    }
+    return full_error(m);
+}
+
+static bcl_status plock_acquire(bcl_gptr home)
+{
+    unsigned spins = 0;
+    uint64_t prev;
+    for (;;) {
+        bcl_status st = bcl_fetch_op(home, 8, BCL_OP_OR, BCL_HM_PLOCK, &prev);
+        if (st != BCL_OK || !(prev & BCL_HM_PLOCK))
+            return st;
+        do {
+            if ((st = bcl_relax(&spins)) == BCL_OK)
+                st = bcl_fetch_op(home, 8, BCL_OP_NOOP, 0, &prev);
+        } while (st == BCL_OK && (prev & BCL_HM_PLOCK));
+        if (st != BCL_OK)
+            return st;
+    }
+}
+
+/* Clear the lock and start a new epoch in one add (the epoch wraps off the
+ * top of the word).  Posted: it completes with our next flush or spin. */
+static bcl_status plock_release(bcl_gptr home)
+{
+    return bcl_atomic_post(home, 8, BCL_OP_ADD, BCL_HM_EPOCH1 - BCL_HM_PLOCK);
+}
+
+/* One scan under the placement lock: the key's bucket (*at, *eq = 1) or the
+ * first tombstone, else the first FREE bucket (*at, its status *tcur).
+ * *busy = 1: bucket *at has a writer; the scan stops without waiting for it
+ * (the writer may be another rank's modify(), whose fn may wait for this
+ * very placement lock: the caller waits without the lock, then rescans). */
+static bcl_status slow_scan(const bcl_hashmap *m, const bcl_hm_key *k, unsigned char *slot,
+                            uint64_t *at, uint64_t *tcur, int *have, int *eq, int *busy)
+{
+    bcl_hm_probe p;
+    uint64_t idx, cur;
+    *have = *eq = *busy = 0;
+    bcl_hm_probe_init(m, &p, k->hash);
+    while (bcl_hm_probe_next(m, &p, &idx)) {
+        bcl_gptr b = bcl_hm_bucket(m, idx);
+        bcl_status st = bcl_fetch_op(STATUS(b), 8, BCL_OP_NOOP, 0, &cur);
+        if (st != BCL_OK)
+            return st;
+        if (cur & BCL_HM_BUSY) {
+            *busy = 1;
+            *at = idx;
+            return BCL_OK;
+        }
+        if (ST(cur) != BCL_HM_READY) {
+            if (!*have) {
+                *have = 1;
+                *at = idx;
+                *tcur = cur;
+            }
+            if (ST(cur) == BCL_HM_FREE)
+                return BCL_OK;
+            continue;
+        }
+        if ((st = read_key_at(m, b, k, slot, eq)) != BCL_OK || *eq) {
+            *at = idx;
+            return st;
+        }
+    }
+    return BCL_OK;
+}
+
+/* The slow path: under the placement lock of the key's home no other
+ * placement of this key can happen, so one scan decides; the first
+ * tombstone (or FREE bucket) is reserved, then the lock is released with a
+ * new epoch (the reservation keeps the key's other placers out). */
+static bcl_status locate_slow(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
+                              unsigned char *slot, int *res)
+{
+    bcl_hm_probe p;
+    uint64_t home = 0, at = 0, tcur = 0, prev;
+    bcl_hm_probe_init(m, &p, k->hash);
+    bcl_hm_probe_next(m, &p, &home);
+    bcl_gptr hs = STATUS(bcl_hm_bucket(m, home));
+    bcl_status st = plock_acquire(hs);
+    if (st != BCL_OK)
+        return st;
+    for (;;) {
+        int have, eq, lost, busy;
+        if ((st = slow_scan(m, k, slot, &at, &tcur, &have, &eq, &busy)) != BCL_OK)
+            break;
+        if (busy) {
+            /* Wait for the writer without holding the lock (no lock held
+             * while waiting: no cycle through it), then scan afresh. */
+            bcl_gptr bb = STATUS(bcl_hm_bucket(m, at));
+            uint64_t c = BCL_HM_BUSY;
+            if ((st = plock_release(hs)) != BCL_OK ||
+                (st = wait_unreserved(bb, &c)) != BCL_OK ||
+                (st = plock_acquire(hs)) != BCL_OK)
+                return st;
+            continue;
+        }
+        if (eq) {
+            if ((st = plock_release(hs)) != BCL_OK ||
+                (st = lock_entry(m, bcl_hm_bucket(m, at), k, slot, &lost)) != BCL_OK)
+                return st;
+            lock_set(lk, at, 0, 0);
+            *res = lost ? LOC_RESTART : LOC_LOCKED;
+            return BCL_OK;
+        }
+        if (!have) {
+            st = full_error(m);
+            break;
+        }
+        /* Reserve it unless another key's placement took it first (then
+         * scan again: our key still cannot appear). */
+        bcl_gptr tb = STATUS(bcl_hm_bucket(m, at));
+        for (;;) {
+            if ((st = bcl_cas(tb, 8, tcur, tcur | BCL_HM_BUSY, &prev)) != BCL_OK)
+                break;
+            if (prev == tcur) {
+                /* Ours.  The lock can go now: a placer of this key that
+                 * passed the bucket before we took it fails its check (new
+                 * epoch); one that comes later waits on the busy bucket. */
+                lock_set(lk, at, 1, ST(tcur) == BCL_HM_TOMB);
+                *res = LOC_FRESH;
+                return plock_release(hs);
+            }
+            if ((prev & BCL_HM_BUSY) || ST(prev) != ST(tcur))
+                break;
+            tcur = prev;                  /* only readers or the epoch moved */
+        }
+        if (st != BCL_OK)
+            break;
+    }
+    plock_release(hs);
+    return st;
+}
+
+/* The key's bucket, locked (lk->fresh = 0), or a reserved place for it
+ * (lk->fresh = 1); either way held until bcl_hm_commit / bcl_hm_abort. */
+static bcl_status locate(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
+                         unsigned char *slot)
+{
+    for (;;) {
+        int res = LOC_RESTART;
+        bcl_status st = locate_fast(m, k, lk, slot, &res);
+        if (st == BCL_OK && res == LOC_SLOW)
+            st = locate_slow(m, k, lk, slot, &res);
+        if (st != BCL_OK || res != LOC_RESTART)
+            return st;
+    }
+}
+
 /* ---- insert ------------------------------------------------------------- */
 
 static bcl_status insert_probe(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
                                unsigned char *slot)
 {
-    bcl_hm_probe p;
-    uint64_t idx, cur;
-    bcl_hm_probe_init(m, &p, k->hash);
-    while (bcl_hm_probe_next(m, &p, &idx)) {
-        bcl_gptr b = bcl_hm_bucket(m, idx);
-        int taken, eq;
-        bcl_status st = claim_free(STATUS(b), 0, &cur, &taken);
-        if (st == BCL_OK && taken)
-            return write_fresh(m, b, k, val, PUBLISH, UNRESERVE);
-        if (st == BCL_OK)
-            st = read_key_slot(m, b, slot);
-        if (st == BCL_OK)
-            st = bcl_hm_key_equal(m, slot, k, &eq);
-        if (st != BCL_OK)
-            return st;
-        if (eq) {
-            if ((st = lock_ready(STATUS(b))) != BCL_OK)
-                return st;
-            return overwrite_locked(m, b, val);
-        }
-    }
-    return full_error(m);
+    bcl_hm_lock lk;
+    bcl_status st = locate(m, k, &lk, slot);
+    if (st != BCL_OK)
+        return st;
+    hold(bcl_hm_bucket(m, lk.idx));      /* bcl_hm_commit unholds it */
+    return bcl_hm_commit(m, &lk, k, val);
 }
 
 static bcl_status insert_atomic(const bcl_hashmap *m, const bcl_hm_key *k, const void *val)
@@ -479,7 +738,7 @@ static bcl_status find_atomic(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_
         cur += BCL_HM_READER;
         if (st == BCL_OK)
             st = wait_unreserved(STATUS(b), &cur);
-        int ready = (cur & BCL_HM_STATE) == BCL_HM_READY;
+        int ready = ST(cur) == BCL_HM_READY;
         if (st == BCL_OK && ready)
             st = read_entry(m, b, buf);
         if (st == BCL_OK && ready)
@@ -489,7 +748,7 @@ static bcl_status find_atomic(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_
         bcl_status rs = add_status(STATUS(b), RELEASE_READER);
         if (st == BCL_OK)
             st = rs;
-        if (!ready || eq) {
+        if (ST(cur) == BCL_HM_FREE || eq) {      /* tombstones: go on */
             *found = eq;
             break;
         }
@@ -522,6 +781,8 @@ static bcl_status find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_wr
             *fallback = 1;        /* a writer after all: use the protocol */
             break;
         }
+        if (ST(status) == BCL_HM_TOMB)
+            continue;
         if ((st = bcl_hm_key_equal(m, buf + 8, k, &eq)) == BCL_OK && eq) {
             *found = 1;
             st = slot_value_out(m, buf + m->val_off, out);
@@ -633,32 +894,54 @@ int bcl_hm_fast_old(const bcl_hashmap *m, uint64_t old)
 }
 
 /* Native 4/8-byte integer value: readers' count is a shared lock; the add
- * is an atomic fetch-add on the value word while we hold it.  *slow = 1:
- * the add was undone (see bcl_hm_fast_old): redo it under the lock. */
+ * is an atomic fetch-add on the value word while we hold it.  A fresh key
+ * goes into a FREE bucket reserved under our count and checked like the
+ * fast placement (its value is the delta, which bcl_hm_fast_delta bounds:
+ * no overflow).  *slow = 1: nothing is left done -- a tombstone on the way
+ * or a failed placement check (the key needs the placement lock), or an add
+ * that found a value near a limit and was undone (see bcl_hm_fast_old):
+ * redo it under the lock. */
 static bcl_status acc_shared_probe(const bcl_hashmap *m, const bcl_hm_key *k,
                                    const void *delta, unsigned char *slot, int *slow)
 {
     bcl_hm_probe p;
-    uint64_t idx, cur, prev, d = 0, old = 0;
+    uint64_t idx, cur, prev, d = 0, old = 0, e0 = 0, home = 0;
     memcpy(&d, delta, m->val_size);
+    *slow = 0;
     bcl_hm_probe_init(m, &p, k->hash);
     while (bcl_hm_probe_next(m, &p, &idx)) {
         bcl_gptr b = bcl_hm_bucket(m, idx);
         int eq = 0;
         bcl_status st = bcl_fetch_op(STATUS(b), 8, BCL_OP_ADD, BCL_HM_READER, &cur);
+        if (p.visited == 1) {
+            e0 = META(cur);
+            home = idx;
+        }
         cur += BCL_HM_READER;
-        while (st == BCL_OK && (cur & BCL_HM_STATE) != BCL_HM_READY) {
+        while (st == BCL_OK && ST(cur) != BCL_HM_READY) {
             if (cur & BCL_HM_BUSY) {
                 st = wait_unreserved(STATUS(b), &cur);
                 continue;
             }
+            if (ST(cur) == BCL_HM_TOMB) {
+                *slow = 1;
+                return add_status(STATUS(b), RELEASE_READER);
+            }
             /* FREE: reserve it, keeping the counts (ours included). */
             if ((st = bcl_cas(STATUS(b), 8, cur, cur | BCL_HM_RESERVED, &prev)) != BCL_OK)
                 return st;
-            if (prev == cur)
+            if (prev != cur) {
+                cur = prev;
+                continue;
+            }
+            uint64_t h;
+            st = bcl_fetch_op(STATUS(bcl_hm_bucket(m, home)), 8, BCL_OP_NOOP, 0, &h);
+            if (st == BCL_OK && META(h) == e0 && !(h & BCL_HM_PLOCK))
                 return write_fresh(m, b, k, delta, PUBLISH_AS_READER,
                                    (uint64_t)0 - BCL_HM_RESERVED - BCL_HM_READER);
-            cur = prev;
+            *slow = 1;
+            bcl_status us = add_status(STATUS(b), (uint64_t)0 - BCL_HM_RESERVED - BCL_HM_READER);
+            return st != BCL_OK ? st : us;
         }
         if (st == BCL_OK)
             st = read_key_slot(m, b, slot);
@@ -690,7 +973,8 @@ static bcl_status acc_shared(const bcl_hashmap *m, const bcl_hm_key *k, const vo
     return st;
 }
 
-/* Read-add-write under the bucket's lock: exact, overflow checked. */
+/* Read-add-write under the bucket's lock (placing the key if absent):
+ * exact, overflow checked. */
 static bcl_status acc_locked(const bcl_hashmap *m, const bcl_hm_key *k, const void *delta)
 {
     bcl_hm_lock lk;
@@ -730,36 +1014,20 @@ bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k, const vo
 static bcl_status lock_probe(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
                              bcl_mp_writer *out, int *found, unsigned char *slot)
 {
-    bcl_hm_probe p;
-    uint64_t idx, cur;
     *found = 0;
-    bcl_hm_probe_init(m, &p, k->hash);
-    while (bcl_hm_probe_next(m, &p, &idx)) {
-        bcl_gptr b = bcl_hm_bucket(m, idx);
-        int taken, eq;
-        bcl_status st = claim_free(STATUS(b), 0, &cur, &taken);
-        lk->idx = idx;
-        lk->fresh = taken;
-        if (st != BCL_OK || taken)
-            return st;
-        if ((st = read_key_slot(m, b, slot)) != BCL_OK ||
-            (st = bcl_hm_key_equal(m, slot, k, &eq)) != BCL_OK)
-            return st;
-        if (!eq)
-            continue;
-        if ((st = lock_ready(STATUS(b))) != BCL_OK)
-            return st;
-        st = bcl_get(slot, bcl_hm_at(b, m->val_off), m->val_slot);
-        if (st == BCL_OK)
-            st = slot_value_out(m, slot, out);
-        if (st != BCL_OK) {
-            bcl_hm_abort(m, lk);
-            return st;
-        }
-        *found = 1;
-        return BCL_OK;
+    bcl_status st = locate(m, k, lk, slot);
+    if (st != BCL_OK || lk->fresh)
+        return st;
+    bcl_gptr b = bcl_hm_bucket(m, lk->idx);
+    st = bcl_get(slot, bcl_hm_at(b, m->val_off), m->val_slot);
+    if (st == BCL_OK)
+        st = slot_value_out(m, slot, out);
+    if (st != BCL_OK) {
+        bcl_hm_abort(m, lk);
+        return st;
     }
-    return full_error(m);
+    *found = 1;
+    return BCL_OK;
 }
 
 bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
@@ -782,37 +1050,58 @@ bcl_status bcl_hm_commit(const bcl_hashmap *m, const bcl_hm_lock *lk, const bcl_
 {
     bcl_gptr b = bcl_hm_bucket(m, lk->idx);
     unhold(b);
-    if (lk->fresh)
-        return write_fresh(m, b, k, val, PUBLISH, UNRESERVE);
-    return overwrite_locked(m, b, val);
+    if (!lk->fresh)
+        return overwrite_locked(m, b, val);
+    /* FREE: RESERVED -> READY; tombstone: TOMB|BUSY -> READY. */
+    uint64_t publish = lk->tomb ? (uint64_t)BCL_HM_READY - (BCL_HM_TOMB | BCL_HM_BUSY)
+                                : PUBLISH;
+    return write_fresh(m, b, k, val, publish, UNRESERVE);
 }
 
 bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
 {
-    /* RESERVED -> FREE (fresh) or back to READY: readers' counts kept. */
-    uint64_t bits = lk->fresh ? BCL_HM_RESERVED : RESERVED_TO_READY;
-    unhold(bcl_hm_bucket(m, lk->idx));
-    return bcl_atomic_post(STATUS(bcl_hm_bucket(m, lk->idx)), 8, BCL_OP_XOR, bits);
+    /* RESERVED -> FREE, TOMB|BUSY -> TOMB (fresh) or back to READY: readers'
+     * counts kept. */
+    bcl_gptr b = bcl_hm_bucket(m, lk->idx);
+    uint64_t bits = lk->fresh ? BCL_HM_BUSY : RESERVED_TO_READY;
+    unhold(b);
+    return bcl_atomic_post(STATUS(b), 8, BCL_OP_XOR, bits);
 }
 
 /* ---- local insert -------------------------------------------------------- */
 
+static void local_store(const bcl_hashmap *m, unsigned char *b, const bcl_hm_key *k,
+                        const void *val)
+{
+    memcpy(b + 8, k->bytes, m->key_size);
+    memcpy(b + m->val_off, val, m->val_size);
+    uint64_t s = load_status(b);
+    __atomic_store_n((uint64_t *)b, (s & ~(uint64_t)BCL_HM_STATE) | BCL_HM_READY,
+                     __ATOMIC_RELEASE);
+}
+
+/* No other rank writes these buckets (the promise, or the buffer's flush),
+ * so the first tombstone is reused once the key is known absent. */
 bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
                               int accumulate, int *spilled)
 {
     bcl_hm_probe p;
     uint64_t idx, first = (uint64_t)bcl_rt.rank * m->block;
+    unsigned char *tomb = NULL;
     bcl_hm_probe_init(m, &p, k->hash);
     *spilled = 1;
     while (bcl_hm_probe_next(m, &p, &idx)) {
         if (idx < first || idx >= first + m->block)
             return BCL_OK;                       /* leaves our block */
         unsigned char *b = local_bucket(m, idx - first);
-        uint64_t s = load_status(b) & BCL_HM_STATE;
+        uint64_t s = ST(load_status(b));
+        if (s == BCL_HM_TOMB) {
+            if (!tomb)
+                tomb = b;
+            continue;
+        }
         if (s == BCL_HM_FREE) {
-            memcpy(b + 8, k->bytes, m->key_size);
-            memcpy(b + m->val_off, val, m->val_size);
-            __atomic_store_n((uint64_t *)b, (uint64_t)BCL_HM_READY, __ATOMIC_RELEASE);
+            local_store(m, tomb ? tomb : b, k, val);
             *spilled = 0;
             return BCL_OK;
         }
@@ -829,7 +1118,107 @@ bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k, const v
             return BCL_OK;
         }
     }
+    if (tomb) {
+        local_store(m, tomb, k, val);
+        *spilled = 0;
+        return BCL_OK;
+    }
     return full_error(m);
+}
+
+/* ---- erase ----------------------------------------------------------------- */
+
+/* Under our lock (RESERVED from READY): READY -> TOMB, then give back the
+ * out-of-line key and value.  Nobody follows those references afterwards:
+ * readers hold a count (excluded by our lock) or see TOMB. */
+static bcl_status erase_locked(const bcl_hashmap *m, bcl_gptr b, const unsigned char *kslot)
+{
+    bcl_objref kr = { 0, 0, 0 }, vr = { 0, 0, 0 };
+    bcl_status st = BCL_OK;
+    if (m->key_var)
+        memcpy(&kr, kslot, sizeof kr);
+    if (m->val_var)
+        st = bcl_get(&vr, bcl_hm_at(b, m->val_off), sizeof vr);
+    bcl_status ts = add_status(STATUS(b), (uint64_t)BCL_HM_TOMB - BCL_HM_RESERVED);
+    if (st == BCL_OK)
+        st = ts;
+    if (st == BCL_OK && m->key_var)
+        st = bcl_obj_release(kr);
+    if (st == BCL_OK && m->val_var)
+        st = bcl_obj_release(vr);
+    return st;
+}
+
+static bcl_status erase_probe(const bcl_hashmap *m, const bcl_hm_key *k, int *found,
+                              unsigned char *slot)
+{
+    for (;;) {
+        bcl_hm_probe p;
+        uint64_t idx, cur;
+        int lost = 0;
+        *found = 0;
+        bcl_hm_probe_init(m, &p, k->hash);
+        while (!lost && bcl_hm_probe_next(m, &p, &idx)) {
+            bcl_gptr b = bcl_hm_bucket(m, idx);
+            int eq = 0;
+            bcl_status st = bcl_fetch_op(STATUS(b), 8, BCL_OP_ADD, BCL_HM_READER, &cur);
+            cur += BCL_HM_READER;
+            if (st == BCL_OK)
+                st = wait_unreserved(STATUS(b), &cur);
+            if (st == BCL_OK && ST(cur) == BCL_HM_READY &&
+                (st = read_key_slot(m, b, slot)) == BCL_OK)
+                st = bcl_hm_key_equal(m, slot, k, &eq);
+            bcl_status rs = add_status(STATUS(b), RELEASE_READER);
+            if (st != BCL_OK || rs != BCL_OK)
+                return st != BCL_OK ? st : rs;
+            if (ST(cur) == BCL_HM_FREE)
+                return BCL_OK;                   /* where a miss stops */
+            if (!eq)
+                continue;                        /* tombstone or another key */
+            if ((st = lock_entry(m, b, k, slot, &lost)) != BCL_OK)
+                return st;
+            if (!lost) {
+                *found = 1;
+                return erase_locked(m, b, slot);
+            }
+        }
+        if (!lost)
+            return BCL_OK;
+        /* Erased (and maybe re-inserted) between our look and our lock. */
+    }
+}
+
+bcl_status bcl_hm_erase(const bcl_hashmap *m, const bcl_hm_key *k, int *found)
+{
+    scratch sc;
+    unsigned char *slot = scratch_get(&sc, m->key_slot);
+    if (!slot)
+        return BCL_ERR_NOMEM;
+    bcl_status st = erase_probe(m, k, found, slot);
+    scratch_free(&sc);
+    return st;
+}
+
+bcl_status bcl_hm_erase_many(const bcl_hashmap *m, const void *keys, size_t k,
+                             unsigned char *found)
+{
+    if (m->key_var)
+        return bcl_set_error(BCL_ERR_TYPE, "erase_many of an array needs a fixed-size "
+                             "key type");
+    scratch sc;
+    unsigned char *slot = scratch_get(&sc, m->key_slot);
+    if (!slot)
+        return BCL_ERR_NOMEM;
+    bcl_status st = BCL_OK;
+    for (size_t i = 0; i < k && st == BCL_OK; i++) {
+        bcl_hm_key key = bcl_hm_key_make((const unsigned char *)keys + i * m->key_size,
+                                         m->key_size);
+        int f = 0;
+        st = erase_probe(m, &key, &f, slot);
+        found[i] = (unsigned char)f;
+    }
+    scratch_free(&sc);
+    return st;
 }
 
 /* ---- whole table ---------------------------------------------------------- */
@@ -881,7 +1270,7 @@ static bcl_status place(const bcl_hashmap *m, const unsigned char *src)
     while (bcl_hm_probe_next(m, &p, &idx)) {
         bcl_gptr b = bcl_hm_bucket(m, idx);
         int taken;
-        bcl_status st = claim_free(STATUS(b), 0, &cur, &taken);
+        bcl_status st = claim_free(STATUS(b), 0, &cur, &taken, NULL);
         if (st != BCL_OK)
             return st;
         if (!taken)

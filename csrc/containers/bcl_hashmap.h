@@ -33,9 +33,12 @@
  *
  * Invariants the protocol relies on:
  *  - a bucket goes FREE -> RESERVED -> READY (or back to FREE when the writer
- *    gives up, e.g. no segment room for a variable-length key); it is never
- *    emptied again (no deletion), so keys are *immutable* once READY and the
- *    key of a READY bucket may be read with a plain get;
+ *    gives up, e.g. no segment room for a variable-length key); erase makes
+ *    READY -> TOMB under the writer's lock, and a TOMB is reserved (TOMB|BUSY)
+ *    and made READY again only by an insert holding the placement lock of
+ *    its key's home (see Deletion).  A READY key changes only through
+ *    erase + reuse, so whoever read a key without holding the bucket
+ *    verifies it again once it holds the lock (lock_entry);
  *  - the value of a READY bucket is written only by the holder of RESERVED
  *    (insert-overwrite, modify, non-atomic accumulate), which excludes
  *    readers; readers (find, and accumulate of a 4/8-byte integer value,
@@ -49,7 +52,20 @@
  * that guarantee API.md's "accepts inserts until at least half full", since
  * the visited buckets are distinct.  Insert and find share the sequence, so
  * a missing key's lookup stops at the first FREE bucket (BCL walks the whole
- * table there).
+ * table there).  Tombstones are passed like other keys' buckets.
+ *
+ * Deletion (docs/hashmap.md states the interleavings).  A key may be
+ * *placed* (stored in a bucket that did not hold it) only once no bucket of
+ * its probe sequence holds it.  Placing into a FREE bucket is safe without a
+ * lock as long as no tombstone was reused meanwhile: the "fast" placer
+ * notes the home's epoch when it first touches the home, claims FREE, then
+ * re-reads the home word; if the placement lock is held or the epoch moved,
+ * it gives the bucket back and takes the slow path.  The slow path (needed
+ * to reuse a tombstone) takes the home's placement lock (bit 3), scans the
+ * whole sequence to the first FREE bucket, reserves the first tombstone
+ * (or the FREE bucket), then releases the lock adding one epoch, and
+ * writes and publishes.  Erase: find the key, lock the bucket, verify,
+ * READY -> TOMB, then release the out-of-line key and value.
  */
 #ifndef BCL_HASHMAP_H
 #define BCL_HASHMAP_H
@@ -61,12 +77,22 @@
 #include "serial/bcl_msgpack.h"
 #include "serial/bcl_object.h"
 
+/* Status word: bits 0-2 the state, bit 3 the home's placement lock, bits
+ * 4-51 the reader count, bits 52-63 the home's placement epoch (see
+ * "Deletion" above and docs/hashmap.md).  Every state transition is an add,
+ * xor or or of state bits, or a CAS computed from the word it read, so the
+ * lock, count and epoch bits are never disturbed by them. */
 #define BCL_HM_FREE 0u
 #define BCL_HM_RESERVED 1u
 #define BCL_HM_READY 2u
-#define BCL_HM_STATE 3u
+#define BCL_HM_TOMB 4u        /* erased; TOMB|BUSY: reserved for reuse    */
+#define BCL_HM_STATE 7u
 #define BCL_HM_BUSY 1u        /* writer's bit: RESERVED, or READY held (3) */
-#define BCL_HM_READER 4u      /* one reader in the status word's count */
+#define BCL_HM_PLOCK 8u       /* placement lock of the keys homed here     */
+#define BCL_HM_READER 16u     /* one reader in the status word's count     */
+#define BCL_HM_EPOCH1 ((uint64_t)1 << 52)   /* one placement epoch        */
+#define BCL_HM_META (BCL_HM_PLOCK | ~(BCL_HM_EPOCH1 - 1))
+#define BCL_HM_READERS(x) (((x) & (BCL_HM_EPOCH1 - 1)) >> 4)
 
 /* Promise bits (pybcl.ConProm.HashMap). */
 #define BCL_HM_P_FIND 1
@@ -150,7 +176,8 @@ bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k,
  * wait in between. */
 typedef struct bcl_hm_lock {
     uint64_t idx;
-    int fresh;             /* the bucket was FREE: the key is not stored yet */
+    int fresh;             /* the key is not stored yet (FREE or TOMB reserved) */
+    int tomb;              /* fresh from a tombstone (TOMB|BUSY)                */
 } bcl_hm_lock;
 bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
                            bcl_mp_writer *out, int *found);
@@ -158,10 +185,22 @@ bcl_status bcl_hm_commit(const bcl_hashmap *m, const bcl_hm_lock *lk,
                          const bcl_hm_key *k, const void *val);
 bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk);
 
+/* erase: *found = 1 if the key was stored (it is not any more).  Its
+ * out-of-line key and value are released. */
+bcl_status bcl_hm_erase(const bcl_hashmap *m, const bcl_hm_key *k, int *found);
+
+/* erase of k fixed-size keys (k * key_size bytes): found[i] = 0/1.  Key by
+ * key with the scalar protocol (each erase is atomic on its own). */
+bcl_status bcl_hm_erase_many(const bcl_hashmap *m, const void *keys, size_t k,
+                             unsigned char *found);
+
 /* Between lock and commit/abort the calling thread holds the bucket; code it
  * runs meanwhile (modify()'s Python fn) that waits on that bucket would wait
- * for itself.  The spin loops ask bcl_hm_check_held() first and fail with
- * BCL_ERR_REENTRY instead of deadlocking. */
+ * for itself.  The spin loops (erase's and the placement's included) ask
+ * bcl_hm_check_held() first and fail with BCL_ERR_REENTRY instead of
+ * deadlocking.  The placement lock itself is never held while waiting for a
+ * bucket (locate_slow lets it go and scans again), so no cycle runs through
+ * it. */
 bcl_status bcl_hm_check_held(bcl_gptr bucket);
 
 /* ---- batches of fixed-size keys and values (bcl_hashmap_batch.c) --------

@@ -28,6 +28,11 @@
  * same call this round is deferred to the next round.
  * On shm every step is done at once with CPU operations.
  *
+ * Tombstones (bcl_hashmap.h, Deletion): finds pass them; a key of an
+ * insert / accumulate that meets one, fails the placement check or loses
+ * its bucket between lock and verify is copied out (to_scalar) and finished
+ * with the scalar protocol once its window / chunk is done.
+ *
  * Duplicate keys in a batch are merged first (insert: the last value wins;
  * accumulate: deltas are summed), so a batch never races with itself for a
  * key.  Work proceeds in chunks (chunk_keys()) to bound memory and the
@@ -87,6 +92,7 @@ enum phase {
     PH_KEYS,     /* read the key, reader count held (accumulate)               */
     PH_ADD,      /* atomic add to the value, reader count held                 */
     PH_GET,      /* read the whole bucket (find-only promise)                  */
+    PH_VERIFY,   /* read the key again under the lock (erase + reuse: ABA)     */
     PH_UNDO      /* take back an add that found a value near a limit           */
 };
 
@@ -103,6 +109,15 @@ typedef struct op {
     uint64_t res;             /* result of the step's fetch-op              */
     uint64_t publish;         /* added to the status to publish             */
     size_t src;               /* index in the caller's arrays               */
+    /* Deletion (bcl_hashmap.h): a FREE bucket we reserved is published only
+     * if the home's placement word still reads e0 (no tombstone placement
+     * of a key homed there started or ended); keys that meet a tombstone or
+     * fail that check finish with the scalar protocol after the batch. */
+    bcl_gptr home;            /* status word of the key's home bucket       */
+    uint64_t e0, chk;         /* home's meta bits: first seen, re-read      */
+    uint64_t undo;            /* gives back a reserved FREE bucket          */
+    uint64_t cas_exp, cas_des;/* PH_LOCK's operands (live until the flush)  */
+    int have_e0, fresh, scalar;
 } op;
 
 /* Indexed fetch-ops of one round to one rank with one operation. */
@@ -133,6 +148,10 @@ typedef struct batch {
     size_t vstride, wn, next;
     unsigned char *skip;
     size_t *n_full;
+    /* keys handed to the scalar protocol (to_scalar): key then value each */
+    unsigned char *defer;
+    size_t ndefer, defer_cap;
+    int defer_nomem;
     /* rma: this round's groups, per rank and kind; touched ranks */
     group *g;
     int *touched, ntouched;
@@ -147,7 +166,8 @@ typedef struct batch {
 #define R (uint64_t)BCL_HM_READER
 #define STATE(x) ((x) & BCL_HM_STATE)
 #define BUSY(x) ((x) & BCL_HM_BUSY)
-#define READERS(x) ((x) >> 2)
+#define READERS(x) BCL_HM_READERS(x)
+#define META(x) ((x) & BCL_HM_META)
 #define UNDO ((uint64_t)0 - 1u)          /* READY+BUSY (3) -> READY           */
 
 static unsigned char *entry(batch *bt, op *o) { return bt->buf + (size_t)(o - bt->ops) * bt->stride; }
@@ -311,6 +331,33 @@ static void post_later(op *o, uint64_t v)
 
 static enum kind kind_of(batch *bt, op *o) { return o->fell_back ? K_FIND : bt->kind; }
 
+/* Finish this key with the scalar protocol after the batch (it holds
+ * nothing once its posted release is issued).  Its key, value and index in
+ * the caller's arrays (for its outcome) are copied out: the slot may be
+ * refilled before then. */
+#define DEFER_W(m) ((m)->key_size + (m)->val_size + sizeof(size_t))
+static void to_scalar(batch *bt, op *o)
+{
+    const bcl_hashmap *m = bt->m;
+    size_t w = DEFER_W(m);
+    o->scalar = 1;
+    o->phase = PH_DONE;
+    if (bt->ndefer == bt->defer_cap) {
+        size_t cap = bt->defer_cap ? 2 * bt->defer_cap : 64;
+        unsigned char *d = realloc(bt->defer, cap * w);
+        if (!d) {
+            bt->defer_nomem = 1;
+            return;
+        }
+        bt->defer = d;
+        bt->defer_cap = cap;
+    }
+    memcpy(bt->defer + bt->ndefer * w, key_of(bt, o), m->key_size);
+    memcpy(bt->defer + bt->ndefer * w + m->key_size, val_of(bt, o), m->val_size);
+    memcpy(bt->defer + bt->ndefer * w + m->key_size + m->val_size, &o->src, sizeof o->src);
+    bt->ndefer++;
+}
+
 static bcl_status issue(batch *bt, op *o)
 {
     const bcl_hashmap *m = bt->m;
@@ -328,8 +375,9 @@ static bcl_status issue(batch *bt, op *o)
         s = emit_read(bt, bcl_hm_at(st, 8), readbuf(bt, o), kw);
         break;
     case PH_LOCK: {
-        static const uint64_t ready = BCL_HM_READY, reserved = BCL_HM_RESERVED;
-        s = bcl_cas_nb(st, 8, &ready, &reserved, &o->res);
+        o->cas_exp = META(o->res) | BCL_HM_READY;     /* no readers, no writer */
+        o->cas_des = META(o->res) | BCL_HM_RESERVED;
+        s = bcl_cas_nb(st, 8, &o->cas_exp, &o->cas_des, &o->res);
         if (s == BCL_OK && bt->rma)
             grp(bt, st.rank, G_ADD);     /* flush this rank */
         break;
@@ -339,6 +387,11 @@ static bcl_status issue(batch *bt, op *o)
         break;
     case PH_PUT:
         s = emit_write(bt, bcl_hm_at(st, 8), entry(bt, o), m->bsize - 8);
+        if (s == BCL_OK && o->fresh)      /* the placement check, same round */
+            s = emit_fetch(bt, o->home, BCL_OP_NOOP, 0, &o->chk, &issued);
+        break;
+    case PH_VERIFY:
+        s = emit_read(bt, bcl_hm_at(st, 8), readbuf(bt, o), kw);
         break;
     case PH_PUTVAL:
         s = emit_write(bt, bcl_hm_at(st, m->val_off), val_of(bt, o), vw);
@@ -395,6 +448,12 @@ static void on_status(batch *bt, op *o, uint64_t cur)
     if (BUSY(cur)) {
         o->phase = PH_WAIT;
         o->waiting = 1;
+    } else if (STATE(cur) == BCL_HM_TOMB) {
+        post_later(o, (uint64_t)0 - R);
+        if (kind_of(bt, o) == K_FIND)
+            advance(bt, o, PH_ACQ);                 /* a miss goes on */
+        else
+            to_scalar(bt, o);                           /* reuse it: scalar */
     } else if (STATE(cur) == BCL_HM_READY) {
         o->phase = kind_of(bt, o) == K_FIND ? PH_READ : PH_KEYS;
     } else if (kind_of(bt, o) == K_FIND) {          /* FREE: not found */
@@ -427,13 +486,22 @@ static void complete(batch *bt, op *o)
 {
     const bcl_hashmap *m = bt->m;
     unsigned char *rb = readbuf(bt, o);
+    if (!o->have_e0 && (o->phase == PH_RES || o->phase == PH_ACQ)) {
+        o->have_e0 = 1;                   /* the first look at the home */
+        o->e0 = META(o->res);
+    }
     switch (o->phase) {
     case PH_RES:
         if (STATE(o->res) == BCL_HM_FREE) {           /* reserved: ours */
             o->phase = PH_PUT;
             o->publish = BCL_HM_READY - BCL_HM_RESERVED;
+            o->fresh = 1;
+            o->undo = (uint64_t)0 - BCL_HM_RESERVED;
         } else if (BUSY(o->res)) {                    /* someone else's */
             o->waiting = 1;
+        } else if (STATE(o->res) == BCL_HM_TOMB) {    /* we hold TOMB|BUSY */
+            post_later(o, UNDO);
+            to_scalar(bt, o);
         } else {                                      /* READY: we hold 3 */
             o->locked = READERS(o->res) == 0;
             if (!o->locked)
@@ -457,11 +525,21 @@ static void complete(batch *bt, op *o)
         }
         break;
     case PH_LOCK:
-        if (o->res == BCL_HM_READY) {
+        if (o->res == o->cas_exp) {
+            o->phase = PH_VERIFY;         /* erased and reused meanwhile? */
+        } else if (!BUSY(o->res) && STATE(o->res) != BCL_HM_READY) {
+            to_scalar(bt, o);                 /* erased meanwhile: nothing held */
+        } else {
+            o->waiting = 1;
+        }
+        break;
+    case PH_VERIFY:
+        if (key_eq(bt, o, rb)) {
             o->publish = BCL_HM_READY - BCL_HM_RESERVED;
             value_step(bt, o);
         } else {
-            o->waiting = 1;
+            post_later(o, BCL_HM_READY - BCL_HM_RESERVED);   /* unlock */
+            to_scalar(bt, o);
         }
         break;
     case PH_GETVAL: {
@@ -477,6 +555,13 @@ static void complete(batch *bt, op *o)
         break;
     }
     case PH_PUT:
+        if (o->fresh && (META(o->chk) != o->e0 || (o->chk & BCL_HM_PLOCK))) {
+            post_later(o, o->undo);       /* a tombstone placement raced */
+            to_scalar(bt, o);
+            break;
+        }
+        o->phase = PH_PUBLISH;
+        break;
     case PH_PUTVAL:
         o->phase = PH_PUBLISH;
         break;
@@ -503,6 +588,8 @@ static void complete(batch *bt, op *o)
         if (STATE(o->res) == BCL_HM_FREE) {
             o->phase = PH_PUT;       /* publish: READY and drop our count */
             o->publish = (uint64_t)(BCL_HM_READY - BCL_HM_RESERVED) - R;
+            o->fresh = 1;
+            o->undo = (uint64_t)0 - BCL_HM_RESERVED - R;
         } else if (BUSY(o->res)) {
             o->phase = PH_WAIT;
             o->waiting = 1;
@@ -536,6 +623,8 @@ static void complete(batch *bt, op *o)
         memcpy(&s, rb, 8);
         if (STATE(s) == BCL_HM_FREE && !BUSY(s)) {
             o->phase = PH_DONE;
+        } else if (STATE(s) == BCL_HM_TOMB && !BUSY(s)) {
+            advance(bt, o, PH_GET);
         } else if (BUSY(s)) {
             /* A writer after all: redo this key with the atomic protocol. */
             uint64_t idx = 0;
@@ -588,7 +677,12 @@ static bcl_status run(batch *bt)
             o->waiting = 0;
             if (o->phase != PH_DONE) {
                 any = 1;
-                st = issue(bt, o);
+                /* A posted release still unsent: the next step waits, or
+                 * its completion could post again over it (a lost -R). */
+                if (o->pending)
+                    o->waiting = -1;
+                else
+                    st = issue(bt, o);
             }
             if (st != BCL_OK)
                 return st;
@@ -662,6 +756,44 @@ static int first_phase(enum kind k)
     }
 }
 
+/* The keys the batch handed over (to_scalar): the scalar protocol reuses
+ * tombstones under the placement lock (and accumulate applies its overflow
+ * rule there).  A full table or an overflowing sum counts like the batch's
+ * own: in a refilled window the slot is gone, so the outcome is written
+ * here; in a chunk the op is still there and run_chunk reads its flags. */
+static bcl_status run_scalar(batch *bt, size_t *n_full)
+{
+    const bcl_hashmap *m = bt->m;
+    size_t w = DEFER_W(m);
+    if (bt->defer_nomem)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch's deferred keys");
+    for (size_t i = 0; i < bt->ndefer; i++) {
+        const unsigned char *e = bt->defer + i * w;
+        size_t src;
+        memcpy(&src, e + m->key_size + m->val_size, sizeof src);
+        bcl_hm_key k = bcl_hm_key_make(e, m->key_size);
+        bcl_status st = bt->kind == K_INSERT ? bcl_hm_insert(m, &k, e + m->key_size, 0)
+                                             : bcl_hm_accumulate(m, &k, e + m->key_size);
+        if (st != BCL_OK && st != BCL_ERR_FULL && st != BCL_ERR_OVERFLOW)
+            return st;
+        if (st == BCL_OK)
+            continue;
+        if (bt->refill) {
+            if (n_full && st == BCL_ERR_FULL)
+                ++*n_full;
+            if (bt->outcome)
+                bt->outcome[src] = st == BCL_ERR_FULL ? BCL_HM_NOROOM : BCL_HM_OVERFLOW;
+            bt->n_over += st == BCL_ERR_OVERFLOW;
+        } else if (st == BCL_ERR_FULL) {
+            bt->ops[src].full = 1;
+        } else {
+            bt->ops[src].overflow = 1;
+        }
+    }
+    bt->ndefer = 0;
+    return BCL_OK;
+}
+
 /* One chunk: keys[0..n), vals (insert/accumulate), out/found (find). */
 /* ---- refilling slots --------------------------------------------------------
  * Lock-step chunks pay, per chunk, the rounds of their slowest key (a long
@@ -683,6 +815,7 @@ static void start_key(batch *bt, op *o, size_t i)
     bcl_hm_probe_init(m, &o->pr, bcl_hm_hash(key_of(bt, o), m->key_size));
     o->src = i;
     advance(bt, o, first_phase(bt->kind));
+    o->home = o->b;
 }
 
 static void refill(batch *bt)
@@ -758,7 +891,8 @@ static bcl_status run_window(batch *bt, size_t slots)
         bt->ops[s].phase = PH_DONE;
         bt->ops[s].recorded = 1;
     }
-    return run(bt);
+    bcl_status st = run(bt);
+    return st == BCL_OK ? run_scalar(bt, bt->n_full) : st;
 }
 
 static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned char *vals,
@@ -778,6 +912,7 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
         bcl_hm_probe_init(m, &o->pr, hash[i]);
         o->src = o->into = i;
         advance(bt, o, first_phase(bt->kind));
+        o->home = o->b;
     }
     bcl_status st = BCL_OK;
     if (bt->kind == K_INSERT || bt->kind == K_ACC_SHARED || bt->kind == K_ACC_LOCKED)
@@ -792,6 +927,8 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
     }
     if (st == BCL_OK)
         st = run(bt);
+    if (st == BCL_OK)
+        st = run_scalar(bt, n_full);
     for (size_t i = 0; st == BCL_OK && i < bt->n; i++) {
         op *o = &bt->ops[i], *c = &bt->ops[o->into];   /* c: carried it */
         if (bt->found)
@@ -882,6 +1019,7 @@ static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys
     }
     free_rma(&bt);
     free(bt.skip);
+    free(bt.defer);
     free(bt.ops);
     free(bt.buf);
     if (n_over)

@@ -6,10 +6,9 @@ Every hot method -- insert, find, m[k], k in m, accumulate, the *_many
 batches -- is the C method itself, with no Python frame in between.
 """
 from types import TracebackType
-from typing import Literal, Optional
+from typing import Any, Iterator, Literal, Optional
 
 from . import _core
-
 
 
 class HashMap(_core.HashMap):
@@ -34,27 +33,26 @@ class HashMap(_core.HashMap):
 
     __slots__ = ()
 
-    def items(self):
+    def items(self) -> list[tuple[Any, Any]]:
         """Collective: a list of every (key, value) pair of the map."""
         from . import _runtime
         _core.barrier()
-        out = []
+        out: list[tuple[Any, Any]] = []
         for share in _runtime.comm().allgather(self.local_items()):
             out.extend(share)
         return out
 
-    def keys(self):
+    def keys(self) -> list[Any]:
         """Collective: a list of every key of the map."""
         return [k for k, _ in self.items()]
 
-    def values(self):
+    def values(self) -> list[Any]:
         """Collective: a list of every value of the map."""
         return [v for _, v in self.items()]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         """Collective: iterate over every key of the map."""
         return iter(self.keys())
-
 
 
 class HashMapBuffer(_core.HashMapBuffer):

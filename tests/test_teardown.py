@@ -27,7 +27,13 @@ NEVER_RETURNS = """
 def test_exit_guard_ends_a_teardown_that_never_returns(tmp_path):
     proc, seconds = run_script(tmp_path, NEVER_RETURNS, nprocs=2, timeout=120,
                                env=job_env(PYBCL_FINALIZE_TIMEOUT="3"))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # The guard ends each rank with status 0.  A rank that leaves without
+    # MPI_Finalize is abnormal to MPICH's hydra, though: when the two guards
+    # fire moments apart it may hang up the later rank and report that
+    # ("BAD TERMINATION", docs/multinode.md).  What the guard promises is
+    # that the job returns after both ranks finished their work.
+    clean = proc.returncode == 0
+    assert clean or "BAD TERMINATION" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
     assert "<rank 0 done>" in proc.stdout and "<rank 1 done>" in proc.stdout
     # Both ranks' guards fire within moments of each other; once the first
     # rank is gone hydra may end the other before its notice is forwarded.

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import pybcl
-from launch import run_python
+from launch import assert_job_code, run_python
 from pybcl import _core
 from conftest import all_ok
 
@@ -112,7 +112,7 @@ def test_isx_cli_fails_loudly_when_queues_are_too_small():
             "r = isx.run_isx(20000, iterations=1, message_size=500, slack=1000); "
             "sys.exit(0 if r['verified'] else 3)")
     r = run_app(["-c", code], 2)
-    assert r.returncode == 3, r.stdout + r.stderr
+    assert_job_code(r, 3)
 
 
 @pytest.mark.serial_only

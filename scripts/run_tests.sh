@@ -38,7 +38,7 @@ for pass in $PASSES; do
         rma*)   PYBCL_TRANSPORT=rma run $MPIEXEC -n "${pass#rma}" python -m pytest -q --with-mpi tests ;;
         wheel|openmpi) run bash scripts/run_mpi_variants.sh "$pass" ;;
         # Several suite passes over TCP in one: its own, longer bound.
-        multihost) LIMIT=${PYBCL_MULTIHOST_TIMEOUT:-3000} run bash scripts/run_multihost.sh ;;
+        multihost) LIMIT=${PYBCL_MULTIHOST_TIMEOUT:-4800} run bash scripts/run_multihost.sh ;;
         docs)   run bash scripts/build_docs.sh ;;
         *)      run $MPIEXEC -n "$pass" python -m pytest -q --with-mpi tests ;;
     esac

@@ -20,7 +20,7 @@ REPO=$PWD
 [ -n "${VIRTUAL_ENV:-}" ] || . scripts/setup_env.sh
 export PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}"
 MPIEXEC=${PYBCL_TEST_MPIEXEC:-mpiexec.mpich}
-LIMIT=${PYBCL_MULTIHOST_PASS_TIMEOUT:-2400}   # seconds per suite pass (2x2 took ~25 min on 2 cores)
+LIMIT=${PYBCL_MULTIHOST_PASS_TIMEOUT:-2400}   # seconds per suite pass (2x2 ran 54 % of the suite in 14 min on 2 cores)
 JOB_LIMIT=${PYBCL_TEARDOWN_LIMIT:-90}     # seconds per teardown-loop job
 START=$SECONDS
 PARTS=" ${PYBCL_MULTIHOST_PARTS:-suite serial apps teardown} "

@@ -4,7 +4,6 @@ mpiexec with a time bound, so these run in the one-rank pass only.
 Expected: a failure on one rank ends every rank within seconds with that
 rank's exit code; a segment the node cannot hold raises SegmentFull on every
 rank before any window exists; Ctrl-C ends a job whose ranks wait in C."""
-import os
 import signal
 import subprocess
 import sys

@@ -431,7 +431,7 @@ bcl_status bcl_put(bcl_gptr dst, const void *src, size_t nbytes)
 
 static MPI_Datatype mpi_uint(int width) { return width == 4 ? MPI_UINT32_T : MPI_UINT64_T; }
 
-static MPI_Op mpi_op(bcl_atomic_op op)
+MPI_Op bcl_mpi_op(bcl_atomic_op op)
 {
     switch (op) {
     case BCL_OP_ADD: return MPI_SUM;
@@ -495,7 +495,7 @@ bcl_status bcl_fetch_op_nb(bcl_gptr p, int width, bcl_atomic_op op,
     bcl_comm_issued(p.rank);
     BCL_MPI_CHECK("MPI_Fetch_and_op",
                   MPI_Fetch_and_op(operand, result, mpi_uint(width), p.rank,
-                                   (MPI_Aint)p.offset, mpi_op(op), bcl_rt.win));
+                                   (MPI_Aint)p.offset, bcl_mpi_op(op), bcl_rt.win));
     return BCL_OK;
 }
 
@@ -539,7 +539,7 @@ static bcl_status patient_fetch_op(bcl_gptr p, int width, bcl_atomic_op op,
     BCL_MPI_CHECK("MPI_Rget_accumulate",
                   MPI_Rget_accumulate(in, 1, mpi_uint(width), out, 1, mpi_uint(width),
                                       p.rank, (MPI_Aint)p.offset, 1, mpi_uint(width),
-                                      mpi_op(op), bcl_rt.win, &rq));
+                                      bcl_mpi_op(op), bcl_rt.win, &rq));
     return wait_all(1, &rq);
 }
 
@@ -613,7 +613,7 @@ bcl_status bcl_atomic_post(bcl_gptr p, int width, bcl_atomic_op op, uint64_t ope
     *slot = v;
     BCL_MPI_CHECK("MPI_Accumulate",
                   MPI_Accumulate(slot, 1, mpi_uint(width), p.rank, (MPI_Aint)p.offset, 1,
-                                 mpi_uint(width), mpi_op(op), bcl_rt.win));
+                                 mpi_uint(width), bcl_mpi_op(op), bcl_rt.win));
     bcl_rankset_add(&dirty, p.rank);
     bcl_rankset_add(&posted, p.rank);
     return BCL_OK;

@@ -73,6 +73,9 @@ typedef enum bcl_atomic_op {
     BCL_OP_NOOP         /* atomic load */
 } bcl_atomic_op;
 
+/* The MPI reduction op that performs `op` (MPI_NO_OP for BCL_OP_NOOP). */
+MPI_Op bcl_mpi_op(bcl_atomic_op op);
+
 /* *old receives the previous value, zero-extended to 64 bits. */
 bcl_status bcl_fetch_op(bcl_gptr p, int width, bcl_atomic_op op, uint64_t operand,
                         uint64_t *old);

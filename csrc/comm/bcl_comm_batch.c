@@ -4,18 +4,6 @@
 #include <limits.h>
 #include <stdlib.h>
 
-static MPI_Op mpi_op_of(bcl_atomic_op op)
-{
-    switch (op) {
-    case BCL_OP_ADD: return MPI_SUM;
-    case BCL_OP_OR: return MPI_BOR;
-    case BCL_OP_AND: return MPI_BAND;
-    case BCL_OP_XOR: return MPI_BXOR;
-    case BCL_OP_REPLACE: return MPI_REPLACE;
-    default: return MPI_NO_OP;
-    }
-}
-
 bcl_status bcl_fetch_op_indexed_nb(int rank, const uint64_t *offsets, size_t n,
                                    bcl_atomic_op op, const uint64_t *operands,
                                    uint64_t *results)
@@ -64,7 +52,7 @@ bcl_status bcl_fetch_op_indexed_nb(int rank, const uint64_t *offsets, size_t n,
     }
     bcl_comm_issued(rank);
     rc = MPI_Get_accumulate(operands, (int)n, MPI_UINT64_T, results, (int)n, MPI_UINT64_T,
-                            rank, 0, 1, dt, mpi_op_of(op), bcl_rt.win);
+                            rank, 0, 1, dt, bcl_mpi_op(op), bcl_rt.win);
     MPI_Type_free(&dt);   /* the pending operation keeps what it needs */
     if (rc != MPI_SUCCESS)
         return bcl_mpi_error("MPI_Get_accumulate", rc);

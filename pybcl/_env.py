@@ -70,5 +70,15 @@ def set_mpi_defaults() -> None:
     we could find (async progress thread, polls-before-yield, UCX transports,
     binding) and none made oversubscribed runs faster; the C core's own
     yielding waits do.  PYBCL_ASYNC_PROGRESS starts pybcl's progress thread
-    (bcl_runtime.c), not MPICH's, which was slower in every case."""
+    (bcl_runtime.c), not MPICH's, which was slower in every case.
+
+    An MPI library with a known defect in what pybcl uses gets the setting
+    that avoids it, from the C core, which asks the loaded library (today:
+    OMPI_MCA_osc=^rdma on Open MPI 4.0.0-4.0.4 and 4.1.0-4.1.4, whose osc/rdma
+    crashes in 64-bit compare-and-swap; csrc/runtime/bcl_ompi_osc.h).  If MPI
+    is already up this is too late, and init refuses such a job instead."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from . import _core
+    needed = _core.mpi_env_default()
+    if needed:
+        os.environ.setdefault(*needed)

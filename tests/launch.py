@@ -8,6 +8,7 @@ the pass itself: `PYBCL_TEST_MPIEXEC` names the mpiexec (default
 arguments, e.g. for the network-namespace hosts of the multi-host pass
 (`-launcher ssh -launcher-exec .../nsexec.sh -hosts ...`).
 """
+import functools
 import os
 import shlex
 import shutil
@@ -27,6 +28,65 @@ def mpiexec():
     return shutil.which("mpiexec.mpich") or shutil.which("mpiexec")
 
 
+@functools.lru_cache(maxsize=None)
+def launcher_family():
+    """'hydra' (MPICH's mpiexec), 'openmpi' (Open MPI's mpirun/mpiexec) or
+    'unknown': tests whose checks depend on how the launcher reports a
+    job (signals, exit codes, its own messages) ask this."""
+    try:
+        # os.environ: not what MPI's start-up in this process added (see job_env)
+        out = subprocess.run([mpiexec(), "--version"], capture_output=True, text=True,
+                             timeout=30, env=dict(os.environ))
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    text = out.stdout + out.stderr
+    if "HYDRA" in text:
+        return "hydra"
+    if "Open MPI" in text or "OpenRTE" in text:
+        return "openmpi"
+    return "unknown"
+
+
+def quiet_args():
+    """Launcher arguments that leave a job's stderr to the job: Open MPI's
+    mpirun otherwise adds a multi-line report of its own whenever a rank
+    exits non-zero (hydra adds nothing)."""
+    return ["--quiet"] if launcher_family() == "openmpi" else []
+
+
+def forwards_sigint():
+    """Does Ctrl-C at the launcher reach the ranks as SIGINT (KeyboardInterrupt
+    in Python)?  Hydra forwards it.  Open MPI's mpirun cannot (it refuses
+    SIGINT in ess_base_forward_signals): it ends the job itself, sending the
+    ranks SIGTERM and then SIGKILL."""
+    return launcher_family() != "openmpi"
+
+
+# How each launcher reports a rank that left without MPI_Finalize (exit status
+# 0 or not): hydra's "BAD TERMINATION" banner (when it sees it in time) and
+# Open MPI's "... exiting improperly" (always).
+ABNORMAL_EXIT_REPORTS = ("BAD TERMINATION", "exiting improperly")
+
+
+def mpicc():
+    """The MPI C compiler of the library the launcher runs: PYBCL_TEST_MPICC,
+    else the `mpicc` beside the launcher with its suffix (mpiexec.openmpi ->
+    mpicc.openmpi, a venv's mpiexec -> that venv's mpicc), else `mpicc`.
+    A program built for another MPI than the launcher's does not start."""
+    wanted = os.environ.get("PYBCL_TEST_MPICC")
+    if wanted:
+        return shutil.which(wanted) or wanted
+    launcher = mpiexec()
+    if launcher:
+        folder, name = os.path.split(launcher)
+        for stem in ("mpiexec", "mpirun"):
+            if name.startswith(stem):
+                beside = os.path.join(folder, "mpicc" + name[len(stem):])
+                if os.access(beside, os.X_OK):
+                    return beside
+    return shutil.which("mpicc")
+
+
 def mpiexec_argv(nprocs, extra=()):
     """argv prefix that starts `nprocs` ranks with this pass's launcher."""
     args = shlex.split(os.environ.get("PYBCL_TEST_MPIEXEC_ARGS", ""))
@@ -35,7 +95,11 @@ def mpiexec_argv(nprocs, extra=()):
 
 def job_env(**overrides):
     """The environment for a launched job: the pybcl this process imported
-    (a checkout built in place, or an installed package) comes first."""
+    (a checkout built in place, or an installed package) comes first.
+    Always pass one: a child that inherits this process's C environment also
+    gets what MPI's own start-up here added (Open MPI's singleton init sets
+    PMIX_* and OMPI_MCA_ess=singleton, and a child mpirun then fails with no
+    message); os.environ holds only what Python started with and set."""
     import pybcl
     where = os.path.dirname(os.path.dirname(os.path.abspath(pybcl.__file__)))
     env = dict(os.environ, PYTHONPATH=where + os.pathsep + os.environ.get("PYTHONPATH", ""))

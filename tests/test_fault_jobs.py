@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from launch import assert_job_code, job_env, mpiexec_argv, run_script
+from launch import assert_job_code, forwards_sigint, job_env, mpiexec_argv, run_script
 
 BOUND_S = 30          # generous: the machine may be loaded; hangs took forever
 TRANSPORTS = ("shm", "rma")
@@ -181,7 +181,10 @@ def test_ctrl_c_ends_a_job_waiting_in_c_quickly(tmp_path, nprocs, transport, wai
             proc.communicate()
     assert seconds < 10, f"the job took {seconds:.1f} s to end after Ctrl-C:\n{out}"
     assert "Traceback" not in out and "signal 11" not in out, out
-    assert "KeyboardInterrupt" in out, out
+    # Where the launcher forwards the signal, every rank's C wait must notice
+    # it; Open MPI's mpirun terminates the ranks instead (launch.forwards_sigint).
+    if forwards_sigint():
+        assert "KeyboardInterrupt" in out, out
 
 
 @pytest.mark.serial_only

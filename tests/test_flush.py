@@ -7,7 +7,6 @@ touching k targets completes exactly k.  Every test also checks the data
 arrived, so it means something on shm too."""
 import json
 import os
-import shutil
 import subprocess
 
 import numpy as np
@@ -119,7 +118,7 @@ def test_flush_stats_shape():
     assert isinstance(s["flush_all_trusted"], bool)
 
 
-MPICC = shutil.which("mpicc.mpich") or shutil.which("mpicc")
+MPICC = launch.mpicc()          # the launcher's own MPI, not whichever mpicc is first
 
 
 @pytest.mark.serial_only
@@ -133,7 +132,11 @@ def test_flush_all_stress_and_the_cores_choice(tmp_path):
     res = {}
     for mode in ("each", "all"):
         cmd = launch.mpiexec_argv(2) + [str(exe), mode, "200", "16"]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+        # job_env: the environment Python started with, not the one MPI's own
+        # start-up in this process may have added to (Open MPI's singleton
+        # init leaves variables that make a child mpirun fail, silently)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180,
+                              env=launch.job_env())
         assert proc.returncode == 0, proc.stdout + proc.stderr
         res[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
     assert res["each"]["misses"] == 0, res

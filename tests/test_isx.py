@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import pybcl
-from launch import assert_job_code, run_python
+from launch import assert_job_code, quiet_args, run_python
 from pybcl import _core
 from conftest import all_ok
 
@@ -88,7 +88,8 @@ def test_isx_small_max_key():
 
 
 def run_app(args, nprocs, timeout=120):
-    return run_python(args, nprocs, timeout=timeout)
+    # quiet: the app's stderr alone, whatever the launcher (the CLI tests count its lines)
+    return run_python(args, nprocs, timeout=timeout, extra=quiet_args())
 
 
 @pytest.mark.serial_only

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import pybcl
-from launch import run_python
+from launch import quiet_args, run_python
 from pybcl import _core
 from conftest import all_ok
 
@@ -280,7 +280,8 @@ def at_quality_reads(seed, n=600):
 
 
 def run_app(args, nprocs, timeout=120):
-    return run_python(args, nprocs, timeout=timeout)
+    # quiet: the app's stderr alone, whatever the launcher (the CLI tests count its lines)
+    return run_python(args, nprocs, timeout=timeout, extra=quiet_args())
 
 
 @pytest.mark.serial_only

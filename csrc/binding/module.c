@@ -12,6 +12,7 @@
 
 #include "runtime/bcl_exit_guard.h"
 #include "runtime/bcl_interrupt.h"
+#include "runtime/bcl_ompi_osc.h"
 #include "runtime/bcl_watchdog.h"
 #include "serial/bcl_object.h"
 #include "binding/docstrings/runtime.h"
@@ -326,6 +327,16 @@ static PyObject *py_progress_thread(PyObject *self, PyObject *noargs)
     return PyBool_FromLong(bcl_rt.async_progress && bcl_rt.transport == BCL_TRANSPORT_RMA);
 }
 
+/* Before MPI_Init: what pybcl._env must put in the environment (bcl_ompi_osc.h). */
+static PyObject *py_mpi_env_default(PyObject *self, PyObject *noargs)
+{
+    const char *name, *value;
+    bcl_mpi_env_default(&name, &value);
+    if (!name)
+        Py_RETURN_NONE;
+    return Py_BuildValue("(ss)", name, value);
+}
+
 PyMethodDef bclpy_runtime_methods[] = {
     {"init", py_init, METH_VARARGS, BCLPY_DOC_INIT},
     {"finalize", py_finalize, METH_NOARGS, BCLPY_DOC_FINALIZE},
@@ -347,6 +358,7 @@ PyMethodDef bclpy_runtime_methods[] = {
     {"watchdog_disarm", py_watchdog_disarm, METH_NOARGS, BCLPY_DOC_WATCHDOG_DISARM},
     {"ranks_per_node", py_ranks_per_node, METH_NOARGS, BCLPY_DOC_RANKS_PER_NODE},
     {"progress_thread", py_progress_thread, METH_NOARGS, BCLPY_DOC_PROGRESS_THREAD},
+    {"mpi_env_default", py_mpi_env_default, METH_NOARGS, BCLPY_DOC_MPI_ENV_DEFAULT},
     {NULL, NULL, 0, NULL}
 };
 

@@ -10,6 +10,7 @@
 #include "runtime/bcl_cpus.h"
 #include "runtime/bcl_memcheck.h"
 #include "runtime/bcl_mpicheck.h"
+#include "runtime/bcl_ompi_osc.h"
 #include "runtime/bcl_progress.h"
 
 bcl_runtime bcl_rt;
@@ -213,6 +214,10 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
      * MPI_Barrier otherwise, and the two never match each other. */
     BCL_MPI_CHECK("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, &bcl_rt.oversubscribed, 1,
                                                  MPI_INT, MPI_MAX, bcl_rt.comm));
+    /* A one-sided component known to crash in our atomics (bcl_ompi_osc.h). */
+    if (bcl_rt.transport == BCL_TRANSPORT_RMA &&
+        (st = bcl_check_ompi_osc(bcl_rt.comm)) != BCL_OK)
+        return st;
     /* Before any window exists, and on every rank alike (bcl_memcheck.h). */
     if ((st = bcl_check_segments_fit(bcl_rt.comm, bcl_rt.segment_size,
                                      bcl_rt.transport == BCL_TRANSPORT_SHM)) != BCL_OK)

@@ -128,4 +128,12 @@
     "Return True if pybcl's progress thread runs in this process\n" \
     "(PYBCL_ASYNC_PROGRESS=1 on the rma transport).  Local."
 
+#define BCLPY_DOC_MPI_ENV_DEFAULT \
+    "mpi_env_default()\n--\n\n" \
+    "Return (name, value) of the environment variable the loaded MPI library\n" \
+    "needs before MPI_Init for pybcl to work on it, or None.  Today only Open\n" \
+    "MPI 4.0.0-4.0.4 and 4.1.0-4.1.4: ('OMPI_MCA_osc', '^rdma'), keeping out\n" \
+    "the one-sided component whose 64-bit compare-and-swap crashes (Open MPI\n" \
+    "issue 7027; docs/install.md).  Callable before MPI is initialised.  Local."
+
 #endif /* BCLPY_DOC_RUNTIME_H */

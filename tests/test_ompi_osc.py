@@ -1,0 +1,71 @@
+"""64-bit compare-and-swap on the rma transport, on self and on a neighbour,
+however MPI was started -- and Open MPI releases whose osc/rdma component
+crashes there (4.0.0-4.0.4, 4.1.0-4.1.4; csrc/runtime/bcl_ompi_osc.h): pybcl
+keeps that component out by itself when it is imported before MPI starts, and
+refuses a job where it cannot, on every rank with one message, instead of
+letting it crash at its first hash-map insert.
+
+On any other MPI every job here must simply work."""
+import pytest
+
+from pybcl import _core
+from launch import job_env, run_script
+
+AFFECTED = _core.mpi_env_default() is not None
+
+CAS_JOB = """
+    import os
+    if os.environ["FIRST"] == "mpi4py":
+        from mpi4py import MPI           # MPI starts before pybcl is imported
+    import pybcl
+    try:
+        pybcl.init(segment_size="4M")
+    except pybcl.Error as e:
+        print("<refused>", e, flush=True)
+        raise SystemExit(0)
+    P, me = pybcl.nprocs(), pybcl.rank()
+    mine = pybcl.alloc(1, "int64")
+    mine.local()[0] = 2**40 + me
+    ptrs = [pybcl.broadcast(mine if r == me else None, root=r) for r in range(P)]
+    pybcl.barrier()
+    right = ptrs[(me + 1) % P]
+    # A failing CAS changes nothing; then each rank swaps its own word, then
+    # its right neighbour's (the two ways the defect crashes).
+    assert pybcl.compare_and_swap(mine, 5, 9) == 2**40 + me
+    assert pybcl.compare_and_swap(mine, 2**40 + me, 2**41 + me) == 2**40 + me
+    pybcl.barrier()
+    got = pybcl.compare_and_swap(right, 2**41 + right.rank, 2**42 + me)
+    assert got == 2**41 + right.rank, got
+    pybcl.barrier()
+    assert mine.local()[0] == 2**42 + (me - 1) % P
+    print(f"<ok {me}>", flush=True)
+"""
+
+CASES = [
+    # (what imports first, OMPI_MCA_osc or None, refused on an affected release)
+    ("pybcl", None, False),          # pybcl's own default keeps osc/rdma out
+    ("mpi4py", None, True),          # too late for the default: refused
+    ("pybcl", "rdma,sm", True),      # the user's explicit choice wins: refused
+    ("mpi4py", "sm", False),         # the user's choice excludes rdma
+    ("pybcl", "^pt2pt,rdma", False),
+]
+
+
+@pytest.mark.serial_only
+@pytest.mark.parametrize("first,osc,refused", CASES)
+def test_cas64_works_or_init_refuses_the_defective_osc(tmp_path, first, osc, refused):
+    env = job_env(PYBCL_TRANSPORT="rma", FIRST=first)
+    env.pop("OMPI_MCA_osc", None)       # this process's own default must not leak in
+    if osc is not None:
+        env["OMPI_MCA_osc"] = osc
+    proc, _ = run_script(tmp_path, CAS_JOB, nprocs=2, timeout=120, env=env)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "received signal" not in out and "Segmentation" not in out, out
+    if refused and AFFECTED:
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("<refused>")]
+        assert len(lines) == 2, out                        # every rank, one message each
+        assert all("osc/rdma" in ln and "OMPI_MCA_osc=^rdma" in ln and "7027" in ln
+                   for ln in lines), out
+        assert "<ok" not in out, out
+    else:
+        assert proc.stdout.count("<ok ") == 2 and "<refused>" not in out, out

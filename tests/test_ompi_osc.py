@@ -6,10 +6,13 @@ refuses a job where it cannot, on every rank with one message, instead of
 letting it crash at its first hash-map insert.
 
 On any other MPI every job here must simply work."""
+import os
+import subprocess
+
 import pytest
 
 from pybcl import _core
-from launch import job_env, run_script
+from launch import ROOT, job_env, mpicc, mpiexec_argv, run_script
 
 AFFECTED = _core.mpi_env_default() is not None
 
@@ -69,3 +72,23 @@ def test_cas64_works_or_init_refuses_the_defective_osc(tmp_path, first, osc, ref
         assert "<ok" not in out, out
     else:
         assert proc.stdout.count("<ok ") == 2 and "<refused>" not in out, out
+
+
+@pytest.mark.serial_only
+@pytest.mark.skipif(mpicc() is None, reason="no MPI C compiler")
+def test_plain_mpi_cas64_with_pybcls_setting(tmp_path):
+    """The environment default pybcl applies is the whole fix: the same
+    pattern in plain C (tests/c/cas64_same_node.c, the reproducer of
+    docs/install.md) works with it, on any MPI."""
+    exe = tmp_path / "cas64"
+    subprocess.run([mpicc(), "-O2", "-o", str(exe),
+                    os.path.join(ROOT, "tests", "c", "cas64_same_node.c")],
+                   check=True, env=job_env())
+    env = job_env()
+    env.pop("OMPI_MCA_osc", None)
+    needed = _core.mpi_env_default()
+    if needed:
+        env[needed[0]] = needed[1]
+    proc = subprocess.run(mpiexec_argv(2) + [str(exe)], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.count(": ok") == 2, proc.stdout + proc.stderr

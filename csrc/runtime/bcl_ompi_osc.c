@@ -60,9 +60,14 @@ static int selection_allows(const char *selection, const char *component)
 static char *osc_selection(void)
 {
     char *value = NULL;
-    int provided, index, count;
+    int level, provided, index, count;
     MPI_T_cvar_handle handle;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+    /* Ask for the thread level MPI already runs at: Open MPI 4.1's
+     * MPI_T_init_thread overwrites MPI's own thread level with the one it is
+     * given (MPI_THREAD_SINGLE here made MPI_Query_thread say so afterwards,
+     * and the progress thread refused to start). */
+    if (MPI_Query_thread(&level) != MPI_SUCCESS ||
+        MPI_T_init_thread(level, &provided) != MPI_SUCCESS)
         goto from_env;
     if (MPI_T_cvar_get_index("osc", &index) == MPI_SUCCESS &&
         MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) == MPI_SUCCESS) {

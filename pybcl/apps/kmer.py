@@ -53,6 +53,7 @@ import os
 import resource
 import sys
 import time
+import zlib
 from typing import Any, Iterator, Optional, Sequence, Union
 
 import numpy as np
@@ -100,17 +101,24 @@ class BytesSource:
 
 def sniff(path: str) -> tuple[bool, Optional[str], bytes]:
     """(gzip?, format, head bytes) of a sequence file; KmerInputError if it is
-    neither FASTA nor FASTQ."""
+    neither FASTA nor FASTQ.  A gzip file's head is its first SNIFF_BYTES
+    decompressed, across members (a BGZF block holds only 64 KiB)."""
     with open(path, "rb") as fh:
         raw = fh.read(SNIFF_BYTES)
     gz = raw[:2] == b"\x1f\x8b"
     head = raw
     if gz:
+        parts: list[bytes] = []
+        have = 0
         try:
-            d = __import__("zlib").decompressobj(16 + 15)
-            head = d.decompress(raw, SNIFF_BYTES)
-        except Exception as e:
+            while raw[:2] == b"\x1f\x8b" and have < SNIFF_BYTES:
+                d = zlib.decompressobj(16 + 15)
+                parts.append(d.decompress(raw, SNIFF_BYTES - have))
+                have += len(parts[-1])
+                raw = d.unused_data if d.eof else b""
+        except zlib.error as e:
             raise KmerInputError(f"{path}: corrupt gzip data: {e}") from None
+        head = b"".join(parts)
     body = head.lstrip(b" \t\r\n")
     if not body:
         return gz, None, head
@@ -168,27 +176,62 @@ class FileSource:
         self.size = os.path.getsize(path)
         self.gz, self.fmt, head = sniff(path)
         self.head = head
+        # BGZF: the block map, walked header to header (nothing inflated)
+        self.blocks: Optional[tuple[NDArray[np.uint64], NDArray[np.uint64]]] = None
+        if self.gz:
+            try:
+                self.blocks = _core.bgzf_blocks(path)
+            except (ValueError, OSError) as e:
+                raise KmerInputError(str(e)) from None
+        stream = int(self.blocks[1][-1]) if self.blocks is not None else None
+        whole = len(head) == (self.size if not self.gz else stream)
         if self.fmt is not None:
-            _check_head(path, head, not self.gz and len(head) == self.size)
-        # byte ranges need records that a resync can find and that are not few
-        self.splittable = not self.gz and self.fmt is not None and (
+            _check_head(path, head, whole)
+        # ranges need records that a resync can find and that are not few, and
+        # a stream whose bytes can be entered part-way: plain or BGZF
+        self.splittable = (not self.gz or self.blocks is not None) and self.fmt is not None and (
             _four_line_fastq(head) if self.fmt == "fastq" else
-            head.count(b"\n>") >= 64 or (len(head) == self.size and head.count(b"\n>") >= 1))
-        self.mode = "byte ranges" if self.splittable else "stream, blocks dealt round-robin"
+            head.count(b"\n>") >= 64 or (whole and head.count(b"\n>") >= 1))
+        self.mode = ("stream, blocks dealt round-robin" if not self.splittable else
+                     "BGZF blocks, records resynced" if self.gz else "byte ranges")
 
     def share_kmers(self, k: int, nprocs: int) -> float:
         """About how many k-mers each rank gets (sizes the first table)."""
-        stream_bytes = self.size * (4 if self.gz else 1)    # gzip: FASTQ shrinks ~4x
+        stream_bytes = (int(self.blocks[1][-1]) if self.blocks is not None else
+                        self.size * (4 if self.gz else 1))    # gzip: FASTQ shrinks ~4x
         return stream_bytes * _kmers_per_byte(self.head, k) / nprocs
 
+    def _bgzf_reader(self, k: int, rank: int, nprocs: int) -> Optional[_core.KmerReader]:
+        """Rank `rank`'s blocks: a contiguous run of about 1/nprocs of the
+        compressed bytes; it reads the records that start in their data."""
+        assert self.blocks is not None
+        coff, uoff = self.blocks
+        lo, hi = np.searchsorted(coff, [self.size * rank // nprocs,
+                                        self.size * (rank + 1) // nprocs])
+        start, end = int(uoff[lo]), int(uoff[hi])
+        if start == end:
+            return None             # no block of its own (more ranks than blocks)
+        # enter at the block holding byte start - 1: is `start` a line start?
+        entry = int(np.searchsorted(uoff, start - 1, "right")) - 1 if start else 0
+        return _core.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=start,
+                                end=end if end < int(uoff[-1]) else -1, fmt=self.fmt,
+                                gz_entry=(int(coff[entry]), int(uoff[entry])))
+
     def pieces(self, k: int, rank: int, nprocs: int) -> Iterator[NDArray[np.uint64]]:
+        reader: Optional[_core.KmerReader]
         if self.splittable and self.fmt is not None and nprocs > 1:
-            lo = _core.seq_resync(self.path, self.size, self.size * rank // nprocs, self.fmt)
-            hi = _core.seq_resync(self.path, self.size, self.size * (rank + 1) // nprocs,
-                                  self.fmt)
-            reader = _core.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=lo, end=hi)
+            if self.gz:
+                reader = self._bgzf_reader(k, rank, nprocs)
+            else:
+                lo = _core.seq_resync(self.path, self.size, self.size * rank // nprocs,
+                                      self.fmt)
+                hi = _core.seq_resync(self.path, self.size, self.size * (rank + 1) // nprocs,
+                                      self.fmt)
+                reader = _core.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=lo, end=hi)
         else:
             reader = _core.KmerReader(self.path, k, rank, nprocs, CHUNK_BYTES)
+        if reader is None:
+            return
         try:
             yield from reader
         finally:

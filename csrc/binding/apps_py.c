@@ -299,11 +299,13 @@ static PyArrayObject *u64_input(PyObject *obj, const char *fn)
     return (PyArrayObject *)PyArray_FROMANY(obj, NPY_UINT64, 1, 1, NPY_ARRAY_IN_ARRAY);
 }
 
-static PyObject *KmerTable_add(KmerTable *self, PyObject *obj)
+/* k-mers of `obj` (uint64 array, no ~0) counted by `fn` with the GIL released */
+static PyObject *table_feed(KmerTable *self, PyObject *obj, const char *name,
+                            bcl_status (*fn)(bcl_kcount *, const uint64_t *, size_t))
 {
     if (!self->live)
         return PyErr_Format(PyExc_ValueError, "KmerTable is not initialised");
-    PyArrayObject *a = u64_input(obj, "KmerTable.add");
+    PyArrayObject *a = u64_input(obj, name);
     if (!a)
         return NULL;
     const uint64_t *k = PyArray_DATA(a);
@@ -311,16 +313,42 @@ static PyObject *KmerTable_add(KmerTable *self, PyObject *obj)
     for (size_t i = 0; i < n; i++)
         if (k[i] == BCL_KCOUNT_EMPTY) {
             Py_DECREF(a);
-            return PyErr_Format(PyExc_ValueError, "KmerTable.add: 0xffffffffffffffff is "
-                                "not a canonical k-mer code");
+            return PyErr_Format(PyExc_ValueError, "%s: 0xffffffffffffffff is not a "
+                                "canonical k-mer code", name);
         }
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_kcount_add(&self->t, k, n);
+    st = fn(&self->t, k, n);
     Py_END_ALLOW_THREADS
     Py_DECREF(a);
     if (st != BCL_OK)
         return bclpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *KmerTable_add(KmerTable *self, PyObject *obj)
+{
+    return table_feed(self, obj, "KmerTable.add", bcl_kcount_add);
+}
+
+static bcl_status count_known(bcl_kcount *t, const uint64_t *kmers, size_t n)
+{
+    bcl_kcount_count_known(t, kmers, n);
+    return BCL_OK;
+}
+
+static PyObject *KmerTable_count_known(KmerTable *self, PyObject *obj)
+{
+    return table_feed(self, obj, "KmerTable.count_known", count_known);
+}
+
+static PyObject *KmerTable_restart_counts(KmerTable *self, PyObject *noargs)
+{
+    if (!self->live)
+        return PyErr_Format(PyExc_ValueError, "KmerTable is not initialised");
+    Py_BEGIN_ALLOW_THREADS
+    bcl_kcount_restart_counts(&self->t);
+    Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
 
@@ -418,6 +446,9 @@ static PyObject *KmerTable_free(KmerTable *self, PyObject *noargs)
 
 static PyMethodDef KmerTable_methods[] = {
     {"add", (PyCFunction)KmerTable_add, METH_O, BCLPY_DOC_KT_ADD},
+    {"count_known", (PyCFunction)KmerTable_count_known, METH_O, BCLPY_DOC_KT_COUNT_KNOWN},
+    {"restart_counts", (PyCFunction)KmerTable_restart_counts, METH_NOARGS,
+     BCLPY_DOC_KT_RESTART_COUNTS},
     {"items", (PyCFunction)KmerTable_items, METH_NOARGS, BCLPY_DOC_KT_ITEMS},
     {"histogram", (PyCFunction)KmerTable_histogram, METH_NOARGS, BCLPY_DOC_KT_HISTOGRAM},
     {"top", (PyCFunction)KmerTable_top, METH_O, BCLPY_DOC_KT_TOP},

@@ -40,7 +40,8 @@
     "KmerTable(capacity=0, bloom_bits=0)\n--\n\n" \
     "This rank's k-mer count table (kernels/bcl_kcount.h): open addressing,\n" \
     "grows by doubling.  bloom_bits > 0 puts a Bloom filter in front so first\n" \
-    "sightings are not stored.  capacity in [0, 2**40], bloom_bits in\n" \
+    "sightings are not stored (then restart_counts and count_known over the\n" \
+    "same input give exact counts).  capacity in [0, 2**40], bloom_bits in\n" \
     "[0, 2**44]; ValueError otherwise.  Local."
 
 #define BCLPY_DOC_KT_ADD \
@@ -48,6 +49,16 @@
     "Count each uint64 k-mer of `kmers` (GIL released).  TypeError for\n" \
     "another dtype; ValueError for the reserved code 0xffffffffffffffff;\n" \
     "MemoryError if the table cannot grow."
+
+#define BCLPY_DOC_KT_COUNT_KNOWN \
+    "count_known($self, kmers, /)\n--\n\n" \
+    "Count each uint64 k-mer of `kmers` that is already a key of the table;\n" \
+    "skip the others (never inserts).  Errors as add()."
+
+#define BCLPY_DOC_KT_RESTART_COUNTS \
+    "restart_counts($self, /)\n--\n\n" \
+    "Zero every count and free the Bloom filter; the keys stay, for an exact\n" \
+    "recount of the same input with count_known()."
 
 #define BCLPY_DOC_KT_ITEMS \
     "items($self, /)\n--\n\n" \

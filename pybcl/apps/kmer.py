@@ -462,10 +462,12 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     t = time.perf_counter()
     read, rounds = _one_pass(srcs, k, me, P, table.add, queues, prog, "count")
     seconds["count"] = time.perf_counter() - t
+    filter_pass_bytes = 0
     if bloom:
         # the filter pass collected the keys seen (apparently) twice; a second
         # pass over the same input counts exactly those, from zero
         t = time.perf_counter()
+        filter_pass_bytes = table.stats()["bytes"]      # the filter is freed now
         table.restart_counts()
         _, more_rounds = _one_pass(srcs, k, me, P, table.count_known, queues, prog, "recount")
         rounds += more_rounds
@@ -498,7 +500,7 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     seconds["histogram"] = time.perf_counter() - t
     seconds["total"] = time.perf_counter() - t_start
     rss = pybcl.comm().allgather(peak_rss_bytes())
-    table_bytes = pybcl.comm().allgather(tstats["bytes"])
+    table_bytes = pybcl.comm().allgather(max(tstats["bytes"], filter_pass_bytes))
     resizes = pybcl.comm().allgather(tstats["resizes"])
     del queues
     table.free()

@@ -33,18 +33,20 @@ def raised(fn, *args):
 @pytest.mark.mpi
 @pytest.mark.parametrize("queue_size,message_size", [(100, 10), (12, 5)])
 def test_full_map_keeps_entries_until_resize(queue_size, message_size):
-    # The reproducer, per rank: 300 keys into a 64-bucket-per-rank map.
+    # The reproducer (300 keys per rank into 64 buckets per rank),
+    # scaled down: every refused key probes half the table before it is
+    # refused, which over TCP costs a round trip per probe.
     r, p = pybcl.rank(), pybcl.nprocs()
-    n = 300
+    n = 75
     keys = np.arange(n, dtype=np.int64) * p + r
-    m = pybcl.HashMap(64 * p)
+    m = pybcl.HashMap(16 * p)
     b = pybcl.HashMapBuffer(m, queue_size, message_size)
     # a tiny queue overflows into direct inserts while adding: never a raise
     err_add = raised(b.insert_many, keys, keys * 10)
     assert all_ok(err_add is None), err_add
     assert all_ok(flush_outcome(b) is pybcl.ContainerFull)
     assert all_ok(flush_outcome(b) is pybcl.ContainerFull)   # still full, still kept
-    m.resize(8192 * p)
+    m.resize(256 * p)
     assert all_ok(flush_outcome(b) is None)
     every = np.arange(n * p, dtype=np.int64)
     vals, found = m.find_many(every)
@@ -56,29 +58,29 @@ def test_full_map_keeps_entries_until_resize(queue_size, message_size):
 @pytest.mark.mpi
 def test_kept_accumulates_count_once_and_later_inserts_win():
     r, p = pybcl.rank(), pybcl.nprocs()
-    m = pybcl.HashMap(32 * p)
+    m = pybcl.HashMap(8 * p)
     b = pybcl.HashMapBuffer(m, 50, 7)
-    keys = np.arange(100 * p, dtype=np.int64)      # the same keys on every rank
+    keys = np.arange(25 * p, dtype=np.int64)       # the same keys on every rank
     b.accumulate_many(keys, 1)
-    b.accumulate_many(keys[:50], 2)                # duplicates combine
+    b.accumulate_many(keys[:12], 2)                # duplicates combine
     assert all_ok(flush_outcome(b) is pybcl.ContainerFull)
-    m.resize(4096 * p)
+    m.resize(256 * p)
     b.insert(10**6 + r, 1)
     assert all_ok(flush_outcome(b) is None)
     vals, found = m.find_many(keys)
-    want = np.where(keys < 50, 3 * p, p)
+    want = np.where(keys < 12, 3 * p, p)
     ok = bool(found.all()) and bool((vals == want).all())
     ok &= all(m[10**6 + q] == 1 for q in range(p))
     assert all_ok(ok)
     # a kept insert goes in before what is buffered after the failed flush
     small = pybcl.HashMap(8 * p)
     b2 = pybcl.HashMapBuffer(small, 50, 4)
-    b2.insert_many(np.arange(100, dtype=np.int64) * p + r, 1)
+    b2.insert_many(np.arange(25, dtype=np.int64) * p + r, 1)
     assert all_ok(flush_outcome(b2) is pybcl.ContainerFull)
-    small.resize(2048 * p)
-    b2.insert_many(np.arange(100, dtype=np.int64) * p + r, 2)   # later: must win
+    small.resize(128 * p)
+    b2.insert_many(np.arange(25, dtype=np.int64) * p + r, 2)    # later: must win
     assert all_ok(flush_outcome(b2) is None)
-    vals, found = small.find_many(np.arange(100 * p, dtype=np.int64))
+    vals, found = small.find_many(np.arange(25 * p, dtype=np.int64))
     assert all_ok(bool(found.all()) and bool((vals == 2).all()))
 
 
@@ -89,7 +91,7 @@ def test_context_manager_raises_full_on_every_rank():
     outcome = None
     try:
         with pybcl.HashMapBuffer(m, 40, 8) as b:
-            b.insert_many(np.arange(500, dtype=np.int64), 1)
+            b.insert_many(np.arange(32 * p, dtype=np.int64), 1)   # twice the buckets
     except pybcl.ContainerFull:
         outcome = pybcl.ContainerFull
     assert all_ok(outcome is pybcl.ContainerFull)

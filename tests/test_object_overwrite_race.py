@@ -14,8 +14,14 @@ import pybcl
 from conftest import all_ok
 
 N_KEYS = 4          # few keys: every rank collides on every one of them
-ROUNDS = 12         # barriers between rounds drain the remote-free stacks
-PER_ROUND = 30      # overwrites of each key by each rank per round
+ROUNDS = 6          # each of the three write paths twice; barriers between
+                    # rounds drain the remote-free stacks
+PER_ROUND_ALL = 48  # overwrites of each key per round, all ranks together:
+                    # constant in P, since every overwrite of a key is serialised
+
+
+def per_round(p):
+    return max(3, PER_ROUND_ALL // p)
 
 
 def _value(rank, rnd, i, kind):
@@ -63,6 +69,7 @@ def test_same_key_overwrites_release_each_block_once(kind):
     m = pybcl.HashMap(64 * P, key_type="int64", value_type=kind)
     ok = True
     error = None
+    PER_ROUND = per_round(P)
     try:
         for rnd in range(ROUNDS):
             mode = rnd % 3

@@ -10,13 +10,20 @@ blocked forever in the next collective (barrier, init, a constructor).
 - `sys.exit(n)` with n != 0 (or a message): MPI_Abort(n).  `sys.exit(0)` /
   `sys.exit()` is a normal exit: every rank must still reach finalize.
 
-Python calls no hook when SystemExit ends the interpreter, so `sys.exit` is
-wrapped: it raises a SystemExit whose death we watch (weakref).  It dies
+Python calls no hook when SystemExit ends the interpreter, so `sys.exit`
+(and the `exit`/`quit` builtins) are wrapped: it raises a SystemExit whose death we watch (weakref).  It dies
 either in an `except SystemExit` handler (Python code is running: it was
 caught, nothing to do) or in the interpreter's exit path, where no Python
 frame runs any more: then the process is leaving with that code, MPI is
 still up (atexit has not run) and we abort the job with it.
+
+A bare `raise SystemExit(n)`, or a rank that simply reaches the end of its
+program while the others still call collectives, is caught one level lower:
+finalize announces the departure, and a peer waiting for it in a collective
+fails with an error naming the rank (csrc/comm/bcl_depart.h), which ends the
+job (exit code 1: the departed rank's own code is not known there).
 """
+import builtins
 import functools
 import os
 import sys
@@ -142,6 +149,23 @@ def _sys_exit(status: object = None, /) -> NoReturn:
     raise _watched_exit(status)    # no local name: no frame <-> exception cycle
 
 
+class _Quitter:
+    """The `exit`/`quit` builtins (site.Quitter), raising a watched SystemExit."""
+
+    def __init__(self, original: Any) -> None:
+        self._original = original
+
+    def __repr__(self) -> str:
+        return repr(self._original)
+
+    def __call__(self, code: object = None) -> NoReturn:
+        try:
+            sys.stdin.close()          # what site.Quitter does before it raises
+        except Exception:              # noqa: BLE001 -- as site.Quitter
+            pass
+        raise _watched_exit(code)
+
+
 def install() -> None:
     """Install the hooks once (called by `import pybcl`)."""
     if _state["installed"]:
@@ -150,3 +174,7 @@ def install() -> None:
     if sys.excepthook is sys.__excepthook__:
         sys.excepthook = _excepthook
     sys.exit = _sys_exit
+    for name in ("exit", "quit"):
+        original = getattr(builtins, name, None)
+        if type(original).__name__ == "Quitter":       # site's, not a user's
+            setattr(builtins, name, _Quitter(original))

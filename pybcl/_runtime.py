@@ -10,7 +10,7 @@ from typing import Any, TypeVar, Union
 
 import numpy as np
 
-from . import _core, _env
+from . import _abort, _core, _env
 
 _state: dict[str, Any] = {"comm": None}
 _T = TypeVar("_T")
@@ -79,7 +79,17 @@ def _finalize_at_exit() -> None:
     if not _core.initialized():
         return
     rank = _core.rank()
-    _core.finalize()
+    try:
+        _core.finalize()    # waits for every rank to depart (interruptible)
+    except KeyboardInterrupt:
+        # Ctrl-C while waiting for peers at exit: end the job as an uncaught
+        # KeyboardInterrupt would, with one line instead of a traceback.
+        _abort.abort_job(_abort.KEYBOARD_INTERRUPT_CODE, "KeyboardInterrupt")
+        return
+    except Exception as e:      # noqa: BLE001 -- reported, then the job ends
+        sys.stderr.write(f"pybcl: finalize at exit failed: {e}\n")
+        _abort.abort_job(1, f"{type(e).__name__} in finalize at exit")
+        return
     _state["comm"] = None
     seconds = _env.finalize_timeout()
     if seconds > 0:

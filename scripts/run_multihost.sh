@@ -12,7 +12,7 @@
 #      byte-identical, ISx verified;
 #   4. 20 short pybcl jobs on 2x2 that must each return within a time bound.
 # PYBCL_MULTIHOST_PARTS picks parts (default "suite serial apps teardown").
-# The namespaces are removed on any exit.  Run from anywhere; scripts/run_tests.sh
+# The namespaces are removed on any exit (kept with PYBCL_NETNS_KEEP=1).  Run from anywhere; scripts/run_tests.sh
 # calls it last.  PYBCL_NETNS_TOOLS overrides where the two scripts are.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -44,7 +44,13 @@ TOOLS=$(find_tools) || { echo "run_multihost: netns-hosts.sh not found (set PYBC
 [ "$(id -u)" -eq 0 ] || { echo "run_multihost: network namespaces need root" >&2; exit 1; }
 command -v ip >/dev/null || { echo "run_multihost: iproute2 (ip) is missing" >&2; exit 1; }
 
-teardown() { "$TOOLS/netns-hosts.sh" down || true; }
+# PYBCL_NETNS_KEEP=1: the hosts are shared with other jobs (e.g. benchmarks
+# run beside this pass): create the missing ones, remove none.
+if [ -n "${PYBCL_NETNS_KEEP:-}" ]; then
+    teardown() { :; }
+else
+    teardown() { "$TOOLS/netns-hosts.sh" down || true; }
+fi
 trap teardown EXIT
 trap 'exit 130' INT TERM
 teardown                                   # leftovers of an interrupted run

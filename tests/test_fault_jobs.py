@@ -73,6 +73,7 @@ def test_isx_with_keys_the_node_cannot_hold_fails_cleanly():
 
 ONE_RANK_FAILS = {
     "sys.exit(3)": ("sys.exit(3)", 3),
+    "exit(4)": ("exit(4)", 4),                     # the site builtin, wrapped too
     "KeyboardInterrupt": ("raise KeyboardInterrupt", 130),
     "uncaught exception": ("raise RuntimeError('boom')", 1),
 }
@@ -97,6 +98,54 @@ def test_one_rank_failing_ends_the_job_with_its_code(tmp_path, case, nprocs, tra
     assert_job_code(proc, code)
     assert "<passed>" not in out, out
     assert seconds < BOUND_S
+
+
+# A rank that leaves without an exit hook seeing it: the peers waiting for
+# it in a collective learn of its departure (finalize announces it) and fail
+# with an error naming it, after a grace period (csrc/comm/bcl_depart.h).
+@pytest.mark.serial_only
+@pytest.mark.parametrize("collective,transport", [("barrier", "shm"), ("allreduce", "rma"),
+                                                  ("HashMap", "shm"), ("HashMap", "rma")])
+def test_a_rank_leaving_early_ends_peers_waiting_in_a_collective(tmp_path, collective,
+                                                                 transport):
+    call = {"barrier": "pybcl.barrier()",
+            "allreduce": "pybcl.allreduce(np.ones(3), 'sum')",
+            "HashMap": "pybcl.HashMap(64)"}[collective]
+    proc, seconds = run_script(tmp_path, f"""
+        import numpy as np
+        import pybcl
+        pybcl.init()
+        pybcl.barrier()
+        if pybcl.rank() == 1:
+            raise SystemExit(3)  # no hook sees it: finalize announces it
+        {call}                   # the others would wait here forever
+        print("<passed>", flush=True)
+    """, nprocs=3, timeout=BOUND_S * 2, env=env_for(transport))
+    out = proc.stdout + proc.stderr
+    assert_job_code(proc, 1)
+    assert "<passed>" not in out, out
+    assert "rank 1 has finalized pybcl" in out, out
+    assert seconds < BOUND_S + 5        # the grace period is 5 s
+
+
+@pytest.mark.serial_only
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_ranks_that_finish_apart_still_exit_normally(tmp_path, transport):
+    # Departing waits for every rank: one finishing seconds after the others
+    # (outside any collective) is waited for, not treated as a fault; and the
+    # usual ending -- a last barrier, then exit -- never trips the grace check.
+    proc, _ = run_script(tmp_path, """
+        import time
+        import pybcl
+        pybcl.init()
+        pybcl.barrier()
+        if pybcl.rank() == 0:
+            time.sleep(3)
+        print(f"<done {pybcl.rank()}>", flush=True)
+    """, nprocs=3, timeout=BOUND_S * 2, env=env_for(transport))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert proc.stdout.count("<done ") == 3, out
 
 
 @pytest.mark.serial_only

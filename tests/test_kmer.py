@@ -245,26 +245,30 @@ def test_app_counts_exact_in_process():
     assert all_ok(ok)
 
 
-def test_app_bloom_semantics_in_process():
+@pytest.mark.parametrize("bits", [0.25, 10])
+def test_app_bloom_counts_exact_in_process(bits):
+    """--bloom gives the plain run's counts and histogram, even with a filter
+    so small that it errs often (its false positives used to be counted one
+    too high: this failed before the recount pass)."""
     from pybcl.apps import kmer
     text = small_reads(seed=11)
     want = ref_kmers(text, 15)
-    res = kmer.count_kmers([text.encode()], k=15, bloom=True)
-    got = gather_counts(res)
+    plain = kmer.count_kmers([text.encode()], k=15)
+    res = kmer.count_kmers([text.encode()], k=15, bloom=True, bloom_bits_per_kmer=bits)
+    st = res["stats"]
     repeated = {km: c for km, c in want.items() if c >= 2}
-    # every k-mer seen twice or more is in the table with its count c
-    # (= table value c - 1, plus the first occurrence the filter absorbed);
-    # a Bloom false positive can only make a count one higher
-    ok = all(got.get(km, 0) in (c, c + 1) for km, c in repeated.items())
-    exact = sum(got.get(km) == c for km, c in repeated.items())
-    ok = ok and exact >= 0.95 * len(repeated)
-    # singletons stay out, except false positives (then reported as 2)
-    singles_in = [km for km, c in want.items() if c == 1 and km in got]
-    ok = ok and all(got[km] == 2 for km in singles_in)
-    ok = ok and len(singles_in) <= 0.05 * sum(c == 1 for c in want.values()) + 3
-    ok = ok and res["stats"]["kmers_total"] == sum(want.values())
+    ok = gather_counts(res) == repeated          # the k-mers seen twice, exactly
+    ok = ok and np.array_equal(res["histogram"], plain["histogram"])
+    ok = ok and all(int(res["histogram"][c]) == n for c, n in
+                    collections.Counter(want.values()).items())
+    ok = ok and st["kmers_total"] == sum(want.values()) and st["distinct"] == len(want)
+    if bits < 1:     # the filter did err, and the counts stayed exact
+        ok = ok and st["bloom_false_positives"] > 0
+    else:            # and with a real filter the table holds far fewer keys
+        ok = ok and st["distinct_in_table"] < 0.7 * plain["stats"]["distinct_in_table"]
+    top = kmer.top_kmers(res, 5)
+    ok = ok and top == sorted(repeated.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
     assert all_ok(ok)
-
 
 
 def at_quality_reads(seed, n=600):
@@ -487,5 +491,6 @@ def test_app_cli_bloom_reports_rss_and_saves_table(tmp_path):
         figs[mode] = json.loads(js.read_text())
     want = ref_kmers(text, 31)
     assert figs["plain"]["distinct"] == len(want)
+    assert figs["bloom"]["histogram"] == figs["plain"]["histogram"]       # exact
     assert figs["bloom"]["distinct_in_table"] < 0.7 * figs["plain"]["distinct_in_table"]
     assert len(figs["bloom"]["peak_rss_bytes_per_rank"]) == 2

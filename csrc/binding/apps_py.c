@@ -7,8 +7,10 @@
  *
  * Functions added to pybcl._core:
  *   KmerReader(path, k, rank=0, nprocs=1, chunk_bytes=4 MiB, block_shift=20,
- *              hll=False, start=0, end=-1)  iterator of uint64 arrays (bcl_kmer.h,
- *                                  bytes from bcl_seqsrc.h: strict gzip, byte ranges)
+ *              hll=False, start=0, end=-1, fmt=None, gz_entry=None)  iterator of uint64
+ *                                  arrays (bcl_kmer.h, bytes from bcl_seqsrc.h: strict
+ *                                  gzip, byte ranges, gzip record ranges)
+ *   bgzf_blocks(path) -> None | (compressed offsets, decompressed offsets)  (bcl_bgzf.h)
  *   KmerTable(capacity=0, bloom_bits=0)  one rank's count table (bcl_kcount.h)
  *   kmer_partition(kmers, nprocs) -> (grouped by owner, counts)
  *   seq_resync(path, size, offset, fmt) -> record boundary at or after offset
@@ -26,6 +28,7 @@
 #include <string.h>
 #include <errno.h>
 
+#include "kernels/bcl_bgzf.h"
 #include "kernels/bcl_kcount.h"
 #include "kernels/bcl_kmer.h"
 #include "kernels/bcl_seqsrc.h"
@@ -85,19 +88,31 @@ static void KmerReader_dealloc(KmerReader *self)
 static int KmerReader_init(KmerReader *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = { "path", "k", "rank", "nprocs", "chunk_bytes", "block_shift",
-                              "hll", "start", "end", NULL };
-    PyObject *path_obj;
+                              "hll", "start", "end", "fmt", "gz_entry", NULL };
+    PyObject *path_obj, *entry = Py_None;
     int k, rank = 0, nprocs = 1, block_shift = BCL_KMER_DEFAULT_BLOCK_SHIFT, hll = 0;
     Py_ssize_t chunk = 4 << 20;
     long long start = 0, end = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&i|iinipLL:KmerReader", kwlist,
+    const char *fmt = NULL;
+    unsigned long long zoff = 0, uoff = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&i|iinipLLzO:KmerReader", kwlist,
                                      PyUnicode_FSConverter, &path_obj, &k, &rank, &nprocs,
-                                     &chunk, &block_shift, &hll, &start, &end))
+                                     &chunk, &block_shift, &hll, &start, &end, &fmt, &entry))
         return -1;
-    if (chunk < 1 || start < 0 || (end >= 0 && end < start)) {
+    bcl_seqfmt f = !fmt ? BCL_FMT_UNKNOWN : strcmp(fmt, "fasta") == 0 ? BCL_FMT_FASTA
+                   : strcmp(fmt, "fastq") == 0 ? BCL_FMT_FASTQ : (bcl_seqfmt)-1;
+    int ranged = entry != Py_None;
+    if (ranged && !PyArg_ParseTuple(entry, "KK;KmerReader: gz_entry must be a pair "
+                                    "(compressed offset, stream offset)", &zoff, &uoff)) {
         Py_DECREF(path_obj);
-        PyErr_Format(PyExc_ValueError, "KmerReader: need chunk_bytes >= 1 (got %zd) and "
-                     "0 <= start <= end (got %lld, %lld)", chunk, start, end);
+        return -1;
+    }
+    if (chunk < 1 || start < 0 || (end >= 0 && end < start) || (int)f < 0 ||
+        (ranged && f == BCL_FMT_UNKNOWN)) {
+        Py_DECREF(path_obj);
+        PyErr_Format(PyExc_ValueError, "KmerReader: need chunk_bytes >= 1 (got %zd), "
+                     "0 <= start <= end (got %lld, %lld), and fmt 'fasta' or 'fastq' with "
+                     "gz_entry (got %s)", chunk, start, end, fmt ? fmt : "None");
         return -1;
     }
     bcl_status st = bcl_kmer_init(&self->parser, k, rank, nprocs, block_shift);
@@ -113,8 +128,12 @@ static int KmerReader_init(KmerReader *self, PyObject *args, PyObject *kw)
     Py_XSETREF(self->path, path_obj);
     const char *cpath = PyBytes_AS_STRING(path_obj);
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_seqsrc_open(&self->src, cpath, (uint64_t)start,
-                         end < 0 ? UINT64_MAX : (uint64_t)end);
+    if (ranged)
+        st = bcl_seqsrc_open_gz_range(&self->src, cpath, zoff, uoff, (uint64_t)start,
+                                      end < 0 ? UINT64_MAX : (uint64_t)end, f);
+    else
+        st = bcl_seqsrc_open(&self->src, cpath, (uint64_t)start,
+                             end < 0 ? UINT64_MAX : (uint64_t)end);
     Py_END_ALLOW_THREADS
     if (st != BCL_OK) {
         errno = 0;
@@ -122,7 +141,6 @@ static int KmerReader_init(KmerReader *self, PyObject *args, PyObject *kw)
         return -1;
     }
     self->open = 1;
-    self->parser.offset = (uint64_t)start;     /* messages name file offsets */
     PyMem_RawFree(self->buf);
     self->buf = PyMem_RawMalloc((size_t)chunk);
     if (!self->buf) {
@@ -149,6 +167,8 @@ static PyObject *KmerReader_next(KmerReader *self)
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_seqsrc_read(&self->src, self->buf, self->chunk, &got);
+    if (self->bytes_read == 0)
+        self->parser.offset = self->src.first;  /* messages name stream offsets */
     if (st == BCL_OK && got > 0) {
         st = bcl_kmer_feed(&self->parser, self->buf, got, out, &nout);
         if (st == BCL_OK && self->use_hll)
@@ -279,11 +299,13 @@ static PyArrayObject *u64_input(PyObject *obj, const char *fn)
     return (PyArrayObject *)PyArray_FROMANY(obj, NPY_UINT64, 1, 1, NPY_ARRAY_IN_ARRAY);
 }
 
-static PyObject *KmerTable_add(KmerTable *self, PyObject *obj)
+/* k-mers of `obj` (uint64 array, no ~0) counted by `fn` with the GIL released */
+static PyObject *table_feed(KmerTable *self, PyObject *obj, const char *name,
+                            bcl_status (*fn)(bcl_kcount *, const uint64_t *, size_t))
 {
     if (!self->live)
         return PyErr_Format(PyExc_ValueError, "KmerTable is not initialised");
-    PyArrayObject *a = u64_input(obj, "KmerTable.add");
+    PyArrayObject *a = u64_input(obj, name);
     if (!a)
         return NULL;
     const uint64_t *k = PyArray_DATA(a);
@@ -291,16 +313,42 @@ static PyObject *KmerTable_add(KmerTable *self, PyObject *obj)
     for (size_t i = 0; i < n; i++)
         if (k[i] == BCL_KCOUNT_EMPTY) {
             Py_DECREF(a);
-            return PyErr_Format(PyExc_ValueError, "KmerTable.add: 0xffffffffffffffff is "
-                                "not a canonical k-mer code");
+            return PyErr_Format(PyExc_ValueError, "%s: 0xffffffffffffffff is not a "
+                                "canonical k-mer code", name);
         }
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_kcount_add(&self->t, k, n);
+    st = fn(&self->t, k, n);
     Py_END_ALLOW_THREADS
     Py_DECREF(a);
     if (st != BCL_OK)
         return bclpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *KmerTable_add(KmerTable *self, PyObject *obj)
+{
+    return table_feed(self, obj, "KmerTable.add", bcl_kcount_add);
+}
+
+static bcl_status count_known(bcl_kcount *t, const uint64_t *kmers, size_t n)
+{
+    bcl_kcount_count_known(t, kmers, n);
+    return BCL_OK;
+}
+
+static PyObject *KmerTable_count_known(KmerTable *self, PyObject *obj)
+{
+    return table_feed(self, obj, "KmerTable.count_known", count_known);
+}
+
+static PyObject *KmerTable_restart_counts(KmerTable *self, PyObject *noargs)
+{
+    if (!self->live)
+        return PyErr_Format(PyExc_ValueError, "KmerTable is not initialised");
+    Py_BEGIN_ALLOW_THREADS
+    bcl_kcount_restart_counts(&self->t);
+    Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
 
@@ -398,6 +446,9 @@ static PyObject *KmerTable_free(KmerTable *self, PyObject *noargs)
 
 static PyMethodDef KmerTable_methods[] = {
     {"add", (PyCFunction)KmerTable_add, METH_O, BCLPY_DOC_KT_ADD},
+    {"count_known", (PyCFunction)KmerTable_count_known, METH_O, BCLPY_DOC_KT_COUNT_KNOWN},
+    {"restart_counts", (PyCFunction)KmerTable_restart_counts, METH_NOARGS,
+     BCLPY_DOC_KT_RESTART_COUNTS},
     {"items", (PyCFunction)KmerTable_items, METH_NOARGS, BCLPY_DOC_KT_ITEMS},
     {"histogram", (PyCFunction)KmerTable_histogram, METH_NOARGS, BCLPY_DOC_KT_HISTOGRAM},
     {"top", (PyCFunction)KmerTable_top, METH_O, BCLPY_DOC_KT_TOP},
@@ -473,6 +524,38 @@ static PyObject *py_seq_resync(PyObject *self, PyObject *args)
     if (st != BCL_OK)
         return bclpy_raise(st);
     return PyLong_FromUnsignedLongLong(out);
+}
+
+/* bgzf_blocks(path) -> None (not BGZF) | (coff, uoff): uint64 arrays of
+ * nblocks + 1 block starts, compressed and decompressed, the ends last */
+static PyObject *py_bgzf_blocks(PyObject *self, PyObject *arg)
+{
+    PyObject *path_obj;
+    if (!PyUnicode_FSConverter(arg, &path_obj))
+        return NULL;
+    bcl_bgzf_map m;
+    int is_bgzf = 0;
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_bgzf_walk(PyBytes_AS_STRING(path_obj), &m, &is_bgzf);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path_obj);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    if (!is_bgzf)
+        Py_RETURN_NONE;
+    npy_intp n = (npy_intp)m.nblocks + 1;
+    PyObject *c = new_u64(n), *u = c ? new_u64(n) : NULL;
+    if (u) {
+        memcpy(PyArray_DATA((PyArrayObject *)c), m.coff, (size_t)n * sizeof(uint64_t));
+        memcpy(PyArray_DATA((PyArrayObject *)u), m.uoff, (size_t)n * sizeof(uint64_t));
+    }
+    bcl_bgzf_free(&m);
+    if (!u) {
+        Py_XDECREF(c);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", c, u);
 }
 
 /* ---- one-shot helpers ---------------------------------------------------- */
@@ -985,6 +1068,7 @@ static PyMethodDef apps_methods[] = {
 #endif
     {"kmer_partition", py_kmer_partition, METH_VARARGS, BCLPY_DOC_KMER_PARTITION},
     {"seq_resync", py_seq_resync, METH_VARARGS, BCLPY_DOC_SEQ_RESYNC},
+    {"bgzf_blocks", py_bgzf_blocks, METH_O, BCLPY_DOC_BGZF_BLOCKS},
     {"pcg32_outputs", py_pcg32_outputs, METH_VARARGS, BCLPY_DOC_PCG32_OUTPUTS},
     {"isx_keys", (PyCFunction)(void (*)(void))py_isx_keys, METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_ISX_KEYS},
     {"simulate_reads", (PyCFunction)(void (*)(void))py_simulate_reads,

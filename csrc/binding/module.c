@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "comm/bcl_depart.h"
 #include "runtime/bcl_exit_guard.h"
 #include "runtime/bcl_interrupt.h"
 #include "runtime/bcl_watchdog.h"
@@ -109,7 +110,11 @@ static PyObject *py_finalize(PyObject *self, PyObject *noargs)
 {
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_finalize();
+    /* Announce first: a peer still waiting in a collective for this rank
+     * then fails with a clear error instead of waiting forever. */
+    st = bcl_rt.initialized ? bcl_depart() : BCL_OK;
+    if (st == BCL_OK)
+        st = bcl_finalize();
     Py_END_ALLOW_THREADS
     CHECK(st);
     Py_RETURN_NONE;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "comm/bcl_depart.h"
 #include "runtime/bcl_interrupt.h"
 
 /* MPI counts are ints: move larger blocks in pieces of this many bytes. */
@@ -93,6 +94,49 @@ static bcl_status wait_all(int n, MPI_Request *rq)
         bcl_status st = bcl_interrupt_poll();
         if (st != BCL_OK)
             return st;      /* the requests die with the job (MPI_Abort) */
+        if (patient())
+            back_off(fails, WAIT_SPIN_POLLS, WAIT_YIELD_POLLS);
+        else if (fails % 64u == 0)
+            sched_yield();
+    }
+}
+
+bcl_status bcl_wait(int n, MPI_Request *rq) { return wait_all(n, rq); }
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Wait for one collective of the runtime communicator.  Like wait_all, and
+ * it watches for departed peers (bcl_depart.h): a peer that finalized will
+ * never join this collective, so after the grace period the wait ends with
+ * an error instead of never.  The request is then left behind: the error
+ * ends the job unless the program catches it. */
+static bcl_status wait_collective(MPI_Request *rq, const char *what)
+{
+    int gone = -1;
+    double since = 0;
+    for (unsigned fails = 1;; fails++) {
+        int done = 0;
+        BCL_MPI_CHECK("MPI_Test", MPI_Test(rq, &done, MPI_STATUS_IGNORE));
+        if (done)
+            return BCL_OK;
+        bcl_status st = bcl_interrupt_poll();
+        if (st != BCL_OK)
+            return st;
+        if (fails % 256u == 0) {       /* an Iprobe costs about an MPI_Test */
+            if (gone < 0 && (gone = bcl_departed_peer()) >= 0)
+                since = now_s();
+            else if (gone >= 0 && now_s() - since > BCL_DEPART_GRACE_S)
+                return bcl_set_error(BCL_ERR_STATE,
+                                     "%s: rank %d has finalized pybcl (finalize() or the end "
+                                     "of its program) while this rank waits for it here; every "
+                                     "rank must make the same collective calls in the same "
+                                     "order", what, gone);
+        }
         if (patient())
             back_off(fails, WAIT_SPIN_POLLS, WAIT_YIELD_POLLS);
         else if (fails % 64u == 0)
@@ -717,7 +761,7 @@ bcl_status bcl_barrier(void)
      * rank waiting here for a peer that never comes. */
     MPI_Request rq;
     BCL_MPI_CHECK("MPI_Ibarrier", MPI_Ibarrier(bcl_rt.comm, &rq));
-    if ((st = wait_all(1, &rq)) != BCL_OK)
+    if ((st = wait_collective(&rq, "barrier")) != BCL_OK)
         return st;
     BCL_MPI_CHECK("MPI_Win_sync", MPI_Win_sync(bcl_rt.win));
     return BCL_OK;
@@ -773,17 +817,13 @@ bcl_status bcl_bcast(void *buf, size_t nbytes, int root)
     unsigned char *b = buf;
     for (size_t done = 0; done < nbytes;) {
         size_t k = nbytes - done < MAX_CHUNK ? nbytes - done : MAX_CHUNK;
-        if (patient()) {          /* as bcl_barrier: never busy-poll inside MPI */
-            MPI_Request rq;
-            BCL_MPI_CHECK("MPI_Ibcast", MPI_Ibcast(b + done, (int)k, MPI_BYTE, root,
-                                                   bcl_rt.comm, &rq));
-            bcl_status st = wait_all(1, &rq);
-            if (st != BCL_OK)
-                return st;
-        } else {
-            BCL_MPI_CHECK("MPI_Bcast", MPI_Bcast(b + done, (int)k, MPI_BYTE, root,
-                                                 bcl_rt.comm));
-        }
+        /* As bcl_barrier: our own wait loop, never a blocking MPI_Bcast. */
+        MPI_Request rq;
+        BCL_MPI_CHECK("MPI_Ibcast", MPI_Ibcast(b + done, (int)k, MPI_BYTE, root,
+                                               bcl_rt.comm, &rq));
+        bcl_status st = wait_collective(&rq, "broadcast");
+        if (st != BCL_OK)
+            return st;
         done += k;
     }
     return BCL_OK;
@@ -819,18 +859,14 @@ bcl_status bcl_allreduce(void *buf, size_t count, bcl_elem elem, bcl_redop op)
     int bitwise = op == BCL_BAND || op == BCL_BOR || op == BCL_BXOR;
     if (is_float && bitwise)
         return bcl_set_error(BCL_ERR_TYPE, "bitwise reductions need integer data");
-    if (!patient()) {
-        BCL_MPI_CHECK("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, buf, (int)count,
-                                                     mpi_elem(elem), mpi_redop(op),
-                                                     bcl_rt.comm));
-        return BCL_OK;
-    }
-    /* Patient, as bcl_barrier: ranks busy-polling in a blocking MPI_Allreduce
-     * starve a peer still working towards it (16 ranks on 2 cores: one rank's
-     * 6000 remote Bloom inserts ran past 150 s while 15 waited in all_ok). */
+    /* Our own wait loop, as bcl_barrier: it watches for departed peers, and
+     * under the patient policy it yields -- ranks busy-polling in a blocking
+     * MPI_Allreduce starve a peer still working towards it (16 ranks on 2
+     * cores: one rank's 6000 remote Bloom inserts ran past 150 s while 15
+     * waited in all_ok). */
     MPI_Request rq;
     BCL_MPI_CHECK("MPI_Iallreduce", MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count,
                                                    mpi_elem(elem), mpi_redop(op),
                                                    bcl_rt.comm, &rq));
-    return wait_all(1, &rq);
+    return wait_collective(&rq, "allreduce");
 }

@@ -109,6 +109,10 @@ bcl_status bcl_flush_rank(int rank);      /* one target                      */
 bcl_status bcl_barrier(void);             /* flush, then MPI_Barrier          */
 bcl_status bcl_progress(void);            /* let RMA aimed at us advance     */
 
+/* Wait for n MPI requests in the core's wait loop (patient when ranks
+ * outnumber cores, interruptible by Ctrl-C). */
+bcl_status bcl_wait(int n, MPI_Request *rq);
+
 /* Flush cost tracking.  rma keeps the set of targets with operations issued
  * since their last flush ("dirty"), so bcl_flush() touches only those: O(1)
  * when idle, O(k) after touching k targets, in both wait policies;

@@ -186,6 +186,41 @@ bcl_status bcl_kcount_add(bcl_kcount *t, const uint64_t *kmers, size_t n)
     return BCL_OK;
 }
 
+void bcl_kcount_count_known(bcl_kcount *t, const uint64_t *kmers, size_t n)
+{
+    const uint64_t mask = t->cap - 1;
+    t->added += n;
+    for (size_t i = 0; i < n; i++) {
+        if (i + PREFETCH_AHEAD < n)
+            __builtin_prefetch(&t->slots[bcl_kcount_mix(kmers[i + PREFETCH_AHEAD]) & mask], 1, 1);
+        const uint64_t key = kmers[i];
+        for (uint64_t j = bcl_kcount_mix(key) & mask;; j = (j + 1) & mask) {
+            bcl_kslot *s = &t->slots[j];
+            if (s->key == key) {
+                if (s->count != UINT32_MAX)
+                    s->count++;
+                else
+                    t->saturated++;
+                break;
+            }
+            if (s->key == BCL_KCOUNT_EMPTY)
+                break;                        /* not a key of the table: skipped */
+        }
+    }
+}
+
+void bcl_kcount_restart_counts(bcl_kcount *t)
+{
+    for (uint64_t i = 0; i < t->cap; i++)
+        t->slots[i].count = 0;
+    free(t->bloom);
+    t->bloom = NULL;
+    t->bloom_bits = 0;
+    t->bloom_hashes = 0;
+    t->added = 0;
+    t->saturated = 0;
+}
+
 void bcl_kcount_export(const bcl_kcount *t, uint64_t *keys, int64_t *counts)
 {
     size_t w = 0;

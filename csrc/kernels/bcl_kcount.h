@@ -20,9 +20,14 @@
  *
  * Optional Bloom filter in front (the BCL paper's k-mer optimisation): the
  * first sighting of a k-mer only sets its Bloom bits; the table receives a
- * k-mer from its second sighting on and stores (sightings - 1), so singletons
- * -- most error k-mers -- never take a slot.  A false positive makes one
- * k-mer's count one too high (or puts a singleton in with count 2).
+ * k-mer from its second sighting on, so singletons -- most error k-mers --
+ * never take a slot.  A filter false positive lets a k-mer in one sighting
+ * early (a singleton, or a count one too high), so the filter pass only
+ * collects keys: exact counts come from a second pass over the same input
+ * (BFCounter's scheme) -- bcl_kcount_restart_counts zeroes the counts and
+ * frees the filter, then bcl_kcount_count_known counts every occurrence of
+ * the keys the table holds and skips all others.  A table entry whose
+ * exact count is 1 was a false positive: a singleton.
  *
  * Owner of a k-mer: ((mix(kmer) >> 32) * nprocs) >> 32, the high half of the
  * hash; the table uses the low bits, so the slots one owner sees still spread
@@ -81,6 +86,14 @@ void bcl_kcount_free(bcl_kcount *t);
 
 /* Count n k-mers (each must be a canonical code, i.e. != ~0). */
 bcl_status bcl_kcount_add(bcl_kcount *t, const uint64_t *kmers, size_t n);
+
+/* Add each k-mer's occurrence to its count if the k-mer is a key of the
+ * table; skip it if not (never inserts, so never grows). */
+void bcl_kcount_count_known(bcl_kcount *t, const uint64_t *kmers, size_t n);
+
+/* Every count to 0, the Bloom filter freed: the keys stay, for an exact
+ * recount with bcl_kcount_count_known. */
+void bcl_kcount_restart_counts(bcl_kcount *t);
 
 /* Bytes the table and filter hold now. */
 uint64_t bcl_kcount_bytes(const bcl_kcount *t);

@@ -248,6 +248,7 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
     BCL_MPI_CHECK("MPI_Comm_dup", MPI_Comm_dup(comm, &bcl_rt.comm));
     BCL_MPI_CHECK("MPI_Comm_set_errhandler",
                   MPI_Comm_set_errhandler(bcl_rt.comm, MPI_ERRORS_RETURN));
+    BCL_MPI_CHECK("MPI_Comm_dup", MPI_Comm_dup(bcl_rt.comm, &bcl_rt.depart_comm));
     BCL_MPI_CHECK("MPI_Comm_rank", MPI_Comm_rank(bcl_rt.comm, &bcl_rt.rank));
     BCL_MPI_CHECK("MPI_Comm_size", MPI_Comm_size(bcl_rt.comm, &bcl_rt.nprocs));
 
@@ -351,6 +352,7 @@ bcl_status bcl_finalize(void)
     bcl_alloc_finalize();
     free(bcl_rt.bases);
     MPI_Comm_free(&bcl_rt.comm);
+    MPI_Comm_free(&bcl_rt.depart_comm);
     int ours = bcl_rt.we_initialized_mpi;
     memset(&bcl_rt, 0, sizeof bcl_rt);
     if (ours && st == BCL_OK) {

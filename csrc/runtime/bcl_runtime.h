@@ -41,6 +41,8 @@ typedef struct bcl_runtime {
     int initialized;
     int we_initialized_mpi;   /* MPI_Init was ours, so MPI_Finalize is too   */
     MPI_Comm comm;            /* private duplicate of the user's communicator */
+    MPI_Comm depart_comm;     /* another, for departure notices only          */
+                              /* (comm/bcl_depart.h)                          */
     int rank;
     int nprocs;
     bcl_transport transport;

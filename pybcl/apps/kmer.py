@@ -3,16 +3,29 @@
     mpiexec -n P python -m pybcl.apps.kmer READS... [-k 31] [--bloom]
         [--histo FILE] [--counts FILE] [--json FILE] [--demo]
 
-One pass over the input, on every rank (SPMD):
+One pass over the input (two under ``--bloom``), on every rank (SPMD):
 
 1. *read* -- each rank reads and parses only its share.  A plain FASTQ file
    (4-line records) or a FASTA file of many records is cut into P byte
    ranges, each moved forward to the next record boundary
    (``_core.seq_resync``), so rank r reads about 1/P of the bytes.  A gzip
-   file (or a FASTA of a few long records, or multi-line FASTQ) cannot be
-   cut that way: every rank streams it and keeps the k-mers whose last base
-   lies in a 1 MiB block of the decompressed stream it owns (block b belongs
-   to rank b mod P), so parsing is shared but decompression is not.  The C
+   BGZF file (bgzip, samtools, htslib: gzip members of <= 64 KiB, each
+   naming its compressed size in a 'BC' header field) is split the same
+   way by blocks: every rank walks the block headers from one to the next
+   (``_core.bgzf_blocks``: an 18-byte header and a 4-byte size read per
+   block, nothing inflated), takes a contiguous run of about 1/P of the
+   compressed bytes, starts inflating at the block holding the byte before
+   its run's data (is that data's first byte a line start?), and reads the
+   records that START in its run's decompressed bytes -- the same resync
+   rule as for plain files, applied to the stream -- inflating into the
+   following blocks only to finish its last record.  An ordinary gzip file
+   (one member, or several as ``cat a.gz b.gz`` makes) cannot be entered
+   part-way: a member's header does not say how long it is, so its end, and
+   the next member's start, are found only by inflating it; nor can a FASTA
+   of a few long records, or multi-line FASTQ, be cut on records.  Every
+   rank streams those whole and keeps the k-mers whose last base lies in a
+   1 MiB block of the decompressed stream it owns (block b belongs to rank
+   b mod P), so parsing is shared but decompression is not.  The C
    parser (``_core.KmerReader``) turns each 4 MiB piece into one uint64
    array of canonical k-mers, GIL released.
 2. *exchange and count* -- ``_core.kmer_partition`` groups a piece's k-mers
@@ -28,11 +41,17 @@ One pass over the input, on every rank (SPMD):
    With ``--bloom`` (the paper's optimisation) the owner's table has a Bloom
    filter in front: a k-mer's first sighting only sets filter bits, so
    singletons (mostly sequencing errors) never take a slot and the table is
-   sized for the k-mers seen at least twice.  Stored counts are then
-   sightings - 1; we report c = stored + 1, and the histogram's count-1 line
-   is derived as (total k-mers) - (sum of the reported counts).  A filter
-   false positive (about 1 %% of k-mers, with 10 bits per k-mer) makes that
-   k-mer's count one too high; without ``--bloom`` counts are exact.
+   sized for the k-mers seen at least twice.  A filter false positive (about
+   1 %% of k-mers with 10 bits per k-mer) lets a k-mer in one sighting early,
+   so the counts of that pass are not trusted: as in BFCounter, the filter
+   pass only collects keys, the filter is then freed, and a second pass over
+   the same input (read, partitioned and shipped the same way) counts every
+   occurrence of the stored keys from zero and skips all other k-mers
+   (``KmerTable.restart_counts``, ``count_known``).  Counts are then exact: a
+   stored key counted once was a false positive, i.e. a singleton; the
+   histogram's count-1 line is (total k-mers) - (sum of the counts >= 2),
+   and ``--counts`` lists the k-mers seen at least twice (singletons are not
+   stored).  The price is a second read of the input.
 3. *output* -- the global histogram (Jellyfish ``histo`` format: ``count
    number_of_kmers`` ascending), ``--counts`` (``KMER<TAB>COUNT``, each rank
    appends its entries sorted by k-mer code, rank 0 first), ``--json`` (the
@@ -45,7 +64,8 @@ turns out corrupt mid-run (a truncated gzip file, a malformed record) ends
 it on every rank with exit 1.
 
 k-mers/s in the JSON is total k-mer occurrences / count seconds (first byte
-read to the table complete, output excluded).
+read to the table complete, output excluded; under ``--bloom`` both passes,
+``count`` + ``recount``).
 """
 import gzip
 import json
@@ -53,6 +73,7 @@ import os
 import resource
 import sys
 import time
+import zlib
 from typing import Any, Iterator, Optional, Sequence, Union
 
 import numpy as np
@@ -100,17 +121,24 @@ class BytesSource:
 
 def sniff(path: str) -> tuple[bool, Optional[str], bytes]:
     """(gzip?, format, head bytes) of a sequence file; KmerInputError if it is
-    neither FASTA nor FASTQ."""
+    neither FASTA nor FASTQ.  A gzip file's head is its first SNIFF_BYTES
+    decompressed, across members (a BGZF block holds only 64 KiB)."""
     with open(path, "rb") as fh:
         raw = fh.read(SNIFF_BYTES)
     gz = raw[:2] == b"\x1f\x8b"
     head = raw
     if gz:
+        parts: list[bytes] = []
+        have = 0
         try:
-            d = __import__("zlib").decompressobj(16 + 15)
-            head = d.decompress(raw, SNIFF_BYTES)
-        except Exception as e:
+            while raw[:2] == b"\x1f\x8b" and have < SNIFF_BYTES:
+                d = zlib.decompressobj(16 + 15)
+                parts.append(d.decompress(raw, SNIFF_BYTES - have))
+                have += len(parts[-1])
+                raw = d.unused_data if d.eof else b""
+        except zlib.error as e:
             raise KmerInputError(f"{path}: corrupt gzip data: {e}") from None
+        head = b"".join(parts)
     body = head.lstrip(b" \t\r\n")
     if not body:
         return gz, None, head
@@ -168,27 +196,62 @@ class FileSource:
         self.size = os.path.getsize(path)
         self.gz, self.fmt, head = sniff(path)
         self.head = head
+        # BGZF: the block map, walked header to header (nothing inflated)
+        self.blocks: Optional[tuple[NDArray[np.uint64], NDArray[np.uint64]]] = None
+        if self.gz:
+            try:
+                self.blocks = _core.bgzf_blocks(path)
+            except (ValueError, OSError) as e:
+                raise KmerInputError(str(e)) from None
+        stream = int(self.blocks[1][-1]) if self.blocks is not None else None
+        whole = len(head) == (self.size if not self.gz else stream)
         if self.fmt is not None:
-            _check_head(path, head, not self.gz and len(head) == self.size)
-        # byte ranges need records that a resync can find and that are not few
-        self.splittable = not self.gz and self.fmt is not None and (
+            _check_head(path, head, whole)
+        # ranges need records that a resync can find and that are not few, and
+        # a stream whose bytes can be entered part-way: plain or BGZF
+        self.splittable = (not self.gz or self.blocks is not None) and self.fmt is not None and (
             _four_line_fastq(head) if self.fmt == "fastq" else
-            head.count(b"\n>") >= 64 or (len(head) == self.size and head.count(b"\n>") >= 1))
-        self.mode = "byte ranges" if self.splittable else "stream, blocks dealt round-robin"
+            head.count(b"\n>") >= 64 or (whole and head.count(b"\n>") >= 1))
+        self.mode = ("stream, blocks dealt round-robin" if not self.splittable else
+                     "BGZF blocks, records resynced" if self.gz else "byte ranges")
 
     def share_kmers(self, k: int, nprocs: int) -> float:
         """About how many k-mers each rank gets (sizes the first table)."""
-        stream_bytes = self.size * (4 if self.gz else 1)    # gzip: FASTQ shrinks ~4x
+        stream_bytes = (int(self.blocks[1][-1]) if self.blocks is not None else
+                        self.size * (4 if self.gz else 1))    # gzip: FASTQ shrinks ~4x
         return stream_bytes * _kmers_per_byte(self.head, k) / nprocs
 
+    def _bgzf_reader(self, k: int, rank: int, nprocs: int) -> Optional[_core.KmerReader]:
+        """Rank `rank`'s blocks: a contiguous run of about 1/nprocs of the
+        compressed bytes; it reads the records that start in their data."""
+        assert self.blocks is not None
+        coff, uoff = self.blocks
+        lo, hi = np.searchsorted(coff, [self.size * rank // nprocs,
+                                        self.size * (rank + 1) // nprocs])
+        start, end = int(uoff[lo]), int(uoff[hi])
+        if start == end:
+            return None             # no block of its own (more ranks than blocks)
+        # enter at the block holding byte start - 1: is `start` a line start?
+        entry = int(np.searchsorted(uoff, start - 1, "right")) - 1 if start else 0
+        return _core.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=start,
+                                end=end if end < int(uoff[-1]) else -1, fmt=self.fmt,
+                                gz_entry=(int(coff[entry]), int(uoff[entry])))
+
     def pieces(self, k: int, rank: int, nprocs: int) -> Iterator[NDArray[np.uint64]]:
+        reader: Optional[_core.KmerReader]
         if self.splittable and self.fmt is not None and nprocs > 1:
-            lo = _core.seq_resync(self.path, self.size, self.size * rank // nprocs, self.fmt)
-            hi = _core.seq_resync(self.path, self.size, self.size * (rank + 1) // nprocs,
-                                  self.fmt)
-            reader = _core.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=lo, end=hi)
+            if self.gz:
+                reader = self._bgzf_reader(k, rank, nprocs)
+            else:
+                lo = _core.seq_resync(self.path, self.size, self.size * rank // nprocs,
+                                      self.fmt)
+                hi = _core.seq_resync(self.path, self.size, self.size * (rank + 1) // nprocs,
+                                      self.fmt)
+                reader = _core.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=lo, end=hi)
         else:
             reader = _core.KmerReader(self.path, k, rank, nprocs, CHUNK_BYTES)
+        if reader is None:
+            return
         try:
             yield from reader
         finally:
@@ -266,16 +329,76 @@ def _pieces(srcs: Sequence[Source], k: int, me: int, P: int) -> Iterator[NDArray
         yield from src.pieces(k, (me - i) % P if not getattr(src, "splittable", False) else me, P)
 
 
-def _add_noting(table: _core.KmerTable, kmers: NDArray[np.uint64],
-                problem: Optional[str]) -> Optional[str]:
-    """table.add with a failure (out of memory) noted, not raised: this rank must
-    still take part in the round's collectives, where every rank learns of it."""
+def _add_noting(add: Any, kmers: NDArray[np.uint64], problem: Optional[str]) -> Optional[str]:
+    """add(kmers) (a KmerTable method) with a failure (out of memory) noted,
+    not raised: this rank must still take part in the round's collectives,
+    where every rank learns of it."""
     if problem is None:
         try:
-            table.add(kmers)
+            add(kmers)
         except MemoryError as e:
             return f"out of memory growing the k-mer table: {e}"
     return problem
+
+
+def _one_pass(srcs: Sequence[Source], k: int, me: int, P: int, add: Any,
+              queues: Optional[list[Any]], prog: "Progress", phase: str) -> tuple[int, int]:
+    """Collective.  Reads this rank's share of `srcs` and feeds every k-mer to
+    add() on its owner rank (a KmerTable's add or count_known); returns
+    (k-mers this rank read, exchange rounds)."""
+    read = 0
+    rounds = 0
+    it = _pieces(srcs, k, me, P)
+    if P == 1:
+        try:
+            for arr in it:
+                add(arr)
+                read += len(arr)
+                prog(phase, read)
+        except (ValueError, OSError) as e:
+            raise KmerInputError(str(e)) from None
+        return read, rounds
+    assert queues is not None
+    pending: list[tuple[int, NDArray[np.uint64]]] = []   # (owner, k-mers) its queue had no room for yet
+    more = True
+    problem = None
+    while True:
+        rounds += 1
+        if not pending and more and problem is None:
+            piece: Optional[NDArray[np.uint64]]
+            try:
+                piece = next(it, None)
+            except (ValueError, OSError) as e:
+                piece, problem = None, str(e)
+            if piece is None:
+                more = False
+            else:
+                read += len(piece)
+                grouped, counts = _core.kmer_partition(piece, P)
+                ends = np.cumsum(counts)
+                for j in range(P):            # own part first, then the next ranks over
+                    r = (me + j) % P
+                    part = grouped[int(ends[r] - counts[r]):int(ends[r])]
+                    if r == me:
+                        problem = _add_noting(add, part, problem)
+                    elif len(part):
+                        pending.append((r, part))
+        pending = [(r, part) for r, part in pending if not queues[r].push_many(part)]
+        pybcl.barrier()
+        inbox = queues[me]
+        n = inbox.size()
+        if n:
+            problem = _add_noting(add, inbox.local(), problem)
+            inbox.pop_many(n)
+        flags = pybcl.allreduce(np.array([int(more or bool(pending)),
+                                          int(problem is not None)], dtype=np.int64), "sum")
+        pybcl.barrier()         # pops above / pushes of the next round: FastQueue phases
+        prog(phase, read)
+        if flags[1]:
+            problem = _cli.agree(problem, pybcl.comm())
+            raise KmerInputError(problem)
+        if not flags[0]:
+            return read, rounds
 
 
 def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, str]], k: int = 31,
@@ -285,9 +408,10 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
                 items: bool = True, top: int = 10) -> dict[str, Any]:
     """Collective.  Counts the canonical k-mers of `sources` (paths or bytes).
 
-    Returns a dict: 'keys', 'counts' (this rank's table entries; counts as
-    reported, i.e. +1 under bloom), 'stats' (global figures, same on every
-    rank) and 'histogram' (int64 array: histogram[c] = k-mers seen c times).
+    Returns a dict: 'keys', 'counts' (this rank's table entries, exact
+    counts; under bloom only the k-mers seen at least twice), 'stats'
+    (global figures, same on every rank) and 'histogram' (int64 array:
+    histogram[c] = k-mers seen c times; exact with or without bloom).
     capacity: first size of this rank's table in k-mers (default: from the
     input size); queue_size: entries each rank's inbox takes per round;
     message_size: accepted for compatibility (a round ships one message per
@@ -334,68 +458,24 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     pybcl.barrier()
     seconds["setup"] = time.perf_counter() - t
 
-    # -- one pass: read, partition by owner, ship, count ----------------------------
+    # -- one pass: read, partition by owner, ship, count ---------------------------
     t = time.perf_counter()
-    read = 0
-    rounds = 0
-    it = _pieces(srcs, k, me, P)
-    if P == 1:
-        try:
-            for arr in it:
-                table.add(arr)
-                read += len(arr)
-                prog("count", read)
-        except (ValueError, OSError) as e:
-            raise KmerInputError(str(e)) from None
-    else:
-        pending: list[tuple[int, NDArray[np.uint64]]] = []   # (owner, k-mers) its queue had no room for yet
-        more = True
-        problem = None
-        while True:
-            rounds += 1
-            if not pending and more and problem is None:
-                piece: Optional[NDArray[np.uint64]]
-                try:
-                    piece = next(it, None)
-                except (ValueError, OSError) as e:
-                    piece, problem = None, str(e)
-                if piece is None:
-                    more = False
-                else:
-                    read += len(piece)
-                    grouped, counts = _core.kmer_partition(piece, P)
-                    ends = np.cumsum(counts)
-                    for j in range(P):            # own part first, then the next ranks over
-                        r = (me + j) % P
-                        part = grouped[int(ends[r] - counts[r]):int(ends[r])]
-                        if r == me:
-                            problem = _add_noting(table, part, problem)
-                        elif len(part):
-                            pending.append((r, part))
-            assert queues is not None                     # P > 1
-            pending = [(r, part) for r, part in pending if not queues[r].push_many(part)]
-            pybcl.barrier()
-            inbox = queues[me]
-            n = inbox.size()
-            if n:
-                problem = _add_noting(table, inbox.local(), problem)
-                inbox.pop_many(n)
-            flags = pybcl.allreduce(np.array([int(more or bool(pending)),
-                                              int(problem is not None)], dtype=np.int64), "sum")
-            pybcl.barrier()         # pops above / pushes of the next round: FastQueue phases
-            prog("count", read)
-            if flags[1]:
-                problem = _cli.agree(problem, pybcl.comm())
-                raise KmerInputError(problem)
-            if not flags[0]:
-                break
+    read, rounds = _one_pass(srcs, k, me, P, table.add, queues, prog, "count")
     seconds["count"] = time.perf_counter() - t
+    filter_pass_bytes = 0
+    if bloom:
+        # the filter pass collected the keys seen (apparently) twice; a second
+        # pass over the same input counts exactly those, from zero
+        t = time.perf_counter()
+        filter_pass_bytes = table.stats()["bytes"]      # the filter is freed now
+        table.restart_counts()
+        _, more_rounds = _one_pass(srcs, k, me, P, table.count_known, queues, prog, "recount")
+        rounds += more_rounds
+        seconds["recount"] = time.perf_counter() - t
 
     # -- histogram --------------------------------------------------------------------
     t = time.perf_counter()
-    h = table.histogram()
-    if bloom:                        # stored = sightings - 1
-        h = np.concatenate([[0], h])
+    h = table.histogram()            # exact counts (under bloom: of the keys stored)
     hlen = int(pybcl.allreduce(np.array([len(h)], dtype=np.int64), "max")[0])
     hist = np.zeros(max(hlen, 2), dtype=np.int64)
     hist[:len(h)] = h
@@ -403,21 +483,24 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     hist = pybcl.allreduce(hist, "sum")
     total = int(pybcl.allreduce(np.array([read], dtype=np.int64), "sum")[0])
     in_table = int(hist.sum())
-    if bloom:   # singletons never reach the table: derive them (see module doc)
-        hist[1] = max(0, total - int((np.arange(len(hist)) * hist).sum()))
+    false_positives = int(hist[1]) if bloom else 0
+    if bloom:   # singletons, bar the filter's false positives, never reach the table
+        hist[1] = max(0, total - int((np.arange(2, len(hist)) * hist[2:]).sum()))
     res = {"histogram": hist}
     if items:
         res["keys"], res["counts"] = table.items()
     res["top"], res["top_n"] = table.top(top), top
-    if bloom:
-        for name in ("counts", "top"):
-            if name in res:
-                (res[name] if name == "counts" else res[name][1])[:] += 1
+    if bloom:        # a stored key counted once was a false positive: a singleton
+        if items:
+            keep = res["counts"] >= 2
+            res["keys"], res["counts"] = res["keys"][keep], res["counts"][keep]
+        tk, tc = res["top"]
+        res["top"] = (tk[tc >= 2], tc[tc >= 2])
     tstats = table.stats()
     seconds["histogram"] = time.perf_counter() - t
     seconds["total"] = time.perf_counter() - t_start
     rss = pybcl.comm().allgather(peak_rss_bytes())
-    table_bytes = pybcl.comm().allgather(tstats["bytes"])
+    table_bytes = pybcl.comm().allgather(max(tstats["bytes"], filter_pass_bytes))
     resizes = pybcl.comm().allgather(tstats["resizes"])
     del queues
     table.free()
@@ -429,12 +512,13 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
         "kmers_total": total,
         "distinct": int(hist[1:].sum()),
         "distinct_in_table": in_table,
+        "bloom_false_positives": false_positives,
         "table_bytes_per_rank": table_bytes,
         "table_resizes_per_rank": resizes,
         "peak_rss_bytes_per_rank": rss,
         "rounds": rounds,
         "counting": "owner-side KmerTable, FastQueue exchange" if P > 1 else "local KmerTable",
-        "kmers_per_s": total / max(seconds["count"], 1e-9),
+        "kmers_per_s": total / max(seconds["count"] + seconds.get("recount", 0.0), 1e-9),
         "seconds": seconds,
     }
     res["stats"] = stats
@@ -488,7 +572,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("reads", nargs="*", metavar="READS", help="FASTA/FASTQ files (.gz ok)")
     ap.add_argument("-k", type=int, default=31, help="k-mer length, 1..32 (default 31)")
     ap.add_argument("--bloom", action="store_true",
-                    help="keep singletons out of the table with a Bloom filter (less memory)")
+                    help="keep singletons out of the table with a Bloom filter (less memory; "
+                         "a second pass over the input keeps the counts exact)")
     ap.add_argument("--histo", metavar="FILE", help="histogram, Jellyfish histo format")
     ap.add_argument("--counts", metavar="FILE", help="KMER<TAB>COUNT lines")
     ap.add_argument("--json", metavar="FILE", help="the run's figures as JSON")

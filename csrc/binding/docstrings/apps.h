@@ -7,7 +7,7 @@
 #define BCLPY_DOC_APPS_H
 
 #define BCLPY_DOC_KMERREADER \
-    "KmerReader(path, k, rank=0, nprocs=1, chunk_bytes=4194304, block_shift=20, hll=False, start=0, end=-1)\n--\n\n" \
+    "KmerReader(path, k, rank=0, nprocs=1, chunk_bytes=4194304, block_shift=20, hll=False, start=0, end=-1, fmt=None, gz_entry=None)\n--\n\n" \
     "Iterate over a FASTA/FASTQ file (gzipped or not), yielding one uint64\n" \
     "array of canonical 2-bit k-mers per chunk read: those whose last base\n" \
     "lies in a block (2**block_shift bytes of the decompressed stream) owned\n" \
@@ -15,8 +15,13 @@
     "a base other than ACGT are skipped; lowercase is uppercased.  hll=True\n" \
     "also feeds a HyperLogLog sketch.  A plain file can be read from byte\n" \
     "`start` to `end` (-1: its end); start must be a record boundary\n" \
-    "(seq_resync).  Raises OSError, or ValueError for bad arguments and for a\n" \
-    "truncated or corrupt gzip file or one with trailing garbage."
+    "(seq_resync).  A gzip file with gz_entry=(compressed offset of a member\n" \
+    "start, stream offset of its first byte) is entered there and yields the\n" \
+    "records (fmt 'fasta' or 'fastq') that start in [start, end) of the\n" \
+    "decompressed stream, resynced as seq_resync does (the entry must be at\n" \
+    "or before byte start - 1; see bgzf_blocks).  Raises OSError, or\n" \
+    "ValueError for bad arguments and for a truncated or corrupt gzip file\n" \
+    "or one with trailing garbage."
 
 #define BCLPY_DOC_KR_CLOSE \
     "close($self, /)\n--\n\n" \
@@ -35,7 +40,8 @@
     "KmerTable(capacity=0, bloom_bits=0)\n--\n\n" \
     "This rank's k-mer count table (kernels/bcl_kcount.h): open addressing,\n" \
     "grows by doubling.  bloom_bits > 0 puts a Bloom filter in front so first\n" \
-    "sightings are not stored.  capacity in [0, 2**40], bloom_bits in\n" \
+    "sightings are not stored (then restart_counts and count_known over the\n" \
+    "same input give exact counts).  capacity in [0, 2**40], bloom_bits in\n" \
     "[0, 2**44]; ValueError otherwise.  Local."
 
 #define BCLPY_DOC_KT_ADD \
@@ -43,6 +49,16 @@
     "Count each uint64 k-mer of `kmers` (GIL released).  TypeError for\n" \
     "another dtype; ValueError for the reserved code 0xffffffffffffffff;\n" \
     "MemoryError if the table cannot grow."
+
+#define BCLPY_DOC_KT_COUNT_KNOWN \
+    "count_known($self, kmers, /)\n--\n\n" \
+    "Count each uint64 k-mer of `kmers` that is already a key of the table;\n" \
+    "skip the others (never inserts).  Errors as add()."
+
+#define BCLPY_DOC_KT_RESTART_COUNTS \
+    "restart_counts($self, /)\n--\n\n" \
+    "Zero every count and free the Bloom filter; the keys stay, for an exact\n" \
+    "recount of the same input with count_known()."
 
 #define BCLPY_DOC_KT_ITEMS \
     "items($self, /)\n--\n\n" \
@@ -71,6 +87,14 @@
     "kmer_partition(kmers, nprocs, /)\n--\n\n" \
     "Return (uint64 k-mers grouped by owner rank, int64 counts per rank) for\n" \
     "a uint64 k-mer array and nprocs in [1, 2**24] (the k-mer exchange)."
+
+#define BCLPY_DOC_BGZF_BLOCKS \
+    "bgzf_blocks(path, /)\n--\n\n" \
+    "Walk a BGZF file's block headers (no decompression): return\n" \
+    "(compressed offsets, decompressed offsets), uint64 arrays of the block\n" \
+    "starts with the file size and the stream size appended, or None if the\n" \
+    "file is not BGZF (plain, ordinary gzip, or BGZF mixed with other\n" \
+    "members).  ValueError for a truncated block or trailing garbage."
 
 #define BCLPY_DOC_SEQ_RESYNC \
     "seq_resync(path, size, offset, fmt, /)\n--\n\n" \

@@ -1,8 +1,10 @@
-"""How pybcl's container ops scale with ranks (issue 13), rma and shm.
+"""How pybcl's container ops scale with ranks (issue 13), rma, rma-node and shm.
 
     python benchmarks/bench_rma_scaling.py [--ranks 2,4,8] [--transports rma,shm]
                                            [--scalar N] [--batch N] > scaling.json
     python benchmarks/bench_rma_scaling.py --hosts 3      # network-namespace hosts
+    python benchmarks/bench_rma_scaling.py --hosts 2 --per-host 2 \
+        --transports rma,auto --waits default             # rma-node vs rma
 
 Every rank works at once, each on its own random keys (random owners): a
 scalar op's time is the SLOWEST rank's µs per op, a batch's throughput is
@@ -10,7 +12,7 @@ the aggregate keys/s (all ranks' keys over the slowest rank's time).  Ops:
 insert, find, find-only (scalar); insert_many, find_many, find-only
 find_many; HashMapBuffer (insert_many + flush); flush() with nothing
 outstanding; rput of 8 bytes to k targets + flush() for k = 1, P/2, P.
-On rma each batch also reports, from the core's flush counters
+On rma and rma-node each batch also reports, from the core's flush counters
 (`pybcl._core._flush_stats`), the rounds it took (one flush per round) and
 the targets flushed per round: the terms of the scaling model in
 docs/hashmap_perf.md.
@@ -20,8 +22,12 @@ points, each marked `"oversubscribed": true` (ranks > cores: the core then
 waits patiently, docs/progress.md, and timings measure the scheduler as much
 as pybcl).  `--hosts H` runs rma across the H network-namespace hosts pbh1..H
 of /work/shared/tools/netns-hosts.sh (UCX_TLS=tcp,self; one rank per host by
-default, `--per-host R` for more); it reuses hosts that exist and removes
-only the ones it created.  One JSON object on stdout; the 1-min load
+default, `--per-host R[,R2..]` for more; `--transports` there defaults to
+rma, and `auto` shows what auto picks: rma-node when a host runs >= 2 ranks;
+`--waits` picks PYBCL_WAIT values, `default` leaving it unset); it reuses
+hosts that exist and removes only the ones it created.  Every record names
+the transport the job reported (`transport`) and the one asked for
+(`transport_requested`).  One JSON object on stdout; the 1-min load
 average is recorded before and after every run.
 """
 import argparse
@@ -42,7 +48,7 @@ def worker(n_scalar, n_batch):
     from pybcl import _core
 
     P, r = pybcl.nprocs(), pybcl.rank()
-    rma = pybcl.transport() == "rma"
+    rma = pybcl.transport() in ("rma", "rma-node")
     F = pybcl.ConProm.HashMap.find
     rng = np.random.default_rng(1000 + r)
     out = {"transport": pybcl.transport(), "ranks": P}
@@ -158,13 +164,20 @@ def single_node(args):
         sorted({*range(2, cores + 1), 2 * cores, 4 * cores} - {0, 1})
     runs = []
     for n in ranks:
-        for tr in args.transports.split(","):
+        for tr in (args.transports or "rma,shm").split(","):
             rec = run_job([mpiexec(), "-n", str(n)], job_env(PYBCL_TRANSPORT=tr),
                           args.scalar, args.batch, args.timeout)
-            rec.update(ranks=n, transport=tr, oversubscribed=n > cores)
+            rec.setdefault("transport", tr)
+            rec.update(ranks=n, transport_requested=tr, oversubscribed=n > cores)
             runs.append(rec)
             print(json.dumps(rec), file=sys.stderr, flush=True)
     return {"cores": cores, "runs": runs}
+
+
+def per_host_counts(args):
+    """--per-host R: 1 and R ranks per host (as before); R1,R2,..: exactly those."""
+    counts = [int(x) for x in str(args.per_host).split(",") if x]
+    return counts if len(counts) > 1 or "," in str(args.per_host) else sorted({1, counts[0]})
 
 
 def multi_host(args):
@@ -180,20 +193,23 @@ def multi_host(args):
                            capture_output=True, text=True).stdout.strip()
     try:
         runs = []
-        for per in sorted({1, args.per_host}):
+        for per, tr, wait in ((p, t, w) for p in per_host_counts(args)
+                              for w in args.waits.split(",")
+                              for t in (args.transports or "rma").split(",")):
             n = args.hosts * per
             pre = [mpiexec(), "-launcher", "ssh", "-launcher-exec",
                    os.path.join(TOOLS, "nsexec.sh"), "-iface", "pbbr0", "-hosts",
                    ",".join(f"{h}:{per}" for h in hosts.split(",")), "-n", str(n),
-                   "-genv", "UCX_TLS", "tcp,self", "-genv", "PYBCL_TRANSPORT", "rma",
+                   "-genv", "UCX_TLS", "tcp,self", "-genv", "PYBCL_TRANSPORT", tr,
                    "-genv", "PYTHONPATH", ROOT]
-            for wait in ("spin", "patient"):
-                rec = run_job(pre + ["-genv", "PYBCL_WAIT", wait], job_env(),
-                              args.scalar, args.batch, args.timeout)
-                rec.update(hosts=args.hosts, ranks_per_host=per, wait=wait,
-                           oversubscribed=n > (os.cpu_count() or 1))
-                runs.append(rec)
-                print(json.dumps(rec), file=sys.stderr, flush=True)
+            if wait != "default":
+                pre += ["-genv", "PYBCL_WAIT", wait]
+            rec = run_job(pre, job_env(), args.scalar, args.batch, args.timeout)
+            rec.update(hosts=args.hosts, ranks_per_host=per, wait=wait,
+                       transport_requested=tr,
+                       oversubscribed=n > (os.cpu_count() or 1))
+            runs.append(rec)
+            print(json.dumps(rec), file=sys.stderr, flush=True)
     finally:
         if created:      # remove only the namespaces this run made
             for h in missing:
@@ -206,11 +222,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--ranks", default="", help="comma list (default 2..cores, 2x, 4x)")
-    ap.add_argument("--transports", default="rma,shm")
+    ap.add_argument("--transports", default="",
+                    help="comma list (default rma,shm; across hosts rma)")
+    ap.add_argument("--waits", default="spin,patient",
+                    help="PYBCL_WAIT values across hosts ('default': unset)")
     ap.add_argument("--scalar", type=int, default=2000, help="scalar ops per rank")
     ap.add_argument("--batch", type=int, default=50000, help="batch keys per rank")
     ap.add_argument("--hosts", type=int, default=0, help="network-namespace hosts")
-    ap.add_argument("--per-host", type=int, default=1, help="ranks per host (--hosts)")
+    ap.add_argument("--per-host", default="1",
+                    help="ranks per host (--hosts): R runs 1 and R; R1,R2: exactly those")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per job")
     args = ap.parse_args()
     if args.worker:

@@ -31,8 +31,8 @@ def segment_size() -> int:
 
 def transport() -> str:
     value = os.environ.get("PYBCL_TRANSPORT", "auto").strip().lower() or "auto"
-    if value not in ("auto", "shm", "rma"):
-        raise ValueError(f"PYBCL_TRANSPORT must be auto, shm or rma, not {value!r}")
+    if value not in ("auto", "shm", "rma", "rma-node"):
+        raise ValueError(f"PYBCL_TRANSPORT must be auto, shm, rma or rma-node, not {value!r}")
     return value
 
 

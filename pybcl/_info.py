@@ -2,7 +2,8 @@
 
 Everything here is read back from the running job (the core reports what
 init decided), never re-derived, except the reasons, which restate the rules
-of bcl_runtime.c (transport: auto picks shm when every rank is on one node;
+of bcl_runtime.c (transport: auto picks shm when every rank is on one node,
+rma-node across nodes when some node hosts two or more ranks, else rma;
 wait: patient when some node runs more ranks than the CPUs they may use, or
 PYBCL_WAIT forces it; the core's wait_policy() says which and the counts).
 """

@@ -30,7 +30,7 @@ def init(segment_size: Union[int, str, None] = None, comm: Any = None) -> None:
 
     Idempotent; any other pybcl call auto-initialises with the defaults.
     Works whether or not mpi4py already initialised MPI.  The transport is
-    chosen here (PYBCL_TRANSPORT=auto|shm|rma; see pybcl.info()).
+    chosen here (PYBCL_TRANSPORT=auto|shm|rma|rma-node; see pybcl.info()).
     Raises TypeError/ValueError for bad arguments, SegmentFull when the node
     cannot hold the segment.
     """

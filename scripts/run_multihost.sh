@@ -4,7 +4,8 @@
 # traffic between them over real TCP (UCX_TLS=tcp,self), launched by MPICH's
 # hydra with nsexec.sh standing in for ssh.  Needs root and iproute2.
 #   1. the suite at "3h" (3 hosts x 1 rank) and "2x2" (2 hosts x 2 ranks);
-#      transport auto must pick rma there;
+#      transport auto must pick rma at 3h (one rank per node) and rma-node at
+#      2x2 (node peers through the node's shared window, docs/transports.md);
 #   2. the serial_only tests (they start their own mpiexec through
 #      tests/launch.py) with PYBCL_TEST_MPIEXEC_ARGS pointing at the hosts, so
 #      every job they launch spans hosts too;
@@ -74,7 +75,8 @@ run() {
     echo "== passed in $((SECONDS - start)) s"
 }
 
-# 1. the suite across hosts (PYBCL_TRANSPORT unset: auto must choose rma)
+# 1. the suite across hosts (PYBCL_TRANSPORT unset: auto chooses rma at 3h,
+#    rma-node at 2x2; tests/test_runtime.py checks the choice)
 unset PYBCL_TRANSPORT
 if want suite; then
     run "${H3X1[@]}" -n 3 python -m pytest -q --with-mpi tests -p no:cacheprovider

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: one rank (plain python, no mpiexec; this pass also
 # runs the serial_only tests that launch their own jobs), then 2, 4 and 8
-# ranks on the default transport (shm on one machine) and 2 and 8 ranks on
-# rma, then the docs site.  8 ranks on a 2-core machine are oversubscribed: pybcl then waits
+# ranks on the default transport (shm on one machine), 1, 2, 4 and 8 ranks
+# on rma and 1, 2 and 4 on rma-node (forced), the multi-host pass, the suite
+# against the mpich wheel and Open MPI, then the docs site.  8 ranks on a 2-core machine are oversubscribed: pybcl then waits
 # patiently on its own (docs/progress.md).  Measured pass times: docs/testing.md.
 #
 # Every test runs under a time limit (PYBCL_TEST_TIME_LIMIT, seconds; see
@@ -20,7 +21,7 @@ export PYBCL_TEST_TIME_LIMIT=${PYBCL_TEST_TIME_LIMIT:-300}
 # Open MPI, each in its own venv (scripts/run_mpi_variants.sh).
 # multihost: the suite across network-namespace hosts (scripts/run_multihost.sh).
 # docs: the Sphinx site, warnings as errors (scripts/build_docs.sh).
-PASSES=${PYBCL_TEST_PASSES:-"1 2 4 8 rma1 rma2 rma4 rma8 multihost wheel openmpi docs"}
+PASSES=${PYBCL_TEST_PASSES:-"1 2 4 8 rma1 rma2 rma4 rma8 rmanode1 rmanode2 rmanode4 multihost wheel openmpi docs"}
 TOTAL_START=$SECONDS
 
 run() {
@@ -37,6 +38,10 @@ for pass in $PASSES; do
         # rma at one rank: the in-job tests; the serial_only tests, which
         # launch their own jobs and set their transports, ran in pass 1
         rma1)   PYBCL_TRANSPORT=rma run python -m pytest -q --with-mpi tests -m "not serial_only" ;;
+        # rma-node forced on one host (auto picks it only across nodes with
+        # several ranks on one: the multihost pass's 2x2)
+        rmanode1) PYBCL_TRANSPORT=rma-node run python -m pytest -q --with-mpi tests -m "not serial_only" ;;
+        rmanode*) PYBCL_TRANSPORT=rma-node run $MPIEXEC -n "${pass#rmanode}" python -m pytest -q --with-mpi tests ;;
         rma*)   PYBCL_TRANSPORT=rma run $MPIEXEC -n "${pass#rma}" python -m pytest -q --with-mpi tests ;;
         wheel|openmpi) run bash scripts/run_mpi_variants.sh "$pass" ;;
         # Several suite passes over TCP in one: its own, longer bound.

@@ -29,11 +29,13 @@ def test_info_matches_the_runtime():
           and d["segment_size"] > 0 and d["segment_size"] % 64 == 0
           and d["wait_policy"] in ("spin", "patient")
           and d["progress_thread"] == (d["async_progress_requested"]
-                                       and d["transport"] == "rma"))
+                                       and d["transport"] in ("rma", "rma-node")))
     # The transport follows the documented rule.
     requested = os.environ.get("PYBCL_TRANSPORT", "auto") or "auto"
     if requested == "auto":
-        ok = ok and d["transport"] == ("shm" if per_node == pybcl.nprocs() else "rma")
+        most = max(pybcl.comm().allgather(per_node))
+        ok = ok and d["transport"] == ("shm" if per_node == pybcl.nprocs()
+                                       else "rma-node" if most >= 2 else "rma")
     else:
         ok = ok and d["transport"] == requested and requested in d["transport_reason"]
     # One wait policy for the whole job, forced by PYBCL_WAIT when set.
@@ -48,6 +50,7 @@ def test_info_matches_the_runtime():
 
 @pytest.mark.serial_only
 @pytest.mark.parametrize("transport,wait,progress", [("rma", "patient", "1"),
+                                                     ("rma-node", "spin", "1"),
                                                      ("auto", "spin", "0")])
 def test_python_m_pybcl_info(transport, wait, progress):
     env = job_env(PYBCL_TRANSPORT=transport, PYBCL_WAIT=wait, PYBCL_ASYNC_PROGRESS=progress,
@@ -57,7 +60,7 @@ def test_python_m_pybcl_info(transport, wait, progress):
     d = json.loads(proc.stdout)                  # rank 0 prints, once
     assert set(d) == KEYS
     assert (d["nprocs"], d["ranks_per_node"]) == (2, 2)
-    assert d["transport"] == ("rma" if transport == "rma" else "shm")
+    assert d["transport"] == ("shm" if transport == "auto" else transport)
     assert d["wait_policy"] == wait and d["wait_reason"].startswith(f"PYBCL_WAIT={wait} ")
     assert d["progress_thread"] is (progress == "1")
     assert d["segment_size"] == 8 << 20

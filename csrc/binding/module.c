@@ -72,8 +72,9 @@ static int parse_transport(const char *name, bcl_transport *out)
     if (!strcmp(name, "auto")) *out = BCL_TRANSPORT_AUTO;
     else if (!strcmp(name, "shm")) *out = BCL_TRANSPORT_SHM;
     else if (!strcmp(name, "rma")) *out = BCL_TRANSPORT_RMA;
+    else if (!strcmp(name, "rma-node")) *out = BCL_TRANSPORT_RMA_NODE;
     else {
-        PyErr_Format(PyExc_ValueError, "transport must be 'auto', 'shm' or 'rma', "
+        PyErr_Format(PyExc_ValueError, "transport must be 'auto', 'shm', 'rma' or 'rma-node', "
                      "not %R", PyUnicode_FromString(name));
         return -1;
     }
@@ -329,7 +330,7 @@ static PyObject *py_ranks_per_node(PyObject *self, PyObject *noargs)
 static PyObject *py_progress_thread(PyObject *self, PyObject *noargs)
 {
     NEED_INIT();
-    return PyBool_FromLong(bcl_rt.async_progress && bcl_rt.transport == BCL_TRANSPORT_RMA);
+    return PyBool_FromLong(bcl_rt.async_progress && bcl_rt.transport != BCL_TRANSPORT_SHM);
 }
 
 /* Before MPI_Init: what pybcl._env must put in the environment (bcl_ompi_osc.h). */

@@ -16,6 +16,42 @@
 
 static int is_shm(void) { return bcl_rt.transport == BCL_TRANSPORT_SHM; }
 
+/* rma-node (docs/transports.md, "Node-aware rma", design A): the address of
+ * a node peer's (or our own) segment byte, or NULL when p must go through
+ * MPI.  Only data-word get/put use it; atomics never do, so no word ever
+ * meets both CPU atomics and MPI atomics. */
+static unsigned char *node_addr(bcl_gptr p)
+{
+    if (bcl_rt.transport != BCL_TRANSPORT_RMA_NODE || !bcl_rt.bases[p.rank])
+        return NULL;
+    return bcl_rt.bases[p.rank] + p.offset;
+}
+
+/* Orders this rank's loads/stores of node segments with the MPI operations
+ * on bcl_rt.win (MPI-3.1 11.7, unified model): a writer syncs after its
+ * stores and before the MPI atomic that publishes them; a reader syncs
+ * after the MPI atomic that saw the publication completed, before its
+ * loads.  In MPICH it is a memory barrier, not a round trip. */
+static bcl_status node_sync(void)
+{
+    BCL_MPI_CHECK("MPI_Win_sync", MPI_Win_sync(bcl_rt.win));
+    return BCL_OK;
+}
+
+static bcl_status node_get(void *dst, const unsigned char *src, size_t n)
+{
+    bcl_status st = node_sync();
+    if (st == BCL_OK)
+        memcpy(dst, src, n);
+    return st;
+}
+
+static bcl_status node_put(unsigned char *dst, const void *src, size_t n)
+{
+    memcpy(dst, src, n);
+    return node_sync();
+}
+
 /* ---- waiting without starving the target ------------------------------
  * MPI's blocking calls busy-poll.  When ranks outnumber cores, a rank
  * spinning in MPI_Win_flush or MPI_Barrier holds the core the target needs
@@ -379,8 +415,13 @@ bcl_status bcl_get_nb(void *dst, bcl_gptr src, size_t nbytes)
         memcpy(dst, bcl_local_addr(src), nbytes);
         return BCL_OK;
     }
+    unsigned char *near = node_addr(src);
+    if (near)                 /* complete on return: never dirty */
+        return node_get(dst, near, nbytes);
     /* Our own segment too goes through MPI on rma: a load racing with a
-     * peer's accumulate is undefined, and MPI to self is a local copy. */
+     * peer's accumulate is undefined, and MPI to self is a local copy.
+     * (rma-node loads data words only, which the containers' protocols
+     * keep from racing with anything.) */
     return rma_get(dst, src, nbytes);
 }
 
@@ -393,6 +434,9 @@ bcl_status bcl_put_nb(bcl_gptr dst, const void *src, size_t nbytes)
         memcpy(bcl_local_addr(dst), src, nbytes);
         return BCL_OK;
     }
+    unsigned char *near = node_addr(dst);
+    if (near)                 /* complete on return: never dirty */
+        return node_put(near, src, nbytes);
     return rma_put(dst, src, nbytes);
 }
 
@@ -400,7 +444,7 @@ bcl_status bcl_get(void *dst, bcl_gptr src, size_t nbytes)
 {
     int was_dirty = !is_shm() && bcl_rankset_has(&dirty, src.rank);
     bcl_status st = bcl_get_nb(dst, src, nbytes);
-    if (st != BCL_OK || is_shm())
+    if (st != BCL_OK || is_shm() || (bcl_rt.initialized && node_addr(src)))
         return st;
     if (patient()) {
         if ((st = patient_flush_rank(src.rank)) == BCL_OK)
@@ -441,6 +485,8 @@ static void *stage_copy(const void *src, size_t n)
 
 bcl_status bcl_put_detached(bcl_gptr dst, const void *src, size_t nbytes)
 {
+    if (bcl_rt.initialized && dst.rank >= 0 && dst.rank < bcl_rt.nprocs && node_addr(dst))
+        return bcl_put_nb(dst, src, nbytes);      /* a memcpy: complete already */
     if (is_shm() || nbytes > STAGE_MAX_PUT || patient()) {
         bcl_status st = bcl_put_nb(dst, src, nbytes);
         if (st != BCL_OK || is_shm())

@@ -2,7 +2,8 @@
  * bcl_comm.h -- the communication layer: global pointers, get/put, atomics,
  * flush, barrier, collectives, progress.
  *
- * One API over both transports (bcl_runtime.h).  Containers are written only
+ * One API over every transport (bcl_runtime.h); on rma-node, get/put to a
+ * node peer are memcpy ordered by MPI_Win_sync, everything else is rma.  Containers are written only
  * against this header, as BCL's containers are written against BCL Core, so
  * they run unchanged on shm and rma.
  *
@@ -49,7 +50,11 @@ static inline int bcl_gptr_is_null(bcl_gptr p) { return p.offset == 0; }
 bcl_status bcl_check_range(bcl_gptr p, size_t nbytes);
 
 /* Address of a pointer's target in this process: the local segment, or on
- * shm any segment.  NULL when the target is not mapped here (rma, remote). */
+ * shm any segment.  NULL when the target is not mapped here (rma, remote).
+ * On rma-node node peers are mapped, yet this stays NULL for them: the
+ * containers' direct-access paths (local views, local scans) are rma's,
+ * and only bcl_comm.c's get/put touch a peer's memory, in the order the
+ * MPI memory model needs (docs/transports.md). */
 static inline void *bcl_local_addr(bcl_gptr p)
 {
     if (p.rank == bcl_rt.rank)

@@ -107,7 +107,7 @@ bcl_status bcl_check_ompi_osc(MPI_Comm comm)
         return BCL_OK;
     return bcl_set_error(
         BCL_ERR_STATE,
-        "pybcl's rma transport cannot use the osc/rdma component of %s (%s): "
+        "pybcl's rma and rma-node transports cannot use the osc/rdma component of %s (%s): "
         "a 64-bit MPI_Compare_and_swap on a peer of the same node crashes there "
         "(Open MPI issue 7027, fixed in 4.0.5 and 4.1.5). Set OMPI_MCA_osc=%s before "
         "MPI starts (pybcl does so itself when imported before mpi4py.MPI), or use "

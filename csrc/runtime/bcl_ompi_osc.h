@@ -16,7 +16,7 @@
  * components (ucx, sm, pt2pt) are unaffected, so pybcl keeps osc/rdma out:
  *   - before MPI starts, `import pybcl` defaults OMPI_MCA_osc=^rdma
  *     (bcl_mpi_env_default; a value the user exported wins);
- *   - at init on the rma transport, a job on an affected release whose osc
+ *   - at init on the rma (or rma-node) transport, a job on an affected release whose osc
  *     selection still allows rdma (MPI started before pybcl was imported, an
  *     explicit `--mca osc rdma`) is refused on every rank with one message,
  *     instead of crashing at its first hash-map insert.

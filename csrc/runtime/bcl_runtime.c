@@ -10,6 +10,7 @@
 #include "runtime/bcl_cpus.h"
 #include "runtime/bcl_memcheck.h"
 #include "runtime/bcl_mpicheck.h"
+#include "runtime/bcl_nodewin.h"
 #include "runtime/bcl_ompi_osc.h"
 #include "runtime/bcl_progress.h"
 
@@ -21,6 +22,7 @@ const char *bcl_transport_name(bcl_transport t)
     switch (t) {
     case BCL_TRANSPORT_SHM: return "shm";
     case BCL_TRANSPORT_RMA: return "rma";
+    case BCL_TRANSPORT_RMA_NODE: return "rma-node";
     default: return "auto";
     }
 }
@@ -174,9 +176,20 @@ static bcl_status create_shm_window(void)
     return BCL_OK;
 }
 
+/* auto across nodes: rma-node pays off only where some node hosts two or
+ * more ranks (otherwise there is no node peer to reach by memcpy). */
+static bcl_status some_node_shared(int *shared)
+{
+    int most = bcl_rt.node_ranks;
+    BCL_MPI_CHECK("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT,
+                                                 MPI_MAX, bcl_rt.comm));
+    *shared = most >= 2;
+    return BCL_OK;
+}
+
 static bcl_status choose_transport(bcl_transport requested, bcl_transport *out)
 {
-    int one_node = 0;
+    int one_node = 0, shared = 0;
     bcl_status st = inspect_node(bcl_rt.comm, bcl_rt.nprocs, &one_node,
                                  &bcl_rt.oversubscribed);
     if (st != BCL_OK)
@@ -184,10 +197,49 @@ static bcl_status choose_transport(bcl_transport requested, bcl_transport *out)
     if (requested == BCL_TRANSPORT_SHM && !one_node)
         return bcl_set_error(BCL_ERR_ARG,
                              "transport 'shm' needs all ranks on one node");
-    *out = requested == BCL_TRANSPORT_AUTO
-               ? (one_node ? BCL_TRANSPORT_SHM : BCL_TRANSPORT_RMA)
-               : requested;
+    if (requested != BCL_TRANSPORT_AUTO) {
+        *out = requested;
+        return BCL_OK;
+    }
+    if (one_node) {
+        *out = BCL_TRANSPORT_SHM;
+        return BCL_OK;
+    }
+    if ((st = some_node_shared(&shared)) != BCL_OK)   /* same answer everywhere */
+        return st;
+    *out = shared ? BCL_TRANSPORT_RMA_NODE : BCL_TRANSPORT_RMA;
     return BCL_OK;
+}
+
+/* rma-node's windows, checked for the unified model.  auto falls back to
+ * plain rma when they are not (loads/stores would not see MPI's copy);
+ * a forced rma-node refuses with the reason.  Same outcome on every rank. */
+static bcl_status create_node_windows(int forced)
+{
+    int unified = 0;
+    bcl_status st = bcl_nodewin_create();
+    if (st == BCL_OK)
+        st = bcl_nodewin_unified(&unified);
+    if (st != BCL_OK || unified)
+        return st;
+    if ((st = bcl_nodewin_free()) != BCL_OK)
+        return st;
+    if (forced)
+        return bcl_set_error(BCL_ERR_STATE, "transport 'rma-node' needs MPI_WIN_UNIFIED "
+                             "windows, but %s gives MPI_WIN_SEPARATE",
+                             bcl_mpi_library_name());
+    bcl_rt.transport = BCL_TRANSPORT_RMA;
+    return create_rma_window();
+}
+
+static bcl_status create_window(bcl_transport requested)
+{
+    switch (bcl_rt.transport) {
+    case BCL_TRANSPORT_SHM: return create_shm_window();
+    case BCL_TRANSPORT_RMA_NODE:
+        return create_node_windows(requested == BCL_TRANSPORT_RMA_NODE);
+    default: return create_rma_window();
+    }
 }
 
 static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
@@ -215,16 +267,16 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
      * MPI_Barrier otherwise, and the two never match each other. */
     BCL_MPI_CHECK("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, &bcl_rt.oversubscribed, 1,
                                                  MPI_INT, MPI_MAX, bcl_rt.comm));
-    /* A one-sided component known to crash in our atomics (bcl_ompi_osc.h). */
-    if (bcl_rt.transport == BCL_TRANSPORT_RMA &&
+    /* A one-sided component known to crash in our atomics (bcl_ompi_osc.h):
+     * rma and rma-node both issue them through MPI. */
+    if (bcl_rt.transport != BCL_TRANSPORT_SHM &&
         (st = bcl_check_ompi_osc(bcl_rt.comm)) != BCL_OK)
         return st;
     /* Before any window exists, and on every rank alike (bcl_memcheck.h). */
     if ((st = bcl_check_segments_fit(bcl_rt.comm, bcl_rt.segment_size,
-                                     bcl_rt.transport == BCL_TRANSPORT_SHM)) != BCL_OK)
+                                     bcl_rt.transport != BCL_TRANSPORT_RMA)) != BCL_OK)
         return st;
-    st = bcl_rt.transport == BCL_TRANSPORT_SHM ? create_shm_window()
-                                               : create_rma_window();
+    st = create_window(transport);
     if (st == BCL_OK)
         st = bcl_check_window_model(bcl_rt.win);
     if (st != BCL_OK)
@@ -237,8 +289,8 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
     if ((st = bcl_alloc(sizeof(uint64_t), 64, &bcl_rt.free_stack)) != BCL_OK)
         return st;
     memset(bcl_rt.local_base + bcl_rt.free_stack, 0, sizeof(uint64_t));
-    /* Only the rma transport needs the target's CPU to complete operations. */
-    if (bcl_rt.async_progress && bcl_rt.transport == BCL_TRANSPORT_RMA &&
+    /* Only the rma transports need the target's CPU to complete operations. */
+    if (bcl_rt.async_progress && bcl_rt.transport != BCL_TRANSPORT_SHM &&
         (st = bcl_progress_thread_start(20)) != BCL_OK)
         return st;
     /* Nobody touches a peer's segment before the peer has finished setting it up. */
@@ -287,14 +339,19 @@ bcl_status bcl_finalize(void)
      * window being freed; free it; and meet once more so that no rank enters
      * MPI_Finalize while a peer is still inside MPI_Win_free.  (The TCP hang
      * at exit is not cured by any order here: bcl_exit_guard.h.) */
-    int rc = MPI_Win_flush_all(bcl_rt.win);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Win_unlock_all(bcl_rt.win);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Barrier(bcl_rt.comm);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Win_free(&bcl_rt.win);
-    if (rc == MPI_SUCCESS)
+    int rc = MPI_SUCCESS;
+    if (bcl_rt.transport == BCL_TRANSPORT_RMA_NODE) {
+        st = bcl_nodewin_free();
+    } else {
+        rc = MPI_Win_flush_all(bcl_rt.win);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Win_unlock_all(bcl_rt.win);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Barrier(bcl_rt.comm);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Win_free(&bcl_rt.win);
+    }
+    if (rc == MPI_SUCCESS && st == BCL_OK)
         rc = MPI_Barrier(bcl_rt.comm);
     if (rc != MPI_SUCCESS)
         st = bcl_mpi_error("bcl_finalize (window teardown)", rc);

@@ -9,6 +9,10 @@
  *   shm  MPI_Win_allocate_shared over a node-local communicator; every rank
  *        maps every segment (MPI_Win_shared_query) and accesses it with plain
  *        loads/stores and C11 atomics, with no MPI call on the data path.
+ *   rma-node  (bcl_nodewin.h) the segment lives in the node's shared memory
+ *        (MPI_Win_allocate_shared, mapping node peers' segments) and is also
+ *        exposed to the job by MPI_Win_create; every atomic goes through MPI
+ *        on that job window, only get/put to node peers are memcpy.
  *
  * The first BCL_SEGMENT_RESERVED bytes of every segment belong to the runtime
  * (offset 0 is the null pointer, so nothing user-visible ever lives there).
@@ -25,7 +29,8 @@
 typedef enum bcl_transport {
     BCL_TRANSPORT_AUTO = 0,
     BCL_TRANSPORT_SHM,
-    BCL_TRANSPORT_RMA
+    BCL_TRANSPORT_RMA,
+    BCL_TRANSPORT_RMA_NODE   /* rma + memcpy for node peers' data words */
 } bcl_transport;
 
 #define BCL_SEGMENT_RESERVED 4096u
@@ -48,10 +53,12 @@ typedef struct bcl_runtime {
     int wait_forced;          /* PYBCL_WAIT chose the policy, not the guess  */
     int node_ranks;           /* ranks on this rank's node                   */
     int node_cpus;            /* CPUs they may use together (bcl_cpus.h)     */
-    MPI_Win win;
+    MPI_Win win;              /* the window every MPI RMA op goes through    */
+    MPI_Win node_win;         /* rma-node only: W_node, the node mapping     */
     size_t segment_size;      /* bytes per rank, identical on every rank     */
     unsigned char *local_base;
-    unsigned char **bases;    /* shm: every rank's segment, mapped locally   */
+    unsigned char **bases;    /* shm: every rank's segment, mapped locally;  */
+                              /* rma-node: node peers' (NULL off the node)   */
     uint64_t free_stack;      /* offset of the remote-free stack head, the   */
                               /* same on every rank (bcl_object.h)           */
     uint64_t epoch;           /* 1, 2, ... per successful bcl_init; 0 when   */
@@ -65,7 +72,8 @@ extern bcl_runtime bcl_rt;
 
 /* Collective over `comm`.  Initialises MPI (MPI_THREAD_MULTIPLE requested)
  * when nobody has yet.  `transport` AUTO picks shm when all ranks of `comm`
- * share a node.  Calling it again while initialised is a no-op returning OK. */
+ * share a node, rma-node when they span nodes and some node hosts >= 2 of
+ * them (and its windows are MPI_WIN_UNIFIED), else rma.  Calling it again while initialised is a no-op returning OK. */
 bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
                     int async_progress);
 

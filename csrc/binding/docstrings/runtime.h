@@ -9,8 +9,8 @@
     "init(comm_address, segment_size, transport, async_progress, /)\n--\n\n" \
     "Internal: start the runtime.  Collective.  Use pybcl.init() instead.\n\n" \
     "comm_address: address of an MPI_Comm handle (mpi4py's MPI._addressof);\n" \
-    "segment_size: bytes per rank; transport: 'auto', 'shm' or 'rma';\n" \
-    "async_progress: start the progress thread (rma only).\n" \
+    "segment_size: bytes per rank; transport: 'auto', 'shm', 'rma' or\n" \
+    "'rma-node'; async_progress: start the progress thread (rma, rma-node).\n" \
     "Raises ValueError for a bad size or transport, SegmentFull when the\n" \
     "segment cannot be allocated, pybcl.Error when MPI fails."
 
@@ -46,9 +46,10 @@
 #define BCLPY_DOC_TRANSPORT \
     "transport()\n--\n\n" \
     "Return the transport in use: 'shm' (all ranks on one node: loads, stores\n" \
-    "and CPU atomics on one MPI shared-memory window) or 'rma' (MPI-3\n" \
-    "passive-target RMA).  Chosen at init from PYBCL_TRANSPORT=auto|shm|rma.\n" \
-    "Local."
+    "and CPU atomics on one MPI shared-memory window), 'rma' (MPI-3\n" \
+    "passive-target RMA) or 'rma-node' (rma whose get/put to ranks of the same\n" \
+    "node are memcpy through the node's shared memory; every atomic still MPI).\n" \
+    "Chosen at init from PYBCL_TRANSPORT=auto|shm|rma|rma-node.  Local."
 
 #define BCLPY_DOC_SEGMENT_SIZE \
     "segment_size()\n--\n\n" \

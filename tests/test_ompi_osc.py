@@ -65,10 +65,10 @@ def test_cas64_works_or_init_refuses_the_defective_osc(tmp_path, first, osc, ref
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0 and "received signal" not in out and "Segmentation" not in out, out
     if refused and AFFECTED:
-        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("<refused>")]
-        assert len(lines) == 2, out                        # every rank, one message each
-        assert all("osc/rdma" in ln and "OMPI_MCA_osc=^rdma" in ln and "7027" in ln
-                   for ln in lines), out
+        # every rank, one message each (two ranks' lines may arrive glued together)
+        assert proc.stdout.count("<refused>") == 2, out
+        for words in ("osc/rdma", "OMPI_MCA_osc=^rdma", "issue 7027"):
+            assert proc.stdout.count(words) == 2, out
         assert "<ok" not in out, out
     else:
         assert proc.stdout.count("<ok ") == 2 and "<refused>" not in out, out

@@ -7,11 +7,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+# tabix: htslib's bgzip, so tests/test_kmer_bgzf.py checks the app against
+# real BGZF output (not only the BGZF the tests write themselves).
 if ! command -v mpicc.mpich >/dev/null || ! command -v mpiexec.mpich >/dev/null \
-        || [ ! -f /usr/include/zlib.h ]; then
-    echo "== installing MPICH and zlib (apt-get)"
+        || [ ! -f /usr/include/zlib.h ] || ! command -v bgzip >/dev/null; then
+    echo "== installing MPICH, zlib and bgzip (apt-get)"
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq mpich libmpich-dev zlib1g-dev >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq mpich libmpich-dev zlib1g-dev \
+        tabix >/dev/null
 fi
 
 PY=${PYTHON:-python3}

@@ -28,6 +28,27 @@ def all_ok(flag):
     return bool(pybcl.allreduce(np.array([1 if flag else 0], dtype=np.int64), "min")[0])
 
 
+def flush_stats_around_puts(targets):
+    """Collective.  Every rank puts one word into a slot of each rank in its
+    `targets`, then flushes.  Returns (slots, bases, stats): this rank's
+    P-word block (slot o written by origin o; the caller frees it), every
+    rank's block, and the core's flush counters before the puts, after them
+    and after the flush -- what tests of the flush cost read."""
+    P, me = pybcl.nprocs(), pybcl.rank()
+    slots = pybcl.alloc(P, "int64")           # slot o: written by origin o
+    pybcl.rput(slots, np.full(P, -1, np.int64))
+    pybcl.barrier()
+    bases = [pybcl.broadcast(slots, root=r) for r in range(P)]
+    pybcl.barrier()
+    before = pybcl._core._flush_stats()
+    for t in targets:
+        pybcl.rput(bases[t] + me, np.array([1000 * me + t], np.int64))
+    mid = pybcl._core._flush_stats()
+    pybcl.flush()
+    after = pybcl._core._flush_stats()
+    return slots, bases, (before, mid, after)
+
+
 # ---- the per-test time limit ------------------------------------------------------
 
 # Generous for 16 ranks oversubscribed on 2 cores, where the slowest test took

@@ -14,7 +14,7 @@ import pytest
 
 import pybcl
 from pybcl import _core
-from conftest import all_ok
+from conftest import all_ok, flush_stats_around_puts
 import launch
 
 
@@ -42,18 +42,8 @@ def test_idle_flush_completes_no_target():
 
 def test_flush_after_puts_to_a_subset_touches_exactly_that_subset():
     P, me = pybcl.nprocs(), pybcl.rank()
-    slots = pybcl.alloc(P, "int64")           # slot o: written by origin o
-    pybcl.rput(slots, np.full(P, -1, np.int64))
-    pybcl.barrier()
-    bases = [pybcl.broadcast(slots, root=r) for r in range(P)]
     targets = _subset(P, me)
-    pybcl.barrier()
-    before = _core._flush_stats()
-    for t in targets:
-        pybcl.rput(bases[t] + me, np.array([1000 * me + t], np.int64))
-    mid = _core._flush_stats()
-    pybcl.flush()
-    after = _core._flush_stats()
+    slots, _, (before, mid, after) = flush_stats_around_puts(targets)
     ok = True
     if pybcl.transport() == "rma":
         # spin: the puts wait for the flush (k dirty); patient: each small

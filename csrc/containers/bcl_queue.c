@@ -30,6 +30,7 @@ static void set_block(bcl_queue *q, int host, uint64_t offset)
     q->tail_ready = circ ? ctl(q->block, CTL_TAIL_READY) : q->tail;
     q->data = bcl_gptr_make(host, offset + CTL_BYTES);
     q->cached_head = q->cached_tail = 0;   /* counters start at 0: lower bounds */
+    q->seen_head = q->seen_tail = 0;
 }
 
 static size_t block_bytes(uint64_t capacity, size_t slot_size)
@@ -225,6 +226,34 @@ static bcl_status push_claim_once(bcl_queue *q, uint64_t n, uint64_t *start, int
     }
 }
 
+/* CircularQueue: claim [t, t + n) by a CAS from the last tail we saw, only
+ * if it fits (header: why no fetch-and-add here).  A stale guess is a lower
+ * bound (the tail only grows), so "full by the guess" is full for real. */
+static bcl_status push_claim_cas(bcl_queue *q, uint64_t n, uint64_t *start, int *ok)
+{
+    uint64_t t = q->seen_tail, seen;
+    for (;;) {
+        bcl_status st;
+        if (!push_fits(q, t, n)) {
+            if ((st = load(q->head_ready, &q->cached_head)) != BCL_OK)
+                return st;
+            if (!push_fits(q, t, n)) {
+                *ok = 0;
+                return BCL_OK;
+            }
+        }
+        if ((st = bcl_cas(q->tail, 8, t, t + n, &seen)) != BCL_OK)
+            return st;
+        if (seen == t) {
+            *start = t;
+            *ok = 1;
+            q->seen_tail = t + n;
+            return BCL_OK;
+        }
+        t = seen;                       /* another claim won: retry from it */
+    }
+}
+
 /* A claim can also be refused because a concurrent claim in front of it is
  * itself being refused (a big push_many near the top).  When the tail read
  * after our give-back shows that those have been given back and there is
@@ -232,6 +261,8 @@ static bcl_status push_claim_once(bcl_queue *q, uint64_t n, uint64_t *start, int
  * refused claims cannot livelock us). */
 static bcl_status push_claim(bcl_queue *q, uint64_t n, uint64_t *start, int *ok)
 {
+    if (q->kind == BCL_QUEUE_CIRCULAR)
+        return push_claim_cas(q, n, start, ok);
     uint64_t tail_now = 0;
     for (int attempt = 0;; attempt++) {
         bcl_status st = push_claim_once(q, n, start, ok, &tail_now);
@@ -246,9 +277,41 @@ static uint64_t pop_avail(const bcl_queue *q, uint64_t h, uint64_t n)
     return a <= 0 ? 0 : (uint64_t)a < n ? (uint64_t)a : n;
 }
 
+/* CircularQueue: claim up to n published slots by a CAS from the last head
+ * we saw (tail_ready re-read when the cached one shows fewer than n); empty
+ * by a fresh tail_ready is Empty with no claim (a stale head is a lower
+ * bound, so "empty by the guess" is empty for real). */
+static bcl_status pop_claim_cas(bcl_queue *q, uint64_t n, uint64_t *start, uint64_t *got)
+{
+    uint64_t h = q->seen_head, seen;
+    for (;;) {
+        bcl_status st;
+        uint64_t a = pop_avail(q, h, n);
+        if (a < n) {                    /* take as many as are there now */
+            if ((st = load(q->tail_ready, &q->cached_tail)) != BCL_OK)
+                return st;
+            if ((a = pop_avail(q, h, n)) == 0) {
+                *got = 0;
+                return BCL_OK;
+            }
+        }
+        if ((st = bcl_cas(q->head, 8, h, h + a, &seen)) != BCL_OK)
+            return st;
+        if (seen == h) {
+            *start = h;
+            *got = a;
+            q->seen_head = h + a;
+            return BCL_OK;
+        }
+        h = seen;                       /* another claim won: retry from it */
+    }
+}
+
 /* Claim up to n slots on head; *got of them are ours, the rest given back. */
 static bcl_status pop_claim(bcl_queue *q, uint64_t n, uint64_t *start, uint64_t *got)
 {
+    if (q->kind == BCL_QUEUE_CIRCULAR)
+        return pop_claim_cas(q, n, start, got);
     uint64_t h, seen;
     unsigned spins = 0;
     bcl_status st = bcl_fetch_op(q->head, 8, BCL_OP_ADD, n, &h);

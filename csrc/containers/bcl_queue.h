@@ -24,14 +24,29 @@
  * mark a slower neighbour's slots readable).  Pops mirror this on
  * head/head_ready.  Promises (Table 4) relax the publication step.
  *
- * All-or-nothing: a claim that turns out not to fit is given back by a CAS
- * that moves the counter from the claim's end back to its start, which only
- * succeeds once every later claim has been given back too.  Any later claim
- * that does fit means ours fits as well (counters are monotonic), so the
- * waiting always ends: either we fit after all, or we are last and retreat.
+ * Claims, FastQueue: one fetch-and-add.  A claim that turns out not to fit
+ * is given back by a CAS that moves the counter from the claim's end back to
+ * its start, which only succeeds once every later claim has been given back
+ * too (last in, first out).  Any later claim that does fit means ours fits
+ * as well (counters are monotonic), so the waiting ends once no new claim
+ * arrives on top: in a FastQueue phase every rank stops at its first refusal
+ * or Empty (nothing can change before the barrier), so arrivals are bounded.
  * Nothing is ever written into a claim that is given back.  A push can be
  * refused while a concurrent, larger push_many in front of it is being
  * refused (it then retries a few times when a fresh tail shows room).
+ *
+ * Claims, CircularQueue: a CAS from the last counter value this rank saw to
+ * that value plus what fits, retried with the value the failed CAS returns;
+ * a queue that is full (empty) by the cached bounds is refused (Empty) with
+ * one read of head_ready (tail_ready) and no claim at all.  So a CircularQueue
+ * never over-claims and never gives back, and claim and head/tail only grow.
+ * Why not the FastQueue's fetch-and-add: there pushers and poppers retry on
+ * a full or empty queue while others work, and a rank whose over-claim sits
+ * under the claims of ranks that keep retrying waits for a moment with none
+ * above it -- 16 ranks on 2 cores over rma popping an empty CircularQueue
+ * left 8 of them in that give-back loop for 10 minutes (with 15 elements
+ * claimed under them, never popped).  A failed CAS means another claim
+ * succeeded, so some rank always progresses (lock-free).
  *
  * Promises: within one phase every push uses the same promise (and every
  * pop): a ConProm.push publication (fetch-and-add) can step over the value
@@ -59,6 +74,8 @@ typedef struct bcl_queue {
     bcl_gptr head, tail, head_ready, tail_ready, data;
     uint64_t cached_head;  /* lower bound of head_ready (push bound check)    */
     uint64_t cached_tail;  /* lower bound of tail_ready (pop bound check)     */
+    uint64_t seen_head;    /* CircularQueue: lower bound of head (CAS guess)  */
+    uint64_t seen_tail;    /* CircularQueue: lower bound of tail (CAS guess)  */
 } bcl_queue;
 
 /* Collective.  Every rank passes the same arguments (checked: a mismatch or

@@ -6,10 +6,10 @@
  *
  *   fast_push       MPI_Fetch_and_op(SUM) + flush; MPI_Put 8 B + flush_local
  *   fast_pop        MPI_Fetch_and_op(SUM) + flush; MPI_Get 8 B + flush_local
- *   circular_push   Fetch_and_op(SUM) + flush; Put 8 B + flush; CAS + flush
- *   circular_pop    Fetch_and_op(SUM) + flush; Get 8 B + flush_local; CAS + flush
+ *   circular_push   CAS + flush (claim); Put 8 B + flush; CAS + flush
+ *   circular_pop    CAS + flush (claim); Get 8 B + flush_local; CAS + flush
  *   fast_push_many  Fetch_and_op(SUM) + flush; Put 8 KiB + flush_local
- *   circular_push_many  Fetch_and_op + flush; Put 8 KiB + flush; CAS + flush
+ *   circular_push_many  CAS + flush (claim); Put 8 KiB + flush; CAS + flush
  *
  * Set-up mirrors pybcl: MPI_THREAD_MULTIPLE (what mpi4py asks for),
  * MPI_Win_allocate on a dup of COMM_WORLD, MPI_Win_lock_all(NOCHECK) once.
@@ -44,6 +44,26 @@ static uint64_t claim(MPI_Aint counter, int64_t n)
     return (uint64_t)old;
 }
 
+/* CircularQueue claims by CAS from the last value seen, retried from the
+ * value a failed CAS returns (bcl_queue.h).  With one origin only the first
+ * CAS after the fast_* runs (which moved the counters) fails. */
+static uint64_t claim_expect[2];    /* [0]: head (offset 0), [1]: tail (64) */
+
+static uint64_t claim_cas(MPI_Aint counter, uint64_t n)
+{
+    uint64_t *expect = &claim_expect[counter ? 1 : 0];
+    for (;;) {
+        uint64_t desired = *expect + n, old;
+        MPI_Compare_and_swap(&desired, expect, &old, MPI_UINT64_T, 1, counter, win);
+        MPI_Win_flush(1, win);
+        if (old == *expect) {
+            *expect = desired;
+            return old;
+        }
+        *expect = old;
+    }
+}
+
 static void publish(MPI_Aint ready, uint64_t n)
 {
     uint64_t desired = ready_expect + n, old;
@@ -67,13 +87,13 @@ static void op(int k)
         MPI_Win_flush_local(1, win);
         break;
     case CIRC_PUSH:
-        i = claim(64, 1);
+        i = claim_cas(64, 1);
         MPI_Put(buf, 8, MPI_BYTE, 1, slot(i), 8, MPI_BYTE, win);
         MPI_Win_flush(1, win);
         publish(192, 1);
         break;
     case CIRC_POP:
-        i = claim(0, 1);
+        i = claim_cas(0, 1);
         MPI_Get(buf, 8, MPI_BYTE, 1, slot(i), 8, MPI_BYTE, win);
         MPI_Win_flush_local(1, win);
         publish(128, 1);
@@ -84,7 +104,7 @@ static void op(int k)
         MPI_Win_flush_local(1, win);
         break;
     case CIRC_PUSH_MANY:
-        i = claim(64, CHUNK);
+        i = claim_cas(64, CHUNK);
         MPI_Put(buf, CHUNK * 8, MPI_BYTE, 1, slot(i - i % CHUNK), CHUNK * 8, MPI_BYTE, win);
         MPI_Win_flush(1, win);
         publish(192, CHUNK);

@@ -206,3 +206,16 @@ def test_barrier_against_an_agreeing_collective_names_the_mismatch(tmp_path, tra
     assert "invalid on ranks" not in out, out
     if "allreduce()" in out:
         assert "not all in the same collective call" in out, out
+
+
+def test_hashmap_buffer_message_size_of_a_wide_type_cannot_wrap_the_buffer_size():
+    """message_size * entry bytes * P used to wrap size_t for a wide key type
+    (S100000), under-allocating the buffers that are then filled."""
+    m = pybcl.HashMap(2 * P, key_type="S100000")
+    try:
+        pybcl.HashMapBuffer(m, 8, 2**48)
+    except MemoryError as e:
+        ok = "message_size" in str(e)
+    else:
+        ok = False
+    assert all_ok(ok)

@@ -615,12 +615,16 @@ static PyObject *py_unpackb(PyObject *self, PyObject *data)
  * "an integer is required" / "can't convert negative int" name nothing). */
 static int parse_u64(PyObject *o, const char *name, uint64_t *out)
 {
-    if (!PyLong_Check(o)) {
+    if (!PyIndex_Check(o)) {
         PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name,
                      Py_TYPE(o)->tp_name);
         return -1;
     }
-    unsigned long long s = PyLong_AsUnsignedLongLong(o);
+    PyObject *i = bclpy_index(o, name);          /* NumPy integers too */
+    if (!i)
+        return -1;
+    unsigned long long s = PyLong_AsUnsignedLongLong(i);
+    Py_DECREF(i);
     if (s == (unsigned long long)-1 && PyErr_Occurred()) {
         PyErr_Clear();
         PyErr_Format(PyExc_OverflowError, "%s must be in [0, 2**64), got %R", name, o);

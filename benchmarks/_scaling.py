@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 
+import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -40,7 +42,7 @@ def rank_points(max_ranks=None, oversubscribe=0):
 
 
 def mpiexec():
-    return shutil.which("mpiexec.mpich") or shutil.which("mpiexec")
+    return _mpi.mpiexec()
 
 
 def env():

@@ -13,10 +13,11 @@ same keys (ISx's PCG32 stream) and both verify.
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
+
+import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -26,7 +27,7 @@ def launch(args, ranks, env_extra=None):
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1",
                PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.update(env_extra or {})
-    mpiexec = shutil.which("mpiexec.mpich") or shutil.which("mpiexec")
+    mpiexec = _mpi.mpiexec()
     with tempfile.NamedTemporaryFile(suffix=".json") as tf:
         r = subprocess.run([mpiexec, "-n", str(ranks), sys.executable] + args +
                            ["--json", tf.name], env=env, capture_output=True, text=True,

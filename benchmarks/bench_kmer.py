@@ -28,6 +28,8 @@ import sys
 import tempfile
 import time
 
+import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 MD5_5X = "ed82260543f56f9413cba2787439aab0"
@@ -88,7 +90,7 @@ def main():
     work = tempfile.mkdtemp(prefix="bench_kmer_")
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1",
                PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    mpiexec = shutil.which("mpiexec.mpich") or shutil.which("mpiexec")
+    mpiexec = _mpi.mpiexec()
     jf_version = subprocess.run([jf, "--version"], capture_output=True, text=True).stdout.strip()
     res = {"benchmark": "kmer", "ranks": a.ranks, "k": 31, "reads": reads,
            "reads_md5": md5(reads), "jellyfish": {"version": jf_version, "seconds": []},

@@ -28,6 +28,8 @@ import sys
 import tempfile
 import time
 
+import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CHUNK = 1024
@@ -156,8 +158,8 @@ def main():
     a = ap.parse_args()
     if a.worker:
         return worker(a.iters, a.reps)
-    mpicc = os.environ.get("MPICC") or shutil.which("mpicc") or "mpicc.mpich"
-    mpiexec = os.environ.get("MPIEXEC") or shutil.which("mpiexec") or "mpiexec.mpich"
+    mpicc = _mpi.mpicc()
+    mpiexec = _mpi.mpiexec()
     tmp = tempfile.mkdtemp()
     floor_bin = os.path.join(tmp, "queue_floor")
     subprocess.run([mpicc, "-O2", "-o", floor_bin,

@@ -37,6 +37,8 @@ import subprocess
 import sys
 import time
 
+import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TOOLS = "/work/shared/tools"
@@ -154,8 +156,7 @@ def job_env(**extra):
 
 
 def mpiexec():
-    from shutil import which
-    return which("mpiexec.mpich") or which("mpiexec")
+    return _mpi.mpiexec()
 
 
 def single_node(args):

@@ -611,6 +611,9 @@ static PyObject *py_unpackb(PyObject *self, PyObject *data)
 
 /* ----------------------------------------------------------------- hashing */
 
+BCLPY_BY_NAME1(kw_packb, py_packb, "packb", "obj")
+BCLPY_BY_NAME1(kw_unpackb, py_unpackb, "unpackb", "data")
+
 static int parse_seed(PyObject *o, uint64_t *seed)
 {
     unsigned long long s;
@@ -671,8 +674,8 @@ static PyObject *py_hash_u64(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 PyMethodDef bclpy_msgpack_methods[] = {
-    {"packb", (PyCFunction)py_packb, METH_O, BCLPY_DOC_PACKB},
-    {"unpackb", (PyCFunction)py_unpackb, METH_O, BCLPY_DOC_UNPACKB},
+    {"packb", BCLPY_KW_METHOD(kw_packb), BCLPY_DOC_PACKB},
+    {"unpackb", BCLPY_KW_METHOD(kw_unpackb), BCLPY_DOC_UNPACKB},
     {"hash64", (PyCFunction)(void (*)(void))py_hash64,
      METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_HASH64},
     {"hash_u64", (PyCFunction)(void (*)(void))py_hash_u64,

@@ -198,3 +198,37 @@ def test_globalptr_stored_in_hashmap_queues_and_bloom():
     run_agreed(lambda: must(all(bf.find(q) for q in ptrs), "Bloom lost a pointer"))
     pybcl.barrier()
     pybcl.free(p)
+
+
+# ---- HashMapBuffer over variable-length key/value types --------------------------
+
+def test_buffer_over_str_keys_counts_words():
+    P, me = pybcl.nprocs(), pybcl.rank()
+    m = pybcl.HashMap(16 * P, key_type=str, value_type="int64")
+    with pybcl.HashMapBuffer(m, 4 * P, 2) as buf:
+        assert isinstance(buf, pybcl.HashMapBuffer) and buf.hashmap is m
+        run_agreed(lambda: (buf.accumulate("the"), buf.accumulate("the", delta=2),
+                            buf.accumulate_many([f"w{me}", "the"], deltas=1),
+                            buf.insert(f"r{me}", me), buf.insert_many([f"s{me}"], [10 * me])))
+        run_agreed(lambda: must("the" not in m, "buffered accumulate visible before flush"))
+    run_agreed(lambda: must(m["the"] == 4 * P and m[f"w{(me + 1) % P}"] == 1
+                            and m[f"r{(me + 1) % P}"] == (me + 1) % P
+                            and m[f"s{me}"] == 10 * me, "buffered str-keyed calls"))
+    with pytest.raises(TypeError):
+        buf.insert(b"bytes-not-str", 1)          # the key converts when buffered
+    pybcl.barrier()
+
+
+def test_buffer_over_object_values_keeps_entries_when_full():
+    P, me = pybcl.nprocs(), pybcl.rank()
+    m = pybcl.HashMap(2 * P, key_type="int64", value_type=object)
+    cap = m.capacity
+    buf = pybcl.HashMapBuffer(m, 4, 1)
+    keys = [me * 4 * cap + i for i in range(2 * cap)]   # P * 2 cap keys: cannot all fit
+    run_agreed(lambda: buf.insert_many(keys, [{"k": k} for k in keys]))
+    with pytest.raises(pybcl.ContainerFull):    # on every rank
+        buf.flush()
+    m.resize(8 * P * cap)
+    buf.flush()                                  # the kept entries go in now
+    run_agreed(lambda: must(all(m[k] == {"k": k} for k in keys), "kept entries lost"))
+    assert m.size() == 2 * cap * P

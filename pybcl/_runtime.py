@@ -79,8 +79,13 @@ def _finalize_at_exit() -> None:
     if not _core.initialized():
         return
     rank = _core.rank()
+    seconds = _env.finalize_timeout()
+    sys.stdout.flush()      # before a teardown that may have to be cut short
+    sys.stderr.flush()
     try:
-        _core.finalize()    # waits for every rank to depart (interruptible)
+        # waits for every rank to depart (interruptible); if pybcl started
+        # MPI, its MPI_Finalize runs in here, guarded by `seconds`
+        _core.finalize(seconds)
     except KeyboardInterrupt:
         # Ctrl-C while waiting for peers at exit: end the job as an uncaught
         # KeyboardInterrupt would, with one line instead of a traceback.
@@ -91,8 +96,7 @@ def _finalize_at_exit() -> None:
         _abort.abort_job(1, f"{type(e).__name__} in finalize at exit")
         return
     _state["comm"] = None
-    seconds = _env.finalize_timeout()
-    if seconds > 0:
+    if seconds > 0:     # mpi4py finalizes MPI later, from Py_AtExit
         sys.stdout.flush()
         sys.stderr.flush()
         _core.arm_exit_guard(seconds, rank)

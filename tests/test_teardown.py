@@ -43,6 +43,37 @@ def test_exit_guard_ends_a_teardown_that_never_returns(tmp_path):
     assert seconds < 60
 
 
+PYBCL_STARTED_MPI_NEVER_RETURNS = """
+    import mpi4py
+    mpi4py.rc.initialize = False
+    mpi4py.rc.finalize = False
+    from mpi4py import MPI
+    import time
+    import pybcl
+    pybcl.init(segment_size=1 << 20)     # pybcl starts MPI, so it finalizes it
+    # MPI_Finalize first deletes COMM_SELF's attributes (MPI-4 11.2.4): this
+    # callback stands in for a hang inside pybcl's own MPI_Finalize
+    key = MPI.Comm.Create_keyval(delete_fn=lambda *args: time.sleep(3600))
+    MPI.COMM_SELF.Set_attr(key, 1)
+    pybcl.barrier()
+    print(f"<rank {pybcl.rank()} done>", flush=True)
+"""
+
+
+@pytest.mark.serial_only
+def test_exit_guard_bounds_the_mpi_finalize_pybcl_calls_itself(tmp_path):
+    """When pybcl initialised MPI, its own MPI_Finalize (inside finalize at
+    exit) is where the TCP hang happens; the guard must already be armed
+    there (a 3-host CI job once waited 60 s in it, unguarded)."""
+    proc, seconds = run_script(tmp_path, PYBCL_STARTED_MPI_NEVER_RETURNS, nprocs=2,
+                               timeout=120, env=job_env(PYBCL_FINALIZE_TIMEOUT="3"))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0 or any(words in out for words in ABNORMAL_EXIT_REPORTS), out
+    assert "<rank 0 done>" in proc.stdout and "<rank 1 done>" in proc.stdout
+    assert "MPI_Finalize did not return within 3 s" in proc.stderr, proc.stderr
+    assert seconds < 60
+
+
 @pytest.mark.serial_only
 def test_without_the_guard_the_teardown_really_hangs(tmp_path):
     """The stand-in hang is real: with PYBCL_FINALIZE_TIMEOUT=0 the job outlives its bound."""

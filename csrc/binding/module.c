@@ -107,15 +107,22 @@ static PyObject *py_init(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyObject *py_finalize(PyObject *self, PyObject *noargs)
+static PyObject *py_finalize(PyObject *self, PyObject *args)
 {
+    double exit_guard = 0.0;
+    if (!PyArg_ParseTuple(args, "|d:finalize", &exit_guard))
+        return NULL;
+    if (!(exit_guard >= 0) || exit_guard > 1e9)     /* also refuses NaN */
+        return PyErr_Format(PyExc_ValueError,
+                            "exit_guard must be 0 or a positive number of seconds, got %g",
+                            exit_guard);
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
     /* Announce first: a peer still waiting in a collective for this rank
      * then fails with a clear error instead of waiting forever. */
     st = bcl_rt.initialized ? bcl_depart() : BCL_OK;
     if (st == BCL_OK)
-        st = bcl_finalize();
+        st = bcl_finalize(exit_guard);
     Py_END_ALLOW_THREADS
     CHECK(st);
     Py_RETURN_NONE;
@@ -345,7 +352,7 @@ static PyObject *py_mpi_env_default(PyObject *self, PyObject *noargs)
 
 PyMethodDef bclpy_runtime_methods[] = {
     {"init", py_init, METH_VARARGS, BCLPY_DOC_INIT},
-    {"finalize", py_finalize, METH_NOARGS, BCLPY_DOC_FINALIZE},
+    {"finalize", py_finalize, METH_VARARGS, BCLPY_DOC_FINALIZE},
     {"arm_exit_guard", py_arm_exit_guard, METH_VARARGS, BCLPY_DOC_ARM_EXIT_GUARD},
     {"initialized", py_initialized, METH_NOARGS, BCLPY_DOC_INITIALIZED},
     {"rank", py_rank, METH_NOARGS, BCLPY_DOC_RANK},

@@ -8,6 +8,7 @@
 
 #include "runtime/bcl_alloc.h"
 #include "runtime/bcl_cpus.h"
+#include "runtime/bcl_exit_guard.h"
 #include "runtime/bcl_memcheck.h"
 #include "runtime/bcl_mpicheck.h"
 #include "runtime/bcl_nodewin.h"
@@ -322,7 +323,7 @@ bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
     return BCL_OK;
 }
 
-bcl_status bcl_finalize(void)
+bcl_status bcl_finalize(double exit_guard_seconds)
 {
     if (!bcl_rt.initialized)
         return BCL_OK;
@@ -360,8 +361,15 @@ bcl_status bcl_finalize(void)
     MPI_Comm_free(&bcl_rt.comm);
     MPI_Comm_free(&bcl_rt.depart_comm);
     int ours = bcl_rt.we_initialized_mpi;
+    int rank = bcl_rt.rank;
     memset(&bcl_rt, 0, sizeof bcl_rt);
     if (ours && st == BCL_OK) {
+        /* MPI's teardown is ours to bound here: the TCP hang the guard exists
+         * for happens inside this very call (CI saw a job wait 60 s in it). */
+        if (exit_guard_seconds > 0)
+            st = bcl_exit_guard_arm(exit_guard_seconds, rank);
+        if (st != BCL_OK)
+            return st;
         rc = MPI_Finalize();
         if (rc != MPI_SUCCESS)
             st = bcl_mpi_error("MPI_Finalize", rc);

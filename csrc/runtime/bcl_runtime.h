@@ -78,8 +78,11 @@ bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
                     int async_progress);
 
 /* Collective.  Completes outstanding operations, frees the window and the
- * communicator; finalises MPI only if bcl_init initialised it. */
-bcl_status bcl_finalize(void);
+ * communicator; finalises MPI only if bcl_init initialised it.  At
+ * interpreter exit `exit_guard_seconds` > 0 arms the exit guard
+ * (bcl_exit_guard.h) just before that MPI_Finalize, after the last barrier;
+ * 0 arms nothing (an explicit finalize() mid-program). */
+bcl_status bcl_finalize(double exit_guard_seconds);
 
 /* MPI_Abort on the runtime's communicator (or COMM_WORLD before init). */
 void bcl_abort(int errorcode);

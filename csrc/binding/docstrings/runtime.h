@@ -15,10 +15,11 @@
     "segment cannot be allocated, pybcl.Error when MPI fails."
 
 #define BCLPY_DOC_FINALIZE \
-    "finalize()\n--\n\n" \
+    "finalize(exit_guard=0.0, /)\n--\n\n" \
     "Collective: complete outstanding operations, free the segment, the window\n" \
     "and the communicator (MPI itself is finalized only if pybcl started it).\n" \
-    "Also runs at interpreter exit."
+    "Also runs at interpreter exit, where exit_guard > 0 arms the exit guard\n" \
+    "before pybcl's own MPI_Finalize (see arm_exit_guard)."
 
 #define BCLPY_DOC_ARM_EXIT_GUARD \
     "arm_exit_guard(seconds, rank, /)\n--\n\n" \

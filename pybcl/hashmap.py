@@ -73,8 +73,7 @@ class HashMapBuffer(_core.HashMapBuffer):
 
     __slots__ = ()
 
-    def __new__(cls, hashmap: Any = None, queue_size: Any = None,
-                message_size: Any = None) -> "HashMapBuffer":
+    def __new__(cls, hashmap: HashMap, queue_size: int, message_size: int) -> "HashMapBuffer":
         if cls is HashMapBuffer and isinstance(hashmap, _core.HashMap) and (
                 hashmap.key_type in _VARIABLE or hashmap.value_type in _VARIABLE):
             cls = _VariableHashMapBuffer

@@ -501,13 +501,3 @@ def test_buffer_fastqueue_overflow_and_reuse():
     ok &= p == 1 or overflowed > 0
     assert all_ok(ok)
     assert m.size() == 4 * 1500 * p + len(acc)
-
-
-def test_buffer_takes_variable_length_types():
-    # API.md: every container takes bytes/str/object types; the buffer over
-    # such a map applies each rank's calls at flush() (test_api_contract.py
-    # has the full checks).
-    m = pybcl.HashMap(8 * pybcl.nprocs(), key_type=str)
-    with pybcl.HashMapBuffer(m, 10, 10) as buf:
-        buf.accumulate("k")
-    assert m["k"] == pybcl.nprocs()

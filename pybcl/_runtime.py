@@ -119,12 +119,43 @@ def broadcast(obj: _T, root: int = 0) -> _T:
     obj: numbers, NumPy arrays, GlobalPtrs and any picklable object; only
     root's argument is used.  root: the sending rank (int).
 
-    Raises TypeError for a non-int root."""
-    if not isinstance(root, int) or isinstance(root, bool):
-        raise TypeError(f"root must be an int, not {type(root).__name__}")
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL) if _core.rank() == root else None
+    The ranks first agree on `root`: a bad or different root on one rank
+    raises on every rank.  An `obj` root cannot pickle raises TypeError on
+    root and pybcl.Error on the other ranks (no rank is left waiting).
+    Raises TypeError for a non-int root, ValueError for one out of range."""
+    nprocs = _core.nprocs()         # auto-initialises: the agreement needs the runtime
+    try:
+        if not isinstance(root, int) or isinstance(root, bool):
+            raise TypeError(f"broadcast: root must be an int, not {type(root).__name__}")
+        if not 0 <= root < nprocs:
+            raise ValueError(f"broadcast: root must be a rank in [0, {nprocs}), "
+                             f"got {root}")
+    except Exception:
+        _core.collective_failed("broadcast()")
+        raise
+    _core.agree("broadcast()", ("root",), (root,))
+    failure = None
+    if _core.rank() == root:
+        # One status byte leads the payload, so a pickling failure on root
+        # reaches every rank through the same broadcast instead of leaving
+        # them waiting (or matched with root's next broadcast).
+        try:
+            data = _BCAST_OK + pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as e:
+            failure = e
+            data = _BCAST_FAILED + f"{type(e).__name__}: {e}".encode("utf-8", "replace")
+    else:
+        data = None
     data = _core.bcast_bytes(data, root)
-    return obj if _core.rank() == root else pickle.loads(data)
+    if data[:1] == _BCAST_FAILED:
+        why = data[1:].decode("utf-8", "replace")
+        if failure is not None:
+            raise TypeError(f"broadcast: obj cannot be pickled ({why})") from failure
+        raise _core.Error(f"broadcast: root {root} could not pickle its obj ({why})")
+    return obj if _core.rank() == root else pickle.loads(data[1:])
+
+
+_BCAST_OK, _BCAST_FAILED = b"\x00", b"\x01"
 
 
 def allreduce(x: Any, op: str = "sum") -> Any:

@@ -60,7 +60,7 @@ static int parse_size(PyObject *obj, const char *name, long long *out)
                      Py_TYPE(obj)->tp_name);
         return -1;
     }
-    PyObject *i = PyNumber_Index(obj);
+    PyObject *i = bclpy_index(obj, name);
     if (!i)
         return -1;
     int overflow = 0;

@@ -151,6 +151,10 @@ int64_t bclpy_elemtype_digest(const struct bclpy_elemtype *t);
 int64_t bclpy_dtype_digest(PyArray_Descr *d);
 extern PyMethodDef bclpy_collective_methods[];
 
+/* PyNumber_Index whose TypeError names the argument: a NumPy array passes
+ * PyIndex_Check, and NumPy's "only integer scalar arrays ..." names nothing. */
+PyObject *bclpy_index(PyObject *o, const char *name);
+
 /* An int argument in [lo, hi]; -1 with TypeError/ValueError naming it. */
 int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, long long *out);
 

@@ -7,6 +7,8 @@
  */
 #include "bclpy.h"
 
+#include <math.h>
+
 #include <string.h>
 
 #include "elemtype.h"
@@ -87,7 +89,7 @@ static int parse_plan_args(PyObject *n_obj, PyObject *fpr_obj, uint64_t *n, doub
                      Py_TYPE(n_obj)->tp_name);
         return -1;
     }
-    PyObject *i = PyNumber_Index(n_obj);
+    PyObject *i = bclpy_index(n_obj, "expected_items");
     if (!i)
         return -1;
     int overflow = 0;
@@ -366,6 +368,17 @@ static PyObject *bloom_predict(PyObject *cls, PyObject *args)
     int k;
     if (!PyArg_ParseTuple(args, "ddi:predict", &n, &nwords, &k))
         return NULL;
+    /* The formula answers anything (a negative "probability" for n < 0, 1.0 for
+     * NaN): refuse what describes no filter. */
+    if (!(n >= 0) || !isfinite(n))
+        return PyErr_Format(PyExc_ValueError, "predict: n must be a finite number >= 0, "
+                            "got %R", PyTuple_GET_ITEM(args, 0));
+    if (!(nwords >= 1) || !isfinite(nwords))
+        return PyErr_Format(PyExc_ValueError, "predict: nwords must be a finite number "
+                            ">= 1, got %R", PyTuple_GET_ITEM(args, 1));
+    if (k < 1 || k > BCL_BLOOM_KMAX)
+        return PyErr_Format(PyExc_ValueError, "predict: k must be in [1, %d], got %d",
+                            BCL_BLOOM_KMAX, k);
     return PyFloat_FromDouble(bcl_bloom_predict(n, nwords, k));
 }
 

@@ -46,7 +46,7 @@ static PyObject *as_int(PyObject *v, PyArray_Descr *d, const char *argname)
     if (!is_int_like(v) && !PyIndex_Check(v))
         return PyErr_Format(PyExc_TypeError, "%s: expected an int for %R, got %.100s",
                             argname, (PyObject *)d, Py_TYPE(v)->tp_name);
-    return PyNumber_Index(v);
+    return bclpy_index(v, argname);
 }
 
 /* Range check of the Python int i for an integer dtype; x/u get its value. */
@@ -165,7 +165,7 @@ static int float_to_bytes(PyObject *v, PyArray_Descr *d, void *out, const char *
                             argname, (PyObject *)d, Py_TYPE(v)->tp_name), -1;
     double x;
     if (is_int_like(v)) {
-        PyObject *i = PyNumber_Index(v);
+        PyObject *i = bclpy_index(v, argname);
         x = i ? PyLong_AsDouble(i) : -1.0;          /* OverflowError if huge */
         Py_XDECREF(i);
     } else {
@@ -336,14 +336,16 @@ static int strings_fit(PyArrayObject *src, PyArray_Descr *d, const char *argname
 }
 
 /* Element by element with the scalar rules (Python sequences). */
+static PyObject *wrap_error(PyObject *obj, PyArray_Descr *dtype, const char *argname);
+
 static PyArrayObject *by_element(PyObject *obj, PyArray_Descr *dtype, int mindim,
                                  int maxdim, const char *argname)
 {
     PyArrayObject *o = (PyArrayObject *)PyArray_FromAny(
         obj, PyArray_DescrFromType(NPY_OBJECT), mindim, maxdim,
         NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, NULL);
-    if (!o)
-        return NULL;
+    if (!o)          /* NumPy's "object of too small depth" does not say which */
+        return (PyArrayObject *)wrap_error(obj, dtype, argname);
     Py_INCREF(dtype);
     PyArrayObject *r = (PyArrayObject *)PyArray_Empty(PyArray_NDIM(o), PyArray_DIMS(o),
                                                       dtype, 0);

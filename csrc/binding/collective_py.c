@@ -121,6 +121,17 @@ PyMethodDef bclpy_collective_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
+PyObject *bclpy_index(PyObject *o, const char *name)
+{
+    PyObject *i = PyNumber_Index(o);
+    if (!i && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name,
+                     Py_TYPE(o)->tp_name);
+    }
+    return i;
+}
+
 int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, long long *out)
 {
     if (!PyIndex_Check(o) || PyBool_Check(o)) {
@@ -128,7 +139,7 @@ int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, lon
                      Py_TYPE(o)->tp_name);
         return -1;
     }
-    PyObject *i = PyNumber_Index(o);
+    PyObject *i = bclpy_index(o, name);
     if (!i)
         return -1;
     int overflow = 0;

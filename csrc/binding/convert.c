@@ -70,7 +70,7 @@ int bclpy_atomic_operand(PyObject *v, PyArray_Descr *dtype, uint64_t *out,
                      Py_TYPE(v)->tp_name);
         return -1;
     }
-    PyObject *i = PyNumber_Index(v);
+    PyObject *i = bclpy_index(v, argname);
     if (!i)
         return -1;
     int overflow = 0;

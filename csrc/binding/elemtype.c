@@ -85,8 +85,51 @@ static int mp_fail(bcl_status st)
     return -1;
 }
 
+/* The msgpack writer's errors say "pybcl.packb: ..."; a container's caller
+ * needs to know which argument could not be stored: prefix its name (unless
+ * the message names one already, as the key rules' "key: unhashable" does). */
+static int named(int rc, const char *argname)
+{
+    if (rc >= 0 || !PyErr_Occurred() || !argname)
+        return rc;
+    if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError)
+        && !PyErr_ExceptionMatches(PyExc_OverflowError))
+        return rc;                   /* the user's own exception (e.g. from __index__) */
+    PyObject *type, *val, *tb;
+    PyErr_Fetch(&type, &val, &tb);
+    PyErr_NormalizeException(&type, &val, &tb);
+    PyObject *msg = val ? PyObject_Str(val) : NULL;
+    const char *m = msg ? PyUnicode_AsUTF8(msg) : NULL;
+    size_t n = strlen(argname);
+    if (m && !(strncmp(m, argname, n) == 0 && m[n] == ':') &&
+        !(strncmp(m, "key:", 4) == 0 || strncmp(m, "value:", 6) == 0)) {
+        PyObject *t = PyErr_GivenExceptionMatches(type, PyExc_OverflowError)
+                          ? PyExc_OverflowError
+                          : PyErr_GivenExceptionMatches(type, PyExc_ValueError)
+                                ? PyExc_ValueError : PyExc_TypeError;
+        Py_INCREF(t);
+        PyErr_Restore(type, val, tb);
+        PyErr_Clear();
+        PyErr_Format(t, "%s: %s", argname, m);
+        Py_DECREF(t);
+    } else {
+        PyErr_Restore(type, val, tb);
+    }
+    Py_XDECREF(msg);
+    return rc;
+}
+
+static int elem_serialize(const bclpy_elemtype *t, PyObject *v, bcl_mp_writer *w,
+                          const char *argname);
+
 int bclpy_elem_serialize(const bclpy_elemtype *t, PyObject *v, bcl_mp_writer *w,
                          const char *argname)
+{
+    return named(elem_serialize(t, v, w, argname), argname);
+}
+
+static int elem_serialize(const bclpy_elemtype *t, PyObject *v, bcl_mp_writer *w,
+                          const char *argname)
 {
     switch (t->kind) {
     case BCLPY_FIXED: {
@@ -128,7 +171,7 @@ int bclpy_key_serialize(const bclpy_elemtype *t, PyObject *v, bcl_mp_writer *w,
 {
     if (t->kind != BCLPY_OBJECT)
         return bclpy_elem_serialize(t, v, w, argname);
-    return bclpy_pack_key(w, v);
+    return named(bclpy_pack_key(w, v), argname);
 }
 
 PyObject *bclpy_key_load(const bclpy_elemtype *t, const void *slot)

@@ -7,6 +7,8 @@
  */
 #include "bclpy.h"
 
+#include <limits.h>
+
 #include "runtime/bcl_alloc.h"
 #include "binding/docstrings/globalptr.h"
 
@@ -30,16 +32,13 @@ static PyObject *gptr_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "rank", "offset", "dtype", NULL };
     long long rank, offset;
-    PyObject *dtype_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LL|O:GlobalPtr", kwlist, &rank,
-                                     &offset, &dtype_obj))
+    PyObject *rank_obj, *offset_obj, *dtype_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:GlobalPtr", kwlist, &rank_obj,
+                                     &offset_obj, &dtype_obj))
         return NULL;
-    if (rank < 0 || rank > INT32_MAX)
-        return PyErr_Format(PyExc_ValueError, "rank must be a non-negative int32, got %lld",
-                            rank);
-    if (offset < 0)
-        return PyErr_Format(PyExc_ValueError, "offset must be non-negative, got %lld",
-                            offset);
+    if (bclpy_int_arg(rank_obj, "GlobalPtr: rank", 0, INT32_MAX, &rank) < 0 ||
+        bclpy_int_arg(offset_obj, "GlobalPtr: offset", 0, LLONG_MAX, &offset) < 0)
+        return NULL;
     PyArray_Descr *dtype = dtype_obj ? bclpy_dtype(dtype_obj, "dtype")
                                      : PyArray_DescrFromType(NPY_INT64);
     if (!dtype)
@@ -87,6 +86,21 @@ overflow:
     PyErr_Format(PyExc_OverflowError, "pointer arithmetic: %R + %lld elements leaves "
                  "the address space", (PyObject *)p, n);
     return -1;
+}
+
+/* Bytes of `count` elements of p's dtype: IndexError naming the count when
+ * that overflows size_t (the range check below it would see a wrapped,
+ * small size and pass). */
+static int span_bytes(bclpy_GlobalPtr *p, long long count, size_t *out)
+{
+    if (count < 0 || __builtin_mul_overflow((size_t)count,
+                                            (size_t)PyDataType_ELSIZE(p->dtype), out)) {
+        PyErr_Format(PyExc_IndexError, "count %lld elements of %d bytes from %R is past "
+                     "the end of any segment", count, (int)PyDataType_ELSIZE(p->dtype),
+                     (PyObject *)p);
+        return -1;
+    }
+    return 0;
 }
 
 static PyObject *gptr_offset_by(bclpy_GlobalPtr *p, PyObject *n_obj, int sign)
@@ -171,9 +185,10 @@ static int slice_bounds(PyObject *key, long long *start, long long *count)
                         "no length");
         return -1;
     }
-    long long a = s->start == Py_None ? 0 : PyLong_AsLongLong(s->start);
-    long long b = PyLong_AsLongLong(s->stop);
-    if (PyErr_Occurred())
+    long long a = 0, b;
+    if ((s->start != Py_None &&
+         bclpy_int_arg(s->start, "slice start", LLONG_MIN, LLONG_MAX, &a) < 0) ||
+        bclpy_int_arg(s->stop, "slice stop", LLONG_MIN, LLONG_MAX, &b) < 0)
         return -1;
     if (b < a) {
         PyErr_Format(PyExc_ValueError, "slice [%lld:%lld] is reversed", a, b);
@@ -194,15 +209,16 @@ static PyObject *gptr_getitem(bclpy_GlobalPtr *self, PyObject *key)
         if (slice_bounds(key, &index, &count) < 0)
             return NULL;
     } else {
-        index = PyLong_AsLongLong(key);
-        if (index == -1 && PyErr_Occurred())
+        if (bclpy_int_arg(key, "index", LLONG_MIN, LLONG_MAX, &index) < 0)
             return NULL;
     }
     uint64_t off;
     if (moved_offset(self, index, &off) < 0)
         return NULL;
     bcl_gptr p = bcl_gptr_make(self->ptr.rank, off);
-    size_t nbytes = (size_t)count * (size_t)PyDataType_ELSIZE(self->dtype);
+    size_t nbytes;
+    if (span_bytes(self, count, &nbytes) < 0)
+        return NULL;
     if (!is_slice) {
         unsigned char buf[256];
         if (nbytes <= sizeof buf) {
@@ -245,8 +261,7 @@ static int gptr_setitem(bclpy_GlobalPtr *self, PyObject *key, PyObject *value)
         if (slice_bounds(key, &index, &count) < 0)
             return -1;
     } else {
-        index = PyLong_AsLongLong(key);
-        if (index == -1 && PyErr_Occurred())
+        if (bclpy_int_arg(key, "index", LLONG_MIN, LLONG_MAX, &index) < 0)
             return -1;
     }
     uint64_t off;
@@ -272,7 +287,11 @@ static int gptr_setitem(bclpy_GlobalPtr *self, PyObject *key, PyObject *value)
         Py_DECREF(arr);
         return -1;
     }
-    size_t nbytes = (size_t)count * (size_t)PyDataType_ELSIZE(self->dtype);
+    size_t nbytes;
+    if (span_bytes(self, count, &nbytes) < 0) {
+        Py_DECREF(arr);
+        return -1;
+    }
     Py_BEGIN_ALLOW_THREADS
     st = bcl_put(p, PyArray_DATA(arr), nbytes);
     Py_END_ALLOW_THREADS
@@ -307,13 +326,13 @@ static PyObject *gptr_local(bclpy_GlobalPtr *self, PyObject *args, PyObject *kwd
                                   (size_t)PyDataType_ELSIZE(self->dtype))
                     : 1;
     } else {
-        count = PyLong_AsLongLong(count_obj);
-        if (count == -1 && PyErr_Occurred())
+        if (bclpy_int_arg(count_obj, "count", 0, LLONG_MAX, &count) < 0)
             return NULL;
-        if (count < 0)
-            return PyErr_Format(PyExc_ValueError, "count must be >= 0, got %lld", count);
     }
-    bcl_status st = bcl_check_range(self->ptr, (size_t)count * (size_t)PyDataType_ELSIZE(self->dtype));
+    size_t nbytes;
+    if (span_bytes(self, count, &nbytes) < 0)
+        return NULL;
+    bcl_status st = bcl_check_range(self->ptr, nbytes);
     if (st != BCL_OK)
         return bclpy_raise(st);
     return bclpy_segment_view(bcl_local_addr(self->ptr), (npy_intp)count, self->dtype,

@@ -347,6 +347,9 @@ static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_
     if (nargs != 2)
         return PyErr_Format(PyExc_TypeError, "modify() takes 2 arguments (%zd given)",
                             nargs);
+    if (!PyCallable_Check(args[1]))     /* before the bucket is locked */
+        return PyErr_Format(PyExc_TypeError, "modify: fn must be callable, not %.100s",
+                            Py_TYPE(args[1])->tp_name);
     LIVE(self);
     bcl_mp_writer kw, vw;
     bcl_mp_writer_init(&kw);

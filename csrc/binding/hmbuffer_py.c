@@ -16,19 +16,25 @@ typedef struct {
 static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "hashmap", "queue_size", "message_size", NULL };
-    PyObject *map;
-    Py_ssize_t qs, ms;
+    PyObject *map, *qs_obj, *ms_obj;
+    long long qs, ms;
     if (self->live) {
         PyErr_SetString(PyExc_RuntimeError, "HashMapBuffer is already initialised");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!nn:HashMapBuffer", kwlist,
-                                     &bclpy_HashMapType, &map, &qs, &ms))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO:HashMapBuffer", kwlist,
+                                     &map, &qs_obj, &ms_obj))
         return -1;
-    if (qs < 1 || ms < 1) {
-        PyErr_SetString(PyExc_ValueError, "queue_size and message_size must be positive");
+    if (!PyObject_TypeCheck(map, &bclpy_HashMapType)) {
+        PyErr_Format(PyExc_TypeError, "HashMapBuffer: hashmap must be a pybcl.HashMap, "
+                     "not %.100s", Py_TYPE(map)->tp_name);
         return -1;
     }
+    /* 2**48 entries is beyond any segment: the bound only keeps the sizes'
+     * byte counts from overflowing before the allocator refuses them. */
+    if (bclpy_int_arg(qs_obj, "queue_size", 1, 1LL << 48, &qs) < 0 ||
+        bclpy_int_arg(ms_obj, "message_size", 1, 1LL << 48, &ms) < 0)
+        return -1;
     bclpy_HashMap *hm = (bclpy_HashMap *)map;
     if (!bclpy_current(hm->live, hm->epoch)) {
         PyErr_SetString(bclpy_Error, "HashMap is not initialised");

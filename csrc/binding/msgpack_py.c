@@ -689,18 +689,33 @@ static PyObject *py_unpackb(PyObject *self, PyObject *data)
 BCLPY_BY_NAME1(kw_packb, py_packb, "packb", "obj")
 BCLPY_BY_NAME1(kw_unpackb, py_unpackb, "unpackb", "data")
 
+/* A uint64 argument: TypeError / OverflowError naming it (CPython's own
+ * "an integer is required" / "can't convert negative int" name nothing). */
+static int parse_u64(PyObject *o, const char *name, uint64_t *out)
+{
+    if (!PyIndex_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name,
+                     Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    PyObject *i = bclpy_index(o, name);          /* NumPy integers too */
+    if (!i)
+        return -1;
+    unsigned long long s = PyLong_AsUnsignedLongLong(i);
+    Py_DECREF(i);
+    if (s == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_OverflowError, "%s must be in [0, 2**64), got %R", name, o);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
 static int parse_seed(PyObject *o, uint64_t *seed)
 {
-    unsigned long long s;
-
     *seed = 0;
-    if (!o)
-        return 0;
-    s = PyLong_AsUnsignedLongLong(o);   /* TypeError / OverflowError */
-    if (s == (unsigned long long)-1 && PyErr_Occurred())
-        return -1;
-    *seed = s;
-    return 0;
+    return o ? parse_u64(o, "seed", seed) : 0;
 }
 
 static PyObject *py_hash64(PyObject *self, PyObject *args, PyObject *kw)
@@ -711,9 +726,14 @@ static PyObject *py_hash64(PyObject *self, PyObject *args, PyObject *kw)
     uint64_t seed, h;
 
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*|O:hash64", kwlist, &view,
-                                     &seed_obj))
+    PyObject *data_obj;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:hash64", kwlist, &data_obj, &seed_obj))
         return NULL;
+    if (PyObject_GetBuffer(data_obj, &view, PyBUF_C_CONTIGUOUS) < 0) {
+        PyErr_Clear();
+        return PyErr_Format(PyExc_TypeError, "data must be a C-contiguous bytes-like "
+                            "object, not %.100s", Py_TYPE(data_obj)->tp_name);
+    }
     if (parse_seed(seed_obj, &seed) < 0) {
         PyBuffer_Release(&view);
         return NULL;
@@ -733,15 +753,13 @@ static PyObject *py_hash_u64(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"x", "seed", NULL};
     PyObject *x_obj, *seed_obj = NULL;
-    unsigned long long x;
-    uint64_t seed;
+    uint64_t x, seed;
 
     (void)self;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:hash_u64", kwlist, &x_obj,
                                      &seed_obj))
         return NULL;
-    x = PyLong_AsUnsignedLongLong(x_obj);
-    if (x == (unsigned long long)-1 && PyErr_Occurred())
+    if (parse_u64(x_obj, "x", &x) < 0)
         return NULL;
     if (parse_seed(seed_obj, &seed) < 0)
         return NULL;

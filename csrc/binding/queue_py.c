@@ -101,7 +101,7 @@ static long long collective_int(PyObject *o, const char *argname, PyObject **exc
                      Py_TYPE(o)->tp_name);
     } else {
         int overflow = 0;
-        PyObject *i = PyNumber_Index(o);
+        PyObject *i = bclpy_index(o, argname);
         long long v = i ? PyLong_AsLongLongAndOverflow(i, &overflow) : -1;
         Py_XDECREF(i);
         if (i && !overflow && !(v == -1 && PyErr_Occurred()))

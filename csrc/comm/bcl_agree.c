@@ -46,6 +46,17 @@ bcl_status bcl_agree(const char *what, bcl_status local, const char *const *name
         return st;
     if (failed)
         return bcl_set_error(local, "%s", saved);
+    /* A peer in a different collective whose MPI call matched this allreduce
+     * (MPICH matches an Ibarrier with it) leaves garbage: failing ranks that
+     * are no ranks.  Say what happened instead of naming ranks 1505311347..0. */
+    int64_t fail_hi = buf[FAIL_HI] == 1 ? -1 : -buf[FAIL_HI];
+    if ((buf[FAIL_LO] != INT64_MAX &&
+         (buf[FAIL_LO] < 0 || buf[FAIL_LO] >= bcl_rt.nprocs || fail_hi < buf[FAIL_LO] ||
+          fail_hi >= bcl_rt.nprocs)) ||
+        (buf[FAIL_LO] == INT64_MAX && buf[FAIL_HI] != 1))
+        return bcl_set_error(BCL_ERR_STATE, "%s: the ranks are not all in the same "
+                             "collective call (another rank called a different one)",
+                             what);
     if (buf[FAIL_LO] != INT64_MAX) {
         int lo = (int)buf[FAIL_LO], hi = (int)-buf[FAIL_HI];
         if (lo == hi)

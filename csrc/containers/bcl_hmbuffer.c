@@ -1,6 +1,7 @@
 /* bcl_hmbuffer.c -- HashMapBuffer (see bcl_hmbuffer.h). */
 #include "containers/bcl_hmbuffer.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,13 @@ bcl_status bcl_hmbuf_create(bcl_hmbuf *b, const bcl_hashmap *m, size_t queue_siz
     b->queue_size = queue_size;
     b->message_size = message_size;
     b->stride = ALIGN8(m->key_size + m->val_size + 1);
+    /* message_size entries of a wide key/value type (S1000000) could wrap
+     * message_size * stride and under-allocate the buffers that are then
+     * filled message_size entries deep. */
+    if (message_size > SIZE_MAX / b->stride / (size_t)bcl_rt.nprocs)
+        return bcl_set_error(BCL_ERR_NOMEM, "message_size %zu entries of %zu bytes for "
+                             "each of %d ranks is more than any memory", message_size,
+                             b->stride, bcl_rt.nprocs);
     b->self_cap = message_size;
     b->q = calloc((size_t)p, sizeof *b->q);
     b->buf = calloc((size_t)p, sizeof *b->buf);
@@ -40,7 +48,9 @@ bcl_status bcl_hmbuf_create(bcl_hmbuf *b, const bcl_hashmap *m, size_t queue_siz
      * first that everybody has its local memory. */
     bcl_status st = bcl_allreduce(&ok, 1, BCL_U64, BCL_MIN);
     if (st == BCL_OK && !ok)
-        st = bcl_set_error(BCL_ERR_NOMEM, "no memory for HashMapBuffer's buffers");
+        st = bcl_set_error(BCL_ERR_NOMEM, "no memory for HashMapBuffer's buffers "
+                           "(message_size %zu entries of %zu bytes for each of %d ranks)",
+                           message_size, b->stride, p);
     /* One FastQueue per rank, hosted there.  A failure is the same on every
      * rank (bcl_queue_create agrees), so all stop at the same queue. */
     for (int r = 0; st == BCL_OK && r < p; r++) {

@@ -1,0 +1,221 @@
+"""Bad input found by the API-wide audit (issue 11's standard): a clear
+exception naming the argument, on every rank where the call is collective,
+never a desynchronised job.
+
+Each case here failed before its fix: the old message named no argument
+(CPython's / NumPy's generic conversion errors, the msgpack writer's
+"pybcl.packb: ..."), or the call left the ranks out of step."""
+import numpy as np
+import pytest
+
+import pybcl
+from conftest import all_ok
+from launch import run_script
+
+P = pybcl.nprocs()
+R = pybcl.rank()
+LAST = P - 1
+
+
+# ---- broadcast: root's failure reaches every rank ------------------------------
+
+def test_broadcast_of_an_unpicklable_object_raises_on_every_rank():
+    try:
+        pybcl.broadcast(lambda: 0, root=LAST)
+    except TypeError as e:                 # root: its own pickling error
+        ok = R == LAST and "obj" in str(e)
+    except pybcl.Error as e:               # the others: root could not send
+        ok = R != LAST and f"root {LAST}" in str(e)
+    else:
+        ok = False
+    assert all_ok(ok)
+    # the ranks are still in step: the next broadcast gets the next object
+    assert pybcl.broadcast(("next", LAST), root=LAST) == ("next", LAST)
+
+
+@pytest.mark.parametrize("bad", ["0", None, 1.0, -1, "P", 2**63])
+def test_broadcast_bad_root_on_one_rank_raises_everywhere(bad):
+    bad = P if bad == "P" else bad
+    try:
+        pybcl.broadcast(R, root=bad if R == LAST else 0)
+    except (TypeError, ValueError) as e:
+        ok = "root" in str(e) or f"rank {LAST}" in str(e)
+    else:
+        ok = False
+    assert all_ok(ok)
+    assert pybcl.broadcast(R, root=0) == 0
+
+
+def test_broadcast_with_different_roots_raises_everywhere():
+    if P == 1:
+        pytest.skip("one rank always agrees with itself")
+    with pytest.raises(ValueError, match="root"):
+        pybcl.broadcast(R, root=R)
+    assert pybcl.broadcast(R, root=LAST) == LAST
+
+
+# ---- messages name the argument -------------------------------------------------
+
+def _ptr():
+    return pybcl.alloc(4)
+
+
+def _object_map():
+    return pybcl.HashMap(16, key_type=object, value_type=object)
+
+
+LOCAL_CASES = {
+    "GlobalPtr rank str": (lambda: pybcl.GlobalPtr("0", 0), TypeError, "rank"),
+    "GlobalPtr rank 2**63": (lambda: pybcl.GlobalPtr(2**63, 0), ValueError, "rank"),
+    "GlobalPtr offset None": (lambda: pybcl.GlobalPtr(0, None), TypeError, "offset"),
+    "GlobalPtr offset 2**64": (lambda: pybcl.GlobalPtr(0, 2**64), ValueError, "offset"),
+    "ptr[str]": (lambda: _ptr()["a"], TypeError, "index"),
+    "ptr[None] = 1": (lambda: _ptr().__setitem__(None, 1), TypeError, "index"),
+    "ptr[0:str]": (lambda: _ptr()[0:"b"], TypeError, "slice stop"),
+    "ptr[0:2**61] (bytes overflow size_t)": (lambda: _ptr()[0:2**61], IndexError, "count"),
+    "ptr.local(str)": (lambda: _ptr().local("x"), TypeError, "count"),
+    "ptr.local(2**62) (bytes overflow size_t)": (lambda: _ptr().local(2**62), IndexError,
+                                                 "count"),
+    "hash64 str": (lambda: pybcl.hash64("text"), TypeError, "data"),
+    "hash64 seed -1": (lambda: pybcl.hash64(b"a", seed=-1), OverflowError, "seed"),
+    "hash64 seed float": (lambda: pybcl.hash64(b"a", seed=1.5), TypeError, "seed"),
+    "hash_u64 2**64": (lambda: pybcl.hash_u64(2**64), OverflowError, "x"),
+    "BloomFilter.predict n<0": (lambda: pybcl.BloomFilter.predict(-1, 10, 3), ValueError, "n"),
+    "BloomFilter.predict k=0": (lambda: pybcl.BloomFilter.predict(10, 10, 0), ValueError, "k"),
+    "BloomFilter.predict nwords=0": (lambda: pybcl.BloomFilter.predict(10, 0, 3), ValueError,
+                                     "nwords"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOCAL_CASES))
+def test_local_calls_name_the_argument(case):
+    call, exc, name = LOCAL_CASES[case]
+    with pytest.raises(exc) as info:
+        call()
+    assert name in str(info.value), str(info.value)
+
+
+# Cases on containers: the container is made collectively, the bad call is local.
+CONTAINER_CASES = {
+    "insert_many keys None": (lambda: pybcl.HashMap(16), lambda m: m.insert_many(None, [1]),
+                              (TypeError, ValueError), "keys"),
+    "find_many keys None": (lambda: pybcl.HashMap(16), lambda m: m.find_many(None),
+                            (TypeError, ValueError), "keys"),
+    "accumulate delta ndarray": (lambda: pybcl.HashMap(16),
+                                 lambda m: m.accumulate(1, np.array([1, 2])), TypeError,
+                                 "delta"),
+    "modify fn None": (lambda: pybcl.HashMap(16), lambda m: m.modify(1, None), TypeError,
+                       "fn"),
+    "object value unserializable": (_object_map, lambda m: m.insert(1, object()), TypeError,
+                                    "value"),
+    "object key unserializable": (_object_map, lambda m: m.insert({1}, 1), TypeError, "key"),
+    "object value 2**64": (_object_map, lambda m: m.insert(1, 2**64), OverflowError,
+                           "value"),
+    "object value cycle": (_object_map, lambda m: m.insert(1, _cycle()), ValueError,
+                           "value"),
+    "str key surrogate": (lambda: pybcl.HashMap(16, key_type=str),
+                          lambda m: m.insert("\ud800", 1), ValueError, "key"),
+    "queue push unserializable": (lambda: pybcl.CircularQueue(LAST, 8, object),
+                                  lambda q: q.push(object()), TypeError, "value"),
+    "bloom object key": (lambda: pybcl.BloomFilter(100, key_type=object),
+                         lambda b: b.insert(object()), TypeError, "key"),
+}
+
+
+def _cycle():
+    cycle = []
+    cycle.append(cycle)
+    return cycle
+
+
+@pytest.mark.parametrize("case", sorted(CONTAINER_CASES))
+def test_container_calls_name_the_argument(case):
+    make, call, exc, name = CONTAINER_CASES[case]
+    c = make()
+    with pytest.raises(exc) as info:
+        call(c)
+    assert name in str(info.value), str(info.value)
+
+
+def test_modify_with_a_non_callable_leaves_the_bucket_free():
+    m = pybcl.HashMap(16)
+    key = 100 + R
+    with pytest.raises(TypeError, match="fn"):
+        m.modify(key, 5)
+    assert m.modify(key, lambda v: 7) == 7       # not locked by the failed call
+
+
+COLLECTIVE_CASES = {
+    "HashMapBuffer hashmap None": (lambda m: pybcl.HashMapBuffer(None, 8, 4), TypeError,
+                                   "hashmap"),
+    "HashMapBuffer queue_size None": (lambda m: pybcl.HashMapBuffer(m, None, 4), TypeError,
+                                      "queue_size"),
+    "HashMapBuffer message_size 2**63": (lambda m: pybcl.HashMapBuffer(m, 8, 2**63),
+                                         ValueError, "message_size"),
+    "DArray size ndarray": (lambda m: pybcl.DArray(np.array([1, 2])), TypeError, "size"),
+    "CircularQueue capacity ndarray": (lambda m: pybcl.CircularQueue(0, np.array([8, 9])),
+                                       TypeError, "capacity"),
+    "BloomFilter expected_items ndarray": (lambda m: pybcl.BloomFilter(np.array([8, 9])),
+                                           TypeError, "expected_items"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COLLECTIVE_CASES))
+def test_collective_calls_name_the_argument_on_every_rank(case):
+    call, exc, name = COLLECTIVE_CASES[case]
+    m = pybcl.HashMap(16)
+    try:
+        call(m)
+    except exc as e:
+        ok = name in str(e)
+    else:
+        ok = False
+    assert all_ok(ok)
+
+
+@pytest.mark.parametrize("case", ["HashMapBuffer queue_size None",
+                                  "HashMapBuffer hashmap None"])
+def test_collective_bad_argument_on_one_rank_raises_everywhere(case):
+    call, exc, name = COLLECTIVE_CASES[case]
+    m = pybcl.HashMap(16)
+    try:
+        call(m) if R == LAST else pybcl.HashMapBuffer(m, 8, 4)
+    except (TypeError, ValueError) as e:
+        ok = name in str(e) if R == LAST else f"rank {LAST}" in str(e)
+    else:
+        ok = False
+    assert all_ok(ok)
+
+
+# ---- ranks in different collectives: a clear error, not garbage ranks -------------
+
+@pytest.mark.serial_only
+@pytest.mark.parametrize("transport", ["shm", "rma"])
+def test_barrier_against_an_agreeing_collective_names_the_mismatch(tmp_path, transport):
+    """MPICH matches rank 0's Ibarrier with the other rank's argument
+    agreement (an allreduce); that rank used to report "the arguments were
+    invalid on ranks 1505311347..0" from the garbage it received."""
+    from launch import job_env
+    proc, seconds = run_script(tmp_path, """
+        import pybcl
+        pybcl.barrier() if pybcl.rank() == 0 else pybcl.allreduce(1)
+    """, nprocs=2, timeout=120, env=job_env(PYBCL_TRANSPORT=transport,
+                                            PYBCL_SEGMENT_SIZE="4M"))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out
+    assert "invalid on ranks" not in out, out
+    if "allreduce()" in out:
+        assert "not all in the same collective call" in out, out
+
+
+def test_hashmap_buffer_message_size_of_a_wide_type_cannot_wrap_the_buffer_size():
+    """message_size * entry bytes * P used to wrap size_t for a wide key type
+    (S100000), under-allocating the buffers that are then filled."""
+    m = pybcl.HashMap(2 * P, key_type="S100000")
+    try:
+        pybcl.HashMapBuffer(m, 8, 2**48)
+    except MemoryError as e:
+        ok = "message_size" in str(e)
+    else:
+        ok = False
+    assert all_ok(ok)

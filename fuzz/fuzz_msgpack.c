@@ -25,6 +25,8 @@ static void same_item(const bcl_mp_item *a, const bcl_mp_item *b)
     case BCL_MP_UINT: CHECK(a->v.u == b->v.u); break;
     case BCL_MP_FLOAT: CHECK(memcmp(&a->v.f, &b->v.f, sizeof a->v.f) == 0);
         break;
+    case BCL_MP_EXT: CHECK(a->v.i == b->v.i);
+        /* fall through */
     case BCL_MP_STR: case BCL_MP_BIN: CHECK(a->ptr == b->ptr);
         /* fall through */
     case BCL_MP_ARRAY: case BCL_MP_MAP: CHECK(a->len == b->len); break;
@@ -45,7 +47,7 @@ static bcl_status read_both(bcl_mp_reader *r, bcl_mp_item *it, unsigned *sum)
         return st;
     CHECK(r->pos == r2.pos && r->pos <= r->len);
     same_item(it, &it2);
-    if (it->type == BCL_MP_STR || it->type == BCL_MP_BIN)
+    if (it->type == BCL_MP_STR || it->type == BCL_MP_BIN || it->type == BCL_MP_EXT)
         for (uint32_t i = 0; i < it->len; i++)
             *sum += it->ptr[i];
     return st;
@@ -64,6 +66,7 @@ static void reencode(bcl_mp_writer *w, const bcl_mp_item *it)
     case BCL_MP_STR: st = bcl_mp_write_str(w, (const char *)it->ptr, it->len);
         break;
     case BCL_MP_BIN: st = bcl_mp_write_bin(w, it->ptr, it->len); break;
+    case BCL_MP_EXT: st = bcl_mp_write_ext(w, (int8_t)it->v.i, it->ptr, it->len); break;
     case BCL_MP_ARRAY: st = bcl_mp_write_array_header(w, it->len); break;
     case BCL_MP_MAP: st = bcl_mp_write_map_header(w, it->len); break;
     }

@@ -8,6 +8,8 @@ batches -- is the C method itself, with no Python frame in between.
 from types import TracebackType
 from typing import Any, Iterator, Literal, Optional
 
+import numpy as np
+
 from . import _core
 
 
@@ -55,14 +57,27 @@ class HashMap(_core.HashMap):
         return iter(self.keys())
 
 
+_VARIABLE = (bytes, str, object)
+
+
 class HashMapBuffer(_core.HashMapBuffer):
     """HashMapBuffer(hashmap, queue_size, message_size): BCL's aggregated
     inserts (collective constructor).  insert/accumulate(_many) are buffered
     per owner rank; flush() (collective) puts everything in the map.  As a
     context manager it flushes on a normal exit (not after an exception:
-    flush is collective and the other ranks may not get there)."""
+    flush is collective and the other ranks may not get there).
+
+    Over a map with a ``bytes``/``str``/``object`` key or value type the
+    buffer is a ``_VariableHashMapBuffer``: the same calls and flush()
+    semantics, entries applied by the buffering rank at flush()."""
 
     __slots__ = ()
+
+    def __new__(cls, hashmap: HashMap, queue_size: int, message_size: int) -> "HashMapBuffer":
+        if cls is HashMapBuffer and isinstance(hashmap, _core.HashMap) and (
+                hashmap.key_type in _VARIABLE or hashmap.value_type in _VARIABLE):
+            cls = _VariableHashMapBuffer
+        return super().__new__(cls)
 
     def __enter__(self) -> "HashMapBuffer":
         return self
@@ -72,3 +87,122 @@ class HashMapBuffer(_core.HashMapBuffer):
         if exc_type is None:
             self.flush()
         return False
+
+
+class _VariableHashMapBuffer(HashMapBuffer):
+    """HashMapBuffer over a map whose keys or values are variable length.
+
+    The C buffer ships fixed-size records through per-rank queues; records
+    of msgpack bytes have no fixed size, so here each rank keeps its calls in
+    order and applies them to the map itself at flush() (one atomic map call
+    each).  Visibility and errors are those of the C buffer: nothing is in
+    the map before flush(); a full map raises ContainerFull from flush() on
+    every rank and keeps the entries that found no room, which the next
+    flush() applies first (every rank's, then a barrier, then the newer
+    ones); an accumulate that would overflow raises OverflowError from
+    flush() on every rank.  Keys are converted when buffered (TypeError
+    there); a value that does not convert raises from flush() on every rank.
+    """
+
+    __slots__ = ("_map", "_ops", "_kept", "_sizes")
+
+    def __init__(self, hashmap: Any, queue_size: int, message_size: int) -> None:
+        try:
+            for name, v in (("queue_size", queue_size), ("message_size", message_size)):
+                if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+                    raise TypeError(f"{name} must be an int, not {type(v).__name__}")
+                if v < 1:
+                    raise ValueError("queue_size and message_size must be positive")
+        except Exception:
+            _core.collective_failed("HashMapBuffer()")
+            raise
+        _core.agree("HashMapBuffer()", ("queue_size", "message_size"),
+                    (int(queue_size), int(message_size)))
+        self._map = hashmap
+        self._ops: list[tuple[bool, Any, Any]] = []
+        self._kept: list[tuple[bool, Any, Any]] = []
+        self._sizes = (int(queue_size), int(message_size))
+
+    @property
+    def hashmap(self) -> Any:
+        """The HashMap this buffer fills."""
+        return self._map
+
+    @property
+    def overflowed(self) -> int:
+        """Entries inserted directly past a full queue (none: no queues here)."""
+        return 0
+
+    def _add(self, acc: bool, key: Any, value: Any) -> None:
+        self._map.owner(key)                # converts the key: TypeError now
+        self._ops.append((acc, key, value))
+
+    def insert(self, key: Any, value: Any) -> None:
+        """Buffer m[key] = value (in the map after the next flush())."""
+        self._add(False, key, value)
+
+    def accumulate(self, key: Any, delta: Any = 1) -> None:
+        """Buffer m.accumulate(key, delta) (applied at the next flush())."""
+        self._add(True, key, delta)
+
+    def insert_many(self, keys: Any, values: Any) -> None:
+        """Buffer one insert per (key, value) pair."""
+        keys, values = list(keys), list(values)
+        if len(keys) != len(values):
+            raise ValueError(f"keys and values differ in length ({len(keys)} != {len(values)})")
+        for k, v in zip(keys, values):
+            self._add(False, k, v)
+
+    def accumulate_many(self, keys: Any, deltas: Any = 1) -> None:
+        """Buffer one accumulate per key (deltas: one number or one per key)."""
+        keys = list(keys)
+        if deltas is None:
+            raise TypeError("deltas must be a number or a sequence of numbers, not None")
+        if np.ndim(deltas) == 0:
+            deltas = [deltas] * len(keys)
+        deltas = list(deltas)
+        if len(deltas) != len(keys):
+            raise ValueError(f"keys and deltas differ in length ({len(keys)} != {len(deltas)})")
+        for k, d in zip(keys, deltas):
+            self._add(True, k, d)
+
+    def _apply(self, ops: list[tuple[bool, Any, Any]], status: list[Any]) -> None:
+        """Apply ops in order; what found no room goes back to self._kept."""
+        for acc, key, value in ops:
+            try:
+                if acc:
+                    self._map.accumulate(key, value)
+                else:
+                    self._map.insert(key, value)
+            except _core.ContainerFull:
+                self._kept.append((acc, key, value))
+            except OverflowError:
+                status[1] += 1
+            except (TypeError, ValueError) as e:
+                if status[2] is None:
+                    status[2] = e
+
+    def flush(self) -> None:
+        """Collective: afterwards every buffered insert is in the hash map."""
+        status: list[Any] = [0, 0, None]
+        kept, self._kept = self._kept, []
+        self._apply(kept, status)
+        _core.barrier()                     # every rank's kept entries first
+        ops, self._ops = self._ops, []
+        self._apply(ops, status)
+        _core.barrier()
+        from . import _runtime
+        full, overflows, bad = _runtime.allreduce(
+            np.array([len(self._kept), status[1], status[2] is not None], np.int64))
+        if bad:
+            if status[2] is not None:
+                raise status[2]
+            raise TypeError("HashMapBuffer.flush: a buffered value did not convert on "
+                            "another rank (see its error)")
+        if full:
+            raise _core.ContainerFull(f"HashMapBuffer.flush: {int(full)} entries found no "
+                                      "room in the map; they are kept for the next flush() "
+                                      "(resize() the map first)")
+        if overflows:
+            raise OverflowError(f"HashMapBuffer.flush: {int(overflows)} accumulates would "
+                                "overflow the value type and were not applied")

@@ -517,9 +517,3 @@ def test_buffer_fastqueue_overflow_and_reuse():
     ok &= p == 1 or overflowed > 0
     assert all_ok(ok)
     assert m.size() == 4 * 1500 * p + len(acc)
-
-
-def test_buffer_needs_fixed_types():
-    m = pybcl.HashMap(10, key_type=str)
-    with pytest.raises(TypeError):
-        pybcl.HashMapBuffer(m, 10, 10)

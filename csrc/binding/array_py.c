@@ -428,9 +428,13 @@ static PyObject *array_get_block(ArrayObject *self, void *c)
     return PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : self->a.block);
 }
 
+/* Every parameter may be passed by its documented name (docs/api.md). */
+BCLPY_BY_NAME1(kw_owner, array_owner, "owner", "i")
+BCLPY_BY_NAME1(kw_ptr, array_ptr, "ptr", "i")
+
 static PyMethodDef array_methods[] = {
-    {"owner", (PyCFunction)array_owner, METH_O, BCLPY_DOC_ARR_OWNER},
-    {"ptr", (PyCFunction)array_ptr, METH_O, BCLPY_DOC_ARR_PTR},
+    {"owner", BCLPY_KW_METHOD(kw_owner), BCLPY_DOC_ARR_OWNER},
+    {"ptr", BCLPY_KW_METHOD(kw_ptr), BCLPY_DOC_ARR_PTR},
     {"local", (PyCFunction)array_local, METH_NOARGS, BCLPY_DOC_ARR_LOCAL},
     {"local_range", (PyCFunction)array_local_range, METH_NOARGS, BCLPY_DOC_ARR_LOCAL_RANGE},
     {NULL, NULL, 0, NULL}

@@ -33,6 +33,52 @@ extern PyObject *bclpy_Empty;
  * message) and return NULL, so call sites read `return bclpy_raise(st);`. */
 PyObject *bclpy_raise(bcl_status st);
 
+/* ---- arguments by name (args.c) ----------------------------------------- */
+
+/* Fill out[0..n) from FASTCALL positional args and keywords; the first nreq
+ * are required, the rest NULL when not given.  -1 with TypeError. */
+int bclpy_parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                PyObject *kwnames, const char *const *names, int nreq, int n,
+                PyObject **out);
+
+/* `wrapper`: METH_FASTCALL | METH_KEYWORDS front of a one-argument (METH_O
+ * style) function `f(self, arg)`, so the argument may also be passed by its
+ * documented name. */
+#define BCLPY_BY_NAME1(wrapper, f, fname, argname)                              \
+    static PyObject *wrapper(PyObject *self, PyObject *const *args,             \
+                             Py_ssize_t nargs, PyObject *kwnames)               \
+    {                                                                           \
+        static const char *const names_[] = { argname };                        \
+        PyObject *a_[1];                                                        \
+        if (!kwnames && nargs == 1)                                             \
+            return f((void *)self, args[0]);                                    \
+        if (bclpy_parse(fname, args, nargs, kwnames, names_, 1, 1, a_) < 0)     \
+            return NULL;                                                        \
+        return f((void *)self, a_[0]);                                          \
+    }
+
+/* `wrapper`: METH_FASTCALL | METH_KEYWORDS front of a positional METH_FASTCALL
+ * function `f(self, args, nargs)` with parameters `...` (the first nreq
+ * required; at most one optional one follows them, so the names given are
+ * always a prefix of the list). */
+#define BCLPY_BY_NAME(wrapper, f, fname, nreq, n, ...)                          \
+    static PyObject *wrapper(PyObject *self, PyObject *const *args,             \
+                             Py_ssize_t nargs, PyObject *kwnames)               \
+    {                                                                           \
+        static const char *const names_[n] = { __VA_ARGS__ };                   \
+        PyObject *a_[n];                                                        \
+        if (!kwnames)                                                           \
+            return f((void *)self, args, nargs);                                \
+        if (bclpy_parse(fname, args, nargs, kwnames, names_, nreq, n, a_) < 0)  \
+            return NULL;                                                        \
+        Py_ssize_t given_ = n;                                                  \
+        while (given_ > 0 && !a_[given_ - 1])                                   \
+            given_--;                                                           \
+        return f((void *)self, a_, given_);                                     \
+    }
+
+#define BCLPY_KW_METHOD(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
+
 /* ---- GlobalPtr (globalptr.c) ------------------------------------------ */
 typedef struct {
     PyObject_HEAD

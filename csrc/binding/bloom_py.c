@@ -427,12 +427,19 @@ static PyGetSetDef bloom_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
+/* Every parameter may be passed by its documented name (docs/api.md). */
+BCLPY_BY_NAME1(kw_insert, bloom_insert, "insert", "x")
+BCLPY_BY_NAME1(kw_find, bloom_find, "find", "x")
+BCLPY_BY_NAME1(kw_insert_many, bloom_insert_many, "insert_many", "xs")
+BCLPY_BY_NAME1(kw_find_many, bloom_find_many, "find_many", "xs")
+BCLPY_BY_NAME1(kw_owner, bloom_owner, "owner", "x")
+
 static PyMethodDef bloom_methods[] = {
-    {"insert", (PyCFunction)bloom_insert, METH_O, BCLPY_DOC_BF_INSERT},
-    {"find", (PyCFunction)bloom_find, METH_O, BCLPY_DOC_BF_FIND},
-    {"insert_many", (PyCFunction)bloom_insert_many, METH_O, BCLPY_DOC_BF_INSERT_MANY},
-    {"find_many", (PyCFunction)bloom_find_many, METH_O, BCLPY_DOC_BF_FIND_MANY},
-    {"owner", (PyCFunction)bloom_owner, METH_O, BCLPY_DOC_BF_OWNER},
+    {"insert", BCLPY_KW_METHOD(kw_insert), BCLPY_DOC_BF_INSERT},
+    {"find", BCLPY_KW_METHOD(kw_find), BCLPY_DOC_BF_FIND},
+    {"insert_many", BCLPY_KW_METHOD(kw_insert_many), BCLPY_DOC_BF_INSERT_MANY},
+    {"find_many", BCLPY_KW_METHOD(kw_find_many), BCLPY_DOC_BF_FIND_MANY},
+    {"owner", BCLPY_KW_METHOD(kw_owner), BCLPY_DOC_BF_OWNER},
     {"plan", (PyCFunction)(void (*)(void))bloom_plan, METH_VARARGS | METH_KEYWORDS | METH_STATIC, BCLPY_DOC_BF_PLAN},
     {"predict", (PyCFunction)bloom_predict, METH_VARARGS | METH_STATIC, BCLPY_DOC_BF_PREDICT},
     {NULL, NULL, 0, NULL}

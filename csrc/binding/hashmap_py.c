@@ -22,41 +22,6 @@
             return bclpy_raise(st_);        \
     } while (0)
 
-/* ---- argument parsing for METH_FASTCALL | METH_KEYWORDS ---------------- */
-
-/* Fill out[0..n) from positional args then keywords (NULL = not given). */
-int bclpy_parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                PyObject *kwnames, const char *const *names, int nreq, int n,
-                PyObject **out)
-{
-    for (int i = 0; i < n; i++)
-        out[i] = NULL;
-    if (nargs > n)
-        return PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)",
-                            fname, n, nargs), -1;
-    for (Py_ssize_t i = 0; i < nargs; i++)
-        out[i] = args[i];
-    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    for (Py_ssize_t j = 0; j < nkw; j++) {
-        PyObject *name = PyTuple_GET_ITEM(kwnames, j);
-        int i = 0;
-        while (i < n && PyUnicode_CompareWithASCIIString(name, names[i]) != 0)
-            i++;
-        if (i == n)
-            return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword "
-                                "argument %R", fname, name), -1;
-        if (out[i])
-            return PyErr_Format(PyExc_TypeError, "%s() got multiple values for "
-                                "argument '%s'", fname, names[i]), -1;
-        out[i] = args[nargs + j];
-    }
-    for (int i = 0; i < nreq; i++)
-        if (!out[i])
-            return PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'",
-                                fname, names[i]), -1;
-    return 0;
-}
-
 /* ---- promises ------------------------------------------------------------ */
 
 int bclpy_hm_promise(PyObject *p, int *bits)
@@ -550,27 +515,35 @@ static PyObject *hm_repr(bclpy_HashMap *self)
     return r;
 }
 
+/* Every parameter may be passed by its documented name (docs/api.md). */
+BCLPY_BY_NAME(kw_get, hm_get, "get", 1, 2, "key", "default")
+BCLPY_BY_NAME(kw_modify, hm_modify, "modify", 2, 2, "key", "fn")
+BCLPY_BY_NAME1(kw_erase, bclpy_hm_erase, "erase", "key")
+BCLPY_BY_NAME1(kw_erase_many, bclpy_hm_erase_many, "erase_many", "keys")
+BCLPY_BY_NAME1(kw_resize, hm_resize, "resize", "new_capacity")
+BCLPY_BY_NAME1(kw_owner, hm_owner, "owner", "key")
+
 static PyMethodDef hm_methods[] = {
     {"insert", (PyCFunction)(void (*)(void))hm_insert, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_INSERT},
     {"find", (PyCFunction)(void (*)(void))hm_find, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_FIND},
-    {"get", (PyCFunction)(void (*)(void))hm_get, METH_FASTCALL, BCLPY_DOC_HM_GET},
+    {"get", BCLPY_KW_METHOD(kw_get), BCLPY_DOC_HM_GET},
     {"accumulate", (PyCFunction)(void (*)(void))hm_accumulate, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_ACCUMULATE},
-    {"modify", (PyCFunction)(void (*)(void))hm_modify, METH_FASTCALL, BCLPY_DOC_HM_MODIFY},
+    {"modify", BCLPY_KW_METHOD(kw_modify), BCLPY_DOC_HM_MODIFY},
     {"insert_many", (PyCFunction)(void (*)(void))bclpy_hm_insert_many,
      METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_INSERT_MANY},
     {"find_many", (PyCFunction)(void (*)(void))bclpy_hm_find_many,
      METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_FIND_MANY},
     {"accumulate_many", (PyCFunction)(void (*)(void))bclpy_hm_accumulate_many,
      METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_ACCUMULATE_MANY},
-    {"erase", (PyCFunction)bclpy_hm_erase, METH_O,
-     "erase($self, key, /)\n--\n\n"
+    {"erase", BCLPY_KW_METHOD(kw_erase),
+     "erase($self, key)\n--\n\n"
      "Remove key from the map.  Returns True if it was stored, False if not.\n"
      "Not collective.  Atomic with respect to insert, find, accumulate and\n"
      "modify of the same key; the bucket becomes a tombstone that later\n"
      "inserts reuse, and an out-of-line key or value is freed.  del m[key]\n"
      "does the same but raises KeyError when the key is absent."},
-    {"erase_many", (PyCFunction)bclpy_hm_erase_many, METH_O,
-     "erase_many($self, keys, /)\n--\n\n"
+    {"erase_many", BCLPY_KW_METHOD(kw_erase_many),
+     "erase_many($self, keys)\n--\n\n"
      "Erase every key of keys.  Returns found_mask, a NumPy bool array:\n"
      "found_mask[i] is True where keys[i] was stored (and is now erased).\n"
      "keys: a 1-d array-like of the key type (fixed-size types), or any\n"
@@ -578,8 +551,8 @@ static PyMethodDef hm_methods[] = {
      "erased atomically on its own (a duplicate key is found only once)."},
     {"size", (PyCFunction)hm_size, METH_NOARGS, BCLPY_DOC_HM_SIZE},
     {"local_items", (PyCFunction)hm_local_items, METH_NOARGS, BCLPY_DOC_HM_LOCAL_ITEMS},
-    {"resize", (PyCFunction)hm_resize, METH_O, BCLPY_DOC_HM_RESIZE},
-    {"owner", (PyCFunction)hm_owner, METH_O, BCLPY_DOC_HM_OWNER},
+    {"resize", BCLPY_KW_METHOD(kw_resize), BCLPY_DOC_HM_RESIZE},
+    {"owner", BCLPY_KW_METHOD(kw_owner), BCLPY_DOC_HM_OWNER},
     {NULL, NULL, 0, NULL}
 };
 

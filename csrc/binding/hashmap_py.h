@@ -22,12 +22,6 @@ typedef struct {
 
 extern PyTypeObject bclpy_HashMapType;
 
-/* Fill out[0..n) from FASTCALL positional args and keywords; the first nreq
- * are required, the rest NULL when not given.  -1 with TypeError. */
-int bclpy_parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                PyObject *kwnames, const char *const *names, int nreq, int n,
-                PyObject **out);
-
 /* None/NULL -> 0, a ConProm.HashMap flag -> its bits; -1 with TypeError. */
 int bclpy_hm_promise(PyObject *p, int *bits);
 

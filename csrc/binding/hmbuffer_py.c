@@ -191,11 +191,17 @@ static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
     return m;
 }
 
+/* Every parameter may be passed by its documented name (docs/api.md). */
+BCLPY_BY_NAME(kw_insert, hb_insert, "insert", 2, 2, "key", "value")
+BCLPY_BY_NAME(kw_accumulate, hb_accumulate, "accumulate", 1, 2, "key", "delta")
+BCLPY_BY_NAME(kw_insert_many, hb_insert_many, "insert_many", 2, 2, "keys", "values")
+BCLPY_BY_NAME(kw_accumulate_many, hb_accumulate_many, "accumulate_many", 1, 2, "keys", "deltas")
+
 static PyMethodDef hb_methods[] = {
-    {"insert", (PyCFunction)(void (*)(void))hb_insert, METH_FASTCALL, BCLPY_DOC_HB_INSERT},
-    {"accumulate", (PyCFunction)(void (*)(void))hb_accumulate, METH_FASTCALL, BCLPY_DOC_HB_ACCUMULATE},
-    {"insert_many", (PyCFunction)(void (*)(void))hb_insert_many, METH_FASTCALL, BCLPY_DOC_HB_INSERT_MANY},
-    {"accumulate_many", (PyCFunction)(void (*)(void))hb_accumulate_many, METH_FASTCALL, BCLPY_DOC_HB_ACCUMULATE_MANY},
+    {"insert", BCLPY_KW_METHOD(kw_insert), BCLPY_DOC_HB_INSERT},
+    {"accumulate", BCLPY_KW_METHOD(kw_accumulate), BCLPY_DOC_HB_ACCUMULATE},
+    {"insert_many", BCLPY_KW_METHOD(kw_insert_many), BCLPY_DOC_HB_INSERT_MANY},
+    {"accumulate_many", BCLPY_KW_METHOD(kw_accumulate_many), BCLPY_DOC_HB_ACCUMULATE_MANY},
     {"flush", (PyCFunction)hb_flush, METH_NOARGS, BCLPY_DOC_HB_FLUSH},
     {NULL, NULL, 0, NULL}
 };

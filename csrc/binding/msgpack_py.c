@@ -205,6 +205,77 @@ static int pack_numpy_scalar(bcl_mp_writer *w, PyObject *o)
     return rc;
 }
 
+/* ---- GlobalPtr as msgpack ext type BCLPY_EXT_GPTR ------------------------
+ * So a GlobalPtr can be stored inside `object` containers (docs/api.md), as
+ * BCL stores GlobalPtr<T> in its containers.  Payload: rank (4 bytes, big
+ * endian), offset (8), then the dtype: its `str` ('<i8', '|S16'), or for a
+ * structured / subarray dtype the repr of its `descr` list.  The bytes are a
+ * function of (rank, offset, dtype), so equal pointers of one dtype are one
+ * key.  Other ext types stay "not supported" (ValueError). */
+#define BCLPY_EXT_GPTR 71       /* 'G' */
+
+static int pack_gptr(bcl_mp_writer *w, PyObject *o)
+{
+    bclpy_GlobalPtr *p = (bclpy_GlobalPtr *)o;
+    PyArray_Descr *d = p->dtype;
+    int simple = !PyDataType_HASFIELDS(d) && !PyDataType_HASSUBARRAY(d);
+    PyObject *spec = PyObject_GetAttrString((PyObject *)d, simple ? "str" : "descr");
+    PyObject *text = spec ? (simple ? (Py_INCREF(spec), spec) : PyObject_Repr(spec)) : NULL;
+    Py_XDECREF(spec);
+    if (!text)
+        return -1;
+    Py_ssize_t n;
+    const char *t = PyUnicode_AsUTF8AndSize(text, &n);
+    int rc = -1;
+    unsigned char *buf = t ? PyMem_Malloc((size_t)n + 12) : NULL;
+    if (t && !buf)
+        PyErr_NoMemory();
+    if (buf) {
+        bcl_mp_put32(buf, (uint32_t)p->ptr.rank);
+        bcl_mp_put64(buf + 4, p->ptr.offset);
+        memcpy(buf + 12, t, (size_t)n);
+        bcl_status st = bcl_mp_write_ext(w, BCLPY_EXT_GPTR, buf, (size_t)n + 12);
+        rc = st == BCL_OK ? 0 : pack_fail(st);
+        PyMem_Free(buf);
+    }
+    Py_DECREF(text);
+    return rc;
+}
+
+static PyObject *unpack_gptr(const unsigned char *p, uint32_t n)
+{
+    if (n < 13)
+        return PyErr_Format(PyExc_ValueError, "pybcl.unpackb: GlobalPtr ext of %u bytes "
+                            "is too short", n);
+    uint32_t rank = (uint32_t)bcl_mp_get_be(p, 4);
+    uint64_t offset = bcl_mp_get_be(p + 4, 8);
+    PyObject *spec = PyUnicode_DecodeUTF8((const char *)p + 12, n - 12, NULL);
+    if (spec && p[12] == '[') {         /* a structured dtype's descr list */
+        PyObject *ast = PyImport_ImportModule("ast");
+        PyObject *lit = ast ? PyObject_CallMethod(ast, "literal_eval", "O", spec) : NULL;
+        Py_XDECREF(ast);
+        Py_SETREF(spec, lit);
+    }
+    PyArray_Descr *d = NULL;
+    if (!spec || !PyArray_DescrConverter(spec, &d) || rank > INT32_MAX) {
+        Py_XDECREF(spec);
+        PyErr_Clear();
+        return PyErr_Format(PyExc_ValueError, "pybcl.unpackb: malformed GlobalPtr ext");
+    }
+    Py_DECREF(spec);
+    PyObject *r = bclpy_gptr_new(bcl_gptr_make((int)rank, offset), d);
+    Py_DECREF(d);
+    return r;
+}
+
+static PyObject *unpack_ext(const bcl_mp_item *it)
+{
+    if (it->v.i == BCLPY_EXT_GPTR)
+        return unpack_gptr(it->ptr, it->len);
+    return PyErr_Format(PyExc_ValueError, "pybcl.unpackb: ext type %d is not supported "
+                        "(only pybcl's GlobalPtr, type %d)", (int)it->v.i, BCLPY_EXT_GPTR);
+}
+
 /* Subclasses of the supported types and the other bytes-like objects: the
  * slow path, after the exact-type checks of pack_obj. */
 static int pack_other(bcl_mp_writer *w, PyObject *o, int depth)
@@ -239,6 +310,8 @@ static int pack_other(bcl_mp_writer *w, PyObject *o, int depth)
     if (PyArray_IsScalar(o, Integer) || PyArray_IsScalar(o, Bool) ||
         PyArray_IsScalar(o, Floating))
         return pack_numpy_scalar(w, o);
+    if (bclpy_GlobalPtr_Check(o))
+        return pack_gptr(w, o);
     PyErr_Format(PyExc_TypeError,
                  "pybcl.packb: cannot serialize object of type '%.200s'",
                  Py_TYPE(o)->tp_name);
@@ -473,6 +546,8 @@ static inline PyObject *unpack_item(bcl_mp_reader *r, int depth, int is_key)
         Py_RETURN_NONE;
     case BCL_MP_BOOL:
         return PyBool_FromLong(it.v.b);
+    case BCL_MP_EXT:
+        return unpack_ext(&it);
     case BCL_MP_ARRAY:
     case BCL_MP_MAP:
         break;
@@ -611,6 +686,9 @@ static PyObject *py_unpackb(PyObject *self, PyObject *data)
 
 /* ----------------------------------------------------------------- hashing */
 
+BCLPY_BY_NAME1(kw_packb, py_packb, "packb", "obj")
+BCLPY_BY_NAME1(kw_unpackb, py_unpackb, "unpackb", "data")
+
 /* A uint64 argument: TypeError / OverflowError naming it (CPython's own
  * "an integer is required" / "can't convert negative int" name nothing). */
 static int parse_u64(PyObject *o, const char *name, uint64_t *out)
@@ -689,8 +767,8 @@ static PyObject *py_hash_u64(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 PyMethodDef bclpy_msgpack_methods[] = {
-    {"packb", (PyCFunction)py_packb, METH_O, BCLPY_DOC_PACKB},
-    {"unpackb", (PyCFunction)py_unpackb, METH_O, BCLPY_DOC_UNPACKB},
+    {"packb", BCLPY_KW_METHOD(kw_packb), BCLPY_DOC_PACKB},
+    {"unpackb", BCLPY_KW_METHOD(kw_unpackb), BCLPY_DOC_UNPACKB},
     {"hash64", (PyCFunction)(void (*)(void))py_hash64,
      METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_HASH64},
     {"hash_u64", (PyCFunction)(void (*)(void))py_hash_u64,

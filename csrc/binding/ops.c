@@ -71,11 +71,12 @@ static PyObject *py_free(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-static PyObject *py_rget(PyObject *self, PyObject *args)
+static PyObject *py_rget(PyObject *self, PyObject *args, PyObject *kwds)
 {
+    static char *kwlist[] = { "ptr", "count", NULL };
     PyObject *ptr_obj, *count_obj;
     long long count;
-    if (!PyArg_ParseTuple(args, "OO:rget", &ptr_obj, &count_obj))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:rget", kwlist, &ptr_obj, &count_obj))
         return NULL;
     bclpy_GlobalPtr *p = as_gptr(ptr_obj, "ptr");
     if (!p || bclpy_int_arg(count_obj, "rget: count", 0, PY_SSIZE_T_MAX, &count) < 0 ||
@@ -119,10 +120,11 @@ static int raw_bytes_buffer(PyObject *obj, Py_buffer *view)
     return 0;
 }
 
-static PyObject *py_rput(PyObject *self, PyObject *args)
+static PyObject *py_rput(PyObject *self, PyObject *args, PyObject *kwds)
 {
+    static char *kwlist[] = { "ptr", "array", NULL };
     PyObject *ptr_obj, *data;
-    if (!PyArg_ParseTuple(args, "OO:rput", &ptr_obj, &data))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:rput", kwlist, &ptr_obj, &data))
         return NULL;
     bclpy_GlobalPtr *p = as_gptr(ptr_obj, "ptr");
     if (!p || bclpy_ensure_init() < 0)
@@ -182,11 +184,11 @@ static PyObject *fetch_op(PyObject *const *args, Py_ssize_t nargs, bcl_atomic_op
                           const char *name)
 {
     if (nargs != 2)
-        return PyErr_Format(PyExc_TypeError, "%s(ptr, value) takes 2 arguments", name);
+        return PyErr_Format(PyExc_TypeError, "%s(ptr, v) takes 2 arguments", name);
     bclpy_GlobalPtr *p;
     int width;
     uint64_t operand, old;
-    if (atomic_args(args[0], args[1], &p, &width, &operand, "value") < 0)
+    if (atomic_args(args[0], args[1], &p, &width, &operand, "v") < 0)
         return NULL;
     CHECK(bcl_fetch_op(p->ptr, width, op, operand, &old));
     return bclpy_atomic_result(old, p->dtype);
@@ -231,11 +233,11 @@ static PyObject *py_atomic_load(PyObject *s, PyObject *ptr_obj)
 static PyObject *py_atomic_store(PyObject *s, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2)
-        return PyErr_Format(PyExc_TypeError, "atomic_store(ptr, value) takes 2 arguments");
+        return PyErr_Format(PyExc_TypeError, "atomic_store(ptr, v) takes 2 arguments");
     bclpy_GlobalPtr *p;
     int width;
     uint64_t v;
-    if (atomic_args(args[0], args[1], &p, &width, &v, "value") < 0)
+    if (atomic_args(args[0], args[1], &p, &width, &v, "v") < 0)
         return NULL;
     CHECK(bcl_atomic_store(p->ptr, width, v));
     Py_RETURN_NONE;
@@ -263,21 +265,31 @@ static PyObject *py_bytes_in_use(PyObject *s, PyObject *noargs)
     return PyLong_FromSize_t(bcl_alloc_bytes_in_use());
 }
 
-#define FASTCALL(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL
+/* Every parameter may be passed by its documented name (docs/api.md). */
+BCLPY_BY_NAME1(kw_free, py_free, "free", "ptr")
+BCLPY_BY_NAME1(kw_atomic_load, py_atomic_load, "atomic_load", "ptr")
+BCLPY_BY_NAME(kw_fetch_and_add, py_fetch_and_add, "fetch_and_add", 2, 2, "ptr", "v")
+BCLPY_BY_NAME(kw_fetch_and_or, py_fetch_and_or, "fetch_and_or", 2, 2, "ptr", "v")
+BCLPY_BY_NAME(kw_fetch_and_and, py_fetch_and_and, "fetch_and_and", 2, 2, "ptr", "v")
+BCLPY_BY_NAME(kw_fetch_and_xor, py_fetch_and_xor, "fetch_and_xor", 2, 2, "ptr", "v")
+BCLPY_BY_NAME(kw_atomic_swap, py_atomic_swap, "atomic_swap", 2, 2, "ptr", "v")
+BCLPY_BY_NAME(kw_atomic_store, py_atomic_store, "atomic_store", 2, 2, "ptr", "v")
+BCLPY_BY_NAME(kw_compare_and_swap, py_compare_and_swap, "compare_and_swap", 3, 3,
+              "ptr", "expected", "desired")
 
 PyMethodDef bclpy_ops_methods[] = {
     {"alloc", (PyCFunction)(void (*)(void))py_alloc, METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_ALLOC},
-    {"free", py_free, METH_O, BCLPY_DOC_FREE},
-    {"rget", py_rget, METH_VARARGS, BCLPY_DOC_RGET},
-    {"rput", py_rput, METH_VARARGS, BCLPY_DOC_RPUT},
-    {"fetch_and_add", FASTCALL(py_fetch_and_add), BCLPY_DOC_FETCH_AND_ADD},
-    {"fetch_and_or", FASTCALL(py_fetch_and_or), BCLPY_DOC_FETCH_AND_OR},
-    {"fetch_and_and", FASTCALL(py_fetch_and_and), BCLPY_DOC_FETCH_AND_AND},
-    {"fetch_and_xor", FASTCALL(py_fetch_and_xor), BCLPY_DOC_FETCH_AND_XOR},
-    {"atomic_swap", FASTCALL(py_atomic_swap), BCLPY_DOC_ATOMIC_SWAP},
-    {"atomic_load", py_atomic_load, METH_O, BCLPY_DOC_ATOMIC_LOAD},
-    {"atomic_store", FASTCALL(py_atomic_store), BCLPY_DOC_ATOMIC_STORE},
-    {"compare_and_swap", FASTCALL(py_compare_and_swap), BCLPY_DOC_COMPARE_AND_SWAP},
+    {"free", BCLPY_KW_METHOD(kw_free), BCLPY_DOC_FREE},
+    {"rget", (PyCFunction)(void (*)(void))py_rget, METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_RGET},
+    {"rput", (PyCFunction)(void (*)(void))py_rput, METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_RPUT},
+    {"fetch_and_add", BCLPY_KW_METHOD(kw_fetch_and_add), BCLPY_DOC_FETCH_AND_ADD},
+    {"fetch_and_or", BCLPY_KW_METHOD(kw_fetch_and_or), BCLPY_DOC_FETCH_AND_OR},
+    {"fetch_and_and", BCLPY_KW_METHOD(kw_fetch_and_and), BCLPY_DOC_FETCH_AND_AND},
+    {"fetch_and_xor", BCLPY_KW_METHOD(kw_fetch_and_xor), BCLPY_DOC_FETCH_AND_XOR},
+    {"atomic_swap", BCLPY_KW_METHOD(kw_atomic_swap), BCLPY_DOC_ATOMIC_SWAP},
+    {"atomic_load", BCLPY_KW_METHOD(kw_atomic_load), BCLPY_DOC_ATOMIC_LOAD},
+    {"atomic_store", BCLPY_KW_METHOD(kw_atomic_store), BCLPY_DOC_ATOMIC_STORE},
+    {"compare_and_swap", BCLPY_KW_METHOD(kw_compare_and_swap), BCLPY_DOC_COMPARE_AND_SWAP},
     {"bytes_in_use", py_bytes_in_use, METH_NOARGS, BCLPY_DOC_BYTES_IN_USE},
     {NULL, NULL, 0, NULL}
 };

@@ -550,6 +550,10 @@ static PyObject *q_repr(QueueObject *self)
     return r;
 }
 
+/* Every parameter may be passed by its documented name (docs/api.md). */
+BCLPY_BY_NAME1(kw_resize, q_resize, "resize", "new_capacity")
+BCLPY_BY_NAME1(kw_migrate, q_migrate, "migrate", "new_host")
+
 #define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
 static PyMethodDef queue_methods[] = {
@@ -560,8 +564,8 @@ static PyMethodDef queue_methods[] = {
     {"local_nonatomic_pop", (PyCFunction)q_local_nonatomic_pop, METH_NOARGS, BCLPY_DOC_Q_LOCAL_NONATOMIC_POP},
     {"local", (PyCFunction)q_local, METH_NOARGS, BCLPY_DOC_Q_LOCAL},
     {"size", (PyCFunction)q_size, METH_NOARGS, BCLPY_DOC_Q_SIZE},
-    {"resize", (PyCFunction)q_resize, METH_O, BCLPY_DOC_Q_RESIZE},
-    {"migrate", (PyCFunction)q_migrate, METH_O, BCLPY_DOC_Q_MIGRATE},
+    {"resize", BCLPY_KW_METHOD(kw_resize), BCLPY_DOC_Q_RESIZE},
+    {"migrate", BCLPY_KW_METHOD(kw_migrate), BCLPY_DOC_Q_MIGRATE},
     {NULL, NULL, 0, NULL}
 };
 

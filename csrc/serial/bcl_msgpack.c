@@ -75,7 +75,8 @@ static bcl_status take_payload(bcl_mp_reader *r, uint64_t n, bcl_mp_item *out)
         return bcl_set_error(BCL_ERR_DECODE,
                              "msgpack: %s of %llu bytes at offset %zu but "
                              "only %zu bytes remain",
-                             out->type == BCL_MP_STR ? "str" : "bin",
+                             out->type == BCL_MP_STR ? "str" :
+                             out->type == BCL_MP_EXT ? "ext" : "bin",
                              (unsigned long long)n, r->pos, r->len - r->pos);
     out->len = (uint32_t)n;
     out->ptr = r->data + r->pos;
@@ -154,6 +155,23 @@ static inline bcl_status read_float(bcl_mp_reader *r, size_t n,
     return st;
 }
 
+/* ext: a `lenbytes` length (or the fixed size `fixed`), the type byte, the
+ * payload.  The consumer decides which ext types it knows (pybcl's
+ * GlobalPtr); the reader only frames them. */
+static bcl_status read_ext(bcl_mp_reader *r, size_t lenbytes, uint64_t fixed,
+                           bcl_mp_item *out)
+{
+    uint64_t n = fixed, type;
+    bcl_status st = lenbytes ? read_be(r, lenbytes, &n) : BCL_OK;
+    if (st == BCL_OK)
+        st = read_be(r, 1, &type);
+    if (st != BCL_OK)
+        return st;
+    out->type = BCL_MP_EXT;
+    out->v.i = (int8_t)(uint8_t)type;
+    return take_payload(r, n, out);
+}
+
 /* Type bytes 0xc0..0xdf (everything that is not a fix-form). */
 static inline bcl_status read_tagged(bcl_mp_reader *r, unsigned b, bcl_mp_item *out)
 {
@@ -187,11 +205,11 @@ static inline bcl_status read_tagged(bcl_mp_reader *r, unsigned b, bcl_mp_item *
         return bcl_set_error(BCL_ERR_DECODE,
                              "msgpack: reserved type byte 0xc1 at offset %zu",
                              r->pos - 1);
-    default:   /* 0xc7..0xc9 ext8/16/32, 0xd4..0xd8 fixext */
-        return bcl_set_error(BCL_ERR_DECODE,
-                             "msgpack: ext type (byte 0x%02x) at offset %zu "
-                             "is not supported",
-                             b, r->pos - 1);
+    case 0xc7: return read_ext(r, 1, 0, out);
+    case 0xc8: return read_ext(r, 2, 0, out);
+    case 0xc9: return read_ext(r, 4, 0, out);
+    default:   /* 0xd4..0xd8: fixext 1, 2, 4, 8, 16 */
+        return read_ext(r, 0, (uint64_t)1 << (b - 0xd4), out);
     }
 }
 

@@ -243,6 +243,37 @@ static inline bcl_status bcl_mp_write_bin(bcl_mp_writer *w, const void *d,
     return st != BCL_OK ? st : bcl_mp_write_raw(w, d, n);
 }
 
+/* ext of application type `type` with n payload bytes: fixext1/2/4/8/16
+ * when n fits one, else ext8/16/32, the smallest form (as msgpack-python). */
+static inline bcl_status bcl_mp_write_ext(bcl_mp_writer *w, int8_t type, const void *d,
+                                          size_t n)
+{
+    unsigned char hdr[6];
+    size_t hl;
+    if (n > 0xffffffffu)
+        return bcl_set_error(BCL_ERR_ARG, "msgpack: ext payload of %zu bytes is too "
+                             "large", n);
+    if (n == 1 || n == 2 || n == 4 || n == 8 || n == 16) {
+        hdr[0] = (unsigned char)(0xd4 + (n == 1 ? 0 : n == 2 ? 1 : n == 4 ? 2 : n == 8 ? 3 : 4));
+        hl = 1;
+    } else if (n <= 0xff) {
+        hdr[0] = 0xc7;
+        hdr[1] = (unsigned char)n;
+        hl = 2;
+    } else if (n <= 0xffff) {
+        hdr[0] = 0xc8;
+        bcl_mp_put16(hdr + 1, (uint16_t)n);
+        hl = 3;
+    } else {
+        hdr[0] = 0xc9;
+        bcl_mp_put32(hdr + 1, (uint32_t)n);
+        hl = 5;
+    }
+    hdr[hl++] = (unsigned char)type;
+    bcl_status st = bcl_mp_write_raw(w, hdr, hl);
+    return st != BCL_OK ? st : bcl_mp_write_raw(w, d, n);
+}
+
 /* ------------------------------------------------------------------ reader */
 
 typedef enum {
@@ -254,7 +285,8 @@ typedef enum {
     BCL_MP_STR,    /* `len` bytes at `ptr` (UTF-8 is NOT checked here)      */
     BCL_MP_BIN,    /* `len` bytes at `ptr`                                  */
     BCL_MP_ARRAY,  /* `len` items follow                                    */
-    BCL_MP_MAP     /* `len` key/value pairs follow                          */
+    BCL_MP_MAP,    /* `len` key/value pairs follow                          */
+    BCL_MP_EXT     /* ext type v.i (-128..127), `len` bytes at `ptr`        */
 } bcl_mp_type;
 
 typedef struct {

@@ -19,11 +19,11 @@
     "arguments checked).  Zero-initialised."
 
 #define BCLPY_DOC_ARR_OWNER \
-    "owner($self, i, /)\n--\n\n" \
+    "owner($self, i)\n--\n\n" \
     "Return the rank holding element `i`.  IndexError out of range."
 
 #define BCLPY_DOC_ARR_PTR \
-    "ptr($self, i, /)\n--\n\n" \
+    "ptr($self, i)\n--\n\n" \
     "Return a GlobalPtr to element `i`.  IndexError out of range."
 
 #define BCLPY_DOC_ARR_LOCAL \

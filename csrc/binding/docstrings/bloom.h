@@ -14,28 +14,28 @@
     "`x in bf` is find(x)."
 
 #define BCLPY_DOC_BF_INSERT \
-    "insert($self, x, /)\n--\n\n" \
+    "insert($self, x)\n--\n\n" \
     "Insert `x`; return True if it was already present (one atomic\n" \
     "fetch-and-or: of ranks inserting the same new key at once exactly one\n" \
     "gets False).  Not collective.  TypeError/OverflowError if x does not\n" \
     "convert to key_type."
 
 #define BCLPY_DOC_BF_FIND \
-    "find($self, x, /)\n--\n\n" \
+    "find($self, x)\n--\n\n" \
     "Return True if `x` may be present, False if it certainly is not (no\n" \
     "false negatives).  Not collective."
 
 #define BCLPY_DOC_BF_INSERT_MANY \
-    "insert_many($self, xs, /)\n--\n\n" \
+    "insert_many($self, xs)\n--\n\n" \
     "insert() of every key of `xs` (array or sequence), pipelined; returns a\n" \
     "bool array, as if insert() were called on each key in order."
 
 #define BCLPY_DOC_BF_FIND_MANY \
-    "find_many($self, xs, /)\n--\n\n" \
+    "find_many($self, xs)\n--\n\n" \
     "find() of every key of `xs`, pipelined; returns a bool array."
 
 #define BCLPY_DOC_BF_OWNER \
-    "owner($self, x, /)\n--\n\n" \
+    "owner($self, x)\n--\n\n" \
     "Return the rank holding the 64-bit block of key `x` (no communication)."
 
 #define BCLPY_DOC_BF_PLAN \

@@ -40,7 +40,7 @@
     "Raises TypeError/OverflowError/ValueError if key does not convert."
 
 #define BCLPY_DOC_HM_GET \
-    "get($self, key, default=None, /)\n--\n\n" \
+    "get($self, key, default=None)\n--\n\n" \
     "Return the value of `key`, or `default` if absent (dict.get; an atomic\n" \
     "find).  Not collective."
 
@@ -54,7 +54,7 @@
     "key finds no free bucket (nothing written)."
 
 #define BCLPY_DOC_HM_MODIFY \
-    "modify($self, key, fn, /)\n--\n\n" \
+    "modify($self, key, fn)\n--\n\n" \
     "Atomically replace the value v of `key` (None if absent) by fn(v) and\n" \
     "return the new value, as BCL's modify.  fn runs while the key's bucket is\n" \
     "locked: it must not use that key of this map.  An exception from fn\n" \
@@ -96,13 +96,13 @@
     "Not collective; iterate after a barrier so no insert is in flight."
 
 #define BCLPY_DOC_HM_RESIZE \
-    "resize($self, new_capacity, /)\n--\n\n" \
+    "resize($self, new_capacity)\n--\n\n" \
     "Collective: rebuild the map with `new_capacity` buckets, keeping every\n" \
     "entry.  All ranks must pass the same value (checked).  Raises ValueError\n" \
     "if the entries do not fit, SegmentFull if the segment has no room."
 
 #define BCLPY_DOC_HM_OWNER \
-    "owner($self, key, /)\n--\n\n" \
+    "owner($self, key)\n--\n\n" \
     "Return the rank that holds the home bucket of `key` (no communication)."
 
 /* ---- HashMapBuffer ------------------------------------------------------ */
@@ -115,21 +115,21 @@
     "Inserts and accumulates are buffered and not visible until flush()."
 
 #define BCLPY_DOC_HB_INSERT \
-    "insert($self, key, value, /)\n--\n\n" \
+    "insert($self, key, value)\n--\n\n" \
     "Buffer an insert of key -> value; it is in the map after flush().\n" \
     "Raises TypeError/OverflowError/ValueError if key or value does not convert."
 
 #define BCLPY_DOC_HB_ACCUMULATE \
-    "accumulate($self, key, delta=1, /)\n--\n\n" \
+    "accumulate($self, key, delta=1)\n--\n\n" \
     "Buffer an accumulate of `delta` into `key` (numeric value types); combined\n" \
     "with the stored value at flush()."
 
 #define BCLPY_DOC_HB_INSERT_MANY \
-    "insert_many($self, keys, values, /)\n--\n\n" \
+    "insert_many($self, keys, values)\n--\n\n" \
     "Buffer insert() of every (key, value) pair (NumPy fast path)."
 
 #define BCLPY_DOC_HB_ACCUMULATE_MANY \
-    "accumulate_many($self, keys, deltas=1, /)\n--\n\n" \
+    "accumulate_many($self, keys, deltas=1)\n--\n\n" \
     "Buffer accumulate() of every key; deltas a scalar or one per key."
 
 #define BCLPY_DOC_HB_FLUSH \

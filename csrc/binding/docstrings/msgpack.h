@@ -5,7 +5,7 @@
 #define BCLPY_DOC_MSGPACK_H
 
 #define BCLPY_DOC_PACKB \
-    "packb(obj, /)\n--\n\n" \
+    "packb(obj)\n--\n\n" \
     "Serialize `obj` to msgpack bytes, identical to\n" \
     "msgpack.packb(obj, use_bin_type=True).  Local.\n\n" \
     "Supports None, bool, int in [-2**63, 2**64-1], float, str, bytes-like (as\n" \
@@ -14,7 +14,7 @@
     "deep nesting."
 
 #define BCLPY_DOC_UNPACKB \
-    "unpackb(data, /)\n--\n\n" \
+    "unpackb(data)\n--\n\n" \
     "Deserialize one msgpack object from a bytes-like `data`: arrays become\n" \
     "lists, maps dicts, bin bytes.  Local.  Raises ValueError on malformed or\n" \
     "truncated input or bytes left over after one object; never crashes."

@@ -71,13 +71,13 @@
     "Not collective."
 
 #define BCLPY_DOC_Q_RESIZE \
-    "resize($self, new_capacity, /)\n--\n\n" \
+    "resize($self, new_capacity)\n--\n\n" \
     "Collective: give the queue `new_capacity` slots, keeping contents and\n" \
     "order.  Raises ValueError on every rank if the contents do not fit or\n" \
     "the ranks disagree, SegmentFull if the host has no room."
 
 #define BCLPY_DOC_Q_MIGRATE \
-    "migrate($self, new_host, /)\n--\n\n" \
+    "migrate($self, new_host)\n--\n\n" \
     "Collective: move the queue to rank `new_host`, keeping contents and\n" \
     "order.  Raises ValueError on every rank for a bad or disagreeing host."
 

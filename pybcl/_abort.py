@@ -28,6 +28,7 @@ import functools
 import os
 import sys
 import threading
+import time
 import weakref
 from types import ModuleType, TracebackType
 from typing import Any, NoReturn, Optional
@@ -38,6 +39,12 @@ KEYBOARD_INTERRUPT_CODE = 130
 # Before pybcl.init(), a rank that fails may need to initialise MPI only to
 # abort (its peers wait in MPI_Init for it); if nobody answers, give up.
 _ABORT_INIT_TIMEOUT_S = 10.0
+
+# hydra forwards a rank's stdout/stderr asynchronously, and MPI_Abort tears
+# the proxies down: under load a CI run lost the aborting rank's traceback
+# entirely (the job ended with code 1 and no output).  A short pause after
+# flushing lets the launcher forward what the rank wrote before the abort.
+_ABORT_STDIO_GRACE_S = 0.5
 
 _state: dict[str, Any] = {"installed": False, "watched": set()}
 
@@ -91,6 +98,7 @@ def abort_job(code: int, why: str) -> None:
         rank = _core.rank()
         sys.stderr.write(f"pybcl: {why} on rank {rank}; ending the job (exit code {code})\n")
         sys.stderr.flush()
+        time.sleep(_ABORT_STDIO_GRACE_S)
         _core.abort(code)
     mpi = _world_for_abort()
     if mpi is None:
@@ -98,6 +106,7 @@ def abort_job(code: int, why: str) -> None:
     rank = mpi.COMM_WORLD.Get_rank()
     sys.stderr.write(f"pybcl: {why} on rank {rank}; ending the job (exit code {code})\n")
     sys.stderr.flush()
+    time.sleep(_ABORT_STDIO_GRACE_S)
     mpi.COMM_WORLD.Abort(code)
 
 

@@ -96,9 +96,7 @@ def _finalize_at_exit() -> None:
         _abort.abort_job(1, f"{type(e).__name__} in finalize at exit")
         return
     _state["comm"] = None
-    if seconds > 0:     # mpi4py finalizes MPI later, from Py_AtExit
-        sys.stdout.flush()
-        sys.stderr.flush()
+    if seconds > 0:     # mpi4py finalizes MPI later, from Py_AtExit (stdio flushed above)
         _core.arm_exit_guard(seconds, rank)
 
 
@@ -152,7 +150,8 @@ def broadcast(obj: _T, root: int = 0) -> _T:
         if failure is not None:
             raise TypeError(f"broadcast: obj cannot be pickled ({why})") from failure
         raise _core.Error(f"broadcast: root {root} could not pickle its obj ({why})")
-    return obj if _core.rank() == root else pickle.loads(data[1:])
+    # a memoryview: slicing the bytes would copy the whole payload once more
+    return obj if _core.rank() == root else pickle.loads(memoryview(data)[1:])
 
 
 _BCAST_OK, _BCAST_FAILED = b"\x00", b"\x01"

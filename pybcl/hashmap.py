@@ -167,7 +167,8 @@ class _VariableHashMapBuffer(HashMapBuffer):
             self._add(True, k, d)
 
     def _apply(self, ops: list[tuple[bool, Any, Any]], status: list[Any]) -> None:
-        """Apply ops in order; what found no room goes back to self._kept."""
+        """Apply ops in order; what found no room goes back to self._kept.
+        status: [overflowed accumulates, first conversion error]."""
         for acc, key, value in ops:
             try:
                 if acc:
@@ -177,14 +178,14 @@ class _VariableHashMapBuffer(HashMapBuffer):
             except _core.ContainerFull:
                 self._kept.append((acc, key, value))
             except OverflowError:
-                status[1] += 1
+                status[0] += 1
             except (TypeError, ValueError) as e:
-                if status[2] is None:
-                    status[2] = e
+                if status[1] is None:
+                    status[1] = e
 
     def flush(self) -> None:
         """Collective: afterwards every buffered insert is in the hash map."""
-        status: list[Any] = [0, 0, None]
+        status: list[Any] = [0, None]
         kept, self._kept = self._kept, []
         self._apply(kept, status)
         _core.barrier()                     # every rank's kept entries first
@@ -193,10 +194,10 @@ class _VariableHashMapBuffer(HashMapBuffer):
         _core.barrier()
         from . import _runtime
         full, overflows, bad = _runtime.allreduce(
-            np.array([len(self._kept), status[1], status[2] is not None], np.int64))
+            np.array([len(self._kept), status[0], status[1] is not None], np.int64))
         if bad:
-            if status[2] is not None:
-                raise status[2]
+            if status[1] is not None:
+                raise status[1]
             raise TypeError("HashMapBuffer.flush: a buffered value did not convert on "
                             "another rank (see its error)")
         if full:

@@ -283,3 +283,69 @@ def test_containers_from_before_finalize_raise_after_reinit(tmp_path, nprocs, tr
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert proc.stdout.count("<stale ok>") == nprocs, out
+
+
+# What the peers are doing when one rank fails.  On shm a peer polling a
+# queue or inserting into a map makes no MPI call at all, and a peer in pure
+# Python makes none either: the job must end anyway, within seconds of the
+# failure (MPI_Abort on a communicator other than COMM_WORLD waited for the
+# peers' next MPI call, which never came).
+PEER_LOOPS = {
+    "polling a queue": """
+        q = pybcl.CircularQueue(0, 64)
+        def step():
+            try:
+                q.pop()
+            except pybcl.Empty:
+                pass
+    """,
+    "inserting into a map": """
+        m = pybcl.HashMap(1 << 12)
+        i = [0]
+        def step():
+            i[0] = (i[0] + 1) % 1024
+            m.insert(i[0], i[0])
+    """,
+    "computing in Python": """
+        def step():
+            sum(range(1000))
+    """,
+}
+PEER_FAILURES = {
+    "uncaught exception": ("raise RuntimeError('boom')", 1),
+    "SIGINT": ("os.kill(os.getpid(), signal.SIGINT); time.sleep(60)", 130),
+}
+END_BOUND_S = 5.0     # from the failure to mpiexec's return
+
+
+@pytest.mark.serial_only
+@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
+@pytest.mark.parametrize("nprocs", [2, 4])
+@pytest.mark.parametrize("peers", sorted(PEER_LOOPS))
+@pytest.mark.parametrize("failure", sorted(PEER_FAILURES))
+def test_a_failure_ends_the_job_quickly_whatever_the_peers_do(tmp_path, failure, peers,
+                                                              nprocs, transport):
+    stmt, code = PEER_FAILURES[failure]
+    stamp = tmp_path / "failed_at"
+    loop = textwrap.indent(textwrap.dedent(PEER_LOOPS[peers]), "        ")
+    body = f"""
+        import os, signal, time
+        import pybcl
+        pybcl.init()
+{loop}
+        pybcl.barrier()
+        last = pybcl.rank() == pybcl.nprocs() - 1
+        start = time.monotonic()
+        while not last or time.monotonic() - start < 0.3:
+            step()               # the peers never leave this loop
+        with open({str(stamp)!r}, "w") as f:
+            f.write(repr(time.time()))
+        {stmt}
+    """
+    proc, _ = run_script(tmp_path, body, nprocs=nprocs, timeout=BOUND_S * 2,
+                         env=env_for(transport))
+    ended = time.time()
+    out = proc.stdout + proc.stderr
+    assert_job_code(proc, code)
+    seconds = ended - float(stamp.read_text())
+    assert seconds < END_BOUND_S, f"the job ended {seconds:.1f} s after the failure:\n{out}"

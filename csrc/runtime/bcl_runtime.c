@@ -44,7 +44,14 @@ void bcl_abort(int errorcode)
     MPI_Finalized(&down);
     if (!up || down)
         exit(errorcode);
-    MPI_Abort(bcl_rt.initialized ? bcl_rt.comm : MPI_COMM_WORLD, errorcode);
+    /* Always COMM_WORLD, never the runtime's duplicate: MPICH (ch4) aborts
+     * COMM_WORLD through the process manager at once, but for any other
+     * communicator it first notifies that communicator's ranks and waits in
+     * its progress engine until they make an MPI call.  On shm the peers'
+     * data path makes none, so a peer polling a queue kept the job alive
+     * forever (a rank spinning in pure C: measured hang, 15 s+; COMM_WORLD:
+     * ended in 1 s).  The policy is job-wide anyway (pybcl/_abort.py). */
+    MPI_Abort(MPI_COMM_WORLD, errorcode);
 }
 
 static bcl_status ensure_mpi(void)

@@ -84,7 +84,8 @@ bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
  * 0 arms nothing (an explicit finalize() mid-program). */
 bcl_status bcl_finalize(double exit_guard_seconds);
 
-/* MPI_Abort on the runtime's communicator (or COMM_WORLD before init). */
+/* MPI_Abort(MPI_COMM_WORLD): ends every rank of the job, whatever they are
+ * doing (exit(errorcode) when MPI is not up). */
 void bcl_abort(int errorcode);
 
 const char *bcl_transport_name(bcl_transport t);

@@ -5,6 +5,7 @@ adds the pieces that are naturally Python (context manager of the buffer).
 Every hot method -- insert, find, m[k], k in m, accumulate, the *_many
 batches -- is the C method itself, with no Python frame in between.
 """
+import pickle
 from types import TracebackType
 from typing import Any, Iterator, Literal, Optional
 
@@ -22,8 +23,11 @@ class HashMap(_core.HashMap):
     Whole-map views are *collective*: every rank must call them, in the same
     order, and each gets every rank's share (rank 0's entries first):
     ``len(m)`` (= ``m.size()``), ``iter(m)`` (the keys), ``m.keys()``,
-    ``m.values()``, ``m.items()``.  They begin with a barrier, so they see
-    every operation issued before it, and they materialise the whole map on
+    ``m.values()``, ``m.items()``.  They begin with a barrier that checks
+    every rank is in the same view of the same map (``pybcl.Error`` on every
+    rank otherwise, never a match with another collective or with the
+    user's own MPI calls: they run on pybcl's private communicator), so they
+    see every operation issued before it, and they materialise the whole map on
     every rank: for large maps iterate ``m.local_items()`` (this rank's share,
     not collective) after a barrier instead.
 
@@ -35,26 +39,32 @@ class HashMap(_core.HashMap):
 
     __slots__ = ()
 
+    def _gather(self, what: str) -> list[tuple[Any, Any]]:
+        # Agreement first (every rank in `what` on this map, or all raise),
+        # then the shares travel on pybcl's own communicator: a user's
+        # collective on comm() can never match them.
+        self._collective_view(what)
+        out: list[tuple[Any, Any]] = []
+        data = pickle.dumps(self.local_items(), protocol=pickle.HIGHEST_PROTOCOL)
+        for share in _core.allgather_bytes(data):
+            out.extend(pickle.loads(share))
+        return out
+
     def items(self) -> list[tuple[Any, Any]]:
         """Collective: a list of every (key, value) pair of the map."""
-        from . import _runtime
-        _core.barrier()
-        out: list[tuple[Any, Any]] = []
-        for share in _runtime.comm().allgather(self.local_items()):
-            out.extend(share)
-        return out
+        return self._gather("HashMap.items()")
 
     def keys(self) -> list[Any]:
         """Collective: a list of every key of the map."""
-        return [k for k, _ in self.items()]
+        return [k for k, _ in self._gather("HashMap.keys()")]
 
     def values(self) -> list[Any]:
         """Collective: a list of every value of the map."""
-        return [v for _, v in self.items()]
+        return [v for _, v in self._gather("HashMap.values()")]
 
     def __iter__(self) -> Iterator[Any]:
         """Collective: iterate over every key of the map."""
-        return iter(self.keys())
+        return iter([k for k, _ in self._gather("iter(HashMap)")])
 
 
 _VARIABLE = (bytes, str, object)

@@ -349,3 +349,80 @@ def test_a_failure_ends_the_job_quickly_whatever_the_peers_do(tmp_path, failure,
     assert_job_code(proc, code)
     seconds = ended - float(stamp.read_text())
     assert seconds < END_BOUND_S, f"the job ended {seconds:.1f} s after the failure:\n{out}"
+
+
+# Collectives called on some ranks only, or different collectives on
+# different ranks: every collective of pybcl starts with the same agreement
+# step on pybcl's own communicator, so the mismatch is seen on every rank at
+# any number of ranks (an Ibarrier against an Iallreduce exchanged garbage at
+# 2 ranks and hung at 4), and a user's collective never matches pybcl's.
+MISMATCH_JOB = """
+    import time
+    import numpy as np
+    import pybcl
+    pybcl.init()
+    me, P = pybcl.rank(), pybcl.nprocs()
+    m = pybcl.HashMap(256)
+    m.insert(me, me)
+
+    def expect_mismatch(call, others, needle="not all in the same collective call",
+                        error=pybcl.Error):
+        try:
+            call() if me == 0 else others()
+        except error as e:
+            assert needle in str(e), e
+        else:
+            raise AssertionError("a mismatched collective completed")
+
+    expect_mismatch(lambda: pybcl.HashMap(64), pybcl.barrier)
+    expect_mismatch(m.size, pybcl.barrier)
+    expect_mismatch(lambda: len(m), lambda: pybcl.HashMap(64))
+    expect_mismatch(lambda: pybcl.FastQueue(0, 8), lambda: pybcl.CircularQueue(0, 8))
+    expect_mismatch(m.items, lambda: pybcl.allreduce(1))
+    other = pybcl.HashMap(64)
+    expect_mismatch(m.size, other.size, needle="different map", error=ValueError)
+
+    # A user's collective on the user's communicator never meets items().
+    comm = pybcl.comm()
+    mine, got = np.array([100 + me], dtype=np.int64), np.zeros(P, dtype=np.int64)
+    if me == 0:
+        try:
+            m.items()
+        except pybcl.Error as e:
+            assert "not all in the same collective call" in str(e), e
+        else:
+            raise AssertionError("items() completed without the other ranks")
+        comm.Iallgather(mine, got).Wait()   # nonblocking, as its peers' (MPI)
+    else:
+        req = comm.Iallgather(mine, got)
+        start = time.monotonic()
+        while time.monotonic() - start < 1.0:
+            assert not req.Test(), "a user's allgather matched pybcl's items()"
+            time.sleep(0.01)
+        try:
+            pybcl.barrier()
+        except pybcl.Error as e:
+            assert "not all in the same collective call" in str(e), e
+        else:
+            raise AssertionError("barrier() completed against items()")
+        req.Wait()
+    assert got.tolist() == [100 + r for r in range(P)], got
+
+    # Afterwards the ranks are in step again.
+    assert sorted(m.items()) == [(r, r) for r in range(P)]
+    assert m.size() == P and len(m) == P
+    pybcl.barrier()
+    print(f"<ok {me}>", flush=True)
+"""
+
+
+@pytest.mark.serial_only
+@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
+@pytest.mark.parametrize("nprocs", [2, 4])
+def test_mismatched_collectives_raise_on_every_rank(tmp_path, nprocs, transport):
+    proc, seconds = run_script(tmp_path, MISMATCH_JOB, nprocs=nprocs, timeout=BOUND_S * 2,
+                               env=env_for(transport))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert proc.stdout.count("<ok ") == nprocs, out
+    assert seconds < BOUND_S, out

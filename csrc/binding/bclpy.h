@@ -146,6 +146,10 @@ int bclpy_promise(PyObject *p, const char *container, unsigned *bits);
 void bclpy_collective_begin(void);
 int bclpy_collective_end(int rc, const char *what);
 int bclpy_agree(const char *what, const char *const *names, const int64_t *vals, int n);
+/* bclpy_agree after a flush, as a barrier (bcl_barrier_agree): the collective
+ * views (size(), items()) see every operation issued before them. */
+int bclpy_barrier_agree(const char *what, const char *const *names, const int64_t *vals,
+                        int n);
 struct bclpy_elemtype;
 int64_t bclpy_elemtype_digest(const struct bclpy_elemtype *t);
 int64_t bclpy_dtype_digest(PyArray_Descr *d);

@@ -11,6 +11,7 @@
 #include "bclpy.h"
 
 #include "comm/bcl_agree.h"
+#include "comm/bcl_gather.h"
 #include "elemtype.h"
 #include "binding/docstrings/collective.h"
 
@@ -44,6 +45,21 @@ int bclpy_agree(const char *what, const char *const *names, const int64_t *vals,
     agreed = 1;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_agree(what, BCL_OK, names, vals, n);
+    Py_END_ALLOW_THREADS
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        return -1;
+    }
+    return 0;
+}
+
+int bclpy_barrier_agree(const char *what, const char *const *names, const int64_t *vals,
+                        int n)
+{
+    bcl_status st;
+    agreed = 1;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_barrier_agree(what, names, vals, n);
     Py_END_ALLOW_THREADS
     if (st != BCL_OK) {
         bclpy_raise(st);
@@ -115,7 +131,51 @@ static PyObject *py_agree(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* allgather_bytes(data) -> list of every rank's bytes, in rank order, on
+ * pybcl's own communicator (bcl_gather.h); callers agree on the call first. */
+static PyObject *allgather_bytes(PyObject *self, PyObject *data)
+{
+    if (!PyBytes_Check(data))
+        return PyErr_Format(PyExc_TypeError, "allgather_bytes: data must be bytes, "
+                            "not %.100s", Py_TYPE(data)->tp_name);
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    unsigned char *all;
+    uint64_t *sizes;
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_allgather_bytes(PyBytes_AS_STRING(data), (size_t)PyBytes_GET_SIZE(data),
+                             &all, &sizes);
+    Py_END_ALLOW_THREADS
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    PyObject *out = PyList_New(bcl_rt.nprocs);
+    size_t at = 0;
+    for (int r = 0; out && r < bcl_rt.nprocs; r++) {
+        PyObject *b = PyBytes_FromStringAndSize((const char *)all + at, (Py_ssize_t)sizes[r]);
+        if (!b)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, r, b);
+        at += sizes[r];
+    }
+    free(all);
+    free(sizes);
+    return out;
+}
+
+static PyObject *kw_allgather_bytes(PyObject *self, PyObject *const *args,
+                                    Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = { "data" };
+    PyObject *a[1];
+    if (bclpy_parse("allgather_bytes", args, nargs, kwnames, names, 1, 1, a) < 0)
+        return NULL;
+    return allgather_bytes(self, a[0]);
+}
+
 PyMethodDef bclpy_collective_methods[] = {
+    {"allgather_bytes", BCLPY_KW_METHOD(kw_allgather_bytes), BCLPY_DOC_ALLGATHER_BYTES},
     {"collective_failed", py_collective_failed, METH_O, BCLPY_DOC_COLLECTIVE_FAILED},
     {"agree", py_agree, METH_VARARGS, BCLPY_DOC_AGREE},
     {NULL, NULL, 0, NULL}

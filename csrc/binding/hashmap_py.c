@@ -406,16 +406,67 @@ out:
 
 /* ---- whole table ---------------------------------------------------------- */
 
-static PyObject *hm_size(bclpy_HashMap *self, PyObject *noargs)
+/* The map's identity, the same on every rank for one map (its blocks'
+ * offsets): the collective views agree on it, so ranks calling them on
+ * different maps raise instead of mixing the maps. */
+static int64_t map_digest(const bclpy_HashMap *self)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int r = 0; r < bcl_rt.nprocs; r++)
+        h = (h ^ self->m.base[r]) * 1099511628211ull;
+    return (int64_t)(h >> 1);
+}
+
+/* Flush, then agree on (`what`, this map) as a barrier. */
+static int agree_view(bclpy_HashMap *self, const char *what)
+{
+    static const char *const names[] = { "#map" };
+    int64_t vals[] = { map_digest(self) };
+    return bclpy_barrier_agree(what, names, vals, 1);
+}
+
+static PyObject *hm_size_body(bclpy_HashMap *self)
 {
     uint64_t n;
     bcl_status st;
     LIVE(self);
+    if (agree_view(self, "HashMap.size()") < 0)
+        return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hm_size(&self->m, &n);
     Py_END_ALLOW_THREADS
     CHECK(st);
     return PyLong_FromUnsignedLongLong(n);
+}
+
+/* size(), len(m): collective and agreement-checked (a subset raises). */
+static PyObject *hm_size(bclpy_HashMap *self, PyObject *noargs)
+{
+    bclpy_collective_begin();
+    PyObject *r = hm_size_body(self);
+    bclpy_collective_end(r ? 0 : -1, "HashMap.size()");
+    return r;
+}
+
+/* _collective_view(what): the first step of the Python-level views
+ * (items(), keys(), values(), iter()): flush, then agree on (what, map). */
+static PyObject *hm_collective_view(bclpy_HashMap *self, PyObject *what_o)
+{
+    const char *what = PyUnicode_Check(what_o) ? PyUnicode_AsUTF8(what_o) : NULL;
+    if (!what)
+        return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "what must be a "
+                                                      "str, not %.100s",
+                                                      Py_TYPE(what_o)->tp_name);
+    bclpy_collective_begin();
+    int rc = -1;
+    if (bclpy_current(self->live, self->epoch))
+        rc = agree_view(self, what);
+    else
+        bclpy_stale("HashMap", self->live);
+    bclpy_collective_end(rc, what);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
 }
 
 typedef struct { bclpy_HashMap *self; PyObject *list; } items_ctx;
@@ -458,9 +509,9 @@ static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
     long long n;
     if (bclpy_int_arg(arg, "new_capacity", 1, 1LL << 48, &n) < 0)
         return NULL;
-    static const char *const names[] = { "new_capacity" };
-    int64_t vals[] = { n };
-    if (bclpy_agree("HashMap.resize()", names, vals, 1) < 0)
+    static const char *const names[] = { "new_capacity", "#map" };
+    int64_t vals[] = { n, map_digest(self) };
+    if (bclpy_agree("HashMap.resize()", names, vals, 2) < 0)
         return NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
@@ -521,6 +572,7 @@ BCLPY_BY_NAME(kw_modify, hm_modify, "modify", 2, 2, "key", "fn")
 BCLPY_BY_NAME1(kw_erase, bclpy_hm_erase, "erase", "key")
 BCLPY_BY_NAME1(kw_erase_many, bclpy_hm_erase_many, "erase_many", "keys")
 BCLPY_BY_NAME1(kw_resize, hm_resize, "resize", "new_capacity")
+BCLPY_BY_NAME1(kw_collective_view, hm_collective_view, "_collective_view", "what")
 BCLPY_BY_NAME1(kw_owner, hm_owner, "owner", "key")
 
 static PyMethodDef hm_methods[] = {
@@ -552,6 +604,7 @@ static PyMethodDef hm_methods[] = {
     {"size", (PyCFunction)hm_size, METH_NOARGS, BCLPY_DOC_HM_SIZE},
     {"local_items", (PyCFunction)hm_local_items, METH_NOARGS, BCLPY_DOC_HM_LOCAL_ITEMS},
     {"resize", BCLPY_KW_METHOD(kw_resize), BCLPY_DOC_HM_RESIZE},
+    {"_collective_view", BCLPY_KW_METHOD(kw_collective_view), BCLPY_DOC_HM_COLLECTIVE_VIEW},
     {"owner", BCLPY_KW_METHOD(kw_owner), BCLPY_DOC_HM_OWNER},
     {NULL, NULL, 0, NULL}
 };

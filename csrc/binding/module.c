@@ -178,7 +178,7 @@ static PyObject *py_barrier(PyObject *self, PyObject *noargs)
     NEED_INIT();
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_barrier();
+    st = bcl_barrier_named("barrier()");
     Py_END_ALLOW_THREADS
     CHECK(st);
     CHECK(bcl_obj_drain_remote_frees());

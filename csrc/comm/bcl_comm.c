@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "comm/bcl_agree.h"
 #include "comm/bcl_depart.h"
 #include "runtime/bcl_interrupt.h"
 
@@ -115,7 +116,7 @@ static double now_s(void)
  * never join this collective, so after the grace period the wait ends with
  * an error instead of never.  The request is then left behind: the error
  * ends the job unless the program catches it. */
-static bcl_status wait_collective(MPI_Request *rq, const char *what)
+bcl_status bcl_wait_collective(MPI_Request *rq, const char *what)
 {
     int gone = -1;
     double since = 0;
@@ -747,7 +748,8 @@ bcl_status bcl_flush_rank(int rank)
     return st;
 }
 
-bcl_status bcl_barrier(void)
+bcl_status bcl_barrier_agree(const char *what, const char *const *names,
+                             const int64_t *vals, int n)
 {
     bcl_status st = bcl_flush();
     if (st != BCL_OK)
@@ -756,16 +758,26 @@ bcl_status bcl_barrier(void)
      * loads/stores of its own segment with the RMA others completed before
      * the barrier (MPI-3 11.7: needed even in the unified model). */
     BCL_MPI_CHECK("MPI_Win_sync", MPI_Win_sync(bcl_rt.win));
-    /* Ibarrier + our own wait loop, never MPI_Barrier: the loop yields when
-     * ranks outnumber cores and polls the interrupt hook, so Ctrl-C ends a
-     * rank waiting here for a peer that never comes. */
-    MPI_Request rq;
-    BCL_MPI_CHECK("MPI_Ibarrier", MPI_Ibarrier(bcl_rt.comm, &rq));
-    if ((st = wait_collective(&rq, "barrier")) != BCL_OK)
+    /* The synchronisation is an agreement (bcl_agree.h), not MPI_Ibarrier:
+     * every collective of pybcl then begins with the same MPI operation, so
+     * a rank in barrier() while a peer is in another collective is matched
+     * with it and both raise, at any number of ranks (an Ibarrier against
+     * an Iallreduce exchanged garbage at 2 ranks and hung at 4).  An
+     * allreduce completes on no rank before every rank has joined it, which
+     * is all a barrier promises.  It waits in our own loop (bcl_allreduce):
+     * patient when ranks outnumber cores, interruptible, departure-aware. */
+    if ((st = bcl_agree(what, BCL_OK, names, vals, n)) != BCL_OK)
         return st;
     BCL_MPI_CHECK("MPI_Win_sync", MPI_Win_sync(bcl_rt.win));
     return BCL_OK;
 }
+
+bcl_status bcl_barrier_named(const char *what)
+{
+    return bcl_barrier_agree(what, NULL, NULL, 0);
+}
+
+bcl_status bcl_barrier(void) { return bcl_barrier_named("barrier"); }
 
 void bcl_flush_stats_get(bcl_flush_stats *out)
 {
@@ -821,7 +833,7 @@ bcl_status bcl_bcast(void *buf, size_t nbytes, int root)
         MPI_Request rq;
         BCL_MPI_CHECK("MPI_Ibcast", MPI_Ibcast(b + done, (int)k, MPI_BYTE, root,
                                                bcl_rt.comm, &rq));
-        bcl_status st = wait_collective(&rq, "broadcast");
+        bcl_status st = bcl_wait_collective(&rq, "broadcast");
         if (st != BCL_OK)
             return st;
         done += k;
@@ -868,5 +880,5 @@ bcl_status bcl_allreduce(void *buf, size_t count, bcl_elem elem, bcl_redop op)
     BCL_MPI_CHECK("MPI_Iallreduce", MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count,
                                                    mpi_elem(elem), mpi_redop(op),
                                                    bcl_rt.comm, &rq));
-    return wait_collective(&rq, "allreduce");
+    return bcl_wait_collective(&rq, "allreduce");
 }

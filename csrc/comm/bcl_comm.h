@@ -106,12 +106,22 @@ bcl_status bcl_cas_nb(bcl_gptr p, int width, const void *expected,
 /* ---- completion and synchronisation ------------------------------------ */
 bcl_status bcl_flush(void);               /* every target                    */
 bcl_status bcl_flush_rank(int rank);      /* one target                      */
-bcl_status bcl_barrier(void);             /* flush, then MPI_Barrier          */
+bcl_status bcl_barrier(void);             /* flush, then synchronise          */
+/* bcl_barrier whose synchronisation is the agreement on `what` (bcl_agree.h):
+ * a peer in any other collective of pybcl makes both raise. */
+bcl_status bcl_barrier_named(const char *what);
+/* The same, agreeing on n <= 8 arguments too (bcl_agree's names/vals). */
+bcl_status bcl_barrier_agree(const char *what, const char *const *names,
+                             const int64_t *vals, int n);
 bcl_status bcl_progress(void);            /* let RMA aimed at us advance     */
 
 /* Wait for n MPI requests in the core's wait loop (patient when ranks
  * outnumber cores, interruptible by Ctrl-C). */
 bcl_status bcl_wait(int n, MPI_Request *rq);
+
+/* Wait for one collective request on bcl_rt.comm: as bcl_wait, and a peer
+ * that finalized (bcl_depart.h) ends the wait with an error naming `what`. */
+bcl_status bcl_wait_collective(MPI_Request *rq, const char *what);
 
 /* Flush cost tracking.  rma keeps the set of targets with operations issued
  * since their last flush ("dirty"), so bcl_flush() touches only those: O(1)

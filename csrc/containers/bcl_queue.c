@@ -1,9 +1,11 @@
 /* bcl_queue.c -- FastQueue and CircularQueue (see bcl_queue.h). */
 #include "containers/bcl_queue.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm/bcl_agree.h"
 #include "runtime/bcl_alloc.h"
 
 /* Control block: one counter per cache line, so pushers hammering tail and
@@ -47,26 +49,26 @@ static bcl_status load(bcl_gptr p, uint64_t *v) { return bcl_fetch_op(p, 8, BCL_
 
 /* ---- collective agreement --------------------------------------------- */
 
-/* Every rank must pass the same values; a negative one means "this rank's
- * argument was invalid".  Agreement costs one allreduce and makes bad input
- * on one rank fail on all of them instead of leaving peers in a collective. */
-static bcl_status agree(int64_t *vals, int n, const char *what)
+static const char *kind_name(bcl_queue_kind kind)
 {
-    int64_t buf[16];
-    memcpy(buf, vals, (size_t)n * sizeof *buf);
-    for (int i = 0; i < n; i++)
-        buf[n + i] = -vals[i];                 /* max via min of negatives */
-    bcl_status st = bcl_allreduce(buf, (size_t)2 * n, BCL_I64, BCL_MIN);
-    if (st != BCL_OK)
-        return st;
-    for (int i = 0; i < n; i++) {
-        if (buf[i] < 0)
-            return bcl_set_error(BCL_ERR_ARG, "%s: invalid on some rank", what);
-        if (buf[i] != -buf[n + i])
-            return bcl_set_error(BCL_ERR_ARG, "%s: ranks passed different values "
-                                 "(collective calls need the same arguments)", what);
-    }
-    return BCL_OK;
+    return kind == BCL_QUEUE_CIRCULAR ? "CircularQueue" : "FastQueue";
+}
+
+/* The agreement of a queue's collective call (bcl_agree.h): one allreduce
+ * after which every rank goes on or every rank raises.  `local` is this
+ * rank's own validation (its message set); `call` names the method. */
+static bcl_status agree(bcl_queue_kind kind, const char *call, bcl_status local,
+                        const char *const *names, const int64_t *vals, int n)
+{
+    char what[64];
+    snprintf(what, sizeof what, "%s%s", kind_name(kind), call);
+    return bcl_agree(what, local, names, vals, n);
+}
+
+/* The queue's identity, the same on every rank for one queue. */
+static int64_t queue_id(const bcl_queue *q)
+{
+    return (int64_t)(((uint64_t)q->host << 40) ^ q->block.offset);
 }
 
 /* Host side of creation: allocate and zero the counters.  Counters are set
@@ -105,17 +107,18 @@ bcl_status bcl_queue_create(bcl_queue *q, bcl_queue_kind kind, int host,
                             int64_t capacity, size_t slot_size)
 {
     BCL_REQUIRE_INIT();
-    int bad_host = host < 0 || host >= bcl_rt.nprocs;
-    int bad_cap = capacity < 1;
-    int64_t v[4] = { kind, bad_host ? -1 : host, bad_cap ? -1 : capacity,
-                     slot_size ? (int64_t)slot_size : -1 };
-    bcl_status st = agree(v, 4, "queue arguments (host, capacity, dtype)");
-    if (bad_host)
-        return bcl_set_error(BCL_ERR_ARG, "host %d is not a rank in [0, %d)", host,
-                             bcl_rt.nprocs);
-    if (bad_cap)
-        return bcl_set_error(BCL_ERR_ARG, "capacity must be at least 1, got %lld",
-                             (long long)capacity);
+    bcl_status local = BCL_OK;
+    if (host < 0 || host >= bcl_rt.nprocs)
+        local = bcl_set_error(BCL_ERR_ARG, "host %d is not a rank in [0, %d)", host,
+                              bcl_rt.nprocs);
+    else if (capacity < 1)
+        local = bcl_set_error(BCL_ERR_ARG, "capacity must be at least 1, got %lld",
+                              (long long)capacity);
+    else if (!slot_size)
+        local = bcl_set_error(BCL_ERR_ARG, "dtype: not a usable element type");
+    static const char *const names[] = { "host", "capacity", "element size (dtype)" };
+    int64_t v[3] = { host, capacity, (int64_t)slot_size };
+    bcl_status st = agree(kind, "()", local, names, v, 3);
     if (st != BCL_OK)
         return st;
     memset(q, 0, sizeof *q);
@@ -550,11 +553,13 @@ static bcl_status rebuild_local(bcl_queue *q, uint64_t new_cap, root_result *r)
 
 bcl_status bcl_queue_resize(bcl_queue *q, int64_t new_capacity)
 {
-    int64_t v[1] = { new_capacity < 1 ? -1 : new_capacity };
-    bcl_status st = agree(v, 1, "resize(new_capacity)");
+    bcl_status local = BCL_OK;
     if (new_capacity < 1)
-        return bcl_set_error(BCL_ERR_ARG, "new_capacity must be at least 1, got %lld",
-                             (long long)new_capacity);
+        local = bcl_set_error(BCL_ERR_ARG, "new_capacity must be at least 1, got %lld",
+                              (long long)new_capacity);
+    static const char *const names[] = { "new_capacity", "#queue" };
+    int64_t v[2] = { new_capacity, queue_id(q) };
+    bcl_status st = agree(q->kind, ".resize()", local, names, v, 2);
     if (st != BCL_OK || (st = bcl_barrier()) != BCL_OK)
         return st;
     root_result r = { BCL_OK, 0, 0, 0 };
@@ -597,12 +602,13 @@ static bcl_status move_out(bcl_queue *q, bcl_queue *nq)
 bcl_status bcl_queue_migrate(bcl_queue *q, int new_host)
 {
     BCL_REQUIRE_INIT();
-    int bad = new_host < 0 || new_host >= bcl_rt.nprocs;
-    int64_t v[1] = { bad ? -1 : new_host };
-    bcl_status st = agree(v, 1, "migrate(new_host)");
-    if (bad)
-        return bcl_set_error(BCL_ERR_ARG, "new_host %d is not a rank in [0, %d)",
-                             new_host, bcl_rt.nprocs);
+    bcl_status local = BCL_OK;
+    if (new_host < 0 || new_host >= bcl_rt.nprocs)
+        local = bcl_set_error(BCL_ERR_ARG, "new_host %d is not a rank in [0, %d)",
+                              new_host, bcl_rt.nprocs);
+    static const char *const names[] = { "new_host", "#queue" };
+    int64_t v[2] = { new_host, queue_id(q) };
+    bcl_status st = agree(q->kind, ".migrate()", local, names, v, 2);
     if (st != BCL_OK || new_host == q->host)
         return st;
     if ((st = bcl_barrier()) != BCL_OK)

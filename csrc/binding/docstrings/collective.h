@@ -21,4 +21,11 @@
     "the collective `what`; on any difference or failure raise on every rank\n" \
     "naming the argument.  Initialises pybcl if nobody has yet."
 
+#define BCLPY_DOC_ALLGATHER_BYTES \
+    "allgather_bytes(data)\n--\n\n" \
+    "Internal, collective: a list of every rank's bytes `data`, in rank\n" \
+    "order, gathered on pybcl's own communicator (never the user's).  The\n" \
+    "caller agrees on the call first.  Raises TypeError if data is not\n" \
+    "bytes, pybcl.Error if the total passes 2 GiB (on every rank)."
+
 #endif /* BCLPY_DOC_COLLECTIVE_H */

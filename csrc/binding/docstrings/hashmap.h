@@ -88,7 +88,16 @@
 #define BCLPY_DOC_HM_SIZE \
     "size($self, /)\n--\n\n" \
     "Collective: return the number of keys in the whole map (every rank gets\n" \
-    "the same int).  Call it when no rank is modifying the map."
+    "the same int).  Call it when no rank is modifying the map.  Every rank\n" \
+    "must call it on the same map: called on some ranks only, or with\n" \
+    "another collective elsewhere, it raises pybcl.Error on every rank."
+
+#define BCLPY_DOC_HM_COLLECTIVE_VIEW \
+    "_collective_view($self, what)\n--\n\n" \
+    "Internal, collective: the first step of items()/keys()/values()/iter():\n" \
+    "complete this rank's operations, then check that every rank is in the\n" \
+    "same call `what` (a str) on the same map (pybcl.Error on every rank\n" \
+    "otherwise); it synchronises as a barrier."
 
 #define BCLPY_DOC_HM_LOCAL_ITEMS \
     "local_items($self, /)\n--\n\n" \

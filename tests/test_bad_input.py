@@ -222,3 +222,85 @@ def test_hashmap_buffer_message_size_of_a_wide_type_cannot_wrap_the_buffer_size(
     else:
         ok = False
     assert all_ok(ok)
+
+
+# ---- smaller defects: the right exception, naming the argument --------------------
+
+def test_a_python_type_other_than_object_is_not_an_element_type():
+    """NumPy maps any Python type to dtype object: key_type=list was
+    silently taken as `object`.  Refused on every rank, naming key_type."""
+    try:
+        pybcl.HashMap(4 * P, key_type=list)
+    except TypeError as e:
+        ok = "key_type" in str(e) and "list" in str(e)
+    else:
+        ok = False
+    assert all_ok(ok)
+
+
+def test_pop_many_of_a_huge_n_pops_at_most_what_the_queue_holds():
+    q = pybcl.CircularQueue(0, 8)
+    pybcl.barrier()
+    if R == 0:
+        q.push_many(np.arange(3))
+    pybcl.barrier()
+    ok = True
+    if R == 0:
+        got = q.pop_many(2**63)              # "at most n": not an OverflowError
+        ok = got.tolist() == [0, 1, 2]
+        try:
+            q.pop_many(-2**63)
+        except ValueError as e:
+            ok = ok and "n must be" in str(e)
+        else:
+            ok = False
+    assert all_ok(ok)
+
+
+@pytest.mark.parametrize("call", ["insert_many", "find_many", "accumulate_many",
+                                  "erase_many", "buffer insert_many"])
+def test_none_where_an_array_belongs_is_a_type_error_naming_it(call):
+    m = pybcl.HashMap(8 * P)
+    fns = {"insert_many": lambda: m.insert_many(None, None),
+           "find_many": lambda: m.find_many(None),
+           "accumulate_many": lambda: m.accumulate_many(None, 1),
+           "erase_many": lambda: m.erase_many(None)}
+    if call == "buffer insert_many":
+        buf = pybcl.HashMapBuffer(m, 8, 4)
+        fns[call] = lambda: buf.insert_many(None, None)
+    try:
+        fns[call]()
+    except TypeError as e:
+        ok = "keys" in str(e) and "NoneType" in str(e)
+    else:
+        ok = False
+    assert all_ok(ok)
+
+
+@pytest.mark.parametrize("collective", ["barrier", "allreduce", "HashMap", "CircularQueue",
+                                        "size", "items"])
+def test_a_collective_inside_modify_raises_instead_of_deadlocking(collective):
+    """Every rank modifies the same key and calls a collective from fn:
+    the rank holding the bucket would wait in the collective for peers
+    spinning on that bucket.  fn's collective raises at once; the bucket is
+    released and the value unchanged."""
+    m = pybcl.HashMap(8 * P)
+    m.insert(7, 70)
+    pybcl.barrier()
+    calls = {"barrier": pybcl.barrier, "allreduce": lambda: pybcl.allreduce(1),
+             "HashMap": lambda: pybcl.HashMap(8), "CircularQueue":
+             lambda: pybcl.CircularQueue(0, 8), "size": m.size, "items": m.items}
+
+    def fn(v):
+        calls[collective]()
+        return v + 1
+
+    try:
+        m.modify(7, fn)
+    except pybcl.Error as e:
+        ok = "inside a HashMap.modify() fn" in str(e)
+    else:
+        ok = False
+    pybcl.barrier()
+    ok = ok and m.find(7) == 70
+    assert all_ok(ok)

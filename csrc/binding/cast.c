@@ -363,6 +363,17 @@ static PyObject *wrap_error(PyObject *obj, PyArray_Descr *dtype, const char *arg
 {
     PyObject *type, *val, *tb;
     PyErr_Fetch(&type, &val, &tb);
+    /* None or a scalar where an array-like belongs is the wrong type, not a
+     * wrong value (NumPy reports "too small depth" as a ValueError). */
+    if (obj == Py_None || !(PySequence_Check(obj) || PyArray_Check(obj) ||
+                            PyObject_CheckBuffer(obj) || PyIter_Check(obj))) {
+        PyErr_Format(PyExc_TypeError, "%s must be a 1-d array-like of %R, not %.100s",
+                     argname, (PyObject *)dtype, Py_TYPE(obj)->tp_name);
+        Py_XDECREF(type);
+        Py_XDECREF(val);
+        Py_XDECREF(tb);
+        return NULL;
+    }
     PyErr_Format(type && PyErr_GivenExceptionMatches(type, PyExc_ValueError)
                      ? PyExc_ValueError : PyExc_TypeError,
                  "%s: cannot convert %.100s to an array of %R (%S)", argname,

@@ -35,6 +35,11 @@ int bclpy_elemtype_init(bclpy_elemtype *t, PyObject *spec, const char *argname)
         PyErr_Fetch(&type, &value, &tb);
         PyArray_Descr *d = NULL;
         int is_object = PyArray_DescrConverter2(spec, &d) && d && d->type_num == NPY_OBJECT;
+        /* NumPy maps any Python type (list, dict, a class) to dtype object;
+         * only `object` itself (handled above), "O" and np.dtype(object)
+         * mean it here: list would not round-trip as a list of its type. */
+        if (is_object && PyType_Check(spec))
+            is_object = 0;
         Py_XDECREF(d);
         if (is_object) {
             Py_XDECREF(type);

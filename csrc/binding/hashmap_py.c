@@ -13,6 +13,8 @@
 
 #include "elemtype.h"
 #include "hashmap_py.h"
+
+#include "comm/bcl_agree.h"
 #include "binding/docstrings/hashmap.h"
 
 #define CHECK(expr)                         \
@@ -372,7 +374,9 @@ static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_
     unsigned long outer_thread = self->modify_thread;
     self->modify_depth = outer_depth + 1;
     self->modify_thread = PyThread_get_thread_ident();
+    bcl_agree_forbid(1);           /* no collective while we hold the bucket */
     new = old ? PyObject_CallOneArg(args[1], old) : NULL;
+    bcl_agree_forbid(0);
     self->modify_depth = outer_depth;
     self->modify_thread = outer_thread;
     void *vs = slot;

@@ -461,11 +461,13 @@ static PyObject *q_pop_many(QueueObject *self, PyObject *const *args, Py_ssize_t
     if (!PyIndex_Check(n_o) || PyBool_Check(n_o))
         return PyErr_Format(PyExc_TypeError, "n must be an int, not %.100s",
                             Py_TYPE(n_o)->tp_name);
-    Py_ssize_t n = PyNumber_AsSsize_t(n_o, PyExc_OverflowError);
+    /* "at most n": a huge n is clipped (NULL: no OverflowError), and the
+     * count below is capped by the capacity anyway. */
+    Py_ssize_t n = PyNumber_AsSsize_t(n_o, NULL);
     if (n == -1 && PyErr_Occurred())
         return NULL;
     if (n < 0)
-        return PyErr_Format(PyExc_ValueError, "n must be >= 0, got %zd", n);
+        return PyErr_Format(PyExc_ValueError, "n must be >= 0, got %R", n_o);
     size_t k = (uint64_t)n > self->q.capacity ? (size_t)self->q.capacity : (size_t)n;
     return self->et.kind == BCLPY_FIXED ? pop_many_fixed(self, k, promise)
                                         : pop_many_var(self, k, promise);

@@ -21,10 +21,24 @@ enum { FAIL_LO, FAIL_HI, TAG, NTAG, ARGS, LEN = ARGS + 2 * BCL_AGREE_MAX };
 
 static int64_t neg(int64_t v) { return v == INT64_MIN ? INT64_MAX : -v; }
 
+/* Per thread: collective calls are refused while > 0 (bcl_agree.h). */
+static _Thread_local int forbidden;
+
+void bcl_agree_forbid(int on) { forbidden += on ? 1 : -1; }
+
 bcl_status bcl_agree(const char *what, bcl_status local, const char *const *names,
                      const int64_t *vals, int n)
 {
     BCL_REQUIRE_INIT();
+    /* Every collective starts here, so this one check covers them all: a
+     * rank holding a locked bucket must not wait for peers, who may be
+     * spinning on that very bucket (a deadlock, not an error).  Refused
+     * without joining: the peers are not in this call. */
+    if (forbidden > 0)
+        return bcl_set_error(BCL_ERR_STATE, "%s: a collective call inside a "
+                             "HashMap.modify() fn: the bucket stays locked while the "
+                             "other ranks wait for it, a deadlock; call it outside fn",
+                             what);
     if (n < 0 || n > BCL_AGREE_MAX)
         return bcl_set_error(BCL_ERR_ARG, "%s: bcl_agree of %d arguments", what, n);
     int64_t buf[LEN];

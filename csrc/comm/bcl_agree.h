@@ -29,6 +29,12 @@
 bcl_status bcl_agree(const char *what, bcl_status local, const char *const *names,
                      const int64_t *vals, int n);
 
+/* While a HashMap.modify() fn runs, this rank holds a locked bucket that
+ * its peers may be spinning on: any collective would deadlock.  on=1 before
+ * fn, on=0 after (nested calls count); meanwhile, per thread, bcl_agree --
+ * the first step of every collective -- fails at once without joining. */
+void bcl_agree_forbid(int on);
+
 /* FNV-1a of a string: a digest to agree on (dtype names and the like). */
 int64_t bcl_agree_digest(const char *s);
 

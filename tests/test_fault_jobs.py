@@ -192,21 +192,17 @@ CTRL_C_JOB = """
     import pybcl
     m = pybcl.HashMap(64)
     m.insert(1, 1)
-    m.insert(2, 2)
     pybcl.barrier()
-    me = pybcl.rank()
-    if me < 2:
-        mine, theirs = (1, 2) if me == 0 else (2, 1)
+    if pybcl.rank() == 0:
         def fn(v):
-            if me == 0:
-                print("<waiting>", flush=True)
-            time.sleep(0.3)      # both ranks hold their bucket by now
-            m.find(theirs)       # spins on the bucket the other holds: a deadlock
-            return v
-        m.modify(mine, fn)
+            print("<waiting>", flush=True)
+            while True:          # holds the bucket (a collective here would raise)
+                time.sleep(0.05)
+        m.modify(1, fn)
     else:
         time.sleep(0.3)
-        m.find(1)                # spins on the bucket rank 0 holds
+        m.find(1)                # spins on the bucket rank 0 holds (shm)
+        pybcl.barrier()          # rank 0 never comes: a wait in C
     pybcl.barrier()
 """
 

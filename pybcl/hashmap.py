@@ -109,7 +109,9 @@ class _VariableHashMapBuffer(HashMapBuffer):
     the map before flush(); a full map raises ContainerFull from flush() on
     every rank and keeps the entries that found no room, which the next
     flush() applies first (every rank's, then a barrier, then the newer
-    ones); an accumulate that would overflow raises OverflowError from
+    ones); a segment with no room for an out-of-line key or value raises
+    SegmentFull from flush() on every rank and keeps those entries the same
+    way; an accumulate that would overflow raises OverflowError from
     flush() on every rank.  Keys are converted when buffered (TypeError
     there); a value that does not convert raises from flush() on every rank.
     """
@@ -178,15 +180,20 @@ class _VariableHashMapBuffer(HashMapBuffer):
 
     def _apply(self, ops: list[tuple[bool, Any, Any]], status: list[Any]) -> None:
         """Apply ops in order; what found no room goes back to self._kept.
-        status: [overflowed accumulates, first conversion error]."""
+        status: [overflowed accumulates, first conversion error, entries
+        kept for want of segment memory]."""
         for acc, key, value in ops:
             try:
                 if acc:
                     self._map.accumulate(key, value)
                 else:
                     self._map.insert(key, value)
-            except _core.ContainerFull:
+            except (_core.ContainerFull, _core.SegmentFull) as e:
+                # No room in the map or in the segment (an out-of-line key or
+                # value): nothing was written; keep it for the next flush().
                 self._kept.append((acc, key, value))
+                if isinstance(e, _core.SegmentFull):
+                    status[2] += 1
             except OverflowError:
                 status[0] += 1
             except (TypeError, ValueError) as e:
@@ -195,7 +202,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
 
     def flush(self) -> None:
         """Collective: afterwards every buffered insert is in the hash map."""
-        status: list[Any] = [0, None]
+        status: list[Any] = [0, None, 0]
         kept, self._kept = self._kept, []
         self._apply(kept, status)
         _core.barrier()                     # every rank's kept entries first
@@ -203,13 +210,19 @@ class _VariableHashMapBuffer(HashMapBuffer):
         self._apply(ops, status)
         _core.barrier()
         from . import _runtime
-        full, overflows, bad = _runtime.allreduce(
-            np.array([len(self._kept), status[0], status[1] is not None], np.int64))
+        full, overflows, bad, segfull = _runtime.allreduce(
+            np.array([len(self._kept), status[0], status[1] is not None, status[2]],
+                     np.int64))
         if bad:
             if status[1] is not None:
                 raise status[1]
             raise TypeError("HashMapBuffer.flush: a buffered value did not convert on "
                             "another rank (see its error)")
+        if segfull:
+            raise _core.SegmentFull(f"HashMapBuffer.flush: {int(segfull)} entries found no "
+                                    "room in the shared segments for their out-of-line "
+                                    f"keys or values ({int(full)} kept in all); they are "
+                                    "kept for the next flush() (free memory first)")
         if full:
             raise _core.ContainerFull(f"HashMapBuffer.flush: {int(full)} entries found no "
                                       "room in the map; they are kept for the next flush() "

@@ -304,3 +304,77 @@ def test_a_collective_inside_modify_raises_instead_of_deadlocking(collective):
     pybcl.barrier()
     ok = ok and m.find(7) == 70
     assert all_ok(ok)
+
+
+# ---- SegmentFull keeps a buffer's entries, as ContainerFull does --------------------
+
+SEGMENT_FULL_JOB = """
+    import numpy as np
+    import pybcl
+    pybcl.init(segment_size="8M")
+    me, P = pybcl.rank(), pybcl.nprocs()
+    m = pybcl.HashMap(4096 * P, key_type=str, value_type=object)
+    blocks = []
+    while True:                       # fill this rank's segment
+        try:
+            blocks.append(pybcl.alloc(1 << 17, dtype="uint8"))
+        except pybcl.SegmentFull:
+            break
+    pybcl.free(blocks.pop())          # leave ~128 KiB: far less than the values
+    pybcl.barrier()
+    keys = [f"k{me}-{i}" for i in range(300)]
+    value = "v" * 2000
+    buf = pybcl.HashMapBuffer(m, 64, 16)
+    buf.insert_many(keys, [value] * len(keys))
+    try:
+        buf.flush()
+    except pybcl.SegmentFull as e:
+        assert "kept for the next flush()" in str(e), e
+    else:
+        raise AssertionError("600 KiB of values fit in 128 KiB")
+    for b in blocks:
+        pybcl.free(b)
+    pybcl.barrier()
+    buf.flush()                       # the kept entries go in now
+    assert m.size() == 300 * P, m.size()
+    assert all(m.find(f"k{r}-{i}") == value for r in range(P) for i in range(300))
+
+    # insert_many says which keys went in when the segment runs out
+    local = pybcl.HashMap(4096 * P, key_type=str, value_type=object)
+    blocks = []
+    while True:
+        try:
+            blocks.append(pybcl.alloc(1 << 16, dtype="uint8"))
+        except pybcl.SegmentFull:
+            break
+    pybcl.free(blocks.pop())
+    pybcl.barrier()
+    mine = [f"x{me}-{i}" for i in range(200)]
+    try:
+        local.insert_many(mine, [value] * len(mine))
+    except pybcl.SegmentFull as e:
+        text = str(e)
+        assert "keys[:" in text and "were stored" in text, text
+        stored = int(text.split("keys[:", 1)[1].split("]", 1)[0])
+        assert all(local.find(k) == value for k in mine[:stored])
+        assert all(local.find(k) is None for k in mine[stored:])
+    else:
+        raise AssertionError("400 KiB of values fit in 64 KiB")
+    for b in blocks:
+        pybcl.free(b)
+    pybcl.barrier()
+    print(f"<ok {me}>", flush=True)
+"""
+
+
+@pytest.mark.serial_only
+@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
+@pytest.mark.parametrize("nprocs", [2, 4])
+def test_segment_full_keeps_buffered_entries_and_insert_many_says_what_went_in(
+        tmp_path, nprocs, transport):
+    from launch import job_env
+    proc, _ = run_script(tmp_path, SEGMENT_FULL_JOB, nprocs=nprocs, timeout=120,
+                         env=job_env(PYBCL_TRANSPORT=transport))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert proc.stdout.count("<ok ") == nprocs, out

@@ -74,21 +74,40 @@ static PyObject *apply_local_all(bclpy_HashMap *self, PyArrayObject *ka, PyArray
 
 /* ---- insert_many ------------------------------------------------------------ */
 
+/* insert_many of variable-length types stores the keys in order and stops at
+ * the first failure: say which went in.  A pybcl.Error (SegmentFull,
+ * ContainerFull) is re-raised, same type, with keys[:i] named as stored;
+ * conversion errors (raised before anything of key i was written) too. */
+static void note_stored(Py_ssize_t i, Py_ssize_t k)
+{
+    if (i == 0 || !PyErr_Occurred())
+        return;
+    PyObject *type, *val, *tb;
+    PyErr_Fetch(&type, &val, &tb);
+    PyErr_NormalizeException(&type, &val, &tb);
+    PyErr_Format(type, "insert_many: keys[:%zd] were stored, keys[%zd:] of %zd were not: "
+                 "%S", i, i, k, val ? val : Py_None);
+    Py_XDECREF(type);
+    Py_XDECREF(val);
+    Py_XDECREF(tb);
+}
+
 static PyObject *insert_many_var(bclpy_HashMap *self, PyObject *keys, PyObject *values)
 {
     PyObject *ks = PySequence_Fast(keys, "insert_many: keys must be a sequence");
     PyObject *vs = ks ? PySequence_Fast(values, "insert_many: values must be a sequence")
                       : NULL;
     PyObject *r = NULL;
+    Py_ssize_t i = 0, k = 0;     /* keys[:i] are stored (note_stored) */
     if (!vs)
         goto out;
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(ks);
+    k = PySequence_Fast_GET_SIZE(ks);
     if (PySequence_Fast_GET_SIZE(vs) != k) {
         PyErr_Format(PyExc_ValueError, "insert_many: %zd values for %zd keys",
                      PySequence_Fast_GET_SIZE(vs), k);
         goto out;
     }
-    for (Py_ssize_t i = 0; i < k; i++) {
+    for (i = 0; i < k; i++) {
         bcl_hm_key key;
         unsigned char slot[16], *vslot = slot;
         if (bclpy_hm_key(self, PySequence_Fast_GET_ITEM(ks, i), &self->kw, &key) < 0)
@@ -114,6 +133,8 @@ static PyObject *insert_many_var(bclpy_HashMap *self, PyObject *keys, PyObject *
     r = Py_None;
     Py_INCREF(r);
 out:
+    if (!r && vs)
+        note_stored(i, k);
     Py_XDECREF(ks);
     Py_XDECREF(vs);
     return r;

@@ -202,6 +202,9 @@ class _VariableHashMapBuffer(HashMapBuffer):
 
     def flush(self) -> None:
         """Collective: afterwards every buffered insert is in the hash map."""
+        # The agreement every collective starts with: a rank in another
+        # collective makes every rank raise here, before anything is applied.
+        _core.agree("HashMapBuffer.flush()", (), ())
         status: list[Any] = [0, None, 0]
         kept, self._kept = self._kept, []
         self._apply(kept, status)

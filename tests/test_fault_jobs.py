@@ -382,6 +382,14 @@ MISMATCH_JOB = """
     expect_mismatch(m.items, lambda: pybcl.allreduce(1))
     other = pybcl.HashMap(64)
     expect_mismatch(m.size, other.size, needle="different map", error=ValueError)
+    buf = pybcl.HashMapBuffer(m, 16, 4)
+    expect_mismatch(buf.flush, pybcl.barrier)
+    strings = pybcl.HashMap(64, key_type=str, value_type=object)
+    sbuf = pybcl.HashMapBuffer(strings, 16, 4)
+    sbuf.insert(f"k{me}", me)
+    expect_mismatch(lambda: len(m), sbuf.flush)
+    sbuf.flush()
+    assert strings.size() == P
 
     # A user's collective on the user's communicator never meets items().
     comm = pybcl.comm()

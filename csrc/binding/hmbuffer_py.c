@@ -167,9 +167,35 @@ static PyObject *hb_accumulate_many(bclpy_HMBuf *self, PyObject *const *args,
     return add_many(self, args, nargs, 1);
 }
 
+/* The buffer's identity, the same on every rank for one buffer: the
+ * offsets of the queues it hosts. */
+static int64_t buffer_digest(const bclpy_HMBuf *self)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int r = 0; r < self->b.nq; r++)
+        h = (h ^ self->b.q[r].block.offset) * 1099511628211ull;
+    return (int64_t)(h >> 1);
+}
+
+/* flush() agrees first (the same step as every collective): a rank in
+ * another collective, or flushing another buffer, makes all raise here
+ * instead of feeding garbage to the flush's own reductions. */
+static int flush_agree(bclpy_HMBuf *self)
+{
+    static const char *const names[] = { "#buffer" };
+    int64_t vals[] = { buffer_digest(self) };
+    bclpy_collective_begin();
+    int rc = bclpy_current(self->live, self->epoch) ? 0 : bclpy_stale("HashMapBuffer",
+                                                                       self->live);
+    if (rc == 0)
+        rc = bclpy_agree("HashMapBuffer.flush()", names, vals, 1);
+    return bclpy_collective_end(rc, "HashMapBuffer.flush()");
+}
+
 static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
 {
-    LIVE(self);
+    if (flush_agree(self) < 0)
+        return NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hmbuf_flush(&self->b);

@@ -378,3 +378,51 @@ def test_segment_full_keeps_buffered_entries_and_insert_many_says_what_went_in(
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert proc.stdout.count("<ok ") == nprocs, out
+
+
+# ---- local() views outlive finalize() -----------------------------------------------
+
+VIEWS_AFTER_FINALIZE_JOB = """
+    import numpy as np
+    import pybcl
+    pybcl.init(segment_size="4M")
+    me, P = pybcl.rank(), pybcl.nprocs()
+    a = pybcl.DArray(64 * P)
+    a.local()[:] = np.arange(64) + 1000 * me
+    q = pybcl.CircularQueue(0, 16)
+    ptr = pybcl.alloc(32)
+    ptr.local()[:] = 7 + me
+    if me == 0:
+        q.push_many(np.arange(5))
+    pybcl.barrier()
+    views = [a.local(), a.local()[10:20], ptr.local()]
+    if me == 0:
+        views.append(q.local())
+    before = [v.copy() for v in views]
+    pybcl.finalize()
+    # Reading (and writing) a view after finalize() used to be a
+    # segmentation fault on shm: the window's memory was unmapped.
+    for v, b in zip(views, before):
+        assert (v == b).all(), (v, b)
+    for v in views:
+        v[:] = 1
+    pybcl.init(segment_size="4M")
+    fresh = pybcl.DArray(8 * P)
+    fresh.local()[:] = me
+    pybcl.barrier()
+    assert (fresh.local() == me).all()
+    assert all((v == 1).all() for v in views)
+    print(f"<ok {me}>", flush=True)
+"""
+
+
+@pytest.mark.serial_only
+@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
+@pytest.mark.parametrize("nprocs", [2, 4])
+def test_local_views_stay_readable_after_finalize(tmp_path, nprocs, transport):
+    from launch import job_env
+    proc, _ = run_script(tmp_path, VIEWS_AFTER_FINALIZE_JOB, nprocs=nprocs, timeout=120,
+                         env=job_env(PYBCL_TRANSPORT=transport))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert proc.stdout.count("<ok ") == nprocs, out

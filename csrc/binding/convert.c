@@ -1,7 +1,10 @@
 /* convert.c -- Python object <-> element bytes, dtype checks, auto-init. */
 #include "bclpy.h"
 
+#include <stdint.h>
 #include <string.h>
+
+#include "runtime/bcl_viewpin.h"
 
 PyArray_Descr *bclpy_dtype(PyObject *obj, const char *argname)
 {
@@ -32,6 +35,16 @@ PyObject *bclpy_from_bytes(const void *data, PyArray_Descr *dtype)
     return PyArray_Scalar((void *)data, dtype, NULL);
 }
 
+/* The capsule of a view dies with the view: unpin, release the owner. */
+static void unpin(PyObject *keeper)
+{
+    intptr_t h = (intptr_t)PyCapsule_GetPointer(keeper, "pybcl.view");
+    PyObject *owner = PyCapsule_GetContext(keeper);
+    if (h >= 2)
+        bcl_view_unpin((int)(h - 2));
+    Py_XDECREF(owner);
+}
+
 PyObject *bclpy_segment_view(void *addr, npy_intp count, PyArray_Descr *dtype,
                              PyObject *owner)
 {
@@ -40,8 +53,25 @@ PyObject *bclpy_segment_view(void *addr, npy_intp count, PyArray_Descr *dtype,
                                          NPY_ARRAY_CARRAY, NULL);
     if (!arr)
         return NULL;
+    /* The base is a capsule that keeps the owner alive and pins the bytes,
+     * so finalize() detaches the view instead of unmapping it from under
+     * NumPy (runtime/bcl_viewpin.h). */
+    size_t len = (size_t)count * (size_t)PyDataType_ELSIZE(dtype);
+    int handle = bcl_view_pin(addr, len);
+    PyObject *keeper = PyCapsule_New((void *)(intptr_t)(handle + 2), "pybcl.view", unpin);
+    if (!keeper) {
+        bcl_view_unpin(handle);
+        Py_DECREF(arr);
+        return NULL;
+    }
     Py_INCREF(owner);                       /* the view keeps its owner alive */
-    if (PyArray_SetBaseObject((PyArrayObject *)arr, owner) < 0) {
+    if (PyCapsule_SetContext(keeper, owner) < 0) {
+        Py_DECREF(owner);
+        Py_DECREF(keeper);
+        Py_DECREF(arr);
+        return NULL;
+    }
+    if (PyArray_SetBaseObject((PyArrayObject *)arr, keeper) < 0) {
         Py_DECREF(arr);
         return NULL;
     }

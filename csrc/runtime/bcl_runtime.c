@@ -14,6 +14,7 @@
 #include "runtime/bcl_nodewin.h"
 #include "runtime/bcl_ompi_osc.h"
 #include "runtime/bcl_progress.h"
+#include "runtime/bcl_viewpin.h"
 
 bcl_runtime bcl_rt;
 static uint64_t epochs_started;   /* survives finalize's memset of bcl_rt */
@@ -348,6 +349,7 @@ bcl_status bcl_finalize(double exit_guard_seconds)
      * MPI_Finalize while a peer is still inside MPI_Win_free.  (The TCP hang
      * at exit is not cured by any order here: bcl_exit_guard.h.) */
     int rc = MPI_SUCCESS;
+    bcl_view_detach_before();       /* local() views outlive the window */
     if (bcl_rt.transport == BCL_TRANSPORT_RMA_NODE) {
         st = bcl_nodewin_free();
     } else {
@@ -359,6 +361,7 @@ bcl_status bcl_finalize(double exit_guard_seconds)
         if (rc == MPI_SUCCESS)
             rc = MPI_Win_free(&bcl_rt.win);
     }
+    bcl_view_detach_after();
     if (rc == MPI_SUCCESS && st == BCL_OK)
         rc = MPI_Barrier(bcl_rt.comm);
     if (rc != MPI_SUCCESS)

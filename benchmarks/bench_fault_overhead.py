@@ -4,7 +4,7 @@ rank pays for (barrier, allreduce, HashMap.size), for two builds of pybcl
 measured in the same run, rounds interleaved, medians reported.
 
     python benchmarks/bench_fault_overhead.py --builds BEFORE_DIR AFTER_DIR
-        [--nprocs 2] [--transport shm] [--rounds 5] [--ops 20000]
+        [--labels BEFORE AFTER] [--nprocs 2] [--transport shm] [--rounds 5] [--ops 20000]
 
 Each build dir is a checkout built in place (its pybcl/ is imported).
 Prints one JSON object: per build and op the median µs/op over rounds,
@@ -90,6 +90,8 @@ def run(build, nprocs, transport, ops):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--builds", nargs=2, required=True, metavar=("BEFORE", "AFTER"))
+    ap.add_argument("--labels", nargs=2, default=None, metavar=("BEFORE", "AFTER"),
+                    help="names for the two builds in the output (default: their paths)")
     ap.add_argument("--nprocs", type=int, default=2)
     ap.add_argument("--transport", default="shm")
     ap.add_argument("--rounds", type=int, default=5)
@@ -100,9 +102,10 @@ def main():
     for _ in range(args.rounds):
         for b in args.builds:
             samples[b].append(run(b, args.nprocs, args.transport, args.ops))
-    med = {b: {op: round(statistics.median(s[op] for s in samples[b]), 3)
-               for op in samples[b][0]} for b in args.builds}
-    before, after = args.builds
+    names = dict(zip(args.builds, args.labels or args.builds))
+    med = {names[b]: {op: round(statistics.median(s[op] for s in samples[b]), 3)
+                      for op in samples[b][0]} for b in args.builds}
+    before, after = (names[b] for b in args.builds)
     print(json.dumps({
         "benchmark": "fault_overhead", "nprocs": args.nprocs, "transport": args.transport,
         "rounds": args.rounds, "ops": args.ops, "us_per_op_median": med,

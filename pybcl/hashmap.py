@@ -133,6 +133,10 @@ class _VariableHashMapBuffer(HashMapBuffer):
         """Entries inserted directly past a full queue (none: no queues here)."""
         return 0
 
+    def __repr__(self) -> str:
+        return (f"pybcl.HashMapBuffer(hashmap={self._map!r}, queue_size={self._sizes[0]}, "
+                f"message_size={self._sizes[1]})")
+
     def _add(self, acc: bool, key: Any, value: Any) -> None:
         self._map.owner(key)                # converts the key: TypeError now
         self._ops.append((acc, key, value))

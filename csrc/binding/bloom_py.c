@@ -387,15 +387,18 @@ static PyObject *bloom_predict(PyObject *cls, PyObject *args)
 static PyObject *bloom_repr(BloomObject *self)
 {
     if (!self->created)
-        return PyUnicode_FromString("<pybcl.BloomFilter (uninitialised)>");
+        return PyUnicode_FromString("<pybcl.BloomFilter (not created)>");
     PyObject *spec = bclpy_elemtype_spec(&self->kt);
+    PyObject *kr = bclpy_spec_repr(spec);
+    Py_XDECREF(spec);
+    if (!kr)
+        return NULL;
     char fpr[32];
     PyOS_snprintf(fpr, sizeof fpr, "%g", self->b.fpr);
     PyObject *r = PyUnicode_FromFormat(
-        "pybcl.BloomFilter(expected_items=%llu, fpr=%s, key_type=%R; %llu words, k=%d)",
-        (unsigned long long)self->b.expected_items, fpr, spec,
-        (unsigned long long)self->b.nwords, self->b.k);
-    Py_XDECREF(spec);
+        "pybcl.BloomFilter(expected_items=%llu, fpr=%s, key_type=%U)",
+        (unsigned long long)self->b.expected_items, fpr, kr);
+    Py_DECREF(kr);
     return r;
 }
 

@@ -56,12 +56,14 @@ static void gptr_dealloc(bclpy_GlobalPtr *self)
 
 static PyObject *gptr_repr(bclpy_GlobalPtr *self)
 {
-    if (bcl_gptr_is_null(self->ptr))
-        return PyUnicode_FromFormat("pybcl.NULL(dtype=%S)", (PyObject *)self->dtype);
-    return PyUnicode_FromFormat("GlobalPtr(rank=%d, offset=%llu, dtype=%S)",
-                                (int)self->ptr.rank,
-                                (unsigned long long)self->ptr.offset,
-                                (PyObject *)self->dtype);
+    PyObject *dt = bclpy_spec_repr((PyObject *)self->dtype);
+    if (!dt)
+        return NULL;
+    PyObject *r = PyUnicode_FromFormat("pybcl.GlobalPtr(rank=%d, offset=%llu, dtype=%U)",
+                                       (int)self->ptr.rank,
+                                       (unsigned long long)self->ptr.offset, dt);
+    Py_DECREF(dt);
+    return r;
 }
 
 static Py_hash_t gptr_hash(bclpy_GlobalPtr *self)

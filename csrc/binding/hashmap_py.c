@@ -505,13 +505,17 @@ static PyObject *hm_value_type(bclpy_HashMap *self, void *closure)
 static PyObject *hm_repr(bclpy_HashMap *self)
 {
     if (!self->live)
-        return PyUnicode_FromString("<pybcl.HashMap (uninitialised)>");
+        return PyUnicode_FromString("<pybcl.HashMap (not created)>");
     PyObject *k = bclpy_elemtype_spec(&self->kt), *v = bclpy_elemtype_spec(&self->vt);
-    PyObject *r = PyUnicode_FromFormat("<pybcl.HashMap capacity=%llu key_type=%R "
-                                       "value_type=%R>",
-                                       (unsigned long long)self->m.n, k, v);
+    PyObject *kr = bclpy_spec_repr(k), *vr = bclpy_spec_repr(v);
     Py_DECREF(k);
     Py_DECREF(v);
+    PyObject *r = kr && vr
+        ? PyUnicode_FromFormat("pybcl.HashMap(capacity=%llu, key_type=%U, value_type=%U)",
+                               (unsigned long long)self->m.n, kr, vr)
+        : NULL;
+    Py_XDECREF(kr);
+    Py_XDECREF(vr);
     return r;
 }
 

@@ -213,11 +213,21 @@ static PyGetSetDef hb_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
+static PyObject *hb_repr(bclpy_HMBuf *self)
+{
+    if (!bclpy_current(self->live, self->epoch))
+        return PyUnicode_FromString("<pybcl.HashMapBuffer (not created)>");
+    return PyUnicode_FromFormat("pybcl.HashMapBuffer(hashmap=%R, queue_size=%zu, "
+                                "message_size=%zu)", (PyObject *)self->map,
+                                self->b.queue_size, self->b.message_size);
+}
+
 static PyTypeObject bclpy_HMBufType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl._core.HashMapBuffer",
     .tp_basicsize = sizeof(bclpy_HMBuf),
     .tp_dealloc = (destructor)hb_dealloc,
+    .tp_repr = (reprfunc)hb_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = BCLPY_DOC_HMBUFFER,
     .tp_methods = hb_methods,

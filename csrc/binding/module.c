@@ -401,6 +401,26 @@ static struct PyModuleDef core_module = {
     NULL, NULL, NULL, NULL, NULL
 };
 
+/* pybcl.<name> subclassing both queue.<base> and pybcl.Error, so code
+ * written for the standard library's queues catches pybcl's too. */
+static PyObject *queue_style_exception(const char *name, const char *base)
+{
+    PyObject *queue_mod = PyImport_ImportModule("queue");
+    if (!queue_mod)
+        return NULL;
+    PyObject *std = PyObject_GetAttrString(queue_mod, base);
+    Py_DECREF(queue_mod);
+    if (!std)
+        return NULL;
+    PyObject *bases = PyTuple_Pack(2, std, bclpy_Error);
+    Py_DECREF(std);
+    if (!bases)
+        return NULL;
+    PyObject *exc = PyErr_NewException(name, bases, NULL);
+    Py_DECREF(bases);
+    return exc;
+}
+
 static int add_exceptions(PyObject *m)
 {
     bclpy_Error = PyErr_NewException("pybcl.Error", NULL, NULL);
@@ -411,8 +431,8 @@ static int add_exceptions(PyObject *m)
         return -1;
     bclpy_SegmentFull = PyErr_NewException("pybcl.SegmentFull", bases, NULL);
     Py_DECREF(bases);
-    bclpy_ContainerFull = PyErr_NewException("pybcl.ContainerFull", bclpy_Error, NULL);
-    bclpy_Empty = PyErr_NewException("pybcl.Empty", bclpy_Error, NULL);
+    bclpy_ContainerFull = queue_style_exception("pybcl.ContainerFull", "Full");
+    bclpy_Empty = queue_style_exception("pybcl.Empty", "Empty");
     if (!bclpy_SegmentFull || !bclpy_ContainerFull || !bclpy_Empty)
         return -1;
     if (PyModule_AddObjectRef(m, "Error", bclpy_Error) < 0 ||

@@ -495,6 +495,24 @@ static PyObject *q_size(QueueObject *self, PyObject *noargs)
     return PyLong_FromUnsignedLongLong(s);
 }
 
+/* len(q) is q.size(): the elements in the queue now. */
+static Py_ssize_t q_len(QueueObject *self)
+{
+    if (usable(self) < 0)
+        return -1;
+    uint64_t s;
+    bcl_status st = bcl_queue_size(&self->q, &s);
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        return -1;
+    }
+    return (Py_ssize_t)s;
+}
+
+static PySequenceMethods queue_as_sequence = {
+    .sq_length = (lenfunc)q_len,
+};
+
 static PyObject *q_resize(QueueObject *self, PyObject *arg)
 {
     if (usable(self) < 0)
@@ -543,10 +561,14 @@ static PyObject *q_repr(QueueObject *self)
     if (!self->live)
         return PyUnicode_FromFormat("<%s (not created)>", Py_TYPE(self)->tp_name);
     PyObject *spec = bclpy_elemtype_spec(&self->et);
-    PyObject *r = PyUnicode_FromFormat("%s(host=%d, capacity=%llu, dtype=%R)",
-                                       Py_TYPE(self)->tp_name, self->q.host,
-                                       (unsigned long long)self->q.capacity, spec);
+    PyObject *dt = bclpy_spec_repr(spec);
     Py_DECREF(spec);
+    if (!dt)
+        return NULL;
+    PyObject *r = PyUnicode_FromFormat("%s(host=%d, capacity=%llu, dtype=%U)",
+                                       Py_TYPE(self)->tp_name, self->q.host,
+                                       (unsigned long long)self->q.capacity, dt);
+    Py_DECREF(dt);
     return r;
 }
 
@@ -583,6 +605,7 @@ static PyGetSetDef queue_getset[] = {
         .tp_basicsize = sizeof(QueueObject),                    \
         .tp_dealloc = (destructor)queue_dealloc,                \
         .tp_repr = (reprfunc)q_repr,                            \
+        .tp_as_sequence = &queue_as_sequence,                   \
         .tp_flags = Py_TPFLAGS_DEFAULT,                         \
         .tp_doc = DOC,                                          \
         .tp_methods = queue_methods,                            \

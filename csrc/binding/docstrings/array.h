@@ -36,4 +36,12 @@
     "local_range($self, /)\n--\n\n" \
     "Return (start, stop): the global indices of this rank's elements."
 
+#define BCLPY_DOC_ARR_ARRAY \
+    "__array__($self, /, dtype=None, copy=None)\n--\n\n" \
+    "The whole array as a new NumPy array: what np.asarray(a) and\n" \
+    "np.array(a) call.  Collective for a DArray (every rank gets every\n" \
+    "element; each rank's earlier writes are seen); for an Array, one read\n" \
+    "from its host.  dtype casts the result; copy=False raises ValueError\n" \
+    "(the elements always have to be copied)."
+
 #endif /* BCLPY_DOC_ARRAY_H */

@@ -18,8 +18,13 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROTOCOLS = {"__len__", "__iter__", "__array__", "__contains__", "__getitem__",
              "__setitem__", "__delitem__"}
-INTERNAL_WORDS = re.compile(r"\bissue\s*#?\d+|\bbranch\s+[a-z]+\b|\bhelper session\b",
-                            re.IGNORECASE)
+# Words of the project's own history.  "issue N" of another project, named
+# just before it ("open-mpi/ompi issue 7027", "UCX's open issue 8738", with
+# either apostrophe), is a citation and stays.
+INTERNAL_WORDS = re.compile(
+    r"(?<!ompi )(?<!UCX's open )(?<!UCX’s open )\bissue\s*#?\d+|\bthe issue'?s\b|\bissue notes?\b"
+    r"|\bbranch (?:hmperf|rmascale|main)\b|\b(?:this|the) branch\b|\bsessions?\b",
+    re.IGNORECASE)
 
 
 def _public_all():

@@ -48,7 +48,15 @@ class ConProm:
     and ``ConProm.CircularQueue.push | .pop | .local`` (enum.IntFlag values,
     combined with ``|``).  Passed as ``promise=`` to a container call, a flag
     asserts that only those operations run concurrently until the next
-    barrier; no promise means fully atomic."""
+    barrier; no promise means fully atomic.
+
+    Examples
+    --------
+    >>> m = pybcl.HashMap(1024)
+    >>> pybcl.barrier()
+    >>> m.find(1, promise=pybcl.ConProm.HashMap.find)   # only finds until the barrier
+    >>> pybcl.barrier()
+    """
 
     HashMap = _HashMap
     CircularQueue = _CircularQueue

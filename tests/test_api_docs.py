@@ -194,3 +194,33 @@ def test_built_reference_has_every_public_member(tmp_path):
     absent, internal = _docs_checker().missing(str(html))
     assert not absent, f"not in the API reference: {absent}"
     assert not internal, f"internal words in the site: {internal}"
+
+
+def _public_documented():
+    """pybcl's public callables (not the apps' kernels in pybcl._core), its
+    exceptions, and the protocols users call (np.asarray)."""
+    for name, obj in public_callables():
+        if not name.startswith("pybcl._core."):
+            yield name, obj
+    for name in ("Error", "SegmentFull", "ContainerFull", "Empty"):
+        yield f"pybcl.{name}", getattr(pybcl, name)
+    for cls in (pybcl.DArray, pybcl.Array):
+        yield f"pybcl.{cls.__name__}.__array__", cls.__array__
+
+
+@pytest.mark.parametrize("name,obj", list(_public_documented()), ids=lambda v: v
+                         if isinstance(v, str) else "")
+def test_numpydoc_sections(name, obj):
+    """The reference renders numpydoc sections: every public callable says
+    what it takes (Parameters, when it takes any) and shows an example."""
+    doc = inspect.getdoc(obj) or ""
+    assert "\nExamples\n--------\n>>> " in doc, f"{name}: no Examples section"
+    try:
+        params = [p for p in inspect.signature(obj).parameters.values()
+                  if p.name != "self"]
+    except (TypeError, ValueError):      # exceptions: no signature to document
+        params = []
+    if params:
+        assert "\nParameters\n----------\n" in doc, f"{name}: no Parameters section"
+        for p in params:
+            assert p.name in doc, f"{name}: parameter {p.name} not described"

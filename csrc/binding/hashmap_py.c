@@ -539,20 +539,8 @@ static PyMethodDef hm_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_FIND_MANY},
     {"accumulate_many", (PyCFunction)(void (*)(void))bclpy_hm_accumulate_many,
      METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_ACCUMULATE_MANY},
-    {"erase", BCLPY_KW_METHOD(kw_erase),
-     "erase($self, key)\n--\n\n"
-     "Remove key from the map.  Returns True if it was stored, False if not.\n"
-     "Not collective.  Atomic with respect to insert, find, accumulate and\n"
-     "modify of the same key; the bucket becomes a tombstone that later\n"
-     "inserts reuse, and an out-of-line key or value is freed.  del m[key]\n"
-     "does the same but raises KeyError when the key is absent."},
-    {"erase_many", BCLPY_KW_METHOD(kw_erase_many),
-     "erase_many($self, keys)\n--\n\n"
-     "Erase every key of keys.  Returns found_mask, a NumPy bool array:\n"
-     "found_mask[i] is True where keys[i] was stored (and is now erased).\n"
-     "keys: a 1-d array-like of the key type (fixed-size types), or any\n"
-     "sequence (variable-length key types).  Not collective; each key is\n"
-     "erased atomically on its own (a duplicate key is found only once)."},
+    {"erase", BCLPY_KW_METHOD(kw_erase), BCLPY_DOC_HM_ERASE},
+    {"erase_many", BCLPY_KW_METHOD(kw_erase_many), BCLPY_DOC_HM_ERASE_MANY},
     {"size", (PyCFunction)hm_size, METH_NOARGS, BCLPY_DOC_HM_SIZE},
     {"local_items", (PyCFunction)hm_local_items, METH_NOARGS, BCLPY_DOC_HM_LOCAL_ITEMS},
     {"resize", BCLPY_KW_METHOD(kw_resize), BCLPY_DOC_HM_RESIZE},

@@ -206,6 +206,11 @@ def _public_documented():
         yield f"pybcl.{name}", getattr(pybcl, name)
     for cls in (pybcl.DArray, pybcl.Array):
         yield f"pybcl.{cls.__name__}.__array__", cls.__array__
+    for cls in CONTAINERS:                   # read-only properties (getset)
+        for name in dir(cls):
+            attr = getattr(cls, name)
+            if not name.startswith("_") and inspect.isgetsetdescriptor(attr):
+                yield f"pybcl.{cls.__name__}.{name}", attr
 
 
 @pytest.mark.parametrize("name,obj", list(_public_documented()), ids=lambda v: v

@@ -7,6 +7,8 @@
  */
 #include "bclpy.h"
 
+#include "binding/docstrings/properties.h"
+
 #include <string.h>
 
 #include "binding/array_py.h"
@@ -438,17 +440,22 @@ static PyMethodDef array_methods[] = {
 };
 
 static PyGetSetDef darray_getset[] = {
-    {"size", (getter)array_get_size, NULL, "Number of elements.", NULL},
-    {"dtype", (getter)array_get_dtype, NULL, "Element dtype.", NULL},
-    {"block", (getter)array_get_block, NULL, "Elements per rank (the last may hold fewer).",
-     NULL},
+    {"size", (getter)array_get_size, NULL,
+     BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL},
+    {"dtype", (getter)array_get_dtype, NULL,
+     BCLPY_DOC_PROP("numpy.dtype: the element dtype.", "a.dtype"), NULL},
+    {"block", (getter)array_get_block, NULL,
+     BCLPY_DOC_PROP("int: elements per rank (the last may hold fewer).", "a.block"), NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 
 static PyGetSetDef harray_getset[] = {
-    {"size", (getter)array_get_size, NULL, "Number of elements.", NULL},
-    {"dtype", (getter)array_get_dtype, NULL, "Element dtype.", NULL},
-    {"host", (getter)array_get_host, NULL, "Rank holding the array.", NULL},
+    {"size", (getter)array_get_size, NULL,
+     BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL},
+    {"dtype", (getter)array_get_dtype, NULL,
+     BCLPY_DOC_PROP("numpy.dtype: the element dtype.", "a.dtype"), NULL},
+    {"host", (getter)array_get_host, NULL,
+     BCLPY_DOC_PROP("int: the rank holding the array.", "a.host"), NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

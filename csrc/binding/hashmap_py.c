@@ -9,6 +9,8 @@
  */
 #include "bclpy.h"
 
+#include "binding/docstrings/properties.h"
+
 #include <string.h>
 
 #include "elemtype.h"
@@ -549,9 +551,13 @@ static PyMethodDef hm_methods[] = {
 };
 
 static PyGetSetDef hm_getset[] = {
-    {"capacity", (getter)hm_capacity, NULL, "Number of buckets.", NULL},
-    {"key_type", (getter)hm_key_type, NULL, "Key element type.", NULL},
-    {"value_type", (getter)hm_value_type, NULL, "Value element type.", NULL},
+    {"capacity", (getter)hm_capacity, NULL,
+     BCLPY_DOC_PROP("int: number of buckets.", "m.capacity >= 1"), NULL},
+    {"key_type", (getter)hm_key_type, NULL,
+     BCLPY_DOC_PROP("The key type: a NumPy dtype, or bytes, str or object.", "m.key_type"), NULL},
+    {"value_type", (getter)hm_value_type, NULL,
+     BCLPY_DOC_PROP("The value type: a NumPy dtype, or bytes, str or object.",
+                    "m.value_type"), NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -1,6 +1,8 @@
 /* hmbuffer_py.c -- pybcl._core.HashMapBuffer (core: bcl_hmbuffer.h). */
 #include "bclpy.h"
 
+#include "binding/docstrings/properties.h"
+
 #include "hashmap_py.h"
 #include "containers/bcl_hmbuffer.h"
 #include "binding/docstrings/hashmap.h"
@@ -208,8 +210,10 @@ static PyMethodDef hb_methods[] = {
 
 static PyGetSetDef hb_getset[] = {
     {"overflowed", (getter)hb_overflowed, NULL,
-     "Entries that found their owner's queue full and were inserted directly.", NULL},
-    {"hashmap", (getter)hb_hashmap, NULL, "The HashMap this buffer fills.", NULL},
+     BCLPY_DOC_PROP("int: entries that found their owner's queue full and were "
+                    "inserted directly.", "buf.overflowed"), NULL},
+    {"hashmap", (getter)hb_hashmap, NULL,
+     BCLPY_DOC_PROP("pybcl.HashMap: the map this buffer fills.", "buf.hashmap"), NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -7,6 +7,8 @@
  */
 #include "bclpy.h"
 
+#include "binding/docstrings/properties.h"
+
 #include <string.h>
 
 #include "elemtype.h"
@@ -592,9 +594,12 @@ static PyMethodDef queue_methods[] = {
 };
 
 static PyGetSetDef queue_getset[] = {
-    {"capacity", (getter)q_get_capacity, NULL, "Number of slots.", NULL},
-    {"host", (getter)q_get_host, NULL, "Rank whose segment holds the queue.", NULL},
-    {"dtype", (getter)q_get_dtype, NULL, "Element type.", NULL},
+    {"capacity", (getter)q_get_capacity, NULL,
+     BCLPY_DOC_PROP("int: number of slots.", "q.capacity"), NULL},
+    {"host", (getter)q_get_host, NULL,
+     BCLPY_DOC_PROP("int: the rank whose segment holds the queue.", "q.host"), NULL},
+    {"dtype", (getter)q_get_dtype, NULL,
+     BCLPY_DOC_PROP("The element type: a NumPy dtype, or bytes, str or object.", "q.dtype"), NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -133,13 +133,6 @@ class HashMapBuffer(_core.HashMapBuffer):
     map.  As a context manager it flushes on a normal exit (not after an
     exception: flush is collective and the other ranks may not get there).
 
-    grow=True: a flush that finds the map full grows it (``resize``,
-    collective: at least doubling, and enough for every entry the flush
-    could not place, each counted as a new key) and goes on until every
-    entry is in, instead of raising ContainerFull; if the segment cannot hold the larger map, flush
-    raises SegmentFull on every rank and keeps the entries that found no
-    room, as after ContainerFull.
-
     Over a map with a ``bytes``/``str``/``object`` key or value type the
     buffer is a ``_VariableHashMapBuffer``: the same calls and flush()
     semantics, entries applied by the buffering rank at flush().
@@ -151,6 +144,14 @@ class HashMapBuffer(_core.HashMapBuffer):
         Capacity, in entries, of the incoming queue each rank hosts.
     message_size : int
         Entries buffered per destination before one push_many.
+    grow : bool, default False
+        The same on every rank.  True: a flush that finds the map full
+        grows it (``resize``, collective: at least doubling, and enough for
+        every entry the flush could not place, each counted as a new key)
+        and goes on until every entry is in, instead of raising
+        ContainerFull; if the segment cannot hold the larger map, flush
+        raises SegmentFull on every rank and keeps the entries that found no
+        room, as after ContainerFull.
 
     Raises
     ------
@@ -164,6 +165,9 @@ class HashMapBuffer(_core.HashMapBuffer):
     >>> m = pybcl.HashMap(1 << 16)
     >>> with pybcl.HashMapBuffer(m, 4096, 256) as buf:
     ...     buf.accumulate_many(np.arange(1000) % 7)
+    >>> counts = pybcl.HashMap(16, key_type="uint64")     # far too small: grows
+    >>> with pybcl.HashMapBuffer(counts, 4096, 256, grow=True) as buf:
+    ...     buf.accumulate_many(np.arange(100_000, dtype=np.uint64))
     """
 
     __slots__ = ()
@@ -191,8 +195,26 @@ class HashMapBuffer(_core.HashMapBuffer):
         _core.HashMapBuffer.flush(self)
 
     def flush(self) -> None:
-        """Collective: afterwards every buffered insert is in the hash map
-        (with grow=True the map grows until they fit)."""
+        """Collective: afterwards every buffered insert is in the hash map.
+
+        Raises
+        ------
+        pybcl.ContainerFull
+            On every rank when the map is full (not with ``grow=True``,
+            which resizes the map until every entry fits); the entries that
+            found no room stay buffered for the next flush.
+        pybcl.SegmentFull
+            On every rank when ``grow=True`` needs a larger map than the
+            segment holds (entries kept, as above).
+        OverflowError
+            On every rank when buffered accumulates would overflow the value
+            type (those are not applied).
+
+        Examples
+        --------
+        >>> buf.accumulate_many(keys)
+        >>> buf.flush()
+        """
         while True:
             try:
                 return self._flush_once()

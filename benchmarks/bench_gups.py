@@ -184,7 +184,9 @@ def main():
         for k, rs in runs.items():
             pt["runs"][k] = {"gups": median_of(rs, "gups"), "seconds": median_of(rs, "seconds"),
                              "updates": rs[0].get("updates"),
-                             "verified": all(r.get("verified") for r in rs), "all": rs}
+                             "verified": all(r.get("verified") for r in rs),
+                             "samples": [{x: r.get(x) for x in ("gups", "seconds", "load_before")}
+                                         for r in rs]}
         r = pt["runs"]
         ratios = {}
         for t in transports:

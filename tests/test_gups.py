@@ -6,7 +6,7 @@ import pytest
 
 import pybcl
 from conftest import all_ok
-from launch import assert_job_code, quiet_args, run_python
+from launch import job_env, quiet_args, run_python, run_script
 from pybcl import _core
 
 INT_DTYPES = ["int8", "uint16", "int32", "uint32", "int64", "uint64"]
@@ -115,6 +115,30 @@ def test_darraybuffer_flush_is_exact(op):
         buf.update_many(idx[100:], vals[100:])
     got = a[0:size]
     assert all_ok(np.array_equal(got, _expected(P, size, "int64", op, init)))
+
+
+@pytest.mark.serial_only
+def test_darraybuffer_full_owner_queue_loses_nothing(tmp_path):
+    # a 2 MiB segment caps each owner's queue at 32768 records: 4 ranks
+    # buffering 120000 updates each overflow it, and those updates must be
+    # applied atomically instead (overflowed > 0), none lost
+    proc, _ = run_script(tmp_path, """
+        import sys
+        import numpy as np
+        import pybcl
+        P, me = pybcl.nprocs(), pybcl.rank()
+        a = pybcl.DArray(64, "int64")
+        buf = pybcl.DArrayBuffer(a, 256, op="add")
+        rng = np.random.default_rng(me)
+        buf.update_many(rng.integers(0, 64, 120000), 1)
+        buf.flush()
+        got = int(a[0:64].sum())
+        over = pybcl.allreduce(buf.overflowed, op="sum")
+        ok = got == P * 120000 and over > 0
+        print("RESULT", got, over, flush=True)
+        sys.exit(0 if pybcl.allreduce(int(ok), op="min") else 3)
+        """, nprocs=4, timeout=120, env=job_env(PYBCL_SEGMENT_SIZE="2M"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_darraybuffer_many_flushes_float_add():

@@ -108,11 +108,11 @@ def test_darraybuffer_flush_is_exact(op):
     size = 40 * P + 3
     a, init = _fresh(size, "int64")
     idx, vals = _updates(pybcl.rank(), P, size, "int64", op)
-    with pybcl.DArrayBuffer(a, 7, op=op) as buf:   # 7: many messages per owner
+    with pybcl.DArrayBuffer(array=a, message_size=7, op=op) as buf:   # 7: many messages
         assert buf.message_size == 7 and buf.op == op and buf.array is a
         buf.update_many(idx[:100], vals[:100])
         buf.flush()
-        buf.update_many(idx[100:], vals[100:])
+        buf.update_many(indices=idx[100:], values=vals[100:])
     got = a[0:size]
     assert all_ok(np.array_equal(got, _expected(P, size, "int64", op, init)))
 

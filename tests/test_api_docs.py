@@ -53,7 +53,8 @@ def test_collective_calls_say_so():
     for obj in (pybcl.init, pybcl.finalize, pybcl.barrier, pybcl.broadcast, pybcl.allreduce,
                 pybcl.HashMap, pybcl.HashMap.size, pybcl.HashMap.resize, pybcl.FastQueue,
                 pybcl.CircularQueue.resize, pybcl.CircularQueue.migrate, pybcl.BloomFilter,
-                pybcl.DArray, pybcl.Array, pybcl.HashMapBuffer.flush):
+                pybcl.DArray, pybcl.Array, pybcl.HashMapBuffer.flush, pybcl.DArrayBuffer,
+                pybcl.DArrayBuffer.flush):
         assert "ollective" in inspect.getdoc(obj), obj
 
 

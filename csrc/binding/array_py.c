@@ -13,6 +13,7 @@
 
 #include "binding/array_py.h"
 #include "binding/docstrings/array.h"
+#include "binding/docstrings/array_update.h"
 
 static PyTypeObject DArrayType, ArrayType;
 
@@ -436,6 +437,7 @@ static PyMethodDef array_methods[] = {
     {"local", (PyCFunction)array_local, METH_NOARGS, BCLPY_DOC_ARR_LOCAL},
     {"local_range", (PyCFunction)array_local_range, METH_NOARGS, BCLPY_DOC_ARR_LOCAL_RANGE},
     {"__array__", BCLPY_KW_METHOD(bclpy_array_asarray), BCLPY_DOC_ARR_ARRAY},
+    {"update_many", BCLPY_KW_METHOD(bclpy_array_update_many), BCLPY_DOC_ARR_UPDATE_MANY},
     {NULL, NULL, 0, NULL}
 };
 
@@ -506,5 +508,21 @@ int bclpy_register_arrays(PyObject *m)
             return -1;
         }
     }
+    return 0;
+}
+
+int bclpy_array_unwrap(PyObject *obj, const char *argname, const bcl_array **a,
+                       PyArray_Descr **dtype)
+{
+    if (!PyObject_TypeCheck(obj, &DArrayType) && !PyObject_TypeCheck(obj, &ArrayType)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a pybcl.DArray or pybcl.Array, not "
+                     "%.100s", argname, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    ArrayObject *self = (ArrayObject *)obj;
+    if (check_created(self) < 0)
+        return -1;
+    *a = &self->a;
+    *dtype = self->dtype;
     return 0;
 }

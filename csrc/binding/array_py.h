@@ -1,11 +1,12 @@
 /*
  * array_py.h -- shared by the DArray/Array binding files: array_py.c (types,
- * indexing, methods) and array_numpy_py.c (np.asarray() and iteration).
- * Include after bclpy.h.
+ * indexing, methods), array_numpy_py.c (np.asarray() and iteration) and
+ * array_update_py.c (update_many).  Include after bclpy.h.
  */
 #ifndef BCLPY_ARRAY_PY_H
 #define BCLPY_ARRAY_PY_H
 
+#include "bclpy.h"
 #include "containers/bcl_array.h"
 
 typedef struct {
@@ -21,5 +22,14 @@ typedef struct {
 PyObject *bclpy_array_asarray(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames);
 PyObject *bclpy_array_iter(PyObject *self);
+
+/* obj is a usable DArray or Array: its core array and dtype (borrowed).
+ * -1 with TypeError naming argname (not an array) or pybcl.Error (stale). */
+int bclpy_array_unwrap(PyObject *obj, const char *argname, const bcl_array **a,
+                       PyArray_Descr **dtype);
+
+/* DArray/Array.update_many (array_update_py.c). */
+PyObject *bclpy_array_update_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames);
 
 #endif /* BCLPY_ARRAY_PY_H */

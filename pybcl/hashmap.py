@@ -86,6 +86,7 @@ class HashMapBuffer(_core.HashMapBuffer):
                  tb: Optional[TracebackType]) -> Literal[False]:
         if exc_type is None:
             self.flush()
+            self.close()
         return False
 
 
@@ -104,7 +105,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
     there); a value that does not convert raises from flush() on every rank.
     """
 
-    __slots__ = ("_map", "_ops", "_kept", "_sizes")
+    __slots__ = ("_map", "_ops", "_kept", "_sizes", "_closed")
 
     def __init__(self, hashmap: Any, queue_size: int, message_size: int) -> None:
         try:
@@ -122,6 +123,20 @@ class _VariableHashMapBuffer(HashMapBuffer):
         self._ops: list[tuple[bool, Any, Any]] = []
         self._kept: list[tuple[bool, Any, Any]] = []
         self._sizes = (int(queue_size), int(message_size))
+        self._closed = False
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ValueError("operation on a closed HashMapBuffer")
+
+    def close(self) -> None:
+        """Collective: drop the buffered entries; any later use raises
+        ValueError.  Idempotent."""
+        if self._closed:
+            return
+        _core.agree("HashMapBuffer.close()", (), ())
+        self._closed = True
+        self._ops, self._kept = [], []
 
     @property
     def hashmap(self) -> Any:
@@ -134,6 +149,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
         return 0
 
     def _add(self, acc: bool, key: Any, value: Any) -> None:
+        self._check_open()
         self._map.owner(key)                # converts the key: TypeError now
         self._ops.append((acc, key, value))
 
@@ -147,6 +163,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
 
     def insert_many(self, keys: Any, values: Any) -> None:
         """Buffer one insert per (key, value) pair."""
+        self._check_open()
         keys, values = list(keys), list(values)
         if len(keys) != len(values):
             raise ValueError(f"keys and values differ in length ({len(keys)} != {len(values)})")
@@ -155,6 +172,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
 
     def accumulate_many(self, keys: Any, deltas: Any = 1) -> None:
         """Buffer one accumulate per key (deltas: one number or one per key)."""
+        self._check_open()
         keys = list(keys)
         if deltas is None:
             raise TypeError("deltas must be a number or a sequence of numbers, not None")
@@ -185,6 +203,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
 
     def flush(self) -> None:
         """Collective: afterwards every buffered insert is in the hash map."""
+        self._check_open()
         status: list[Any] = [0, None]
         kept, self._kept = self._kept, []
         self._apply(kept, status)

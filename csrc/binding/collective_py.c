@@ -159,6 +159,8 @@ int bclpy_stale(const char *tname, int created)
 {
     if (!created)
         PyErr_Format(bclpy_Error, "%s was not initialised", tname);
+    else if (created == BCLPY_CLOSED)
+        PyErr_Format(PyExc_ValueError, "operation on a closed %s", tname);
     else if (!bcl_rt.initialized)
         PyErr_Format(bclpy_Error, "%s cannot be used: pybcl was finalized", tname);
     else

@@ -191,12 +191,13 @@ def test_create_drop_loop_neither_reuses_a_map_a_peer_holds_nor_leaks():
     it after they dropped it and built the next; the maps together need
     more than twice the segment, so a leak raises SegmentFull."""
     P, r = pybcl.nprocs(), pybcl.rank()
-    settle()
+    gc.collect()
+    probe = pybcl.HashMap(P)        # its constructor reclaims earlier tests' maps
     base = _core.bytes_in_use()
     one = pybcl.HashMap(1024 * P)
     per_bucket = max(1, (_core.bytes_in_use() - base) // 1024)
     per_bucket = int(pybcl.allreduce(np.array([per_bucket], np.int64), "max")[0])
-    one.close()
+    del probe, one
     cap = P * (_core.segment_size() // 128 // per_bucket)
     prev, ok = None, True
     for i in range(300):

@@ -309,3 +309,86 @@ def test_close_of_different_containers_on_different_ranks_raises_on_every_rank()
     a.close()
     b.close()
     assert all_ok(ok)
+
+
+@pytest.mark.serial_only
+@pytest.mark.parametrize("transport", ["shm", "rma"])
+def test_close_on_some_ranks_only_raises_on_every_rank_within_seconds(tmp_path, transport):
+    """Rank 0 closes the map; the others are in another collective."""
+    from launch import job_env, run_script
+    proc, seconds = run_script(tmp_path, """
+        import pybcl
+        m = pybcl.HashMap(64)
+        try:
+            m.close() if pybcl.rank() == 0 else pybcl.allreduce(1)
+        except (ValueError, pybcl.Error) as e:
+            print(f"<raised on {pybcl.rank()}: {e}>", flush=True)
+    """, nprocs=2, timeout=60, env=job_env(PYBCL_TRANSPORT=transport,
+                                           PYBCL_SEGMENT_SIZE="4M"))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert seconds < 30, out
+    for r in range(2):
+        assert f"<raised on {r}: " in out, out
+    assert "HashMap.close()" in out and "not all in the same collective call" in out, out
+
+
+@pytest.mark.serial_only
+@pytest.mark.parametrize("transport", ["shm", "rma"])
+def test_global_ptr_from_before_finalize_raises_after_reinit(tmp_path, transport):
+    from launch import job_env, run_script
+    proc, _ = run_script(tmp_path, """
+        import pybcl
+        pybcl.init(segment_size="4M")
+        p = pybcl.alloc(4, "int64")
+        q = p + 1
+        pybcl.finalize()
+        pybcl.init(segment_size="4M")
+        new = pybcl.alloc(4, "int64")
+        new[0:4] = [7, 7, 7, 7]
+        for name, fn in [("get", lambda: p[0]), ("put", lambda: q.__setitem__(0, 1)),
+                         ("local", lambda: p.local(4)), ("rget", lambda: pybcl.rget(p, 1)),
+                         ("rput", lambda: pybcl.rput(p, [1])),
+                         ("atomic", lambda: pybcl.fetch_and_add(p, 1)),
+                         ("free", lambda: pybcl.free(p))]:
+            try:
+                fn()
+            except pybcl.Error as e:
+                assert "finalize" in str(e), e
+            else:
+                raise AssertionError(f"stale GlobalPtr: {name} went through")
+        assert list(new[0:4]) == [7, 7, 7, 7]
+        print("<stale ok>", flush=True)
+    """, nprocs=2, timeout=60, env=job_env(PYBCL_TRANSPORT=transport))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert proc.stdout.count("<stale ok>") == 2, out
+
+
+def test_global_ptr_access_outside_its_alloc_block_raises_index_error():
+    P, r = pybcl.nprocs(), pybcl.rank()
+    p = pybcl.alloc(4, "int64")
+    guard = pybcl.alloc(4, "int64")          # a neighbour the stray access would hit
+    p[0:4] = np.arange(4)
+    guard[0:4] = np.full(4, 9)
+    ptrs = [pybcl.broadcast(p, root=q) for q in range(P)]
+    pybcl.barrier()
+    ok = True
+    target = ptrs[(r + 1) % P]
+    for fn in (lambda: target[4], lambda: target[2:5], lambda: (target + 4)[0],
+               lambda: (target - 1)[0], lambda: pybcl.rget(target, 5),
+               lambda: pybcl.rput(target + 3, [1, 2]),
+               lambda: pybcl.fetch_and_add(target + 4, 1)):
+        try:
+            fn()
+        except IndexError as e:
+            ok = ok and "alloc() block" in str(e)
+        else:
+            ok = False
+    ok = ok and list(target[0:4]) == [0, 1, 2, 3] and (target + 3)[0] == 3
+    pybcl.barrier()
+    ok = ok and list(guard[0:4]) == [9, 9, 9, 9]
+    pybcl.barrier()
+    pybcl.free(p)
+    pybcl.free(guard)
+    assert all_ok(ok)

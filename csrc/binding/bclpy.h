@@ -86,6 +86,10 @@ typedef struct {
     PyObject_HEAD
     bcl_gptr ptr;
     PyArray_Descr *dtype;     /* owned reference */
+    uint64_t epoch;           /* runtime epoch it was made in; 0: made before */
+                              /* any init (bound to none)                    */
+    uint64_t blk_off, blk_len;  /* the alloc() block it points into, in bytes */
+                              /* (blk_len 0: unknown, the segment bounds it) */
 } bclpy_GlobalPtr;
 
 extern PyTypeObject bclpy_GlobalPtrType;
@@ -93,6 +97,11 @@ extern PyTypeObject bclpy_GlobalPtrType;
 
 /* New GlobalPtr (steals nothing; increfs dtype). */
 PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype);
+
+/* `nbytes` at byte offset `off` of p's rank may be accessed through p: p is
+ * from this runtime epoch and the range lies in its alloc() block when that
+ * is known.  -1 with pybcl.Error (stale) or IndexError (outside the block). */
+int bclpy_gptr_check(const bclpy_GlobalPtr *p, uint64_t off, size_t nbytes);
 
 /* ---- conversions shared by the binding files (convert.c) -------------- */
 /* dtype-like (str, type, np.dtype) -> new reference to a descriptor, or NULL

@@ -20,8 +20,14 @@
     "Raises ValueError if the pointer is remote or null or the range leaves\n" \
     "the segment.  Local accesses and remote ones are ordered by barriers."
 
+#define BCLPY_DOC_GPTR_SETSTATE \
+    "__setstate__($self, state, /)\n--\n\n" \
+    "Restore the alloc() block (byte offset, length) a pickled pointer was\n" \
+    "bounded by; accesses through it stay inside that block."
+
 #define BCLPY_DOC_GPTR_REDUCE \
     "__reduce__($self, /)\n--\n\n" \
-    "Pickle support: (GlobalPtr, (rank, offset, dtype))."
+    "Pickle support: (GlobalPtr, (rank, offset, dtype)), plus the state\n" \
+    "(block offset, block bytes) of a pointer that knows its alloc() block."
 
 #endif /* BCLPY_DOC_GLOBALPTR_H */

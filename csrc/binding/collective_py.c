@@ -28,6 +28,7 @@ static void join_as_failed(const char *what)
     Py_BEGIN_ALLOW_THREADS
     (void)bcl_agree(what, BCL_ERR_ARG, NULL, NULL, 0);
     Py_END_ALLOW_THREADS
+    bcl_life_reap();                 /* containers every rank has dropped */
     PyErr_Restore(t, v, tb);
 }
 
@@ -45,6 +46,7 @@ int bclpy_agree(const char *what, const char *const *names, const int64_t *vals,
     Py_BEGIN_ALLOW_THREADS
     st = bcl_agree(what, BCL_OK, names, vals, n);
     Py_END_ALLOW_THREADS
+    bcl_life_reap();                 /* containers every rank has dropped */
     if (st != BCL_OK) {
         bclpy_raise(st);
         return -1;

@@ -18,6 +18,8 @@ static struct {
     uint64_t next_seq;      /* number of the next container created        */
     uint64_t cursor;        /* the next window starts at the first seq >= it */
     uint64_t buried;
+    entry *dead;            /* dropped everywhere, not yet freed (reap)    */
+    size_t ndead, dead_cap;
 } reg;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -118,10 +120,27 @@ void bcl_life_fill(int64_t *w)
     pthread_mutex_unlock(&lock);
 }
 
+/* Move entry i to the dead list (the caller holds the lock).  Without room
+ * there it stays buried: a leak until finalize, never a fault. */
+static void kill_entry(size_t i)
+{
+    if (reg.ndead == reg.dead_cap) {
+        size_t cap = reg.dead_cap ? 2 * reg.dead_cap : BCL_LIFE_WINDOW;
+        entry *d = realloc(reg.dead, cap * sizeof *d);
+        if (!d)
+            return;
+        reg.dead = d;
+        reg.dead_cap = cap;
+    }
+    reg.dead[reg.ndead++] = reg.e[i];
+    remove_at(i);
+    reg.buried--;
+}
+
 void bcl_life_apply(const int64_t *w)
 {
-    entry dead[BCL_LIFE_WINDOW];
-    size_t ndead = 0;
+    uint64_t seqs[BCL_LIFE_WINDOW];
+    size_t nseq = 0;
     pthread_mutex_lock(&lock);
     /* Every rank must have described the same window of the same list. */
     size_t i0 = reg.n ? window_start() : 0, len = window_len();
@@ -130,19 +149,28 @@ void bcl_life_apply(const int64_t *w)
     if (same) {
         reg.cursor = reg.e[(i0 + len - 1) % reg.n].seq + 1;
         for (size_t k = 0; k < len; k++) {
-            entry *e = &reg.e[(i0 + k) % reg.n];
+            const entry *e = &reg.e[(i0 + k) % reg.n];
             if (w[BCL_LIFE_HEADER + k] == 1 && e->obj)
-                dead[ndead++] = *e;
+                seqs[nseq++] = e->seq;
         }
-        for (size_t k = 0; k < ndead; k++) {
-            remove_at(find(dead[k].seq));
-            reg.buried--;
-        }
+        for (size_t k = 0; k < nseq; k++)
+            kill_entry(find(seqs[k]));
     }
     pthread_mutex_unlock(&lock);
+}
+
+void bcl_life_reap(void)
+{
+    pthread_mutex_lock(&lock);
+    entry *d = reg.dead;
+    size_t n = reg.ndead;
+    reg.dead = NULL;
+    reg.ndead = reg.dead_cap = 0;
+    pthread_mutex_unlock(&lock);
     /* Every rank has dropped these: nobody reads their storage any more. */
-    for (size_t k = 0; k < ndead; k++)
-        dead[k].fn(dead[k].obj, 1);
+    for (size_t k = 0; k < n; k++)
+        d[k].fn(d[k].obj, 1);
+    free(d);
 }
 
 uint64_t bcl_life_buried(void)
@@ -156,12 +184,15 @@ uint64_t bcl_life_buried(void)
 void bcl_life_discard(void)
 {
     pthread_mutex_lock(&lock);
-    entry *e = reg.e;
-    size_t n = reg.n;
+    entry *e = reg.e, *d = reg.dead;
+    size_t n = reg.n, nd = reg.ndead;
     memset(&reg, 0, sizeof reg);
     pthread_mutex_unlock(&lock);
     for (size_t i = 0; i < n; i++)
         if (e[i].obj)
             e[i].fn(e[i].obj, 0);
+    for (size_t i = 0; i < nd; i++)
+        d[i].fn(d[i].obj, 0);
     free(e);
+    free(d);
 }

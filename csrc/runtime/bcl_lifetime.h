@@ -55,9 +55,14 @@ void bcl_life_forget(uint64_t seq);
 
 /* Agreement: this rank's words before the MIN-allreduce, and the reduced
  * words after it (only when the reduction is known to come from the same
- * collective call on every rank).  Apply frees what every rank dropped. */
+ * collective call on every rank).  Apply marks what every rank dropped;
+ * reap frees it.  They are apart because the agreement may run beside other
+ * threads (the binding releases the GIL around it) and the segment
+ * allocator is not thread-safe: the binding reaps once it holds the GIL
+ * again, as deallocation used to free. */
 void bcl_life_fill(int64_t *words);
 void bcl_life_apply(const int64_t *words);
+void bcl_life_reap(void);
 
 /* Buried containers not yet reclaimed (tests, diagnostics). */
 uint64_t bcl_life_buried(void);

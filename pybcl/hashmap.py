@@ -149,8 +149,8 @@ class _VariableHashMapBuffer(HashMapBuffer):
         return 0
 
     def _add(self, acc: bool, key: Any, value: Any) -> None:
+        self._map.owner(key)                # converts the key: TypeError first
         self._check_open()
-        self._map.owner(key)                # converts the key: TypeError now
         self._ops.append((acc, key, value))
 
     def insert(self, key: Any, value: Any) -> None:

@@ -103,7 +103,9 @@ def main():
     rounds = []
     for _ in range(a.rounds):
         rounds.append({name: run_one(root, a.iters, a.reps) for name, root in builds.items()})
-    res = {"load_avg_before_after": None, "rounds": rounds, "best": {}}
+    res = {"load_avg_before_after": None, "best": {},
+           "rounds": [{f"{b}_{k}": round(v, 3) for b in builds for k, v in r[b].items()
+                       if k.endswith("_us")} for r in rounds]}
     for name in builds:
         keys = [k for k in rounds[0][name] if k.endswith("_us")]
         res["best"][name] = {k: round(min(r[name][k] for r in rounds), 3) for k in keys}

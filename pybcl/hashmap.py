@@ -61,11 +61,18 @@ _VARIABLE = (bytes, str, object)
 
 
 class HashMapBuffer(_core.HashMapBuffer):
-    """HashMapBuffer(hashmap, queue_size, message_size): BCL's aggregated
-    inserts (collective constructor).  insert/accumulate(_many) are buffered
-    per owner rank; flush() (collective) puts everything in the map.  As a
-    context manager it flushes on a normal exit (not after an exception:
-    flush is collective and the other ranks may not get there).
+    """HashMapBuffer(hashmap, queue_size, message_size, grow=False): BCL's
+    aggregated inserts (collective constructor).  insert/accumulate(_many)
+    are buffered per owner rank; flush() (collective) puts everything in the
+    map.  As a context manager it flushes on a normal exit (not after an
+    exception: flush is collective and the other ranks may not get there).
+
+    grow=True: a flush that finds the map full grows it (``resize``,
+    collective: at least doubling, and enough for every entry the flush
+    could not place, each counted as a new key) and goes on until every
+    entry is in, instead of raising ContainerFull; if the segment cannot hold the larger map, flush
+    raises SegmentFull on every rank and keeps the entries that found no
+    room, as after ContainerFull.
 
     Over a map with a ``bytes``/``str``/``object`` key or value type the
     buffer is a ``_VariableHashMapBuffer``: the same calls and flush()
@@ -73,11 +80,61 @@ class HashMapBuffer(_core.HashMapBuffer):
 
     __slots__ = ()
 
-    def __new__(cls, hashmap: HashMap, queue_size: int, message_size: int) -> "HashMapBuffer":
+    def __new__(cls, hashmap: HashMap, queue_size: int, message_size: int,
+                grow: bool = False) -> "HashMapBuffer":
         if cls is HashMapBuffer and isinstance(hashmap, _core.HashMap) and (
                 hashmap.key_type in _VARIABLE or hashmap.value_type in _VARIABLE):
             cls = _VariableHashMapBuffer
         return super().__new__(cls)
+
+    def __init__(self, hashmap: HashMap, queue_size: int, message_size: int,
+                 grow: bool = False) -> None:
+        self._setup(hashmap, queue_size, message_size)
+        if not isinstance(grow, (bool, np.bool_)):
+            _core.collective_failed("HashMapBuffer()")
+            raise TypeError(f"grow must be a bool, not {type(grow).__name__}")
+        _core.agree("HashMapBuffer()", ("grow",), (int(grow),))
+        self._grow = bool(grow)
+
+    def _setup(self, hashmap: HashMap, queue_size: int, message_size: int) -> None:
+        _core.HashMapBuffer.__init__(self, hashmap, queue_size, message_size)
+
+    def _flush_once(self) -> None:
+        _core.HashMapBuffer.flush(self)
+
+    def flush(self) -> None:
+        """Collective: afterwards every buffered insert is in the hash map
+        (with grow=True the map grows until they fit)."""
+        while True:
+            try:
+                return self._flush_once()
+            except _core.ContainerFull:
+                if not self._grow:
+                    raise
+            self._grow_map()
+
+    def _grow_map(self) -> None:
+        """Collective: resize the map to hold what it has plus every entry
+        the flush could not place (at most half full, as the map promises);
+        SegmentFull on every rank if the segment cannot hold that."""
+        from . import _runtime
+        m = self.hashmap
+        assert m is not None
+        size = m.size()
+        refused = int(_runtime.allreduce(np.array([self.pending], np.int64))[0])
+        old = new = m.capacity
+        while new < 2 * old or new < 2 * (size + refused):
+            new *= 2
+        try:
+            m.resize(new)
+        except (_core.SegmentFull, _core.ContainerFull) as e:
+            # resize fails on every rank (SegmentFull where the segment ran
+            # out, "failed on another rank" elsewhere): one error for all
+            raise _core.SegmentFull(
+                f"HashMapBuffer.flush: the map is full and cannot grow from {old} to "
+                f"{new} buckets in this rank's segment (set PYBCL_SEGMENT_SIZE or "
+                f"pybcl.init(segment_size=...) larger); the entries that found no room "
+                f"are kept for the next flush()") from e
 
     def __enter__(self) -> "HashMapBuffer":
         return self
@@ -107,7 +164,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
 
     __slots__ = ("_map", "_ops", "_kept", "_sizes", "_closed")
 
-    def __init__(self, hashmap: Any, queue_size: int, message_size: int) -> None:
+    def _setup(self, hashmap: Any, queue_size: int, message_size: int) -> None:
         try:
             for name, v in (("queue_size", queue_size), ("message_size", message_size)):
                 if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
@@ -147,6 +204,11 @@ class _VariableHashMapBuffer(HashMapBuffer):
     def overflowed(self) -> int:
         """Entries inserted directly past a full queue (none: no queues here)."""
         return 0
+
+    @property
+    def pending(self) -> int:
+        """Entries this rank applies at the next flush()."""
+        return len(self._ops) + len(self._kept)
 
     def _add(self, acc: bool, key: Any, value: Any) -> None:
         self._map.owner(key)                # converts the key: TypeError first
@@ -201,8 +263,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
                 if status[1] is None:
                     status[1] = e
 
-    def flush(self) -> None:
-        """Collective: afterwards every buffered insert is in the hash map."""
+    def _flush_once(self) -> None:
         self._check_open()
         status: list[Any] = [0, None]
         kept, self._kept = self._kept, []

@@ -197,6 +197,25 @@ static PyObject *hb_overflowed(bclpy_HMBuf *self, void *closure)
     return PyLong_FromUnsignedLongLong(self->b.pushed_direct);
 }
 
+static PyObject *hb_pending(bclpy_HMBuf *self, void *closure)
+{
+    return PyLong_FromUnsignedLongLong(bcl_hmbuf_pending(&self->b));
+}
+
+static PyObject *hb_get_grow(bclpy_HMBuf *self, void *closure)
+{
+    return PyBool_FromLong(self->b.grow);
+}
+
+static int hb_set_grow(bclpy_HMBuf *self, PyObject *value, void *closure)
+{
+    int grow = value ? PyObject_IsTrue(value) : 0;
+    if (grow < 0)
+        return -1;
+    bcl_hmbuf_set_grow(&self->b, grow);
+    return 0;
+}
+
 static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
 {
     PyObject *m = self->map ? (PyObject *)self->map : Py_None;
@@ -238,6 +257,12 @@ static PyGetSetDef hb_getset[] = {
     {"overflowed", (getter)hb_overflowed, NULL,
      "Entries that found their owner's queue full and were inserted directly.", NULL},
     {"hashmap", (getter)hb_hashmap, NULL, "The HashMap this buffer fills.", NULL},
+    {"_grow", (getter)hb_get_grow, (setter)hb_set_grow,
+     "Set by pybcl.HashMapBuffer(grow=True): flush() reports a full map quickly, "
+     "since the caller will resize it.", NULL},
+    {"pending", (getter)hb_pending, NULL,
+     "Entries this rank hands to the map at the next flush() (buffered since the "
+     "last flush began, plus those a full map refused).", NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -9,7 +9,7 @@ from . import _env
 _env.set_mpi_defaults()          # must precede MPI_Init (mpi4py import)
 
 from ._core import (                                     # noqa: E402
-    Array, BloomFilter, CircularQueue, DArray, FastQueue,
+    Array, BloomFilter, CircularQueue, DArray, DArrayBuffer, FastQueue,
     ContainerFull, Empty, Error, GlobalPtr, SegmentFull,
     alloc, atomic_load, atomic_store, atomic_swap, barrier, compare_and_swap,
     fetch_and_add, fetch_and_and, fetch_and_or, fetch_and_xor, flush, free,
@@ -36,6 +36,6 @@ __all__ = [
     "fetch_and_add", "fetch_and_or", "fetch_and_and", "fetch_and_xor",
     "atomic_load", "atomic_store", "atomic_swap", "packb", "unpackb", "hash64", "hash_u64",
     "Error", "SegmentFull", "ContainerFull", "Empty", "ConProm",
-    "HashMap", "HashMapBuffer", "BloomFilter", "DArray", "Array",
+    "HashMap", "HashMapBuffer", "BloomFilter", "DArray", "DArrayBuffer", "Array",
     "FastQueue", "CircularQueue", "info",
 ]

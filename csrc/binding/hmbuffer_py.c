@@ -1,6 +1,8 @@
 /* hmbuffer_py.c -- pybcl._core.HashMapBuffer (core: bcl_hmbuffer.h). */
 #include "bclpy.h"
 
+#include "binding/docstrings/properties.h"
+
 #include "hashmap_py.h"
 #include "containers/bcl_hmbuffer.h"
 #include "binding/docstrings/hashmap.h"
@@ -255,22 +257,35 @@ static PyMethodDef hb_methods[] = {
 
 static PyGetSetDef hb_getset[] = {
     {"overflowed", (getter)hb_overflowed, NULL,
-     "Entries that found their owner's queue full and were inserted directly.", NULL},
-    {"hashmap", (getter)hb_hashmap, NULL, "The HashMap this buffer fills.", NULL},
+     BCLPY_DOC_PROP("int: entries that found their owner's queue full and were "
+                    "inserted directly.", "buf.overflowed"), NULL},
+    {"hashmap", (getter)hb_hashmap, NULL,
+     BCLPY_DOC_PROP("pybcl.HashMap: the map this buffer fills.", "buf.hashmap"), NULL},
+    {"pending", (getter)hb_pending, NULL,
+     BCLPY_DOC_PROP("int: entries this rank hands to the map at the next flush() "
+                    "(buffered since the last flush began, plus those a full map "
+                    "refused).", "buf.pending"), NULL},
     {"_grow", (getter)hb_get_grow, (setter)hb_set_grow,
      "Set by pybcl.HashMapBuffer(grow=True): flush() reports a full map quickly, "
      "since the caller will resize it.", NULL},
-    {"pending", (getter)hb_pending, NULL,
-     "Entries this rank hands to the map at the next flush() (buffered since the "
-     "last flush began, plus those a full map refused).", NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
+
+static PyObject *hb_repr(bclpy_HMBuf *self)
+{
+    if (!bclpy_current(self->live, self->epoch))
+        return PyUnicode_FromString("<pybcl.HashMapBuffer (not created)>");
+    return PyUnicode_FromFormat("pybcl.HashMapBuffer(hashmap=%R, queue_size=%zu, "
+                                "message_size=%zu)", (PyObject *)self->map,
+                                self->b.queue_size, self->b.message_size);
+}
 
 static PyTypeObject bclpy_HMBufType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl._core.HashMapBuffer",
     .tp_basicsize = sizeof(bclpy_HMBuf),
     .tp_dealloc = (destructor)hb_dealloc,
+    .tp_repr = (reprfunc)hb_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = BCLPY_DOC_HMBUFFER,
     .tp_methods = hb_methods,

@@ -1,0 +1,36 @@
+/*
+ * array_py.h -- shared by the DArray/Array binding files: array_py.c (types,
+ * indexing, methods), array_numpy_py.c (np.asarray() and iteration) and
+ * array_update_py.c (update_many).  Include after bclpy.h.
+ */
+#ifndef BCLPY_ARRAY_PY_H
+#define BCLPY_ARRAY_PY_H
+
+#include "bclpy.h"
+#include "containers/bcl_array.h"
+
+typedef struct {
+    PyObject_HEAD
+    bcl_array a;
+    PyArray_Descr *dtype;
+    int created;            /* 1: created; BCLPY_CLOSED after close() */
+    uint64_t epoch;         /* runtime epoch it was made in */
+    bclpy_life life;        /* its number in the lifetime registry */
+} ArrayObject;
+
+/* a.__array__(dtype=None, copy=None): the whole array as a new NumPy array
+ * (collective for a DArray).  a.__iter__(): its elements, one by one. */
+PyObject *bclpy_array_asarray(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames);
+PyObject *bclpy_array_iter(PyObject *self);
+
+/* obj is a usable DArray or Array: its core array and dtype (borrowed).
+ * -1 with TypeError naming argname (not an array) or pybcl.Error (stale). */
+int bclpy_array_unwrap(PyObject *obj, const char *argname, const bcl_array **a,
+                       PyArray_Descr **dtype);
+
+/* DArray/Array.update_many (array_update_py.c). */
+PyObject *bclpy_array_update_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames);
+
+#endif /* BCLPY_ARRAY_PY_H */

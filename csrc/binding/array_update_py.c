@@ -1,0 +1,389 @@
+/*
+ * array_update_py.c -- DArray/Array.update_many and pybcl.DArrayBuffer
+ * (core: bcl_array_update.h, bcl_darray_buffer.h).  Converts indices,
+ * values and the op name, then calls the core.
+ */
+#include "bclpy.h"
+
+#include <string.h>
+
+#include "array_py.h"
+#include "containers/bcl_darray_buffer.h"
+#include "binding/docstrings/array_update.h"
+
+/* ---- conversions ---------------------------------------------------------- */
+
+static int elem_of(PyArray_Descr *d, bcl_elem *out, const char *what)
+{
+    static const bcl_elem ints[] = { BCL_I8, BCL_I16, 0, BCL_I32, 0, 0, 0, BCL_I64 };
+    static const bcl_elem uints[] = { BCL_U8, BCL_U16, 0, BCL_U32, 0, 0, 0, BCL_U64 };
+    Py_ssize_t w = PyDataType_ELSIZE(d);
+    int native = PyArray_ISNBO(d->byteorder);
+    int pow2 = w == 1 || w == 2 || w == 4 || w == 8;
+    if (native && pow2 && d->kind == 'i')
+        return *out = ints[w - 1], 0;
+    if (native && pow2 && d->kind == 'u')
+        return *out = uints[w - 1], 0;
+    if (native && d->kind == 'f' && (w == 4 || w == 8))
+        return *out = w == 4 ? BCL_F32 : BCL_F64, 0;
+    PyErr_Format(PyExc_TypeError, "%s: atomic updates need an array of integers or "
+                 "floats (native byte order), not dtype %R", what, (PyObject *)d);
+    return -1;
+}
+
+static int op_of(PyObject *o, bcl_atomic_op *out)
+{
+    static const char *const names[] = { "add", "or", "and", "xor", "replace" };
+    static const bcl_atomic_op ops[] = { BCL_OP_ADD, BCL_OP_OR, BCL_OP_AND, BCL_OP_XOR,
+                                         BCL_OP_REPLACE };
+    if (!o) {
+        *out = BCL_OP_ADD;
+        return 0;
+    }
+    if (!PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "op must be a str, not %.100s", Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    for (int i = 0; i < 5; i++)
+        if (PyUnicode_CompareWithASCIIString(o, names[i]) == 0)
+            return *out = ops[i], 0;
+    PyErr_Format(PyExc_ValueError, "op must be one of 'add', 'xor', 'or', 'and', "
+                 "'replace'; got %R", o);
+    return -1;
+}
+
+static int check_float_op(bcl_elem e, bcl_atomic_op op, PyObject *op_obj)
+{
+    if ((e == BCL_F32 || e == BCL_F64) && op != BCL_OP_ADD && op != BCL_OP_REPLACE) {
+        PyErr_Format(PyExc_TypeError, "op %R needs an integer array; float arrays take "
+                     "'add' and 'replace'", op_obj);
+        return -1;
+    }
+    return 0;
+}
+
+/* indices -> new C-contiguous uint64 array, negatives counted from the end,
+ * every one checked against size (IndexError naming the position). */
+static PyArrayObject *indices_of(PyObject *obj, uint64_t size)
+{
+    int is_u = PyArray_Check(obj) && PyArray_DESCR((PyArrayObject *)obj)->kind == 'u';
+    PyArray_Descr *d = PyArray_DescrFromType(is_u ? NPY_UINT64 : NPY_INT64);
+    PyArrayObject *a = bclpy_to_array(obj, d, 0, 1, "indices");
+    Py_DECREF(d);
+    if (!a)
+        return NULL;
+    npy_intp n = PyArray_SIZE(a), dims[1] = { n };
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_UINT64);
+    if (!out) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    uint64_t *o = PyArray_DATA(out);
+    const void *src = PyArray_DATA(a);
+    for (npy_intp i = 0; i < n; i++) {
+        uint64_t v;
+        if (is_u) {
+            v = ((const uint64_t *)src)[i];
+        } else {
+            int64_t s = ((const int64_t *)src)[i];
+            v = s < 0 ? (uint64_t)s + size : (uint64_t)s;   /* wraps high if too low */
+            if (s < 0 && (uint64_t)(-(s + 1)) >= size)
+                v = UINT64_MAX;
+        }
+        if (v >= size) {
+            PyErr_Format(PyExc_IndexError, "indices: element %zd (%S) is out of range "
+                         "for an array of %llu elements", (Py_ssize_t)i,
+                         PyArray_GETITEM(a, PyArray_GETPTR1(a, i)),
+                         (unsigned long long)size);
+            Py_DECREF(a);
+            Py_DECREF(out);
+            return NULL;
+        }
+        o[i] = v;
+    }
+    Py_DECREF(a);
+    return out;
+}
+
+/* values -> C-contiguous array of the array's dtype and n elements (one
+ * value is repeated). */
+static PyArrayObject *values_of(PyObject *obj, PyArray_Descr *dtype, npy_intp n)
+{
+    PyArrayObject *v = bclpy_to_array(obj, dtype, 0, 1, "values");
+    if (!v)
+        return NULL;
+    npy_intp k = PyArray_SIZE(v);
+    if (k == n && PyArray_NDIM(v) == 1)
+        return v;
+    if (k != 1) {
+        PyErr_Format(PyExc_ValueError, "values: %zd values for %zd indices",
+                     (Py_ssize_t)k, (Py_ssize_t)n);
+        Py_DECREF(v);
+        return NULL;
+    }
+    npy_intp dims[1] = { n };
+    Py_INCREF(dtype);
+    PyArrayObject *full = (PyArrayObject *)PyArray_SimpleNewFromDescr(1, dims, dtype);
+    if (full) {
+        size_t w = (size_t)PyDataType_ELSIZE(dtype);
+        for (npy_intp i = 0; i < n; i++)
+            memcpy((char *)PyArray_DATA(full) + (size_t)i * w, PyArray_DATA(v), w);
+    }
+    Py_DECREF(v);
+    return full;
+}
+
+/* ---- DArray/Array.update_many ---------------------------------------------- */
+
+PyObject *bclpy_array_update_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+    static const char *const names[] = { "indices", "values", "op" };
+    PyObject *a_[3];
+    const bcl_array *a;
+    PyArray_Descr *dtype;
+    bcl_elem elem;
+    bcl_atomic_op op;
+    if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 3, a_) < 0 ||
+        bclpy_array_unwrap(self, "self", &a, &dtype) < 0 ||
+        elem_of(dtype, &elem, "update_many") < 0 || op_of(a_[2], &op) < 0 ||
+        check_float_op(elem, op, a_[2]))
+        return NULL;
+    PyArrayObject *idx = indices_of(a_[0], a->size);
+    if (!idx)
+        return NULL;
+    PyArrayObject *val = values_of(a_[1], dtype, PyArray_SIZE(idx));
+    if (!val) {
+        Py_DECREF(idx);
+        return NULL;
+    }
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_array_update_many(a, PyArray_DATA(idx), PyArray_DATA(val),
+                               (size_t)PyArray_SIZE(idx), elem, op);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(idx);
+    Py_DECREF(val);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+/* ---- DArrayBuffer ------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    bcl_dabuf b;
+    PyObject *array;          /* owned: the buffer must not outlive its array */
+    PyObject *op_name;        /* owned */
+    int live;
+    uint64_t epoch;
+} bclpy_DABuf;
+
+/* Records per owner queue: room for many messages from every rank (at
+ * least 2^20 records, 16 MiB), within a quarter of the segment (a full
+ * queue costs speed, never updates). */
+static size_t queue_records(size_t message_size)
+{
+    size_t want = (size_t)1 << 20;
+    size_t per_rank = message_size * 4;
+    if (per_rank / 4 == message_size && per_rank <= SIZE_MAX / (size_t)bcl_rt.nprocs &&
+        per_rank * (size_t)bcl_rt.nprocs > want)
+        want = per_rank * (size_t)bcl_rt.nprocs;
+    size_t cap = bcl_rt.segment_size / 4 / sizeof(bcl_dabuf_rec);
+    if (want > cap)
+        want = cap;
+    return want < message_size ? message_size : want;
+}
+
+static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = { "array", "message_size", "op", NULL };
+    PyObject *arr, *ms_obj, *op_obj = NULL;
+    long long ms;
+    const bcl_array *a;
+    PyArray_Descr *dtype;
+    bcl_elem elem;
+    bcl_atomic_op op;
+    if (self->live) {
+        PyErr_SetString(PyExc_RuntimeError, "DArrayBuffer is already initialised");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:DArrayBuffer", kwlist, &arr,
+                                     &ms_obj, &op_obj) ||
+        bclpy_array_unwrap(arr, "array", &a, &dtype) < 0 ||
+        bclpy_int_arg(ms_obj, "message_size", 1, 1LL << 40, &ms) < 0 ||
+        elem_of(dtype, &elem, "DArrayBuffer") < 0 || op_of(op_obj, &op) < 0 ||
+        check_float_op(elem, op, op_obj))
+        return -1;
+    static const char *const names[] = { "message_size", "op" };
+    int64_t vals[] = { (int64_t)ms, (int64_t)op };
+    if (bclpy_agree("DArrayBuffer()", names, vals, 2) < 0)
+        return -1;
+    bcl_status st;
+    size_t qs = queue_records((size_t)ms);
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_dabuf_create(&self->b, a, elem, op, (size_t)ms, qs);
+    Py_END_ALLOW_THREADS
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        return -1;
+    }
+    Py_INCREF(arr);
+    self->array = arr;
+    self->op_name = op_obj ? op_obj : PyUnicode_FromString("add");
+    Py_XINCREF(op_obj);
+    self->live = 1;
+    self->epoch = bcl_rt.epoch;
+    return 0;
+}
+
+static int db_init(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(db_init_body(self, args, kwds), "DArrayBuffer()");
+}
+
+static void db_dealloc(bclpy_DABuf *self)
+{
+    if (bclpy_current(self->live, self->epoch))
+        bcl_dabuf_destroy(&self->b);
+    Py_XDECREF(self->array);
+    Py_XDECREF(self->op_name);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int db_live(bclpy_DABuf *self)
+{
+    const bcl_array *a;
+    PyArray_Descr *dtype;
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("DArrayBuffer", self->live);
+    return bclpy_array_unwrap(self->array, "array", &a, &dtype);
+}
+
+static PyObject *db_update_many(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+    static const char *const names[] = { "indices", "values" };
+    PyObject *a_[2];
+    if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 2, a_) < 0 ||
+        db_live(self) < 0)
+        return NULL;
+    const bcl_array *a;
+    PyArray_Descr *dtype;
+    if (bclpy_array_unwrap(self->array, "array", &a, &dtype) < 0)
+        return NULL;
+    PyArrayObject *idx = indices_of(a_[0], a->size);
+    if (!idx)
+        return NULL;
+    PyArrayObject *val = values_of(a_[1], dtype, PyArray_SIZE(idx));
+    if (!val) {
+        Py_DECREF(idx);
+        return NULL;
+    }
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_dabuf_add(&self->b, PyArray_DATA(idx), PyArray_DATA(val),
+                       (size_t)PyArray_SIZE(idx));
+    Py_END_ALLOW_THREADS
+    Py_DECREF(idx);
+    Py_DECREF(val);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *db_flush(bclpy_DABuf *self, PyObject *noargs)
+{
+    if (db_live(self) < 0)
+        return NULL;
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_dabuf_flush(&self->b);
+    Py_END_ALLOW_THREADS
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *db_enter(PyObject *self, PyObject *noargs)
+{
+    Py_INCREF(self);
+    return self;
+}
+
+/* Flush on a normal exit only: after an exception the other ranks may
+ * never reach the collective flush. */
+static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs >= 1 && args[0] == Py_None) {
+        PyObject *r = db_flush(self, NULL);
+        if (!r)
+            return NULL;
+        Py_DECREF(r);
+    }
+    Py_RETURN_FALSE;
+}
+
+static PyObject *db_get_array(bclpy_DABuf *self, void *c)
+{
+    PyObject *r = self->array ? self->array : Py_None;
+    Py_INCREF(r);
+    return r;
+}
+
+static PyObject *db_get_message_size(bclpy_DABuf *self, void *c)
+{
+    return PyLong_FromSize_t(self->b.message_size);
+}
+
+static PyObject *db_get_op(bclpy_DABuf *self, void *c)
+{
+    PyObject *r = self->op_name ? self->op_name : Py_None;
+    Py_INCREF(r);
+    return r;
+}
+
+static PyObject *db_get_overflowed(bclpy_DABuf *self, void *c)
+{
+    return PyLong_FromUnsignedLongLong(self->b.pushed_direct);
+}
+
+static PyMethodDef db_methods[] = {
+    {"update_many", BCLPY_KW_METHOD(db_update_many), BCLPY_DOC_DB_UPDATE_MANY},
+    {"flush", (PyCFunction)db_flush, METH_NOARGS, BCLPY_DOC_DB_FLUSH},
+    {"__enter__", (PyCFunction)db_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)(void (*)(void))db_exit, METH_FASTCALL, NULL},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef db_getset[] = {
+    {"array", (getter)db_get_array, NULL, "The DArray or Array this buffer updates.", NULL},
+    {"message_size", (getter)db_get_message_size, NULL, "Updates per message.", NULL},
+    {"op", (getter)db_get_op, NULL, "The update operation.", NULL},
+    {"overflowed", (getter)db_get_overflowed, NULL,
+     "Updates that found their owner's queue full and were applied atomically.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+static PyTypeObject bclpy_DABufType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pybcl.DArrayBuffer",
+    .tp_basicsize = sizeof(bclpy_DABuf),
+    .tp_dealloc = (destructor)db_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = BCLPY_DOC_DARRAYBUFFER,
+    .tp_methods = db_methods,
+    .tp_getset = db_getset,
+    .tp_init = (initproc)db_init,
+    .tp_new = PyType_GenericNew,
+};
+
+int bclpy_register_array_update(PyObject *m)
+{
+    if (PyType_Ready(&bclpy_DABufType) < 0 ||
+        PyModule_AddObjectRef(m, "DArrayBuffer", (PyObject *)&bclpy_DABufType) < 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,193 @@
+/* bcl_comm_accum.c -- one atomic update over many elements of one rank (see header). */
+#include "comm/bcl_comm_accum.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t bcl_elem_size(bcl_elem elem)
+{
+    switch (elem) {
+    case BCL_I8: case BCL_U8: case BCL_BOOL: return 1;
+    case BCL_I16: case BCL_U16: return 2;
+    case BCL_I32: case BCL_U32: case BCL_F32: return 4;
+    default: return 8;
+    }
+}
+
+static int is_float(bcl_elem elem) { return elem == BCL_F32 || elem == BCL_F64; }
+
+bcl_status bcl_accumulate_check(bcl_elem elem, bcl_atomic_op op)
+{
+    if (elem == BCL_BOOL || elem > BCL_F64)
+        return bcl_set_error(BCL_ERR_TYPE, "atomic updates need an integer or float "
+                             "element type");
+    if (op == BCL_OP_NOOP || (unsigned)op > BCL_OP_NOOP)
+        return bcl_set_error(BCL_ERR_ARG, "not an update operation");
+    if (is_float(elem) && op != BCL_OP_ADD && op != BCL_OP_REPLACE)
+        return bcl_set_error(BCL_ERR_TYPE, "float elements take only the add and "
+                             "replace operations (bitwise ones need integers)");
+    return BCL_OK;
+}
+
+static MPI_Datatype mpi_type(bcl_elem e)
+{
+    static const MPI_Datatype map[] = {
+        [BCL_I8] = MPI_INT8_T, [BCL_I16] = MPI_INT16_T, [BCL_I32] = MPI_INT32_T,
+        [BCL_I64] = MPI_INT64_T, [BCL_U8] = MPI_UINT8_T, [BCL_U16] = MPI_UINT16_T,
+        [BCL_U32] = MPI_UINT32_T, [BCL_U64] = MPI_UINT64_T, [BCL_F32] = MPI_FLOAT,
+        [BCL_F64] = MPI_DOUBLE,
+    };
+    return map[e];
+}
+
+/* Integer ops on unsigned types of every width: two's complement makes
+ * signed add/and/or/xor the same bits. */
+#define INT_ATOMIC(T, addr, op, src)                                            \
+    do {                                                                        \
+        T *a_ = (T *)(addr), v_;                                                \
+        memcpy(&v_, (src), sizeof v_);                                          \
+        switch (op) {                                                           \
+        case BCL_OP_ADD: __atomic_fetch_add(a_, v_, __ATOMIC_SEQ_CST); break;   \
+        case BCL_OP_OR: __atomic_fetch_or(a_, v_, __ATOMIC_SEQ_CST); break;     \
+        case BCL_OP_AND: __atomic_fetch_and(a_, v_, __ATOMIC_SEQ_CST); break;   \
+        case BCL_OP_XOR: __atomic_fetch_xor(a_, v_, __ATOMIC_SEQ_CST); break;   \
+        default: __atomic_store_n(a_, v_, __ATOMIC_SEQ_CST); break;             \
+        }                                                                       \
+    } while (0)
+
+/* Float add: compare-and-swap on the bits until no other writer intervened. */
+#define FLOAT_ADD_CAS(F, U, addr, src)                                          \
+    do {                                                                        \
+        U *a_ = (U *)(addr), old_ = __atomic_load_n(a_, __ATOMIC_SEQ_CST), new_; \
+        F x_, v_;                                                               \
+        memcpy(&v_, (src), sizeof v_);                                          \
+        do {                                                                    \
+            memcpy(&x_, &old_, sizeof x_);                                      \
+            x_ += v_;                                                           \
+            memcpy(&new_, &x_, sizeof new_);                                    \
+        } while (!__atomic_compare_exchange_n(a_, &old_, new_, 0,               \
+                                              __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)); \
+    } while (0)
+
+static void cpu_atomic(void *addr, bcl_elem elem, bcl_atomic_op op, const void *src)
+{
+    if (elem == BCL_F32 && op == BCL_OP_ADD) {
+        FLOAT_ADD_CAS(float, uint32_t, addr, src);
+        return;
+    }
+    if (elem == BCL_F64 && op == BCL_OP_ADD) {
+        FLOAT_ADD_CAS(double, uint64_t, addr, src);
+        return;
+    }
+    switch (bcl_elem_size(elem)) {   /* float replace: a store of the bits */
+    case 1: INT_ATOMIC(uint8_t, addr, op, src); break;
+    case 2: INT_ATOMIC(uint16_t, addr, op, src); break;
+    case 4: INT_ATOMIC(uint32_t, addr, op, src); break;
+    default: INT_ATOMIC(uint64_t, addr, op, src); break;
+    }
+}
+
+#define INT_PLAIN(T, addr, op, src)                                             \
+    do {                                                                        \
+        T a_, v_;                                                               \
+        memcpy(&a_, (addr), sizeof a_);                                         \
+        memcpy(&v_, (src), sizeof v_);                                          \
+        switch (op) {                                                           \
+        case BCL_OP_ADD: a_ = (T)(a_ + v_); break;                              \
+        case BCL_OP_OR: a_ |= v_; break;                                        \
+        case BCL_OP_AND: a_ &= v_; break;                                       \
+        case BCL_OP_XOR: a_ ^= v_; break;                                       \
+        default: a_ = v_; break;                                                \
+        }                                                                       \
+        memcpy((addr), &a_, sizeof a_);                                         \
+    } while (0)
+
+void bcl_accumulate_local(void *addr, bcl_elem elem, bcl_atomic_op op, const void *operand)
+{
+    if (elem == BCL_F32 && op == BCL_OP_ADD) {
+        float a, v;
+        memcpy(&a, addr, 4);
+        memcpy(&v, operand, 4);
+        a += v;
+        memcpy(addr, &a, 4);
+        return;
+    }
+    if (elem == BCL_F64 && op == BCL_OP_ADD) {
+        double a, v;
+        memcpy(&a, addr, 8);
+        memcpy(&v, operand, 8);
+        a += v;
+        memcpy(addr, &a, 8);
+        return;
+    }
+    switch (bcl_elem_size(elem)) {
+    case 1: INT_PLAIN(uint8_t, addr, op, operand); break;
+    case 2: INT_PLAIN(uint16_t, addr, op, operand); break;
+    case 4: INT_PLAIN(uint32_t, addr, op, operand); break;
+    default: INT_PLAIN(uint64_t, addr, op, operand); break;
+    }
+}
+
+static bcl_status check_offsets(int rank, const uint64_t *offsets, size_t n, size_t width)
+{
+    for (size_t i = 0; i < n; i++) {
+        bcl_status st = bcl_check_range(bcl_gptr_make(rank, offsets[i]), width);
+        if (st != BCL_OK)
+            return st;
+        if (offsets[i] % width)
+            return bcl_set_error(BCL_ERR_ARG, "offset %llu is not %zu-byte aligned",
+                                 (unsigned long long)offsets[i], width);
+    }
+    return BCL_OK;
+}
+
+/* One MPI_Accumulate over an hindexed target datatype. */
+static bcl_status mpi_accumulate(int rank, const uint64_t *offsets, size_t n,
+                                 bcl_elem elem, bcl_atomic_op op, const void *operands)
+{
+    MPI_Aint *disp = malloc(n * sizeof *disp);
+    if (!disp)
+        return bcl_set_error(BCL_ERR_NOMEM, "out of memory for %zu displacements", n);
+    for (size_t i = 0; i < n; i++)
+        disp[i] = (MPI_Aint)offsets[i];
+    MPI_Datatype dt;
+    int rc = MPI_Type_create_hindexed_block((int)n, 1, disp, mpi_type(elem), &dt);
+    free(disp);
+    if (rc != MPI_SUCCESS)
+        return bcl_mpi_error("MPI_Type_create_hindexed_block", rc);
+    if ((rc = MPI_Type_commit(&dt)) != MPI_SUCCESS) {
+        MPI_Type_free(&dt);
+        return bcl_mpi_error("MPI_Type_commit", rc);
+    }
+    bcl_comm_issued(rank);
+    rc = MPI_Accumulate(operands, (int)n, mpi_type(elem), rank, 0, 1, dt, bcl_mpi_op(op),
+                        bcl_rt.win);
+    MPI_Type_free(&dt);   /* the pending operation keeps what it needs */
+    if (rc != MPI_SUCCESS)
+        return bcl_mpi_error("MPI_Accumulate", rc);
+    return BCL_OK;
+}
+
+bcl_status bcl_accumulate_indexed_nb(int rank, const uint64_t *offsets, size_t n,
+                                     bcl_elem elem, bcl_atomic_op op,
+                                     const void *operands)
+{
+    BCL_REQUIRE_INIT();
+    bcl_status st = bcl_accumulate_check(elem, op);
+    if (st != BCL_OK || n == 0)
+        return st;
+    if (n > INT_MAX)
+        return bcl_set_error(BCL_ERR_ARG, "batch of %zu elements is too large", n);
+    size_t width = bcl_elem_size(elem);
+    if ((st = check_offsets(rank, offsets, n, width)) != BCL_OK)
+        return st;
+    if (bcl_rt.transport == BCL_TRANSPORT_SHM) {
+        const unsigned char *src = operands;
+        for (size_t i = 0; i < n; i++)
+            cpu_atomic(bcl_local_addr(bcl_gptr_make(rank, offsets[i])), elem, op,
+                       src + i * width);
+        return BCL_OK;
+    }
+    return mpi_accumulate(rank, offsets, n, elem, op, operands);
+}

@@ -187,6 +187,20 @@ def test_hashmap_buffer_dropped_on_one_rank_keeps_its_queue_for_the_others():
 
 
 @pytest.mark.mpi(min_size=2)
+def test_darray_buffer_dropped_on_one_rank_keeps_its_queue_for_the_others():
+    """The others push updates into the dropping rank's owner queue."""
+    P, r = pybcl.nprocs(), pybcl.rank()
+    a = pybcl.DArray(N * P, "int64")
+    h = Holder(pybcl.DArrayBuffer(a, 1))
+    ptrs = drop_and_scribble(h.drop)
+    if h.c is not None:
+        lo = a.block * (P - 1)
+        for i in range(lo, N * P):
+            h.c.update_many(np.array([i]), np.array([1]))
+    assert finish(ptrs, True)
+
+
+@pytest.mark.mpi(min_size=2)
 def test_create_drop_loop_neither_reuses_a_map_a_peer_holds_nor_leaks():
     """Rank 0 keeps each map one iteration longer than the others and reads
     it after they dropped it and built the next; the maps together need
@@ -226,6 +240,7 @@ def settle():
 def make_all():
     P = pybcl.nprocs()
     m, m2 = pybcl.HashMap(64 * P, str, object), pybcl.HashMap(64 * P)
+    d = pybcl.DArray(10 * P)
     return [
         m,
         m2,
@@ -234,13 +249,16 @@ def make_all():
         pybcl.FastQueue(0, 16),
         pybcl.CircularQueue(P - 1, 16, object),
         pybcl.BloomFilter(100),
-        pybcl.DArray(10 * P),
+        d,
         pybcl.Array(0, 10),
+        pybcl.DArrayBuffer(d, 4),
     ]
 
 
 def use(c):
-    if isinstance(c, pybcl.HashMapBuffer):
+    if isinstance(c, pybcl.DArrayBuffer):
+        c.update_many(np.array([0]), np.array([1]))
+    elif isinstance(c, pybcl.HashMapBuffer):
         c.insert("k" if isinstance(c, _VariableHashMapBuffer) else 1, 1)
     elif isinstance(c, pybcl.HashMap):
         c.find("k")

@@ -28,14 +28,15 @@ assert counts["the"] == 3 and counts.get("cat", 0) == 0
 distinct = counts.size()                   # collective: every rank calls it
 assert distinct == len(set(words))
 
-# 3. Batches: NumPy arrays in, NumPy arrays out.
-squares = pybcl.HashMap(4 * P * 100, key_type="int64", value_type="int64")
-keys = np.arange(me * 100, (me + 1) * 100, dtype=np.int64)
-squares.insert_many(keys, keys * keys)
-pybcl.barrier()
-everyone = np.arange(P * 100, dtype=np.int64)
-values, found = squares.find_many(everyone)
-assert found.all() and (values == everyone * everyone).all()
+# 3. Batches: NumPy arrays in, NumPy arrays out.  `with` closes the map at
+#    the end of the block: close() is collective and frees it on every rank.
+with pybcl.HashMap(4 * P * 100, key_type="int64", value_type="int64") as squares:
+    keys = np.arange(me * 100, (me + 1) * 100, dtype=np.int64)
+    squares.insert_many(keys, keys * keys)
+    pybcl.barrier()
+    everyone = np.arange(P * 100, dtype=np.int64)
+    values, found = squares.find_many(everyone)
+    assert found.all() and (values == everyone * everyone).all()
 
 # 4. A queue hosted on rank 0: every rank pushes, rank 0 drains.
 queue = pybcl.CircularQueue(0, 16 * P, dtype="int64")
@@ -59,9 +60,10 @@ assert pybcl.atomic_load(counter) == P * (P + 1) // 2
 total = pybcl.allreduce(me, "sum")
 assert total == P * (P - 1) // 2
 
-# 7. The end.  A container's memory is freed when its Python object goes away
-#    on a rank, and peers may still be reading it: end with a barrier so no
-#    rank drops a container another one still uses.
+# 7. The end.  A container a rank drops (`del`, leaving a function) is not
+#    freed while any other rank may still use it: its storage comes back once
+#    every rank has dropped it.  close() (or `with`) frees it at once.
+queue.close()
 if me == 0:
     print(f"tutorial ok on {P} rank(s), transport {pybcl.transport()}: "
           f"'the' x{counts['the']}, {distinct} distinct words")

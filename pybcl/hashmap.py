@@ -263,6 +263,7 @@ class HashMapBuffer(_core.HashMapBuffer):
                  tb: Optional[TracebackType]) -> Literal[False]:
         if exc_type is None:
             self.flush()
+            self.close()
         return False
 
 
@@ -283,7 +284,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
     there); a value that does not convert raises from flush() on every rank.
     """
 
-    __slots__ = ("_map", "_ops", "_kept", "_sizes")
+    __slots__ = ("_map", "_ops", "_kept", "_sizes", "_closed")
 
     def _setup(self, hashmap: Any, queue_size: int, message_size: int) -> None:
         try:
@@ -301,6 +302,20 @@ class _VariableHashMapBuffer(HashMapBuffer):
         self._ops: list[tuple[bool, Any, Any]] = []
         self._kept: list[tuple[bool, Any, Any]] = []
         self._sizes = (int(queue_size), int(message_size))
+        self._closed = False
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ValueError("operation on a closed HashMapBuffer")
+
+    def close(self) -> None:
+        """Collective: drop the buffered entries; any later use raises
+        ValueError.  Idempotent."""
+        if self._closed:
+            return
+        _core.agree("HashMapBuffer.close()", (), ())
+        self._closed = True
+        self._ops, self._kept = [], []
 
     @property
     def hashmap(self) -> Any:
@@ -322,7 +337,8 @@ class _VariableHashMapBuffer(HashMapBuffer):
                 f"message_size={self._sizes[1]})")
 
     def _add(self, acc: bool, key: Any, value: Any) -> None:
-        self._map.owner(key)                # converts the key: TypeError now
+        self._map.owner(key)                # converts the key: TypeError first
+        self._check_open()
         self._ops.append((acc, key, value))
 
     def insert(self, key: Any, value: Any) -> None:
@@ -335,6 +351,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
 
     def insert_many(self, keys: Any, values: Any) -> None:
         """Buffer one insert per (key, value) pair."""
+        self._check_open()
         keys, values = list(keys), list(values)
         if len(keys) != len(values):
             raise ValueError(f"keys and values differ in length ({len(keys)} != {len(values)})")
@@ -343,6 +360,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
 
     def accumulate_many(self, keys: Any, deltas: Any = 1) -> None:
         """Buffer one accumulate per key (deltas: one number or one per key)."""
+        self._check_open()
         keys = list(keys)
         if deltas is None:
             raise TypeError("deltas must be a number or a sequence of numbers, not None")
@@ -377,6 +395,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
                     status[1] = e
 
     def _flush_once(self) -> None:
+        self._check_open()
         # The agreement every collective starts with: a rank in another
         # collective makes every rank raise here, before anything is applied.
         _core.agree("HashMapBuffer.flush()", (), ())

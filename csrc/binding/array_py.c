@@ -103,6 +103,7 @@ static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject
     }
     self->created = 1;
     self->epoch = bcl_rt.epoch;
+    bclpy_life_created(&self->life);
     return 0;
 }
 
@@ -147,10 +148,21 @@ static int harray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
     return bclpy_collective_end(harray_init_body(self, args, kwds), "Array()");
 }
 
+/* Every rank has dropped the array (or the runtime is down, when
+ * bcl_array_destroy frees only private memory). */
+static void array_free_buried(void *obj, int storage)
+{
+    bcl_array_destroy(obj);
+    free(obj);
+}
+
 static void array_dealloc(ArrayObject *self)
 {
+    /* Peers may still read and write this rank's block: bury it. */
     if (bclpy_current(self->created, self->epoch))
-        bcl_array_destroy(&self->a);
+        bclpy_life_drop(&self->life, &self->a, sizeof self->a, array_free_buried);
+    else if (self->created == 1)
+        free(self->a.offsets);      /* stale: its segments are gone */
     Py_XDECREF(self->dtype);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -431,7 +443,23 @@ static PyObject *array_get_block(ArrayObject *self, void *c)
 BCLPY_BY_NAME1(kw_owner, array_owner, "owner", "i")
 BCLPY_BY_NAME1(kw_ptr, array_ptr, "ptr", "i")
 
+static PyObject *array_close(ArrayObject *self, PyObject *noargs)
+{
+    if (self->created == BCLPY_CLOSED)
+        Py_RETURN_NONE;
+    if (check_created(self) < 0)
+        return NULL;
+    char what[32];
+    snprintf(what, sizeof what, "%s.close()", tname(self));
+    if (bclpy_life_close(what, &self->life) < 0)
+        return NULL;
+    bcl_array_destroy(&self->a);     /* every rank is here: nobody uses it */
+    self->created = BCLPY_CLOSED;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef array_methods[] = {
+    BCLPY_LIFE_METHODS(array_close),
     {"owner", BCLPY_KW_METHOD(kw_owner), BCLPY_DOC_ARR_OWNER},
     {"ptr", BCLPY_KW_METHOD(kw_ptr), BCLPY_DOC_ARR_PTR},
     {"local", (PyCFunction)array_local, METH_NOARGS, BCLPY_DOC_ARR_LOCAL},

@@ -13,8 +13,9 @@ typedef struct {
     PyObject_HEAD
     bcl_array a;
     PyArray_Descr *dtype;
-    int created;
+    int created;            /* 1: created; BCLPY_CLOSED after close() */
     uint64_t epoch;         /* runtime epoch it was made in */
+    bclpy_life life;        /* its number in the lifetime registry */
 } ArrayObject;
 
 /* a.__array__(dtype=None, copy=None): the whole array as a new NumPy array

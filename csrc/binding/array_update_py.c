@@ -176,8 +176,9 @@ typedef struct {
     bcl_dabuf b;
     PyObject *array;          /* owned: the buffer must not outlive its array */
     PyObject *op_name;        /* owned */
-    int live;
+    int live;                 /* 1: created; BCLPY_CLOSED after close()     */
     uint64_t epoch;
+    bclpy_life life;          /* its number in the lifetime registry        */
 } bclpy_DABuf;
 
 /* Records per owner queue: room for many messages from every rank (at
@@ -235,6 +236,7 @@ static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
     Py_XINCREF(op_obj);
     self->live = 1;
     self->epoch = bcl_rt.epoch;
+    bclpy_life_created(&self->life);
     return 0;
 }
 
@@ -244,10 +246,19 @@ static int db_init(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
     return bclpy_collective_end(db_init_body(self, args, kwds), "DArrayBuffer()");
 }
 
+/* The owner queues other ranks push into outlive this rank's handle
+ * (runtime/bcl_lifetime.h); bcl_dabuf_destroy frees only private memory
+ * once the runtime is down. */
+static void db_free_buried(void *obj, int storage)
+{
+    bcl_dabuf_destroy(obj);
+    free(obj);
+}
+
 static void db_dealloc(bclpy_DABuf *self)
 {
     if (bclpy_current(self->live, self->epoch))
-        bcl_dabuf_destroy(&self->b);
+        bclpy_life_drop(&self->life, &self->b, sizeof self->b, db_free_buried);
     Py_XDECREF(self->array);
     Py_XDECREF(self->op_name);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -322,8 +333,25 @@ static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t na
         if (!r)
             return NULL;
         Py_DECREF(r);
+        if (!(r = PyObject_CallMethod((PyObject *)self, "close", NULL)))
+            return NULL;
+        Py_DECREF(r);
     }
     Py_RETURN_FALSE;
+}
+
+/* Updates not yet flushed are dropped with the buffer (flush() first). */
+static PyObject *db_close(bclpy_DABuf *self, PyObject *noargs)
+{
+    if (self->live == BCLPY_CLOSED)
+        Py_RETURN_NONE;
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("DArrayBuffer", self->live), NULL;
+    if (bclpy_life_close("DArrayBuffer.close()", &self->life) < 0)
+        return NULL;
+    bcl_dabuf_destroy(&self->b);    /* every rank is here: no push is coming */
+    self->live = BCLPY_CLOSED;
+    Py_RETURN_NONE;
 }
 
 static PyObject *db_get_array(bclpy_DABuf *self, void *c)
@@ -353,6 +381,7 @@ static PyObject *db_get_overflowed(bclpy_DABuf *self, void *c)
 static PyMethodDef db_methods[] = {
     {"update_many", BCLPY_KW_METHOD(db_update_many), BCLPY_DOC_DB_UPDATE_MANY},
     {"flush", (PyCFunction)db_flush, METH_NOARGS, BCLPY_DOC_DB_FLUSH},
+    {"close", (PyCFunction)db_close, METH_NOARGS, BCLPY_DOC_CLOSE},
     {"__enter__", (PyCFunction)db_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)(void (*)(void))db_exit, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL}

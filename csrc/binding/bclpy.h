@@ -22,6 +22,8 @@
 
 #include "comm/bcl_comm.h"
 #include "runtime/bcl_error.h"
+#include "runtime/bcl_lifetime.h"
+#include "binding/docstrings/lifetime.h"
 
 /* Exception classes, created in module.c (pybcl.Error and subclasses). */
 extern PyObject *bclpy_Error;        /* base: pybcl.Error                   */
@@ -84,6 +86,10 @@ typedef struct {
     PyObject_HEAD
     bcl_gptr ptr;
     PyArray_Descr *dtype;     /* owned reference */
+    uint64_t epoch;           /* runtime epoch it was made in; 0: made before */
+                              /* any init (bound to none)                    */
+    uint64_t blk_off, blk_len;  /* the alloc() block it points into, in bytes */
+                              /* (blk_len 0: unknown, the segment bounds it) */
 } bclpy_GlobalPtr;
 
 extern PyTypeObject bclpy_GlobalPtrType;
@@ -91,6 +97,11 @@ extern PyTypeObject bclpy_GlobalPtrType;
 
 /* New GlobalPtr (steals nothing; increfs dtype). */
 PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype);
+
+/* `nbytes` at byte offset `off` of p's rank may be accessed through p: p is
+ * from this runtime epoch and the range lies in its alloc() block when that
+ * is known.  -1 with pybcl.Error (stale) or IndexError (outside the block). */
+int bclpy_gptr_check(const bclpy_GlobalPtr *p, uint64_t off, size_t nbytes);
 
 /* ---- conversions shared by the binding files (convert.c) -------------- */
 /* dtype-like (str, type, np.dtype) -> new reference to a descriptor, or NULL
@@ -168,13 +179,45 @@ int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, lon
 
 /* Containers remember the runtime epoch they were made in (bcl_runtime.h):
  * after finalize() or a re-init their offsets point into segments that are
- * gone or belong to new data.  bclpy_current: the object is usable now.
- * bclpy_stale: set pybcl.Error for a container that is not (returns -1). */
+ * gone or belong to new data.  Their `created`/`live` field is 0 before the
+ * collective creation succeeds, 1 while usable, BCLPY_CLOSED after close().
+ * bclpy_current: the object is usable now.  bclpy_stale: set the exception
+ * for a container that is not (ValueError once closed; returns -1). */
+#define BCLPY_CLOSED 2
 static inline int bclpy_current(int created, uint64_t epoch)
 {
-    return created && bcl_rt.initialized && epoch == bcl_rt.epoch;
+    return created == 1 && bcl_rt.initialized && epoch == bcl_rt.epoch;
 }
 int bclpy_stale(const char *tname, int created);
+
+/* ---- lifetime (lifetime_py.c; core: runtime/bcl_lifetime.h) ------------ */
+
+typedef struct bclpy_life {
+    uint64_t seq;          /* creation number, the same on every rank       */
+    int registered;        /* the core registry knows it (not out of memory) */
+} bclpy_life;
+
+/* The collective creation succeeded: number the container. */
+void bclpy_life_created(bclpy_life *l);
+
+/* Deallocation of a usable container: bury a malloc'd copy of its core
+ * struct (`size` bytes); `fn` frees it once every rank has dropped it. */
+void bclpy_life_drop(const bclpy_life *l, const void *core, size_t size,
+                     bcl_life_free_fn fn);
+
+/* close(): the collective agreement (the same container on every rank);
+ * afterwards the caller frees the storage at once.  -1 with the exception. */
+int bclpy_life_close(const char *what, const bclpy_life *l);
+
+PyObject *bclpy_life_enter(PyObject *self, PyObject *unused);
+PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* close(), __enter__, __exit__ entries of a method table. */
+#define BCLPY_LIFE_METHODS(close_fn)                                             \
+    {"close", (PyCFunction)(close_fn), METH_NOARGS, BCLPY_DOC_CLOSE},            \
+    {"__enter__", (PyCFunction)bclpy_life_enter, METH_NOARGS, BCLPY_DOC_ENTER}, \
+    {"__exit__", (PyCFunction)(void (*)(void))bclpy_life_exit, METH_FASTCALL,   \
+     BCLPY_DOC_EXIT}
 
 /* Ensure the runtime is up (auto-initialisation calls pybcl.init()). */
 int bclpy_ensure_init(void);

@@ -23,8 +23,9 @@ typedef struct {
     PyObject_HEAD
     bcl_bloom b;
     bclpy_elemtype kt;
-    int created;
+    int created;            /* 1: created; BCLPY_CLOSED after close()      */
     uint64_t epoch;         /* runtime epoch it was made in                 */
+    bclpy_life life;        /* its number in the lifetime registry          */
     int fast;               /* scalar fast path for Python ints             */
     int scratch_busy;
     bcl_mp_writer scratch;  /* serialized key of the current scalar call    */
@@ -170,6 +171,7 @@ static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
     }
     self->created = 1;
     self->epoch = bcl_rt.epoch;
+    bclpy_life_created(&self->life);
     rc = 0;
 out:
     Py_XDECREF(default_fpr);
@@ -191,10 +193,21 @@ static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
+/* Every rank has dropped the filter (or the runtime is down, when
+ * bcl_bloom_destroy frees only private memory). */
+static void bloom_free_buried(void *obj, int storage)
+{
+    bcl_bloom_destroy(obj);
+    free(obj);
+}
+
 static void bloom_dealloc(BloomObject *self)
 {
+    /* Peers may still set and test bits in this rank's block: bury it. */
     if (bclpy_current(self->created, self->epoch))
-        bcl_bloom_destroy(&self->b);
+        bclpy_life_drop(&self->life, &self->b, sizeof self->b, bloom_free_buried);
+    else if (self->created == 1)
+        free(self->b.offsets);      /* stale: its segments are gone */
     bclpy_elemtype_clear(&self->kt);
     bcl_mp_writer_free(&self->scratch);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -446,7 +459,21 @@ BCLPY_BY_NAME1(kw_insert_many, bloom_insert_many, "insert_many", "xs")
 BCLPY_BY_NAME1(kw_find_many, bloom_find_many, "find_many", "xs")
 BCLPY_BY_NAME1(kw_owner, bloom_owner, "owner", "x")
 
+static PyObject *bloom_close(BloomObject *self, PyObject *noargs)
+{
+    if (self->created == BCLPY_CLOSED)
+        Py_RETURN_NONE;
+    if (check_created(self) < 0)
+        return NULL;
+    if (bclpy_life_close("BloomFilter.close()", &self->life) < 0)
+        return NULL;
+    bcl_bloom_destroy(&self->b);     /* every rank is here: nobody uses it */
+    self->created = BCLPY_CLOSED;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef bloom_methods[] = {
+    BCLPY_LIFE_METHODS(bloom_close),
     {"insert", BCLPY_KW_METHOD(kw_insert), BCLPY_DOC_BF_INSERT},
     {"find", BCLPY_KW_METHOD(kw_find), BCLPY_DOC_BF_FIND},
     {"insert_many", BCLPY_KW_METHOD(kw_insert_many), BCLPY_DOC_BF_INSERT_MANY},

@@ -29,6 +29,7 @@ static void join_as_failed(const char *what)
     Py_BEGIN_ALLOW_THREADS
     (void)bcl_agree(what, BCL_ERR_ARG, NULL, NULL, 0);
     Py_END_ALLOW_THREADS
+    bcl_life_reap();                 /* containers every rank has dropped */
     PyErr_Restore(t, v, tb);
 }
 
@@ -46,6 +47,7 @@ int bclpy_agree(const char *what, const char *const *names, const int64_t *vals,
     Py_BEGIN_ALLOW_THREADS
     st = bcl_agree(what, BCL_OK, names, vals, n);
     Py_END_ALLOW_THREADS
+    bcl_life_reap();                 /* containers every rank has dropped */
     if (st != BCL_OK) {
         bclpy_raise(st);
         return -1;
@@ -219,6 +221,8 @@ int bclpy_stale(const char *tname, int created)
 {
     if (!created)
         PyErr_Format(bclpy_Error, "%s was not initialised", tname);
+    else if (created == BCLPY_CLOSED)
+        PyErr_Format(PyExc_ValueError, "operation on a closed %s", tname);
     else if (!bcl_rt.initialized)
         PyErr_Format(bclpy_Error, "%s cannot be used: pybcl was finalized", tname);
     else

@@ -22,7 +22,41 @@ static PyObject *gptr_alloc_obj(PyTypeObject *type, bcl_gptr p, PyArray_Descr *d
     self->ptr = p;
     Py_INCREF(dtype);
     self->dtype = dtype;
+    self->epoch = bcl_rt.initialized ? bcl_rt.epoch : 0;
     return (PyObject *)self;
+}
+
+int bclpy_gptr_check(const bclpy_GlobalPtr *p, uint64_t off, size_t nbytes)
+{
+    if (p->epoch && p->epoch != bcl_rt.epoch) {
+        PyErr_Format(bclpy_Error, "%R was made before pybcl.finalize(): the segment it "
+                     "pointed into is gone (pointers do not survive a finalize)",
+                     (PyObject *)p);
+        return -1;
+    }
+    if (p->blk_len && (off < p->blk_off || nbytes > p->blk_len ||
+                       off - p->blk_off > p->blk_len - nbytes)) {
+        PyErr_Format(PyExc_IndexError, "%zu bytes at offset %llu are outside the "
+                     "alloc() block of %R (bytes [%llu, %llu) of rank %d)", nbytes,
+                     (unsigned long long)off, (PyObject *)p,
+                     (unsigned long long)p->blk_off,
+                     (unsigned long long)(p->blk_off + p->blk_len), (int)p->ptr.rank);
+        return -1;
+    }
+    return 0;
+}
+
+/* A pointer derived from `from` (arithmetic): same epoch, same block. */
+static PyObject *gptr_derived(const bclpy_GlobalPtr *from, uint64_t off)
+{
+    bclpy_GlobalPtr *r = (bclpy_GlobalPtr *)gptr_alloc_obj(
+        Py_TYPE(from), bcl_gptr_make(from->ptr.rank, off), from->dtype);
+    if (r) {
+        r->epoch = from->epoch;
+        r->blk_off = from->blk_off;
+        r->blk_len = from->blk_len;
+    }
+    return (PyObject *)r;
 }
 
 PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype)
@@ -115,7 +149,7 @@ static PyObject *gptr_offset_by(bclpy_GlobalPtr *p, PyObject *n_obj, int sign)
     uint64_t off;
     if (moved_offset(p, sign * n, &off) < 0)
         return NULL;
-    return gptr_alloc_obj(Py_TYPE(p), bcl_gptr_make(p->ptr.rank, off), p->dtype);
+    return gptr_derived(p, off);
 }
 
 static PyObject *gptr_add(PyObject *a, PyObject *b)
@@ -221,7 +255,7 @@ static PyObject *gptr_getitem(bclpy_GlobalPtr *self, PyObject *key)
         return NULL;
     bcl_gptr p = bcl_gptr_make(self->ptr.rank, off);
     size_t nbytes;
-    if (span_bytes(self, count, &nbytes) < 0)
+    if (span_bytes(self, count, &nbytes) < 0 || bclpy_gptr_check(self, off, nbytes) < 0)
         return NULL;
     if (!is_slice) {
         unsigned char buf[256];
@@ -273,6 +307,9 @@ static int gptr_setitem(bclpy_GlobalPtr *self, PyObject *key, PyObject *value)
         return -1;
     bcl_gptr p = bcl_gptr_make(self->ptr.rank, off);
     bcl_status st;
+    size_t span;
+    if (span_bytes(self, count, &span) < 0 || bclpy_gptr_check(self, off, span) < 0)
+        return -1;
     if (!PySlice_Check(key)) {
         unsigned char buf[256];
         if ((size_t)PyDataType_ELSIZE(self->dtype) <= sizeof buf) {
@@ -334,7 +371,8 @@ static PyObject *gptr_local(bclpy_GlobalPtr *self, PyObject *args, PyObject *kwd
             return NULL;
     }
     size_t nbytes;
-    if (span_bytes(self, count, &nbytes) < 0)
+    if (span_bytes(self, count, &nbytes) < 0 ||
+        bclpy_gptr_check(self, self->ptr.offset, nbytes) < 0)
         return NULL;
     bcl_status st = bcl_check_range(self->ptr, nbytes);
     if (st != BCL_OK)
@@ -343,15 +381,36 @@ static PyObject *gptr_local(bclpy_GlobalPtr *self, PyObject *args, PyObject *kwd
                               (PyObject *)self);
 }
 
+/* Pickles as GlobalPtr(rank, offset, dtype), plus its alloc() block when
+ * known, so a broadcast pointer keeps its bounds. */
 static PyObject *gptr_reduce(bclpy_GlobalPtr *self, PyObject *noargs)
 {
-    return Py_BuildValue("O(iKO)", (PyObject *)Py_TYPE(self), (int)self->ptr.rank,
-                         (unsigned long long)self->ptr.offset, (PyObject *)self->dtype);
+    if (!self->blk_len)
+        return Py_BuildValue("O(iKO)", (PyObject *)Py_TYPE(self), (int)self->ptr.rank,
+                             (unsigned long long)self->ptr.offset, (PyObject *)self->dtype);
+    return Py_BuildValue("O(iKO)(KK)", (PyObject *)Py_TYPE(self), (int)self->ptr.rank,
+                         (unsigned long long)self->ptr.offset, (PyObject *)self->dtype,
+                         (unsigned long long)self->blk_off,
+                         (unsigned long long)self->blk_len);
+}
+
+static PyObject *gptr_setstate(bclpy_GlobalPtr *self, PyObject *state)
+{
+    unsigned long long off, len;
+    if (!PyArg_ParseTuple(state, "KK:__setstate__", &off, &len))
+        return NULL;
+    if (len && (off > self->ptr.offset || self->ptr.offset - off > len))
+        return PyErr_Format(PyExc_ValueError, "__setstate__: block [%llu, +%llu) does not "
+                            "hold %R", off, len, (PyObject *)self);
+    self->blk_off = off;
+    self->blk_len = len;
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef gptr_methods[] = {
     {"local", (PyCFunction)(void (*)(void))gptr_local, METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_GPTR_LOCAL},
     {"__reduce__", (PyCFunction)gptr_reduce, METH_NOARGS, BCLPY_DOC_GPTR_REDUCE},
+    {"__setstate__", (PyCFunction)gptr_setstate, METH_O, BCLPY_DOC_GPTR_SETSTATE},
     {NULL, NULL, 0, NULL}
 };
 

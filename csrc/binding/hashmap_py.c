@@ -154,6 +154,7 @@ static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
     }
     self->live = 1;
     self->epoch = bcl_rt.epoch;
+    bclpy_life_created(&self->life);
     return 0;
 }
 
@@ -163,10 +164,21 @@ static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
     return bclpy_collective_end(hm_init_body(self, args, kwds), "HashMap()");
 }
 
+/* A buried table: every rank has dropped it (or the runtime is down, when
+ * bcl_hm_destroy frees only private memory). */
+static void hm_free_buried(void *obj, int storage)
+{
+    bcl_hm_destroy(obj);
+    free(obj);
+}
+
 static void hm_dealloc(bclpy_HashMap *self)
 {
+    /* Peers may still use the table: bury it, never free it here. */
     if (bclpy_current(self->live, self->epoch))
-        bcl_hm_destroy(&self->m);
+        bclpy_life_drop(&self->life, &self->m, sizeof self->m, hm_free_buried);
+    else if (self->live == 1)
+        free(self->m.base);         /* stale: its segments are gone */
     bclpy_elemtype_clear(&self->kt);
     bclpy_elemtype_clear(&self->vt);
     bcl_mp_writer_free(&self->kw);
@@ -585,7 +597,20 @@ BCLPY_BY_NAME1(kw_resize, hm_resize, "resize", "new_capacity")
 BCLPY_BY_NAME1(kw_collective_view, hm_collective_view, "_collective_view", "what")
 BCLPY_BY_NAME1(kw_owner, hm_owner, "owner", "key")
 
+static PyObject *hm_close(bclpy_HashMap *self, PyObject *noargs)
+{
+    if (self->live == BCLPY_CLOSED)
+        Py_RETURN_NONE;
+    LIVE(self);
+    if (bclpy_life_close("HashMap.close()", &self->life) < 0)
+        return NULL;
+    bcl_hm_destroy(&self->m);       /* every rank is here: nobody uses it */
+    self->live = BCLPY_CLOSED;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef hm_methods[] = {
+    BCLPY_LIFE_METHODS(hm_close),
     {"insert", (PyCFunction)(void (*)(void))hm_insert, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_INSERT},
     {"find", (PyCFunction)(void (*)(void))hm_find, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_FIND},
     {"get", BCLPY_KW_METHOD(kw_get), BCLPY_DOC_HM_GET},

@@ -13,7 +13,8 @@ typedef struct {
     PyObject_HEAD
     bcl_hashmap m;
     bclpy_elemtype kt, vt;
-    int live;                 /* the core table exists                      */
+    int live;                 /* 1: the core table exists (BCLPY_CLOSED)    */
+    bclpy_life life;          /* its number in the lifetime registry        */
     bcl_mp_writer kw, vw;     /* scratch: key bytes, value bytes            */
     uint64_t epoch;           /* runtime epoch it was made in               */
     int modify_depth;         /* modify() fns running on this map ...       */

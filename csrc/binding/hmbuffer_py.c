@@ -11,8 +11,9 @@ typedef struct {
     PyObject_HEAD
     bcl_hmbuf b;
     bclpy_HashMap *map;       /* owned: the buffer must not outlive its map */
-    int live;
+    int live;                 /* 1: created; BCLPY_CLOSED after close()     */
     uint64_t epoch;
+    bclpy_life life;
 } bclpy_HMBuf;
 
 static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
@@ -58,6 +59,7 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     self->map = hm;
     self->live = 1;
     self->epoch = bcl_rt.epoch;
+    bclpy_life_created(&self->life);
     return 0;
 }
 
@@ -67,10 +69,19 @@ static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     return bclpy_collective_end(hb_init_body(self, args, kwds), "HashMapBuffer()");
 }
 
+/* The queues other ranks push into outlive this rank's handle (see
+ * bcl_lifetime.h); bcl_hmbuf_destroy frees only private memory once the
+ * runtime is down. */
+static void hb_free_buried(void *obj, int storage)
+{
+    bcl_hmbuf_destroy(obj);
+    free(obj);
+}
+
 static void hb_dealloc(bclpy_HMBuf *self)
 {
     if (bclpy_current(self->live, self->epoch))
-        bcl_hmbuf_destroy(&self->b);
+        bclpy_life_drop(&self->life, &self->b, sizeof self->b, hb_free_buried);
     Py_XDECREF(self->map);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -79,6 +90,8 @@ static void hb_dealloc(bclpy_HMBuf *self)
     do {                                                                        \
         if (!bclpy_current((self)->live, (self)->epoch))                        \
             return bclpy_stale("HashMapBuffer", (self)->live), NULL;            \
+        if (!bclpy_current((self)->map->live, (self)->map->epoch))              \
+            return bclpy_stale("HashMap", (self)->map->live), NULL;             \
         /* resize() moves the table: keep pointing at the current one */        \
         (self)->b.m = &(self)->map->m;                                          \
     } while (0)
@@ -244,7 +257,22 @@ BCLPY_BY_NAME(kw_accumulate, hb_accumulate, "accumulate", 1, 2, "key", "delta")
 BCLPY_BY_NAME(kw_insert_many, hb_insert_many, "insert_many", 2, 2, "keys", "values")
 BCLPY_BY_NAME(kw_accumulate_many, hb_accumulate_many, "accumulate_many", 1, 2, "keys", "deltas")
 
+/* Entries not yet flushed are dropped with the buffer (flush() first). */
+static PyObject *hb_close(bclpy_HMBuf *self, PyObject *noargs)
+{
+    if (self->live == BCLPY_CLOSED)
+        Py_RETURN_NONE;
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("HashMapBuffer", self->live), NULL;
+    if (bclpy_life_close("HashMapBuffer.close()", &self->life) < 0)
+        return NULL;
+    bcl_hmbuf_destroy(&self->b);    /* every rank is here: no push is coming */
+    self->live = BCLPY_CLOSED;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef hb_methods[] = {
+    BCLPY_LIFE_METHODS(hb_close),
     {"insert", BCLPY_KW_METHOD(kw_insert), BCLPY_DOC_HB_INSERT},
     {"accumulate", BCLPY_KW_METHOD(kw_accumulate), BCLPY_DOC_HB_ACCUMULATE},
     {"insert_many", BCLPY_KW_METHOD(kw_insert_many), BCLPY_DOC_HB_INSERT_MANY},

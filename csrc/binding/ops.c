@@ -56,13 +56,17 @@ static PyObject *py_alloc(PyObject *self, PyObject *args, PyObject *kwds)
     PyObject *r = st == BCL_OK ? bclpy_gptr_new(bcl_gptr_make(bcl_rt.rank, off), dtype)
                                : bclpy_raise(st);
     Py_DECREF(dtype);
+    if (r) {                      /* accesses through it stay inside the block */
+        ((bclpy_GlobalPtr *)r)->blk_off = off;
+        ((bclpy_GlobalPtr *)r)->blk_len = bytes;
+    }
     return r;
 }
 
 static PyObject *py_free(PyObject *self, PyObject *arg)
 {
     bclpy_GlobalPtr *p = as_gptr(arg, "ptr");
-    if (!p || bclpy_ensure_init() < 0)
+    if (!p || bclpy_ensure_init() < 0 || bclpy_gptr_check(p, p->ptr.offset, 0) < 0)
         return NULL;
     if (p->ptr.rank != bcl_rt.rank)
         return PyErr_Format(PyExc_ValueError, "free: ptr %R belongs to rank %d; only "
@@ -87,6 +91,8 @@ static PyObject *py_rget(PyObject *self, PyObject *args, PyObject *kwds)
         return PyErr_Format(PyExc_IndexError, "rget: count %lld elements of %d bytes is "
                             "past the end of any segment", count,
                             (int)PyDataType_ELSIZE(p->dtype));
+    if (bclpy_gptr_check(p, p->ptr.offset, nbytes) < 0)
+        return NULL;
     CHECK(bcl_check_range(p->ptr, nbytes));
     npy_intp dims[1] = { count };
     Py_INCREF(p->dtype);
@@ -138,6 +144,10 @@ static PyObject *py_rput(PyObject *self, PyObject *args, PyObject *kwds)
                                 "number of %d-byte elements", view.len,
                                 (int)PyDataType_ELSIZE(p->dtype));
         }
+        if (bclpy_gptr_check(p, p->ptr.offset, (size_t)view.len) < 0) {
+            PyBuffer_Release(&view);
+            return NULL;
+        }
         Py_BEGIN_ALLOW_THREADS
         st = bcl_put_detached(p->ptr, view.buf, (size_t)view.len);
         Py_END_ALLOW_THREADS
@@ -159,6 +169,10 @@ static PyObject *py_rput(PyObject *self, PyObject *args, PyObject *kwds)
         return NULL;
     }
     size_t nbytes = (size_t)PyArray_NBYTES(arr);
+    if (bclpy_gptr_check(p, p->ptr.offset, nbytes) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
     Py_BEGIN_ALLOW_THREADS
     st = bcl_put_detached(p->ptr, PyArray_DATA(arr), nbytes);
     Py_END_ALLOW_THREADS
@@ -175,7 +189,7 @@ static int atomic_args(PyObject *ptr_obj, PyObject *v, bclpy_GlobalPtr **p, int 
     if (!*p || bclpy_ensure_init() < 0)
         return -1;
     *width = bclpy_atomic_width((*p)->dtype, "ptr.dtype");
-    if (*width < 0)
+    if (*width < 0 || bclpy_gptr_check(*p, (*p)->ptr.offset, (size_t)*width) < 0)
         return -1;
     return v ? bclpy_atomic_operand(v, (*p)->dtype, operand, vname) : 0;
 }

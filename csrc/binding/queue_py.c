@@ -19,8 +19,9 @@ typedef struct {
     PyObject_HEAD
     bcl_queue q;
     bclpy_elemtype et;
-    int live;              /* the collective creation succeeded            */
+    int live;              /* 1: created; BCLPY_CLOSED after close()       */
     uint64_t epoch;        /* runtime epoch it was made in                 */
+    bclpy_life life;       /* its number in the lifetime registry          */
     bcl_mp_writer w;       /* scratch for serializing one element          */
 } QueueObject;
 
@@ -204,31 +205,66 @@ static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
     }
     self->live = 1;
     self->epoch = bcl_rt.epoch;
+    bclpy_life_created(&self->life);
     return 0;
 }
 
 /* Out-of-line values still in the queue belong to it: the host releases
  * them when the queue goes away, so dropping a queue leaks nothing. */
-static void release_contents(QueueObject *self)
+static void release_contents(bcl_queue *q, int var)
 {
-    if (!bclpy_elemtype_is_var(&self->et) || self->q.host != bcl_rt.rank)
+    if (!var || q->host != bcl_rt.rank)
         return;
     bcl_objref ref;
     size_t got = 1;
-    while (bcl_queue_local_pop(&self->q, &ref, 1, &got) == BCL_OK && got)
+    while (bcl_queue_local_pop(q, &ref, 1, &got) == BCL_OK && got)
         bcl_obj_release(ref);
+}
+
+/* A dropped queue, as the lifetime registry keeps it. */
+typedef struct buried_queue {
+    bcl_queue q;
+    int var;               /* elements are out-of-line references          */
+} buried_queue;
+
+/* Every rank has dropped the queue (storage), or the runtime is down. */
+static void queue_free_buried(void *obj, int storage)
+{
+    buried_queue *b = obj;
+    if (storage)
+        release_contents(&b->q, b->var);
+    bcl_queue_destroy(&b->q);
+    free(b);
 }
 
 static void queue_dealloc(QueueObject *self)
 {
+    /* The ring and its contents stay until every rank has dropped it: a
+     * host dropping its handle must not take the others' elements away. */
     if (bclpy_current(self->live, self->epoch)) {
-        release_contents(self);
-        bcl_queue_destroy(&self->q);
+        buried_queue b = { self->q, bclpy_elemtype_is_var(&self->et) };
+        bclpy_life_drop(&self->life, &b, sizeof b, queue_free_buried);
     }
     if (self->live)
         bclpy_elemtype_clear(&self->et);
     bcl_mp_writer_free(&self->w);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *q_close(QueueObject *self, PyObject *noargs)
+{
+    if (self->live == BCLPY_CLOSED)
+        Py_RETURN_NONE;
+    if (usable(self) < 0)
+        return NULL;
+    char what[64];
+    snprintf(what, sizeof what, "%s.close()", Py_TYPE(self)->tp_name + 6);
+    if (bclpy_life_close(what, &self->life) < 0)
+        return NULL;
+    release_contents(&self->q, bclpy_elemtype_is_var(&self->et));
+    bcl_queue_destroy(&self->q);     /* every rank is here: nobody uses it */
+    self->live = BCLPY_CLOSED;
+    Py_RETURN_NONE;
 }
 
 /* ---- element conversion ------------------------------------------------ */
@@ -583,6 +619,7 @@ BCLPY_BY_NAME1(kw_migrate, q_migrate, "migrate", "new_host")
 #define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
 static PyMethodDef queue_methods[] = {
+    BCLPY_LIFE_METHODS(q_close),
     {"push", FASTCALL_KW(q_push), BCLPY_DOC_Q_PUSH},
     {"push_many", FASTCALL_KW(q_push_many), BCLPY_DOC_Q_PUSH_MANY},
     {"pop", FASTCALL_KW(q_pop), BCLPY_DOC_Q_POP},

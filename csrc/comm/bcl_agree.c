@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "comm/bcl_comm.h"
+#include "runtime/bcl_lifetime.h"
 
 int64_t bcl_agree_digest(const char *s)
 {
@@ -16,8 +17,11 @@ int64_t bcl_agree_digest(const char *s)
 
 /* Layout of the MIN-allreduced buffer: [0] lowest failing rank (INT64_MAX if
  * none), [1] -(highest failing rank), [2] tag, [3] -tag, then per argument
- * its value and its negated value (min and max in one reduction). */
-enum { FAIL_LO, FAIL_HI, TAG, NTAG, ARGS, LEN = ARGS + 2 * BCL_AGREE_MAX };
+ * its value and its negated value (min and max in one reduction), then the
+ * words of the reclaim of dropped containers, which rides on this reduction
+ * rather than adding a collective anywhere (runtime/bcl_lifetime.h). */
+enum { FAIL_LO, FAIL_HI, TAG, NTAG, ARGS, LIFE = ARGS + 2 * BCL_AGREE_MAX,
+       LEN = LIFE + BCL_LIFE_WORDS };
 
 static int64_t neg(int64_t v) { return v == INT64_MIN ? INT64_MAX : -v; }
 
@@ -52,12 +56,16 @@ bcl_status bcl_agree(const char *what, bcl_status local, const char *const *name
         buf[ARGS + 2 * i] = failed ? INT64_MAX : v;      /* a failed rank's */
         buf[ARGS + 2 * i + 1] = failed ? INT64_MAX : neg(v); /* values: neutral */
     }
+    bcl_life_fill(buf + LIFE);
     char saved[512];
     if (failed)
         snprintf(saved, sizeof saved, "%s", bcl_last_error());
     bcl_status st = bcl_allreduce(buf, LEN, BCL_I64, BCL_MIN);
     if (st != BCL_OK)
         return st;
+    int same_call = buf[TAG] == -buf[NTAG];
+    if (same_call)       /* garbage from a mismatched peer must not free anything */
+        bcl_life_apply(buf + LIFE);
     if (failed)
         return bcl_set_error(local, "%s", saved);
     /* A peer in a different collective whose MPI call matched this allreduce

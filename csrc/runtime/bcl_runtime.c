@@ -1,5 +1,6 @@
 /* bcl_runtime.c -- communicator, transport choice and the shared segment. */
 #include "runtime/bcl_runtime.h"
+#include "runtime/bcl_lifetime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,6 +340,7 @@ bcl_status bcl_finalize(double exit_guard_seconds)
     MPI_Finalized(&down);
     if (down) {            /* somebody finalised MPI under us: nothing to free */
         bcl_rt.initialized = 0;
+        bcl_life_discard();
         return BCL_OK;
     }
     bcl_status st = BCL_OK;
@@ -373,6 +375,7 @@ bcl_status bcl_finalize(double exit_guard_seconds)
     int ours = bcl_rt.we_initialized_mpi;
     int rank = bcl_rt.rank;
     memset(&bcl_rt, 0, sizeof bcl_rt);
+    bcl_life_discard();    /* buried containers' segments went with the window */
     if (ours && st == BCL_OK) {
         /* MPI's teardown is ours to bound here: the TCP hang the guard exists
          * for happens inside this very call (CI saw a job wait 60 s in it). */

@@ -62,11 +62,17 @@
     "--------\n" \
     ">>> pybcl.alloc(4).local()[:] = 0"
 
+#define BCLPY_DOC_GPTR_SETSTATE \
+    "__setstate__($self, state, /)\n--\n\n" \
+    "Restore the alloc() block (byte offset, length) a pickled pointer was\n" \
+    "bounded by; accesses through it stay inside that block."
+
 #define BCLPY_DOC_GPTR_REDUCE \
     "__reduce__($self, /)\n" \
     "--\n" \
     "\n" \
-    "Pickle support: (GlobalPtr, (rank, offset, dtype)).\n" \
+    "Pickle support: (GlobalPtr, (rank, offset, dtype)), plus the state\n" \
+    "(block offset, block bytes) of a pointer that knows its alloc() block.\n" \
     "\n" \
     "Returns\n" \
     "-------\n" \

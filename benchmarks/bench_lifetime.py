@@ -1,0 +1,122 @@
+"""Cost of container lifetime handling: barrier(), and a create/drop loop.
+
+    python benchmarks/bench_lifetime.py [--rounds 3] [--iters 20000] [--reps 7]
+        [--compare PATH]
+
+Runs `--rounds` times under mpiexec -n 2 on shm (this checkout's pybcl, and
+with --compare another checkout's, interleaved so that machine load hits
+both alike):
+
+  * pybcl.barrier() median microseconds, beside MPI_Barrier on the same
+    ranks through mpi4py (the raw-MPI floor; pybcl's own barrier on shm is
+    not an MPI_Barrier, so it can be below it);
+  * HashMap(2 MiB per rank) created and dropped, microseconds per iteration
+    (creation is collective; with lifetime handling the reclaim of the
+    previous map rides on the constructor's argument agreement);
+  * the same with close() instead of dropping (when the build has close()).
+
+Reclaiming dropped containers adds no collective to barrier(): its median
+must stay within 10 % of the build without it.  Prints ONE JSON object: per
+build the best-of-rounds median of each figure, and the barrier ratio
+(this / compare) per round.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def worker(iters, reps):
+    import time
+
+    import numpy as np  # noqa: F401
+    from mpi4py import MPI
+
+    import pybcl
+    from pybcl import _core
+    assert pybcl.nprocs() == 2, "run with 2 ranks"
+    comm = MPI.COMM_WORLD
+
+    def median_us(fn, n):
+        samples = []
+        for _ in range(reps):
+            pybcl.barrier()
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            samples.append((time.perf_counter() - t0) / n * 1e6)
+        return statistics.median(samples)
+
+    out = {"pybcl": pybcl.__file__, "transport": pybcl.transport()}
+    out["barrier_us"] = median_us(pybcl.barrier, iters)
+    out["mpi_barrier_us"] = median_us(comm.Barrier, iters)
+    cap = 2 * (2 << 20) // 24                 # about 2 MiB of buckets a rank
+
+    def create_drop():
+        m = pybcl.HashMap(cap)
+        m[pybcl.rank()] = 1
+        del m
+
+    out["create_drop_us"] = median_us(create_drop, 50)
+    if hasattr(_core.HashMap, "close"):
+        def create_close():
+            m = pybcl.HashMap(cap)
+            m[pybcl.rank()] = 1
+            m.close()
+        out["create_close_us"] = median_us(create_close, 50)
+    if pybcl.rank() == 0:
+        print("RESULT " + json.dumps(out), flush=True)
+
+
+def run_one(root, iters, reps):
+    env = dict(os.environ, PYTHONPATH=root, PYBCL_TRANSPORT="shm")
+    cmd = [_mpi.mpiexec(), "-n", "2", sys.executable, os.path.abspath(__file__), "--worker",
+                                  "--iters", str(iters), "--reps", str(reps)]
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    for line in p.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    raise RuntimeError(f"worker failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--worker", action="store_true")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--iters", type=int, default=20000)
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--compare", help="another checkout (built in place) to run beside")
+    a = ap.parse_args()
+    if a.worker:
+        return worker(a.iters, a.reps)
+    builds = {"this": ROOT}
+    if a.compare:
+        builds["compare"] = os.path.abspath(a.compare)
+    load_before = os.getloadavg()
+    rounds = []
+    for _ in range(a.rounds):
+        rounds.append({name: run_one(root, a.iters, a.reps) for name, root in builds.items()})
+    res = {"load_avg_before_after": None, "best": {},
+           "rounds": [{f"{b}_{k}": round(v, 3) for b in builds for k, v in r[b].items()
+                       if k.endswith("_us")} for r in rounds]}
+    for name in builds:
+        keys = [k for k in rounds[0][name] if k.endswith("_us")]
+        res["best"][name] = {k: round(min(r[name][k] for r in rounds), 3) for k in keys}
+    if a.compare:
+        ratios = [r["this"]["barrier_us"] / r["compare"]["barrier_us"] for r in rounds]
+        res["barrier_ratio_this_over_compare"] = {
+            "per_round": [round(x, 3) for x in ratios],
+            "median": round(statistics.median(ratios), 3)}
+    res["load_avg_before_after"] = [load_before, os.getloadavg()]
+    print(json.dumps(res, indent=1))
+
+
+if __name__ == "__main__":
+    main()

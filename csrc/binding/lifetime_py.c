@@ -1,0 +1,61 @@
+/*
+ * lifetime_py.c -- what every container type of the binding shares about its
+ * lifetime: registration at creation, burial at deallocation, the collective
+ * close() and the context-manager methods (core: runtime/bcl_lifetime.h).
+ */
+#include "bclpy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/docstrings/lifetime.h"
+
+void bclpy_life_created(bclpy_life *l)
+{
+    /* A failed registration (no memory) only means the storage is never
+     * reclaimed before finalize: a leak on this rank, not a fault. */
+    l->registered = bcl_life_register(&l->seq) == BCL_OK;
+}
+
+void bclpy_life_drop(const bclpy_life *l, const void *core, size_t size,
+                     bcl_life_free_fn fn)
+{
+    void *copy = malloc(size);
+    if (!copy)
+        return;      /* keeping the storage is safe; freeing it is not */
+    memcpy(copy, core, size);
+    if (!l->registered || bcl_life_bury(l->seq, copy, fn) != BCL_OK)
+        fn(copy, 0);  /* private memory only: peers may still use the storage */
+}
+
+int bclpy_life_close(const char *what, const bclpy_life *l)
+{
+    static const char *const names[] = { "#container (creation order)" };
+    int64_t vals[] = { (int64_t)l->seq };
+    bclpy_collective_begin();
+    if (bclpy_agree(what, names, vals, 1) < 0)
+        return -1;
+    if (l->registered)
+        bcl_life_forget(l->seq);
+    return 0;
+}
+
+PyObject *bclpy_life_enter(PyObject *self, PyObject *unused)
+{
+    Py_INCREF(self);
+    return self;
+}
+
+PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3)
+        return PyErr_Format(PyExc_TypeError, "__exit__() takes 3 arguments (%zd given)",
+                            nargs);
+    if (args[0] != Py_None)
+        Py_RETURN_FALSE;     /* left open: the peers may not reach close() */
+    PyObject *r = PyObject_CallMethod(self, "close", NULL);
+    if (!r)
+        return NULL;
+    Py_DECREF(r);
+    Py_RETURN_FALSE;
+}

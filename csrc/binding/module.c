@@ -385,12 +385,14 @@ WEAK_REGISTER(bclpy_register_hashmap)
 WEAK_REGISTER(bclpy_register_bloom)
 WEAK_REGISTER(bclpy_register_arrays)
 WEAK_REGISTER(bclpy_register_apps)
+WEAK_REGISTER(bclpy_register_dbg)
 
 static int register_containers(PyObject *m)
 {
     return bclpy_register_msgpack(m) < 0 || bclpy_register_queues(m) < 0 ||
                    bclpy_register_hashmap(m) < 0 || bclpy_register_bloom(m) < 0 ||
-                   bclpy_register_arrays(m) < 0 || bclpy_register_apps(m) < 0
+                   bclpy_register_arrays(m) < 0 || bclpy_register_apps(m) < 0 ||
+                   bclpy_register_dbg(m) < 0
                ? -1
                : 0;
 }

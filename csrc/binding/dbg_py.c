@@ -1,0 +1,223 @@
+/*
+ * dbg_py.c -- binding of the contig app's de Bruijn graph kernels
+ * (csrc/kernels/bcl_dbg.h): arrays in, arrays out; the graph map itself is
+ * a pybcl.HashMap that the Python side looks up between these calls.
+ *
+ * Functions added to pybcl._core:
+ *   dbg_neighbours(keys, k) -> uint64 (8 per key: successors, predecessors)
+ *   dbg_ext_bits(found) -> uint8 (one per 8 presence flags)
+ *   dbg_side_queries(keys, ext, k) -> uint64 (2 per key, ~0 = none)
+ *   dbg_starts(keys, ext, k, q, qval, qfound) -> (starts uint64, index int64)
+ *   DbgWalk(k, starts, values, limit)  .queries() .advance(values, found) .results()
+ */
+#include "bclpy.h"
+
+#include "kernels/bcl_dbg.h"
+
+#define CHECK(expr)                         \
+    do {                                    \
+        bcl_status st_ = (expr);            \
+        if (st_ != BCL_OK)                  \
+            return bclpy_raise(st_);        \
+    } while (0)
+
+/* A 1-d contiguous array of `type` (converted without loss), or NULL with an
+ * exception naming the argument. */
+static PyArrayObject *arr_in(PyObject *o, int type, const char *fn, const char *name)
+{
+    PyArray_Descr *d = PyArray_DescrFromType(type);
+    PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(o, d, 1, 1,
+                                                        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST,
+                                                        NULL);
+    if (!a) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: %s must be a 1-d array", fn, name);
+        return NULL;
+    }
+    return a;
+}
+
+static int k_arg(PyObject *o, const char *fn, int *k)
+{
+    long long v;
+    if (bclpy_int_arg(o, "k", 3, 31, &v) < 0)
+        return -1;
+    if (!bcl_dbg_k_ok((int)v))
+        return PyErr_Format(PyExc_ValueError, "%s: k must be odd, got %lld", fn, v), -1;
+    *k = (int)v;
+    return 0;
+}
+
+static PyObject *new_arr(npy_intp n, int type)
+{
+    return PyArray_SimpleNew(1, &n, type);
+}
+
+static PyObject *py_neighbours(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    static const char *const names[] = { "keys", "k" };
+    PyObject *a[2];
+    int k;
+    if (bclpy_parse("dbg_neighbours", args, nargs, kwnames, names, 2, 2, a) < 0 ||
+        k_arg(a[1], "dbg_neighbours", &k) < 0)
+        return NULL;
+    PyArrayObject *keys = arr_in(a[0], NPY_UINT64, "dbg_neighbours", "keys");
+    if (!keys)
+        return NULL;
+    npy_intp n = PyArray_SIZE(keys);
+    PyObject *out = new_arr(8 * n, NPY_UINT64);
+    if (out && bcl_dbg_neighbours(PyArray_DATA(keys), (size_t)n, k,
+                                  PyArray_DATA((PyArrayObject *)out)) != BCL_OK)
+        Py_CLEAR(out);      /* k was checked: cannot happen */
+    Py_DECREF(keys);
+    return out;
+}
+
+static PyObject *py_ext_bits(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    static const char *const names[] = { "found" };
+    PyObject *a[1];
+    if (bclpy_parse("dbg_ext_bits", args, nargs, kwnames, names, 1, 1, a) < 0)
+        return NULL;
+    PyArrayObject *f = arr_in(a[0], NPY_BOOL, "dbg_ext_bits", "found");
+    if (!f)
+        return NULL;
+    npy_intp n = PyArray_SIZE(f);
+    if (n % 8) {
+        Py_DECREF(f);
+        return PyErr_Format(PyExc_ValueError, "dbg_ext_bits: found must hold 8 flags per "
+                            "k-mer, got %zd", (Py_ssize_t)n);
+    }
+    PyObject *out = new_arr(n / 8, NPY_UINT8);
+    if (out)
+        bcl_dbg_ext_bits(PyArray_DATA(f), (size_t)n / 8, PyArray_DATA((PyArrayObject *)out));
+    Py_DECREF(f);
+    return out;
+}
+
+/* keys (uint64) and ext (uint8) of the same length, or -1 */
+static int keys_ext(PyObject *ko, PyObject *eo, const char *fn, PyArrayObject **keys,
+                    PyArrayObject **ext)
+{
+    *keys = arr_in(ko, NPY_UINT64, fn, "keys");
+    *ext = *keys ? arr_in(eo, NPY_UINT8, fn, "ext") : NULL;
+    if (*ext && PyArray_SIZE(*ext) == PyArray_SIZE(*keys))
+        return 0;
+    if (*ext)
+        PyErr_Format(PyExc_ValueError, "%s: ext must be as long as keys", fn);
+    Py_XDECREF(*keys);
+    Py_XDECREF(*ext);
+    return -1;
+}
+
+static PyObject *py_side_queries(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    static const char *const names[] = { "keys", "ext", "k" };
+    PyObject *a[3];
+    PyArrayObject *keys, *ext;
+    int k;
+    if (bclpy_parse("dbg_side_queries", args, nargs, kwnames, names, 3, 3, a) < 0 ||
+        k_arg(a[2], "dbg_side_queries", &k) < 0 ||
+        keys_ext(a[0], a[1], "dbg_side_queries", &keys, &ext) < 0)
+        return NULL;
+    npy_intp n = PyArray_SIZE(keys);
+    PyObject *out = new_arr(2 * n, NPY_UINT64);
+    if (out && bcl_dbg_side_queries(PyArray_DATA(keys), PyArray_DATA(ext), (size_t)n, k,
+                                    PyArray_DATA((PyArrayObject *)out)) != BCL_OK)
+        Py_CLEAR(out);
+    Py_DECREF(keys);
+    Py_DECREF(ext);
+    return out;
+}
+
+/* Cut a 1-d array we own down to its first n elements; -1 (and *arr freed) on error. */
+static int shrink(PyObject **arr, npy_intp n)
+{
+    PyArray_Dims dims = { &n, 1 };
+    PyObject *r = PyArray_Resize((PyArrayObject *)*arr, &dims, 0, NPY_CORDER);
+    if (!r) {
+        Py_CLEAR(*arr);
+        return -1;
+    }
+    Py_DECREF(r);
+    return 0;
+}
+
+static PyObject *starts_of(PyArrayObject *keys, PyArrayObject *ext, int k, PyArrayObject *q,
+                           PyArrayObject *qv, PyArrayObject *qf)
+{
+    npy_intp n = PyArray_SIZE(keys);
+    if (PyArray_SIZE(q) != 2 * n || PyArray_SIZE(qv) != 2 * n || PyArray_SIZE(qf) != 2 * n)
+        return PyErr_Format(PyExc_ValueError, "dbg_starts: q, qval and qfound must hold 2 "
+                            "entries per key");
+    PyObject *starts = new_arr(2 * n, NPY_UINT64), *idx = new_arr(2 * n, NPY_UINT64);
+    size_t m = 0;
+    bcl_status st = BCL_ERR_NOMEM;
+    if (starts && idx)
+        st = bcl_dbg_starts(PyArray_DATA(keys), PyArray_DATA(ext), (size_t)n, k,
+                            PyArray_DATA(q), PyArray_DATA(qv), PyArray_DATA(qf),
+                            PyArray_DATA((PyArrayObject *)starts),
+                            PyArray_DATA((PyArrayObject *)idx), &m);
+    if (st != BCL_OK) {
+        Py_XDECREF(starts);
+        Py_XDECREF(idx);
+        return starts && idx ? bclpy_raise(st) : NULL;
+    }
+    if (shrink(&starts, (npy_intp)m) < 0 || shrink(&idx, (npy_intp)m) < 0) {
+        Py_XDECREF(starts);
+        Py_XDECREF(idx);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", starts, idx);
+}
+
+static PyObject *py_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+    static const char *const names[] = { "keys", "ext", "k", "q", "qval", "qfound" };
+    PyObject *a[6];
+    PyArrayObject *keys, *ext;
+    int k;
+    if (bclpy_parse("dbg_starts", args, nargs, kwnames, names, 6, 6, a) < 0 ||
+        k_arg(a[2], "dbg_starts", &k) < 0 || keys_ext(a[0], a[1], "dbg_starts", &keys, &ext) < 0)
+        return NULL;
+    PyArrayObject *q = arr_in(a[3], NPY_UINT64, "dbg_starts", "q");
+    PyArrayObject *qv = q ? arr_in(a[4], NPY_UINT64, "dbg_starts", "qval") : NULL;
+    PyArrayObject *qf = qv ? arr_in(a[5], NPY_BOOL, "dbg_starts", "qfound") : NULL;
+    PyObject *res = qf ? starts_of(keys, ext, k, q, qv, qf) : NULL;
+    Py_DECREF(keys);
+    Py_DECREF(ext);
+    Py_XDECREF(q);
+    Py_XDECREF(qv);
+    Py_XDECREF(qf);
+    return res;
+}
+
+static PyMethodDef dbg_functions[] = {
+    {"dbg_neighbours", BCLPY_KW_METHOD(py_neighbours),
+     "dbg_neighbours(keys, k) -> uint64 array: for each canonical k-mer, the canonical "
+     "forms of its 4 possible successors (c[1:]+b) then its 4 predecessors (b+c[:-1])."},
+    {"dbg_ext_bits", BCLPY_KW_METHOD(py_ext_bits),
+     "dbg_ext_bits(found) -> uint8 array: extension bits (bit b: successor b present, "
+     "bit 4+b: predecessor b present) from 8 presence flags per k-mer."},
+    {"dbg_side_queries", BCLPY_KW_METHOD(py_side_queries),
+     "dbg_side_queries(keys, ext, k) -> uint64 array: per k-mer, its only predecessor and "
+     "its only successor (canonical), 2**64-1 where a side has 0 or >= 2 neighbours."},
+    {"dbg_starts", BCLPY_KW_METHOD(py_starts),
+     "dbg_starts(keys, ext, k, q, qval, qfound) -> (starts, index): the oriented k-mers "
+     "that unitig walks start from, given the graph-map values of dbg_side_queries' "
+     "k-mers; index: each start's position in keys."},
+    {NULL, NULL, 0, NULL}
+};
+
+int bclpy_register_dbg_walk(PyObject *m);     /* dbg_walk_py.c */
+
+int bclpy_register_dbg(PyObject *m)
+{
+    if (PyModule_AddFunctions(m, dbg_functions) < 0)
+        return -1;
+    return bclpy_register_dbg_walk(m);
+}

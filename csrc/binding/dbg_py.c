@@ -198,16 +198,16 @@ static PyObject *py_starts(PyObject *self, PyObject *const *args, Py_ssize_t nar
 
 static PyMethodDef dbg_functions[] = {
     {"dbg_neighbours", BCLPY_KW_METHOD(py_neighbours),
-     "dbg_neighbours(keys, k) -> uint64 array: for each canonical k-mer, the canonical "
+     "dbg_neighbours(keys, k)\n--\n\nReturn a uint64 array: for each canonical k-mer, the canonical "
      "forms of its 4 possible successors (c[1:]+b) then its 4 predecessors (b+c[:-1])."},
     {"dbg_ext_bits", BCLPY_KW_METHOD(py_ext_bits),
-     "dbg_ext_bits(found) -> uint8 array: extension bits (bit b: successor b present, "
+     "dbg_ext_bits(found)\n--\n\nReturn a uint8 array of extension bits (bit b: successor b present, "
      "bit 4+b: predecessor b present) from 8 presence flags per k-mer."},
     {"dbg_side_queries", BCLPY_KW_METHOD(py_side_queries),
-     "dbg_side_queries(keys, ext, k) -> uint64 array: per k-mer, its only predecessor and "
+     "dbg_side_queries(keys, ext, k)\n--\n\nReturn a uint64 array: per k-mer, its only predecessor and "
      "its only successor (canonical), 2**64-1 where a side has 0 or >= 2 neighbours."},
     {"dbg_starts", BCLPY_KW_METHOD(py_starts),
-     "dbg_starts(keys, ext, k, q, qval, qfound) -> (starts, index): the oriented k-mers "
+     "dbg_starts(keys, ext, k, q, qval, qfound)\n--\n\nReturn (starts, index): the oriented k-mers "
      "that unitig walks start from, given the graph-map values of dbg_side_queries' "
      "k-mers; index: each start's position in keys."},
     {NULL, NULL, 0, NULL}

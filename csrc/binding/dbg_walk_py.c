@@ -154,12 +154,12 @@ fail:
 
 static PyMethodDef walk_methods[] = {
     {"queries", (PyCFunction)walk_queries, METH_NOARGS,
-     "queries() -> uint64 array: the canonical k-mers the walks still going need next "
+     "queries($self, /)\n--\n\nReturn a uint64 array of the canonical k-mers the walks still going need next "
      "(empty when every walk is over); look them up and pass the results to advance()."},
     {"advance", BCLPY_KW_METHOD(walk_advance),
-     "advance(values, found): the graph-map values of the last queries, in their order."},
+     "advance($self, /, values, found)\n--\n\nTake the graph-map values of the last queries, in their order."},
     {"results", (PyCFunction)walk_results, METH_NOARGS,
-     "results() -> (sequences, kmers, count_sums): the unitigs these walks own (each "
+     "results($self, /)\n--\n\nReturn (sequences, kmers, count_sums): the unitigs these walks own (each "
      "unitig walked from both ends is kept by one of the two)."},
     {NULL, NULL, 0, NULL}
 };
@@ -170,7 +170,7 @@ static PyTypeObject DbgWalkType = {
     .tp_basicsize = sizeof(DbgWalk),
     .tp_dealloc = (destructor)walk_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "DbgWalk(k, starts, values, limit): unitig walks from oriented start k-mers "
+    .tp_doc = "DbgWalk(k, starts, values, limit)\n--\n\nUnitig walks from oriented start k-mers "
               "(with their graph-map values (ext << 32) | count), advanced in rounds; a "
               "walk longer than limit k-mers is an error.",
     .tp_methods = walk_methods,

@@ -7,6 +7,7 @@
  *   dbg_neighbours(keys, k) -> uint64 (8 per key: successors, predecessors)
  *   dbg_ext_bits(found) -> uint8 (one per 8 presence flags)
  *   dbg_side_queries(keys, ext, k) -> uint64 (2 per key, ~0 = none)
+ *   dbg_bloom_add(bits, keys), dbg_bloom_test(bits, keys) -> bool (replicated filter)
  *   dbg_starts(keys, ext, k, q, qval, qfound) -> (starts uint64, index int64)
  *   DbgWalk(k, starts, values, limit)  .queries() .advance(values, found) .results()
  */
@@ -196,7 +197,79 @@ static PyObject *py_starts(PyObject *self, PyObject *const *args, Py_ssize_t nar
     return res;
 }
 
+/* a writable 1-d contiguous uint64 array whose length is a power of two */
+static PyArrayObject *bloom_bits(PyObject *o, const char *fn, int writable)
+{
+    if (!PyArray_Check(o) || PyArray_TYPE((PyArrayObject *)o) != NPY_UINT64 ||
+        PyArray_NDIM((PyArrayObject *)o) != 1 ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o) ||
+        (writable && !PyArray_ISWRITEABLE((PyArrayObject *)o))) {
+        PyErr_Format(PyExc_TypeError, "%s: bits must be a %s1-d contiguous uint64 array", fn,
+                     writable ? "writable " : "");
+        return NULL;
+    }
+    npy_intp n = PyArray_SIZE((PyArrayObject *)o);
+    if (n == 0 || (n & (n - 1))) {
+        PyErr_Format(PyExc_ValueError, "%s: bits must hold a power of two of words, got %zd",
+                     fn, (Py_ssize_t)n);
+        return NULL;
+    }
+    Py_INCREF(o);
+    return (PyArrayObject *)o;
+}
+
+static PyObject *py_bloom_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+    static const char *const names[] = { "bits", "keys" };
+    PyObject *a[2];
+    if (bclpy_parse("dbg_bloom_add", args, nargs, kwnames, names, 2, 2, a) < 0)
+        return NULL;
+    PyArrayObject *bits = bloom_bits(a[0], "dbg_bloom_add", 1);
+    PyArrayObject *keys = bits ? arr_in(a[1], NPY_UINT64, "dbg_bloom_add", "keys") : NULL;
+    PyObject *res = NULL;
+    if (keys) {
+        bcl_status st = bcl_dbg_bloom_add(PyArray_DATA(bits), (uint64_t)PyArray_SIZE(bits),
+                                          PyArray_DATA(keys), (size_t)PyArray_SIZE(keys));
+        res = st == BCL_OK ? Py_NewRef(Py_None) : bclpy_raise(st);
+    }
+    Py_XDECREF(bits);
+    Py_XDECREF(keys);
+    return res;
+}
+
+static PyObject *py_bloom_test(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    static const char *const names[] = { "bits", "keys" };
+    PyObject *a[2];
+    if (bclpy_parse("dbg_bloom_test", args, nargs, kwnames, names, 2, 2, a) < 0)
+        return NULL;
+    PyArrayObject *bits = bloom_bits(a[0], "dbg_bloom_test", 0);
+    PyArrayObject *keys = bits ? arr_in(a[1], NPY_UINT64, "dbg_bloom_test", "keys") : NULL;
+    PyObject *out = keys ? new_arr(PyArray_SIZE(keys), NPY_BOOL) : NULL;
+    if (out) {
+        bcl_status st = bcl_dbg_bloom_test(PyArray_DATA(bits), (uint64_t)PyArray_SIZE(bits),
+                                           PyArray_DATA(keys), (size_t)PyArray_SIZE(keys),
+                                           PyArray_DATA((PyArrayObject *)out));
+        if (st != BCL_OK) {
+            Py_CLEAR(out);
+            bclpy_raise(st);
+        }
+    }
+    Py_XDECREF(bits);
+    Py_XDECREF(keys);
+    return out;
+}
+
 static PyMethodDef dbg_functions[] = {
+    {"dbg_bloom_add", BCLPY_KW_METHOD(py_bloom_add),
+     "dbg_bloom_add(bits, keys)\n--\n\nAdd uint64 keys to a blocked Bloom filter held in "
+     "bits (a writable uint64 array, a power of two of words; filters built on different "
+     "ranks combine by OR)."},
+    {"dbg_bloom_test", BCLPY_KW_METHOD(py_bloom_test),
+     "dbg_bloom_test(bits, keys)\n--\n\nReturn a bool array: False where a key was "
+     "certainly never added to the filter, True where it may have been."},
     {"dbg_neighbours", BCLPY_KW_METHOD(py_neighbours),
      "dbg_neighbours(keys, k)\n--\n\nReturn a uint64 array: for each canonical k-mer, the canonical "
      "forms of its 4 possible successors (c[1:]+b) then its 4 predecessors (b+c[:-1])."},

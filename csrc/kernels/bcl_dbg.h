@@ -54,6 +54,13 @@ bcl_status bcl_dbg_starts(const uint64_t *keys, const uint8_t *ext, size_t n, in
                           const uint64_t *q, const uint64_t *qval, const unsigned char *qfound,
                           uint64_t *starts, uint64_t *idx, size_t *m);
 
+/* ---- replicated Bloom filter of the graph's k-mers (bcl_dbg_bloom.c) ----
+ * bits: nwords (a power of two) 64-bit words; maybe[i] = 0: keys[i] was
+ * never added. */
+bcl_status bcl_dbg_bloom_add(uint64_t *bits, uint64_t nwords, const uint64_t *keys, size_t n);
+bcl_status bcl_dbg_bloom_test(const uint64_t *bits, uint64_t nwords, const uint64_t *keys,
+                              size_t n, unsigned char *maybe);
+
 /* ---- walks (bcl_dbg_walk.c) --------------------------------------------- */
 
 typedef struct bcl_dbg_walk {

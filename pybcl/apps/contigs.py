@@ -20,7 +20,9 @@ Phases, every rank (SPMD):
 2. *graph* -- a ``pybcl.HashMap`` (uint64 k-mer -> uint64) is filled through a
    ``HashMapBuffer`` with the solid k-mers; each rank then looks up the 8
    possible neighbours of its k-mers (``find_many`` with the find-only
-   promise) and re-inserts each k-mer with its value
+   promise; a replicated Bloom filter of the graph's k-mers, OR-ed over the
+   ranks with one allreduce, rules out most of the absent ones before
+   any lookup) and re-inserts each k-mer with its value
    ``(extension bits << 32) | count`` (bit b: successor c[1:]+b is solid,
    bit 4+b: predecessor b+c[:-1] is).
 3. *ends* -- for each side with one neighbour, one lookup of that neighbour
@@ -56,6 +58,7 @@ from pybcl.apps import _cli, kmer
 NONE = np.uint64(0xFFFFFFFFFFFFFFFF)
 LOOKUP_BATCH = 1 << 20          # k-mers per find_many while building the graph
 MAX_WALKERS = 1 << 20           # walks in flight per rank at once
+BLOOM_BITS_PER_KMER = 16        # the neighbour filter: ~1 % false positives
 
 
 class ContigInputError(_cli.InputError):
@@ -130,6 +133,23 @@ def _cut_cycles(codes: NDArray[np.uint64], vals: NDArray[np.uint64],
 
 # ---- the phases ---------------------------------------------------------------
 
+def _present(m: Any, queries: NDArray[np.uint64], keys: NDArray[np.uint64],
+             total: int) -> NDArray[np.bool_]:
+    """Collective: which of `queries` are keys of m.  A Bloom filter of every
+    rank's `keys` (OR-ed together) rules most absent ones out locally; only
+    the rest are looked up."""
+    from mpi4py import MPI
+    words = 1 << max(10, int(np.ceil(np.log2(max(total, 1) * BLOOM_BITS_PER_KMER / 64))))
+    bits = np.zeros(words, dtype=np.uint64)
+    _core.dbg_bloom_add(bits, keys)
+    pybcl.comm().Allreduce(MPI.IN_PLACE, bits, op=MPI.BOR)
+    maybe = _core.dbg_bloom_test(bits, queries)
+    del bits
+    found = np.zeros(len(queries), dtype=bool)
+    found[maybe] = _find(m, queries[maybe])[1]
+    return found
+
+
 def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int,
            total: int) -> tuple[Any, NDArray[np.uint8], NDArray[np.uint64]]:
     """Collective: the graph map (solid k-mer -> (ext << 32) | count) and this
@@ -139,8 +159,7 @@ def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int,
     counts32 = np.minimum(counts, 0xFFFFFFFF).astype(np.uint64)
     _insert_all(m, keys, counts32)          # presence (and counts) first
     pybcl.barrier()
-    _, found = _find(m, _core.dbg_neighbours(keys, k))
-    ext = _core.dbg_ext_bits(found)
+    ext = _core.dbg_ext_bits(_present(m, _core.dbg_neighbours(keys, k), keys, total))
     pybcl.barrier()                         # every neighbour read before the overwrite
     values = (ext.astype(np.uint64) << np.uint64(32)) | counts32
     _insert_all(m, keys, values)

@@ -6,9 +6,8 @@
  * Functions added to pybcl._core:
  *   dbg_neighbours(keys, k) -> uint64 (8 per key: successors, predecessors)
  *   dbg_ext_bits(found) -> uint8 (one per 8 presence flags)
- *   dbg_side_queries(keys, ext, k) -> uint64 (2 per key, ~0 = none)
+ *   dbg_siblings(keys, k) -> uint64 (6 per key), dbg_starts_local(keys, ext, k, sib_found)
  *   dbg_bloom_add(bits, keys), dbg_bloom_test(bits, keys) -> bool (replicated filter)
- *   dbg_starts(keys, ext, k, q, qval, qfound) -> (starts uint64, index int64)
  *   DbgWalk(k, starts, values, limit)  .queries() .advance(values, found) .results()
  */
 #include "bclpy.h"
@@ -75,6 +74,27 @@ static PyObject *py_neighbours(PyObject *self, PyObject *const *args, Py_ssize_t
     return out;
 }
 
+static PyObject *py_siblings(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    static const char *const names[] = { "keys", "k" };
+    PyObject *a[2];
+    int k;
+    if (bclpy_parse("dbg_siblings", args, nargs, kwnames, names, 2, 2, a) < 0 ||
+        k_arg(a[1], "dbg_siblings", &k) < 0)
+        return NULL;
+    PyArrayObject *keys = arr_in(a[0], NPY_UINT64, "dbg_siblings", "keys");
+    if (!keys)
+        return NULL;
+    npy_intp n = PyArray_SIZE(keys);
+    PyObject *out = new_arr(6 * n, NPY_UINT64);
+    if (out && bcl_dbg_siblings(PyArray_DATA(keys), (size_t)n, k,
+                                PyArray_DATA((PyArrayObject *)out)) != BCL_OK)
+        Py_CLEAR(out);      /* k was checked: cannot happen */
+    Py_DECREF(keys);
+    return out;
+}
+
 static PyObject *py_ext_bits(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
@@ -113,27 +133,6 @@ static int keys_ext(PyObject *ko, PyObject *eo, const char *fn, PyArrayObject **
     return -1;
 }
 
-static PyObject *py_side_queries(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
-{
-    static const char *const names[] = { "keys", "ext", "k" };
-    PyObject *a[3];
-    PyArrayObject *keys, *ext;
-    int k;
-    if (bclpy_parse("dbg_side_queries", args, nargs, kwnames, names, 3, 3, a) < 0 ||
-        k_arg(a[2], "dbg_side_queries", &k) < 0 ||
-        keys_ext(a[0], a[1], "dbg_side_queries", &keys, &ext) < 0)
-        return NULL;
-    npy_intp n = PyArray_SIZE(keys);
-    PyObject *out = new_arr(2 * n, NPY_UINT64);
-    if (out && bcl_dbg_side_queries(PyArray_DATA(keys), PyArray_DATA(ext), (size_t)n, k,
-                                    PyArray_DATA((PyArrayObject *)out)) != BCL_OK)
-        Py_CLEAR(out);
-    Py_DECREF(keys);
-    Py_DECREF(ext);
-    return out;
-}
-
 /* Cut a 1-d array we own down to its first n elements; -1 (and *arr freed) on error. */
 static int shrink(PyObject **arr, npy_intp n)
 {
@@ -145,56 +144,6 @@ static int shrink(PyObject **arr, npy_intp n)
     }
     Py_DECREF(r);
     return 0;
-}
-
-static PyObject *starts_of(PyArrayObject *keys, PyArrayObject *ext, int k, PyArrayObject *q,
-                           PyArrayObject *qv, PyArrayObject *qf)
-{
-    npy_intp n = PyArray_SIZE(keys);
-    if (PyArray_SIZE(q) != 2 * n || PyArray_SIZE(qv) != 2 * n || PyArray_SIZE(qf) != 2 * n)
-        return PyErr_Format(PyExc_ValueError, "dbg_starts: q, qval and qfound must hold 2 "
-                            "entries per key");
-    PyObject *starts = new_arr(2 * n, NPY_UINT64), *idx = new_arr(2 * n, NPY_UINT64);
-    size_t m = 0;
-    bcl_status st = BCL_ERR_NOMEM;
-    if (starts && idx)
-        st = bcl_dbg_starts(PyArray_DATA(keys), PyArray_DATA(ext), (size_t)n, k,
-                            PyArray_DATA(q), PyArray_DATA(qv), PyArray_DATA(qf),
-                            PyArray_DATA((PyArrayObject *)starts),
-                            PyArray_DATA((PyArrayObject *)idx), &m);
-    if (st != BCL_OK) {
-        Py_XDECREF(starts);
-        Py_XDECREF(idx);
-        return starts && idx ? bclpy_raise(st) : NULL;
-    }
-    if (shrink(&starts, (npy_intp)m) < 0 || shrink(&idx, (npy_intp)m) < 0) {
-        Py_XDECREF(starts);
-        Py_XDECREF(idx);
-        return NULL;
-    }
-    return Py_BuildValue("(NN)", starts, idx);
-}
-
-static PyObject *py_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                           PyObject *kwnames)
-{
-    static const char *const names[] = { "keys", "ext", "k", "q", "qval", "qfound" };
-    PyObject *a[6];
-    PyArrayObject *keys, *ext;
-    int k;
-    if (bclpy_parse("dbg_starts", args, nargs, kwnames, names, 6, 6, a) < 0 ||
-        k_arg(a[2], "dbg_starts", &k) < 0 || keys_ext(a[0], a[1], "dbg_starts", &keys, &ext) < 0)
-        return NULL;
-    PyArrayObject *q = arr_in(a[3], NPY_UINT64, "dbg_starts", "q");
-    PyArrayObject *qv = q ? arr_in(a[4], NPY_UINT64, "dbg_starts", "qval") : NULL;
-    PyArrayObject *qf = qv ? arr_in(a[5], NPY_BOOL, "dbg_starts", "qfound") : NULL;
-    PyObject *res = qf ? starts_of(keys, ext, k, q, qv, qf) : NULL;
-    Py_DECREF(keys);
-    Py_DECREF(ext);
-    Py_XDECREF(q);
-    Py_XDECREF(qv);
-    Py_XDECREF(qf);
-    return res;
 }
 
 /* a writable 1-d contiguous uint64 array whose length is a power of two */
@@ -262,6 +211,42 @@ static PyObject *py_bloom_test(PyObject *self, PyObject *const *args, Py_ssize_t
     return out;
 }
 
+static PyObject *py_starts_local(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    static const char *const names[] = { "keys", "ext", "k", "sib_found" };
+    PyObject *a[4];
+    PyArrayObject *keys, *ext;
+    int k;
+    if (bclpy_parse("dbg_starts_local", args, nargs, kwnames, names, 4, 4, a) < 0 ||
+        k_arg(a[2], "dbg_starts_local", &k) < 0 ||
+        keys_ext(a[0], a[1], "dbg_starts_local", &keys, &ext) < 0)
+        return NULL;
+    PyArrayObject *f = arr_in(a[3], NPY_BOOL, "dbg_starts_local", "sib_found");
+    npy_intp n = PyArray_SIZE(keys);
+    PyObject *starts = NULL, *idx = NULL, *res = NULL;
+    if (f && PyArray_SIZE(f) != 6 * n)
+        PyErr_SetString(PyExc_ValueError, "dbg_starts_local: sib_found must hold 6 flags "
+                        "per key");
+    else if (f && (starts = new_arr(n, NPY_UINT64)) && (idx = new_arr(n, NPY_UINT64))) {
+        size_t m = 0;
+        bcl_status st = bcl_dbg_starts_local(PyArray_DATA(keys), PyArray_DATA(ext), (size_t)n,
+                                             k, PyArray_DATA(f),
+                                             PyArray_DATA((PyArrayObject *)starts),
+                                             PyArray_DATA((PyArrayObject *)idx), &m);
+        if (st != BCL_OK)
+            bclpy_raise(st);
+        else if (shrink(&starts, (npy_intp)m) == 0 && shrink(&idx, (npy_intp)m) == 0)
+            res = Py_BuildValue("(OO)", starts, idx);
+    }
+    Py_XDECREF(starts);
+    Py_XDECREF(idx);
+    Py_DECREF(keys);
+    Py_DECREF(ext);
+    Py_XDECREF(f);
+    return res;
+}
+
 static PyMethodDef dbg_functions[] = {
     {"dbg_bloom_add", BCLPY_KW_METHOD(py_bloom_add),
      "dbg_bloom_add(bits, keys)\n--\n\nAdd uint64 keys to a blocked Bloom filter held in "
@@ -276,13 +261,15 @@ static PyMethodDef dbg_functions[] = {
     {"dbg_ext_bits", BCLPY_KW_METHOD(py_ext_bits),
      "dbg_ext_bits(found)\n--\n\nReturn a uint8 array of extension bits (bit b: successor b present, "
      "bit 4+b: predecessor b present) from 8 presence flags per k-mer."},
-    {"dbg_side_queries", BCLPY_KW_METHOD(py_side_queries),
-     "dbg_side_queries(keys, ext, k)\n--\n\nReturn a uint64 array: per k-mer, its only predecessor and "
-     "its only successor (canonical), 2**64-1 where a side has 0 or >= 2 neighbours."},
-    {"dbg_starts", BCLPY_KW_METHOD(py_starts),
-     "dbg_starts(keys, ext, k, q, qval, qfound)\n--\n\nReturn (starts, index): the oriented k-mers "
-     "that unitig walks start from, given the graph-map values of dbg_side_queries' "
-     "k-mers; index: each start's position in keys."},
+    {"dbg_siblings", BCLPY_KW_METHOD(py_siblings),
+     "dbg_siblings(keys, k)\n--\n\nReturn a uint64 array, 6 per canonical k-mer c: b+c[1:] "
+     "for the 3 bases b other than c's first, then c[:-1]+b for the 3 other than its last "
+     "(canonical forms): the k-mers that would share c's successor or predecessor."},
+    {"dbg_starts_local", BCLPY_KW_METHOD(py_starts_local),
+     "dbg_starts_local(keys, ext, k, sib_found)\n--\n\nReturn (starts, index): the "
+     "oriented k-mers unitig walks start from, decided from the presence of each key's 6 "
+     "dbg_siblings (no lookup of the neighbours themselves); index: each start's position "
+     "in keys."},
     {NULL, NULL, 0, NULL}
 };
 

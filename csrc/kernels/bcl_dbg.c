@@ -1,6 +1,6 @@
 /*
  * bcl_dbg.c -- de Bruijn graph node kernels: strands, extension bits, the
- * side lookups that decide where unitigs start (bcl_dbg.h).
+ * siblings whose presence decides where unitigs start (bcl_dbg.h).
  */
 #include "kernels/bcl_dbg.h"
 
@@ -100,59 +100,52 @@ static unsigned only_base(unsigned bits)
     return (unsigned)__builtin_ctz(bits);
 }
 
-bcl_status bcl_dbg_side_queries(const uint64_t *keys, const uint8_t *ext, size_t n, int k,
-                                uint64_t *q)
+bcl_status bcl_dbg_siblings(const uint64_t *keys, size_t n, int k, uint64_t *out)
 {
     bcl_status st = check_k(k);
     if (st != BCL_OK)
         return st;
+    int top = 2 * (k - 1);
+    uint64_t low = (UINT64_C(1) << top) - 1;
     for (size_t i = 0; i < n; i++) {
-        unsigned in = (ext[i] >> 4) & 15u, out = ext[i] & 15u;     /* keys are canonical */
-        q[2 * i] = popcount4(in) == 1 ? bcl_dbg_canon(pred(keys[i], k, only_base(in)), k)
-                                      : BCL_DBG_NONE;
-        q[2 * i + 1] = popcount4(out) == 1
-                           ? bcl_dbg_canon(succ(keys[i], k, only_base(out)), k) : BCL_DBG_NONE;
+        uint64_t c = keys[i];
+        unsigned first = (unsigned)(c >> top), last = (unsigned)(c & 3);
+        size_t j = 6 * i;
+        for (unsigned b = 0; b < 4; b++)
+            if (b != first)
+                out[j++] = bcl_dbg_canon(((uint64_t)b << top) | (c & low), k);
+        for (unsigned b = 0; b < 4; b++)
+            if (b != last)
+                out[j++] = bcl_dbg_canon((c & ~UINT64_C(3)) | b, k);
     }
     return BCL_OK;
 }
 
-/* Is the edge on side `right` (0: predecessor side) of canonical c merged,
- * given the neighbour's graph-map value? */
-static int merged(uint64_t c, unsigned ext, int right, int k, uint64_t nval)
+/* Does side `right` of canonical c merge?  sib: its 3 siblings' presence. */
+static int merged_local(uint64_t c, unsigned ext, int right, int k, const unsigned char *sib)
 {
-    unsigned nb_ext = (unsigned)(nval >> 32) & 255u;
-    if (!right) {
-        uint64_t p = pred(c, k, only_base((ext >> 4) & 15u));
-        return bcl_dbg_canon(p, k) != c && popcount4(bcl_dbg_out_bits(p, k, nb_ext)) == 1;
-    }
-    uint64_t t = succ(c, k, only_base(ext & 15u));
-    return bcl_dbg_canon(t, k) != c && popcount4(bcl_dbg_in_bits(t, k, nb_ext)) == 1;
+    unsigned bits = right ? (ext & 15u) : ((ext >> 4) & 15u);
+    if (popcount4(bits) != 1 || sib[0] || sib[1] || sib[2])
+        return 0;
+    uint64_t nb = right ? succ(c, k, only_base(bits)) : pred(c, k, only_base(bits));
+    return bcl_dbg_canon(nb, k) != c;           /* a hairpin does not merge */
 }
 
-bcl_status bcl_dbg_starts(const uint64_t *keys, const uint8_t *ext, size_t n, int k,
-                          const uint64_t *q, const uint64_t *qval, const unsigned char *qfound,
-                          uint64_t *starts, uint64_t *idx, size_t *m)
+bcl_status bcl_dbg_starts_local(const uint64_t *keys, const uint8_t *ext, size_t n, int k,
+                                const unsigned char *sib_found, uint64_t *starts,
+                                uint64_t *idx, size_t *m)
 {
     bcl_status st = check_k(k);
     if (st != BCL_OK)
         return st;
     size_t j = 0;
     for (size_t i = 0; i < n; i++) {
-        int side[2];
-        for (int r = 0; r < 2; r++) {
-            if (q[2 * i + r] == BCL_DBG_NONE) {
-                side[r] = 0;
-                continue;
-            }
-            if (!qfound[2 * i + r])     /* its extension bits said it is there */
-                return bcl_set_error(BCL_ERR_STATE, "de Bruijn graph: neighbour of k-mer "
-                                     "%llu missing from the map", (unsigned long long)keys[i]);
-            side[r] = merged(keys[i], ext[i], r, k, qval[2 * i + r]);
-        }
-        if (!side[0]) {                 /* nothing merged on the left: walk forward */
+        int right = merged_local(keys[i], ext[i], 1, k, sib_found + 6 * i);
+        int left = merged_local(keys[i], ext[i], 0, k, sib_found + 6 * i + 3);
+        if (!left) {                    /* nothing merged on the left: walk forward */
             starts[j] = keys[i];
             idx[j++] = i;
-        } else if (!side[1]) {          /* only the right end: walk the other strand */
+        } else if (!right) {            /* only the right end: walk the other strand */
             starts[j] = bcl_dbg_rc(keys[i], k);
             idx[j++] = i;
         }

@@ -28,8 +28,6 @@
 
 #include "runtime/bcl_error.h"
 
-#define BCL_DBG_NONE UINT64_MAX       /* "no query" in a side-query array */
-
 uint64_t bcl_dbg_rc(uint64_t s, int k);
 uint64_t bcl_dbg_canon(uint64_t s, int k);
 /* successor / predecessor bits (bit b: base b) of oriented s whose canonical
@@ -40,20 +38,21 @@ int bcl_dbg_k_ok(int k);
 
 /* out[8i + b]: canonical form of keys[i][1:]+b, out[8i + 4 + b]: of b+keys[i][:-1] */
 bcl_status bcl_dbg_neighbours(const uint64_t *keys, size_t n, int k, uint64_t *out);
+/* The k-mers that would share a neighbour with keys[i] (canonical forms):
+ * out[6i + j], j < 3: b+c[1:] for the 3 bases b other than c's first (they
+ * would also precede c's successor), j >= 3: c[:-1]+b for the 3 bases other
+ * than c's last (they would also follow c's predecessor).  With their
+ * presence, whether each side of c merges is known without looking up the
+ * neighbour itself: c's successor t has one predecessor iff none of the
+ * first three is solid. */
+bcl_status bcl_dbg_siblings(const uint64_t *keys, size_t n, int k, uint64_t *out);
+/* Unitig starts from the siblings' presence (6n flags, bcl_dbg_siblings'
+ * order): starts[j] (oriented) and idx[j] (its index in keys); *m <= n. */
+bcl_status bcl_dbg_starts_local(const uint64_t *keys, const uint8_t *ext, size_t n, int k,
+                                const unsigned char *sib_found, uint64_t *starts,
+                                uint64_t *idx, size_t *m);
 /* ext[i] from found[8i .. 8i+7] (the presence of bcl_dbg_neighbours' out) */
 void bcl_dbg_ext_bits(const unsigned char *found, size_t n, uint8_t *ext);
-/* q[2i]: canonical predecessor of keys[i] if it has exactly one, q[2i+1]:
- * the same for the successor; BCL_DBG_NONE otherwise */
-bcl_status bcl_dbg_side_queries(const uint64_t *keys, const uint8_t *ext, size_t n, int k,
-                                uint64_t *q);
-/* Unitig starts among keys (canonical) given the side queries' results
- * (graph-map values and presence, 2n each, ignored where q is NONE):
- * starts[j] (oriented) and idx[j] (its index in keys); *m starts (<= n + n).
- * A key with neither side merged starts one walk, not two. */
-bcl_status bcl_dbg_starts(const uint64_t *keys, const uint8_t *ext, size_t n, int k,
-                          const uint64_t *q, const uint64_t *qval, const unsigned char *qfound,
-                          uint64_t *starts, uint64_t *idx, size_t *m);
-
 /* ---- replicated Bloom filter of the graph's k-mers (bcl_dbg_bloom.c) ----
  * bits: nwords (a power of two) 64-bit words; maybe[i] = 0: keys[i] was
  * never added. */

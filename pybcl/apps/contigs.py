@@ -25,9 +25,13 @@ Phases, every rank (SPMD):
    any lookup) and re-inserts each k-mer with its value
    ``(extension bits << 32) | count`` (bit b: successor c[1:]+b is solid,
    bit 4+b: predecessor b+c[:-1] is).
-3. *ends* -- for each side with one neighbour, one lookup of that neighbour
-   decides whether the edge is merged; the k-mers with an unmerged side are
-   where walks start (both ends of every unitig).
+3. *ends* -- the edge c -> t is merged when c has one successor t and none
+   of c's 3 "siblings" b+c[1:] (the other k-mers that would precede t) is
+   solid, and the same on the predecessor side; so phase 2 also asks for
+   the siblings' presence (almost all absent: the filter answers locally),
+   and the ends are then decided on each rank with no further lookup.  The
+   k-mers with an unmerged side are where walks start (both ends of every
+   unitig).
 4. *walk* -- all of a rank's walks advance together in C
    (``_core.DbgWalk``): each round asks the map, in one ``find_many``, for
    every walk's next k-mer.  A unitig is walked from both of its ends and
@@ -55,7 +59,6 @@ import pybcl
 from pybcl import _core
 from pybcl.apps import _cli, kmer
 
-NONE = np.uint64(0xFFFFFFFFFFFFFFFF)
 LOOKUP_BATCH = 1 << 20          # k-mers per find_many while building the graph
 MAX_WALKERS = 1 << 20           # walks in flight per rank at once
 BLOOM_BITS_PER_KMER = 16        # the neighbour filter: ~1 % false positives
@@ -133,49 +136,43 @@ def _cut_cycles(codes: NDArray[np.uint64], vals: NDArray[np.uint64],
 
 # ---- the phases ---------------------------------------------------------------
 
-def _present(m: Any, queries: NDArray[np.uint64], keys: NDArray[np.uint64],
-             total: int) -> NDArray[np.bool_]:
-    """Collective: which of `queries` are keys of m.  A Bloom filter of every
-    rank's `keys` (OR-ed together) rules most absent ones out locally; only
-    the rest are looked up."""
+def _bloom(keys: NDArray[np.uint64], total: int) -> NDArray[np.uint64]:
+    """Collective: a Bloom filter of every rank's `keys` (each rank's OR-ed)."""
     from mpi4py import MPI
     words = 1 << max(10, int(np.ceil(np.log2(max(total, 1) * BLOOM_BITS_PER_KMER / 64))))
     bits = np.zeros(words, dtype=np.uint64)
     _core.dbg_bloom_add(bits, keys)
     pybcl.comm().Allreduce(MPI.IN_PLACE, bits, op=MPI.BOR)
+    return bits
+
+
+def _present(m: Any, bits: NDArray[np.uint64], queries: NDArray[np.uint64]) -> NDArray[np.bool_]:
+    """Which of `queries` are keys of m: the ones the filter does not rule
+    out are looked up."""
     maybe = _core.dbg_bloom_test(bits, queries)
-    del bits
     found = np.zeros(len(queries), dtype=bool)
     found[maybe] = _find(m, queries[maybe])[1]
     return found
 
 
-def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int,
-           total: int) -> tuple[Any, NDArray[np.uint8], NDArray[np.uint64]]:
-    """Collective: the graph map (solid k-mer -> (ext << 32) | count) and this
-    rank's keys' extension bits and values."""
+def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: int
+           ) -> tuple[Any, NDArray[np.uint8], NDArray[np.uint64], NDArray[np.bool_]]:
+    """Collective: the graph map (solid k-mer -> (ext << 32) | count), and this
+    rank's keys' extension bits, values and siblings' presence."""
     P = pybcl.nprocs()
     m = pybcl.HashMap(2 * total + 1024 * P, "uint64", "uint64")
     counts32 = np.minimum(counts, 0xFFFFFFFF).astype(np.uint64)
     _insert_all(m, keys, counts32)          # presence (and counts) first
     pybcl.barrier()
-    ext = _core.dbg_ext_bits(_present(m, _core.dbg_neighbours(keys, k), keys, total))
+    bits = _bloom(keys, total)
+    ext = _core.dbg_ext_bits(_present(m, bits, _core.dbg_neighbours(keys, k)))
+    siblings = _present(m, bits, _core.dbg_siblings(keys, k))
+    del bits
     pybcl.barrier()                         # every neighbour read before the overwrite
     values = (ext.astype(np.uint64) << np.uint64(32)) | counts32
     _insert_all(m, keys, values)
     pybcl.barrier()
-    return m, ext, values
-
-
-def _starts(m: Any, keys: NDArray[np.uint64], ext: NDArray[np.uint8],
-            k: int) -> tuple[NDArray[np.uint64], NDArray[np.uint64]]:
-    """This rank's walk starts (oriented) and their indices in keys."""
-    q = _core.dbg_side_queries(keys, ext, k)
-    ask = q != NONE
-    qval = np.zeros(len(q), dtype=np.uint64)
-    qfound = np.zeros(len(q), dtype=bool)
-    qval[ask], qfound[ask] = _find(m, q[ask])
-    return _core.dbg_starts(keys, ext, k, q, qval, qfound)
+    return m, ext, values, siblings
 
 
 def _walk(m: Any, starts: NDArray[np.uint64], values: NDArray[np.uint64], k: int,
@@ -258,12 +255,12 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
     total = int(pybcl.allreduce(np.array([len(keys)], dtype=np.int64), "sum")[0])
 
     t = time.perf_counter()
-    m, ext, values = _graph(keys, counts, k, total)
+    m, ext, values, siblings = _graph(keys, counts, k, total)
     seconds["graph"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    starts, idx = _starts(m, keys, ext, k)
-    pybcl.barrier()
+    starts, idx = _core.dbg_starts_local(keys, ext, k, siblings)
+    del siblings
     seconds["ends"] = time.perf_counter() - t
 
     t = time.perf_counter()

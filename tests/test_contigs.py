@@ -245,3 +245,37 @@ def test_cli_errors_are_one_line_from_rank_0(args, code, text):
     assert r.returncode == code, r.stderr
     lines = [l for l in r.stderr.splitlines() if "error:" in l]
     assert len(lines) == 1 and text in lines[0], r.stderr
+
+
+def test_graph_kernels_reject_bad_arguments():
+    keys = np.array([1, 2, 3], dtype=np.uint64)
+    with pytest.raises(ValueError, match="k must be odd"):
+        _core.dbg_neighbours(keys, 20)
+    with pytest.raises(ValueError, match="k"):
+        _core.dbg_siblings(keys, 33)
+    with pytest.raises(ValueError, match="8 flags"):
+        _core.dbg_ext_bits(np.zeros(7, dtype=bool))
+    with pytest.raises(ValueError, match="power of two"):
+        _core.dbg_bloom_add(np.zeros(3, dtype=np.uint64), keys)
+    with pytest.raises(TypeError, match="bits"):
+        _core.dbg_bloom_test(np.zeros(4, dtype=np.int64), keys)
+    with pytest.raises(ValueError, match="6 flags"):
+        _core.dbg_starts_local(keys, np.zeros(3, dtype=np.uint8), 21, np.zeros(5, dtype=bool))
+    with pytest.raises(ValueError, match="as long as"):
+        _core.DbgWalk(21, keys, keys[:2], 10)
+    w = _core.DbgWalk(21, keys, np.zeros(3, dtype=np.uint64), 10)
+    assert len(w.queries()) == 0            # no extension bits: every walk ends at once
+    with pytest.raises(ValueError, match="results for"):
+        w.advance(np.zeros(2, dtype=np.uint64), np.zeros(2, dtype=bool))
+    seqs, kmers, sums = w.results()
+    assert len(seqs) == 3 and kmers.tolist() == [1, 1, 1]
+
+
+def test_bloom_filter_has_no_false_negatives():
+    rng = np.random.default_rng(1)
+    keys = rng.integers(0, 1 << 62, 20000, dtype=np.uint64)
+    bits = np.zeros(1 << 13, dtype=np.uint64)
+    _core.dbg_bloom_add(bits, keys)
+    assert _core.dbg_bloom_test(bits, keys).all()
+    others = rng.integers(0, 1 << 62, 20000, dtype=np.uint64)
+    assert _core.dbg_bloom_test(bits, others).mean() < 0.05

@@ -244,6 +244,7 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
         raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
     t0 = time.perf_counter()
     seconds: dict[str, float] = {}
+    ours = not _core.initialized()          # count_kmers starts pybcl: ours to resize
     try:
         res = kmer.count_kmers(sources, k=k, items=True, top=0, progress=progress)
     except kmer.KmerInputError as e:
@@ -253,6 +254,12 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
     del res
     seconds["count"] = time.perf_counter() - t0
     total = int(pybcl.allreduce(np.array([len(keys)], dtype=np.int64), "sum")[0])
+    need = _segment_need(total, len(keys))
+    if ours and need > _core.segment_size():
+        # the counting segment was sized for its queues; the graph map is
+        # known only now (same total on every rank, so the same size)
+        pybcl.finalize()
+        pybcl.init(segment_size=need)
 
     t = time.perf_counter()
     m, ext, values, siblings = _graph(keys, counts, k, total)
@@ -304,6 +311,15 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
         "seconds": seconds,
     }
     return {"sequences": seqs, "kmers": kmers_, "count_sums": sums, "stats": stats}
+
+
+def _segment_need(total: int, mine: int) -> int:
+    """Collective: segment bytes per rank the graph map and its buffer need
+    (generously: 32 bytes a bucket, the map at most half full)."""
+    P = pybcl.nprocs()
+    most = int(pybcl.allreduce(np.array([mine], dtype=np.int64), "max")[0])
+    buckets = (2 * total + 1024 * P) // P + 1
+    return buckets * 32 + min(max(most, 1024), 1 << 20) * 64 + P * 4096 * 64 + (64 << 20)
 
 
 def _core_k_ok(k: int) -> bool:

@@ -9,12 +9,15 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 # tabix: htslib's bgzip, so tests/test_kmer_bgzf.py checks the app against
 # real BGZF output (not only the BGZF the tests write themselves).
+# bcalm: BCALM 2, so tests/test_contigs.py checks the contig app's unitigs
+# against it (and benchmarks/bench_contigs.py times it).
 if ! command -v mpicc.mpich >/dev/null || ! command -v mpiexec.mpich >/dev/null \
-        || [ ! -f /usr/include/zlib.h ] || ! command -v bgzip >/dev/null; then
-    echo "== installing MPICH, zlib and bgzip (apt-get)"
+        || [ ! -f /usr/include/zlib.h ] || ! command -v bgzip >/dev/null \
+        || ! command -v bcalm >/dev/null; then
+    echo "== installing MPICH, zlib, bgzip and bcalm (apt-get)"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq mpich libmpich-dev zlib1g-dev \
-        tabix >/dev/null
+        tabix bcalm >/dev/null
 fi
 
 PY=${PYTHON:-python3}

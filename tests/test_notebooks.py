@@ -11,7 +11,7 @@ import pytest
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NOTEBOOKS = ["kmer_counting.ipynb", "isx.ipynb"]
+NOTEBOOKS = ["kmer_counting.ipynb", "isx.ipynb", "contigs.ipynb"]
 LIMIT = int(os.environ.get("PYBCL_NOTEBOOK_TIMEOUT", "600"))     # seconds per notebook
 
 

@@ -237,5 +237,6 @@ int bclpy_register_hashmap(PyObject *m);   /* hashmap_py.c: HashMap, HashMapBuff
 int bclpy_register_bloom(PyObject *m);     /* bloom_py.c: BloomFilter */
 int bclpy_register_arrays(PyObject *m);    /* array_py.c: DArray, Array */
 int bclpy_register_apps(PyObject *m);      /* apps_py.c: k-mer parsing, ISx keys */
+int bclpy_register_dbg(PyObject *m);       /* dbg_py.c: contig app's graph kernels */
 
 #endif /* BCLPY_H */

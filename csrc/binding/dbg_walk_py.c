@@ -1,0 +1,191 @@
+/*
+ * dbg_walk_py.c -- pybcl._core.DbgWalk: the unitig walks of one rank
+ * (csrc/kernels/bcl_dbg_walk.c), advanced a round at a time:
+ *
+ *   w = DbgWalk(k, starts, values, limit)
+ *   while len(q := w.queries()):
+ *       w.advance(*graph.find_many(q, promise=find))
+ *   seqs, kmers, count_sums = w.results()      # the copies to keep
+ */
+#include "bclpy.h"
+
+#include "kernels/bcl_dbg.h"
+
+typedef struct {
+    PyObject_HEAD
+    bcl_dbg_walk w;
+    int live;
+} DbgWalk;
+
+static PyArrayObject *u64_arr(PyObject *o, const char *name)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, NPY_UINT64, 1, 1,
+                                                        NPY_ARRAY_IN_ARRAY);
+    if (!a) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "DbgWalk: %s must be a 1-d uint64 array", name);
+    }
+    return a;
+}
+
+static int walk_init(DbgWalk *self, PyObject *args, PyObject *kw)
+{
+    static char *names[] = { "k", "starts", "values", "limit", NULL };
+    int k;
+    unsigned long long limit;
+    PyObject *so, *vo;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "iOOK:DbgWalk", names, &k, &so, &vo, &limit))
+        return -1;
+    if (!bcl_dbg_k_ok(k))
+        return PyErr_Format(PyExc_ValueError, "DbgWalk: k must be odd and in [3, 31], got %d",
+                            k), -1;
+    PyArrayObject *s = u64_arr(so, "starts");
+    PyArrayObject *v = s ? u64_arr(vo, "values") : NULL;
+    int rc = -1;
+    if (v && PyArray_SIZE(v) != PyArray_SIZE(s))
+        PyErr_SetString(PyExc_ValueError, "DbgWalk: values must be as long as starts");
+    else if (v) {
+        if (self->live)
+            bcl_dbg_walk_free(&self->w);
+        self->live = 0;
+        bcl_status st = bcl_dbg_walk_init(&self->w, k, PyArray_DATA(s), PyArray_DATA(v),
+                                          (size_t)PyArray_SIZE(s), (uint64_t)limit);
+        if (st != BCL_OK)
+            bclpy_raise(st);
+        else
+            rc = 0, self->live = 1;
+    }
+    Py_XDECREF(s);
+    Py_XDECREF(v);
+    return rc;
+}
+
+static void walk_dealloc(DbgWalk *self)
+{
+    if (self->live)
+        bcl_dbg_walk_free(&self->w);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int live_or_raise(DbgWalk *self)
+{
+    if (self->live)
+        return 0;
+    PyErr_SetString(PyExc_ValueError, "DbgWalk is not initialised");
+    return -1;
+}
+
+static PyObject *walk_queries(DbgWalk *self, PyObject *unused)
+{
+    if (live_or_raise(self) < 0)
+        return NULL;
+    npy_intp n = (npy_intp)self->w.n_active;
+    PyArrayObject *q = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_UINT64);
+    if (!q)
+        return NULL;
+    npy_intp m = (npy_intp)bcl_dbg_walk_queries(&self->w, PyArray_DATA(q));
+    PyArray_Dims dims = { &m, 1 };
+    PyObject *r = PyArray_Resize(q, &dims, 0, NPY_CORDER);
+    if (!r) {
+        Py_DECREF(q);
+        return NULL;
+    }
+    Py_DECREF(r);
+    return (PyObject *)q;
+}
+
+static PyObject *walk_advance(DbgWalk *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+    static const char *const names[] = { "values", "found" };
+    PyObject *a[2];
+    if (live_or_raise(self) < 0 ||
+        bclpy_parse("advance", args, nargs, kwnames, names, 2, 2, a) < 0)
+        return NULL;
+    PyArrayObject *v = u64_arr(a[0], "values");
+    PyArrayObject *f = v ? (PyArrayObject *)PyArray_FROMANY(a[1], NPY_BOOL, 1, 1,
+                                                            NPY_ARRAY_IN_ARRAY) : NULL;
+    PyObject *res = NULL;
+    if (f && PyArray_SIZE(f) != PyArray_SIZE(v))
+        PyErr_SetString(PyExc_ValueError, "advance: found must be as long as values");
+    else if (f) {
+        bcl_status st = bcl_dbg_walk_advance(&self->w, PyArray_DATA(v), PyArray_DATA(f),
+                                             (size_t)PyArray_SIZE(v));
+        res = st == BCL_OK ? Py_NewRef(Py_None) : bclpy_raise(st);
+    }
+    Py_XDECREF(v);
+    Py_XDECREF(f);
+    return res;
+}
+
+/* (list of bytes, kmers uint64, count sums uint64) of the walks to keep */
+static PyObject *walk_results(DbgWalk *self, PyObject *unused)
+{
+    if (live_or_raise(self) < 0)
+        return NULL;
+    const bcl_dbg_walk *w = &self->w;
+    npy_intp m = 0;
+    for (size_t i = 0; i < w->n; i++)
+        m += bcl_dbg_walk_keep(w, i);
+    PyObject *seqs = PyList_New(m);
+    PyArrayObject *km = seqs ? (PyArrayObject *)PyArray_SimpleNew(1, &m, NPY_UINT64) : NULL;
+    PyArrayObject *cs = km ? (PyArrayObject *)PyArray_SimpleNew(1, &m, NPY_UINT64) : NULL;
+    if (!cs)
+        goto fail;
+    npy_intp j = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        if (!bcl_dbg_walk_keep(w, i))
+            continue;
+        PyObject *b = PyBytes_FromStringAndSize(w->seq[i], (Py_ssize_t)(w->k - 1 + w->kmers[i]));
+        if (!b)
+            goto fail;
+        PyList_SET_ITEM(seqs, j, b);
+        ((uint64_t *)PyArray_DATA(km))[j] = w->kmers[i];
+        ((uint64_t *)PyArray_DATA(cs))[j] = w->count_sum[i];
+        j++;
+    }
+    return Py_BuildValue("(NNN)", seqs, km, cs);
+fail:
+    Py_XDECREF(seqs);
+    Py_XDECREF(km);
+    Py_XDECREF(cs);
+    return NULL;
+}
+
+static PyMethodDef walk_methods[] = {
+    {"queries", (PyCFunction)walk_queries, METH_NOARGS,
+     "queries($self, /)\n--\n\nReturn a uint64 array of the canonical k-mers the walks still going need next "
+     "(empty when every walk is over); look them up and pass the results to advance()."},
+    {"advance", BCLPY_KW_METHOD(walk_advance),
+     "advance($self, /, values, found)\n--\n\nTake the graph-map values of the last queries, in their order."},
+    {"results", (PyCFunction)walk_results, METH_NOARGS,
+     "results($self, /)\n--\n\nReturn (sequences, kmers, count_sums): the unitigs these walks own (each "
+     "unitig walked from both ends is kept by one of the two)."},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyTypeObject DbgWalkType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pybcl._core.DbgWalk",
+    .tp_basicsize = sizeof(DbgWalk),
+    .tp_dealloc = (destructor)walk_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "DbgWalk(k, starts, values, limit)\n--\n\nUnitig walks from oriented start k-mers "
+              "(with their graph-map values (ext << 32) | count), advanced in rounds; a "
+              "walk longer than limit k-mers is an error.",
+    .tp_methods = walk_methods,
+    .tp_init = (initproc)walk_init,
+    .tp_new = PyType_GenericNew,
+};
+
+int bclpy_register_dbg_walk(PyObject *m)
+{
+    if (PyType_Ready(&DbgWalkType) < 0)
+        return -1;
+    Py_INCREF(&DbgWalkType);
+    if (PyModule_AddObject(m, "DbgWalk", (PyObject *)&DbgWalkType) < 0) {
+        Py_DECREF(&DbgWalkType);
+        return -1;
+    }
+    return 0;
+}

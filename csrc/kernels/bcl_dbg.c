@@ -1,0 +1,155 @@
+/*
+ * bcl_dbg.c -- de Bruijn graph node kernels: strands, extension bits, the
+ * siblings whose presence decides where unitigs start (bcl_dbg.h).
+ */
+#include "kernels/bcl_dbg.h"
+
+int bcl_dbg_k_ok(int k)
+{
+    /* odd: no k-mer is its own reverse complement; <= 31: codes stay < 2^62 */
+    return k >= 3 && k <= 31 && (k & 1);
+}
+
+static uint64_t kmask(int k)
+{
+    return (UINT64_C(1) << (2 * k)) - 1;
+}
+
+uint64_t bcl_dbg_rc(uint64_t s, int k)
+{
+    uint64_t x = ~s;        /* complement: b -> 3 - b */
+    /* reverse the 32 two-bit groups of the word */
+    x = ((x >> 2) & UINT64_C(0x3333333333333333)) | ((x & UINT64_C(0x3333333333333333)) << 2);
+    x = ((x >> 4) & UINT64_C(0x0F0F0F0F0F0F0F0F)) | ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) << 4);
+    x = ((x >> 8) & UINT64_C(0x00FF00FF00FF00FF)) | ((x & UINT64_C(0x00FF00FF00FF00FF)) << 8);
+    x = ((x >> 16) & UINT64_C(0x0000FFFF0000FFFF)) | ((x & UINT64_C(0x0000FFFF0000FFFF)) << 16);
+    x = (x >> 32) | (x << 32);
+    return x >> (64 - 2 * k);
+}
+
+uint64_t bcl_dbg_canon(uint64_t s, int k)
+{
+    uint64_t r = bcl_dbg_rc(s, k);
+    return r < s ? r : s;
+}
+
+/* bit b of the result = bit 3-b of the nibble */
+static unsigned flip4(unsigned x)
+{
+    return ((x & 1) << 3) | ((x & 2) << 1) | ((x & 4) >> 1) | ((x & 8) >> 3);
+}
+
+unsigned bcl_dbg_out_bits(uint64_t s, int k, unsigned ext)
+{
+    /* on the reverse strand, rc(c)[1:]+b = rc(comp(b)+c[:-1]): a predecessor of c */
+    return s == bcl_dbg_canon(s, k) ? (ext & 15u) : flip4((ext >> 4) & 15u);
+}
+
+unsigned bcl_dbg_in_bits(uint64_t s, int k, unsigned ext)
+{
+    return s == bcl_dbg_canon(s, k) ? ((ext >> 4) & 15u) : flip4(ext & 15u);
+}
+
+static uint64_t succ(uint64_t s, int k, unsigned b)
+{
+    return ((s << 2) | b) & kmask(k);
+}
+
+static uint64_t pred(uint64_t s, int k, unsigned b)
+{
+    return ((uint64_t)b << (2 * (k - 1))) | (s >> 2);
+}
+
+static bcl_status check_k(int k)
+{
+    if (!bcl_dbg_k_ok(k))
+        return bcl_set_error(BCL_ERR_ARG, "k must be odd and in [3, 31], got %d", k);
+    return BCL_OK;
+}
+
+bcl_status bcl_dbg_neighbours(const uint64_t *keys, size_t n, int k, uint64_t *out)
+{
+    bcl_status st = check_k(k);
+    if (st != BCL_OK)
+        return st;
+    for (size_t i = 0; i < n; i++)
+        for (unsigned b = 0; b < 4; b++) {
+            out[8 * i + b] = bcl_dbg_canon(succ(keys[i], k, b), k);
+            out[8 * i + 4 + b] = bcl_dbg_canon(pred(keys[i], k, b), k);
+        }
+    return BCL_OK;
+}
+
+void bcl_dbg_ext_bits(const unsigned char *found, size_t n, uint8_t *ext)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned e = 0;
+        for (unsigned j = 0; j < 8; j++)
+            e |= (found[8 * i + j] ? 1u : 0u) << j;
+        ext[i] = (uint8_t)e;
+    }
+}
+
+static int popcount4(unsigned x)
+{
+    return __builtin_popcount(x & 15u);
+}
+
+static unsigned only_base(unsigned bits)
+{
+    return (unsigned)__builtin_ctz(bits);
+}
+
+bcl_status bcl_dbg_siblings(const uint64_t *keys, size_t n, int k, uint64_t *out)
+{
+    bcl_status st = check_k(k);
+    if (st != BCL_OK)
+        return st;
+    int top = 2 * (k - 1);
+    uint64_t low = (UINT64_C(1) << top) - 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t c = keys[i];
+        unsigned first = (unsigned)(c >> top), last = (unsigned)(c & 3);
+        size_t j = 6 * i;
+        for (unsigned b = 0; b < 4; b++)
+            if (b != first)
+                out[j++] = bcl_dbg_canon(((uint64_t)b << top) | (c & low), k);
+        for (unsigned b = 0; b < 4; b++)
+            if (b != last)
+                out[j++] = bcl_dbg_canon((c & ~UINT64_C(3)) | b, k);
+    }
+    return BCL_OK;
+}
+
+/* Does side `right` of canonical c merge?  sib: its 3 siblings' presence. */
+static int merged_local(uint64_t c, unsigned ext, int right, int k, const unsigned char *sib)
+{
+    unsigned bits = right ? (ext & 15u) : ((ext >> 4) & 15u);
+    if (popcount4(bits) != 1 || sib[0] || sib[1] || sib[2])
+        return 0;
+    uint64_t nb = right ? succ(c, k, only_base(bits)) : pred(c, k, only_base(bits));
+    return bcl_dbg_canon(nb, k) != c;           /* a hairpin does not merge */
+}
+
+bcl_status bcl_dbg_starts_local(const uint64_t *keys, const uint8_t *ext, size_t n, int k,
+                                const unsigned char *sib_found, uint64_t *starts,
+                                uint64_t *idx, size_t *m)
+{
+    bcl_status st = check_k(k);
+    if (st != BCL_OK)
+        return st;
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        int right = merged_local(keys[i], ext[i], 1, k, sib_found + 6 * i);
+        int left = merged_local(keys[i], ext[i], 0, k, sib_found + 6 * i + 3);
+        if (!left) {                    /* nothing merged on the left: walk forward */
+            starts[j] = keys[i];
+            idx[j++] = i;
+        } else if (!right) {            /* only the right end: walk the other strand */
+            starts[j] = bcl_dbg_rc(keys[i], k);
+            idx[j++] = i;
+        }
+    }
+    *m = j;
+    return BCL_OK;
+}

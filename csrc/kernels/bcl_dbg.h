@@ -1,0 +1,95 @@
+/*
+ * bcl_dbg.h -- de Bruijn graph kernels of the contig app (unitigs of a set
+ * of canonical k-mers, node-centric, both strands, as BCALM 2 defines them).
+ *
+ * No MPI, no Python: the caller owns the distributed map and hands these
+ * functions arrays of k-mers and of lookup results.
+ *
+ * Encoding: bcl_kmer.h's (A=0 C=1 G=2 T=3, first base most significant).
+ * An *oriented* k-mer is the code of one strand's string; its canonical
+ * form is min(code, reverse complement).  k is odd, so no k-mer is its own
+ * reverse complement and every oriented k-mer has exactly one strand.
+ *
+ * Extension bits of a canonical k-mer c (one byte): bit b (0..3) set when
+ * c[1:]+b is solid (a successor), bit 4+b when b+c[:-1] is solid (a
+ * predecessor).  The graph map stores value = (ext << 32) | count.
+ *
+ * Unitig rule: the edge s -> t is merged when s has one successor (t) and t
+ * one predecessor (s), and t is not s's own k-mer (a hairpin: s -> rc(s)).
+ * A unitig is a maximal merged path; it starts at an oriented k-mer whose
+ * incoming side is not merged.  An isolated cycle has no start; the caller
+ * cuts it.
+ */
+#ifndef BCL_DBG_H
+#define BCL_DBG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/bcl_error.h"
+
+uint64_t bcl_dbg_rc(uint64_t s, int k);
+uint64_t bcl_dbg_canon(uint64_t s, int k);
+/* successor / predecessor bits (bit b: base b) of oriented s whose canonical
+ * k-mer has extension bits ext */
+unsigned bcl_dbg_out_bits(uint64_t s, int k, unsigned ext);
+unsigned bcl_dbg_in_bits(uint64_t s, int k, unsigned ext);
+int bcl_dbg_k_ok(int k);
+
+/* out[8i + b]: canonical form of keys[i][1:]+b, out[8i + 4 + b]: of b+keys[i][:-1] */
+bcl_status bcl_dbg_neighbours(const uint64_t *keys, size_t n, int k, uint64_t *out);
+/* The k-mers that would share a neighbour with keys[i] (canonical forms):
+ * out[6i + j], j < 3: b+c[1:] for the 3 bases b other than c's first (they
+ * would also precede c's successor), j >= 3: c[:-1]+b for the 3 bases other
+ * than c's last (they would also follow c's predecessor).  With their
+ * presence, whether each side of c merges is known without looking up the
+ * neighbour itself: c's successor t has one predecessor iff none of the
+ * first three is solid. */
+bcl_status bcl_dbg_siblings(const uint64_t *keys, size_t n, int k, uint64_t *out);
+/* Unitig starts from the siblings' presence (6n flags, bcl_dbg_siblings'
+ * order): starts[j] (oriented) and idx[j] (its index in keys); *m <= n. */
+bcl_status bcl_dbg_starts_local(const uint64_t *keys, const uint8_t *ext, size_t n, int k,
+                                const unsigned char *sib_found, uint64_t *starts,
+                                uint64_t *idx, size_t *m);
+/* ext[i] from found[8i .. 8i+7] (the presence of bcl_dbg_neighbours' out) */
+void bcl_dbg_ext_bits(const unsigned char *found, size_t n, uint8_t *ext);
+/* ---- replicated Bloom filter of the graph's k-mers (bcl_dbg_bloom.c) ----
+ * bits: nwords (a power of two) 64-bit words; maybe[i] = 0: keys[i] was
+ * never added. */
+bcl_status bcl_dbg_bloom_add(uint64_t *bits, uint64_t nwords, const uint64_t *keys, size_t n);
+bcl_status bcl_dbg_bloom_test(const uint64_t *bits, uint64_t nwords, const uint64_t *keys,
+                              size_t n, unsigned char *maybe);
+
+/* ---- walks (bcl_dbg_walk.c) --------------------------------------------- */
+
+typedef struct bcl_dbg_walk {
+    int k;
+    size_t n;               /* walkers */
+    uint64_t limit;         /* k-mers a walk may take before it is an error */
+    uint64_t *start, *cur;  /* oriented first and current k-mer */
+    uint8_t *cur_ext;       /* extension bits of cur's canonical k-mer */
+    uint64_t *next;         /* oriented successor being looked up */
+    uint64_t *kmers, *count_sum;
+    char **seq;             /* bases so far (k + kmers - 1) */
+    size_t *cap;
+    uint32_t *active;       /* indices of walkers still going */
+    size_t n_active;
+    size_t n_asked;         /* walkers of the last query batch (active[0..n_asked)) */
+} bcl_dbg_walk;
+
+/* n walkers from starts (oriented) with their graph-map values */
+bcl_status bcl_dbg_walk_init(bcl_dbg_walk *w, int k, const uint64_t *starts,
+                             const uint64_t *vals, size_t n, uint64_t limit);
+void bcl_dbg_walk_free(bcl_dbg_walk *w);
+/* The next lookups (canonical), one per walker that can go on; ends the
+ * others.  Returns how many (0: every walk is over). q holds >= n entries. */
+size_t bcl_dbg_walk_queries(bcl_dbg_walk *w, uint64_t *q);
+/* The results of the last queries, in their order. */
+bcl_status bcl_dbg_walk_advance(bcl_dbg_walk *w, const uint64_t *vals,
+                                const unsigned char *found, size_t nq);
+/* Is walker i's unitig the copy to keep?  Each unitig of >= 2 k-mers is
+ * walked from both ends; exactly one of the two (the one whose first
+ * oriented k-mer is smaller than the other's) is kept. */
+int bcl_dbg_walk_keep(const bcl_dbg_walk *w, size_t i);
+
+#endif /* BCL_DBG_H */

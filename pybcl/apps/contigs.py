@@ -1,0 +1,424 @@
+"""Contig generation on pybcl (the BCL paper's Meraculous benchmark, 9.2.1).
+
+    mpiexec -n P python -m pybcl.apps.contigs READS... [-k 31] [--min-count 2]
+        [-o contigs.fa] [--json FILE] [--demo]
+
+Writes the unitigs of the de Bruijn graph of the *solid* canonical k-mers
+(seen at least ``--min-count`` times): node-centric, k-1 overlaps, both
+strands, exactly as BCALM 2 defines them.  The edge s -> t is merged when s
+has one successor (t), t has one predecessor (s), and t is not s's own
+reverse complement (a hairpin); a unitig is a maximal merged path, a single
+k-mer when neither side merges, and an isolated cycle is written once, cut
+at its smallest k-mer.  k must be odd (no k-mer is then its own reverse
+complement).
+
+Phases, every rank (SPMD):
+
+1. *count* -- the k-mer app's reading and counting
+   (``pybcl.apps.kmer.count_kmers``): each rank ends with the counts of the
+   k-mers it owns; it keeps the solid ones.
+2. *graph* -- a ``pybcl.HashMap`` (uint64 k-mer -> uint64) is filled through a
+   ``HashMapBuffer`` with the solid k-mers; each rank then looks up the 8
+   possible neighbours of its k-mers (``find_many`` with the find-only
+   promise; a replicated Bloom filter of the graph's k-mers, OR-ed over the
+   ranks with one allreduce, rules out most of the absent ones before
+   any lookup) and re-inserts each k-mer with its value
+   ``(extension bits << 32) | count`` (bit b: successor c[1:]+b is solid,
+   bit 4+b: predecessor b+c[:-1] is).
+3. *ends* -- the edge c -> t is merged when c has one successor t and none
+   of c's 3 "siblings" b+c[1:] (the other k-mers that would precede t) is
+   solid, and the same on the predecessor side; so phase 2 also asks for
+   the siblings' presence (almost all absent: the filter answers locally),
+   and the ends are then decided on each rank with no further lookup.  The
+   k-mers with an unmerged side are where walks start (both ends of every
+   unitig).
+4. *walk* -- all of a rank's walks advance together in C
+   (``_core.DbgWalk``): each round asks the map, in one ``find_many``, for
+   every walk's next k-mer.  A unitig is walked from both of its ends and
+   exactly one copy is kept (the one starting at the smaller oriented
+   k-mer), decided locally: no unitig is written twice and no claim traffic
+   is needed.
+5. *cycles* -- if the unitigs hold fewer k-mers than the graph, the missing
+   ones lie on isolated cycles: the covered k-mers are marked in a second
+   map, the uncovered ones go to rank 0, which cuts each cycle at its
+   smallest k-mer.
+6. *output* -- FASTA (ranks append in turn, rank 0 first), headers
+   ``>ID LN:i:LENGTH KC:i:KMER_COUNT_SUM km:f:MEAN_COUNT`` as BCALM 2 writes
+   them; ``--json`` has the unitig count, N50, total length, seconds per
+   phase and each rank's peak RSS.
+"""
+import json
+import sys
+import time
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+from numpy.typing import NDArray
+
+import pybcl
+from pybcl import _core
+from pybcl.apps import _cli, kmer
+
+LOOKUP_BATCH = 1 << 20          # k-mers per find_many while building the graph
+MAX_WALKERS = 1 << 20           # walks in flight per rank at once
+BLOOM_BITS_PER_KMER = 16        # the neighbour filter: ~1 % false positives
+
+
+class ContigInputError(_cli.InputError):
+    """A corrupt or unreadable input (same message on every rank)."""
+
+
+def _find(m: Any, keys: NDArray[np.uint64]) -> tuple[NDArray[np.uint64], NDArray[np.bool_]]:
+    """find_many with the find-only promise, in batches (bounded memory)."""
+    vals = np.zeros(len(keys), dtype=np.uint64)
+    found = np.zeros(len(keys), dtype=bool)
+    for lo in range(0, len(keys), LOOKUP_BATCH):
+        part = keys[lo:lo + LOOKUP_BATCH]
+        v, f = m.find_many(part, promise=pybcl.ConProm.HashMap.find)
+        vals[lo:lo + len(part)] = v
+        found[lo:lo + len(part)] = f
+    return vals, found
+
+
+def _insert_all(m: Any, keys: NDArray[np.uint64], values: NDArray[np.uint64]) -> None:
+    """Collective: keys -> values into m through a HashMapBuffer."""
+    most = int(pybcl.allreduce(np.array([len(keys)], dtype=np.int64), "max")[0])
+    qs = int(min(max(most, 1024), 1 << 20))    # the same on every rank (collective)
+    with pybcl.HashMapBuffer(m, qs, 4096) as buf:
+        for lo in range(0, len(keys), LOOKUP_BATCH):
+            buf.insert_many(keys[lo:lo + LOOKUP_BATCH], values[lo:lo + LOOKUP_BATCH])
+
+
+def _rc(s: int, k: int) -> int:
+    r = 0
+    for _ in range(k):
+        r = (r << 2) | (3 - (s & 3))
+        s >>= 2
+    return r
+
+
+def _out_bits(s: int, k: int, ext: int) -> int:
+    """Successor bits of oriented s (bit b: s[1:]+b) from its k-mer's extension bits."""
+    if s <= _rc(s, k):
+        return ext & 15
+    pred = (ext >> 4) & 15          # rc(c)[1:]+b is rc of the predecessor (3-b)+c[:-1]
+    return sum(1 << b for b in range(4) if pred >> (3 - b) & 1)
+
+
+def _cut_cycles(codes: NDArray[np.uint64], vals: NDArray[np.uint64],
+                k: int) -> list[tuple[bytes, int, int]]:
+    """Isolated cycles among `codes` (canonical, every side merged), each cut at
+    its smallest k-mer: (sequence, k-mers, count sum) per cycle.  Serial: the
+    uncovered k-mers are few (a genome's circles, not its bulk)."""
+    value = dict(zip(codes.tolist(), vals.tolist()))
+    left = set(value)
+    mask = (1 << (2 * k)) - 1
+    out = []
+    for c in sorted(value):
+        if c not in left:
+            continue
+        left.discard(c)
+        seq, total, n, s = [kmer.decode(c, k)], value[c] & 0xFFFFFFFF, 1, c
+        while True:
+            bits = _out_bits(s, k, value[min(s, _rc(s, k))] >> 32)
+            if bin(bits).count("1") != 1:
+                break
+            t = ((s << 2) | (bits.bit_length() - 1)) & mask
+            ct = min(t, _rc(t, k))
+            if ct not in left:          # back at the cut
+                break
+            left.discard(ct)
+            seq.append("ACGT"[t & 3])
+            total, n, s = total + (value[ct] & 0xFFFFFFFF), n + 1, t
+        out.append(("".join(seq).encode(), n, total))
+    return out
+
+
+# ---- the phases ---------------------------------------------------------------
+
+def _bloom(keys: NDArray[np.uint64], total: int) -> NDArray[np.uint64]:
+    """Collective: a Bloom filter of every rank's `keys` (each rank's OR-ed)."""
+    from mpi4py import MPI
+    words = 1 << max(10, int(np.ceil(np.log2(max(total, 1) * BLOOM_BITS_PER_KMER / 64))))
+    bits = np.zeros(words, dtype=np.uint64)
+    _core.dbg_bloom_add(bits, keys)
+    pybcl.comm().Allreduce(MPI.IN_PLACE, bits, op=MPI.BOR)
+    return bits
+
+
+def _present(m: Any, bits: NDArray[np.uint64], queries: NDArray[np.uint64]) -> NDArray[np.bool_]:
+    """Which of `queries` are keys of m: the ones the filter does not rule
+    out are looked up."""
+    maybe = _core.dbg_bloom_test(bits, queries)
+    found = np.zeros(len(queries), dtype=bool)
+    found[maybe] = _find(m, queries[maybe])[1]
+    return found
+
+
+def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: int
+           ) -> tuple[Any, NDArray[np.uint8], NDArray[np.uint64], NDArray[np.bool_]]:
+    """Collective: the graph map (solid k-mer -> (ext << 32) | count), and this
+    rank's keys' extension bits, values and siblings' presence."""
+    P = pybcl.nprocs()
+    m = pybcl.HashMap(2 * total + 1024 * P, "uint64", "uint64")
+    counts32 = np.minimum(counts, 0xFFFFFFFF).astype(np.uint64)
+    _insert_all(m, keys, counts32)          # presence (and counts) first
+    pybcl.barrier()
+    bits = _bloom(keys, total)
+    ext = _core.dbg_ext_bits(_present(m, bits, _core.dbg_neighbours(keys, k)))
+    siblings = _present(m, bits, _core.dbg_siblings(keys, k))
+    del bits
+    pybcl.barrier()                         # every neighbour read before the overwrite
+    values = (ext.astype(np.uint64) << np.uint64(32)) | counts32
+    _insert_all(m, keys, values)
+    pybcl.barrier()
+    return m, ext, values, siblings
+
+
+def _walk(m: Any, starts: NDArray[np.uint64], values: NDArray[np.uint64], k: int,
+          limit: int) -> tuple[list[bytes], NDArray[np.uint64], NDArray[np.uint64], int]:
+    """Not collective: every walk from `starts`, MAX_WALKERS at a time, a
+    find_many per round.  (sequences, k-mers, count sums, rounds) of the
+    unitigs this rank keeps."""
+    seqs: list[bytes] = []
+    kmers, sums = [np.zeros(0, np.uint64)], [np.zeros(0, np.uint64)]
+    rounds = 0
+    for lo in range(0, len(starts), MAX_WALKERS):
+        w = _core.DbgWalk(k, starts[lo:lo + MAX_WALKERS], values[lo:lo + MAX_WALKERS], limit)
+        while True:
+            q = w.queries()
+            if not len(q):
+                break
+            rounds += 1
+            w.advance(*m.find_many(q, promise=pybcl.ConProm.HashMap.find))
+        s, km, cs = w.results()
+        seqs += s
+        kmers.append(km)
+        sums.append(cs)
+    return seqs, np.concatenate(kmers), np.concatenate(sums), rounds
+
+
+def _cycles(keys: NDArray[np.uint64], values: NDArray[np.uint64], is_start: NDArray[np.bool_],
+            seqs: list[bytes], k: int, total: int) -> list[tuple[bytes, int, int]]:
+    """Collective: the isolated cycles (on rank 0; [] elsewhere).  The k-mers
+    of this rank's unitigs are marked in a map; this rank's k-mers that start
+    no walk and are unmarked are on cycles."""
+    P = pybcl.nprocs()
+    seen = pybcl.HashMap(2 * total + 1024 * P, "uint64", "uint64")
+    fasta = b"".join(b">\n" + s + b"\n" for s in seqs)
+    covered = _core.kmers_from_bytes(fasta, k) if seqs else np.zeros(0, np.uint64)
+    _insert_all(seen, covered, np.ones(len(covered), dtype=np.uint64))
+    pybcl.barrier()
+    inner = ~is_start
+    _, marked = _find(seen, keys[inner])
+    left_k, left_v = keys[inner][~marked], values[inner][~marked]
+    pybcl.barrier()
+    del seen                    # every rank drops it: freed
+    parts = pybcl.comm().gather((left_k, left_v), root=0)
+    if pybcl.rank() != 0:
+        return []
+    return _cut_cycles(np.concatenate([p[0] for p in parts]),
+                       np.concatenate([p[1] for p in parts]), k)
+
+
+def n50(lengths: NDArray[np.int64]) -> int:
+    """The largest L such that unitigs of length >= L hold half the bases."""
+    if not len(lengths):
+        return 0
+    s = np.sort(lengths)[::-1]
+    half = s.sum() / 2
+    return int(s[np.searchsorted(np.cumsum(s), half)])
+
+
+def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, str]],
+            k: int = 31, min_count: int = 2, progress: bool = False) -> dict[str, Any]:
+    """Collective.  The unitigs of the solid k-mers of `sources` (paths or
+    FASTA/FASTQ bytes).  Returns a dict: 'sequences' (this rank's unitigs, a
+    list of bytes, each unitig on exactly one rank), 'kmers' and 'count_sums'
+    (uint64 arrays: each unitig's k-mer count and sum of k-mer counts) and
+    'stats' (global figures, same on every rank).  ValueError for a bad k or
+    min_count; a bad input raises ``ContigInputError`` on every rank."""
+    if isinstance(k, bool) or not isinstance(k, int) or not _core_k_ok(k):
+        raise ValueError(f"k must be an odd int in [3, 31], got {k!r}")
+    if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
+        raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
+    t0 = time.perf_counter()
+    seconds: dict[str, float] = {}
+    ours = not _core.initialized()          # count_kmers starts pybcl: ours to resize
+    try:
+        res = kmer.count_kmers(sources, k=k, items=True, top=0, progress=progress)
+    except kmer.KmerInputError as e:
+        raise ContigInputError(str(e)) from None
+    solid = res["counts"] >= min_count
+    keys, counts = res["keys"][solid], res["counts"][solid]
+    del res
+    seconds["count"] = time.perf_counter() - t0
+    total = int(pybcl.allreduce(np.array([len(keys)], dtype=np.int64), "sum")[0])
+    need = _segment_need(total, len(keys))
+    if ours and need > _core.segment_size():
+        # the counting segment was sized for its queues; the graph map is
+        # known only now (same total on every rank, so the same size)
+        pybcl.finalize()
+        pybcl.init(segment_size=need)
+
+    t = time.perf_counter()
+    m, ext, values, siblings = _graph(keys, counts, k, total)
+    seconds["graph"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    starts, idx = _core.dbg_starts_local(keys, ext, k, siblings)
+    del siblings
+    seconds["ends"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    seqs, kmers_, sums, rounds = _walk(m, starts, values[idx], k, max(total, 1))
+    pybcl.barrier()
+    seconds["walk"] = time.perf_counter() - t
+    del m
+
+    t = time.perf_counter()
+    covered = int(pybcl.allreduce(np.array([int(kmers_.sum())], dtype=np.int64), "sum")[0])
+    n_cycles = 0
+    if covered < total:
+        is_start = np.zeros(len(keys), dtype=bool)
+        is_start[idx.astype(np.int64)] = True
+        cyc = _cycles(keys, values, is_start, seqs, k, total)
+        n_cycles = int(pybcl.allreduce(np.array([len(cyc)], dtype=np.int64), "sum")[0])
+        seqs += [c[0] for c in cyc]
+        kmers_ = np.concatenate([kmers_, np.array([c[1] for c in cyc], dtype=np.uint64)])
+        sums = np.concatenate([sums, np.array([c[2] for c in cyc], dtype=np.uint64)])
+    seconds["cycles"] = time.perf_counter() - t
+
+    lengths = np.concatenate(pybcl.comm().allgather(
+        np.array([len(s) for s in seqs], dtype=np.int64)))
+    in_unitigs = int(pybcl.allreduce(np.array([int(kmers_.sum())], dtype=np.int64), "sum")[0])
+    if in_unitigs != total:
+        raise RuntimeError(f"unitigs hold {in_unitigs} k-mers, the graph {total}")
+    seconds["total"] = time.perf_counter() - t0
+    rounds_all = pybcl.comm().allgather(rounds)
+    stats = {
+        "app": "contigs", "k": k, "min_count": min_count, "ranks": pybcl.nprocs(),
+        "transport": pybcl.transport(),
+        "solid_kmers": total,
+        "unitigs": int(len(lengths)),
+        "cycles": n_cycles,
+        "total_length": int(lengths.sum()),
+        "n50": n50(lengths),
+        "max_length": int(lengths.max()) if len(lengths) else 0,
+        "walk_rounds_per_rank": rounds_all,
+        "walks_per_rank": pybcl.comm().allgather(int(len(starts))),
+        "peak_rss_bytes_per_rank": pybcl.comm().allgather(kmer.peak_rss_bytes()),
+        "seconds": seconds,
+    }
+    return {"sequences": seqs, "kmers": kmers_, "count_sums": sums, "stats": stats}
+
+
+def _segment_need(total: int, mine: int) -> int:
+    """Collective: segment bytes per rank the graph map and its buffer need
+    (generously: 32 bytes a bucket, the map at most half full)."""
+    P = pybcl.nprocs()
+    most = int(pybcl.allreduce(np.array([mine], dtype=np.int64), "max")[0])
+    buckets = (2 * total + 1024 * P) // P + 1
+    return buckets * 32 + min(max(most, 1024), 1 << 20) * 64 + P * 4096 * 64 + (64 << 20)
+
+
+def _core_k_ok(k: int) -> bool:
+    return 3 <= k <= 31 and k % 2 == 1
+
+
+# ---- output -----------------------------------------------------------------
+
+def fasta(res: dict[str, Any], first_id: int = 0) -> bytes:
+    """This rank's unitigs as FASTA, BCALM 2's header fields, ids from first_id."""
+    lines = []
+    for i, (s, n, c) in enumerate(zip(res["sequences"], res["kmers"].tolist(),
+                                      res["count_sums"].tolist())):
+        lines.append(b">%d LN:i:%d KC:i:%d km:f:%.1f\n%s\n"
+                     % (first_id + i, len(s), c, c / max(n, 1), s))
+    return b"".join(lines)
+
+
+def write_fasta(res: dict[str, Any], path: str) -> None:
+    """Collective: ranks append their unitigs in turn, rank 0 first."""
+    me, P = pybcl.rank(), pybcl.nprocs()
+    counts = pybcl.comm().allgather(len(res["sequences"]))
+    data = fasta(res, sum(counts[:me]))
+    for r in range(P):
+        if r == me:
+            with open(path, "wb" if r == 0 else "ab") as fh:
+                fh.write(data)
+        pybcl.barrier()
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = _cli.Parser(
+        prog="python -m pybcl.apps.contigs",
+        description="Unitigs (maximal non-branching paths, as BCALM 2 defines them) of the "
+                    "de Bruijn graph of the solid canonical k-mers of FASTA/FASTQ files, "
+                    "with pybcl.  Run under mpiexec.")
+    ap.add_argument("reads", nargs="*", metavar="READS", help="FASTA/FASTQ files (.gz ok)")
+    ap.add_argument("-k", type=int, default=31, help="k-mer length, odd, 3..31 (default 31)")
+    ap.add_argument("--min-count", type=int, default=2,
+                    help="keep k-mers seen at least this often (default 2)")
+    ap.add_argument("-o", "--output", metavar="FILE", help="unitigs as FASTA")
+    ap.add_argument("--json", metavar="FILE", help="the run's figures as JSON")
+    ap.add_argument("--demo", action="store_true",
+                    help="assemble reads simulated from the lambda phage genome the package "
+                         "ships (30x, 100 bp, 1%% substitutions)")
+    ap.add_argument("--quiet", action="store_true", help="no progress line")
+    args = ap.parse_args(argv)
+    if not _core_k_ok(args.k):
+        ap.error(f"argument -k: must be odd and in [3, 31], got {args.k}")
+    if args.min_count < 1:
+        ap.error(f"argument --min-count: must be >= 1, got {args.min_count}")
+    if args.demo == bool(args.reads):
+        ap.error("give READS files, or --demo (not both)")
+    prog = ap.prog
+
+    problem = next(filter(None, (_cli.output_file_problem(o, p) for o, p in
+                                 (("-o", args.output), ("--json", args.json)))), None)
+    sources: list[kmer.Source] = []
+    if problem is None:
+        try:
+            if args.demo:
+                sources = [kmer.BytesSource(kmer.demo_reads(),
+                                            "demo: lambda phage reads (30x, 100 bp, 1% err)")]
+            else:
+                sources = [kmer.FileSource(p) for p in args.reads]
+        except kmer.KmerInputError as e:
+            problem = str(e)
+    problem = _cli.agree(problem)
+    if problem:
+        _cli.say_error(prog, problem)
+        return _cli.INPUT
+
+    try:
+        res = unitigs(sources, k=args.k, min_count=args.min_count, progress=not args.quiet)
+    except ContigInputError as e:
+        _cli.say_error(prog, str(e))
+        return _cli.INPUT
+    st = res["stats"]
+    t = time.perf_counter()
+    if args.output:
+        write_fasta(res, args.output)
+    st["seconds"]["output"] = time.perf_counter() - t
+    if pybcl.rank() == 0:
+        st["inputs"] = [str(s) for s in sources]
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump(st, fh, indent=1)
+        s = st["seconds"]
+        print(f"contigs, k={args.k}, min count {args.min_count}, {st['ranks']} rank(s), "
+              f"transport {st['transport']}: {', '.join(st['inputs'])}")
+        print(f"  {st['solid_kmers']:,} solid k-mers -> {st['unitigs']:,} unitigs "
+              f"({st['cycles']} cycles), {st['total_length']:,} bp, N50 {st['n50']:,}, "
+              f"longest {st['max_length']:,}")
+        print("  seconds: " + ", ".join(f"{p} {v:.2f}" for p, v in s.items())
+              + f"; peak RSS {max(st['peak_rss_bytes_per_rank']) / 2**20:.0f} MiB/rank")
+        sys.stdout.flush()
+    pybcl.barrier()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())   # every rank returns the same status (agreed)

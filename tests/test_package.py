@@ -98,25 +98,59 @@ def test_mpi_mismatch_message_names_both_libraries_and_the_fix():
     assert "--no-binary=mpi4py" in msg and "MPICC" in msg
 
 
-OPEN_MPI = "/usr/lib/x86_64-linux-gnu/libmpi.so.40"
+# Debian's Open MPI and MPICH C libraries (the image has both)
+OTHER_MPIS = ("/usr/lib/x86_64-linux-gnu/libmpi.so.40", "/usr/lib/x86_64-linux-gnu/libmpich.so.12")
+
+
+def _another_mpi():
+    """An MPI C library on this machine other than the one pybcl uses, or None."""
+    with open(_mpimatch.MAPS) as fh:
+        ours = _mpimatch.mpi_libraries(fh.read())
+    for path in OTHER_MPIS:
+        if os.path.exists(path) and os.path.realpath(path) not in ours:
+            return path
+    return None
 
 
 @pytest.mark.serial_only
-@pytest.mark.skipif(not os.path.exists(OPEN_MPI), reason="needs Open MPI's libmpi.so.40 beside MPICH")
+@pytest.mark.skipif(_another_mpi() is None, reason="needs a second MPI library installed")
 def test_second_mpi_library_in_the_process_stops_init_with_the_fix(tmp_path):
-    """pybcl (MPICH) loaded, then another MPI library mapped into the process
-    (as a binary mpi4py wheel built for another MPI would): init refuses with
-    one line naming both, before any MPI call could mix them up."""
+    """pybcl loaded, then another MPI library mapped into the process (as a
+    binary mpi4py wheel built for another MPI would): init refuses with one
+    line naming both, before any MPI call could mix them up."""
+    other = _another_mpi()
     script = tmp_path / "mixed.py"
-    script.write_text(f"import ctypes, pybcl\nctypes.CDLL({OPEN_MPI!r})\npybcl.init()\n")
+    script.write_text(f"import ctypes, pybcl\nctypes.CDLL({other!r})\npybcl.init()\n")
     proc = subprocess.run([sys.executable, str(script)], env=job_env(),
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0
     assert "ImportError: pybcl's C core uses " in proc.stderr, proc.stderr
-    assert "libmpi.so.40" in proc.stderr and "--no-binary=mpi4py" in proc.stderr
+    assert os.path.realpath(other) in proc.stderr and "--no-binary=mpi4py" in proc.stderr
 
 
 def test_mpi4py_and_pybcl_share_one_mpi_library():
     with open(_mpimatch.MAPS) as fh:
         libs = _mpimatch.mpi_libraries(fh.read())
     assert len(libs) == 1, libs
+
+
+def test_distribution_metadata_states_license_and_supported_pythons():
+    """pyproject.toml: an SPDX license with its file, a distribution name that
+    is not the other project's `pybcl`, and supported Pythons that match
+    the classifiers and the oldest/newest that CI installs into."""
+    tomllib = pytest.importorskip("tomllib")          # Python >= 3.11
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as fh:
+        project = tomllib.load(fh)["project"]
+    assert project["license"] == "BSD-3-Clause"
+    assert project["license-files"] == ["LICENSE"]
+    with open(os.path.join(ROOT, "LICENSE")) as fh:
+        assert fh.read().startswith("BSD 3-Clause License")
+    assert project["name"] == "pybcl-mpi"
+    oldest = project["requires-python"].removeprefix(">=")
+    listed = sorted((c.rsplit(" :: ", 1)[1] for c in project["classifiers"]
+                     if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)),
+                    key=lambda v: int(v.split(".")[1]))
+    assert listed[0] == oldest == "3.10"
+    with open(os.path.join(ROOT, "scripts", "check_dist.sh")) as fh:
+        assert f'PYBCL_DIST_PYTHONS:-"{listed[0]} {listed[-1]}"' in fh.read()
+    assert os.path.exists(os.path.join(ROOT, "CHANGELOG.md"))

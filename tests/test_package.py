@@ -102,12 +102,22 @@ def test_mpi_mismatch_message_names_both_libraries_and_the_fix():
 OTHER_MPIS = ("/usr/lib/x86_64-linux-gnu/libmpi.so.40", "/usr/lib/x86_64-linux-gnu/libmpich.so.12")
 
 
+def _is_elf(path):
+    """A real shared library (not, say, the empty file that
+    scripts/without_system_mpi.sh lays over a system MPI)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
 def _another_mpi():
     """An MPI C library on this machine other than the one pybcl uses, or None."""
     with open(_mpimatch.MAPS) as fh:
         ours = _mpimatch.mpi_libraries(fh.read())
     for path in OTHER_MPIS:
-        if os.path.exists(path) and os.path.realpath(path) not in ours:
+        if _is_elf(path) and os.path.realpath(path) not in ours:
             return path
     return None
 

@@ -16,7 +16,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 OUT=${PYBCL_DIST_DIR:-$ROOT/dist}
 VENVS=${PYBCL_VARIANT_VENVS:-$ROOT/.variants}
-LIMIT=${PYBCL_TEST_TIMEOUT:-900}
+LIMIT=${PYBCL_TEST_TIMEOUT:-900}          # seconds per step
+# installing compiles mpi4py's large MPI.c and pybcl (a 2-core machine under
+# load took over 15 minutes): its own bound
+INSTALL_LIMIT=${PYBCL_DIST_INSTALL_TIMEOUT:-2400}
 PY=${PYTHON:-python3}
 # oldest and newest supported (pyproject.toml: requires-python, classifiers)
 PYTHONS=${PYBCL_DIST_PYTHONS:-"3.10 3.13"}
@@ -67,7 +70,7 @@ install_and_test() {     # install_and_test 3.10
     "$interp" -m venv "$venv"
     "$venv/bin/pip" install -q --upgrade pip
     # --no-cache-dir: never reuse an mpi4py wheel built against another MPI
-    step "$venv/bin/pip" install -q --no-cache-dir --no-binary=mpi4py \
+    LIMIT=$INSTALL_LIMIT step "$venv/bin/pip" install -q --no-cache-dir --no-binary=mpi4py \
         "pybcl-mpi[test] @ file://$sdist"
     (
         export PATH=$venv/bin:$PATH PYBCL_TEST_MPIEXEC=$MPIEXEC

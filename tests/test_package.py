@@ -2,6 +2,7 @@
 its tests and benchmarks read, an unbuilt checkout says what to do in one
 line, `python -m pybcl --version`, one MPI library per process, the
 distribution metadata."""
+import json
 import os
 import re
 import shutil
@@ -35,13 +36,23 @@ def _carried_files():
                     yield os.path.join(folder, name)
 
 
+def _lines(path):
+    """A file's lines; of a notebook, its cells' sources only (outputs record
+    where it last ran, and are not read by anything)."""
+    if path.endswith(".ipynb"):
+        with open(path) as fh:
+            cells = json.load(fh)["cells"]
+        return [line for c in cells for line in "".join(c["source"]).splitlines()]
+    with open(path, errors="replace") as fh:
+        return fh.read().splitlines()
+
+
 def test_repository_refers_to_nothing_outside_itself():
     bad = []
     for path in _carried_files():
-        with open(path, errors="replace") as fh:
-            for no, line in enumerate(fh, 1):
-                if OUTSIDE.search(line):
-                    bad.append(f"{os.path.relpath(path, ROOT)}:{no}: {line.strip()[:100]}")
+        for no, line in enumerate(_lines(path), 1):
+            if OUTSIDE.search(line):
+                bad.append(f"{os.path.relpath(path, ROOT)}:{no}: {line.strip()[:100]}")
     assert not bad, "\n".join(bad)
 
 

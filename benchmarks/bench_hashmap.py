@@ -116,7 +116,7 @@ def ratios(t, fl):
 def main():
     load0 = os.getloadavg()[0]
     fl = floor()
-    out = {"benchmark": "pybcl HashMap (issue 5)", "ranks": 2, "host_cores": os.cpu_count(),
+    out = {"benchmark": "pybcl HashMap", "ranks": 2, "host_cores": os.cpu_count(),
            "loadavg_1min_start": load0,
            "c_floor_rma_target_idle": fl, "bcl_cpp_mpi_2_ranks": BCL, "targets": TARGETS}
     for transport in ("shm", "rma"):

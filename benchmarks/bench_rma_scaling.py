@@ -242,7 +242,7 @@ def main():
         pybcl.init()
         worker(args.scalar, args.batch)
         return
-    out = {"benchmark": "pybcl rma scaling (issue 13)", "host_cores": os.cpu_count(),
+    out = {"benchmark": "pybcl rma scaling", "host_cores": os.cpu_count(),
            "scalar_ops_per_rank": args.scalar, "batch_keys_per_rank": args.batch,
            "loadavg_1min_start": os.getloadavg()[0],
            "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

@@ -20,8 +20,11 @@ import numpy as np
 from mpi4py import MPI
 
 from pybcl import _core    # only the C key generator and bucketize, no containers
+from pybcl.apps.isx import slowest_rank_breakdown
 
-PHASES = ("generate_bucket", "alltoallv", "local", "exchange", "total")
+PHASES = ("generate_bucket", "alltoallv", "local", "final_barrier", "exchange", "total")
+PARTS = ("generate_bucket", "alltoallv", "local", "final_barrier")     # sum = total
+MPI_OPS = {"max": MPI.MAX, "min": MPI.MIN, "sum": MPI.SUM}
 
 
 def run(keys_per_rank=1 << 22, max_key=1 << 28, iterations=3, burn_in=1, comm=MPI.COMM_WORLD,
@@ -57,7 +60,7 @@ def run(keys_per_rank=1 << 22, max_key=1 << 28, iterations=3, burn_in=1, comm=MP
         comm.Barrier()
         t4 = time.perf_counter()
         if it >= burn_in:
-            for p, v in zip(PHASES, (t1 - t0, t2 - t1, t3 - t2, t2 - t0, t4 - t0)):
+            for p, v in zip(PHASES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t2 - t0, t4 - t0)):
                 times[p].append(v)
         if it == burn_in + iterations - 1:
             if local == "sort":
@@ -75,9 +78,16 @@ def run(keys_per_rank=1 << 22, max_key=1 << 28, iterations=3, burn_in=1, comm=MP
     comm.Allreduce(MPI.IN_PLACE, worst, op=MPI.MAX)
     seconds = dict(zip(PHASES, map(float, worst)))
     seconds["local_" + local] = seconds["local"]
+
+    def allreduce(x, op):
+        comm.Allreduce(MPI.IN_PLACE, x, op=MPI_OPS[op])
+        return x
+    per_iteration = slowest_rank_breakdown(
+        np.array([times[p] for p in PARTS]).T.reshape(iterations, len(PARTS)), allreduce, me)
     return {"app": "isx_alltoallv", "ranks": P, "keys_per_rank": N, "max_key": max_key,
             "local": local,
             "iterations": iterations, "burn_in": burn_in, "seconds_per_iteration": seconds,
+            "per_iteration": {"parts": list(PARTS), "seconds": per_iteration},
             "keys_per_s": N * P / seconds["total"], "verified": bool(ok)}
 
 

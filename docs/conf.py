@@ -18,10 +18,23 @@ except ImportError as exc:          # the reference needs the built extension
     raise SystemExit(f"docs: cannot import pybcl ({exc}); build it first") from exc
 
 extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon",
-              "sphinx.ext.viewcode"]
+              "sphinx.ext.viewcode", "sphinx.ext.intersphinx"]
+# Links to Python, NumPy and mpi4py.  The build runs offline: the inventories
+# are the subsets in docs/_inventories/ (scripts/make_inventories.py), never
+# fetched from the network.
+intersphinx_mapping = {
+    "python": ("https://docs.python.org/3", os.path.join("_inventories", "python.inv")),
+    "numpy": ("https://numpy.org/doc/stable", os.path.join("_inventories", "numpy.inv")),
+    "mpi4py": ("https://mpi4py.readthedocs.io/en/stable",
+               os.path.join("_inventories", "mpi4py.inv")),
+}
+intersphinx_timeout = 1
+napoleon_numpy_docstring = True
+napoleon_google_docstring = False
+napoleon_preprocess_types = True
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
-exclude_patterns = ["_build", "README.md"]
+exclude_patterns = ["_build", "_inventories", "README.md"]
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
 autodoc_member_order = "bysource"

@@ -31,13 +31,22 @@ def _wait_reason(wait: dict[str, Any]) -> str:
 
 
 def info() -> dict[str, Any]:
-    """Return a dict describing this pybcl job (not collective).
+    """A dict describing this pybcl job (not collective).
 
-    Keys: version, python, platform, mpi_library, mpi_version, mpi4py, numpy,
-    rank, nprocs, ranks_per_node, transport, transport_requested,
-    transport_reason, segment_size, wait_policy, wait_reason, node_cpus,
-    async_progress_requested, progress_thread.  Initialises pybcl with the
-    defaults (collective) if nobody has yet.
+    Initialises pybcl with the defaults (collective) if nobody has yet.
+
+    Returns
+    -------
+    dict
+        Keys: version, python, platform, mpi_library, mpi_version, mpi4py,
+        numpy, rank, nprocs, ranks_per_node, transport,
+        transport_requested, transport_reason, segment_size, wait_policy,
+        wait_reason, node_cpus, async_progress_requested, progress_thread.
+
+    Examples
+    --------
+    >>> pybcl.info()["transport"] == pybcl.transport()
+    True
     """
     from mpi4py import MPI
     import mpi4py

@@ -22,17 +22,29 @@ _REDUCE_OPS = {name: i for i, name in enumerate(
 def init(segment_size: Union[int, str, None] = None, comm: Any = None) -> None:
     """Collective: start pybcl on `comm` and create this rank's shared segment.
 
-    segment_size: bytes per rank (int, or a string such as "256M"); default
-        from PYBCL_SEGMENT_SIZE, else 256 MiB.  The ranks use the smallest
-        size any of them asked for.
-    comm: an mpi4py.MPI.Comm (default COMM_WORLD).  pybcl works on a private
-        duplicate of it.
-
     Idempotent; any other pybcl call auto-initialises with the defaults.
     Works whether or not mpi4py already initialised MPI.  The transport is
     chosen here (PYBCL_TRANSPORT=auto|shm|rma|rma-node; see pybcl.info()).
-    Raises TypeError/ValueError for bad arguments, SegmentFull when the node
-    cannot hold the segment.
+
+    Parameters
+    ----------
+    segment_size : int or str, optional
+        Bytes per rank (an int, or a string such as "256M"); default from
+        PYBCL_SEGMENT_SIZE, else 256 MiB.  The ranks use the smallest size
+        any of them asked for.
+    comm : mpi4py.MPI.Comm, optional
+        Default COMM_WORLD.  pybcl works on a private duplicate of it.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On every rank, for bad or disagreeing arguments.
+    pybcl.SegmentFull
+        On every rank, when the node cannot hold the segment.
+
+    Examples
+    --------
+    >>> pybcl.init(segment_size="64M")
     """
     if _core.initialized():
         return
@@ -67,8 +79,20 @@ def init(segment_size: Union[int, str, None] = None, comm: Any = None) -> None:
 
 def finalize() -> None:
     """Collective: complete outstanding operations and free the segment, the
-    window and pybcl's communicator.  Runs at interpreter exit by itself;
-    containers must not be used afterwards.  No-op if not initialised."""
+    window and pybcl's communicator.
+
+    Runs at interpreter exit by itself; containers must not be used
+    afterwards.  No-op if not initialised.
+
+    Raises
+    ------
+    pybcl.Error
+        If MPI fails.
+
+    Examples
+    --------
+    >>> pybcl.finalize()
+    """
     if _core.initialized():
         _core.finalize()
     _state["comm"] = None
@@ -111,8 +135,18 @@ atexit.register(_finalize_at_exit)
 
 
 def comm() -> Any:
-    """Return the mpi4py.MPI.Comm pybcl runs on (the one given to init(), by
-    default COMM_WORLD).  Not collective, but auto-initialisation is."""
+    """The communicator pybcl runs on (the one given to init(), by default
+    COMM_WORLD).  Not collective, but auto-initialisation is.
+
+    Returns
+    -------
+    mpi4py.MPI.Comm
+
+    Examples
+    --------
+    >>> pybcl.comm().Get_size() == pybcl.nprocs()
+    True
+    """
     if not _core.initialized():
         init()
     return _state["comm"]
@@ -121,13 +155,34 @@ def comm() -> Any:
 def broadcast(obj: _T, root: int = 0) -> _T:
     """Collective: return root's `obj` on every rank.
 
-    obj: numbers, NumPy arrays, GlobalPtrs and any picklable object; only
-    root's argument is used.  root: the sending rank (int).
-
     The ranks first agree on `root`: a bad or different root on one rank
-    raises on every rank.  An `obj` root cannot pickle raises TypeError on
-    root and pybcl.Error on the other ranks (no rank is left waiting).
-    Raises TypeError for a non-int root, ValueError for one out of range."""
+    raises on every rank.
+
+    Parameters
+    ----------
+    obj : object
+        Numbers, NumPy arrays, GlobalPtrs and any picklable object; only
+        root's argument is used.
+    root : int, optional
+        The sending rank.
+
+    Returns
+    -------
+    object
+        Root's `obj`.
+
+    Raises
+    ------
+    TypeError
+        For a non-int root; on root for an `obj` it cannot pickle (the
+        other ranks raise pybcl.Error then: no rank is left waiting).
+    ValueError
+        For a root out of range.
+
+    Examples
+    --------
+    >>> ptr = pybcl.broadcast(pybcl.alloc(10) if pybcl.rank() == 0 else None)
+    """
     nprocs = _core.nprocs()         # auto-initialises: the agreement needs the runtime
     try:
         if not isinstance(root, int) or isinstance(root, bool):
@@ -167,13 +222,33 @@ _BCAST_OK, _BCAST_FAILED = b"\x00", b"\x01"
 def allreduce(x: Any, op: str = "sum") -> Any:
     """Collective: reduce `x` over all ranks and return the result on every rank.
 
-    x: a number or NumPy array (the same shape and dtype on every rank);
-    returns the same kind (Python number for a Python number).
-    op: "sum", "prod", "min", "max", "land", "lor", "band", "bor" or "bxor".
-
     The ranks first agree on (op, dtype, size): a bad or different argument
     on one rank raises on every rank instead of leaving the others waiting.
-    Raises ValueError for an unknown op, TypeError for another type of x."""
+
+    Parameters
+    ----------
+    x : number or numpy.ndarray
+        The same shape and dtype on every rank.
+    op : str, optional
+        "sum", "prod", "min", "max", "land", "lor", "band", "bor" or "bxor".
+
+    Returns
+    -------
+    number or numpy.ndarray
+        The same kind as `x` (a Python number for a Python number).
+
+    Raises
+    ------
+    ValueError
+        For an unknown op.
+    TypeError
+        For another type of `x`.
+
+    Examples
+    --------
+    >>> pybcl.allreduce(1) == pybcl.nprocs()
+    True
+    """
     code = _REDUCE_OPS.get(op) if isinstance(op, str) else None
     is_array = isinstance(x, np.ndarray)
     try:

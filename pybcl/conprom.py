@@ -10,12 +10,34 @@ from typing import Optional
 
 
 class _HashMap(enum.IntFlag):
+    """Promises for HashMap calls (``pybcl.ConProm.HashMap``): ``find`` (only
+    finds run concurrently), ``insert`` (only inserts), ``local`` (only this
+    rank's own operations); combine with ``|``.
+
+    Examples
+    --------
+    >>> m = pybcl.HashMap(1024)
+    >>> m.insert(1, 10, promise=pybcl.ConProm.HashMap.insert)
+    >>> pybcl.barrier()
+    >>> m.find(1, promise=pybcl.ConProm.HashMap.find)
+    10
+    """
     find = 1
     insert = 2
     local = 4
 
 
 class _CircularQueue(enum.IntFlag):
+    """Promises for CircularQueue calls (``pybcl.ConProm.CircularQueue``):
+    ``push`` (only pushes run concurrently), ``pop`` (only pops), ``local``
+    (only the host's own operations); combine with ``|``.
+
+    Examples
+    --------
+    >>> q = pybcl.CircularQueue(0, 100)
+    >>> q.push(7, promise=pybcl.ConProm.CircularQueue.push)
+    True
+    """
     push = 1
     pop = 2
     local = 4
@@ -26,7 +48,15 @@ class ConProm:
     and ``ConProm.CircularQueue.push | .pop | .local`` (enum.IntFlag values,
     combined with ``|``).  Passed as ``promise=`` to a container call, a flag
     asserts that only those operations run concurrently until the next
-    barrier; no promise means fully atomic."""
+    barrier; no promise means fully atomic.
+
+    Examples
+    --------
+    >>> m = pybcl.HashMap(1024)
+    >>> pybcl.barrier()
+    >>> m.find(1, promise=pybcl.ConProm.HashMap.find)   # only finds until the barrier
+    >>> pybcl.barrier()
+    """
 
     HashMap = _HashMap
     CircularQueue = _CircularQueue

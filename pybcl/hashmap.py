@@ -15,9 +15,13 @@ from . import _core
 
 class HashMap(_core.HashMap):
     """HashMap(capacity, key_type="int64", value_type="int64"): BCL's
-    distributed hash table (collective constructor).
+    distributed hash table: `capacity` buckets spread block-wise over the
+    ranks (collective constructor: every rank passes the same arguments).
 
     Every method but the whole-map views below is the C method itself.
+    Keys hash deterministically (XXH64), never with Python's hash().
+    ``m[k]``, ``m[k] = v``, ``del m[k]`` and ``k in m`` are find, insert and
+    erase without a promise.
 
     Whole-map views are *collective*: every rank must call them, in the same
     order, and each gets every rank's share (rank 0's entries first):
@@ -31,12 +35,46 @@ class HashMap(_core.HashMap):
     code assumes ``len()`` and iteration are cheap and local, and calling
     them on some ranks only would hang the job.  ``key in m`` and ``m[key]``
     are not collective (it is a ``collections.abc.Container``).
+
+    Parameters
+    ----------
+    capacity : int
+        Number of buckets (positive); a table accepts inserts until it is
+        at least half full.
+    key_type, value_type : dtype-like or type, optional
+        A fixed-size NumPy dtype (stored inline; NumPy fast paths) or bytes,
+        str or object (msgpack, stored out of line).
+
+    Raises
+    ------
+    ValueError, TypeError
+        On every rank, for a bad or disagreeing argument.
+    pybcl.SegmentFull
+        When a segment has no room for this rank's buckets.
+
+    Examples
+    --------
+    >>> m = pybcl.HashMap(1 << 16, key_type=str, value_type="int64")
+    >>> m["apple"] = 3
+    >>> pybcl.barrier()
+    >>> m.find("apple")
+    3
     """
 
     __slots__ = ()
 
     def items(self) -> list[tuple[Any, Any]]:
-        """Collective: a list of every (key, value) pair of the map."""
+        """Collective: a list of every (key, value) pair of the map.
+
+        Returns
+        -------
+        list of tuple
+            Rank 0's entries first.
+
+        Examples
+        --------
+        >>> d = dict(m.items())
+        """
         from . import _runtime
         _core.barrier()
         out: list[tuple[Any, Any]] = []
@@ -45,15 +83,43 @@ class HashMap(_core.HashMap):
         return out
 
     def keys(self) -> list[Any]:
-        """Collective: a list of every key of the map."""
+        """Collective: a list of every key of the map.
+
+        Returns
+        -------
+        list
+
+        Examples
+        --------
+        >>> "apple" in m.keys()
+        True
+        """
         return [k for k, _ in self.items()]
 
     def values(self) -> list[Any]:
-        """Collective: a list of every value of the map."""
+        """Collective: a list of every value of the map.
+
+        Returns
+        -------
+        list
+
+        Examples
+        --------
+        >>> total = sum(m.values())
+        """
         return [v for _, v in self.items()]
 
     def __iter__(self) -> Iterator[Any]:
-        """Collective: iterate over every key of the map."""
+        """Collective: iterate over every key of the map.
+
+        Returns
+        -------
+        iterator
+
+        Examples
+        --------
+        >>> keys = sorted(m)
+        """
         return iter(self.keys())
 
 
@@ -61,23 +127,124 @@ _VARIABLE = (bytes, str, object)
 
 
 class HashMapBuffer(_core.HashMapBuffer):
-    """HashMapBuffer(hashmap, queue_size, message_size): BCL's aggregated
-    inserts (collective constructor).  insert/accumulate(_many) are buffered
-    per owner rank; flush() (collective) puts everything in the map.  As a
-    context manager it flushes on a normal exit (not after an exception:
-    flush is collective and the other ranks may not get there).
+    """HashMapBuffer(hashmap, queue_size, message_size, grow=False): BCL's
+    aggregated inserts (collective constructor).  insert/accumulate(_many)
+    are buffered per owner rank; flush() (collective) puts everything in the
+    map.  As a context manager it flushes on a normal exit (not after an
+    exception: flush is collective and the other ranks may not get there).
 
     Over a map with a ``bytes``/``str``/``object`` key or value type the
     buffer is a ``_VariableHashMapBuffer``: the same calls and flush()
-    semantics, entries applied by the buffering rank at flush()."""
+    semantics, entries applied by the buffering rank at flush().
+
+    Parameters
+    ----------
+    hashmap : pybcl.HashMap
+    queue_size : int
+        Capacity, in entries, of the incoming queue each rank hosts.
+    message_size : int
+        Entries buffered per destination before one push_many.
+    grow : bool, default False
+        The same on every rank.  True: a flush that finds the map full
+        grows it (``resize``, collective: at least doubling, and enough for
+        every entry the flush could not place, each counted as a new key)
+        and goes on until every entry is in, instead of raising
+        ContainerFull; if the segment cannot hold the larger map, flush
+        raises SegmentFull on every rank and keeps the entries that found no
+        room, as after ContainerFull.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On every rank, for a bad or disagreeing argument.
+    pybcl.SegmentFull
+        When a segment has no room for the queues.
+
+    Examples
+    --------
+    >>> m = pybcl.HashMap(1 << 16)
+    >>> with pybcl.HashMapBuffer(m, 4096, 256) as buf:
+    ...     buf.accumulate_many(np.arange(1000) % 7)
+    >>> counts = pybcl.HashMap(16, key_type="uint64")     # far too small: grows
+    >>> with pybcl.HashMapBuffer(counts, 4096, 256, grow=True) as buf:
+    ...     buf.accumulate_many(np.arange(100_000, dtype=np.uint64))
+    """
 
     __slots__ = ()
 
-    def __new__(cls, hashmap: HashMap, queue_size: int, message_size: int) -> "HashMapBuffer":
+    def __new__(cls, hashmap: HashMap, queue_size: int, message_size: int,
+                grow: bool = False) -> "HashMapBuffer":
         if cls is HashMapBuffer and isinstance(hashmap, _core.HashMap) and (
                 hashmap.key_type in _VARIABLE or hashmap.value_type in _VARIABLE):
             cls = _VariableHashMapBuffer
         return super().__new__(cls)
+
+    def __init__(self, hashmap: HashMap, queue_size: int, message_size: int,
+                 grow: bool = False) -> None:
+        self._setup(hashmap, queue_size, message_size)
+        if not isinstance(grow, (bool, np.bool_)):
+            _core.collective_failed("HashMapBuffer()")
+            raise TypeError(f"grow must be a bool, not {type(grow).__name__}")
+        _core.agree("HashMapBuffer()", ("grow",), (int(grow),))
+        self._grow = bool(grow)
+
+    def _setup(self, hashmap: HashMap, queue_size: int, message_size: int) -> None:
+        _core.HashMapBuffer.__init__(self, hashmap, queue_size, message_size)
+
+    def _flush_once(self) -> None:
+        _core.HashMapBuffer.flush(self)
+
+    def flush(self) -> None:
+        """Collective: afterwards every buffered insert is in the hash map.
+
+        Raises
+        ------
+        pybcl.ContainerFull
+            On every rank when the map is full (not with ``grow=True``,
+            which resizes the map until every entry fits); the entries that
+            found no room stay buffered for the next flush.
+        pybcl.SegmentFull
+            On every rank when ``grow=True`` needs a larger map than the
+            segment holds (entries kept, as above).
+        OverflowError
+            On every rank when buffered accumulates would overflow the value
+            type (those are not applied).
+
+        Examples
+        --------
+        >>> buf.accumulate_many(keys)
+        >>> buf.flush()
+        """
+        while True:
+            try:
+                return self._flush_once()
+            except _core.ContainerFull:
+                if not self._grow:
+                    raise
+            self._grow_map()
+
+    def _grow_map(self) -> None:
+        """Collective: resize the map to hold what it has plus every entry
+        the flush could not place (at most half full, as the map promises);
+        SegmentFull on every rank if the segment cannot hold that."""
+        from . import _runtime
+        m = self.hashmap
+        assert m is not None
+        size = m.size()
+        refused = int(_runtime.allreduce(np.array([self.pending], np.int64))[0])
+        old = new = m.capacity
+        while new < 2 * old or new < 2 * (size + refused):
+            new *= 2
+        try:
+            m.resize(new)
+        except (_core.SegmentFull, _core.ContainerFull) as e:
+            # resize fails on every rank (SegmentFull where the segment ran
+            # out, "failed on another rank" elsewhere): one error for all
+            raise _core.SegmentFull(
+                f"HashMapBuffer.flush: the map is full and cannot grow from {old} to "
+                f"{new} buckets in this rank's segment (set PYBCL_SEGMENT_SIZE or "
+                f"pybcl.init(segment_size=...) larger); the entries that found no room "
+                f"are kept for the next flush()") from e
 
     def __enter__(self) -> "HashMapBuffer":
         return self
@@ -106,7 +273,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
 
     __slots__ = ("_map", "_ops", "_kept", "_sizes")
 
-    def __init__(self, hashmap: Any, queue_size: int, message_size: int) -> None:
+    def _setup(self, hashmap: Any, queue_size: int, message_size: int) -> None:
         try:
             for name, v in (("queue_size", queue_size), ("message_size", message_size)):
                 if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
@@ -132,6 +299,15 @@ class _VariableHashMapBuffer(HashMapBuffer):
     def overflowed(self) -> int:
         """Entries inserted directly past a full queue (none: no queues here)."""
         return 0
+
+    @property
+    def pending(self) -> int:
+        """Entries this rank applies at the next flush()."""
+        return len(self._ops) + len(self._kept)
+
+    def __repr__(self) -> str:
+        return (f"pybcl.HashMapBuffer(hashmap={self._map!r}, queue_size={self._sizes[0]}, "
+                f"message_size={self._sizes[1]})")
 
     def _add(self, acc: bool, key: Any, value: Any) -> None:
         self._map.owner(key)                # converts the key: TypeError now
@@ -183,8 +359,7 @@ class _VariableHashMapBuffer(HashMapBuffer):
                 if status[1] is None:
                     status[1] = e
 
-    def flush(self) -> None:
-        """Collective: afterwards every buffered insert is in the hash map."""
+    def _flush_once(self) -> None:
         status: list[Any] = [0, None]
         kept, self._kept = self._kept, []
         self._apply(kept, status)

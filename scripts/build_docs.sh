@@ -13,4 +13,6 @@ python -c "import sphinx, myst_parser" 2>/dev/null || pip install -q "sphinx>=7"
 python scripts/bench_tables.py --check
 rm -rf docs/_build/html
 python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+# every public name and member of the stubs has its entry; no internal words
+python scripts/check_docs_html.py docs/_build/html
 echo "== docs built: docs/_build/html/index.html"

@@ -105,7 +105,13 @@ def pytest_runtest_protocol(item, nextitem):
         _core.watchdog_disarm()
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
+    # Every test of this suite is an MPI test (a plain `python -m pytest` is a
+    # one-rank job), so --with-mpi is always on: without it pytest-mpi would
+    # silently skip most of the suite.  --only-mpi still works as documented.
+    if not config.getoption("--only-mpi", default=False):
+        config.option.with_mpi = True
     config.addinivalue_line(
         "markers", "serial_only: launches its own mpiexec; runs only in a one-rank pass")
     _start_watchdog()

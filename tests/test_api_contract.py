@@ -232,3 +232,16 @@ def test_buffer_over_object_values_keeps_entries_when_full():
     buf.flush()                                  # the kept entries go in now
     run_agreed(lambda: must(all(m[k] == {"k": k} for k in keys), "kept entries lost"))
     assert m.size() == 2 * cap * P
+
+
+@pytest.mark.serial_only
+def test_plain_pytest_runs_the_mpi_tests():
+    """`python -m pytest` needs no --with-mpi: without it pytest-mpi would skip
+    every test marked mpi and the run would pass having checked little."""
+    import os
+    from launch import ROOT, run_python
+    test = os.path.join(ROOT, "tests", "test_arrays.py") + "::test_slices_cross_block_boundaries"
+    proc = run_python(["-m", "pytest", "-q", "-p", "no:cacheprovider", test], 2, timeout=240)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    assert "1 passed" in out and "skipped" not in out, out[-3000:]

@@ -145,3 +145,87 @@ def test_mypy_strict_on_examples_and_apps():
                            os.path.join(ROOT, "examples"), os.path.join(ROOT, "pybcl", "apps")],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _docs_checker():
+    """scripts/check_docs_html.py (what scripts/build_docs.sh runs on the site)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "check_docs_html", os.path.join(ROOT, "scripts", "check_docs_html.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_reference_check_lists_every_stub_member(tmp_path):
+    """The ids the built reference must carry come from the stubs: a member
+    added to _core.pyi is required there at once, and a page without it fails."""
+    check = _docs_checker()
+    ids = set(check.expected_ids())
+    for want in ("pybcl.HashMap.insert", "pybcl.HashMap.resize", "pybcl.HashMap.capacity",
+                 "pybcl.FastQueue.push_many", "pybcl.FastQueue.__len__",
+                 "pybcl.CircularQueue.migrate", "pybcl.DArray.__array__",
+                 "pybcl.Array.__iter__", "pybcl.BloomFilter.insert_many",
+                 "pybcl.GlobalPtr.local", "pybcl.Empty", "pybcl.ContainerFull", "pybcl.alloc"):
+        assert want in ids, want
+    assert not any(i.startswith("pybcl.KmerTable") for i in ids)     # internal to the apps
+    page = "".join(f'<dt id="{i}"></dt>' for i in ids if i != "pybcl.HashMap.insert_many")
+    (tmp_path / "reference.html").write_text(page)
+    (tmp_path / "transports.html").write_text("<h1>Transports (issue 13)</h1>")
+    absent, internal = check.missing(str(tmp_path))
+    assert absent == ["pybcl.HashMap.insert_many"]
+    assert internal == ["transports.html: 'issue 13'"]
+
+
+@pytest.mark.serial_only
+def test_built_reference_has_every_public_member(tmp_path):
+    """Build the site (warnings are errors, offline: intersphinx reads the
+    shipped inventories) and read its HTML: every public class, function,
+    method, property and exception of the stubs has an entry."""
+    pytest.importorskip("sphinx")
+    pytest.importorskip("myst_parser")
+    html = tmp_path / "html"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q",
+                           "-b", "html", os.path.join(ROOT, "docs"), str(html)],
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    absent, internal = _docs_checker().missing(str(html))
+    assert not absent, f"not in the API reference: {absent}"
+    assert not internal, f"internal words in the site: {internal}"
+
+
+def _public_documented():
+    """pybcl's public callables (not the apps' kernels in pybcl._core), its
+    exceptions, and the protocols users call (np.asarray)."""
+    for name, obj in public_callables():
+        if not name.startswith("pybcl._core."):
+            yield name, obj
+    for name in ("Error", "SegmentFull", "ContainerFull", "Empty"):
+        yield f"pybcl.{name}", getattr(pybcl, name)
+    for cls in (pybcl.DArray, pybcl.Array):
+        yield f"pybcl.{cls.__name__}.__array__", cls.__array__
+    for cls in CONTAINERS:                   # read-only properties (getset)
+        for name in dir(cls):
+            attr = getattr(cls, name)
+            if not name.startswith("_") and inspect.isgetsetdescriptor(attr):
+                yield f"pybcl.{cls.__name__}.{name}", attr
+
+
+@pytest.mark.parametrize("name,obj", list(_public_documented()), ids=lambda v: v
+                         if isinstance(v, str) else "")
+def test_numpydoc_sections(name, obj):
+    """The reference renders numpydoc sections: every public callable says
+    what it takes (Parameters, when it takes any) and shows an example."""
+    doc = inspect.getdoc(obj) or ""
+    assert "\nExamples\n--------\n>>> " in doc, f"{name}: no Examples section"
+    try:
+        params = [p for p in inspect.signature(obj).parameters.values()
+                  if p.name != "self"]
+    except (TypeError, ValueError):      # exceptions: no signature to document
+        params = []
+    if params:
+        assert "\nParameters\n----------\n" in doc, f"{name}: no Parameters section"
+        for p in params:
+            assert p.name in doc, f"{name}: parameter {p.name} not described"

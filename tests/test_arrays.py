@@ -190,3 +190,60 @@ def test_bad_inputs():
         pybcl.DArray(2**40 * P)
     pybcl.barrier()
     assert all_ok(a[:].tolist() == [0] * n)     # nothing was written
+
+
+@pytest.mark.parametrize("size", [0, 1, 5 * P + 3])
+def test_asarray_gathers_every_ranks_writes(size):
+    """np.asarray(darray) is collective: every rank gets the whole array,
+    including the writes every rank made just before (no barrier of its own
+    needed), and a rank's writes right after do not tear the others' copies."""
+    a = pybcl.DArray(size, "int64")
+    lo, hi = a.local_range()
+    a.local()[:] = np.arange(lo, hi) * 3 + R          # each rank its own block
+    got = np.asarray(a)
+    if size:
+        a[(R * 7) % size] = -1                        # all ranks write at once
+    want = np.array([3 * i + a.owner(i) for i in range(size)], dtype=np.int64)
+    ok = got.shape == (size,) and got.dtype == np.dtype("int64")
+    ok &= bool(np.array_equal(got, want))
+    pybcl.barrier()
+    assert all_ok(ok)
+
+
+def test_asarray_dtype_and_copy_keywords():
+    a = pybcl.DArray(4 * P, "int32")
+    a.local()[:] = 2
+    f = np.asarray(a, dtype=np.float64)               # NumPy casts via __array__
+    ok = f.dtype == np.dtype("float64") and bool((f == 2.0).all())
+    ok &= np.array(a).tolist() == [2] * (4 * P)
+    try:
+        a.__array__(copy=False)                     # every rank still joins the gather
+        ok = False
+    except ValueError as e:
+        ok &= "copy" in str(e)
+    assert all_ok(ok)
+
+
+def test_iteration_yields_elements():
+    """for x in a: DArray and Array alike, in index order, like a[i]."""
+    d = pybcl.DArray(3 * P + 1, "float64")
+    h = pybcl.Array(P - 1, 6, "int16")
+    if R == 0:
+        d[:] = np.arange(3 * P + 1) / 2
+        h[:] = [5, 4, 3, 2, 1, 0]
+    pybcl.barrier()
+    ok = list(d) == [i / 2 for i in range(3 * P + 1)]
+    ok &= [int(x) for x in h] == [5, 4, 3, 2, 1, 0]
+    ok &= type(next(iter(h))) is type(h[0])
+    ok &= np.asarray(h).tolist() == [5, 4, 3, 2, 1, 0]    # Array: a read from its host
+    ok &= sum(1 for _ in pybcl.DArray(0)) == 0
+    pybcl.barrier()
+    assert all_ok(ok)
+
+
+def test_repr_is_the_constructor_call():
+    d = pybcl.DArray(7, "float32")
+    h = pybcl.Array(0, 3, dtype="S4")
+    ok = repr(d) == "pybcl.DArray(size=7, dtype='float32')"
+    ok &= repr(h) == "pybcl.Array(host=0, size=3, dtype='|S4')"
+    assert all_ok(ok)

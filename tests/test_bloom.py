@@ -244,3 +244,8 @@ def test_batch_equals_scalar_sequence_with_collisions():
         ok &= np.array_equal(a.find_many(np.arange(3000, dtype=np.uint64)),
                              b.find_many(np.arange(3000, dtype=np.uint64)))
     assert all_ok(ok)
+
+
+def test_repr_is_the_constructor_call():
+    b = pybcl.BloomFilter(1000, fpr=0.05, key_type=bytes)
+    assert all_ok(repr(b) == "pybcl.BloomFilter(expected_items=1000, fpr=0.05, key_type=bytes)")

@@ -212,3 +212,11 @@ def test_many_small_rputs_complete_after_flush():
     pybcl.barrier()
     pybcl.free(mine)
     assert all_ok(ok)
+
+
+def test_repr_is_the_constructor_call():
+    p = pybcl.GlobalPtr(0, 64, dtype="float32")
+    ok = repr(p) == "pybcl.GlobalPtr(rank=0, offset=64, dtype='float32')"
+    ok &= eval(repr(p), {"pybcl": pybcl}) == p
+    ok &= repr(pybcl.NULL) == "pybcl.GlobalPtr(rank=0, offset=0, dtype='int64')"
+    assert all_ok(ok)

@@ -517,3 +517,17 @@ def test_buffer_fastqueue_overflow_and_reuse():
     ok &= p == 1 or overflowed > 0
     assert all_ok(ok)
     assert m.size() == 4 * 1500 * p + len(acc)
+
+
+def test_repr_is_the_constructor_call():
+    m = pybcl.HashMap(16 * pybcl.nprocs(), key_type=str, value_type="float64")
+    b = pybcl.HashMapBuffer(m, 8, 4)
+    cap = m.capacity
+    want = f"pybcl.HashMap(capacity={cap}, key_type=str, value_type='float64')"
+    ok = repr(m) == want
+    ok &= repr(b) == f"pybcl.HashMapBuffer(hashmap={want}, queue_size=8, message_size=4)"
+    n = pybcl.HashMap(16 * pybcl.nprocs())
+    ok &= repr(pybcl.HashMapBuffer(n, 8, 4)).startswith(
+        f"pybcl.HashMapBuffer(hashmap=pybcl.HashMap(capacity={n.capacity}, "
+        "key_type='int64', value_type='int64')")
+    assert all_ok(ok)

@@ -73,6 +73,34 @@ def test_isx_local_count_verifies():
     assert "local_count" in res["seconds_per_iteration"]
 
 
+def test_isx_per_iteration_parts_sum_to_the_slowest_total():
+    """Each timed iteration's breakdown (the rank with the largest total) has
+    the four parts, final barrier included, summing to that total, and is the
+    same on every rank: a stacked bar of it reaches the total."""
+    from pybcl.apps import isx
+    res = isx.run_isx(20_000, iterations=5, message_size=1000)
+    per = res["per_iteration"]
+    rows = np.array(per["seconds"])
+    ok = per["parts"] == ["generate_bucket_push", "exchange_wait", "local", "final_barrier"]
+    ok &= rows.shape == (5, 4) and bool((rows >= 0).all())
+    mean_total = res["seconds_per_iteration"]["total"]
+    # per iteration the largest total, so their mean is at least the largest
+    # per-rank mean total (seconds_per_iteration): parts sum to whole totals
+    ok &= rows.sum(axis=1).mean() >= mean_total * (1 - 1e-9)
+    everyone = pybcl.comm().allgather(per["seconds"])
+    ok &= all(other == per["seconds"] for other in everyone)
+    assert all_ok(ok)
+
+
+def test_slowest_rank_breakdown_picks_the_largest_total():
+    from pybcl.apps import isx
+    R, P = pybcl.rank(), pybcl.nprocs()
+    # iteration 0: the last rank is slowest; iteration 1: rank 0 (ties go low)
+    rows = np.array([[1.0, 2.0 + R], [5.0 - (R > 0), 1.0]])
+    got = isx.slowest_rank_breakdown(rows, pybcl.allreduce, R)
+    assert all_ok(got == [[1.0, 2.0 + (P - 1)], [5.0, 1.0]])
+
+
 def test_isx_count_kernel():
     keys = np.array([5, 7, 7, 9, 4, 12], dtype=np.int32)
     counts, outside = _core.isx_count(keys, 5, 5)

@@ -1,4 +1,5 @@
-"""The notebooks run from top to bottom (nbclient), within a time bound.
+"""The notebooks run from top to bottom (nbclient), within a time bound, and
+their committed outputs are what the code makes now (same structure).
 
 Each notebook launches its app under mpiexec at 1, 2 and 4 ranks, so this
 runs in the one-rank pass only.  Needs the `notebooks` extra.
@@ -28,21 +29,51 @@ def test_notebook_is_committed_executed(name):
     assert sum("image/png" in o.get("data", {}) for o in outputs) >= 2
 
 
+def _script():
+    """scripts/execute_notebooks.py, which knows how to run and compare them."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "execute_notebooks", os.path.join(ROOT, "scripts", "execute_notebooks.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_structure_sees_stale_outputs():
+    """The comparison the re-execution relies on: numbers and the temporary
+    folder may change between runs, words, output kinds and figures may not."""
+    script = _script()
+
+    def nb(text, figures=0):
+        outs = [{"output_type": "stream", "name": "stdout", "text": text}]
+        outs += [{"output_type": "display_data", "data": {"image/png": ""}}] * figures
+        return {"cells": [{"cell_type": "code", "outputs": outs}]}
+
+    same = script.structure(nb("/tmp/pybcl_nb_ab12/x.fq 2140406 bytes\n 1.5 s", 1))
+    assert same == script.structure(nb("/tmp/pybcl_nb_zz9/x.fq 998 bytes\n 12.25 s", 1))
+    for stale in (nb("/tmp/pybcl_nb_ab12/x.fq 2140406 bytes\n 1.5 s", 2),
+                  nb("/tmp/pybcl_nb_ab12/x.fq 2140406 bytes\n scan 1.5 s", 1)):
+        assert script.differences(same, script.structure(stale))
+
+
 @pytest.mark.serial_only
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_notebook_runs(name):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
+def test_notebook_runs_and_matches_its_committed_outputs(name):
+    """Re-executed, the notebook runs without error within the time bound and
+    its outputs have the committed ones' structure (the same cells print the
+    same words, the same figures): outputs older than the code fail here."""
+    pytest.importorskip("nbformat")
+    pytest.importorskip("nbclient")
+    import nbformat
+    script = _script()
     path = os.path.join(ROOT, "notebooks", name)
-    nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=LIMIT, kernel_name="python3",
-                                     resources={"metadata": {"path": os.path.dirname(path)}})
+    committed = nbformat.read(path, as_version=4)
     t = time.monotonic()
-    client.execute()          # raises CellExecutionError on any cell error
+    nb, _ = script.run(path)          # raises CellExecutionError on any cell error
     assert time.monotonic() - t < LIMIT
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert not errors
-    images = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-              if "image/png" in o.get("data", {})]
-    assert len(images) >= 2
+    why = script.differences(script.structure(committed), script.structure(nb))
+    assert not why, "committed outputs are stale (python scripts/execute_notebooks.py " \
+        "refreshes them):\n" + "\n".join(why)

@@ -659,3 +659,44 @@ def test_bad_method_arguments():
             ok &= q.pop_many(n=5, promise=None).tolist() == [1, 2, 3]
     ok &= g.ok
     assert all_ok(ok)
+
+
+@pytest.mark.parametrize("cls", KINDS)
+def test_len_is_size(cls):
+    """len(q) == q.size() while every rank pushes into the same queue."""
+    q = cls(nprocs() - 1, 4 * nprocs())
+    ok = len(q) == 0 and not q
+    pybcl.barrier()
+    with guard() as g:
+        ok &= q.push(rank()) and q.push(rank())
+    pybcl.barrier()
+    ok &= len(q) == q.size() == 2 * nprocs() and bool(q)
+    pybcl.barrier()
+    ok &= g.ok
+    assert all_ok(ok)
+
+
+def test_exceptions_subclass_the_standard_queue_ones():
+    import queue
+    ok = issubclass(pybcl.Empty, queue.Empty) and issubclass(pybcl.Empty, pybcl.Error)
+    ok &= issubclass(pybcl.ContainerFull, queue.Full)
+    ok &= issubclass(pybcl.ContainerFull, pybcl.Error)
+    q = pybcl.CircularQueue(0, 2)
+    pybcl.barrier()
+    if rank() == 0:
+        try:
+            q.pop()
+            ok = False
+        except queue.Empty:                  # code written for queue.Queue catches it
+            pass
+    pybcl.barrier()
+    assert all_ok(ok)
+
+
+@pytest.mark.parametrize("cls", KINDS)
+def test_repr_is_the_constructor_call(cls):
+    q = cls(0, 5, dtype="float32")
+    s = cls(0, 5, dtype=str)
+    ok = repr(q) == f"pybcl.{cls.__name__}(host=0, capacity=5, dtype='float32')"
+    ok &= repr(s) == f"pybcl.{cls.__name__}(host=0, capacity=5, dtype=str)"
+    assert all_ok(ok)

@@ -7,18 +7,12 @@
  */
 #include "bclpy.h"
 
+#include "binding/docstrings/properties.h"
+
 #include <string.h>
 
-#include "containers/bcl_array.h"
+#include "binding/array_py.h"
 #include "binding/docstrings/array.h"
-
-typedef struct {
-    PyObject_HEAD
-    bcl_array a;
-    PyArray_Descr *dtype;
-    int created;
-    uint64_t epoch;         /* runtime epoch it was made in */
-} ArrayObject;
 
 static PyTypeObject DArrayType, ArrayType;
 
@@ -390,13 +384,17 @@ static PyObject *array_local_range(ArrayObject *self, PyObject *noargs)
 static PyObject *array_repr(ArrayObject *self)
 {
     if (!self->created)
-        return PyUnicode_FromFormat("<pybcl.%s (uninitialised)>", tname(self));
-    if (self->a.host >= 0)
-        return PyUnicode_FromFormat("pybcl.Array(host=%d, size=%llu, dtype=%R)",
-                                    self->a.host, (unsigned long long)self->a.size,
-                                    (PyObject *)self->dtype);
-    return PyUnicode_FromFormat("pybcl.DArray(size=%llu, dtype=%R)",
-                                (unsigned long long)self->a.size, (PyObject *)self->dtype);
+        return PyUnicode_FromFormat("<pybcl.%s (not created)>", tname(self));
+    PyObject *dt = bclpy_spec_repr((PyObject *)self->dtype);
+    if (!dt)
+        return NULL;
+    PyObject *r = self->a.host >= 0
+        ? PyUnicode_FromFormat("pybcl.Array(host=%d, size=%llu, dtype=%U)", self->a.host,
+                               (unsigned long long)self->a.size, dt)
+        : PyUnicode_FromFormat("pybcl.DArray(size=%llu, dtype=%U)",
+                               (unsigned long long)self->a.size, dt);
+    Py_DECREF(dt);
+    return r;
 }
 
 static PyObject *array_get_size(ArrayObject *self, void *c)
@@ -437,21 +435,27 @@ static PyMethodDef array_methods[] = {
     {"ptr", BCLPY_KW_METHOD(kw_ptr), BCLPY_DOC_ARR_PTR},
     {"local", (PyCFunction)array_local, METH_NOARGS, BCLPY_DOC_ARR_LOCAL},
     {"local_range", (PyCFunction)array_local_range, METH_NOARGS, BCLPY_DOC_ARR_LOCAL_RANGE},
+    {"__array__", BCLPY_KW_METHOD(bclpy_array_asarray), BCLPY_DOC_ARR_ARRAY},
     {NULL, NULL, 0, NULL}
 };
 
 static PyGetSetDef darray_getset[] = {
-    {"size", (getter)array_get_size, NULL, "Number of elements.", NULL},
-    {"dtype", (getter)array_get_dtype, NULL, "Element dtype.", NULL},
-    {"block", (getter)array_get_block, NULL, "Elements per rank (the last may hold fewer).",
-     NULL},
+    {"size", (getter)array_get_size, NULL,
+     BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL},
+    {"dtype", (getter)array_get_dtype, NULL,
+     BCLPY_DOC_PROP("numpy.dtype: the element dtype.", "a.dtype"), NULL},
+    {"block", (getter)array_get_block, NULL,
+     BCLPY_DOC_PROP("int: elements per rank (the last may hold fewer).", "a.block"), NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 
 static PyGetSetDef harray_getset[] = {
-    {"size", (getter)array_get_size, NULL, "Number of elements.", NULL},
-    {"dtype", (getter)array_get_dtype, NULL, "Element dtype.", NULL},
-    {"host", (getter)array_get_host, NULL, "Rank holding the array.", NULL},
+    {"size", (getter)array_get_size, NULL,
+     BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL},
+    {"dtype", (getter)array_get_dtype, NULL,
+     BCLPY_DOC_PROP("numpy.dtype: the element dtype.", "a.dtype"), NULL},
+    {"host", (getter)array_get_host, NULL,
+     BCLPY_DOC_PROP("int: the rank holding the array.", "a.host"), NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 
@@ -461,6 +465,7 @@ static PyTypeObject DArrayType = {
     .tp_basicsize = sizeof(ArrayObject),
     .tp_dealloc = (destructor)array_dealloc,
     .tp_repr = (reprfunc)array_repr,
+    .tp_iter = (getiterfunc)bclpy_array_iter,
     .tp_as_sequence = &array_as_sequence,
     .tp_as_mapping = &array_as_mapping,
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -477,6 +482,7 @@ static PyTypeObject ArrayType = {
     .tp_basicsize = sizeof(ArrayObject),
     .tp_dealloc = (destructor)array_dealloc,
     .tp_repr = (reprfunc)array_repr,
+    .tp_iter = (getiterfunc)bclpy_array_iter,
     .tp_as_sequence = &array_as_sequence,
     .tp_as_mapping = &array_as_mapping,
     .tp_flags = Py_TPFLAGS_DEFAULT,

@@ -114,6 +114,10 @@ int bclpy_to_bytes(PyObject *value, PyArray_Descr *dtype, void *out,
 PyArrayObject *bclpy_to_array(PyObject *obj, PyArray_Descr *dtype, int mindim,
                               int maxdim, const char *argname);
 
+/* An element type (np.dtype or the type str/bytes/object) as its
+ * constructor argument in a repr: 'int64', str, ... (new reference). */
+PyObject *bclpy_spec_repr(PyObject *spec);
+
 /* itemsize bytes of `dtype` -> NumPy scalar. */
 PyObject *bclpy_from_bytes(const void *data, PyArray_Descr *dtype);
 

@@ -7,6 +7,8 @@
  */
 #include "bclpy.h"
 
+#include "binding/docstrings/properties.h"
+
 #include <math.h>
 
 #include <string.h>
@@ -387,15 +389,18 @@ static PyObject *bloom_predict(PyObject *cls, PyObject *args)
 static PyObject *bloom_repr(BloomObject *self)
 {
     if (!self->created)
-        return PyUnicode_FromString("<pybcl.BloomFilter (uninitialised)>");
+        return PyUnicode_FromString("<pybcl.BloomFilter (not created)>");
     PyObject *spec = bclpy_elemtype_spec(&self->kt);
+    PyObject *kr = bclpy_spec_repr(spec);
+    Py_XDECREF(spec);
+    if (!kr)
+        return NULL;
     char fpr[32];
     PyOS_snprintf(fpr, sizeof fpr, "%g", self->b.fpr);
     PyObject *r = PyUnicode_FromFormat(
-        "pybcl.BloomFilter(expected_items=%llu, fpr=%s, key_type=%R; %llu words, k=%d)",
-        (unsigned long long)self->b.expected_items, fpr, spec,
-        (unsigned long long)self->b.nwords, self->b.k);
-    Py_XDECREF(spec);
+        "pybcl.BloomFilter(expected_items=%llu, fpr=%s, key_type=%U)",
+        (unsigned long long)self->b.expected_items, fpr, kr);
+    Py_DECREF(kr);
     return r;
 }
 
@@ -415,14 +420,21 @@ GETTER(predicted_fpr, PyFloat_FromDouble(self->b.predicted_fpr))
 GETTER(key_type, bclpy_elemtype_spec(&self->kt))
 
 static PyGetSetDef bloom_getset[] = {
-    {"k", (getter)bloom_get_k, NULL, "Bits set per key (in its one 64-bit block).", NULL},
-    {"nwords", (getter)bloom_get_nwords, NULL, "64-bit blocks in total.", NULL},
-    {"nbits", (getter)bloom_get_nbits, NULL, "Bits in total.", NULL},
-    {"expected_items", (getter)bloom_get_expected_items, NULL, "As constructed.", NULL},
-    {"fpr", (getter)bloom_get_fpr, NULL, "Requested false-positive rate.", NULL},
+    {"k", (getter)bloom_get_k, NULL,
+     BCLPY_DOC_PROP("int: bits set per key (in its one 64-bit block).", "bf.k"), NULL},
+    {"nwords", (getter)bloom_get_nwords, NULL,
+     BCLPY_DOC_PROP("int: 64-bit blocks in total.", "bf.nwords"), NULL},
+    {"nbits", (getter)bloom_get_nbits, NULL,
+     BCLPY_DOC_PROP("int: bits in total.", "bf.nbits == 64 * bf.nwords"), NULL},
+    {"expected_items", (getter)bloom_get_expected_items, NULL,
+     BCLPY_DOC_PROP("int: the expected_items it was built for.", "bf.expected_items"), NULL},
+    {"fpr", (getter)bloom_get_fpr, NULL,
+     BCLPY_DOC_PROP("float: the requested false-positive rate.", "bf.fpr"), NULL},
     {"predicted_fpr", (getter)bloom_get_predicted_fpr, NULL,
-     "Predicted false-positive rate at expected_items (blocked-filter model).", NULL},
-    {"key_type", (getter)bloom_get_key_type, NULL, "Key type (dtype, bytes, str or object).",
+     BCLPY_DOC_PROP("float: predicted false-positive rate at expected_items "
+                    "(blocked-filter model).", "bf.predicted_fpr <= 2 * bf.fpr"), NULL},
+    {"key_type", (getter)bloom_get_key_type, NULL,
+     BCLPY_DOC_PROP("The key type: a NumPy dtype, or bytes, str or object.", "bf.key_type"),
      NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };

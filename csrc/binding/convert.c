@@ -167,3 +167,21 @@ int bclpy_ensure_init(void)
     }
     return 0;
 }
+
+/* The repr style of every pybcl object is its constructor call, so element
+ * types print as the argument that makes them: 'int64', '|S16', a structured
+ * dtype's field list, or the Python type str / bytes / object. */
+PyObject *bclpy_spec_repr(PyObject *spec)
+{
+    if (PyType_Check(spec))
+        return PyUnicode_FromString(((PyTypeObject *)spec)->tp_name);
+    if (PyArray_DescrCheck(spec) && !PyDataType_HASFIELDS((PyArray_Descr *)spec)) {
+        PyObject *name = PyObject_Str(spec);
+        if (!name)
+            return NULL;
+        PyObject *r = PyObject_Repr(name);
+        Py_DECREF(name);
+        return r;
+    }
+    return PyObject_Str(spec);
+}

@@ -7,6 +7,8 @@
  */
 #include "bclpy.h"
 
+#include "binding/docstrings/properties.h"
+
 #include <limits.h>
 
 #include "runtime/bcl_alloc.h"
@@ -56,12 +58,14 @@ static void gptr_dealloc(bclpy_GlobalPtr *self)
 
 static PyObject *gptr_repr(bclpy_GlobalPtr *self)
 {
-    if (bcl_gptr_is_null(self->ptr))
-        return PyUnicode_FromFormat("pybcl.NULL(dtype=%S)", (PyObject *)self->dtype);
-    return PyUnicode_FromFormat("GlobalPtr(rank=%d, offset=%llu, dtype=%S)",
-                                (int)self->ptr.rank,
-                                (unsigned long long)self->ptr.offset,
-                                (PyObject *)self->dtype);
+    PyObject *dt = bclpy_spec_repr((PyObject *)self->dtype);
+    if (!dt)
+        return NULL;
+    PyObject *r = PyUnicode_FromFormat("pybcl.GlobalPtr(rank=%d, offset=%llu, dtype=%U)",
+                                       (int)self->ptr.rank,
+                                       (unsigned long long)self->ptr.offset, dt);
+    Py_DECREF(dt);
+    return r;
 }
 
 static Py_hash_t gptr_hash(bclpy_GlobalPtr *self)
@@ -368,9 +372,12 @@ static PyObject *gptr_get_dtype(bclpy_GlobalPtr *self, void *c)
 }
 
 static PyGetSetDef gptr_getset[] = {
-    {"rank", (getter)gptr_get_rank, NULL, "Owner rank.", NULL},
-    {"offset", (getter)gptr_get_offset, NULL, "Byte offset in the owner's segment.", NULL},
-    {"dtype", (getter)gptr_get_dtype, NULL, "Element dtype.", NULL},
+    {"rank", (getter)gptr_get_rank, NULL,
+     BCLPY_DOC_PROP("int: the rank owning the memory.", "p.rank"), NULL},
+    {"offset", (getter)gptr_get_offset, NULL,
+     BCLPY_DOC_PROP("int: byte offset in the owner's segment.", "p.offset"), NULL},
+    {"dtype", (getter)gptr_get_dtype, NULL,
+     BCLPY_DOC_PROP("numpy.dtype: the element dtype (what p + 1 steps over).", "p.dtype"), NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -9,6 +9,8 @@
  */
 #include "bclpy.h"
 
+#include "binding/docstrings/properties.h"
+
 #include <string.h>
 
 #include "elemtype.h"
@@ -505,13 +507,17 @@ static PyObject *hm_value_type(bclpy_HashMap *self, void *closure)
 static PyObject *hm_repr(bclpy_HashMap *self)
 {
     if (!self->live)
-        return PyUnicode_FromString("<pybcl.HashMap (uninitialised)>");
+        return PyUnicode_FromString("<pybcl.HashMap (not created)>");
     PyObject *k = bclpy_elemtype_spec(&self->kt), *v = bclpy_elemtype_spec(&self->vt);
-    PyObject *r = PyUnicode_FromFormat("<pybcl.HashMap capacity=%llu key_type=%R "
-                                       "value_type=%R>",
-                                       (unsigned long long)self->m.n, k, v);
+    PyObject *kr = bclpy_spec_repr(k), *vr = bclpy_spec_repr(v);
     Py_DECREF(k);
     Py_DECREF(v);
+    PyObject *r = kr && vr
+        ? PyUnicode_FromFormat("pybcl.HashMap(capacity=%llu, key_type=%U, value_type=%U)",
+                               (unsigned long long)self->m.n, kr, vr)
+        : NULL;
+    Py_XDECREF(kr);
+    Py_XDECREF(vr);
     return r;
 }
 
@@ -535,20 +541,8 @@ static PyMethodDef hm_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_FIND_MANY},
     {"accumulate_many", (PyCFunction)(void (*)(void))bclpy_hm_accumulate_many,
      METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_ACCUMULATE_MANY},
-    {"erase", BCLPY_KW_METHOD(kw_erase),
-     "erase($self, key)\n--\n\n"
-     "Remove key from the map.  Returns True if it was stored, False if not.\n"
-     "Not collective.  Atomic with respect to insert, find, accumulate and\n"
-     "modify of the same key; the bucket becomes a tombstone that later\n"
-     "inserts reuse, and an out-of-line key or value is freed.  del m[key]\n"
-     "does the same but raises KeyError when the key is absent."},
-    {"erase_many", BCLPY_KW_METHOD(kw_erase_many),
-     "erase_many($self, keys)\n--\n\n"
-     "Erase every key of keys.  Returns found_mask, a NumPy bool array:\n"
-     "found_mask[i] is True where keys[i] was stored (and is now erased).\n"
-     "keys: a 1-d array-like of the key type (fixed-size types), or any\n"
-     "sequence (variable-length key types).  Not collective; each key is\n"
-     "erased atomically on its own (a duplicate key is found only once)."},
+    {"erase", BCLPY_KW_METHOD(kw_erase), BCLPY_DOC_HM_ERASE},
+    {"erase_many", BCLPY_KW_METHOD(kw_erase_many), BCLPY_DOC_HM_ERASE_MANY},
     {"size", (PyCFunction)hm_size, METH_NOARGS, BCLPY_DOC_HM_SIZE},
     {"local_items", (PyCFunction)hm_local_items, METH_NOARGS, BCLPY_DOC_HM_LOCAL_ITEMS},
     {"resize", BCLPY_KW_METHOD(kw_resize), BCLPY_DOC_HM_RESIZE},
@@ -557,9 +551,13 @@ static PyMethodDef hm_methods[] = {
 };
 
 static PyGetSetDef hm_getset[] = {
-    {"capacity", (getter)hm_capacity, NULL, "Number of buckets.", NULL},
-    {"key_type", (getter)hm_key_type, NULL, "Key element type.", NULL},
-    {"value_type", (getter)hm_value_type, NULL, "Value element type.", NULL},
+    {"capacity", (getter)hm_capacity, NULL,
+     BCLPY_DOC_PROP("int: number of buckets.", "m.capacity >= 1"), NULL},
+    {"key_type", (getter)hm_key_type, NULL,
+     BCLPY_DOC_PROP("The key type: a NumPy dtype, or bytes, str or object.", "m.key_type"), NULL},
+    {"value_type", (getter)hm_value_type, NULL,
+     BCLPY_DOC_PROP("The value type: a NumPy dtype, or bytes, str or object.",
+                    "m.value_type"), NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

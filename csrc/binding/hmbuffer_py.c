@@ -1,6 +1,8 @@
 /* hmbuffer_py.c -- pybcl._core.HashMapBuffer (core: bcl_hmbuffer.h). */
 #include "bclpy.h"
 
+#include "binding/docstrings/properties.h"
+
 #include "hashmap_py.h"
 #include "containers/bcl_hmbuffer.h"
 #include "binding/docstrings/hashmap.h"
@@ -184,6 +186,25 @@ static PyObject *hb_overflowed(bclpy_HMBuf *self, void *closure)
     return PyLong_FromUnsignedLongLong(self->b.pushed_direct);
 }
 
+static PyObject *hb_pending(bclpy_HMBuf *self, void *closure)
+{
+    return PyLong_FromUnsignedLongLong(bcl_hmbuf_pending(&self->b));
+}
+
+static PyObject *hb_get_grow(bclpy_HMBuf *self, void *closure)
+{
+    return PyBool_FromLong(self->b.grow);
+}
+
+static int hb_set_grow(bclpy_HMBuf *self, PyObject *value, void *closure)
+{
+    int grow = value ? PyObject_IsTrue(value) : 0;
+    if (grow < 0)
+        return -1;
+    bcl_hmbuf_set_grow(&self->b, grow);
+    return 0;
+}
+
 static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
 {
     PyObject *m = self->map ? (PyObject *)self->map : Py_None;
@@ -208,16 +229,35 @@ static PyMethodDef hb_methods[] = {
 
 static PyGetSetDef hb_getset[] = {
     {"overflowed", (getter)hb_overflowed, NULL,
-     "Entries that found their owner's queue full and were inserted directly.", NULL},
-    {"hashmap", (getter)hb_hashmap, NULL, "The HashMap this buffer fills.", NULL},
+     BCLPY_DOC_PROP("int: entries that found their owner's queue full and were "
+                    "inserted directly.", "buf.overflowed"), NULL},
+    {"hashmap", (getter)hb_hashmap, NULL,
+     BCLPY_DOC_PROP("pybcl.HashMap: the map this buffer fills.", "buf.hashmap"), NULL},
+    {"pending", (getter)hb_pending, NULL,
+     BCLPY_DOC_PROP("int: entries this rank hands to the map at the next flush() "
+                    "(buffered since the last flush began, plus those a full map "
+                    "refused).", "buf.pending"), NULL},
+    {"_grow", (getter)hb_get_grow, (setter)hb_set_grow,
+     "Set by pybcl.HashMapBuffer(grow=True): flush() reports a full map quickly, "
+     "since the caller will resize it.", NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
+
+static PyObject *hb_repr(bclpy_HMBuf *self)
+{
+    if (!bclpy_current(self->live, self->epoch))
+        return PyUnicode_FromString("<pybcl.HashMapBuffer (not created)>");
+    return PyUnicode_FromFormat("pybcl.HashMapBuffer(hashmap=%R, queue_size=%zu, "
+                                "message_size=%zu)", (PyObject *)self->map,
+                                self->b.queue_size, self->b.message_size);
+}
 
 static PyTypeObject bclpy_HMBufType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl._core.HashMapBuffer",
     .tp_basicsize = sizeof(bclpy_HMBuf),
     .tp_dealloc = (destructor)hb_dealloc,
+    .tp_repr = (reprfunc)hb_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = BCLPY_DOC_HMBUFFER,
     .tp_methods = hb_methods,

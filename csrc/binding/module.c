@@ -401,18 +401,41 @@ static struct PyModuleDef core_module = {
     NULL, NULL, NULL, NULL, NULL
 };
 
+/* pybcl.<name> subclassing both queue.<base> and pybcl.Error, so code
+ * written for the standard library's queues catches pybcl's too. */
+static PyObject *queue_style_exception(const char *name, const char *base,
+                                       const char *doc)
+{
+    PyObject *queue_mod = PyImport_ImportModule("queue");
+    if (!queue_mod)
+        return NULL;
+    PyObject *std = PyObject_GetAttrString(queue_mod, base);
+    Py_DECREF(queue_mod);
+    if (!std)
+        return NULL;
+    PyObject *bases = PyTuple_Pack(2, std, bclpy_Error);
+    Py_DECREF(std);
+    if (!bases)
+        return NULL;
+    PyObject *exc = PyErr_NewExceptionWithDoc(name, doc, bases, NULL);
+    Py_DECREF(bases);
+    return exc;
+}
+
 static int add_exceptions(PyObject *m)
 {
-    bclpy_Error = PyErr_NewException("pybcl.Error", NULL, NULL);
+    bclpy_Error = PyErr_NewExceptionWithDoc("pybcl.Error", BCLPY_DOC_EXC_ERROR, NULL, NULL);
     if (!bclpy_Error)
         return -1;
     PyObject *bases = PyTuple_Pack(2, PyExc_MemoryError, bclpy_Error);
     if (!bases)
         return -1;
-    bclpy_SegmentFull = PyErr_NewException("pybcl.SegmentFull", bases, NULL);
+    bclpy_SegmentFull = PyErr_NewExceptionWithDoc("pybcl.SegmentFull",
+                                                  BCLPY_DOC_EXC_SEGMENTFULL, bases, NULL);
     Py_DECREF(bases);
-    bclpy_ContainerFull = PyErr_NewException("pybcl.ContainerFull", bclpy_Error, NULL);
-    bclpy_Empty = PyErr_NewException("pybcl.Empty", bclpy_Error, NULL);
+    bclpy_ContainerFull = queue_style_exception("pybcl.ContainerFull", "Full",
+                                                BCLPY_DOC_EXC_CONTAINERFULL);
+    bclpy_Empty = queue_style_exception("pybcl.Empty", "Empty", BCLPY_DOC_EXC_EMPTY);
     if (!bclpy_SegmentFull || !bclpy_ContainerFull || !bclpy_Empty)
         return -1;
     if (PyModule_AddObjectRef(m, "Error", bclpy_Error) < 0 ||

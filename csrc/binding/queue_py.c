@@ -7,6 +7,8 @@
  */
 #include "bclpy.h"
 
+#include "binding/docstrings/properties.h"
+
 #include <string.h>
 
 #include "elemtype.h"
@@ -495,6 +497,24 @@ static PyObject *q_size(QueueObject *self, PyObject *noargs)
     return PyLong_FromUnsignedLongLong(s);
 }
 
+/* len(q) is q.size(): the elements in the queue now. */
+static Py_ssize_t q_len(QueueObject *self)
+{
+    if (usable(self) < 0)
+        return -1;
+    uint64_t s;
+    bcl_status st = bcl_queue_size(&self->q, &s);
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        return -1;
+    }
+    return (Py_ssize_t)s;
+}
+
+static PySequenceMethods queue_as_sequence = {
+    .sq_length = (lenfunc)q_len,
+};
+
 static PyObject *q_resize(QueueObject *self, PyObject *arg)
 {
     if (usable(self) < 0)
@@ -543,10 +563,14 @@ static PyObject *q_repr(QueueObject *self)
     if (!self->live)
         return PyUnicode_FromFormat("<%s (not created)>", Py_TYPE(self)->tp_name);
     PyObject *spec = bclpy_elemtype_spec(&self->et);
-    PyObject *r = PyUnicode_FromFormat("%s(host=%d, capacity=%llu, dtype=%R)",
-                                       Py_TYPE(self)->tp_name, self->q.host,
-                                       (unsigned long long)self->q.capacity, spec);
+    PyObject *dt = bclpy_spec_repr(spec);
     Py_DECREF(spec);
+    if (!dt)
+        return NULL;
+    PyObject *r = PyUnicode_FromFormat("%s(host=%d, capacity=%llu, dtype=%U)",
+                                       Py_TYPE(self)->tp_name, self->q.host,
+                                       (unsigned long long)self->q.capacity, dt);
+    Py_DECREF(dt);
     return r;
 }
 
@@ -570,9 +594,12 @@ static PyMethodDef queue_methods[] = {
 };
 
 static PyGetSetDef queue_getset[] = {
-    {"capacity", (getter)q_get_capacity, NULL, "Number of slots.", NULL},
-    {"host", (getter)q_get_host, NULL, "Rank whose segment holds the queue.", NULL},
-    {"dtype", (getter)q_get_dtype, NULL, "Element type.", NULL},
+    {"capacity", (getter)q_get_capacity, NULL,
+     BCLPY_DOC_PROP("int: number of slots.", "q.capacity"), NULL},
+    {"host", (getter)q_get_host, NULL,
+     BCLPY_DOC_PROP("int: the rank whose segment holds the queue.", "q.host"), NULL},
+    {"dtype", (getter)q_get_dtype, NULL,
+     BCLPY_DOC_PROP("The element type: a NumPy dtype, or bytes, str or object.", "q.dtype"), NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 
@@ -583,6 +610,7 @@ static PyGetSetDef queue_getset[] = {
         .tp_basicsize = sizeof(QueueObject),                    \
         .tp_dealloc = (destructor)queue_dealloc,                \
         .tp_repr = (reprfunc)q_repr,                            \
+        .tp_as_sequence = &queue_as_sequence,                   \
         .tp_flags = Py_TPFLAGS_DEFAULT,                         \
         .tp_doc = DOC,                                          \
         .tp_methods = queue_methods,                            \

@@ -189,6 +189,7 @@ bcl_status bcl_hmbuf_add(bcl_hmbuf *b, const void *key, const void *val, int acc
     memcpy(e, key, m->key_size);
     memcpy(e + m->key_size, val, m->val_size);
     *op_byte(b, e) = (unsigned char)(accumulate != 0);
+    b->n_added++;
     if (dest != bcl_rt.rank && b->count[dest] == b->message_size)
         return push(b, dest);
     return BCL_OK;
@@ -218,7 +219,10 @@ static bcl_status apply(bcl_hmbuf *b, unsigned char *e, size_t n, unsigned char 
                 __builtin_prefetch(block + (home - first) * m->bsize, 1);
         }
         int spilled;
-        bcl_status st = bcl_hm_apply_local(m, &k, x + m->key_size, *op_byte(b, x), &spilled);
+        bcl_status st = b->refusing ? BCL_ERR_FULL
+                      : bcl_hm_apply_local(m, &k, x + m->key_size, *op_byte(b, x), &spilled);
+        if (st == BCL_ERR_FULL && b->grow)
+            b->refusing = 1;
         if (st == BCL_ERR_FULL || st == BCL_ERR_OVERFLOW) {
             /* Our block is full along the key's probes, or the sum overflows. */
             st = settle(b, x, st == BCL_ERR_FULL ? BCL_HM_NOROOM : BCL_HM_OVERFLOW);
@@ -239,7 +243,12 @@ static bcl_status apply(bcl_hmbuf *b, unsigned char *e, size_t n, unsigned char 
             *spill_cap = cap;
         }
         memcpy(*spill + (*nspill)++ * b->stride, x, b->stride);
+        /* A block at most half full spills only the keys homed near its
+         * end; spilling one entry in 16 means it is full. */
+        if (b->grow && *nspill >= 64 && *nspill * 16 > b->n_local + i + 1)
+            b->refusing = 1;
     }
+    b->n_local += n;
     return BCL_OK;
 }
 
@@ -276,10 +285,23 @@ static bcl_status agree(bcl_hmbuf *b, bcl_status err)
     return BCL_OK;
 }
 
+void bcl_hmbuf_set_grow(bcl_hmbuf *b, int grow)
+{
+    b->grow = grow != 0;
+}
+
+uint64_t bcl_hmbuf_pending(const bcl_hmbuf *b)
+{
+    return b->n_added + b->kept.n;
+}
+
 bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
 {
     int me = bcl_rt.rank;
     bcl_status err = BCL_OK, st;
+    b->n_added = 0;           /* from here on they are applied or kept */
+    b->refusing = 0;
+    b->n_local = 0;
     /* Entries a full map refused last time go first, on every rank, then a
      * barrier: everything buffered since (the deferred pushes, the queues,
      * our own entries) lands after them.  kept_all is the same everywhere. */
@@ -316,7 +338,8 @@ bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
     if ((st = bcl_barrier()) != BCL_OK)
         return st;
     if (nspill && err == BCL_OK)
-        err = direct(b, spill, nspill);
+        err = b->refusing ? list_add(b, &b->kept, spill, nspill)   /* grow: resized first */
+                          : direct(b, spill, nspill);
     free(spill);
     if ((st = bcl_barrier()) != BCL_OK)
         return st;

@@ -53,6 +53,10 @@ typedef struct bcl_hmbuf {
     bcl_hmbuf_list deferred;  /* refused pushes while entries are kept       */
     uint64_t kept_all;        /* kept entries on all ranks (last flush)      */
     uint64_t n_overflow;      /* accumulates not applied since last flush    */
+    uint64_t n_added;         /* entries added since the last flush began    */
+    int grow;                 /* the caller grows the map when it is full    */
+    int refusing;             /* grow: this flush's local phase found it full */
+    uint64_t n_local;         /* entries this flush's local phase went through */
 } bcl_hmbuf;
 
 /* Collective. */
@@ -62,6 +66,18 @@ void bcl_hmbuf_destroy(bcl_hmbuf *b);
 
 /* Buffer one entry (accumulate: add `val` instead of replacing). */
 bcl_status bcl_hmbuf_add(bcl_hmbuf *b, const void *key, const void *val, int accumulate);
+
+/* grow != 0: the caller resizes the map whenever flush() reports it full,
+ * so once this rank's block is found full in a flush's local phase, the
+ * rest of that phase is kept without probing (probing a full block costs
+ * half the table per entry, and every kept entry is retried after the
+ * resize anyway). */
+void bcl_hmbuf_set_grow(bcl_hmbuf *b, int grow);
+
+/* Entries this rank will hand to the map at the next flush (added since
+ * the last flush began, plus those a full map refused): an upper bound on
+ * the keys the flush adds, which a growing map sizes itself by. */
+uint64_t bcl_hmbuf_pending(const bcl_hmbuf *b);
 
 /* Collective: afterwards every buffered entry is in the map.  The same
  * status on every rank: BCL_ERR_FULL if any rank kept entries (the map is

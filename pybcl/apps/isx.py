@@ -34,7 +34,11 @@ Exit status 1 if anything fails.
 
 Phases (seconds per iteration, the slowest rank's mean): generate_bucket_push,
 exchange_wait (to the barrier after the pushes), local (sort or count),
-exchange = generate_bucket_push + exchange_wait, total.
+final_barrier (waiting for the other ranks' local phase),
+exchange = generate_bucket_push + exchange_wait, total (the sum of the four).
+``per_iteration`` lists each timed iteration's breakdown on its slowest rank
+(the rank with the largest total), whose parts sum exactly to that total: what
+a plot of medians and spreads needs.
 """
 import json
 import sys
@@ -49,15 +53,17 @@ from pybcl import _core
 from pybcl.apps import _cli
 
 DEFAULT_MAX_KEY = 1 << 28
-PHASES = ("generate_bucket_push", "exchange_wait", "local", "exchange", "total")
+PHASES = ("generate_bucket_push", "exchange_wait", "local", "final_barrier", "exchange",
+          "total")
+PARTS = ("generate_bucket_push", "exchange_wait", "local", "final_barrier")  # sum = total
 LOCAL_PHASES = ("sort", "count")
 
 
 def _bucketize(keys: NDArray[np.int32], width: int, P: int
                ) -> tuple[NDArray[np.int32], NDArray[Any]]:
-    """(dest-sorted keys, per-destination counts) of one chunk."""
-    if P == 1:
-        return keys, np.array([len(keys)])
+    """(dest-sorted keys, per-destination counts) of one chunk.  Also at one
+    rank, so the local work per key is the same at every P (and the same as
+    the Alltoallv baseline's)."""
     return _core.isx_bucketize(keys, width, P)    # ISx's counting bucketize, in C
 
 
@@ -127,6 +133,7 @@ def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterat
             times["generate_bucket_push"].append(t1 - t0)
             times["exchange_wait"].append(t2 - t1)
             times["local"].append(t3 - t2)
+            times["final_barrier"].append(t4 - t3)
             times["exchange"].append(t2 - t0)
             times["total"].append(t4 - t0)
         if it == burn_in + iterations - 1:
@@ -148,6 +155,9 @@ def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterat
     worst = pybcl.allreduce(np.array([mean[p] for p in PHASES]), "max")
     seconds = dict(zip(PHASES, map(float, worst)))
     seconds["local_" + local] = seconds["local"]      # the name says which local phase
+    per_iteration = slowest_rank_breakdown(
+        np.array([times[p] for p in PARTS]).T.reshape(iterations, len(PARTS)),
+        pybcl.allreduce, me)
     total_keys = N * P
     return {
         "app": "isx", "ranks": P, "keys_per_rank": N, "max_key": int(max_key),
@@ -156,9 +166,25 @@ def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterat
         "local": local,
         "transport": pybcl.transport(),
         "seconds_per_iteration": seconds,
+        "per_iteration": {"parts": list(PARTS), "seconds": per_iteration},
         "keys_per_s": total_keys / seconds["total"] if seconds["total"] > 0 else None,
         "verified": bool(ok), "problems": problems,
     }
+
+
+def slowest_rank_breakdown(rows: NDArray[np.float64], allreduce: Any,
+                           rank: int) -> list[list[float]]:
+    """Collective.  rows[i] = this rank's phase times in timed iteration i
+    (parts summing to its total).  Returns, per iteration, the parts of the
+    rank whose total was largest (the lowest such rank on a tie), the same on
+    every rank.  allreduce(array, op) with op "max", "min" or "sum" over the
+    ranks; `rank` is this rank's number there."""
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    totals = rows.sum(axis=1)
+    worst = allreduce(totals.copy(), "max")
+    chosen = allreduce(np.where(totals >= worst, rank, 1 << 62).astype(np.int64), "min")
+    mine = np.where((chosen == rank)[:, None], rows, 0.0)
+    return [[float(x) for x in row] for row in allreduce(mine, "sum")]
 
 
 def _weighted_key_sum(hist: NDArray[Any], lo: int, step: int = 1 << 22) -> int:

@@ -261,6 +261,53 @@ class FileSource:
         return self.path
 
 
+def read_kmers(path: Union[str, "os.PathLike[str]"], k: int = 31) -> Iterator[NDArray[np.uint64]]:
+    """This rank's share of the canonical k-mers of a FASTA/FASTQ file.
+
+    Not collective: every rank calls it on the same file and gets a disjoint
+    share; together the ranks get every k-mer occurrence exactly once.  The
+    file is split as the k-mer app splits it (byte ranges resynced on records
+    for plain files, runs of blocks for BGZF, round-robin 1 MiB blocks of the
+    stream otherwise).  Yields uint64 NumPy arrays of 2-bit codes (A=0 C=1
+    G=2 T=3, first base most significant) of the smaller of each k-mer and
+    its reverse complement; k-mers with a base other than A/C/G/T are
+    skipped, lowercase counts as uppercase.  Works before ``pybcl.init()``
+    too (then on MPI's world communicator, or alone without MPI).
+
+    Raises ``ValueError`` for a bad ``k``, and ``KmerInputError`` (a
+    ``ValueError``) naming the file when it is missing, unreadable, not
+    FASTA/FASTQ, or corrupt.
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= 32:
+        raise ValueError(f"read_kmers: k must be an int in [1, 32], got {k!r}")
+    k = int(k)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"read_kmers: path must be a str or os.PathLike, "
+                        f"not {type(path).__name__}")
+    source = FileSource(os.fspath(path))     # checked now, not at the first next()
+    me, P = (pybcl.rank(), pybcl.nprocs()) if _core.initialized() else _cli.world()[:2]
+    return _share(source, k, me, P)
+
+
+def _share(source: "FileSource", k: int, me: int, P: int) -> Iterator[NDArray[np.uint64]]:
+    try:
+        yield from source.pieces(k, me, P)
+    except ValueError as e:            # a corrupt record or gzip stream mid-file
+        raise KmerInputError(f"{source}: {e}") from None
+
+
+def decode(code: Union[int, np.integer], k: int) -> str:
+    """The k-mer string of a 2-bit code (``read_kmers``'s encoding)."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= 32:
+        raise ValueError(f"decode: k must be an int in [1, 32], got {k!r}")
+    if isinstance(code, bool) or not isinstance(code, (int, np.integer)):
+        raise TypeError(f"decode: code must be an int, not {type(code).__name__}")
+    if not 0 <= int(code) < 4 ** int(k):
+        raise ValueError(f"decode: code {int(code)} does not fit in k={int(k)} bases "
+                         f"(must be in [0, 4**{int(k)}))")
+    return bytes(_core.kmer_decode(np.array([code], dtype=np.uint64), int(k))[0]).decode()
+
+
 def read_genome(path: str) -> bytes:
     """Sequence bytes of a (gzipped) FASTA, records concatenated with 'N'."""
     opener = gzip.open if open(path, "rb").read(2) == b"\x1f\x8b" else open

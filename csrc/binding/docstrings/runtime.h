@@ -35,22 +35,56 @@
     "Local; never initialises anything."
 
 #define BCLPY_DOC_RANK \
-    "rank()\n--\n\n" \
-    "Return this process's rank in pybcl's communicator (int).  Local;\n" \
-    "initialises the runtime with the defaults if needed."
+    "rank()\n" \
+    "--\n" \
+    "\n" \
+    "This process's rank in pybcl's communicator.  Local; initialises the\n" \
+    "runtime with the defaults if needed.\n" \
+    "\n" \
+    "Returns\n" \
+    "-------\n" \
+    "int\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> 0 <= pybcl.rank() < pybcl.nprocs()\n" \
+    "True"
 
 #define BCLPY_DOC_NPROCS \
-    "nprocs()\n--\n\n" \
-    "Return the number of ranks in pybcl's communicator (int).  Local;\n" \
-    "initialises the runtime with the defaults if needed."
+    "nprocs()\n" \
+    "--\n" \
+    "\n" \
+    "The number of ranks in pybcl's communicator.  Local; initialises the\n" \
+    "runtime with the defaults if needed.\n" \
+    "\n" \
+    "Returns\n" \
+    "-------\n" \
+    "int\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> pybcl.nprocs() >= 1\n" \
+    "True"
 
 #define BCLPY_DOC_TRANSPORT \
-    "transport()\n--\n\n" \
-    "Return the transport in use: 'shm' (all ranks on one node: loads, stores\n" \
+    "transport()\n" \
+    "--\n" \
+    "\n" \
+    "The transport in use: 'shm' (all ranks on one node: loads, stores\n" \
     "and CPU atomics on one MPI shared-memory window), 'rma' (MPI-3\n" \
-    "passive-target RMA) or 'rma-node' (rma whose get/put to ranks of the same\n" \
-    "node are memcpy through the node's shared memory; every atomic still MPI).\n" \
-    "Chosen at init from PYBCL_TRANSPORT=auto|shm|rma|rma-node.  Local."
+    "passive-target RMA) or 'rma-node' (rma whose get/put to ranks of the\n" \
+    "same node are memcpy through the node's shared memory; every atomic\n" \
+    "still MPI).  Chosen at init from PYBCL_TRANSPORT=auto|shm|rma|rma-node.\n" \
+    "Local.\n" \
+    "\n" \
+    "Returns\n" \
+    "-------\n" \
+    "str\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> pybcl.transport() in ('shm', 'rma', 'rma-node')\n" \
+    "True"
 
 #define BCLPY_DOC_SEGMENT_SIZE \
     "segment_size()\n--\n\n" \
@@ -58,22 +92,54 @@
     "any rank asked for, rounded down to 64 bytes).  Local."
 
 #define BCLPY_DOC_BARRIER \
-    "barrier()\n--\n\n" \
+    "barrier()\n" \
+    "--\n" \
+    "\n" \
     "Collective: complete all of this rank's outstanding remote operations,\n" \
-    "then an MPI barrier.  Afterwards every rank sees every write made before\n" \
-    "it; also reclaims storage of overwritten variable-length values.\n" \
-    "Raises pybcl.Error if MPI fails."
+    "then an MPI barrier.  Afterwards every rank sees every write made\n" \
+    "before it; also reclaims storage of overwritten variable-length values.\n" \
+    "\n" \
+    "Raises\n" \
+    "------\n" \
+    "pybcl.Error\n" \
+    "    If MPI fails.\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> pybcl.barrier()"
 
 #define BCLPY_DOC_FLUSH \
-    "flush()\n--\n\n" \
+    "flush()\n" \
+    "--\n" \
+    "\n" \
     "Complete this rank's outstanding remote operations (local and remote\n" \
-    "completion), e.g. the puts of rput().  Not collective."
+    "completion), e.g. the puts of rput().  Not collective.\n" \
+    "\n" \
+    "Raises\n" \
+    "------\n" \
+    "pybcl.Error\n" \
+    "    If MPI fails.\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> pybcl.flush()"
 
 #define BCLPY_DOC_PROGRESS \
-    "progress()\n--\n\n" \
+    "progress()\n" \
+    "--\n" \
+    "\n" \
     "Let remote operations aimed at this rank advance.  Call it now and then\n" \
     "during long compute phases outside pybcl on the rma transport (or set\n" \
-    "PYBCL_ASYNC_PROGRESS=1).  Not collective; cheap on shm."
+    "PYBCL_ASYNC_PROGRESS=1).  Not collective; cheap on shm.\n" \
+    "\n" \
+    "Raises\n" \
+    "------\n" \
+    "pybcl.Error\n" \
+    "    If MPI fails.\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> pybcl.progress()"
 
 #define BCLPY_DOC_FLUSH_STATS \
     "_flush_stats()\n--\n\n" \
@@ -137,5 +203,52 @@
     "MPI 4.0.0-4.0.4 and 4.1.0-4.1.4: ('OMPI_MCA_osc', '^rdma'), keeping out\n" \
     "the one-sided component whose 64-bit compare-and-swap crashes (Open MPI\n" \
     "issue 7027; docs/install.md).  Callable before MPI is initialised.  Local."
+
+#define BCLPY_DOC_EXC_ERROR \
+    "Base class of pybcl's own exceptions (an MPI failure, a container used\n" \
+    "after finalize(), a peer's failure in a collective call).\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> try:\n" \
+    "...     pybcl.barrier()\n" \
+    "... except pybcl.Error as exc:\n" \
+    "...     print(exc)"
+
+#define BCLPY_DOC_EXC_SEGMENTFULL \
+    "The shared segment has no room (also a MemoryError): alloc() or a\n" \
+    "container's constructor, or a segment size the node cannot hold\n" \
+    "(raised on every rank then).\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> try:\n" \
+    "...     p = pybcl.alloc(1 << 40)\n" \
+    "... except pybcl.SegmentFull:\n" \
+    "...     p = None"
+
+#define BCLPY_DOC_EXC_CONTAINERFULL \
+    "A fixed-capacity container has no room and nothing was written (also a\n" \
+    "queue.Full): HashMap.insert() finding no free bucket, a full\n" \
+    "HashMapBuffer.flush().  A collective resize() makes room.\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> m = pybcl.HashMap(2 * pybcl.nprocs())\n" \
+    ">>> try:\n" \
+    "...     m.insert_many(np.arange(1000), np.arange(1000))\n" \
+    "... except pybcl.ContainerFull:\n" \
+    "...     pass"
+
+#define BCLPY_DOC_EXC_EMPTY \
+    "Pop from an empty queue (also a queue.Empty).\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> q = pybcl.CircularQueue(0, 8)\n" \
+    ">>> try:\n" \
+    "...     q.pop()\n" \
+    "... except pybcl.Empty:\n" \
+    "...     pass"
 
 #endif /* BCLPY_DOC_RUNTIME_H */

@@ -2,7 +2,7 @@
 
 Reports, as JSON:
   * bucket occupancy of sequential integers and of 2-bit packed 31-mers from
-    real genomes (shared/data): max bucket load and the chi-square statistic
+    real genomes (lambda from pybcl/data, E. coli from tests/data): max bucket load and the chi-square statistic
     against a uniform distribution, for the low bits (h % B, B a power of
     two) and the high bits (h >> (64 - log2 B)) of the hash; `chi2_z` is
     (chi2 - dof) / sqrt(2 dof), i.e. |z| < ~3 is what a random function
@@ -136,13 +136,12 @@ def _timed(fn):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default=os.path.join(here, "..", "..",
-                                                   "shared", "data"))
+    ap.add_argument("--data", default=os.path.join(here, "..", "tests", "data"))
     args = ap.parse_args()
     out = {"algorithm": "XXH64", "k": K}
     out["sequential_ints_1M_2^16_buckets"] = distribution(
         np.arange(1 << 20, dtype=np.uint64), 16)
-    lam = os.path.join(args.data, "lambda_virus.fa.gz")
+    lam = os.path.join(here, "..", "pybcl", "data", "lambda_virus.fa.gz")
     if os.path.exists(lam):
         out["lambda_31mers_2^12_buckets"] = distribution(
             packed_kmers(read_fasta(lam)), 12)

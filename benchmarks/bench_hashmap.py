@@ -2,8 +2,8 @@
 
     python benchmarks/bench_hashmap.py > hashmap.json
 
-runs, in one go: the C floor of the same MPI sequences (rma_floor.c, from
-this tree or /work/main, built with mpicc), then this file as an MPI worker
+runs, in one go: the C floor of the same MPI sequences (benchmarks/floor/rma_floor.c,
+built with mpicc), then this file as an MPI worker
 under `mpiexec -n 2` with PYBCL_TRANSPORT=shm and =rma, and prints ONE JSON
 object with the figures, the ratios to the floor and the issue's targets,
 and BCL's numbers.  Scalar ops: rank 0 works on keys owned by rank 1 while
@@ -78,12 +78,7 @@ def worker(n_scalar=20000, n_batch=200000):
 
 
 def floor():
-    for src in (os.path.join(HERE, "floor", "rma_floor.c"),
-                "/work/main/benchmarks/floor/rma_floor.c"):
-        if os.path.exists(src):
-            break
-    else:
-        return {"error": "rma_floor.c not found"}
+    src = os.path.join(HERE, "floor", "rma_floor.c")
     mpicc = _mpi.mpicc()
     binary = os.path.join(tempfile.mkdtemp(), "rma_floor")
     subprocess.run([mpicc, "-O2", "-o", binary, src], check=True)

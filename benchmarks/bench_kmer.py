@@ -3,9 +3,8 @@
     python benchmarks/bench_kmer.py [--ranks 2] [--repeats 2] [--out FILE]
 
 Input: E. coli 536 reads simulated at 5x coverage (100 bp, 1 % substitutions,
-seed 1) by the shared tools/simreads.py from data/NC_008253.fna.gz -- the
-file the issue names (md5 ed82260543f56f9413cba2787439aab0), cached under
-$TMPDIR/pybcl_bench.  Runs, alternating, `repeats` times each:
+seed 1) by pybcl's own simulator from tests/data/NC_008253.fna.gz
+(benchmarks/_reads.py), cached under $TMPDIR/pybcl_bench.  Runs, alternating, `repeats` times each:
 
   jellyfish count -m 31 -C -t RANKS -s 10M -o out.jf reads.fq
   mpiexec -n RANKS python -m pybcl.apps.kmer reads.fq -k 31 [--bloom] --json ...
@@ -29,33 +28,14 @@ import tempfile
 import time
 
 import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
+import _reads  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-MD5_5X = "ed82260543f56f9413cba2787439aab0"
-
-
-def find_shared():
-    cands = [os.environ.get("PYBCL_SHARED", "")] + [
-        os.path.join(ROOT, *([".."] * up), "shared") for up in (1, 2, 3)]
-    for c in cands:
-        if c and os.path.exists(os.path.join(c, "data", "NC_008253.fna.gz")):
-            return os.path.abspath(c)
-    raise SystemExit("cannot find shared/data/NC_008253.fna.gz (set PYBCL_SHARED)")
 
 
 def reads_file():
-    out_dir = os.path.join(tempfile.gettempdir(), "pybcl_bench")
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, "ecoli_5x.fq")
-    if not os.path.exists(path):
-        shared = find_shared()
-        with open(path + ".tmp", "wb") as fh:
-            subprocess.run([sys.executable, os.path.join(shared, "tools", "simreads.py"),
-                            os.path.join(shared, "data", "NC_008253.fna.gz"), "-L", "100",
-                            "-C", "5", "-e", "0.01", "--seed", "1"], stdout=fh, check=True)
-        os.replace(path + ".tmp", path)
-    return path
+    return _reads.ecoli_reads(5)
 
 
 def md5(path):

@@ -3,8 +3,8 @@
     python benchmarks/bench_kmer_inputs.py [--coverage 5] [--ranks 1,2] [--repeats 3]
         [--baseline TREE] [--out FILE.json]
 
-Input: the E. coli reads of bench_kmer_scaling.py (simreads.py, `-L 100 -C
-COVERAGE -e 0.01 --seed 1`), as plain FASTQ, as ordinary gzip (every rank
+Input: the E. coli reads of bench_kmer_scaling.py (benchmarks/_reads.py:
+100 bp, COVERAGE x, 1 % substitutions, seed 1), as plain FASTQ, as ordinary gzip (every rank
 decompresses it whole) and as BGZF (ranks split it by blocks; written with
 the tests' zlib-only BGZF writer).  For each P, alternating, `repeats`
 times: `python -m pybcl.apps.kmer -k 31` on plain, plain --bloom, gzip and

@@ -3,9 +3,9 @@
     python benchmarks/bench_kmer_scaling.py [--coverage 5] [--seeds 1] [--max-ranks P]
         [--oversubscribe 0] [--repeats 1] [--out FILE.json] [--plot FILE.png]
 
-Input: reads simulated by the shared tools/simreads.py from
-data/NC_008253.fna.gz (E. coli 536), `-L 100 -C COVERAGE -e 0.01`, one file
-per seed concatenated (the issue's 30x input is --coverage 5 --seeds 1-6),
+Input: reads simulated by pybcl's own simulator (benchmarks/_reads.py) from
+tests/data/NC_008253.fna.gz (E. coli 536), 100 bp, COVERAGE x, 1 %
+substitutions, one simulation per seed concatenated (the issue's 30x input is --coverage 5 --seeds 1-6),
 cached under $TMPDIR/pybcl_bench.  For P = 1, 2, 4, ... up to the cores
 present (and `--oversubscribe` doublings past them, marked and left out of
 the ratios), alternating, `repeats` times each, best kept:
@@ -33,33 +33,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _reads  # noqa: E402
 import _scaling  # noqa: E402
 
 
-def find_shared():
-    root = _scaling.ROOT
-    cands = [os.environ.get("PYBCL_SHARED", "")] + [
-        os.path.join(root, *([".."] * up), "shared") for up in (1, 2, 3)]
-    for c in cands:
-        if c and os.path.exists(os.path.join(c, "data", "NC_008253.fna.gz")):
-            return os.path.abspath(c)
-    raise SystemExit("cannot find shared/data/NC_008253.fna.gz (set PYBCL_SHARED)")
-
-
 def reads_file(coverage, seeds):
-    out_dir = os.path.join(tempfile.gettempdir(), "pybcl_bench")
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, f"ecoli_C{coverage}_s{'-'.join(map(str, seeds))}.fq")
-    if not os.path.exists(path):
-        shared = find_shared()
-        with open(path + ".tmp", "wb") as fh:
-            for seed in seeds:
-                subprocess.run([sys.executable, os.path.join(shared, "tools", "simreads.py"),
-                                os.path.join(shared, "data", "NC_008253.fna.gz"), "-L", "100",
-                                "-C", str(coverage), "-e", "0.01", "--seed", str(seed)],
-                               stdout=fh, check=True)
-        os.replace(path + ".tmp", path)
-    return path
+    return _reads.ecoli_reads(coverage, seeds)
 
 
 def parse_histo(text):
@@ -101,8 +80,8 @@ def main():
     mpiexec = _scaling.mpiexec()
     res = {"benchmark": "kmer_scaling", "k": 31, "reads": reads,
            "reads_bytes": os.path.getsize(reads),
-           "input": None if a.reads else f"simreads.py NC_008253.fna.gz -L 100 -C {a.coverage} "
-                                         f"-e 0.01, seeds {seeds} concatenated",
+           "input": None if a.reads else f"pybcl's simulator (benchmarks/_reads.py) on NC_008253.fna.gz, 100 bp, "
+                                         f"{a.coverage}x, 1 % substitutions, seeds {seeds} concatenated",
            "host": platform.node(), "cores": _scaling.cores(),
            "load_average_start": _scaling.load(),
            "versions": {"kmc": version(["kmc"]), "jellyfish": version(["jellyfish",

@@ -20,8 +20,8 @@ docs/hashmap_perf.md.
 Default ranks: 2 up to the cores present, plus 2x and 4x oversubscribed
 points, each marked `"oversubscribed": true` (ranks > cores: the core then
 waits patiently, docs/progress.md, and timings measure the scheduler as much
-as pybcl).  `--hosts H` runs rma across the H network-namespace hosts pbh1..H
-of /work/shared/tools/netns-hosts.sh (UCX_TLS=tcp,self; one rank per host by
+as pybcl).  `--hosts H` runs rma across H network-namespace hosts made by
+scripts/netns/hosts.sh (UCX_TLS=tcp,self; one rank per host by
 default, `--per-host R[,R2..]` for more; `--transports` there defaults to
 rma, and `auto` shows what auto picks: rma-node when a host runs >= 2 ranks;
 `--waits` picks PYBCL_WAIT values, `default` leaving it unset); it reuses
@@ -41,7 +41,7 @@ import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-TOOLS = "/work/shared/tools"
+TOOLS = os.path.join(ROOT, "scripts", "netns")
 
 
 def worker(n_scalar, n_batch):
@@ -182,15 +182,18 @@ def per_host_counts(args):
 
 
 def multi_host(args):
-    script = os.path.join(TOOLS, "netns-hosts.sh")
+    script = os.path.join(TOOLS, "hosts.sh")
+    name = os.environ.get("PYBCL_NETNS_NAME", "pb")      # as hosts.sh names them
     have = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    wanted = [f"pbh{i}" for i in range(1, args.hosts + 1)]
+    wanted = [f"{name}h{i}" for i in range(1, args.hosts + 1)]
     missing = [h for h in wanted if h not in have.split()]
     created = False
     if missing:
         subprocess.run(["bash", script, "up", str(args.hosts)], check=True)
         created = True
-    hosts = subprocess.run(["bash", script, "hosts", str(args.hosts)], check=True,
+    hosts = subprocess.run(["bash", script, "list", str(args.hosts)], check=True,
+                           capture_output=True, text=True).stdout.strip()
+    iface = subprocess.run(["bash", script, "iface"], check=True,
                            capture_output=True, text=True).stdout.strip()
     try:
         runs = []
@@ -199,7 +202,7 @@ def multi_host(args):
                               for t in (args.transports or "rma").split(",")):
             n = args.hosts * per
             pre = [mpiexec(), "-launcher", "ssh", "-launcher-exec",
-                   os.path.join(TOOLS, "nsexec.sh"), "-iface", "pbbr0", "-hosts",
+                   os.path.join(TOOLS, "nsexec.sh"), "-iface", iface, "-hosts",
                    ",".join(f"{h}:{per}" for h in hosts.split(",")), "-n", str(n),
                    "-genv", "UCX_TLS", "tcp,self", "-genv", "PYBCL_TRANSPORT", tr,
                    "-genv", "PYTHONPATH", ROOT]

@@ -4,8 +4,13 @@ Distributed data structures (hash maps, queues, Bloom filters, arrays) over
 MPI-3 one-sided communication, with a C core.  Run SPMD:
 ``mpiexec -n 4 python script.py``.  See docs/ and the README.
 """
-from . import _env
+from . import _checkbuild
 
+_checkbuild.load_core()          # an unbuilt checkout: one line saying what to do
+
+from . import _env, _mpimatch  # noqa: E402
+
+_mpimatch.remember_core_libraries()
 _env.set_mpi_defaults()          # must precede MPI_Init (mpi4py import)
 
 from ._core import (                                     # noqa: E402

@@ -1,9 +1,15 @@
-"""python -m pybcl --info: print pybcl.info() (rank 0 only under mpiexec)."""
+"""python -m pybcl --info: print pybcl.info() (rank 0 only under mpiexec);
+python -m pybcl --version: print the version (no MPI job needed)."""
 import argparse
 import json
 from typing import Optional, Sequence
 
 from . import _core, _info
+
+
+def _version() -> str:
+    from . import __version__
+    return __version__
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -13,6 +19,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="print version, MPI library, transport, wait policy, ... "
                              "(paste it into bug reports)")
     parser.add_argument("--json", action="store_true", help="with --info: as JSON")
+    parser.add_argument("--version", action="version", version=f"pybcl {_version()}")
     args = parser.parse_args(argv)
     if not args.info:
         parser.print_help()

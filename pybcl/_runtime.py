@@ -10,7 +10,7 @@ from typing import Any, TypeVar, Union
 
 import numpy as np
 
-from . import _abort, _core, _env
+from . import _abort, _core, _env, _mpimatch
 
 _state: dict[str, Any] = {"comm": None}
 _T = TypeVar("_T")
@@ -48,7 +48,14 @@ def init(segment_size: Union[int, str, None] = None, comm: Any = None) -> None:
     """
     if _core.initialized():
         return
-    from mpi4py import MPI          # initialises MPI unless the user already did
+    try:
+        from mpi4py import MPI      # initialises MPI unless the user already did
+    except (ImportError, RuntimeError) as e:
+        # e.g. a binary mpi4py wheel that finds no MPI library of its own
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ImportError(f"mpi4py cannot load its MPI ({first}); rebuild it against "
+                          f"pybcl's MPI: {_mpimatch.REBUILD}") from e
+    _mpimatch.check()
 
     if comm is None:
         comm = MPI.COMM_WORLD

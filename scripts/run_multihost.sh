@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The multi-host pass (docs/multinode.md): three simulated hosts, each its own
-# network namespace on a private bridge (../shared/tools/netns-hosts.sh), MPI
+# network namespace on a private bridge (scripts/netns/hosts.sh), MPI
 # traffic between them over real TCP (UCX_TLS=tcp,self), launched by MPICH's
 # hydra with nsexec.sh standing in for ssh.  Needs root and iproute2.
 #   1. the suite at "3h" (3 hosts x 1 rank) and "2x2" (2 hosts x 2 ranks);
@@ -14,7 +14,8 @@
 #   4. 20 short pybcl jobs on 2x2 that must each return within a time bound.
 # PYBCL_MULTIHOST_PARTS picks parts (default "suite serial apps teardown").
 # The namespaces are removed on any exit (kept with PYBCL_NETNS_KEEP=1).  Run from anywhere; scripts/run_tests.sh
-# calls it last.  PYBCL_NETNS_TOOLS overrides where the two scripts are.
+# calls it.  PYBCL_NETNS_NAME / PYBCL_NETNS_NET rename the hosts and their
+# network (scripts/netns/hosts.sh), so two such passes on one machine do not meet.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 REPO=$PWD
@@ -28,20 +29,7 @@ START=$SECONDS
 PARTS=" ${PYBCL_MULTIHOST_PARTS:-suite serial apps teardown} "
 want() { [[ $PARTS == *" $1 "* ]]; }
 
-# The tools live in shared/ beside the checkout (CI: ../shared/tools); look
-# upwards so a worktree deeper down finds them too.
-find_tools() {
-    if [ -n "${PYBCL_NETNS_TOOLS:-}" ]; then echo "$PYBCL_NETNS_TOOLS"; return; fi
-    local dir=$REPO
-    while [ "$dir" != / ]; do
-        for cand in "$dir/shared/tools" "$dir/../shared/tools"; do
-            [ -x "$cand/netns-hosts.sh" ] && { (cd "$cand" && pwd); return; }
-        done
-        dir=$(dirname "$dir")
-    done
-    return 1
-}
-TOOLS=$(find_tools) || { echo "run_multihost: netns-hosts.sh not found (set PYBCL_NETNS_TOOLS)" >&2; exit 1; }
+TOOLS=$REPO/scripts/netns
 [ "$(id -u)" -eq 0 ] || { echo "run_multihost: network namespaces need root" >&2; exit 1; }
 command -v ip >/dev/null || { echo "run_multihost: iproute2 (ip) is missing" >&2; exit 1; }
 
@@ -50,14 +38,14 @@ command -v ip >/dev/null || { echo "run_multihost: iproute2 (ip) is missing" >&2
 if [ -n "${PYBCL_NETNS_KEEP:-}" ]; then
     teardown() { :; }
 else
-    teardown() { "$TOOLS/netns-hosts.sh" down || true; }
+    teardown() { "$TOOLS/hosts.sh" down || true; }
 fi
 trap teardown EXIT
 trap 'exit 130' INT TERM
 teardown                                   # leftovers of an interrupted run
-"$TOOLS/netns-hosts.sh" up 3
-H1=10.77.0.11 H2=10.77.0.12 H3=10.77.0.13
-LAUNCH="-launcher ssh -launcher-exec $TOOLS/nsexec.sh -iface pbbr0"
+"$TOOLS/hosts.sh" up 3
+H1=$("$TOOLS/hosts.sh" addr 1) H2=$("$TOOLS/hosts.sh" addr 2) H3=$("$TOOLS/hosts.sh" addr 3)
+LAUNCH="-launcher ssh -launcher-exec $TOOLS/nsexec.sh -iface $("$TOOLS/hosts.sh" iface)"
 export UCX_TLS=${UCX_TLS:-tcp,self}         # no shared memory between "hosts"
 # MPICH 4.0.2's MPI_Finalize over TCP may never return (docs/multinode.md):
 # the exit guard ends it; 10 s instead of the default 30 keeps the pass short.

@@ -1,18 +1,40 @@
 #!/usr/bin/env bash
-# The whole test suite: one rank (plain python, no mpiexec; this pass also
-# runs the serial_only tests that launch their own jobs), then 2, 4 and 8
-# ranks on the default transport (shm on one machine), 1, 2, 4 and 8 ranks
-# on rma and 1, 2 and 4 on rma-node (forced), the multi-host pass, the suite
-# against the mpich wheel and Open MPI, then the docs site.  8 ranks on a 2-core machine are oversubscribed: pybcl then waits
-# patiently on its own (docs/progress.md).  Measured pass times: docs/testing.md.
+# The test suite in two tiers.
+#   bash scripts/run_tests.sh          the quick tier (a few minutes): one rank
+#                                      (plain python, no mpiexec; this pass also
+#                                      runs the serial_only tests that launch
+#                                      their own jobs), then 2 ranks on the
+#                                      default transport (shm on one machine)
+#                                      and 2 ranks on rma
+#   bash scripts/run_tests.sh --full   every pass CI runs (.ci/run): one rank,
+#                                      2, 4 and 8 ranks on the default transport,
+#                                      1, 2, 4 and 8 on rma and 1, 2 and 4 on
+#                                      rma-node (forced), the multi-host pass,
+#                                      the suite against the mpich wheel and
+#                                      Open MPI, the package (sdist and wheel
+#                                      built, installed from the sdist into the
+#                                      oldest and newest supported Python, the
+#                                      suite at 2 ranks on each), then the docs.
+# 8 ranks on a 2-core machine are oversubscribed: pybcl then waits patiently
+# on its own (docs/progress.md).  Measured pass times: docs/testing.md.
 #
 # Every test runs under a time limit (PYBCL_TEST_TIME_LIMIT, seconds; see
 # tests/conftest.py): a hung test ends its pass with the test's name and
 # every rank's Python stack.  The pass limit below is only a last resort.
-#   PYBCL_TEST_PASSES="1 2 rma2" bash scripts/run_tests.sh   runs some passes only;
+#   PYBCL_TEST_PASSES="1 2 rma2" bash scripts/run_tests.sh   runs these passes
+#     only (either tier);
 #   PYBCL_TEST_NO_SETUP=1 skips scripts/setup_env.sh (an environment is active).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+QUICK="1 2 rma2"
+FULL="1 2 4 8 rma1 rma2 rma4 rma8 rmanode1 rmanode2 rmanode4 multihost wheel openmpi dist docs"
+TIER=quick
+case ${1:-} in
+    "") ;;
+    --full) TIER=full ;;
+    --quick) ;;
+    *) echo "usage: bash scripts/run_tests.sh [--quick|--full]" >&2; exit 2 ;;
+esac
 [ -n "${PYBCL_TEST_NO_SETUP:-}" ] || . scripts/setup_env.sh
 MPIEXEC=mpiexec.mpich
 LIMIT=${PYBCL_TEST_TIMEOUT:-1200}    # seconds per pass
@@ -20,8 +42,10 @@ export PYBCL_TEST_TIME_LIMIT=${PYBCL_TEST_TIME_LIMIT:-300}
 # wheel, openmpi: the suite against the mpich wheel (pip-only install) and
 # Open MPI, each in its own venv (scripts/run_mpi_variants.sh).
 # multihost: the suite across network-namespace hosts (scripts/run_multihost.sh).
+# dist: the sdist and wheel, installed into other Pythons (scripts/check_dist.sh).
 # docs: the Sphinx site, warnings as errors (scripts/build_docs.sh).
-PASSES=${PYBCL_TEST_PASSES:-"1 2 4 8 rma1 rma2 rma4 rma8 rmanode1 rmanode2 rmanode4 multihost wheel openmpi docs"}
+if [ $TIER = full ]; then PASSES=$FULL; else PASSES=$QUICK; fi
+PASSES=${PYBCL_TEST_PASSES:-$PASSES}
 TOTAL_START=$SECONDS
 
 run() {
@@ -46,9 +70,11 @@ for pass in $PASSES; do
         wheel|openmpi) run bash scripts/run_mpi_variants.sh "$pass" ;;
         # Several suite passes over TCP in one: its own, longer bound.
         multihost) LIMIT=${PYBCL_MULTIHOST_TIMEOUT:-4800} run bash scripts/run_multihost.sh ;;
+        # builds mpi4py and pybcl twice (two Pythons): its own bound
+        dist)   LIMIT=${PYBCL_DIST_TIMEOUT:-2400} run bash scripts/check_dist.sh ;;
         docs)   run bash scripts/build_docs.sh ;;
         *)      run $MPIEXEC -n "$pass" python -m pytest -q --with-mpi tests ;;
     esac
 done
 echo
-echo "== all test passes succeeded in $((SECONDS - TOTAL_START)) s"
+echo "== all test passes ($TIER tier: $PASSES) succeeded in $((SECONDS - TOTAL_START)) s"

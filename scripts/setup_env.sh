@@ -33,5 +33,11 @@ if ! python -c "import mpi4py.MPI as M, sys; sys.exit('MPICH' not in M.Get_libra
     pip install -q --upgrade pip
     pip install -q --no-binary=mpi4py --force-reinstall --no-deps "mpi4py>=3.1"
 fi
+# pyproject.toml's SPDX `license = "..."` needs setuptools >= 77, also for
+# in-place builds (`python setup.py build_ext --inplace`) in this venv
+python -c 'import setuptools, sys; sys.exit(int(setuptools.__version__.split(".")[0]) < 77)' \
+    2>/dev/null || pip install -q "setuptools>=77"
+# the distribution was called `pybcl` before it became pybcl-mpi: one copy only
+if pip show pybcl >/dev/null 2>&1; then pip uninstall -q -y pybcl; fi
 echo "== installing pybcl (editable) with the test and notebook extras"
 pip install -q -e ".[test,notebooks]"

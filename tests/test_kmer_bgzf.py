@@ -21,9 +21,9 @@ from conftest import all_ok
 from pybcl import _core
 from test_kmer import at_quality_reads, gather_counts, random_text, ref_kmers, run_app
 
-DATA = "/work/shared/data" if os.path.isdir("/work/shared/data") else None
-LAMBDA_READS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                            "pybcl", "data", "lambda_virus.fa.gz")
+HERE = os.path.dirname(os.path.abspath(__file__))
+READS = os.path.join(HERE, "data", "reads_1.fq.gz")       # tests/data/README.md
+LAMBDA_READS = os.path.join(os.path.dirname(HERE), "pybcl", "data", "lambda_virus.fa.gz")
 
 # block data sizes: large; smaller than a record (records span many blocks);
 # with empty blocks between
@@ -142,14 +142,10 @@ def _histo_counts(tmp_path, path, nprocs, tag):
 @pytest.mark.serial_only
 @pytest.mark.parametrize("nprocs", [2, 3])
 def test_app_cli_bgzf_real_reads_identical(tmp_path, nprocs):
-    """Real reads (bowtie2's lambda example, else the shipped genome as
-    reads): histogram and --counts byte-identical for plain, gzip, BGZF."""
-    if DATA:
-        with gzip.open(os.path.join(DATA, "reads_1.fq.gz"), "rb") as fh:
-            text = fh.read()
-    else:
-        from pybcl.apps import kmer
-        text = kmer.demo_reads(coverage=10)
+    """Real reads (bowtie2's lambda example, tests/data): histogram and
+    --counts byte-identical for plain, gzip, BGZF."""
+    with gzip.open(READS, "rb") as fh:
+        text = fh.read()
     paths = {"plain": tmp_path / "r.fq", "gz": tmp_path / "r.fq.gz",
              "bgzf": tmp_path / "r.fq.bgz"}
     paths["plain"].write_bytes(text)

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The package as users get it.  Builds the sdist and, from it, the wheel
+# (`python -m build`, isolated), checks both (`twine check --strict`), then,
+# for the oldest and the newest supported Python, installs from the sdist
+# into a fresh venv -- mpi4py built from source against the same MPICH, the
+# route the README gives for a system MPI -- and runs the suite at 2 ranks
+# against the installed package, from outside the checkout.
+#   bash scripts/check_dist.sh                    build, check, both Pythons
+#   bash scripts/check_dist.sh build              build and check only
+#   bash scripts/check_dist.sh pythons            install the built sdist and test
+#   PYBCL_DIST_PYTHONS="3.11" bash scripts/check_dist.sh
+# The interpreters are found in pyenv's versions (the CI image carries pyenv's
+# 3.6-3.13), else as python3.X on PATH.  Artifacts: dist/; venvs: .variants/.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+OUT=${PYBCL_DIST_DIR:-$ROOT/dist}
+VENVS=${PYBCL_VARIANT_VENVS:-$ROOT/.variants}
+LIMIT=${PYBCL_TEST_TIMEOUT:-900}          # seconds per step
+# installing compiles mpi4py's large MPI.c and pybcl (a 2-core machine under
+# load took over 15 minutes): its own bound
+INSTALL_LIMIT=${PYBCL_DIST_INSTALL_TIMEOUT:-2400}
+PY=${PYTHON:-python3}
+# oldest and newest supported (pyproject.toml: requires-python, classifiers)
+PYTHONS=${PYBCL_DIST_PYTHONS:-"3.10 3.13"}
+export MPICC=${MPICC:-mpicc.mpich}
+MPIEXEC=${PYBCL_TEST_MPIEXEC:-mpiexec.mpich}
+
+step() {
+    echo "== $*"
+    local start=$SECONDS
+    timeout --kill-after=30 "$LIMIT" "$@"
+    echo "== done in $((SECONDS - start)) s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+}
+
+find_python() {      # find_python 3.10 -> path of an interpreter of that version
+    local v=$1 cand
+    # pyenv's own first: its shim on PATH answers only for the active version
+    for cand in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/"python$v" \
+                "$(command -v "python$v" || true)"; do
+        if [ -n "$cand" ] && [ -x "$cand" ] && "$cand" -c '' 2>/dev/null; then
+            echo "$cand"; return
+        fi
+    done
+    echo "check_dist: no Python $v found (python$v on PATH or pyenv's versions/$v.*)" >&2
+    return 1
+}
+
+build() {
+    local tools=$VENVS/dist-tools
+    [ -x "$tools/bin/twine" ] || { "$PY" -m venv "$tools"; "$tools/bin/pip" install -q build twine; }
+    rm -rf "$OUT"
+    step "$tools/bin/python" -m build --outdir "$OUT" .
+    step "$tools/bin/twine" check --strict "$OUT"/*
+    # the sdist must carry the in-tree build backend and every C header
+    local files
+    files=$(tar tzf "$OUT"/*.tar.gz)
+    grep -q '/_build/backend.py$' <<<"$files"
+    [ "$(grep -c '/csrc/.*\.h$' <<<"$files")" -eq "$(find csrc -name '*.h' | wc -l)" ]
+    echo "== built: $(cd "$OUT" && ls)"
+}
+
+install_and_test() {     # install_and_test 3.10
+    local v=$1 interp venv sdist
+    interp=$(find_python "$v")
+    venv=$VENVS/py$v
+    sdist=$(ls "$OUT"/*.tar.gz)
+    echo; echo "== Python $v ($interp): install $(basename "$sdist") into a fresh venv"
+    rm -rf "$venv"
+    "$interp" -m venv "$venv"
+    "$venv/bin/pip" install -q --upgrade pip
+    # --no-cache-dir: never reuse an mpi4py wheel built against another MPI
+    LIMIT=$INSTALL_LIMIT step "$venv/bin/pip" install -q --no-cache-dir --no-binary=mpi4py \
+        "pybcl-mpi[test] @ file://$sdist"
+    (
+        export PATH=$venv/bin:$PATH PYBCL_TEST_MPIEXEC=$MPIEXEC
+        unset PYTHONPATH
+        cd /tmp          # the installed package, not the checkout's sources
+        python -c 'import pybcl, sys; print("==", sys.version.split()[0], pybcl.__file__)'
+        python -m pybcl --version
+        step "$MPIEXEC" -n 2 python -m pytest -q -p no:cacheprovider --with-mpi "$ROOT/tests"
+    )
+}
+
+case ${1:-all} in
+    build) build ;;
+    pythons) for v in $PYTHONS; do install_and_test "$v"; done ;;
+    all)   build; for v in $PYTHONS; do install_and_test "$v"; done ;;
+    *)     echo "usage: check_dist.sh [build|pythons|all]" >&2; exit 2 ;;
+esac
+echo; echo "== package checks passed"

@@ -1,4 +1,4 @@
-"""Bad input found by the API-wide audit (issue 11's standard): a clear
+"""Bad input across the whole API gets the project's standard answer: a clear
 exception naming the argument, on every rank where the call is collective,
 never a desynchronised job.
 

@@ -100,8 +100,8 @@ def test_false_positive_rate_at_expected_items(fpr):
 def check_one_first_per_key(bf, keys, got):
     """Atomic insert, with every rank inserting the same keys at once: no
     key is reported "not present" to two ranks.  It may be reported to no
-    rank: a false positive of the other keys (issue 10: at 3 ranks, one of
-    20 000 keys was).  Such a key must really be covered by the others'
+    rank: a false positive of the other keys (seen at 3 ranks: one of
+    20 000 keys).  Such a key must really be covered by the others'
     bits: a fresh filter of the same shape holding every other key claims
     it too; and false positives must stay rare.  Collective."""
     firsts = pybcl.allreduce((~np.asarray(got)).astype(np.int64), "sum")

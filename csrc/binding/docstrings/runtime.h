@@ -201,8 +201,8 @@
     "Return (name, value) of the environment variable the loaded MPI library\n" \
     "needs before MPI_Init for pybcl to work on it, or None.  Today only Open\n" \
     "MPI 4.0.0-4.0.4 and 4.1.0-4.1.4: ('OMPI_MCA_osc', '^rdma'), keeping out\n" \
-    "the one-sided component whose 64-bit compare-and-swap crashes (Open MPI\n" \
-    "issue 7027; docs/install.md).  Callable before MPI is initialised.  Local."
+    "the one-sided component whose 64-bit compare-and-swap crashes\n" \
+    "(open-mpi/ompi#7027; docs/install.md).  Callable before MPI is initialised.  Local."
 
 #define BCLPY_DOC_EXC_ERROR \
     "Base class of pybcl's own exceptions (an MPI failure, a container used\n" \

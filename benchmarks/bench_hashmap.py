@@ -82,11 +82,11 @@ def floor():
     mpicc = _mpi.mpicc()
     binary = os.path.join(tempfile.mkdtemp(), "rma_floor")
     subprocess.run([mpicc, "-O2", "-o", binary, src], check=True)
-    res = subprocess.run(["mpiexec", "-n", "2", binary, "--no-busy", "--reps", "5"],
+    res = subprocess.run([_mpi.mpiexec(), "-n", "2", binary, "--no-busy", "--reps", "5"],
                          check=True, capture_output=True, text=True)
     idle = json.loads(res.stdout)["target_idle_in_barrier"]
     pick = lambda name: idle[name]["us_per_op_median"]  # noqa: E731
-    return {"source": src,
+    return {"source": os.path.relpath(src, os.path.dirname(HERE)),
             "insert_us": pick("hashmap_insert_cas_put16_flush_fao_bxor_flush"),
             "find_us": pick("hashmap_find_fao_bor_flush_get16_flush_fao_band_flush"),
             "find_only_us": pick("hashmap_find_only_get24_flush")}
@@ -95,7 +95,7 @@ def floor():
 def run_worker(transport):
     env = dict(os.environ, PYBCL_TRANSPORT=transport,
                PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    res = subprocess.run(["mpiexec", "-n", "2", sys.executable, __file__, "--worker"],
+    res = subprocess.run([_mpi.mpiexec(), "-n", "2", sys.executable, __file__, "--worker"],
                          env=env, check=True, capture_output=True, text=True, timeout=600)
     return json.loads(res.stdout.strip().splitlines()[-1])
 

@@ -62,7 +62,7 @@ def mismatch_message(before: Iterable[str], after: Iterable[str]) -> Optional[st
     return f"{which}: one process cannot use two MPIs; rebuild mpi4py: {REBUILD}"
 
 
-_AT_IMPORT = {"libs": None}
+_AT_IMPORT: dict[str, Optional[list[str]]] = {"libs": None}
 
 
 def remember_core_libraries() -> None:

@@ -312,6 +312,16 @@ PEER_LOOPS = {
             sum(range(1000))
     """,
 }
+def _mpich_major():
+    """MPICH's major version in this process (0 for another MPI): the jobs
+    the tests launch run on the same library."""
+    from mpi4py import MPI
+    text = MPI.Get_library_version()
+    if not text.startswith("MPICH Version:"):
+        return 0
+    return int(text.split(":", 1)[1].strip().split(".")[0])
+
+
 PEER_FAILURES = {
     "uncaught exception": ("raise RuntimeError('boom')", 1),
     "SIGINT": ("os.kill(os.getpid(), signal.SIGINT); time.sleep(60)", 130),
@@ -324,8 +334,16 @@ END_BOUND_S = 5.0     # from the failure to mpiexec's return
 @pytest.mark.parametrize("nprocs", [2, 4])
 @pytest.mark.parametrize("peers", sorted(PEER_LOOPS))
 @pytest.mark.parametrize("failure", sorted(PEER_FAILURES))
-def test_a_failure_ends_the_job_quickly_whatever_the_peers_do(tmp_path, failure, peers,
+def test_a_failure_ends_the_job_quickly_whatever_the_peers_do(request, tmp_path, failure, peers,
                                                               nprocs, transport):
+    if (transport, peers, nprocs) == ("rma-node", "polling a queue", 4) and _mpich_major() >= 5:
+        # Open bug, seen only with the mpich 5.0.2 wheel (MPICH 4.0.2 ends these
+        # jobs in 0.5 s): 4 rma-node ranks polling a CircularQueue, one fails,
+        # and the job is still running at the time limit.  Still run, so a fix
+        # (or a change of symptom) shows.
+        request.node.add_marker(pytest.mark.xfail(
+            raises=subprocess.TimeoutExpired, strict=False,
+            reason="MPICH 5.x, rma-node, 4 ranks polling a queue: the job does not end"))
     stmt, code = PEER_FAILURES[failure]
     stamp = tmp_path / "failed_at"
     loop = textwrap.indent(textwrap.dedent(PEER_LOOPS[peers]), "        ")

@@ -72,7 +72,10 @@ wheel_inside() {       # run by wheel(), where no system MPI is visible
 
 openmpi() {
     echo; echo "== Open MPI (Debian)"
-    if ! command -v mpicc.openmpi >/dev/null || ! command -v mpiexec.openmpi >/dev/null; then
+    # the compiler wrapper and the headers (another package, e.g. hpcc, may
+    # have brought Open MPI's runtime and mpicc.openmpi without libopenmpi-dev)
+    if ! command -v mpicc.openmpi >/dev/null || ! command -v mpiexec.openmpi >/dev/null \
+            || ! dpkg -s libopenmpi-dev >/dev/null 2>&1; then
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenmpi-dev openmpi-bin >/dev/null
     fi

@@ -183,7 +183,7 @@ def test_bytes_and_object_and_fixed_keys():
     bb = pybcl.BloomFilter(100, 1e-3, key_type=bytes)
     assert not bb.insert(b"abc" + bytes([R])) and bb.find(bytearray(b"abc" + bytes([R])))
     ob = pybcl.BloomFilter(100, 1e-3, key_type=object)
-    assert not ob.insert((1, "a", R)) and ob.find((1.0, "a", R))  # equal keys (issue 11)
+    assert not ob.insert((1, "a", R)) and ob.find((1.0, "a", R))  # equal keys (Python ==)
     with pytest.raises(TypeError, match="unhashable"):
         ob.find([1, "a", R])                                       # a list is no key
     s16 = pybcl.BloomFilter(100, 1e-3, key_type="S16")

@@ -1,4 +1,4 @@
-"""Faults that end a whole job (issue 11, items 1-4): each runs its own
+"""Faults that end a whole job: each runs its own
 mpiexec with a time bound, so these run in the one-rank pass only.
 
 Expected: a failure on one rank ends every rank within seconds with that

@@ -1,4 +1,4 @@
-"""Bad input to collective calls and re-entrant modify() (issue 11, items 5, 6, 9, 14).
+"""Bad input to collective calls and re-entrant modify().
 
 A collective call whose arguments are bad on one rank, or differ between
 ranks, must raise on every rank (no rank left waiting), naming the argument."""

@@ -1,4 +1,4 @@
-"""pybcl.HashMap and HashMapBuffer (issue 5).
+"""pybcl.HashMap and HashMapBuffer.
 
 Every multi-rank test agrees on its outcome with all_ok() before asserting,
 so one rank's failure never leaves the others waiting in a barrier.

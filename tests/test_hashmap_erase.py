@@ -1,4 +1,4 @@
-"""HashMap deletion and the mapping protocol (issue 14, item 4).
+"""HashMap deletion and the mapping protocol.
 
 erase / del m[k] / erase_many, tombstone reuse (scalar, batch, buffer and
 resize paths), reclamation of out-of-line keys and values, the collective

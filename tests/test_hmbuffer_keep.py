@@ -1,4 +1,4 @@
-"""HashMapBuffer never drops what a full map refuses (issue 11, item 8).
+"""HashMapBuffer never drops what a full map refuses.
 
 The entries that find no free bucket stay in the buffer; flush() raises
 ContainerFull on every rank (a collective failure surfaces everywhere), the

@@ -1,5 +1,4 @@
-"""Keys, values and elements convert without loss or raise (issue 11, items
-10 and 14): Python's rules for scalars, NumPy's casting="safe" for arrays
+"""Keys, values and elements convert without loss or raise: Python's rules for scalars, NumPy's casting="safe" for arrays
 (integers and S/U strings checked by value), the same in every container.
 docs/api.md "Casting rules".
 """

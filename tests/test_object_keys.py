@@ -1,4 +1,4 @@
-"""Object keys follow Python's == where msgpack allows (issue 11, item 12):
+"""Object keys follow Python's == where msgpack allows:
 1, True and 1.0 are one key; a list key is refused as unhashable (it would
 pack like the tuple); a stored value that could not be read back is refused
 at insert.  docs/api.md "Key equality".

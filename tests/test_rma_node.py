@@ -16,7 +16,7 @@ from mpi4py import MPI
 import pybcl
 from pybcl import _core
 from conftest import all_ok, flush_stats_around_puts
-from launch import job_env, run_python
+from launch import job_env, run_python, run_script
 
 P, R = pybcl.nprocs(), pybcl.rank()
 NODE = pybcl.transport() == "rma-node"
@@ -177,3 +177,45 @@ def test_fast_queue_phases_exactly_once():
     everything = sorted(sum(pybcl.comm().allgather(got), []))
     assert all_ok(ok and everything == list(range(P * per))), len(everything)
     pybcl.barrier()
+
+
+# The host of a queue polling it makes only MPI calls aimed at its own
+# memory (and node memcpys), which complete without running MPI's progress
+# engine.  Where a peer's atomic needs the target's engine (rma-node's
+# MPI_Win_create window under Open MPI 4.1 and MPICH 5), the peers pushing
+# to it waited inside their atomics for ever.  The job runs on its own
+# launcher, so every MPI's pass of the suite runs it on rma-node.
+HOST_POLLS_JOB = """
+    import time
+    import pybcl
+    pybcl.init(segment_size="4M")
+    me, P = pybcl.rank(), pybcl.nprocs()
+    per = 200
+    q = pybcl.CircularQueue(0, per * P)
+    pybcl.barrier()
+    if me == 0:
+        got, deadline = [], time.monotonic() + 20
+        while len(got) < per * (P - 1) and time.monotonic() < deadline:
+            try:
+                got.append(q.pop())
+            except pybcl.Empty:
+                pass
+        want = [r * per + i for r in range(1, P) for i in range(per)]
+        assert sorted(got) == want, f"popped {len(got)} of {len(want)} pushes in 20 s"
+    else:
+        for i in range(per):
+            q.push(me * per + i)
+    pybcl.barrier()
+    print(f"<ok {me}>", flush=True)
+"""
+
+
+@pytest.mark.serial_only
+@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
+@pytest.mark.parametrize("nprocs", [2, 4])
+def test_a_host_polling_its_own_queue_lets_peers_push_to_it(tmp_path, nprocs, transport):
+    proc, _ = run_script(tmp_path, HOST_POLLS_JOB, nprocs=nprocs, timeout=60,
+                               env=job_env(PYBCL_TRANSPORT=transport))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert proc.stdout.count("<ok ") == nprocs, out

@@ -10,6 +10,7 @@
 
 #include "comm/bcl_agree.h"
 #include "comm/bcl_depart.h"
+#include "comm/bcl_quiet.h"
 #include "runtime/bcl_interrupt.h"
 
 /* MPI counts are ints: move larger blocks in pieces of this many bytes. */
@@ -39,8 +40,10 @@ static bcl_status node_sync(void)
     return BCL_OK;
 }
 
+/* Both make no call that runs MPI's progress engine (bcl_quiet.h). */
 static bcl_status node_get(void *dst, const unsigned char *src, size_t n)
 {
+    bcl_quiet_op();
     bcl_status st = node_sync();
     if (st == BCL_OK)
         memcpy(dst, src, n);
@@ -49,6 +52,7 @@ static bcl_status node_get(void *dst, const unsigned char *src, size_t n)
 
 static bcl_status node_put(unsigned char *dst, const void *src, size_t n)
 {
+    bcl_quiet_op();
     memcpy(dst, src, n);
     return node_sync();
 }
@@ -191,6 +195,7 @@ static void sets_sync(void)
 
 void bcl_comm_issued(int rank)
 {
+    bcl_quiet_target(rank);
     sets_sync();
     if (dirty_all)
         return;
@@ -627,6 +632,7 @@ static bcl_status patient_fetch_op(bcl_gptr p, int width, bcl_atomic_op op,
                                    const void *in, void *out)
 {
     MPI_Request rq;
+    bcl_quiet_target(p.rank);
     BCL_MPI_CHECK("MPI_Rget_accumulate",
                   MPI_Rget_accumulate(in, 1, mpi_uint(width), out, 1, mpi_uint(width),
                                       p.rank, (MPI_Aint)p.offset, 1, mpi_uint(width),
@@ -702,6 +708,7 @@ bcl_status bcl_atomic_post(bcl_gptr p, int width, bcl_atomic_op op, uint64_t ope
         return st;
     word *slot = (word *)&post.operand[post.next++];
     *slot = v;
+    bcl_quiet_target(p.rank);
     BCL_MPI_CHECK("MPI_Accumulate",
                   MPI_Accumulate(slot, 1, mpi_uint(width), p.rank, (MPI_Aint)p.offset, 1,
                                  mpi_uint(width), bcl_mpi_op(op), bcl_rt.win));

@@ -7,6 +7,11 @@ return are the time-to-end.  Prints one JSON object (rows + the load).
 
     python benchmarks/fault_endings.py [--nprocs 2 4] [--transports shm rma rma-node]
         [--repeats 3] [--bound 30] [--out results/fault_endings.json]
+        [--mpiexec "mpiexec.openmpi --oversubscribe"]
+
+--mpiexec is the launcher command (default mpiexec.mpich); the jobs run this
+interpreter with this checkout first on PYTHONPATH, so run the script with a
+Python whose mpi4py and build of pybcl match that launcher's MPI.
 
 A row's "rc" is mpiexec's exit status; "expected" the documented one
 (docs/api.md: 1 for an exception, 130 for KeyboardInterrupt, n for
@@ -16,6 +21,7 @@ does not end within --bound seconds is killed and reported as seconds = null.
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -91,7 +97,7 @@ with open({stamp!r}, "w") as f:
 """
 
 
-def one(failure, activity, transport, nprocs, bound):
+def one(failure, activity, transport, nprocs, bound, mpiexec):
     stmt, expected = FAILURES[failure]
     with tempfile.TemporaryDirectory() as tmp:
         stamp = os.path.join(tmp, "failed_at")
@@ -102,7 +108,7 @@ def one(failure, activity, transport, nprocs, bound):
             f.write(body)
         env = dict(os.environ, PYBCL_TRANSPORT=transport,
                    PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        argv = ["mpiexec.mpich", "-n", str(nprocs), sys.executable, script]
+        argv = shlex.split(mpiexec) + ["-n", str(nprocs), sys.executable, script]
         proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)
         try:
@@ -133,6 +139,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--bound", type=float, default=30.0)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--mpiexec", default="mpiexec.mpich",
+                    help="launcher command, split like a shell line")
     args = ap.parse_args()
     rows = []
     for nprocs in args.nprocs:
@@ -140,10 +148,16 @@ def main():
             for failure in args.failures:
                 for activity in args.peers:
                     for _ in range(args.repeats):
-                        row = one(failure, activity, transport, nprocs, args.bound)
+                        row = one(failure, activity, transport, nprocs, args.bound,
+                                  args.mpiexec)
                         print(json.dumps(row), file=sys.stderr, flush=True)
                         rows.append(row)
-    result = {"benchmark": "fault_endings", "loadavg": os.getloadavg(),
+    import mpi4py
+    mpi4py.rc.initialize = mpi4py.rc.finalize = False   # the version needs no MPI_Init
+    from mpi4py import MPI
+    result = {"benchmark": "fault_endings", "mpiexec": args.mpiexec,
+              "mpi": MPI.Get_library_version().splitlines()[0].strip(),
+              "loadavg": os.getloadavg(),
               "cpus": os.cpu_count(), "rows": rows}
     text = json.dumps(result, indent=1)
     if args.out:

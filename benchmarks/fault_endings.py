@@ -22,6 +22,8 @@ import tempfile
 import textwrap
 import time
 
+from _report import emit  # noqa: E402  (benchmarks/, the script's own folder)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -145,11 +147,7 @@ def main():
                         rows.append(row)
     result = {"benchmark": "fault_endings", "loadavg": os.getloadavg(),
               "cpus": os.cpu_count(), "rows": rows}
-    text = json.dumps(result, indent=1)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
-    print(text)
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

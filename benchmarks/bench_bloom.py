@@ -28,6 +28,7 @@ import tempfile
 import time
 
 import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
+from _report import emit  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -152,11 +153,7 @@ def driver(args):
     res["ratios"] = {"median": ratios_of(res, floor["rma_us_per_op"], lambda m: m),
                      "best_of_reps": ratios_of(res, floor["rma_us_per_op_best_of_reps"],
                                                lambda m: m["best_of_reps"])}
-    text = json.dumps(res, indent=1)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+    emit(res, args.out)
 
 
 def main():

@@ -46,6 +46,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _scaling  # noqa: E402
+from _report import emit  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HPCC_TEMPLATE = "/usr/share/doc/hpcc/examples/_hpccinf.txt"
@@ -205,10 +206,7 @@ def main():
               file=sys.stderr)
     res["all_verified"] = all(v["verified"] for p in res["points"] for v in p["runs"].values())
     res["load_average_end"] = _scaling.load()
-    text = json.dumps(res, indent=1)
-    with open(a.out, "w") as fh:
-        fh.write(text + "\n")
-    print(text)
+    emit(res, a.out)
     shutil.rmtree(work, ignore_errors=True)
     return 0 if res["all_verified"] else 1
 

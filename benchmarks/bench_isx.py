@@ -18,6 +18,7 @@ import sys
 import tempfile
 
 import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
+from _report import emit  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -72,11 +73,7 @@ def main():
             "verified": b["verified"], "queue": b["queue"], "message_size": b["message_size"],
             "all_keys_per_s": [r["keys_per_s"] for r in rs],
             "ratio_vs_alltoallv": b["keys_per_s"] / base["keys_per_s"]}
-    text = json.dumps(result, indent=1)
-    print(text)
-    if a.out:
-        with open(a.out, "w") as fh:
-            fh.write(text + "\n")
+    emit(result, a.out)
 
 
 if __name__ == "__main__":

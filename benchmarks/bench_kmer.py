@@ -29,6 +29,7 @@ import time
 
 import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
 import _reads  # noqa: E402
+from _report import emit  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -115,11 +116,7 @@ def main():
         summary[f"ratio_{mode}_app"] = app / (total / jf_best)
     res["summary"] = summary
     shutil.rmtree(work, ignore_errors=True)
-    text = json.dumps(res, indent=1)
-    print(text)
-    if a.out:
-        with open(a.out, "w") as fh:
-            fh.write(text + "\n")
+    emit(res, a.out)
 
 
 if __name__ == "__main__":

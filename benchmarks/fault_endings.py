@@ -28,6 +28,8 @@ import tempfile
 import textwrap
 import time
 
+from _report import emit  # noqa: E402  (benchmarks/, the script's own folder)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -159,11 +161,7 @@ def main():
               "mpi": MPI.Get_library_version().splitlines()[0].strip(),
               "loadavg": os.getloadavg(),
               "cpus": os.cpu_count(), "rows": rows}
-    text = json.dumps(result, indent=1)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
-    print(text)
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

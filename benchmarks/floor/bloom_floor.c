@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floor_util.h"
+
 #define WORDS (1u << 18)          /* 2 MiB of filter words per rank */
 #define BATCH 2048
 
@@ -31,12 +33,6 @@ static uint64_t xorshift(void)
     rng_state ^= rng_state >> 7;
     rng_state ^= rng_state << 17;
     return rng_state;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* target: 1 = remote, 0 = self, -1 = random over both */
@@ -115,9 +111,8 @@ static double median_of(double (*f)(MPI_Op, int, long), MPI_Op op, int target, l
     double v[64];
     for (int r = 0; r < reps; r++)
         v[r] = f(op, target, n);
-    qsort(v, (size_t)reps, sizeof v[0], cmp_double);
-    best[nbest++] = v[0];
-    return v[reps / 2];
+    best[nbest++] = floor_min(v, reps);
+    return floor_median(v, reps);
 }
 
 int main(int argc, char **argv)

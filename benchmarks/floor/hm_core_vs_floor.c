@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "containers/bcl_hashmap.h"
+#include "floor_util.h"
 
 static MPI_Win fwin;
 static char *fseg, *lbuf;
@@ -44,8 +45,6 @@ static MPI_Win fp_win;
 static void floor_op(int k, long i)
 {
     const int t = 1;
-    int64_t one = 1, zero = 0, res;
-    uint64_t u = 0x5a5a, ures;
     MPI_Aint slot = (MPI_Aint)((i % 4096) * 64);
     MPI_Win fwin_ = fwin;
     if (k == P_INSERT || k == P_FIND || k == P_FONLY) {
@@ -55,43 +54,16 @@ static void floor_op(int k, long i)
     }
     switch (k) {
     case F_INSERT:
-        MPI_Compare_and_swap(&one, &zero, &res, MPI_INT64_T, t, slot, fwin);
-        MPI_Put(lbuf, 16, MPI_BYTE, t, slot + 8, 16, MPI_BYTE, fwin);
-        MPI_Win_flush(t, fwin);
-        MPI_Fetch_and_op(&u, &ures, MPI_UINT64_T, t, slot, MPI_BXOR, fwin);
-        MPI_Win_flush(t, fwin);
+        floor_hm_insert(fwin, t, slot, lbuf);
         break;
     case F_FIND:
-        MPI_Fetch_and_op(&u, &ures, MPI_UINT64_T, t, slot, MPI_BOR, fwin);
-        MPI_Win_flush(t, fwin);
-        MPI_Get(lbuf, 16, MPI_BYTE, t, slot + 8, 16, MPI_BYTE, fwin);
-        MPI_Win_flush(t, fwin);
-        u = ~(uint64_t)0x5a5a;
-        MPI_Fetch_and_op(&u, &ures, MPI_UINT64_T, t, slot, MPI_BAND, fwin);
-        MPI_Win_flush(t, fwin);
+        floor_hm_find(fwin, t, slot, lbuf);
         break;
     case F_FONLY:
-        MPI_Get(lbuf, 24, MPI_BYTE, t, slot, 24, MPI_BYTE, fwin);
-        MPI_Win_flush(t, fwin);
+        floor_hm_find_only(fwin, t, slot, lbuf);
         break;
     }
     fwin = fwin_;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    double *c = malloc((size_t)n * sizeof *c);
-    memcpy(c, v, (size_t)n * sizeof *c);
-    qsort(c, (size_t)n, sizeof *c, cmpd);
-    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
-    free(c);
-    return m;
 }
 
 static void die(bcl_status st, const char *what)
@@ -226,7 +198,7 @@ int main(int argc, char **argv)
                "\"loadavg_end\": %.2f,\n \"us_per_op_median\": {", tr ? tr : "rma", reps,
                block, batch, load[0]);
         for (int k = 0; k < NK; k++)
-            printf("%s\"%s\": %.3f", k ? ", " : "", kname[k], median(v[k], reps));
+            printf("%s\"%s\": %.3f", k ? ", " : "", kname[k], floor_median(v[k], reps));
         printf("},\n \"ratio_core_to_floor_median_of_adjacent\": {");
         const int pairs[6][2] = { {C_INSERT, F_INSERT}, {C_FIND, F_FIND}, {C_FONLY, F_FONLY},
                                   {C_INSERT, P_INSERT}, {C_FIND, P_FIND}, {C_FONLY, P_FONLY} };
@@ -236,17 +208,17 @@ int main(int argc, char **argv)
             double rr[256];
             for (int r = 0; r < reps && r < 256; r++)
                 rr[r] = v[pairs[p][0]][r] / v[pairs[p][1]][r];
-            printf("%s\"%s\": %.3f", p ? ", " : "", pn[p], median(rr, reps < 256 ? reps : 256));
+            printf("%s\"%s\": %.3f", p ? ", " : "", pn[p], floor_median(rr, reps < 256 ? reps : 256));
         }
         printf("},\n \"batch_per_key_vs_floor\": {\"insert_many_vs_insert\": %.3f, "
                "\"find_only_many_vs_find_only\": %.3f}}\n",
-               median(v[C_IMANY], reps) / median(v[F_INSERT], reps),
-               median(v[C_FOMANY], reps) / median(v[F_FONLY], reps));
+               floor_median(v[C_IMANY], reps) / floor_median(v[F_INSERT], reps),
+               floor_median(v[C_FOMANY], reps) / floor_median(v[F_FONLY], reps));
     }
     MPI_Win_unlock_all(fwin);
     MPI_Win_free(&fwin);
     MPI_Comm_free(&comm);
-    bcl_finalize();
+    die(bcl_finalize(0.0), "bcl_finalize");
     MPI_Finalize();
     return 0;
 }

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floor_util.h"
+
 #define CHUNK 1024                  /* elements per push_many, int64 */
 #define NSLOTS 65536                /* ring slots (int64) */
 #define DATA_OFF 4096               /* data after the counters */
@@ -72,50 +74,43 @@ static void publish(MPI_Aint ready, uint64_t n)
     ready_expect = desired;
 }
 
+/* Each operation is one claim, one data transfer and, for CircularQueue, one
+ * publish: a row of this table says which (one op(), so every queue operation
+ * is timed through the same code and differs only in what the row says). */
+struct queue_step {
+    int by_cas;                 /* CircularQueue claims by CAS, FastQueue by FAO */
+    MPI_Aint counter;           /* 0: head, 64: tail */
+    int count;                  /* elements moved */
+    int is_put;                 /* push: Put; pop: Get */
+    int remote_flush;           /* CircularQueue pushes must land before publishing */
+    MPI_Aint publish;           /* the ready counter to advance, 0: none */
+};
+
+static const struct queue_step steps[NOPS] = {
+    [FAST_PUSH]      = { 0, 64, 1, 1, 0, 0 },
+    [FAST_POP]       = { 0, 0, 1, 0, 0, 0 },
+    [CIRC_PUSH]      = { 1, 64, 1, 1, 1, 192 },
+    [CIRC_POP]       = { 1, 0, 1, 0, 0, 128 },
+    [FAST_PUSH_MANY] = { 0, 64, CHUNK, 1, 0, 0 },
+    [CIRC_PUSH_MANY] = { 1, 64, CHUNK, 1, 1, 192 },
+};
+
 static void op(int k)
 {
-    uint64_t i;
-    switch (k) {
-    case FAST_PUSH:
-        i = claim(64, 1);
-        MPI_Put(buf, 8, MPI_BYTE, 1, slot(i), 8, MPI_BYTE, win);
-        MPI_Win_flush_local(1, win);
-        break;
-    case FAST_POP:
-        i = claim(0, 1);
-        MPI_Get(buf, 8, MPI_BYTE, 1, slot(i), 8, MPI_BYTE, win);
-        MPI_Win_flush_local(1, win);
-        break;
-    case CIRC_PUSH:
-        i = claim_cas(64, 1);
-        MPI_Put(buf, 8, MPI_BYTE, 1, slot(i), 8, MPI_BYTE, win);
+    const struct queue_step *s = &steps[k];
+    uint64_t i = s->by_cas ? claim_cas(s->counter, (uint64_t)s->count)
+                           : claim(s->counter, s->count);
+    MPI_Aint at = slot(i - i % (uint64_t)s->count);
+    if (s->is_put)
+        MPI_Put(buf, s->count * 8, MPI_BYTE, 1, at, s->count * 8, MPI_BYTE, win);
+    else
+        MPI_Get(buf, s->count * 8, MPI_BYTE, 1, at, s->count * 8, MPI_BYTE, win);
+    if (s->remote_flush)
         MPI_Win_flush(1, win);
-        publish(192, 1);
-        break;
-    case CIRC_POP:
-        i = claim_cas(0, 1);
-        MPI_Get(buf, 8, MPI_BYTE, 1, slot(i), 8, MPI_BYTE, win);
+    else
         MPI_Win_flush_local(1, win);
-        publish(128, 1);
-        break;
-    case FAST_PUSH_MANY:
-        i = claim(64, CHUNK);
-        MPI_Put(buf, CHUNK * 8, MPI_BYTE, 1, slot(i - i % CHUNK), CHUNK * 8, MPI_BYTE, win);
-        MPI_Win_flush_local(1, win);
-        break;
-    case CIRC_PUSH_MANY:
-        i = claim_cas(64, CHUNK);
-        MPI_Put(buf, CHUNK * 8, MPI_BYTE, 1, slot(i - i % CHUNK), CHUNK * 8, MPI_BYTE, win);
-        MPI_Win_flush(1, win);
-        publish(192, CHUNK);
-        break;
-    }
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    if (s->publish)
+        publish(s->publish, (uint64_t)s->count);
 }
 
 int main(int argc, char **argv)
@@ -153,8 +148,7 @@ int main(int argc, char **argv)
             MPI_Barrier(comm);
             if (r >= 0) t[r] = (t1 - t0) * 1e6 / n;
         }
-        qsort(t, reps, sizeof *t, cmpd);
-        med[k] = t[reps / 2];
+        med[k] = floor_median(t, reps);
     }
     MPI_Win_unlock_all(win);
     if (rank == 0) {

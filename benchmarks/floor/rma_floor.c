@@ -27,6 +27,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "floor_util.h"
+
 #define BATCH 1024
 #define BUSY_MS 40.0
 
@@ -67,8 +69,7 @@ static double now(void) { return MPI_Wtime(); }
 /* one "unit" of operation k, iteration i; target rank 1 */
 static void do_op(int k, long i) {
     const int t = 1;
-    int64_t one = 1, zero = 0, res, cmp;
-    uint64_t u = 0x5a5a, ures;
+    int64_t one = 1, res, cmp;
     MPI_Aint slot = (MPI_Aint)((i % 4096) * 64); /* 64-B "buckets" */
     switch (k) {
     case GET8_FLUSH:
@@ -101,22 +102,12 @@ static void do_op(int k, long i) {
         for (int j = 0; j < BATCH; j++)
             MPI_Fetch_and_op(&one, (int64_t *)lbuf + j, MPI_INT64_T, t, (MPI_Aint)j * 64, MPI_SUM, win);
         MPI_Win_flush(t, win); break;
-    case HM_INSERT: /* reserve slot (CAS), write k/v, flush, publish (BXOR), flush */
-        MPI_Compare_and_swap(&one, &zero, &res, MPI_INT64_T, t, slot, win);
-        MPI_Put(lbuf, 16, MPI_BYTE, t, slot + 8, 16, MPI_BYTE, win);
-        MPI_Win_flush(t, win);
-        MPI_Fetch_and_op(&u, &ures, MPI_UINT64_T, t, slot, MPI_BXOR, win);
-        MPI_Win_flush(t, win); break;
-    case HM_FIND: /* acquire read (BOR), read k/v, release (BAND) */
-        MPI_Fetch_and_op(&u, &ures, MPI_UINT64_T, t, slot, MPI_BOR, win);
-        MPI_Win_flush(t, win);
-        MPI_Get(lbuf, 16, MPI_BYTE, t, slot + 8, 16, MPI_BYTE, win);
-        MPI_Win_flush(t, win);
-        u = ~(uint64_t)0x5a5a;
-        MPI_Fetch_and_op(&u, &ures, MPI_UINT64_T, t, slot, MPI_BAND, win);
-        MPI_Win_flush(t, win); break;
+    case HM_INSERT:
+        floor_hm_insert(win, t, slot, lbuf); break;
+    case HM_FIND:
+        floor_hm_find(win, t, slot, lbuf); break;
     case HM_FIND_ONLY:
-        MPI_Get(lbuf, 24, MPI_BYTE, t, slot, 24, MPI_BYTE, win); MPI_Win_flush(t, win); break;
+        floor_hm_find_only(win, t, slot, lbuf); break;
     case Q_PUSH:
         MPI_Fetch_and_op(&one, &res, MPI_INT64_T, t, 1 << 20, MPI_SUM, win);
         MPI_Win_flush(t, win);
@@ -129,16 +120,7 @@ static void do_op(int k, long i) {
         MPI_Put(lbuf, (int)op_bytes[k], MPI_BYTE, t, 4 << 20, (int)op_bytes[k], MPI_BYTE, win);
         MPI_Win_flush(t, win); break;
     }
-    (void)res; (void)ures;
-}
-
-static int cmpd(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(double *v, int n) {
-    qsort(v, n, sizeof(double), cmpd);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    (void)res;
 }
 
 static void busy_spin(double ms) {
@@ -165,7 +147,7 @@ static void bench_idle(int k, double *us_med, double *us_min) {
         MPI_Barrier(comm);
         if (r >= 0) v[r] = (t1 - t0) * 1e6 / ((double)n * op_unit(k));
     }
-    if (rank == 0) { *us_med = median(v, reps); *us_min = v[0]; }
+    if (rank == 0) { *us_med = floor_median(v, reps); *us_min = floor_min(v, reps); }
 }
 
 /* target busy outside MPI for BUSY_MS; origin issues for BUSY_MS/2 */
@@ -190,7 +172,7 @@ static void bench_busy(int k, double *us_med, double *ops_med, double *worst_ms_
         }
         MPI_Barrier(comm);
     }
-    if (rank == 0) { *us_med = median(v, reps); *ops_med = median(c, reps); *worst_ms_med = median(w, reps); }
+    if (rank == 0) { *us_med = floor_median(v, reps); *ops_med = floor_median(c, reps); *worst_ms_med = floor_median(w, reps); }
 }
 
 /* atomicity of FAO(SUM) vs CAS-increment on one counter (at rank 0) */

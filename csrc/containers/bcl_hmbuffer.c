@@ -285,6 +285,64 @@ static bcl_status agree(bcl_hmbuf *b, bcl_status err)
     return BCL_OK;
 }
 
+/* Move the entries this rank owns to the front of l; returns how many. */
+static size_t own_first(const bcl_hmbuf *b, bcl_hmbuf_list *l, unsigned char *tmp)
+{
+    size_t nown = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        unsigned char *x = l->e + i * b->stride;
+        bcl_hm_key k = bcl_hm_key_make(x, b->m->key_size);
+        if (bcl_hm_owner(b->m, &k) != bcl_rt.rank)
+            continue;
+        if (i != nown) {
+            unsigned char *y = l->e + nown * b->stride;
+            memcpy(tmp, y, b->stride);
+            memcpy(y, x, b->stride);
+            memcpy(x, tmp, b->stride);
+        }
+        nown++;
+    }
+    return nown;
+}
+
+/* The entries a full map refused last time go in first, on every rank.
+ * Nearly all are this rank's own (its local phase refused them once its
+ * block filled): after the resize that made room they go in with plain CPU
+ * inserts, in a local phase of their own between two barriers (every rank
+ * touches only its own block there), not one atomic insert each.  What
+ * spills and the entries owned elsewhere then go in atomically.  The
+ * barrier return is the flush's to return; *err collects the rest. */
+static bcl_status retry_kept(bcl_hmbuf *b, bcl_status *err)
+{
+    bcl_hmbuf_list old = b->kept;
+    memset(&b->kept, 0, sizeof b->kept);
+    unsigned char *tmp = malloc(b->stride);   /* a key can be MBs (S<n>) */
+    if (!tmp)
+        *err = bcl_set_error(BCL_ERR_NOMEM, "no memory to sort the kept entries");
+    size_t nown = tmp ? own_first(b, &old, tmp) : 0;
+    free(tmp);
+    unsigned char *spill = NULL;
+    size_t nspill = 0, cap = 0;
+    b->refusing = 0;
+    b->n_local = 0;
+    bcl_status st = bcl_barrier();
+    if (st == BCL_OK && nown && *err == BCL_OK)
+        *err = apply(b, old.e, nown, &spill, &nspill, &cap);
+    if (st == BCL_OK)
+        st = bcl_barrier();
+    if (st == BCL_OK && *err == BCL_OK && nspill)
+        *err = b->refusing ? list_add(b, &b->kept, spill, nspill) : direct(b, spill, nspill);
+    if (st == BCL_OK && *err == BCL_OK && old.n > nown)
+        *err = direct(b, old.e + nown * b->stride, old.n - nown);
+    free(spill);
+    free(old.e);
+    b->refusing = 0;
+    b->n_local = 0;
+    if (st == BCL_OK)
+        st = bcl_barrier();
+    return st;
+}
+
 void bcl_hmbuf_set_grow(bcl_hmbuf *b, int grow)
 {
     b->grow = grow != 0;
@@ -306,8 +364,7 @@ bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
      * barrier: everything buffered since (the deferred pushes, the queues,
      * our own entries) lands after them.  kept_all is the same everywhere. */
     if (b->kept_all) {
-        err = drain(b, &b->kept);
-        if ((st = bcl_barrier()) != BCL_OK)
+        if ((st = retry_kept(b, &err)) != BCL_OK)
             return st;
         keep_first(&err, drain(b, &b->deferred));
         b->kept_all = 0;

@@ -21,8 +21,9 @@
  *  - an entry that finds no free bucket (the map is full) stays in the
  *    buffer ("kept", by the rank that tried it): flush() reports
  *    BCL_ERR_FULL on every rank, and the next flush() (e.g. after a resize)
- *    inserts the kept entries of every rank first, then a barrier, then
- *    anything buffered since (a later insert of a key wins; meanwhile a
+ *    inserts the kept entries of every rank first (those a rank owns with
+ *    plain inserts in a local phase between barriers, the rest atomically),
+ *    then a barrier, then anything buffered since (a later insert of a key wins; meanwhile a
  *    refused push is "deferred", not inserted).  Adding never reports a
  *    full map: only flush() does, collectively.
  * An accumulate whose sum overflows the value type is not applied and is

@@ -772,8 +772,9 @@ static bcl_status run_scalar(batch *bt, size_t *n_full)
         size_t src;
         memcpy(&src, e + m->key_size + m->val_size, sizeof src);
         bcl_hm_key k = bcl_hm_key_make(e, m->key_size);
-        bcl_status st = bt->kind == K_INSERT ? bcl_hm_insert(m, &k, e + m->key_size, 0)
-                                             : bcl_hm_accumulate(m, &k, e + m->key_size);
+        const void *v = e + m->key_size;
+        bcl_status st = bt->kind == K_INSERT ? bcl_hm_insert(m, &k, v, m->val_size, 0)
+                                             : bcl_hm_accumulate(m, &k, v);
         if (st != BCL_OK && st != BCL_ERR_FULL && st != BCL_ERR_OVERFLOW)
             return st;
         if (st == BCL_OK)

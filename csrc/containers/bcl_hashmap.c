@@ -191,7 +191,7 @@ bcl_status bcl_hm_find(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer 
 
 int bcl_hm_num_add(const bcl_hashmap *m, void *value, const void *delta)
 {
-    /* Integers: checked (API.md: values convert without loss or raise);
+    /* Integers: checked (docs/api.md: values convert without loss or raise);
      * floats follow IEEE (inf is a float). */
 #define ADD(T)                                                  \
     do {                                                        \

@@ -1,5 +1,5 @@
 /*
- * cast.c -- the casting rules of every container element (API.md: "Keys and
+ * cast.c -- the casting rules of every container element (docs/api.md: "Keys and
  * values convert without loss or raise").  One place, so HashMap, the
  * queues, BloomFilter, DArray/Array and GlobalPtr element puts agree.
  *

@@ -192,20 +192,6 @@ PyObject *bclpy_key_load(const bclpy_elemtype *t, const void *slot)
     return r;
 }
 
-int bclpy_elem_store(const bclpy_elemtype *t, const void *bytes, size_t len, void *slot)
-{
-    if (t->kind == BCLPY_FIXED) {
-        memcpy(slot, bytes, t->slot_size);
-        return 0;
-    }
-    bcl_objref ref;
-    bcl_status st = bcl_obj_store(bytes, len, &ref);
-    if (st != BCL_OK)
-        return mp_fail(st);
-    memcpy(slot, &ref, sizeof ref);
-    return 0;
-}
-
 PyObject *bclpy_elem_decode(const bclpy_elemtype *t, const void *bytes, size_t len)
 {
     if (t->kind == BCLPY_FIXED)

@@ -1,6 +1,6 @@
 /*
  * elemtype.h -- element types: the one place that decides how a container
- * key/value/element is laid out in a slot (API.md "Element types").
+ * key/value/element is laid out in a slot (docs/api.md "Element types").
  *
  *   fixed   a fixed-size NumPy dtype; the slot holds its itemsize bytes,
  *           byte-copied; eligible for the NumPy fast paths.
@@ -17,7 +17,7 @@
 
 #include "bclpy.h"
 #include "msgpack_py.h"
-#include "serial/bcl_object.h"
+#include "containers/bcl_object.h"
 
 typedef enum { BCLPY_FIXED, BCLPY_BYTES, BCLPY_STR, BCLPY_OBJECT } bclpy_kind;
 
@@ -53,10 +53,6 @@ int bclpy_elem_serialize(const bclpy_elemtype *t, PyObject *v, bcl_mp_writer *w,
 int bclpy_key_serialize(const bclpy_elemtype *t, PyObject *v, bcl_mp_writer *w,
                         const char *argname);
 PyObject *bclpy_key_load(const bclpy_elemtype *t, const void *slot);
-
-/* Serialized bytes -> slot contents: a copy for FIXED; for the others the
- * bytes go to this rank's segment and the slot gets the bcl_objref. */
-int bclpy_elem_store(const bclpy_elemtype *t, const void *bytes, size_t len, void *slot);
 
 /* Slot -> Python object (reads out-of-line bytes for var kinds). */
 PyObject *bclpy_elem_load(const bclpy_elemtype *t, const void *slot);

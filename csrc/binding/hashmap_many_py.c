@@ -65,7 +65,8 @@ static PyObject *apply_local_all(bclpy_HashMap *self, PyArrayObject *ka, PyArray
     const char *keys = PyArray_DATA(ka), *vals = PyArray_DATA(va);
     for (npy_intp i = 0; i < k; i++) {
         bcl_hm_key key = bcl_hm_key_make(keys + i * m->key_size, m->key_size);
-        bcl_status st = bcl_hm_insert(m, &key, vals + i * m->val_size, BCL_HM_P_LOCAL);
+        bcl_status st = bcl_hm_insert(m, &key, vals + i * m->val_size, m->val_size,
+                                      BCL_HM_P_LOCAL);
         if (st != BCL_OK)
             return bclpy_raise(st);
     }
@@ -109,23 +110,11 @@ static PyObject *insert_many_var(bclpy_HashMap *self, PyObject *keys, PyObject *
     }
     for (i = 0; i < k; i++) {
         bcl_hm_key key;
-        unsigned char slot[16], *vslot = slot;
-        if (bclpy_hm_key(self, PySequence_Fast_GET_ITEM(ks, i), &self->kw, &key) < 0)
+        if (bclpy_hm_key(self, PySequence_Fast_GET_ITEM(ks, i), &self->kw, &key) < 0 ||
+            bclpy_hm_value(self, PySequence_Fast_GET_ITEM(vs, i), &self->vw, "value") < 0)
             goto out;
-        PyObject *v = PySequence_Fast_GET_ITEM(vs, i);
-        if (bclpy_elemtype_is_var(&self->vt)) {
-            if (bclpy_hm_value_slot(self, v, &self->vw, slot) < 0)
-                goto out;
-        } else {
-            bcl_mp_writer_reset(&self->vw);
-            if (bclpy_elem_serialize(&self->vt, v, &self->vw, "value") < 0)
-                goto out;
-            vslot = self->vw.buf;
-        }
-        bcl_status st = bcl_hm_insert(&self->m, &key, vslot, 0);
+        bcl_status st = bcl_hm_insert(&self->m, &key, self->vw.buf, self->vw.len, 0);
         if (st != BCL_OK) {
-            if (bclpy_elemtype_is_var(&self->vt))
-                bclpy_elem_release(&self->vt, slot);
             bclpy_raise(st);
             goto out;
         }

@@ -49,14 +49,12 @@ int bclpy_hm_key(bclpy_HashMap *self, PyObject *key, bcl_mp_writer *w, bcl_hm_ke
     return 0;
 }
 
-/* value -> slot contents at `slot` (variable values go out of line now). */
-int bclpy_hm_value_slot(bclpy_HashMap *self, PyObject *value, bcl_mp_writer *w,
-                        void *slot)
+/* value -> its serialized bytes in w (the map stores them). */
+int bclpy_hm_value(bclpy_HashMap *self, PyObject *value, bcl_mp_writer *w,
+                   const char *argname)
 {
     bcl_mp_writer_reset(w);
-    if (bclpy_elem_serialize(&self->vt, value, w, "value") < 0)
-        return -1;
-    return bclpy_elem_store(&self->vt, w->buf, w->len, slot);
+    return bclpy_elem_serialize(&self->vt, value, w, argname);
 }
 
 PyObject *bclpy_hm_not_numeric(bclpy_HashMap *self, const char *fname)
@@ -72,36 +70,18 @@ PyObject *bclpy_hm_not_numeric(bclpy_HashMap *self, const char *fname)
     return NULL;
 }
 
-/* A failed core call after the value went out of line: give it back. */
-static PyObject *fail_release(bclpy_HashMap *self, bcl_status st, const void *slot)
-{
-    if (bclpy_elemtype_is_var(&self->vt)) {
-        bcl_objref r;
-        memcpy(&r, slot, sizeof r);
-        bcl_obj_release(r);
-    }
-    return bclpy_raise(st);
-}
-
 /* ---- construction -------------------------------------------------------- */
 
-static bcl_hm_num value_num(const bclpy_elemtype *t, int *atomic)
+/* The value dtype's arithmetic, for accumulate (the map decides how it adds). */
+static bcl_hm_num value_num(const bclpy_elemtype *t)
 {
-    *atomic = 0;
     if (t->kind != BCLPY_FIXED || PyDataType_ISBYTESWAPPED(t->dtype))
         return BCL_HM_NUM_NONE;
-    size_t w = t->slot_size;
     switch (t->dtype->kind) {
-    case 'i': case 'u':
-        /* Signed only: accumulate's overflow check (bcl_hm_fast_old) needs
-         * a wrapped value to land far from 0; unsigned sums add under the
-         * bucket's lock, exactly. */
-        *atomic = (w == 4 || w == 8) && t->dtype->kind == 'i';
-        return t->dtype->kind == 'i' ? BCL_HM_NUM_INT : BCL_HM_NUM_UINT;
-    case 'f':
-        return w == 4 || w == 8 ? BCL_HM_NUM_FLOAT : BCL_HM_NUM_NONE;
-    default:
-        return BCL_HM_NUM_NONE;
+    case 'i': return BCL_HM_NUM_INT;
+    case 'u': return BCL_HM_NUM_UINT;
+    case 'f': return BCL_HM_NUM_FLOAT;
+    default: return BCL_HM_NUM_NONE;
     }
 }
 
@@ -140,13 +120,12 @@ static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
         bclpy_elemtype_clear(&self->vt);
         return -1;
     }
-    int atomic;
-    bcl_hm_num num = value_num(&self->vt, &atomic);
+    bcl_hm_num num = value_num(&self->vt);
     size_t ks = bclpy_elemtype_is_var(&self->kt) ? 0 : self->kt.slot_size;
     size_t vs = bclpy_elemtype_is_var(&self->vt) ? 0 : self->vt.slot_size;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_create(&self->m, (uint64_t)capacity, ks, vs, atomic, num);
+    st = bcl_hm_create(&self->m, (uint64_t)capacity, ks, vs, num);
     Py_END_ALLOW_THREADS
     if (st != BCL_OK) {
         bclpy_raise(st);
@@ -207,22 +186,10 @@ static PyObject *hm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 static PyObject *do_insert(bclpy_HashMap *self, PyObject *key, PyObject *value, int promise)
 {
     bcl_hm_key k;
-    unsigned char slot[16];
-    unsigned char *vs = bclpy_elemtype_is_var(&self->vt) ? slot : NULL;
-    if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
+    if (bclpy_hm_key(self, key, &self->kw, &k) < 0 ||
+        bclpy_hm_value(self, value, &self->vw, "value") < 0)
         return NULL;
-    if (vs) {
-        if (bclpy_hm_value_slot(self, value, &self->vw, vs) < 0)
-            return NULL;
-    } else {
-        bcl_mp_writer_reset(&self->vw);
-        if (bclpy_elem_serialize(&self->vt, value, &self->vw, "value") < 0)
-            return NULL;
-        vs = self->vw.buf;
-    }
-    bcl_status st = bcl_hm_insert(&self->m, &k, vs, promise);
-    if (st != BCL_OK)
-        return fail_release(self, st, vs);
+    CHECK(bcl_hm_insert(&self->m, &k, self->vw.buf, self->vw.len, promise));
     Py_RETURN_NONE;
 }
 
@@ -374,7 +341,6 @@ static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_
     bcl_hm_lock lk;
     int found;
     PyObject *old = NULL, *new = NULL, *result = NULL;
-    unsigned char slot[16];
     if (bclpy_hm_key(self, args[0], &kw, &k) < 0)
         goto out;
     bcl_status st = bcl_hm_lock_key(&self->m, &k, &lk, &vw, &found);
@@ -393,23 +359,15 @@ static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_
     bcl_agree_forbid(0);
     self->modify_depth = outer_depth;
     self->modify_thread = outer_thread;
-    void *vs = slot;
-    if (new && bclpy_elemtype_is_var(&self->vt)) {
-        if (bclpy_hm_value_slot(self, new, &vw, slot) < 0)
-            Py_CLEAR(new);
-    } else if (new) {
-        bcl_mp_writer_reset(&vw);
-        if (bclpy_elem_serialize(&self->vt, new, &vw, "fn(value)") < 0)
-            Py_CLEAR(new);
-        vs = vw.buf;
-    }
+    if (new && bclpy_hm_value(self, new, &vw, "fn(value)") < 0)
+        Py_CLEAR(new);
     if (!new) {
         bcl_hm_abort(&self->m, &lk);
         goto out;
     }
-    st = bcl_hm_commit(&self->m, &lk, &k, vs);
+    st = bcl_hm_commit(&self->m, &lk, &k, vw.buf, vw.len);
     if (st != BCL_OK) {
-        fail_release(self, st, vs);
+        bclpy_raise(st);
         goto out;
     }
     result = new;

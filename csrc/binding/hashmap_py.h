@@ -29,9 +29,10 @@ int bclpy_hm_promise(PyObject *p, int *bits);
 /* key -> serialized bytes in w and the core's key view. */
 int bclpy_hm_key(bclpy_HashMap *self, PyObject *key, bcl_mp_writer *w, bcl_hm_key *k);
 
-/* value -> value slot at `slot` (variable values are stored out of line). */
-int bclpy_hm_value_slot(bclpy_HashMap *self, PyObject *value, bcl_mp_writer *w,
-                        void *slot);
+/* value -> its serialized bytes in w (reset first); -1 with an exception
+ * naming argname.  The map stores them (bcl_hm_insert / bcl_hm_commit). */
+int bclpy_hm_value(bclpy_HashMap *self, PyObject *value, bcl_mp_writer *w,
+                   const char *argname);
 
 /* TypeError: fname() (accumulate...) needs a numeric value type. */
 PyObject *bclpy_hm_not_numeric(bclpy_HashMap *self, const char *fname);

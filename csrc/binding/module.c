@@ -15,7 +15,7 @@
 #include "runtime/bcl_interrupt.h"
 #include "runtime/bcl_ompi_osc.h"
 #include "runtime/bcl_watchdog.h"
-#include "serial/bcl_object.h"
+#include "containers/bcl_object.h"
 #include "binding/docstrings/runtime.h"
 
 PyObject *bclpy_Error, *bclpy_SegmentFull, *bclpy_ContainerFull, *bclpy_Empty;

@@ -23,7 +23,7 @@ int bclpy_pack(bcl_mp_writer *w, PyObject *obj);
  * MemoryError set. */
 PyObject *bclpy_unpack(const unsigned char *data, size_t len);
 
-/* Containers' variants (API.md "Element types", docs/api.md "Key equality").
+/* Containers' variants (docs/api.md "Element types" and "Key equality").
  * bclpy_pack_value: as bclpy_pack, but a dict keyed by a list/tuple/dict
  * (which could not be read back) is a TypeError.  bclpy_pack_key: packs the
  * representative of the key's equality class -- True/False and integral

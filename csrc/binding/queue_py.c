@@ -213,12 +213,8 @@ static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
  * them when the queue goes away, so dropping a queue leaks nothing. */
 static void release_contents(bcl_queue *q, int var)
 {
-    if (!var || q->host != bcl_rt.rank)
-        return;
-    bcl_objref ref;
-    size_t got = 1;
-    while (bcl_queue_local_pop(q, &ref, 1, &got) == BCL_OK && got)
-        bcl_obj_release(ref);
+    if (var)
+        bcl_queue_release_values(q);
 }
 
 /* A dropped queue, as the lifetime registry keeps it. */
@@ -269,17 +265,6 @@ static PyObject *q_close(QueueObject *self, PyObject *noargs)
 
 /* ---- element conversion ------------------------------------------------ */
 
-/* One Python value -> slot bytes at `slot` (for var kinds: stored out of
- * line, the slot gets the reference). */
-static int value_to_slot(QueueObject *self, PyObject *v, void *slot, const char *argname)
-{
-    if (self->et.kind == BCLPY_FIXED)
-        return bclpy_to_bytes(v, self->et.dtype, slot, argname);
-    bcl_mp_writer_reset(&self->w);
-    if (bclpy_elem_serialize(&self->et, v, &self->w, argname) < 0)
-        return -1;
-    return bclpy_elem_store(&self->et, self->w.buf, self->w.len, slot);
-}
 
 /* Slot bytes -> Python value; for var kinds the out-of-line value is read
  * and released (a popped element is no longer the queue's). */
@@ -291,12 +276,6 @@ static PyObject *slot_to_value(QueueObject *self, const void *slot)
     return v;
 }
 
-static void release_slots(QueueObject *self, const unsigned char *slots, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        bcl_obj_release(*(const bcl_objref *)(slots + i * sizeof(bcl_objref)));
-}
-
 #define SMALL_SLOT 256
 
 /* ---- push / pop -------------------------------------------------------- */
@@ -305,13 +284,16 @@ static PyObject *push_slots(QueueObject *self, void *slots, size_t n, unsigned p
 {
     int pushed;
     bcl_status st = bcl_queue_push(&self->q, slots, n, promise, &pushed);
-    if (st != BCL_OK || !pushed) {
-        if (bclpy_elemtype_is_var(&self->et))   /* nothing went in: free the values */
-            release_slots(self, slots, n);
-        if (st != BCL_OK)
-            return bclpy_raise(st);
-    }
-    return PyBool_FromLong(pushed);
+    return st != BCL_OK ? bclpy_raise(st) : PyBool_FromLong(pushed);
+}
+
+/* Var kinds: serialized values back to back in self->w; the queue stores them. */
+static PyObject *push_values(QueueObject *self, const size_t *lens, size_t n,
+                             unsigned promise)
+{
+    int pushed;
+    bcl_status st = bcl_queue_push_values(&self->q, self->w.buf, lens, n, promise, &pushed);
+    return st != BCL_OK ? bclpy_raise(st) : PyBool_FromLong(pushed);
 }
 
 static PyObject *q_push(QueueObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -322,12 +304,19 @@ static PyObject *q_push(QueueObject *self, PyObject *const *args, Py_ssize_t nar
     if (parse_arg_promise(args, nargs, kwnames, "push", "value", 1, &value, &promise) < 0
         || usable(self) < 0)
         return NULL;
+    if (self->et.kind != BCLPY_FIXED) {
+        bcl_mp_writer_reset(&self->w);
+        if (bclpy_elem_serialize(&self->et, value, &self->w, "value") < 0)
+            return NULL;
+        size_t len = self->w.len;
+        return push_values(self, &len, 1, promise);
+    }
     _Alignas(16) unsigned char small[SMALL_SLOT];
     unsigned char *slot = self->q.slot_size <= SMALL_SLOT ? small
                                                           : PyMem_Malloc(self->q.slot_size);
     if (!slot)
         return PyErr_NoMemory();
-    PyObject *r = value_to_slot(self, value, slot, "value") < 0
+    PyObject *r = bclpy_to_bytes(value, self->et.dtype, slot, "value") < 0
                       ? NULL : push_slots(self, slot, 1, promise);
     if (slot != small)
         PyMem_Free(slot);
@@ -354,8 +343,8 @@ static PyObject *push_many_fixed(QueueObject *self, PyObject *values, unsigned p
     return r;
 }
 
-/* Var kinds: each value stored out of line, the references pushed as one
- * block (all or nothing: on failure the stored values are freed again). */
+/* Var kinds: the values serialized back to back, pushed as one block (all
+ * or nothing: the queue stores them, and frees them again on failure). */
 static PyObject *push_many_var(QueueObject *self, PyObject *values, unsigned promise)
 {
     if (PyUnicode_Check(values) || PyBytes_Check(values) || PyDict_Check(values))
@@ -365,23 +354,23 @@ static PyObject *push_many_var(QueueObject *self, PyObject *values, unsigned pro
     if (!seq)
         return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    unsigned char *slots = PyMem_Malloc(n ? (size_t)n * sizeof(bcl_objref) : 1);
+    size_t *lens = PyMem_Malloc(n ? (size_t)n * sizeof *lens : 1);
     PyObject *r = NULL;
-    Py_ssize_t done = 0;
-    if (!slots) {
+    if (!lens) {
         PyErr_NoMemory();
         goto out;
     }
-    for (; done < n; done++) {
-        PyObject *v = PySequence_Fast_GET_ITEM(seq, done);
-        if (value_to_slot(self, v, slots + done * sizeof(bcl_objref), "values") < 0) {
-            release_slots(self, slots, (size_t)done);
+    bcl_mp_writer_reset(&self->w);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        size_t before = self->w.len;
+        if (bclpy_elem_serialize(&self->et, PySequence_Fast_GET_ITEM(seq, i), &self->w,
+                                 "values") < 0)
             goto out;
-        }
+        lens[i] = self->w.len - before;
     }
-    r = push_slots(self, slots, (size_t)n, promise);
+    r = push_values(self, lens, (size_t)n, promise);
 out:
-    PyMem_Free(slots);
+    PyMem_Free(lens);
     Py_DECREF(seq);
     return r;
 }

@@ -12,10 +12,11 @@
  * with val_off and the bucket size rounded to 8 bytes, so a 4/8-byte integer
  * value can be the target of atomics.
  *
- * Status word.  Bits 0-1 are the state (FREE, RESERVED, READY); bits 2-63
- * count readers (BCL keeps 30 "read bits" chosen at random and retries on a
- * collision; a count taken with fetch-add never collides).  Readers hold a
- * count while they read; a writer needs the state RESERVED, which it gets
+ * Status word.  Bits 0-2 are the state (FREE, RESERVED, READY, TOMB); the
+ * others count readers and hold the home's placement lock and epoch (the
+ * BCL_HM_* layout below).  Readers are counted (BCL keeps 30 "read bits"
+ * chosen at random and retries on a collision; a count taken with fetch-add
+ * never collides).  Readers hold a count while they read; a writer needs the state RESERVED, which it gets
  * from FREE (whatever the count: readers of a free bucket do not read it) or
  * from READY with no readers.  RESERVED -> READY is an XOR of the state bits,
  * which keeps the count.
@@ -49,7 +50,7 @@
  * Probing.  Quadratic (triangular numbers) over the next power of two P >= n,
  * skipping positions >= n: the sequence visits every bucket exactly once in
  * P steps.  It stops after `limit` = n/2 + 1 visited buckets -- the fewest
- * that guarantee API.md's "accepts inserts until at least half full", since
+ * that guarantee docs/api.md's "accepts inserts until at least half full", since
  * the visited buckets are distinct.  Insert and find share the sequence, so
  * a missing key's lookup stops at the first FREE bucket (BCL walks the whole
  * table there).  Tombstones are passed like other keys' buckets.
@@ -75,7 +76,7 @@
 
 #include "comm/bcl_comm.h"
 #include "serial/bcl_msgpack.h"
-#include "serial/bcl_object.h"
+#include "containers/bcl_object.h"
 
 /* Status word: bits 0-2 the state, bit 3 the home's placement lock, bits
  * 4-51 the reader count, bits 52-63 the home's placement epoch (see
@@ -135,11 +136,13 @@ static inline bcl_hm_key bcl_hm_key_make(const void *bytes, size_t len)
 }
 
 /* Collective.  key_size/val_size: bytes of a fixed type, 0 for a variable
- * one (out-of-line, msgpack bytes).  val_atomic/num describe the value for
- * accumulate (see bcl_hm_num).  On failure nothing is left allocated on any
- * rank and every rank returns the same status. */
+ * one (out-of-line, msgpack bytes).  num: the value's arithmetic (see
+ * bcl_hm_num); the map decides from it and val_size how accumulate adds
+ * (a fetch-add for 4/8-byte signed integers, else under the bucket's lock;
+ * floats of other widths are not numeric).  On failure nothing is left
+ * allocated on any rank and every rank returns the same status. */
 bcl_status bcl_hm_create(bcl_hashmap *m, uint64_t capacity, size_t key_size,
-                         size_t val_size, int val_atomic, bcl_hm_num num);
+                         size_t val_size, bcl_hm_num num);
 
 /* Not collective: frees this rank's block and the out-of-line storage its
  * buckets own.  Call it on every rank, with a barrier before the memory can
@@ -149,14 +152,15 @@ void bcl_hm_destroy(bcl_hashmap *m);
 /* Owner rank of the key's home bucket. */
 int bcl_hm_owner(const bcl_hashmap *m, const bcl_hm_key *k);
 
-/* insert or overwrite.  `val` holds the value slot contents: the fixed value,
- * or a bcl_objref already stored (ownership passes to the map on BCL_OK; on
- * failure the caller keeps it).  BCL_ERR_FULL: no free bucket along the probe
- * sequence; nothing written.  promise BCL_HM_P_LOCAL: plain CPU insert into
+/* insert or overwrite.  `val`/`len`: the value's serialized bytes (a fixed
+ * value: val_size bytes; a variable one: its msgpack bytes, which the map
+ * stores out of line in this rank's segment and gives back if the insert
+ * fails, as it does with variable keys).  BCL_ERR_FULL: no free bucket along
+ * the probe sequence; nothing written.  promise BCL_HM_P_LOCAL: plain CPU insert into
  * this rank's block (BCL_ERR_ARG if the key's home is elsewhere, BCL_ERR_FULL
  * if its probe sequence leaves the block). */
 bcl_status bcl_hm_insert(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
-                         int promise);
+                         size_t len, int promise);
 
 /* find: *found = 0/1; the value's bytes (fixed: val_size bytes; variable:
  * its msgpack bytes) are appended to `out`.  promise BCL_HM_P_FIND (alone):
@@ -172,8 +176,9 @@ bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k,
 /* modify, in three steps so the caller can run arbitrary code on the value:
  * lock the key's bucket (reserving a free one if the key is absent), read the
  * old value into `out` (*found = 0 if absent), then either commit a new value
- * slot (ownership as for insert) or abort.  Other operations on the bucket
- * wait in between. */
+ * (its serialized bytes, stored as by insert) or abort.  Other operations on
+ * the bucket wait in between.  A commit that cannot store the value (no
+ * segment room, wrong size) aborts and returns why. */
 typedef struct bcl_hm_lock {
     uint64_t idx;
     int fresh;             /* the key is not stored yet (FREE or TOMB reserved) */
@@ -182,7 +187,7 @@ typedef struct bcl_hm_lock {
 bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
                            bcl_mp_writer *out, int *found);
 bcl_status bcl_hm_commit(const bcl_hashmap *m, const bcl_hm_lock *lk,
-                         const bcl_hm_key *k, const void *val);
+                         const bcl_hm_key *k, const void *val, size_t len);
 bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk);
 
 /* erase: *found = 1 if the key was stored (it is not any more).  Its

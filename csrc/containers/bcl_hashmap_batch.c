@@ -10,8 +10,8 @@
  *
  * Messages.  On rma every step is an atomic on 8-byte words, and a round
  * sends them grouped by target rank and operation: ONE MPI_Get_accumulate
- * over an hindexed datatype per (rank, op) and round
- * (bcl_fetch_op_indexed_nb).  MPICH's ch4:ucx runs every MPI_Fetch_and_op,
+ * over an hindexed datatype per (rank, op) and round (bcl_round, in
+ * comm/bcl_comm_batch.h).  MPICH's ch4:ucx runs every MPI_Fetch_and_op,
  * MPI_Compare_and_swap and small MPI_Get as its own message even when
  * pipelined (~0.15-0.3 us each); an indexed get_accumulate costs ~0.005 us a
  * word.  So:
@@ -120,18 +120,10 @@ typedef struct op {
     int have_e0, fresh, scalar;
 } op;
 
-/* Indexed fetch-ops of one round to one rank with one operation. */
-enum gkind { G_ADD, G_BOR, G_NOOP, G_REPLACE, NG };
-
-typedef struct group {
-    uint64_t *off, *operand, *res, **dest;
-    size_t n, cap;
-} group;
-
 typedef struct batch {
     const bcl_hashmap *m;
     enum kind kind;
-    int rma;
+    bcl_round round;          /* this round's steps (bcl_comm_batch.h)      */
     op *ops;
     size_t n;                 /* ops in this chunk                          */
     unsigned char *buf;       /* per op: entry (key+value), then read area  */
@@ -152,15 +144,6 @@ typedef struct batch {
     unsigned char *defer;
     size_t ndefer, defer_cap;
     int defer_nomem;
-    /* rma: this round's groups, per rank and kind; touched ranks */
-    group *g;
-    int *touched, ntouched;
-    unsigned char *is_touched;
-    /* rma: words used by this round's fetch-add / fetch-or calls */
-    uint64_t *set;
-    uint32_t *set_gen;
-    uint32_t gen;
-    size_t set_cap;
 } batch;
 
 #define R (uint64_t)BCL_HM_READER
@@ -175,135 +158,7 @@ static unsigned char *readbuf(batch *bt, op *o) { return entry(bt, o) + bt->m->b
 static unsigned char *key_of(batch *bt, op *o) { return entry(bt, o); }
 static unsigned char *val_of(batch *bt, op *o) { return entry(bt, o) + bt->m->val_off - 8; }
 
-/* ---- emitting steps ------------------------------------------------------- */
-
-static group *grp(batch *bt, int rank, enum gkind k)
-{
-    if (!bt->is_touched[rank]) {
-        bt->is_touched[rank] = 1;
-        bt->touched[bt->ntouched++] = rank;
-    }
-    return &bt->g[(size_t)rank * NG + k];
-}
-
-static bcl_status grp_add(group *g, uint64_t off, uint64_t operand, uint64_t *dest)
-{
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? 2 * g->cap : 256;
-        uint64_t *a = realloc(g->off, cap * sizeof *a);
-        if (a) g->off = a;
-        uint64_t *b = a ? realloc(g->operand, cap * sizeof *b) : NULL;
-        if (b) g->operand = b;
-        uint64_t *c = b ? realloc(g->res, cap * sizeof *c) : NULL;
-        if (c) g->res = c;
-        uint64_t **d = c ? realloc(g->dest, cap * sizeof *d) : NULL;
-        if (!d)
-            return bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch round");
-        g->dest = d;
-        g->cap = cap;
-    }
-    g->off[g->n] = off;
-    g->operand[g->n] = operand;
-    g->dest[g->n++] = dest;
-    return BCL_OK;
-}
-
-/* Claim word p for this round's call of kind k; 0: that call has it
- * already.  (Different calls on one word are fine: MPI orders accumulates
- * of one origin on one location.) */
-static int claim_word(batch *bt, bcl_gptr p, enum gkind k)
-{
-    uint64_t key = ((uint64_t)(uint32_t)p.rank << 48) ^ (p.offset << 2) ^ (uint64_t)k;
-    size_t mask = bt->set_cap - 1;
-    for (size_t j = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & mask;; j = (j + 1) & mask) {
-        if (bt->set_gen[j] != bt->gen) {
-            bt->set_gen[j] = bt->gen;
-            bt->set[j] = key;
-            return 1;
-        }
-        if (bt->set[j] == key)
-            return 0;
-    }
-}
-
-/* A fetch-op on the 8-byte word p; the old value goes to *dest (if any).
- * *issued = 0: deferred to a later round (the word is taken this round). */
-static bcl_status emit_fetch(batch *bt, bcl_gptr p, bcl_atomic_op op, uint64_t operand,
-                             uint64_t *dest, int *issued)
-{
-    uint64_t sink;
-    *issued = 1;
-    if (!bt->rma)
-        return bcl_fetch_op_nb(p, 8, op, &operand, dest ? dest : &sink);
-    enum gkind k = op == BCL_OP_ADD ? G_ADD : op == BCL_OP_OR ? G_BOR : G_NOOP;
-    if (op != BCL_OP_NOOP && !claim_word(bt, p, k)) {
-        *issued = 0;
-        return BCL_OK;
-    }
-    return grp_add(grp(bt, p.rank, k), p.offset, operand, dest);
-}
-
-/* Read / write `nbytes` (a multiple of 8) at p, word by word atomically. */
-static bcl_status emit_read(batch *bt, bcl_gptr p, void *dst, size_t nbytes)
-{
-    if (!bt->rma)
-        return bcl_get_nb(dst, p, nbytes);
-    group *g = grp(bt, p.rank, G_NOOP);
-    bcl_status st = BCL_OK;
-    for (size_t w = 0; w < nbytes && st == BCL_OK; w += 8)
-        st = grp_add(g, p.offset + w, 0, (uint64_t *)((unsigned char *)dst + w));
-    return st;
-}
-
-static bcl_status emit_write(batch *bt, bcl_gptr p, const void *src, size_t nbytes)
-{
-    if (!bt->rma)
-        return bcl_put_nb(p, src, nbytes);
-    group *g = grp(bt, p.rank, G_REPLACE);
-    bcl_status st = BCL_OK;
-    for (size_t w = 0; w < nbytes && st == BCL_OK; w += 8) {
-        uint64_t v;
-        memcpy(&v, (const unsigned char *)src + w, 8);
-        st = grp_add(g, p.offset + w, v, NULL);
-    }
-    return st;
-}
-
 #define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
-
-/* Send the round's groups and complete them (one flush per touched rank). */
-static bcl_status send_round(batch *bt)
-{
-    static const bcl_atomic_op gop[NG] = { BCL_OP_ADD, BCL_OP_OR, BCL_OP_NOOP,
-                                           BCL_OP_REPLACE };
-    bcl_status st = BCL_OK;
-    for (int t = 0; t < bt->ntouched && st == BCL_OK; t++)
-        for (int k = 0; k < NG && st == BCL_OK; k++) {
-            group *g = &bt->g[(size_t)bt->touched[t] * NG + k];
-            if (g->n)
-                st = bcl_fetch_op_indexed_nb(bt->touched[t], g->off, g->n, gop[k],
-                                             g->operand, g->res);
-        }
-    if (st == BCL_OK)
-        st = bt->ntouched == 1 ? bcl_flush_rank(bt->touched[0]) : bcl_flush();
-    for (int t = 0; t < bt->ntouched; t++) {
-        int r = bt->touched[t];
-        for (int k = 0; k < NG; k++) {
-            group *g = &bt->g[(size_t)r * NG + k];
-            for (size_t i = 0; st == BCL_OK && i < g->n; i++)
-                if (g->dest[i])
-                    memcpy(g->dest[i], &g->res[i], 8);
-            g->n = 0;
-        }
-        bt->is_touched[r] = 0;
-    }
-    bt->ntouched = 0;
-    if (++bt->gen == 0) {                 /* generation wrapped: reset */
-        memset(bt->set_gen, 0, bt->set_cap * sizeof *bt->set_gen);
-        bt->gen = 1;
-    }
-    return st;
-}
 
 /* ---- the state machine ------------------------------------------------------ */
 
@@ -368,45 +223,46 @@ static bcl_status issue(batch *bt, op *o)
     switch (o->phase) {
     case PH_RES:
     case PH_RESR:
-        s = emit_fetch(bt, st, BCL_OP_OR, BCL_HM_BUSY, &o->res, &issued);
+        s = bcl_round_fetch(&bt->round, st, BCL_OP_OR, BCL_HM_BUSY, &o->res, &issued);
         break;
     case PH_KEY:
     case PH_KEYS:
-        s = emit_read(bt, bcl_hm_at(st, 8), readbuf(bt, o), kw);
+        s = bcl_round_read(&bt->round, bcl_hm_at(st, 8), readbuf(bt, o), kw);
         break;
     case PH_LOCK: {
         o->cas_exp = META(o->res) | BCL_HM_READY;     /* no readers, no writer */
         o->cas_des = META(o->res) | BCL_HM_RESERVED;
         s = bcl_cas_nb(st, 8, &o->cas_exp, &o->cas_des, &o->res);
-        if (s == BCL_OK && bt->rma)
-            grp(bt, st.rank, G_ADD);     /* flush this rank */
+        if (s == BCL_OK)
+            bcl_round_touch(&bt->round, st.rank);     /* flush this rank */
         break;
     }
     case PH_GETVAL:
-        s = emit_read(bt, bcl_hm_at(st, m->val_off), readbuf(bt, o) + m->val_off - 8, vw);
+        s = bcl_round_read(&bt->round, bcl_hm_at(st, m->val_off),
+                           readbuf(bt, o) + m->val_off - 8, vw);
         break;
     case PH_PUT:
-        s = emit_write(bt, bcl_hm_at(st, 8), entry(bt, o), m->bsize - 8);
+        s = bcl_round_write(&bt->round, bcl_hm_at(st, 8), entry(bt, o), m->bsize - 8);
         if (s == BCL_OK && o->fresh)      /* the placement check, same round */
-            s = emit_fetch(bt, o->home, BCL_OP_NOOP, 0, &o->chk, &issued);
+            s = bcl_round_fetch(&bt->round, o->home, BCL_OP_NOOP, 0, &o->chk, &issued);
         break;
     case PH_VERIFY:
-        s = emit_read(bt, bcl_hm_at(st, 8), readbuf(bt, o), kw);
+        s = bcl_round_read(&bt->round, bcl_hm_at(st, 8), readbuf(bt, o), kw);
         break;
     case PH_PUTVAL:
-        s = emit_write(bt, bcl_hm_at(st, m->val_off), val_of(bt, o), vw);
+        s = bcl_round_write(&bt->round, bcl_hm_at(st, m->val_off), val_of(bt, o), vw);
         break;
     case PH_PUBLISH:
-        s = emit_fetch(bt, st, BCL_OP_ADD, o->publish, NULL, &issued);
+        s = bcl_round_fetch(&bt->round, st, BCL_OP_ADD, o->publish, NULL, &issued);
         break;
     case PH_ACQ:
-        s = emit_fetch(bt, st, BCL_OP_ADD, R, &o->res, &issued);
+        s = bcl_round_fetch(&bt->round, st, BCL_OP_ADD, R, &o->res, &issued);
         break;
     case PH_WAIT:
-        s = emit_fetch(bt, st, BCL_OP_NOOP, 0, &o->res, &issued);
+        s = bcl_round_fetch(&bt->round, st, BCL_OP_NOOP, 0, &o->res, &issued);
         break;
     case PH_READ:
-        s = emit_read(bt, bcl_hm_at(st, 8), readbuf(bt, o), m->bsize - 8);
+        s = bcl_round_read(&bt->round, bcl_hm_at(st, 8), readbuf(bt, o), m->bsize - 8);
         break;
     case PH_ADD:
     case PH_UNDO: {
@@ -417,17 +273,17 @@ static bcl_status issue(batch *bt, op *o)
             d = (uint64_t)0 - d;
         o->res = 0;
         if (m->val_atomic == 8) {
-            s = emit_fetch(bt, v, BCL_OP_ADD, d, &o->res, &issued);
+            s = bcl_round_fetch(&bt->round, v, BCL_OP_ADD, d, &o->res, &issued);
         } else {                          /* 4-byte value: its own atomic */
             o->publish = d;               /* operand must live until flush */
             s = bcl_fetch_op_nb(v, m->val_atomic, BCL_OP_ADD, &o->publish, &o->res);
-            if (s == BCL_OK && bt->rma)
-                grp(bt, st.rank, G_ADD);
+            if (s == BCL_OK)
+                bcl_round_touch(&bt->round, st.rank);
         }
         break;
     }
     case PH_GET:
-        s = emit_read(bt, st, readbuf(bt, o), m->bsize);
+        s = bcl_round_read(&bt->round, st, readbuf(bt, o), m->bsize);
         break;
     default:
         return BCL_OK;
@@ -482,168 +338,213 @@ static void go_slow(batch *bt, op *o)
     o->phase = PH_RES;
 }
 
-static void complete(batch *bt, op *o)
+/* After PH_RES (the writer's bit set): a FREE bucket is ours; a READY one
+ * we hold (state 3) when it has no readers, else we drop the hold. */
+static void after_res(batch *bt, op *o)
+{
+    if (STATE(o->res) == BCL_HM_FREE) {           /* reserved: ours */
+        o->phase = PH_PUT;
+        o->publish = BCL_HM_READY - BCL_HM_RESERVED;
+        o->fresh = 1;
+        o->undo = (uint64_t)0 - BCL_HM_RESERVED;
+    } else if (BUSY(o->res)) {                    /* someone else's */
+        o->waiting = 1;
+    } else if (STATE(o->res) == BCL_HM_TOMB) {    /* we hold TOMB|BUSY */
+        post_later(o, UNDO);
+        to_scalar(bt, o);
+    } else {                                      /* READY: we hold 3 */
+        o->locked = READERS(o->res) == 0;
+        if (!o->locked)
+            post_later(o, UNDO);
+        o->phase = PH_KEY;
+    }
+}
+
+/* After PH_KEY: the READY bucket holds our key (lock it, or it is locked
+ * already), or we probe on. */
+static void after_key(batch *bt, op *o)
+{
+    unsigned char *rb = readbuf(bt, o);
+    if (key_eq(bt, o, rb)) {
+        if (o->locked) {
+            o->publish = UNDO;                    /* 3 -> READY */
+            value_step(bt, o);
+        } else {
+            o->phase = PH_LOCK;
+        }
+    } else {
+        if (o->locked)
+            post_later(o, UNDO);
+        o->locked = 0;
+        advance(bt, o, PH_RES);
+    }
+}
+
+/* After PH_LOCK: the CAS READY -> RESERVED of a bucket with our key. */
+static void after_lock(batch *bt, op *o)
+{
+    if (o->res == o->cas_exp) {
+        o->phase = PH_VERIFY;         /* erased and reused meanwhile? */
+    } else if (!BUSY(o->res) && STATE(o->res) != BCL_HM_READY) {
+        to_scalar(bt, o);                 /* erased meanwhile: nothing held */
+    } else {
+        o->waiting = 1;
+    }
+}
+
+/* After PH_VERIFY: the key re-read under the lock (erase + reuse meanwhile?). */
+static void after_verify(batch *bt, op *o)
+{
+    unsigned char *rb = readbuf(bt, o);
+    if (key_eq(bt, o, rb)) {
+        o->publish = BCL_HM_READY - BCL_HM_RESERVED;
+        value_step(bt, o);
+    } else {
+        post_later(o, BCL_HM_READY - BCL_HM_RESERVED);   /* unlock */
+        to_scalar(bt, o);
+    }
+}
+
+/* After PH_GETVAL: the stored value plus our delta, written back under the
+ * lock (an overflowing sum leaves it unchanged). */
+static void after_getval(batch *bt, op *o)
+{
+    const bcl_hashmap *m = bt->m;
+    unsigned char *v = readbuf(bt, o) + m->val_off - 8;
+    if (bcl_hm_num_add(m, v, val_of(bt, o))) {
+        o->overflow = 1;              /* unchanged: just unlock */
+        o->phase = PH_PUBLISH;
+    } else {
+        memcpy(val_of(bt, o), v, m->val_size);
+        o->phase = PH_PUTVAL;
+    }
+}
+
+/* After PH_PUT: key and value written; a fresh bucket must pass the
+ * placement check (no tombstone placement raced) before it is published. */
+static void after_put(batch *bt, op *o)
+{
+    if (o->fresh && (META(o->chk) != o->e0 || (o->chk & BCL_HM_PLOCK))) {
+        post_later(o, o->undo);       /* a tombstone placement raced */
+        to_scalar(bt, o);
+        return;
+    }
+    o->phase = PH_PUBLISH;
+}
+
+/* After PH_READ: find: key and value read under our reader count. */
+static void after_read(batch *bt, op *o)
 {
     const bcl_hashmap *m = bt->m;
     unsigned char *rb = readbuf(bt, o);
+    post_later(o, (uint64_t)0 - R);
+    if (key_eq(bt, o, rb)) {
+        o->found = 1;
+        memcpy(bt->out + o->src * m->val_size, rb + m->val_off - 8, m->val_size);
+        o->phase = PH_DONE;
+    } else {
+        advance(bt, o, PH_ACQ);
+    }
+}
+
+/* After PH_RESR: accumulate: the writer's bit set with our reader count held. */
+static void after_resr(batch *bt, op *o)
+{
+    if (STATE(o->res) == BCL_HM_FREE) {
+        o->phase = PH_PUT;       /* publish: READY and drop our count */
+        o->publish = (uint64_t)(BCL_HM_READY - BCL_HM_RESERVED) - R;
+        o->fresh = 1;
+        o->undo = (uint64_t)0 - BCL_HM_RESERVED - R;
+    } else if (BUSY(o->res)) {
+        o->phase = PH_WAIT;
+        o->waiting = 1;
+    } else {                     /* READY meanwhile: drop our hold, read */
+        post_later(o, UNDO);
+        o->phase = PH_KEYS;
+    }
+}
+
+/* After PH_KEYS: accumulate: the key read under our reader count. */
+static void after_keys(batch *bt, op *o)
+{
+    unsigned char *rb = readbuf(bt, o);
+    if (key_eq(bt, o, rb)) {
+        o->phase = PH_ADD;
+    } else {
+        post_later(o, (uint64_t)0 - R);
+        advance(bt, o, PH_ACQ);
+    }
+}
+
+/* After PH_ADD: the fetch-add is exact unless the old value was near a
+ * limit; then it is undone and redone under the lock. */
+static void after_add(batch *bt, op *o)
+{
+    const bcl_hashmap *m = bt->m;
+    if (bcl_hm_fast_old(m, o->res)) {
+        post_later(o, (uint64_t)0 - R);
+        o->phase = PH_DONE;
+    } else {
+        o->phase = PH_UNDO;           /* still holding our reader count */
+    }
+}
+
+/* After PH_GET: find-only promise: the whole bucket read with one get. */
+static void after_get(batch *bt, op *o)
+{
+    const bcl_hashmap *m = bt->m;
+    unsigned char *rb = readbuf(bt, o);
+    uint64_t s;
+    memcpy(&s, rb, 8);
+    if (STATE(s) == BCL_HM_FREE && !BUSY(s)) {
+        o->phase = PH_DONE;
+    } else if (STATE(s) == BCL_HM_TOMB && !BUSY(s)) {
+        advance(bt, o, PH_GET);
+    } else if (BUSY(s)) {
+        /* A writer after all: redo this key with the atomic protocol. */
+        uint64_t idx = 0;
+        o->pr.i = o->pr.visited = 0;          /* pr.h: the home bucket */
+        bcl_hm_probe_next(m, &o->pr, &idx);
+        o->b = bcl_hm_bucket(m, idx);
+        o->fell_back = 1;
+        o->phase = PH_ACQ;
+    } else if (key_eq(bt, o, rb + 8)) {
+        o->found = 1;
+        memcpy(bt->out + o->src * m->val_size, rb + m->val_off, m->val_size);
+        o->phase = PH_DONE;
+    } else {
+        advance(bt, o, PH_GET);
+    }
+}
+
+/* A step's result is back: advance the key's state machine. */
+static void complete(batch *bt, op *o)
+{
     if (!o->have_e0 && (o->phase == PH_RES || o->phase == PH_ACQ)) {
         o->have_e0 = 1;                   /* the first look at the home */
         o->e0 = META(o->res);
     }
     switch (o->phase) {
-    case PH_RES:
-        if (STATE(o->res) == BCL_HM_FREE) {           /* reserved: ours */
-            o->phase = PH_PUT;
-            o->publish = BCL_HM_READY - BCL_HM_RESERVED;
-            o->fresh = 1;
-            o->undo = (uint64_t)0 - BCL_HM_RESERVED;
-        } else if (BUSY(o->res)) {                    /* someone else's */
-            o->waiting = 1;
-        } else if (STATE(o->res) == BCL_HM_TOMB) {    /* we hold TOMB|BUSY */
-            post_later(o, UNDO);
-            to_scalar(bt, o);
-        } else {                                      /* READY: we hold 3 */
-            o->locked = READERS(o->res) == 0;
-            if (!o->locked)
-                post_later(o, UNDO);
-            o->phase = PH_KEY;
-        }
-        break;
-    case PH_KEY:
-        if (key_eq(bt, o, rb)) {
-            if (o->locked) {
-                o->publish = UNDO;                    /* 3 -> READY */
-                value_step(bt, o);
-            } else {
-                o->phase = PH_LOCK;
-            }
-        } else {
-            if (o->locked)
-                post_later(o, UNDO);
-            o->locked = 0;
-            advance(bt, o, PH_RES);
-        }
-        break;
-    case PH_LOCK:
-        if (o->res == o->cas_exp) {
-            o->phase = PH_VERIFY;         /* erased and reused meanwhile? */
-        } else if (!BUSY(o->res) && STATE(o->res) != BCL_HM_READY) {
-            to_scalar(bt, o);                 /* erased meanwhile: nothing held */
-        } else {
-            o->waiting = 1;
-        }
-        break;
-    case PH_VERIFY:
-        if (key_eq(bt, o, rb)) {
-            o->publish = BCL_HM_READY - BCL_HM_RESERVED;
-            value_step(bt, o);
-        } else {
-            post_later(o, BCL_HM_READY - BCL_HM_RESERVED);   /* unlock */
-            to_scalar(bt, o);
-        }
-        break;
-    case PH_GETVAL: {
-        /* The stored value plus our delta, written back under the lock. */
-        unsigned char *v = rb + m->val_off - 8;
-        if (bcl_hm_num_add(m, v, val_of(bt, o))) {
-            o->overflow = 1;              /* unchanged: just unlock */
-            o->phase = PH_PUBLISH;
-        } else {
-            memcpy(val_of(bt, o), v, m->val_size);
-            o->phase = PH_PUTVAL;
-        }
-        break;
-    }
-    case PH_PUT:
-        if (o->fresh && (META(o->chk) != o->e0 || (o->chk & BCL_HM_PLOCK))) {
-            post_later(o, o->undo);       /* a tombstone placement raced */
-            to_scalar(bt, o);
-            break;
-        }
-        o->phase = PH_PUBLISH;
-        break;
-    case PH_PUTVAL:
-        o->phase = PH_PUBLISH;
-        break;
-    case PH_PUBLISH:
-        o->phase = PH_DONE;
-        break;
-    case PH_ACQ:
-        on_status(bt, o, o->res + R);
-        break;
-    case PH_WAIT:
-        on_status(bt, o, o->res);
-        break;
-    case PH_READ:
-        post_later(o, (uint64_t)0 - R);
-        if (key_eq(bt, o, rb)) {
-            o->found = 1;
-            memcpy(bt->out + o->src * m->val_size, rb + m->val_off - 8, m->val_size);
-            o->phase = PH_DONE;
-        } else {
-            advance(bt, o, PH_ACQ);
-        }
-        break;
-    case PH_RESR:
-        if (STATE(o->res) == BCL_HM_FREE) {
-            o->phase = PH_PUT;       /* publish: READY and drop our count */
-            o->publish = (uint64_t)(BCL_HM_READY - BCL_HM_RESERVED) - R;
-            o->fresh = 1;
-            o->undo = (uint64_t)0 - BCL_HM_RESERVED - R;
-        } else if (BUSY(o->res)) {
-            o->phase = PH_WAIT;
-            o->waiting = 1;
-        } else {                     /* READY meanwhile: drop our hold, read */
-            post_later(o, UNDO);
-            o->phase = PH_KEYS;
-        }
-        break;
-    case PH_KEYS:
-        if (key_eq(bt, o, rb)) {
-            o->phase = PH_ADD;
-        } else {
-            post_later(o, (uint64_t)0 - R);
-            advance(bt, o, PH_ACQ);
-        }
-        break;
-    case PH_ADD:
-        if (bcl_hm_fast_old(m, o->res)) {
-            post_later(o, (uint64_t)0 - R);
-            o->phase = PH_DONE;
-        } else {
-            o->phase = PH_UNDO;           /* still holding our reader count */
-        }
-        break;
+    case PH_RES: after_res(bt, o); break;
+    case PH_KEY: after_key(bt, o); break;
+    case PH_LOCK: after_lock(bt, o); break;
+    case PH_VERIFY: after_verify(bt, o); break;
+    case PH_GETVAL: after_getval(bt, o); break;
+    case PH_PUT: after_put(bt, o); break;
+    case PH_READ: after_read(bt, o); break;
+    case PH_RESR: after_resr(bt, o); break;
+    case PH_KEYS: after_keys(bt, o); break;
+    case PH_ADD: after_add(bt, o); break;
+    case PH_GET: after_get(bt, o); break;
+    case PH_PUTVAL: o->phase = PH_PUBLISH; break;
+    case PH_PUBLISH: o->phase = PH_DONE; break;
+    case PH_ACQ: on_status(bt, o, o->res + R); break;
+    case PH_WAIT: on_status(bt, o, o->res); break;
     case PH_UNDO:
         post_later(o, (uint64_t)0 - R);
         go_slow(bt, o);
         break;
-    case PH_GET: {
-        uint64_t s;
-        memcpy(&s, rb, 8);
-        if (STATE(s) == BCL_HM_FREE && !BUSY(s)) {
-            o->phase = PH_DONE;
-        } else if (STATE(s) == BCL_HM_TOMB && !BUSY(s)) {
-            advance(bt, o, PH_GET);
-        } else if (BUSY(s)) {
-            /* A writer after all: redo this key with the atomic protocol. */
-            uint64_t idx = 0;
-            o->pr.i = o->pr.visited = 0;          /* pr.h: the home bucket */
-            bcl_hm_probe_next(m, &o->pr, &idx);
-            o->b = bcl_hm_bucket(m, idx);
-            o->fell_back = 1;
-            o->phase = PH_ACQ;
-        } else if (key_eq(bt, o, rb + 8)) {
-            o->found = 1;
-            memcpy(bt->out + o->src * m->val_size, rb + m->val_off, m->val_size);
-            o->phase = PH_DONE;
-        } else {
-            advance(bt, o, PH_GET);
-        }
-        break;
-    }
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -666,7 +567,8 @@ static bcl_status run(batch *bt)
             if (!o->pending)
                 continue;
             any = 1;
-            bcl_status st = emit_fetch(bt, o->pend_at, BCL_OP_ADD, o->pend_val, NULL, &issued);
+            bcl_status st = bcl_round_fetch(&bt->round, o->pend_at, BCL_OP_ADD, o->pend_val,
+                                            NULL, &issued);
             if (st != BCL_OK)
                 return st;
             o->pending = !issued;
@@ -689,7 +591,7 @@ static bcl_status run(batch *bt)
         }
         if (!any)
             return BCL_OK;
-        bcl_status st = bt->rma ? send_round(bt) : BCL_OK;
+        bcl_status st = bcl_round_send(&bt->round);
         if (st != BCL_OK)
             return st;
         for (size_t i = 0; i < bt->n; i++) {
@@ -772,8 +674,9 @@ static bcl_status run_scalar(batch *bt, size_t *n_full)
         size_t src;
         memcpy(&src, e + m->key_size + m->val_size, sizeof src);
         bcl_hm_key k = bcl_hm_key_make(e, m->key_size);
-        bcl_status st = bt->kind == K_INSERT ? bcl_hm_insert(m, &k, e + m->key_size, 0)
-                                             : bcl_hm_accumulate(m, &k, e + m->key_size);
+        const void *v = e + m->key_size;
+        bcl_status st = bt->kind == K_INSERT ? bcl_hm_insert(m, &k, v, m->val_size, 0)
+                                             : bcl_hm_accumulate(m, &k, v);
         if (st != BCL_OK && st != BCL_ERR_FULL && st != BCL_ERR_OVERFLOW)
             return st;
         if (st == BCL_OK)
@@ -944,22 +847,6 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
     return st;
 }
 
-static void free_rma(batch *bt)
-{
-    if (bt->g)
-        for (size_t i = 0; i < (size_t)bcl_rt.nprocs * NG; i++) {
-            free(bt->g[i].off);
-            free(bt->g[i].operand);
-            free(bt->g[i].res);
-            free(bt->g[i].dest);
-        }
-    free(bt->g);
-    free(bt->touched);
-    free(bt->is_touched);
-    free(bt->set);
-    free(bt->set_gen);
-}
-
 static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys,
                           const void *vals, size_t vstride, size_t k, void *out,
                           unsigned char *found, size_t *n_full, unsigned char *outcome,
@@ -969,24 +856,16 @@ static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys
         return bcl_set_error(BCL_ERR_TYPE, "batches need fixed-size key and value types");
     if (n_full)
         *n_full = 0;
-    batch bt = { .m = m, .kind = kind, .stride = 2 * m->bsize, .gen = 1 };
-    bt.rma = bcl_rt.transport != BCL_TRANSPORT_SHM;
-    const size_t chunk = chunk_keys(bt.rma);
+    batch bt = { .m = m, .kind = kind, .stride = 2 * m->bsize };
+    const size_t chunk = chunk_keys(bcl_rt.transport != BCL_TRANSPORT_SHM);
     size_t c = k < chunk ? k : chunk;
+    /* A slot claims at most 2 words a round (a posted add, then its step). */
+    bcl_status st = bcl_round_init(&bt.round, 2 * chunk);
+    if (st != BCL_OK)
+        return st;
     bt.ops = malloc((c ? c : 1) * sizeof *bt.ops);
     bt.buf = calloc(c ? c : 1, bt.stride);
     int ok = bt.ops && bt.buf;
-    if (ok && bt.rma) {
-        size_t p = (size_t)bcl_rt.nprocs;
-        bt.set_cap = 4 * chunk;               /* > 2 claimed words per op */
-        bt.g = calloc(p * NG, sizeof *bt.g);
-        bt.touched = malloc(p * sizeof *bt.touched);
-        bt.is_touched = calloc(p, 1);
-        bt.set = malloc(bt.set_cap * sizeof *bt.set);
-        bt.set_gen = calloc(bt.set_cap, sizeof *bt.set_gen);
-        ok = bt.g && bt.touched && bt.is_touched && bt.set && bt.set_gen;
-    }
-    bcl_status st = BCL_OK;
     bt.refill = kind == K_INSERT || kind == K_FIND || kind == K_FIND_ONLY;
     /* Insert windows are bounded (their duplicate merge needs 17 bytes a
      * key); finds need no merge: one window. */
@@ -1017,7 +896,7 @@ static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys
                        vals ? (const unsigned char *)vals + done * vstride : NULL, vstride,
                        n_full);
     }
-    free_rma(&bt);
+    bcl_round_free(&bt.round);
     free(bt.skip);
     free(bt.defer);
     free(bt.ops);

@@ -85,7 +85,8 @@ bcl_status bcl_queue_create(bcl_queue *q, bcl_queue_kind kind, int host,
                             int64_t capacity, size_t slot_size);
 
 /* Local: the host frees the storage.  Call it on every rank once nobody uses
- * the queue any more (the slots' out-of-line values are the caller's). */
+ * the queue any more (after bcl_queue_release_values for a queue of
+ * variable-length values). */
 void bcl_queue_destroy(bcl_queue *q);
 
 /* Push n slots from src (n * slot_size bytes).  *pushed = 1 if they were all
@@ -114,5 +115,21 @@ bcl_status bcl_queue_local_view(bcl_queue *q, void **addr, uint64_t *count);
  * rank then fails with BCL_ERR_ARG and the queue is unchanged. */
 bcl_status bcl_queue_resize(bcl_queue *q, int64_t new_capacity);
 bcl_status bcl_queue_migrate(bcl_queue *q, int new_host);
+
+/* ---- queues of variable-length values (bcl_queue_values.c) -------------
+ * The slots (slot_size 16) hold bcl_objrefs to out-of-line values, which the
+ * queue owns: it stores them on push, and a pop hands them to the caller
+ * (who releases them with bcl_obj_release once read).
+ *
+ * Push n values whose serialized bytes lie back to back in `bytes`, value i
+ * lens[i] bytes long.  Each is stored in this rank's segment and the
+ * references pushed as one block: all or nothing -- when they do not fit
+ * (*pushed = 0) or anything fails, the stored values are given back. */
+bcl_status bcl_queue_push_values(bcl_queue *q, const void *bytes, const size_t *lens,
+                                 size_t n, unsigned promise, int *pushed);
+
+/* Host only, nobody else using the queue: release the values still in it,
+ * so a queue that goes away leaks nothing (other ranks: no-op). */
+void bcl_queue_release_values(bcl_queue *q);
 
 #endif /* BCL_QUEUE_H */

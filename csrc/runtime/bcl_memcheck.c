@@ -5,8 +5,6 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
-#include "runtime/bcl_runtime.h"
-
 static int read_u64(const char *path, uint64_t *out)
 {
     FILE *f = fopen(path, "r");

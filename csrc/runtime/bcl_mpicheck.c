@@ -3,8 +3,6 @@
 
 #include <string.h>
 
-#include "runtime/bcl_runtime.h"
-
 const char *bcl_mpi_library_name(void)
 {
     static char name[MPI_MAX_LIBRARY_VERSION_STRING];

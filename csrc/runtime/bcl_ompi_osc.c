@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "runtime/bcl_mpicheck.h"
-#include "runtime/bcl_runtime.h"
 
 #define OSC_DEFAULT "^rdma"
 

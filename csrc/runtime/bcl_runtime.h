@@ -90,17 +90,6 @@ void bcl_abort(int errorcode);
 
 const char *bcl_transport_name(bcl_transport t);
 
-/* Shorthand for the error path of an MPI call: records "MPI_Xxx failed: ..."
- * and returns BCL_ERR_MPI. */
-bcl_status bcl_mpi_error(const char *call, int mpi_rc);
-
-#define BCL_MPI_CHECK(call, expr)                                  \
-    do {                                                            \
-        int bcl_mpi_rc_ = (expr);                                   \
-        if (bcl_mpi_rc_ != MPI_SUCCESS)                             \
-            return bcl_mpi_error(call, bcl_mpi_rc_);                \
-    } while (0)
-
 #define BCL_REQUIRE_INIT()                                                   \
     do {                                                                      \
         if (!bcl_rt.initialized)                                              \

@@ -1,5 +1,5 @@
 /* bcl_object.c -- out-of-line variable-length values (see bcl_object.h). */
-#include "serial/bcl_object.h"
+#include "containers/bcl_object.h"
 
 #include "runtime/bcl_alloc.h"
 

@@ -1,0 +1,123 @@
+/*
+ * bcl_hashmap_internal.h -- what the hash table's source files share (not
+ * part of the core's API: include it only from containers/bcl_hashmap*.c).
+ *
+ *   bcl_hashmap_bucket.c  the bucket protocol: status-word transitions, the
+ *                         buckets this thread holds, writing a bucket,
+ *                         placement (finding the key's bucket or a place for
+ *                         it), modify's lock / commit / abort
+ *   bcl_hashmap.c         the operations: insert, find, accumulate, erase,
+ *                         local insert
+ *   bcl_hashmap_table.c   whole-table operations: create, destroy, size,
+ *                         local scan, resize
+ *   bcl_hashmap_batch.c   the pipelined batches (insert/find/accumulate_many)
+ *
+ * The protocol itself is described in bcl_hashmap.h.
+ */
+#ifndef BCL_HASHMAP_INTERNAL_H
+#define BCL_HASHMAP_INTERNAL_H
+
+#include <stdlib.h>
+
+#include "containers/bcl_hashmap.h"
+
+#define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
+#define ST(x) ((x) & BCL_HM_STATE)
+#define META(x) ((x) & BCL_HM_META)
+#define RELEASE_READER ((uint64_t)0 - BCL_HM_READER)
+/* RESERVED -> READY and drop our reader count, in one fetch-add. */
+#define PUBLISH_AS_READER ((uint64_t)(BCL_HM_READY - BCL_HM_RESERVED) - BCL_HM_READER)
+#define RESERVED_TO_READY (BCL_HM_RESERVED ^ BCL_HM_READY)    /* XOR mask */
+/* The same transitions as additions (when the state is known RESERVED). */
+#define PUBLISH ((uint64_t)(BCL_HM_READY - BCL_HM_RESERVED))
+#define UNRESERVE ((uint64_t)0 - BCL_HM_RESERVED)
+
+/* Stack buffer for small slots, heap for large ones (keys may be long S
+ * dtypes or structured types). */
+typedef struct scratch {
+    unsigned char small[256];
+    unsigned char *p;
+} scratch;
+
+static inline unsigned char *scratch_get(scratch *s, size_t n)
+{
+    s->p = n <= sizeof s->small ? s->small : malloc(n);
+    if (!s->p)
+        bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte slot", n);
+    return s->p;
+}
+
+static inline void scratch_free(scratch *s)
+{
+    if (s->p && s->p != s->small)
+        free(s->p);
+}
+
+/* This rank's bucket i (of its own block), for plain CPU access. */
+static inline unsigned char *bcl_hm_local_bucket(const bcl_hashmap *m, uint64_t i)
+{
+    return bcl_rt.local_base + m->base[bcl_rt.rank] + i * m->bsize;
+}
+
+static inline uint64_t bcl_hm_load_status(const unsigned char *b)
+{
+    return __atomic_load_n((const uint64_t *)b, __ATOMIC_ACQUIRE);
+}
+
+/* ---- bucket protocol steps (bcl_hashmap_bucket.c) ------------------------ */
+
+/* BCL_ERR_FULL: no free bucket along the key's probe sequence. */
+bcl_status bcl_hm_full_error(const bcl_hashmap *m);
+
+/* The buckets this thread holds between lock and commit/abort (see
+ * bcl_hm_check_held). */
+void bcl_hm_hold(bcl_gptr b);
+void bcl_hm_unhold(bcl_gptr b);
+
+/* Spin (atomic loads only) until no writer holds the bucket (BUSY clear). */
+bcl_status bcl_hm_wait_unreserved(bcl_gptr st, uint64_t *cur);
+
+/* Try to reserve a FREE bucket (*taken = 1), else *cur: its status. */
+bcl_status bcl_hm_claim_free(bcl_gptr st, uint64_t expect, uint64_t *cur, int *taken,
+                             uint64_t *seen);
+
+/* Post an add to a status word (publish, unreserve, drop a reader count). */
+bcl_status bcl_hm_add_status(bcl_gptr st, uint64_t delta);
+
+/* Read the key slot of bucket b. */
+bcl_status bcl_hm_read_key_slot(const bcl_hashmap *m, bcl_gptr b, void *slot);
+
+/* Bytes of a value slot (the slot itself, or the out-of-line bytes) -> out. */
+bcl_status bcl_hm_slot_value_out(const bcl_hashmap *m, const void *slot,
+                                 bcl_mp_writer *out);
+
+/* Write key and value slot into a bucket reserved from FREE, then publish. */
+bcl_status bcl_hm_write_fresh(const bcl_hashmap *m, bcl_gptr b, const bcl_hm_key *k,
+                              const void *val, uint64_t publish, uint64_t undo);
+
+/* Lock bucket b, which held k when we looked; *lost = 1: it no longer does. */
+bcl_status bcl_hm_lock_entry(const bcl_hashmap *m, bcl_gptr b, const bcl_hm_key *k,
+                             unsigned char *slot, int *lost);
+
+/* The key's bucket, locked (lk->fresh = 0), or a reserved place for it
+ * (lk->fresh = 1); either way held until commit / abort.  `slot`: scratch
+ * of key_slot bytes. */
+bcl_status bcl_hm_locate(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
+                         unsigned char *slot);
+
+/* Commit with the value slot's contents (a fixed value, or a bcl_objref the
+ * map takes over on BCL_OK). */
+bcl_status bcl_hm_commit_slot(const bcl_hashmap *m, const bcl_hm_lock *lk,
+                              const bcl_hm_key *k, const void *slot);
+
+/* ---- values: the map owns their out-of-line storage ----------------------
+ * A value arrives as its serialized bytes.  bcl_hm_value_in turns them into
+ * the contents of a value slot: a fixed value is its own slot (len must be
+ * val_size); a variable one is stored out of line now, in this rank's
+ * segment, and *slot points to its reference in *ref.  An operation that
+ * then fails gives the storage back with bcl_hm_value_back (returns st). */
+bcl_status bcl_hm_value_in(const bcl_hashmap *m, const void *val, size_t len,
+                           bcl_objref *ref, const void **slot);
+bcl_status bcl_hm_value_back(const bcl_hashmap *m, bcl_status st, bcl_objref ref);
+
+#endif /* BCL_HASHMAP_INTERNAL_H */

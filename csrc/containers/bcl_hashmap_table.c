@@ -1,0 +1,231 @@
+/* bcl_hashmap_table.c -- whole-table operations of the hash table: create,
+ * destroy, owner, size, local scan, resize (protocol: bcl_hashmap.h). */
+#include "containers/bcl_hashmap_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/bcl_alloc.h"
+
+/* ---- creation ---------------------------------------------------------- */
+
+static uint64_t pow2_at_least(uint64_t n)
+{
+    uint64_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+static void layout(bcl_hashmap *m, uint64_t capacity, size_t key_size, size_t val_size)
+{
+    m->key_var = key_size == 0;
+    m->val_var = val_size == 0;
+    m->key_size = key_size;
+    m->val_size = val_size;
+    m->key_slot = m->key_var ? sizeof(bcl_objref) : key_size;
+    m->val_slot = m->val_var ? sizeof(bcl_objref) : val_size;
+    m->val_off = ALIGN8(8 + m->key_slot);
+    m->bsize = ALIGN8(m->val_off + m->val_slot);
+    uint64_t p = (uint64_t)bcl_rt.nprocs;
+    m->block = capacity / p + (capacity % p != 0);
+    if (m->block == 0)
+        m->block = 1;
+    m->n = m->block * p;          /* every rank owns the same number */
+    m->pmask = pow2_at_least(m->n) - 1;
+    m->limit = m->n / 2 + 1;
+    if (m->limit > m->n)
+        m->limit = m->n;
+}
+
+/* Collective: allocate and zero this rank's block, learn everybody's. */
+static bcl_status alloc_blocks(bcl_hashmap *m)
+{
+    int p = bcl_rt.nprocs;
+    m->base = calloc((size_t)p, sizeof *m->base);
+    if (!m->base)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for the hash map's block table");
+    uint64_t off = 0, bytes = m->block * m->bsize;
+    bcl_status st = bytes / m->bsize != m->block ? BCL_ERR_SEGFULL
+                                                  : bcl_alloc(bytes, 64, &off);
+    if (st == BCL_OK)
+        memset(bcl_rt.local_base + off, 0, bytes);
+    m->base[bcl_rt.rank] = off;
+    bcl_status rc = bcl_allreduce(m->base, (size_t)p, BCL_U64, BCL_MAX);
+    int ok = 1;
+    for (int r = 0; r < p; r++)
+        ok &= m->base[r] != 0;
+    if (rc == BCL_OK && ok)
+        return bcl_barrier();     /* zeroed blocks visible before any RMA */
+    if (off)
+        bcl_free(off);
+    free(m->base);
+    m->base = NULL;
+    if (rc != BCL_OK)
+        return rc;
+    return bcl_set_error(BCL_ERR_SEGFULL, "a hash map block of %llu buckets (%llu "
+                         "bytes) does not fit in some rank's segment",
+                         (unsigned long long)m->block, (unsigned long long)bytes);
+}
+
+/* How accumulate adds a value of this type: a signed 4/8-byte integer with a
+ * fetch-add (its overflow check, bcl_hm_fast_old, needs a wrapped value to
+ * land far from 0; unsigned sums add under the bucket's lock, exactly); a
+ * float must be 4 or 8 bytes to be added at all. */
+static void accumulate_kind(bcl_hashmap *m, size_t val_size, bcl_hm_num num)
+{
+    if (num == BCL_HM_NUM_FLOAT && val_size != 4 && val_size != 8)
+        num = BCL_HM_NUM_NONE;
+    if (val_size == 0)
+        num = BCL_HM_NUM_NONE;
+    m->num = num;
+    m->val_atomic = num == BCL_HM_NUM_INT && (val_size == 4 || val_size == 8)
+                        ? (int)val_size : 0;
+}
+
+bcl_status bcl_hm_create(bcl_hashmap *m, uint64_t capacity, size_t key_size,
+                         size_t val_size, bcl_hm_num num)
+{
+    BCL_REQUIRE_INIT();
+    memset(m, 0, sizeof *m);
+    if (capacity == 0 || capacity > ((uint64_t)1 << 48))
+        return bcl_set_error(BCL_ERR_ARG, "capacity must be in [1, 2**48], got %llu",
+                             (unsigned long long)capacity);
+    layout(m, capacity, key_size, val_size);
+    accumulate_kind(m, val_size, num);
+    return alloc_blocks(m);
+}
+
+/* Free this rank's block; release_refs: also the out-of-line storage its
+ * buckets own (not when resize moved the references to a new table). */
+static void free_block(bcl_hashmap *m, int release_refs)
+{
+    if (!m->base || !bcl_rt.initialized)
+        return;
+    for (uint64_t i = 0; release_refs && i < m->block; i++) {
+        unsigned char *b = bcl_hm_local_bucket(m, i);
+        if ((bcl_hm_load_status(b) & BCL_HM_STATE) != BCL_HM_READY)
+            continue;
+        bcl_objref r;
+        if (m->key_var && (memcpy(&r, b + 8, sizeof r), 1))
+            bcl_obj_release(r);
+        if (m->val_var && (memcpy(&r, b + m->val_off, sizeof r), 1))
+            bcl_obj_release(r);
+    }
+    bcl_free(m->base[bcl_rt.rank]);
+}
+
+void bcl_hm_destroy(bcl_hashmap *m)
+{
+    free_block(m, 1);
+    free(m->base);
+    m->base = NULL;
+}
+
+int bcl_hm_owner(const bcl_hashmap *m, const bcl_hm_key *k)
+{
+    bcl_hm_probe p;
+    uint64_t idx = 0;
+    bcl_hm_probe_init(m, &p, k->hash);
+    bcl_hm_probe_next(m, &p, &idx);
+    return (int)(idx / m->block);
+}
+
+/* ---- whole table ---------------------------------------------------------- */
+
+bcl_status bcl_hm_size(const bcl_hashmap *m, uint64_t *size)
+{
+    bcl_status st = bcl_barrier();
+    if (st != BCL_OK)
+        return st;
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < m->block; i++)
+        n += (bcl_hm_load_status(bcl_hm_local_bucket(m, i)) & BCL_HM_STATE) == BCL_HM_READY;
+    st = bcl_allreduce(&n, 1, BCL_U64, BCL_SUM);
+    *size = n;
+    return st;
+}
+
+void bcl_hm_local_scan(const bcl_hashmap *m, bcl_hm_visit_fn fn, void *ctx)
+{
+    for (uint64_t i = 0; i < m->block; i++) {
+        unsigned char *b = bcl_hm_local_bucket(m, i);
+        if ((bcl_hm_load_status(b) & BCL_HM_STATE) == BCL_HM_READY &&
+            fn(ctx, b + 8, b + m->val_off))
+            return;
+    }
+}
+
+/* Resize: place one moved entry (keys are distinct: no key comparison). */
+static bcl_status place(const bcl_hashmap *m, const unsigned char *src)
+{
+    bcl_hm_probe p;
+    uint64_t idx, cur, h;
+    if (m->key_var) {
+        bcl_objref r;
+        memcpy(&r, src + 8, sizeof r);
+        unsigned char small[256], *buf = r.len <= sizeof small ? small : malloc(r.len);
+        if (!buf)
+            return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %u-byte key", r.len);
+        bcl_status st = r.len ? bcl_obj_load(r, buf) : BCL_OK;
+        h = bcl_hm_hash(buf, r.len);
+        if (buf != small)
+            free(buf);
+        if (st != BCL_OK)
+            return st;
+    } else {
+        h = bcl_hm_hash(src + 8, m->key_size);
+    }
+    bcl_hm_probe_init(m, &p, h);
+    while (bcl_hm_probe_next(m, &p, &idx)) {
+        bcl_gptr b = bcl_hm_bucket(m, idx);
+        int taken;
+        bcl_status st = bcl_hm_claim_free(b, 0, &cur, &taken, NULL);
+        if (st != BCL_OK)
+            return st;
+        if (!taken)
+            continue;
+        if ((st = bcl_put(bcl_hm_at(b, 8), src + 8, m->bsize - 8)) != BCL_OK)
+            return st;
+        return bcl_hm_add_status(b, PUBLISH);
+    }
+    return bcl_set_error(BCL_ERR_FULL, "resize: %llu buckets are too few for the "
+                         "entries", (unsigned long long)m->n);
+}
+
+bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity)
+{
+    bcl_hashmap m2;
+    bcl_status st = bcl_barrier();
+    if (st != BCL_OK)
+        return st;
+    st = bcl_hm_create(&m2, new_capacity, m->key_size, m->val_size, m->num);
+    if (st != BCL_OK)
+        return st;
+    for (uint64_t i = 0; i < m->block && st == BCL_OK; i++) {
+        unsigned char *b = bcl_hm_local_bucket(m, i);
+        if ((bcl_hm_load_status(b) & BCL_HM_STATE) == BCL_HM_READY)
+            st = place(&m2, b);
+    }
+    int64_t ok = st == BCL_OK, err = st;
+    bcl_status rc = bcl_allreduce(&ok, 1, BCL_I64, BCL_MIN);
+    if (rc == BCL_OK)
+        rc = bcl_barrier();
+    if (rc != BCL_OK)
+        return rc;
+    if (!ok) {
+        /* The moved references still belong to the old table. */
+        free_block(&m2, 0);
+        free(m2.base);
+        if (err == BCL_OK)
+            return bcl_set_error(BCL_ERR_FULL, "resize to %llu buckets failed on another "
+                                 "rank; the table is unchanged",
+                                 (unsigned long long)new_capacity);
+        return (bcl_status)err;
+    }
+    free_block(m, 0);
+    free(m->base);
+    *m = m2;
+    return BCL_OK;
+}

@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 
     bcl_hashmap m;
     uint64_t cap = (uint64_t)(reps + 1) * block * 8 + (uint64_t)(reps + 1) * batch * 3;
-    die(bcl_hm_create(&m, cap, 8, 8, 8, BCL_HM_NUM_INT), "create");
+    die(bcl_hm_create(&m, cap, 8, 8, BCL_HM_NUM_INT), "create");
     /* keys owned by rank 1 */
     int64_t *keys = malloc(sizeof *keys * (size_t)(reps + 1) * block);
     long nk = 0;
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
             keys[nk++] = x;
     }
     bcl_hashmap scratch;
-    die(bcl_hm_create(&scratch, cap, 8, 8, 8, BCL_HM_NUM_INT), "create scratch");
+    die(bcl_hm_create(&scratch, cap, 8, 8, BCL_HM_NUM_INT), "create scratch");
     fp_win = bcl_rt.win;
     fp_disp = malloc(sizeof *fp_disp * (size_t)block);
     int64_t *bk = malloc(sizeof *bk * (size_t)batch), *bv = malloc(sizeof *bv * (size_t)batch);
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
                 case C_INSERT:
                     for (long i = 0; i < block; i++) {
                         bcl_hm_key kk = bcl_hm_key_make(&ks[i], 8);
-                        die(bcl_hm_insert(&m, &kk, &ks[i], 0), "insert");
+                        die(bcl_hm_insert(&m, &kk, &ks[i], 8, 0), "insert");
                     }
                     break;
                 case C_FIND: case C_FONLY:

@@ -117,20 +117,6 @@ bcl_status bcl_hm_claim_free(bcl_gptr st, uint64_t expect, uint64_t *cur, int *t
     }
 }
 
-/* Publish, unreserve, drop a reader count: nobody waits for the result, so
- * the op is posted and completes with this rank's next flush of the owner
- * (our own later atomics on the word are ordered after it; others who need
- * the bucket wait for it, and we complete our posted ops before we spin). */
-bcl_status bcl_hm_add_status(bcl_gptr st, uint64_t delta)
-{
-    return bcl_atomic_post(st, 8, BCL_OP_ADD, delta);
-}
-
-bcl_status bcl_hm_read_key_slot(const bcl_hashmap *m, bcl_gptr b, void *slot)
-{
-    return bcl_get(slot, bcl_hm_at(b, 8), m->key_slot);
-}
-
 /* Bytes of a value slot (the slot itself, or the out-of-line bytes) -> out. */
 bcl_status bcl_hm_slot_value_out(const bcl_hashmap *m, const void *slot,
                                  bcl_mp_writer *out)

@@ -81,11 +81,21 @@ bcl_status bcl_hm_wait_unreserved(bcl_gptr st, uint64_t *cur);
 bcl_status bcl_hm_claim_free(bcl_gptr st, uint64_t expect, uint64_t *cur, int *taken,
                              uint64_t *seen);
 
-/* Post an add to a status word (publish, unreserve, drop a reader count). */
-bcl_status bcl_hm_add_status(bcl_gptr st, uint64_t delta);
+/* Publish, unreserve, drop a reader count: nobody waits for the result, so
+ * the op is posted and completes with this rank's next flush of the owner
+ * (our own later atomics on the word are ordered after it; others who need
+ * the bucket wait for it, and we complete our posted ops before we spin).
+ * Inline: every scalar operation calls it, from three files. */
+static inline bcl_status bcl_hm_add_status(bcl_gptr st, uint64_t delta)
+{
+    return bcl_atomic_post(st, 8, BCL_OP_ADD, delta);
+}
 
 /* Read the key slot of bucket b. */
-bcl_status bcl_hm_read_key_slot(const bcl_hashmap *m, bcl_gptr b, void *slot);
+static inline bcl_status bcl_hm_read_key_slot(const bcl_hashmap *m, bcl_gptr b, void *slot)
+{
+    return bcl_get(slot, bcl_hm_at(b, 8), m->key_slot);
+}
 
 /* Bytes of a value slot (the slot itself, or the out-of-line bytes) -> out. */
 bcl_status bcl_hm_slot_value_out(const bcl_hashmap *m, const void *slot,

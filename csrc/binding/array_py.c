@@ -15,7 +15,7 @@
 #include "binding/docstrings/array.h"
 #include "binding/docstrings/array_update.h"
 
-static PyTypeObject DArrayType, ArrayType;
+
 
 static const char *tname(ArrayObject *self) { return Py_TYPE(self)->tp_name + 6; }
 
@@ -48,29 +48,6 @@ static PyArray_Descr *array_dtype(PyObject *spec, const char *tn)
     return bclpy_dtype(spec, "dtype");
 }
 
-static int parse_size(PyObject *obj, const char *name, long long *out)
-{
-    if (!PyIndex_Check(obj) || PyBool_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name,
-                     Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    PyObject *i = bclpy_index(obj, name);
-    if (!i)
-        return -1;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
-    Py_DECREF(i);
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    if (overflow || v < 0) {
-        PyErr_Format(PyExc_ValueError, "%s must be a non-negative int, got %R", name, obj);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject *dt_obj)
 {
     if (self->created) {
@@ -78,7 +55,7 @@ static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject
         return -1;
     }
     long long size;
-    if (parse_size(size_obj, "size", &size) < 0)
+    if (bclpy_int_arg(size_obj, "size", 0, LLONG_MAX, &size) < 0)
         return -1;
     PyObject *dflt = NULL;
     if (!dt_obj && !(dt_obj = dflt = PyUnicode_FromString("int64")))
@@ -124,7 +101,7 @@ static int harray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
                                      &size_obj, &dt_obj))
         return -1;
     long long host;
-    if (parse_size(host_obj, "host", &host) < 0)
+    if (bclpy_int_arg(host_obj, "host", 0, LLONG_MAX, &host) < 0)
         return -1;
     if (bclpy_ensure_init() < 0)
         return -1;
@@ -489,7 +466,7 @@ static PyGetSetDef harray_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
-static PyTypeObject DArrayType = {
+PyTypeObject bclpy_DArrayType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl.DArray",
     .tp_basicsize = sizeof(ArrayObject),
@@ -506,7 +483,7 @@ static PyTypeObject DArrayType = {
     .tp_new = PyType_GenericNew,
 };
 
-static PyTypeObject ArrayType = {
+PyTypeObject bclpy_ArrayType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl.Array",
     .tp_basicsize = sizeof(ArrayObject),
@@ -523,26 +500,10 @@ static PyTypeObject ArrayType = {
     .tp_new = PyType_GenericNew,
 };
 
-int bclpy_register_arrays(PyObject *m)
-{
-    PyTypeObject *types[] = { &DArrayType, &ArrayType };
-    const char *names[] = { "DArray", "Array" };
-    for (int i = 0; i < 2; i++) {
-        if (PyType_Ready(types[i]) < 0)
-            return -1;
-        Py_INCREF(types[i]);
-        if (PyModule_AddObject(m, names[i], (PyObject *)types[i]) < 0) {
-            Py_DECREF(types[i]);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 int bclpy_array_unwrap(PyObject *obj, const char *argname, const bcl_array **a,
                        PyArray_Descr **dtype)
 {
-    if (!PyObject_TypeCheck(obj, &DArrayType) && !PyObject_TypeCheck(obj, &ArrayType)) {
+    if (!PyObject_TypeCheck(obj, &bclpy_DArrayType) && !PyObject_TypeCheck(obj, &bclpy_ArrayType)) {
         PyErr_Format(PyExc_TypeError, "%s must be a pybcl.DArray or pybcl.Array, not "
                      "%.100s", argname, Py_TYPE(obj)->tp_name);
         return -1;

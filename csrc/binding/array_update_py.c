@@ -396,7 +396,7 @@ static PyGetSetDef db_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
-static PyTypeObject bclpy_DABufType = {
+PyTypeObject bclpy_DABufType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl.DArrayBuffer",
     .tp_basicsize = sizeof(bclpy_DABuf),
@@ -408,11 +408,3 @@ static PyTypeObject bclpy_DABufType = {
     .tp_init = (initproc)db_init,
     .tp_new = PyType_GenericNew,
 };
-
-int bclpy_register_array_update(PyObject *m)
-{
-    if (PyType_Ready(&bclpy_DABufType) < 0 ||
-        PyModule_AddObjectRef(m, "DArrayBuffer", (PyObject *)&bclpy_DABufType) < 0)
-        return -1;
-    return 0;
-}

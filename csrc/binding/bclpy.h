@@ -13,6 +13,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <limits.h>
+
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #define PY_ARRAY_UNIQUE_SYMBOL bclpy_ARRAY_API
 #ifndef BCLPY_IMPORT_ARRAY
@@ -34,6 +36,14 @@ extern PyObject *bclpy_Empty;
 /* Raise the Python exception matching a core failure `st` (with the core's
  * message) and return NULL, so call sites read `return bclpy_raise(st);`. */
 PyObject *bclpy_raise(bcl_status st);
+
+/* Return the Python exception of a failed core call from a PyObject* function. */
+#define CHECK(expr)                         \
+    do {                                    \
+        bcl_status st_ = (expr);            \
+        if (st_ != BCL_OK)                  \
+            return bclpy_raise(st_);        \
+    } while (0)
 
 /* ---- arguments by name (args.c) ----------------------------------------- */
 
@@ -190,6 +200,15 @@ static inline int bclpy_current(int created, uint64_t epoch)
 }
 int bclpy_stale(const char *tname, int created);
 
+/* Return `fail` with bclpy_stale's exception unless the container is usable. */
+#define BCLPY_LIVE_OR(tname, created, epoch, fail)                              \
+    do {                                                                        \
+        if (!bclpy_current((created), (epoch))) {                               \
+            bclpy_stale((tname), (created));                                    \
+            return fail;                                                        \
+        }                                                                       \
+    } while (0)
+
 /* ---- lifetime (lifetime_py.c; core: runtime/bcl_lifetime.h) ------------ */
 
 typedef struct bclpy_life {
@@ -219,24 +238,25 @@ PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t narg
     {"__exit__", (PyCFunction)(void (*)(void))bclpy_life_exit, METH_FASTCALL,   \
      BCLPY_DOC_EXIT}
 
-/* Ensure the runtime is up (auto-initialisation calls pybcl.init()). */
+/* Ensure the runtime is up (auto-initialisation calls pybcl.init(), handed
+ * down by _core._configure: configure.c). */
 int bclpy_ensure_init(void);
 
-/* Method tables contributed by the binding files; module.c adds each of them
- * to the module with PyModule_AddFunctions(). */
-extern PyMethodDef bclpy_runtime_methods[];
-extern PyMethodDef bclpy_ops_methods[];
-extern PyMethodDef bclpy_msgpack_methods[];
-
-/* Registration hooks, one per binding file that adds types/functions to
- * pybcl._core (0 ok, -1 with an exception).  module.c has weak no-op
- * defaults, so a file can land on its own. */
-int bclpy_register_msgpack(PyObject *m);   /* msgpack_py.c: packb, unpackb, hash64 */
-int bclpy_register_queues(PyObject *m);    /* queue_py.c: FastQueue, CircularQueue */
-int bclpy_register_hashmap(PyObject *m);   /* hashmap_py.c: HashMap, HashMapBuffer */
-int bclpy_register_bloom(PyObject *m);     /* bloom_py.c: BloomFilter */
-int bclpy_register_arrays(PyObject *m);    /* array_py.c: DArray, Array */
-int bclpy_register_apps(PyObject *m);      /* apps_py.c: k-mer parsing, ISx keys */
-int bclpy_register_dbg(PyObject *m);       /* dbg_py.c: contig app's graph kernels */
+/* The types and function tables of the binding files; module.c adds each
+ * of them to pybcl._core. */
+extern PyMethodDef bclpy_runtime_methods[];    /* module.c */
+extern PyMethodDef bclpy_configure_methods[];  /* configure.c: _configure */
+extern PyMethodDef bclpy_ops_methods[];        /* ops.c */
+extern PyMethodDef bclpy_msgpack_methods[];    /* msgpack_py.c: packb, unpackb, hash64 */
+extern PyMethodDef bclpy_gups_methods[];       /* gups_py.c */
+extern PyMethodDef bclpy_dbg_methods[];        /* dbg_py.c: contig app's graph kernels */
+extern PyTypeObject bclpy_FastQueueType, bclpy_CircularQueueType;  /* queue_py.c */
+extern PyTypeObject bclpy_HashMapType;         /* hashmap_py.c */
+extern PyTypeObject bclpy_HMBufType;           /* hmbuffer_py.c */
+extern PyTypeObject bclpy_BloomType;           /* bloom_py.c */
+extern PyTypeObject bclpy_DArrayType, bclpy_ArrayType;             /* array_py.c */
+extern PyTypeObject bclpy_DABufType;           /* array_update_py.c */
+extern PyTypeObject bclpy_DbgWalkType;         /* dbg_walk_py.c */
+int bclpy_register_apps(PyObject *m);          /* apps_py.c: k-mer parsing, ISx keys */
 
 #endif /* BCLPY_H */

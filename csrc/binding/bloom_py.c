@@ -31,7 +31,7 @@ typedef struct {
     bcl_mp_writer scratch;  /* serialized key of the current scalar call    */
 } BloomObject;
 
-static PyTypeObject BloomType;
+
 
 /* ---- keys -> hashes ----------------------------------------------------- */
 
@@ -87,24 +87,9 @@ static int check_created(BloomObject *self)
 
 static int parse_plan_args(PyObject *n_obj, PyObject *fpr_obj, uint64_t *n, double *fpr)
 {
-    if (!PyIndex_Check(n_obj) || PyBool_Check(n_obj)) {
-        PyErr_Format(PyExc_TypeError, "expected_items must be an int, not %.100s",
-                     Py_TYPE(n_obj)->tp_name);
+    long long v;
+    if (bclpy_int_arg(n_obj, "expected_items", 1, LLONG_MAX, &v) < 0)
         return -1;
-    }
-    PyObject *i = bclpy_index(n_obj, "expected_items");
-    if (!i)
-        return -1;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
-    Py_DECREF(i);
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    if (overflow || v < 1) {
-        PyErr_Format(PyExc_ValueError, "expected_items must be a positive int, got %R",
-                     n_obj);
-        return -1;
-    }
     if (!PyFloat_Check(fpr_obj) && !PyLong_Check(fpr_obj)) {
         PyErr_Format(PyExc_TypeError, "fpr must be a float, not %.100s",
                      Py_TYPE(fpr_obj)->tp_name);
@@ -488,7 +473,7 @@ static PySequenceMethods bloom_as_sequence = {
     .sq_contains = (objobjproc)bloom_contains,
 };
 
-static PyTypeObject BloomType = {
+PyTypeObject bclpy_BloomType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl.BloomFilter",
     .tp_basicsize = sizeof(BloomObject),
@@ -502,15 +487,3 @@ static PyTypeObject BloomType = {
     .tp_init = (initproc)bloom_init,
     .tp_new = bloom_new,
 };
-
-int bclpy_register_bloom(PyObject *m)
-{
-    if (PyType_Ready(&BloomType) < 0)
-        return -1;
-    Py_INCREF(&BloomType);
-    if (PyModule_AddObject(m, "BloomFilter", (PyObject *)&BloomType) < 0) {
-        Py_DECREF(&BloomType);
-        return -1;
-    }
-    return 0;
-}

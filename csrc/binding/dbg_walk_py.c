@@ -164,7 +164,7 @@ static PyMethodDef walk_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-static PyTypeObject DbgWalkType = {
+PyTypeObject bclpy_DbgWalkType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl._core.DbgWalk",
     .tp_basicsize = sizeof(DbgWalk),
@@ -177,15 +177,3 @@ static PyTypeObject DbgWalkType = {
     .tp_init = (initproc)walk_init,
     .tp_new = PyType_GenericNew,
 };
-
-int bclpy_register_dbg_walk(PyObject *m)
-{
-    if (PyType_Ready(&DbgWalkType) < 0)
-        return -1;
-    Py_INCREF(&DbgWalkType);
-    if (PyModule_AddObject(m, "DbgWalk", (PyObject *)&DbgWalkType) < 0) {
-        Py_DECREF(&DbgWalkType);
-        return -1;
-    }
-    return 0;
-}

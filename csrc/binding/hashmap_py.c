@@ -19,13 +19,6 @@
 #include "comm/bcl_agree.h"
 #include "binding/docstrings/hashmap.h"
 
-#define CHECK(expr)                         \
-    do {                                    \
-        bcl_status st_ = (expr);            \
-        if (st_ != BCL_OK)                  \
-            return bclpy_raise(st_);        \
-    } while (0)
-
 /* ---- promises ------------------------------------------------------------ */
 
 int bclpy_hm_promise(PyObject *p, int *bits)
@@ -668,11 +661,3 @@ PyTypeObject bclpy_HashMapType = {
     .tp_init = (initproc)hm_init,
     .tp_new = hm_new,
 };
-
-int bclpy_register_hashmap(PyObject *m)
-{
-    if (PyType_Ready(&bclpy_HashMapType) < 0 ||
-        PyModule_AddObjectRef(m, "HashMap", (PyObject *)&bclpy_HashMapType) < 0)
-        return -1;
-    return bclpy_register_hashmap_buffer(m);
-}

@@ -306,7 +306,7 @@ static PyObject *hb_repr(bclpy_HMBuf *self)
                                 self->b.queue_size, self->b.message_size);
 }
 
-static PyTypeObject bclpy_HMBufType = {
+PyTypeObject bclpy_HMBufType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl._core.HashMapBuffer",
     .tp_basicsize = sizeof(bclpy_HMBuf),
@@ -319,11 +319,3 @@ static PyTypeObject bclpy_HMBufType = {
     .tp_init = (initproc)hb_init,
     .tp_new = PyType_GenericNew,
 };
-
-int bclpy_register_hashmap_buffer(PyObject *m)
-{
-    if (PyType_Ready(&bclpy_HMBufType) < 0 ||
-        PyModule_AddObjectRef(m, "HashMapBuffer", (PyObject *)&bclpy_HMBufType) < 0)
-        return -1;
-    return 0;
-}

@@ -60,13 +60,6 @@ static int check_python_signals(void)
     return raised;
 }
 
-#define CHECK(expr)                         \
-    do {                                    \
-        bcl_status st_ = (expr);            \
-        if (st_ != BCL_OK)                  \
-            return bclpy_raise(st_);        \
-    } while (0)
-
 static int parse_transport(const char *name, bcl_transport *out)
 {
     if (!strcmp(name, "auto")) *out = BCL_TRANSPORT_AUTO;
@@ -375,29 +368,35 @@ PyMethodDef bclpy_runtime_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-/* Each container's binding file defines its bclpy_register_* function; the
- * weak defaults here keep the module importable while one is absent. */
-#define WEAK_REGISTER(name) \
-    __attribute__((weak)) int name(PyObject *m) { (void)m; return 0; }
-WEAK_REGISTER(bclpy_register_msgpack)
-WEAK_REGISTER(bclpy_register_queues)
-WEAK_REGISTER(bclpy_register_hashmap)
-WEAK_REGISTER(bclpy_register_bloom)
-WEAK_REGISTER(bclpy_register_arrays)
-WEAK_REGISTER(bclpy_register_apps)
-WEAK_REGISTER(bclpy_register_array_update)
-WEAK_REGISTER(bclpy_register_gups)
-WEAK_REGISTER(bclpy_register_dbg)
+/* Every type and function table of pybcl._core, declared in bclpy.h. */
+static const struct { const char *name; PyTypeObject *type; } types[] = {
+    {"GlobalPtr", &bclpy_GlobalPtrType},
+    {"FastQueue", &bclpy_FastQueueType},
+    {"CircularQueue", &bclpy_CircularQueueType},
+    {"HashMap", &bclpy_HashMapType},
+    {"HashMapBuffer", &bclpy_HMBufType},
+    {"BloomFilter", &bclpy_BloomType},
+    {"DArray", &bclpy_DArrayType},
+    {"Array", &bclpy_ArrayType},
+    {"DArrayBuffer", &bclpy_DABufType},
+    {"DbgWalk", &bclpy_DbgWalkType},
+};
 
-static int register_containers(PyObject *m)
+static PyMethodDef *const method_tables[] = {
+    bclpy_runtime_methods, bclpy_configure_methods, bclpy_ops_methods, bclpy_collective_methods,
+    bclpy_msgpack_methods, bclpy_gups_methods, bclpy_dbg_methods,
+};
+
+static int add_types_and_functions(PyObject *m)
 {
-    return bclpy_register_msgpack(m) < 0 || bclpy_register_queues(m) < 0 ||
-                   bclpy_register_hashmap(m) < 0 || bclpy_register_bloom(m) < 0 ||
-                   bclpy_register_arrays(m) < 0 || bclpy_register_apps(m) < 0 ||
-                   bclpy_register_array_update(m) < 0 || bclpy_register_gups(m) < 0 ||
-                   bclpy_register_dbg(m) < 0
-               ? -1
-               : 0;
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (PyType_Ready(types[i].type) < 0 ||
+            PyModule_AddObjectRef(m, types[i].name, (PyObject *)types[i].type) < 0)
+            return -1;
+    for (size_t i = 0; i < sizeof method_tables / sizeof method_tables[0]; i++)
+        if (PyModule_AddFunctions(m, method_tables[i]) < 0)
+            return -1;
+    return bclpy_register_apps(m);
 }
 
 static struct PyModuleDef core_module = {
@@ -457,13 +456,7 @@ PyMODINIT_FUNC PyInit__core(void)
     PyObject *m = PyModule_Create(&core_module);
     if (!m)
         return NULL;
-    if (add_exceptions(m) < 0 ||
-        PyModule_AddFunctions(m, bclpy_runtime_methods) < 0 ||
-        PyModule_AddFunctions(m, bclpy_ops_methods) < 0 ||
-        PyModule_AddFunctions(m, bclpy_collective_methods) < 0 ||
-        PyType_Ready(&bclpy_GlobalPtrType) < 0 ||
-        PyModule_AddObjectRef(m, "GlobalPtr", (PyObject *)&bclpy_GlobalPtrType) < 0 ||
-        register_containers(m) < 0) {
+    if (add_exceptions(m) < 0 || add_types_and_functions(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -775,9 +775,3 @@ PyMethodDef bclpy_msgpack_methods[] = {
      METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_HASH_U64},
     {NULL, NULL, 0, NULL}
 };
-
-/* module.c's registration hook for this file. */
-int bclpy_register_msgpack(PyObject *m)
-{
-    return PyModule_AddFunctions(m, bclpy_msgpack_methods);
-}

@@ -8,13 +8,6 @@
 #include "runtime/bcl_alloc.h"
 #include "binding/docstrings/ops.h"
 
-#define CHECK(expr)                         \
-    do {                                    \
-        bcl_status st_ = (expr);            \
-        if (st_ != BCL_OK)                  \
-            return bclpy_raise(st_);        \
-    } while (0)
-
 static bclpy_GlobalPtr *as_gptr(PyObject *o, const char *argname)
 {
     if (!bclpy_GlobalPtr_Check(o)) {

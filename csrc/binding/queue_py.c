@@ -25,14 +25,7 @@ typedef struct {
     bcl_mp_writer w;       /* scratch for serializing one element          */
 } QueueObject;
 
-static PyTypeObject FastQueueType, CircularQueueType;
 
-#define CHECK(expr)                         \
-    do {                                    \
-        bcl_status st_ = (expr);            \
-        if (st_ != BCL_OK)                  \
-            return bclpy_raise(st_);        \
-    } while (0)
 
 /* The queue must exist and the runtime still be up (segments are unmapped
  * after finalize, so touching the host-only paths then would crash). */
@@ -192,8 +185,8 @@ static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
             exc = take_exc();
         }
     }
-    bcl_queue_kind kind = Py_TYPE(self) == &CircularQueueType || PyType_IsSubtype(
-        Py_TYPE(self), &CircularQueueType) ? BCL_QUEUE_CIRCULAR : BCL_QUEUE_FAST;
+    bcl_queue_kind kind = Py_TYPE(self) == &bclpy_CircularQueueType || PyType_IsSubtype(
+        Py_TYPE(self), &bclpy_CircularQueueType) ? BCL_QUEUE_CIRCULAR : BCL_QUEUE_FAST;
     size_t slot = have_type ? self->et.slot_size : 0;
     bcl_status st = bcl_queue_create(&self->q, kind, exc ? -1 : (int)host,
                                      exc ? -1 : cap, exc ? 0 : slot);
@@ -658,18 +651,8 @@ static PyGetSetDef queue_getset[] = {
         .tp_new = queue_new,                                    \
     }
 
-static PyTypeObject FastQueueType = QUEUE_TYPE(
+PyTypeObject bclpy_FastQueueType = QUEUE_TYPE(
     "FastQueue", BCLPY_DOC_FASTQUEUE);
 
-static PyTypeObject CircularQueueType = QUEUE_TYPE(
+PyTypeObject bclpy_CircularQueueType = QUEUE_TYPE(
     "CircularQueue", BCLPY_DOC_CIRCULARQUEUE);
-
-int bclpy_register_queues(PyObject *m)
-{
-    if (PyType_Ready(&FastQueueType) < 0 || PyType_Ready(&CircularQueueType) < 0)
-        return -1;
-    if (PyModule_AddObjectRef(m, "FastQueue", (PyObject *)&FastQueueType) < 0 ||
-        PyModule_AddObjectRef(m, "CircularQueue", (PyObject *)&CircularQueueType) < 0)
-        return -1;
-    return 0;
-}

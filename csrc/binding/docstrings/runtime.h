@@ -196,6 +196,12 @@
     "Return True if pybcl's progress thread runs in this process\n" \
     "(PYBCL_ASYNC_PROGRESS=1 on the rma transport).  Local."
 
+#define BCLPY_DOC_CONFIGURE \
+    "_configure(init, hashmap_promise, queue_promise)\n--\n\n" \
+    "Hand _core the package objects it uses: the function that auto-initialises\n" \
+    "the runtime (pybcl.init) and the promise flag classes ConProm.HashMap and\n" \
+    "ConProm.CircularQueue.  Called once by pybcl/__init__.py at import.  Local."
+
 #define BCLPY_DOC_MPI_ENV_DEFAULT \
     "mpi_env_default()\n--\n\n" \
     "Return (name, value) of the environment variable the loaded MPI library\n" \

@@ -19,52 +19,6 @@
 #include "comm/bcl_agree.h"
 #include "binding/docstrings/hashmap.h"
 
-/* ---- promises ------------------------------------------------------------ */
-
-int bclpy_hm_promise(PyObject *p, int *bits)
-{
-    unsigned u;
-    if (bclpy_promise(p, "HashMap", &u) < 0)
-        return -1;
-    *bits = (int)u;
-    return 0;
-}
-
-/* ---- keys and values ----------------------------------------------------- */
-
-/* key -> its serialized bytes in self->kw, and the core's view of them. */
-int bclpy_hm_key(bclpy_HashMap *self, PyObject *key, bcl_mp_writer *w, bcl_hm_key *k)
-{
-    bcl_mp_writer_reset(w);
-    if (bclpy_key_serialize(&self->kt, key, w, "key") < 0)
-        return -1;
-    *k = bcl_hm_key_make(w->buf, w->len);
-    return 0;
-}
-
-/* value -> slot contents at `slot` (variable values go out of line now). */
-int bclpy_hm_value_slot(bclpy_HashMap *self, PyObject *value, bcl_mp_writer *w,
-                        void *slot)
-{
-    bcl_mp_writer_reset(w);
-    if (bclpy_elem_serialize(&self->vt, value, w, "value") < 0)
-        return -1;
-    return bclpy_elem_store(&self->vt, w->buf, w->len, slot);
-}
-
-PyObject *bclpy_hm_not_numeric(bclpy_HashMap *self, const char *fname)
-{
-    PyObject *spec = bclpy_elemtype_spec(&self->vt);
-    PyObject *name = spec ? PyObject_GetAttrString(spec, "__name__") : NULL;
-    PyErr_Clear();                     /* np.dtype has no __name__: use its repr */
-    PyErr_Format(PyExc_TypeError, "%s() needs a numeric value type (a native integer or "
-                 "float dtype); this map's value_type is %R", fname,
-                 name ? name : spec);
-    Py_XDECREF(name);
-    Py_XDECREF(spec);
-    return NULL;
-}
-
 /* A failed core call after the value went out of line: give it back. */
 static PyObject *fail_release(bclpy_HashMap *self, bcl_status st, const void *slot)
 {
@@ -189,12 +143,6 @@ static PyObject *hm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
-#define LIVE(self)                                                               \
-    do {                                                                         \
-        if (!bclpy_current((self)->live, (self)->epoch))                        \
-            return bclpy_stale("HashMap", (self)->live), NULL;                  \
-    } while (0)
-
 /* ---- insert / find ------------------------------------------------------- */
 
 static PyObject *do_insert(bclpy_HashMap *self, PyObject *key, PyObject *value, int promise)
@@ -225,7 +173,7 @@ static PyObject *hm_insert(bclpy_HashMap *self, PyObject *const *args, Py_ssize_
     static const char *const names[] = { "key", "value", "promise" };
     PyObject *a[3];
     int promise;
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     if (bclpy_parse("insert", args, nargs, kwnames, names, 2, 3, a) < 0 ||
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
@@ -255,7 +203,7 @@ static PyObject *hm_find(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t 
     static const char *const names[] = { "key", "default", "promise" };
     PyObject *a[3], *v = NULL;
     int promise;
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     if (bclpy_parse("find", args, nargs, kwnames, names, 1, 3, a) < 0 ||
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
@@ -272,7 +220,7 @@ static PyObject *hm_find(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t 
 static PyObject *hm_get(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs)
 {
     PyObject *v = NULL;
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     if (nargs < 1 || nargs > 2)
         return PyErr_Format(PyExc_TypeError, "get() takes 1 or 2 arguments (%zd given)",
                             nargs);
@@ -289,7 +237,7 @@ static PyObject *hm_get(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t n
 static PyObject *hm_subscript(bclpy_HashMap *self, PyObject *key)
 {
     PyObject *v = NULL;
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     int r = do_find(self, key, 0, &v);
     if (r == 0)
         PyErr_SetObject(PyExc_KeyError, key);
@@ -298,8 +246,7 @@ static PyObject *hm_subscript(bclpy_HashMap *self, PyObject *key)
 
 static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
 {
-    if (!bclpy_current(self->live, self->epoch))
-        return bclpy_stale("HashMap", self->live);
+    HM_LIVE_OR(self, -1);
     if (!value)
         return bclpy_hm_delitem(self, key);
     PyObject *r = do_insert(self, key, value, 0);
@@ -309,8 +256,7 @@ static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
 
 static int hm_contains(bclpy_HashMap *self, PyObject *key)
 {
-    if (!bclpy_current(self->live, self->epoch))
-        return bclpy_stale("HashMap", self->live);
+    HM_LIVE_OR(self, -1);
     return do_find(self, key, 0, NULL);
 }
 
@@ -324,7 +270,7 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, PyObject *const *args, Py_ss
     int promise;
     bcl_hm_key k;
     unsigned char d[8];
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     if (bclpy_parse("accumulate", args, nargs, kwnames, names, 1, 3, a) < 0 ||
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
@@ -341,16 +287,6 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, PyObject *const *args, Py_ss
     Py_RETURN_NONE;
 }
 
-int bclpy_hm_refuse_in_modify(bclpy_HashMap *self, const char *method)
-{
-    if (self->modify_depth > 0 && self->modify_thread == PyThread_get_thread_ident()) {
-        PyErr_Format(PyExc_RuntimeError, "HashMap.%s() inside a modify() fn on the same "
-                     "map: the batch could wait for the bucket modify() holds", method);
-        return -1;
-    }
-    return 0;
-}
-
 static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2)
@@ -359,7 +295,7 @@ static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_
     if (!PyCallable_Check(args[1]))     /* before the bucket is locked */
         return PyErr_Format(PyExc_TypeError, "modify: fn must be callable, not %.100s",
                             Py_TYPE(args[1])->tp_name);
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     bcl_mp_writer kw, vw;
     bcl_mp_writer_init(&kw);
     bcl_mp_writer_init(&vw);
@@ -440,7 +376,7 @@ static PyObject *hm_size_body(bclpy_HashMap *self)
 {
     uint64_t n;
     bcl_status st;
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     if (agree_view(self, "HashMap.size()") < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
@@ -506,7 +442,7 @@ static int add_item(void *vctx, const void *key_slot, const void *val_slot)
 
 static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs)
 {
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     items_ctx c = { self, PyList_New(0) };
     if (!c.list)
         return NULL;
@@ -516,7 +452,7 @@ static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs)
 
 static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
 {
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     long long n;
     if (bclpy_int_arg(arg, "new_capacity", 1, 1LL << 48, &n) < 0)
         return NULL;
@@ -543,7 +479,7 @@ static PyObject *hm_resize(bclpy_HashMap *self, PyObject *arg)
 static PyObject *hm_owner(bclpy_HashMap *self, PyObject *key)
 {
     bcl_hm_key k;
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
         return NULL;
     return PyLong_FromLong(bcl_hm_owner(&self->m, &k));
@@ -594,7 +530,7 @@ static PyObject *hm_close(bclpy_HashMap *self, PyObject *noargs)
 {
     if (self->live == BCLPY_CLOSED)
         Py_RETURN_NONE;
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     if (bclpy_life_close("HashMap.close()", &self->life) < 0)
         return NULL;
     bcl_hm_destroy(&self->m);       /* every rank is here: nobody uses it */

@@ -262,8 +262,7 @@ static PyObject *hb_close(bclpy_HMBuf *self, PyObject *noargs)
 {
     if (self->live == BCLPY_CLOSED)
         Py_RETURN_NONE;
-    if (!bclpy_current(self->live, self->epoch))
-        return bclpy_stale("HashMapBuffer", self->live), NULL;
+    BCLPY_LIVE_OR("HashMapBuffer", self->live, self->epoch, NULL);
     if (bclpy_life_close("HashMapBuffer.close()", &self->life) < 0)
         return NULL;
     bcl_hmbuf_destroy(&self->b);    /* every rank is here: no push is coming */

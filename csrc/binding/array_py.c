@@ -86,20 +86,26 @@ static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject
 
 static int darray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = { "size", "dtype", NULL };
+    static const char *const kwlist[] = { "size", "dtype" };
     PyObject *size_obj, *dt_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:DArray", kwlist, &size_obj, &dt_obj))
+    PyObject *a_[2];
+    if (bclpy_parse_init("DArray", args, kwds, kwlist, 1, 2, a_) < 0)
         return -1;
+    size_obj = a_[0];
+    dt_obj = a_[1];
     return array_setup(self, -1, size_obj, dt_obj);
 }
 
 static int harray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = { "host", "size", "dtype", NULL };
+    static const char *const kwlist[] = { "host", "size", "dtype" };
     PyObject *host_obj, *size_obj, *dt_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:Array", kwlist, &host_obj,
-                                     &size_obj, &dt_obj))
+    PyObject *a_[3];
+    if (bclpy_parse_init("Array", args, kwds, kwlist, 2, 3, a_) < 0)
         return -1;
+    host_obj = a_[0];
+    size_obj = a_[1];
+    dt_obj = a_[2];
     long long host;
     if (bclpy_int_arg(host_obj, "host", 0, LLONG_MAX, &host) < 0)
         return -1;
@@ -317,16 +323,22 @@ static PySequenceMethods array_as_sequence = {
 
 /* ---- methods ----------------------------------------------------------------- */
 
-static PyObject *array_owner(ArrayObject *self, PyObject *key)
+static PyObject *array_owner(ArrayObject *self, BCLPY_FASTARGS)
 {
+    PyObject *key;
+    if (bclpy_parse1("owner", args, nargs, kwnames, "i", &key) < 0)
+        return NULL;
     uint64_t i;
     if (check_created(self) < 0 || get_index(self, key, &i) < 0)
         return NULL;
     return PyLong_FromLong(bcl_array_owner(&self->a, i));
 }
 
-static PyObject *array_ptr(ArrayObject *self, PyObject *key)
+static PyObject *array_ptr(ArrayObject *self, BCLPY_FASTARGS)
 {
+    PyObject *key;
+    if (bclpy_parse1("ptr", args, nargs, kwnames, "i", &key) < 0)
+        return NULL;
     uint64_t i;
     bcl_gptr p;
     if (check_created(self) < 0 || get_index(self, key, &i) < 0)
@@ -417,8 +429,6 @@ static PyObject *array_get_block(ArrayObject *self, void *c)
 }
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
-BCLPY_BY_NAME1(kw_owner, array_owner, "owner", "i")
-BCLPY_BY_NAME1(kw_ptr, array_ptr, "ptr", "i")
 
 static PyObject *array_close(ArrayObject *self, PyObject *noargs)
 {
@@ -437,8 +447,8 @@ static PyObject *array_close(ArrayObject *self, PyObject *noargs)
 
 static PyMethodDef array_methods[] = {
     BCLPY_LIFE_METHODS(array_close),
-    {"owner", BCLPY_KW_METHOD(kw_owner), BCLPY_DOC_ARR_OWNER},
-    {"ptr", BCLPY_KW_METHOD(kw_ptr), BCLPY_DOC_ARR_PTR},
+    {"owner", BCLPY_KW_METHOD(array_owner), BCLPY_DOC_ARR_OWNER},
+    {"ptr", BCLPY_KW_METHOD(array_ptr), BCLPY_DOC_ARR_PTR},
     {"local", (PyCFunction)array_local, METH_NOARGS, BCLPY_DOC_ARR_LOCAL},
     {"local_range", (PyCFunction)array_local_range, METH_NOARGS, BCLPY_DOC_ARR_LOCAL_RANGE},
     {"__array__", BCLPY_KW_METHOD(bclpy_array_asarray), BCLPY_DOC_ARR_ARRAY},

@@ -47,47 +47,44 @@ PyObject *bclpy_raise(bcl_status st);
 
 /* ---- arguments by name (args.c) ----------------------------------------- */
 
-/* Fill out[0..n) from FASTCALL positional args and keywords; the first nreq
- * are required, the rest NULL when not given.  -1 with TypeError. */
-int bclpy_parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                PyObject *kwnames, const char *const *names, int nreq, int n,
-                PyObject **out);
+/* The one argument convention of the binding: METH_FASTCALL | METH_KEYWORDS
+ * methods, every parameter also by the name docs/api.md gives it.
+ * bclpy_parse fills out[0..n) from the positional args and keywords; the
+ * first nreq are required, the rest NULL when not given; -1 with TypeError
+ * naming the function and the argument.  names NULL: positional-only
+ * parameters (internal calls, the `/` of a signature).  Positional calls
+ * (the hot path) take the inline branch. */
+int bclpy_parse_slow(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                     PyObject *kwnames, const char *const *names, int nreq, int n,
+                     PyObject **out);
+static inline int bclpy_parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames, const char *const *names, int nreq,
+                              int n, PyObject **out)
+{
+    if (kwnames || nargs < nreq || nargs > n)
+        return bclpy_parse_slow(fname, args, nargs, kwnames, names, nreq, n, out);
+    for (int i = 0; i < n; i++)
+        out[i] = i < nargs ? args[i] : NULL;
+    return 0;
+}
 
-/* `wrapper`: METH_FASTCALL | METH_KEYWORDS front of a one-argument (METH_O
- * style) function `f(self, arg)`, so the argument may also be passed by its
- * documented name. */
-#define BCLPY_BY_NAME1(wrapper, f, fname, argname)                              \
-    static PyObject *wrapper(PyObject *self, PyObject *const *args,             \
-                             Py_ssize_t nargs, PyObject *kwnames)               \
-    {                                                                           \
-        static const char *const names_[] = { argname };                        \
-        PyObject *a_[1];                                                        \
-        if (!kwnames && nargs == 1)                                             \
-            return f((void *)self, args[0]);                                    \
-        if (bclpy_parse(fname, args, nargs, kwnames, names_, 1, 1, a_) < 0)     \
-            return NULL;                                                        \
-        return f((void *)self, a_[0]);                                          \
+/* bclpy_parse of a method with one required parameter `name`. */
+static inline int bclpy_parse1(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames, const char *name, PyObject **out)
+{
+    if (!kwnames && nargs == 1) {
+        *out = args[0];
+        return 0;
     }
+    return bclpy_parse_slow(fname, args, nargs, kwnames, &name, 1, 1, out);
+}
 
-/* `wrapper`: METH_FASTCALL | METH_KEYWORDS front of a positional METH_FASTCALL
- * function `f(self, args, nargs)` with parameters `...` (the first nreq
- * required; at most one optional one follows them, so the names given are
- * always a prefix of the list). */
-#define BCLPY_BY_NAME(wrapper, f, fname, nreq, n, ...)                          \
-    static PyObject *wrapper(PyObject *self, PyObject *const *args,             \
-                             Py_ssize_t nargs, PyObject *kwnames)               \
-    {                                                                           \
-        static const char *const names_[n] = { __VA_ARGS__ };                   \
-        PyObject *a_[n];                                                        \
-        if (!kwnames)                                                           \
-            return f((void *)self, args, nargs);                                \
-        if (bclpy_parse(fname, args, nargs, kwnames, names_, nreq, n, a_) < 0)  \
-            return NULL;                                                        \
-        Py_ssize_t given_ = n;                                                  \
-        while (given_ > 0 && !a_[given_ - 1])                                   \
-            given_--;                                                           \
-        return f((void *)self, a_, given_);                                     \
-    }
+/* The same for a type's __init__ (tp_init gets a tuple and a dict). */
+int bclpy_parse_init(const char *fname, PyObject *args, PyObject *kwds,
+                     const char *const *names, int nreq, int n, PyObject **out);
+
+/* The parameter list of such a method (after self). */
+#define BCLPY_FASTARGS PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 
 #define BCLPY_KW_METHOD(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
@@ -186,6 +183,13 @@ PyObject *bclpy_index(PyObject *o, const char *name);
 
 /* An int argument in [lo, hi]; -1 with TypeError/ValueError naming it. */
 int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, long long *out);
+
+/* A float argument (an int or float); -1 with TypeError naming it. */
+int bclpy_double_arg(PyObject *o, const char *name, double *out);
+
+/* A str argument as UTF-8 (borrowed from o); with none_ok, None or NULL give
+ * NULL.  -1 with TypeError naming it. */
+int bclpy_str_arg(PyObject *o, const char *name, int none_ok, const char **out);
 
 /* Containers remember the runtime epoch they were made in (bcl_runtime.h):
  * after finalize() or a re-init their offsets point into segments that are

@@ -54,16 +54,19 @@ static bcl_hm_num value_num(const bclpy_elemtype *t, int *atomic)
 
 static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = { "capacity", "key_type", "value_type", NULL };
+    static const char *const kwlist[] = { "capacity", "key_type", "value_type" };
     long long capacity;
     PyObject *cap_o, *kspec = NULL, *vspec = NULL;
     if (self->live) {
         PyErr_SetString(PyExc_RuntimeError, "HashMap is already initialised");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO:HashMap", kwlist, &cap_o,
-                                     &kspec, &vspec))
+    PyObject *a_[3];
+    if (bclpy_parse_init("HashMap", args, kwds, kwlist, 1, 3, a_) < 0)
         return -1;
+    cap_o = a_[0];
+    kspec = a_[1];
+    vspec = a_[2];
     /* 2^48 buckets is already far past any segment: the bound only keeps
      * the size arithmetic below from overflowing. */
     if (bclpy_int_arg(cap_o, "capacity", 1, 1LL << 48, &capacity) < 0)
@@ -217,19 +220,19 @@ static PyObject *hm_find(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t 
     return v;
 }
 
-static PyObject *hm_get(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *hm_get(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    PyObject *v = NULL;
+    static const char *const names[] = { "key", "default" };
+    PyObject *a[2], *v = NULL;
+    if (bclpy_parse("get", args, nargs, kwnames, names, 1, 2, a) < 0)
+        return NULL;
     HM_LIVE_OR(self, NULL);
-    if (nargs < 1 || nargs > 2)
-        return PyErr_Format(PyExc_TypeError, "get() takes 1 or 2 arguments (%zd given)",
-                            nargs);
-    int r = do_find(self, args[0], 0, &v);
+    int r = do_find(self, a[0], 0, &v);
     if (r < 0)
         return NULL;
     if (r)
         return v;
-    v = nargs > 1 ? args[1] : Py_None;
+    v = a[1] ? a[1] : Py_None;
     Py_INCREF(v);
     return v;
 }
@@ -287,11 +290,13 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, PyObject *const *args, Py_ss
     Py_RETURN_NONE;
 }
 
-static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *argv, Py_ssize_t argc,
+                           PyObject *kwnames)
 {
-    if (nargs != 2)
-        return PyErr_Format(PyExc_TypeError, "modify() takes 2 arguments (%zd given)",
-                            nargs);
+    static const char *const names[] = { "key", "fn" };
+    PyObject *args[2];
+    if (bclpy_parse("modify", argv, argc, kwnames, names, 2, 2, args) < 0)
+        return NULL;
     if (!PyCallable_Check(args[1]))     /* before the bucket is locked */
         return PyErr_Format(PyExc_TypeError, "modify: fn must be callable, not %.100s",
                             Py_TYPE(args[1])->tp_name);
@@ -397,8 +402,11 @@ static PyObject *hm_size(bclpy_HashMap *self, PyObject *noargs)
 
 /* _collective_view(what): the first step of the Python-level views
  * (items(), keys(), values(), iter()): flush, then agree on (what, map). */
-static PyObject *hm_collective_view(bclpy_HashMap *self, PyObject *what_o)
+static PyObject *hm_collective_view(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
+    PyObject *what_o;
+    if (bclpy_parse1("_collective_view", args, nargs, kwnames, "what", &what_o) < 0)
+        return NULL;
     const char *what = PyUnicode_Check(what_o) ? PyUnicode_AsUTF8(what_o) : NULL;
     if (!what)
         return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "what must be a "
@@ -468,16 +476,22 @@ static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-static PyObject *hm_resize(bclpy_HashMap *self, PyObject *arg)
+static PyObject *hm_resize(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
+    PyObject *arg;
+    if (bclpy_parse1("resize", args, nargs, kwnames, "new_capacity", &arg) < 0)
+        return NULL;
     bclpy_collective_begin();
     PyObject *r = hm_resize_body(self, arg);
     bclpy_collective_end(r ? 0 : -1, "HashMap.resize()");
     return r;
 }
 
-static PyObject *hm_owner(bclpy_HashMap *self, PyObject *key)
+static PyObject *hm_owner(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
+    PyObject *key;
+    if (bclpy_parse1("owner", args, nargs, kwnames, "key", &key) < 0)
+        return NULL;
     bcl_hm_key k;
     HM_LIVE_OR(self, NULL);
     if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
@@ -518,13 +532,6 @@ static PyObject *hm_repr(bclpy_HashMap *self)
 }
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
-BCLPY_BY_NAME(kw_get, hm_get, "get", 1, 2, "key", "default")
-BCLPY_BY_NAME(kw_modify, hm_modify, "modify", 2, 2, "key", "fn")
-BCLPY_BY_NAME1(kw_erase, bclpy_hm_erase, "erase", "key")
-BCLPY_BY_NAME1(kw_erase_many, bclpy_hm_erase_many, "erase_many", "keys")
-BCLPY_BY_NAME1(kw_resize, hm_resize, "resize", "new_capacity")
-BCLPY_BY_NAME1(kw_collective_view, hm_collective_view, "_collective_view", "what")
-BCLPY_BY_NAME1(kw_owner, hm_owner, "owner", "key")
 
 static PyObject *hm_close(bclpy_HashMap *self, PyObject *noargs)
 {
@@ -540,24 +547,21 @@ static PyObject *hm_close(bclpy_HashMap *self, PyObject *noargs)
 
 static PyMethodDef hm_methods[] = {
     BCLPY_LIFE_METHODS(hm_close),
-    {"insert", (PyCFunction)(void (*)(void))hm_insert, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_INSERT},
-    {"find", (PyCFunction)(void (*)(void))hm_find, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_FIND},
-    {"get", BCLPY_KW_METHOD(kw_get), BCLPY_DOC_HM_GET},
-    {"accumulate", (PyCFunction)(void (*)(void))hm_accumulate, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_ACCUMULATE},
-    {"modify", BCLPY_KW_METHOD(kw_modify), BCLPY_DOC_HM_MODIFY},
-    {"insert_many", (PyCFunction)(void (*)(void))bclpy_hm_insert_many,
-     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_INSERT_MANY},
-    {"find_many", (PyCFunction)(void (*)(void))bclpy_hm_find_many,
-     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_FIND_MANY},
-    {"accumulate_many", (PyCFunction)(void (*)(void))bclpy_hm_accumulate_many,
-     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_ACCUMULATE_MANY},
-    {"erase", BCLPY_KW_METHOD(kw_erase), BCLPY_DOC_HM_ERASE},
-    {"erase_many", BCLPY_KW_METHOD(kw_erase_many), BCLPY_DOC_HM_ERASE_MANY},
+    {"insert", BCLPY_KW_METHOD(hm_insert), BCLPY_DOC_HM_INSERT},
+    {"find", BCLPY_KW_METHOD(hm_find), BCLPY_DOC_HM_FIND},
+    {"get", BCLPY_KW_METHOD(hm_get), BCLPY_DOC_HM_GET},
+    {"accumulate", BCLPY_KW_METHOD(hm_accumulate), BCLPY_DOC_HM_ACCUMULATE},
+    {"modify", BCLPY_KW_METHOD(hm_modify), BCLPY_DOC_HM_MODIFY},
+    {"insert_many", BCLPY_KW_METHOD(bclpy_hm_insert_many), BCLPY_DOC_HM_INSERT_MANY},
+    {"find_many", BCLPY_KW_METHOD(bclpy_hm_find_many), BCLPY_DOC_HM_FIND_MANY},
+    {"accumulate_many", BCLPY_KW_METHOD(bclpy_hm_accumulate_many), BCLPY_DOC_HM_ACCUMULATE_MANY},
+    {"erase", BCLPY_KW_METHOD(bclpy_hm_erase), BCLPY_DOC_HM_ERASE},
+    {"erase_many", BCLPY_KW_METHOD(bclpy_hm_erase_many), BCLPY_DOC_HM_ERASE_MANY},
     {"size", (PyCFunction)hm_size, METH_NOARGS, BCLPY_DOC_HM_SIZE},
     {"local_items", (PyCFunction)hm_local_items, METH_NOARGS, BCLPY_DOC_HM_LOCAL_ITEMS},
-    {"resize", BCLPY_KW_METHOD(kw_resize), BCLPY_DOC_HM_RESIZE},
-    {"_collective_view", BCLPY_KW_METHOD(kw_collective_view), BCLPY_DOC_HM_COLLECTIVE_VIEW},
-    {"owner", BCLPY_KW_METHOD(kw_owner), BCLPY_DOC_HM_OWNER},
+    {"resize", BCLPY_KW_METHOD(hm_resize), BCLPY_DOC_HM_RESIZE},
+    {"_collective_view", BCLPY_KW_METHOD(hm_collective_view), BCLPY_DOC_HM_COLLECTIVE_VIEW},
+    {"owner", BCLPY_KW_METHOD(hm_owner), BCLPY_DOC_HM_OWNER},
     {NULL, NULL, 0, NULL}
 };
 

@@ -66,8 +66,8 @@ PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
 
 /* ---- deletion and len() (hashmap_erase_py.c) ----------------------------- */
 int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key);
-PyObject *bclpy_hm_erase(bclpy_HashMap *self, PyObject *key);
-PyObject *bclpy_hm_erase_many(bclpy_HashMap *self, PyObject *keys);
+PyObject *bclpy_hm_erase(bclpy_HashMap *self, BCLPY_FASTARGS);
+PyObject *bclpy_hm_erase_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 int bclpy_hm_delitem(bclpy_HashMap *self, PyObject *key);
 Py_ssize_t bclpy_hm_length(bclpy_HashMap *self);
 

@@ -153,15 +153,15 @@ static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = { "host", "capacity", "dtype", NULL };
-    PyObject *host_o, *cap_o, *dtype_o = NULL, *exc = NULL;
+    static const char *const names[] = { "host", "capacity", "dtype" };
+    PyObject *a[3], *exc = NULL;
     if (self->live) {
         PyErr_SetString(PyExc_TypeError, "a queue cannot be re-initialised");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O", kwlist, &host_o, &cap_o,
-                                     &dtype_o))
+    if (bclpy_parse_init(Py_TYPE(self)->tp_name + 6, args, kwds, names, 2, 3, a) < 0)
         return -1;          /* wrong arity: the same on every SPMD rank */
+    PyObject *host_o = a[0], *cap_o = a[1], *dtype_o = a[2];
     if (bclpy_ensure_init() < 0)
         return -1;
     long long host = collective_int(host_o, "host", &exc);
@@ -546,8 +546,11 @@ static PySequenceMethods queue_as_sequence = {
     .sq_length = (lenfunc)q_len,
 };
 
-static PyObject *q_resize(QueueObject *self, PyObject *arg)
+static PyObject *q_resize(QueueObject *self, BCLPY_FASTARGS)
 {
+    PyObject *arg;
+    if (bclpy_parse1("resize", args, nargs, kwnames, "new_capacity", &arg) < 0)
+        return NULL;
     if (usable(self) < 0)
         return NULL;
     PyObject *exc = NULL;
@@ -559,8 +562,11 @@ static PyObject *q_resize(QueueObject *self, PyObject *arg)
     return collective_done(st, exc);
 }
 
-static PyObject *q_migrate(QueueObject *self, PyObject *arg)
+static PyObject *q_migrate(QueueObject *self, BCLPY_FASTARGS)
 {
+    PyObject *arg;
+    if (bclpy_parse1("migrate", args, nargs, kwnames, "new_host", &arg) < 0)
+        return NULL;
     if (usable(self) < 0)
         return NULL;
     PyObject *exc = NULL;
@@ -606,8 +612,6 @@ static PyObject *q_repr(QueueObject *self)
 }
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
-BCLPY_BY_NAME1(kw_resize, q_resize, "resize", "new_capacity")
-BCLPY_BY_NAME1(kw_migrate, q_migrate, "migrate", "new_host")
 
 #define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
@@ -620,8 +624,8 @@ static PyMethodDef queue_methods[] = {
     {"local_nonatomic_pop", (PyCFunction)q_local_nonatomic_pop, METH_NOARGS, BCLPY_DOC_Q_LOCAL_NONATOMIC_POP},
     {"local", (PyCFunction)q_local, METH_NOARGS, BCLPY_DOC_Q_LOCAL},
     {"size", (PyCFunction)q_size, METH_NOARGS, BCLPY_DOC_Q_SIZE},
-    {"resize", BCLPY_KW_METHOD(kw_resize), BCLPY_DOC_Q_RESIZE},
-    {"migrate", BCLPY_KW_METHOD(kw_migrate), BCLPY_DOC_Q_MIGRATE},
+    {"resize", BCLPY_KW_METHOD(q_resize), BCLPY_DOC_Q_RESIZE},
+    {"migrate", BCLPY_KW_METHOD(q_migrate), BCLPY_DOC_Q_MIGRATE},
     {NULL, NULL, 0, NULL}
 };
 

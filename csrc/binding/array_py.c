@@ -509,19 +509,3 @@ PyTypeObject bclpy_ArrayType = {
     .tp_init = (initproc)harray_init,
     .tp_new = PyType_GenericNew,
 };
-
-int bclpy_array_unwrap(PyObject *obj, const char *argname, const bcl_array **a,
-                       PyArray_Descr **dtype)
-{
-    if (!PyObject_TypeCheck(obj, &bclpy_DArrayType) && !PyObject_TypeCheck(obj, &bclpy_ArrayType)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a pybcl.DArray or pybcl.Array, not "
-                     "%.100s", argname, Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    ArrayObject *self = (ArrayObject *)obj;
-    if (check_created(self) < 0)
-        return -1;
-    *a = &self->a;
-    *dtype = self->dtype;
-    return 0;
-}

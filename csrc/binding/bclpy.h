@@ -27,7 +27,8 @@
 #include "runtime/bcl_lifetime.h"
 #include "binding/docstrings/lifetime.h"
 
-/* Exception classes, created in module.c (pybcl.Error and subclasses). */
+/* Exception classes (pybcl.Error and subclasses), created by
+ * bclpy_add_exceptions at import (errors.c). */
 extern PyObject *bclpy_Error;        /* base: pybcl.Error                   */
 extern PyObject *bclpy_SegmentFull;  /* MemoryError + Error                 */
 extern PyObject *bclpy_ContainerFull;
@@ -36,6 +37,7 @@ extern PyObject *bclpy_Empty;
 /* Raise the Python exception matching a core failure `st` (with the core's
  * message) and return NULL, so call sites read `return bclpy_raise(st);`. */
 PyObject *bclpy_raise(bcl_status st);
+int bclpy_add_exceptions(PyObject *m);
 
 /* Return the Python exception of a failed core call from a PyObject* function. */
 #define CHECK(expr)                         \

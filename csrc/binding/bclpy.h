@@ -112,6 +112,16 @@ PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype);
  * is known.  -1 with pybcl.Error (stale) or IndexError (outside the block). */
 int bclpy_gptr_check(const bclpy_GlobalPtr *p, uint64_t off, size_t nbytes);
 
+/* ---- what the package hands down (configure.c) ------------------------ */
+/* A concurrency promise (pybcl.ConProm.<container> flag, or None = 0) ->
+ * its bits; -1 with TypeError naming `promise` otherwise.  container:
+ * "HashMap" or "CircularQueue". */
+int bclpy_promise(PyObject *p, const char *container, unsigned *bits);
+
+/* Ensure the runtime is up (auto-initialisation calls pybcl.init(), handed
+ * down by _core._configure: configure.c). */
+int bclpy_ensure_init(void);
+
 /* ---- conversions shared by the binding files (convert.c) -------------- */
 /* dtype-like (str, type, np.dtype) -> new reference to a descriptor, or NULL
  * with TypeError naming `argname`. */
@@ -157,11 +167,6 @@ int bclpy_atomic_operand(PyObject *v, PyArray_Descr *dtype, uint64_t *out,
 /* 64-bit pattern read from an atomic of `dtype` -> Python int. */
 PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype);
 
-/* A concurrency promise (pybcl.ConProm.<container> flag, or None = 0) ->
- * its bits; -1 with TypeError naming `promise` otherwise.  container:
- * "HashMap" or "CircularQueue". */
-int bclpy_promise(PyObject *p, const char *container, unsigned *bits);
-
 /* ---- collective calls agree on their arguments (collective_py.c) ------ */
 /* Run a collective constructor's body between begin and end; end(rc) joins
  * the agreement as "failed on this rank" when the body raised before its
@@ -178,6 +183,8 @@ struct bclpy_elemtype;
 int64_t bclpy_elemtype_digest(const struct bclpy_elemtype *t);
 int64_t bclpy_dtype_digest(PyArray_Descr *d);
 extern PyMethodDef bclpy_collective_methods[];
+
+/* ---- typed arguments and usable containers (args.c) -------------------- */
 
 /* PyNumber_Index whose TypeError names the argument: a NumPy array passes
  * PyIndex_Check, and NumPy's "only integer scalar arrays ..." names nothing. */
@@ -244,9 +251,6 @@ PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t narg
     {"__exit__", (PyCFunction)(void (*)(void))bclpy_life_exit, METH_FASTCALL,   \
      BCLPY_DOC_EXIT}
 
-/* Ensure the runtime is up (auto-initialisation calls pybcl.init(), handed
- * down by _core._configure: configure.c). */
-int bclpy_ensure_init(void);
 
 /* The types and function tables of the binding files; module.c adds each
  * of them to pybcl._core. */

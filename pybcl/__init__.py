@@ -22,6 +22,11 @@ from ._core import (                                     # noqa: E402
 )
 from ._runtime import allreduce, broadcast, comm, finalize, init  # noqa: E402
 from .conprom import ConProm  # noqa: E402
+from . import _core  # noqa: E402
+
+# What the C extension needs from the package, handed down once (it never
+# imports the package itself).
+_core._configure(init, ConProm.HashMap, ConProm.CircularQueue)
 from . import _abort  # noqa: E402
 
 # After _runtime registered its atexit finalize: one rank failing (even before

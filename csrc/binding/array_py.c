@@ -15,7 +15,7 @@
 #include "binding/docstrings/array.h"
 #include "binding/docstrings/array_update.h"
 
-static PyTypeObject DArrayType, ArrayType;
+
 
 static const char *tname(ArrayObject *self) { return Py_TYPE(self)->tp_name + 6; }
 
@@ -48,29 +48,6 @@ static PyArray_Descr *array_dtype(PyObject *spec, const char *tn)
     return bclpy_dtype(spec, "dtype");
 }
 
-static int parse_size(PyObject *obj, const char *name, long long *out)
-{
-    if (!PyIndex_Check(obj) || PyBool_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name,
-                     Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    PyObject *i = bclpy_index(obj, name);
-    if (!i)
-        return -1;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
-    Py_DECREF(i);
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    if (overflow || v < 0) {
-        PyErr_Format(PyExc_ValueError, "%s must be a non-negative int, got %R", name, obj);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject *dt_obj)
 {
     if (self->created) {
@@ -78,7 +55,7 @@ static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject
         return -1;
     }
     long long size;
-    if (parse_size(size_obj, "size", &size) < 0)
+    if (bclpy_int_arg(size_obj, "size", 0, LLONG_MAX, &size) < 0)
         return -1;
     PyObject *dflt = NULL;
     if (!dt_obj && !(dt_obj = dflt = PyUnicode_FromString("int64")))
@@ -109,22 +86,28 @@ static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject
 
 static int darray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = { "size", "dtype", NULL };
+    static const char *const kwlist[] = { "size", "dtype" };
     PyObject *size_obj, *dt_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:DArray", kwlist, &size_obj, &dt_obj))
+    PyObject *a_[2];
+    if (bclpy_parse_init("DArray", args, kwds, kwlist, 1, 2, a_) < 0)
         return -1;
+    size_obj = a_[0];
+    dt_obj = a_[1];
     return array_setup(self, -1, size_obj, dt_obj);
 }
 
 static int harray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = { "host", "size", "dtype", NULL };
+    static const char *const kwlist[] = { "host", "size", "dtype" };
     PyObject *host_obj, *size_obj, *dt_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:Array", kwlist, &host_obj,
-                                     &size_obj, &dt_obj))
+    PyObject *a_[3];
+    if (bclpy_parse_init("Array", args, kwds, kwlist, 2, 3, a_) < 0)
         return -1;
+    host_obj = a_[0];
+    size_obj = a_[1];
+    dt_obj = a_[2];
     long long host;
-    if (parse_size(host_obj, "host", &host) < 0)
+    if (bclpy_int_arg(host_obj, "host", 0, LLONG_MAX, &host) < 0)
         return -1;
     if (bclpy_ensure_init() < 0)
         return -1;
@@ -340,16 +323,22 @@ static PySequenceMethods array_as_sequence = {
 
 /* ---- methods ----------------------------------------------------------------- */
 
-static PyObject *array_owner(ArrayObject *self, PyObject *key)
+static PyObject *array_owner(ArrayObject *self, BCLPY_FASTARGS)
 {
+    PyObject *key;
+    if (bclpy_parse1("owner", args, nargs, kwnames, "i", &key) < 0)
+        return NULL;
     uint64_t i;
     if (check_created(self) < 0 || get_index(self, key, &i) < 0)
         return NULL;
     return PyLong_FromLong(bcl_array_owner(&self->a, i));
 }
 
-static PyObject *array_ptr(ArrayObject *self, PyObject *key)
+static PyObject *array_ptr(ArrayObject *self, BCLPY_FASTARGS)
 {
+    PyObject *key;
+    if (bclpy_parse1("ptr", args, nargs, kwnames, "i", &key) < 0)
+        return NULL;
     uint64_t i;
     bcl_gptr p;
     if (check_created(self) < 0 || get_index(self, key, &i) < 0)
@@ -440,8 +429,6 @@ static PyObject *array_get_block(ArrayObject *self, void *c)
 }
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
-BCLPY_BY_NAME1(kw_owner, array_owner, "owner", "i")
-BCLPY_BY_NAME1(kw_ptr, array_ptr, "ptr", "i")
 
 static PyObject *array_close(ArrayObject *self, PyObject *noargs)
 {
@@ -460,8 +447,8 @@ static PyObject *array_close(ArrayObject *self, PyObject *noargs)
 
 static PyMethodDef array_methods[] = {
     BCLPY_LIFE_METHODS(array_close),
-    {"owner", BCLPY_KW_METHOD(kw_owner), BCLPY_DOC_ARR_OWNER},
-    {"ptr", BCLPY_KW_METHOD(kw_ptr), BCLPY_DOC_ARR_PTR},
+    {"owner", BCLPY_KW_METHOD(array_owner), BCLPY_DOC_ARR_OWNER},
+    {"ptr", BCLPY_KW_METHOD(array_ptr), BCLPY_DOC_ARR_PTR},
     {"local", (PyCFunction)array_local, METH_NOARGS, BCLPY_DOC_ARR_LOCAL},
     {"local_range", (PyCFunction)array_local_range, METH_NOARGS, BCLPY_DOC_ARR_LOCAL_RANGE},
     {"__array__", BCLPY_KW_METHOD(bclpy_array_asarray), BCLPY_DOC_ARR_ARRAY},
@@ -489,7 +476,7 @@ static PyGetSetDef harray_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
-static PyTypeObject DArrayType = {
+PyTypeObject bclpy_DArrayType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl.DArray",
     .tp_basicsize = sizeof(ArrayObject),
@@ -506,7 +493,7 @@ static PyTypeObject DArrayType = {
     .tp_new = PyType_GenericNew,
 };
 
-static PyTypeObject ArrayType = {
+PyTypeObject bclpy_ArrayType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl.Array",
     .tp_basicsize = sizeof(ArrayObject),
@@ -522,35 +509,3 @@ static PyTypeObject ArrayType = {
     .tp_init = (initproc)harray_init,
     .tp_new = PyType_GenericNew,
 };
-
-int bclpy_register_arrays(PyObject *m)
-{
-    PyTypeObject *types[] = { &DArrayType, &ArrayType };
-    const char *names[] = { "DArray", "Array" };
-    for (int i = 0; i < 2; i++) {
-        if (PyType_Ready(types[i]) < 0)
-            return -1;
-        Py_INCREF(types[i]);
-        if (PyModule_AddObject(m, names[i], (PyObject *)types[i]) < 0) {
-            Py_DECREF(types[i]);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-int bclpy_array_unwrap(PyObject *obj, const char *argname, const bcl_array **a,
-                       PyArray_Descr **dtype)
-{
-    if (!PyObject_TypeCheck(obj, &DArrayType) && !PyObject_TypeCheck(obj, &ArrayType)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a pybcl.DArray or pybcl.Array, not "
-                     "%.100s", argname, Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    ArrayObject *self = (ArrayObject *)obj;
-    if (check_created(self) < 0)
-        return -1;
-    *a = &self->a;
-    *dtype = self->dtype;
-    return 0;
-}

@@ -1,7 +1,8 @@
 /*
- * array_py.h -- shared by the DArray/Array binding files: array_py.c (types,
- * indexing, methods), array_numpy_py.c (np.asarray() and iteration) and
- * array_update_py.c (update_many).  Include after bclpy.h.
+ * array_py.h -- the one internal header of the DArray/Array binding files:
+ * array_py.c (types, indexing, methods) calls the leaves array_numpy_py.c
+ * (np.asarray() and iteration) and array_update_py.c (update_many,
+ * DArrayBuffer), which call nothing of array_py.c.  Include after bclpy.h.
  */
 #ifndef BCLPY_ARRAY_PY_H
 #define BCLPY_ARRAY_PY_H
@@ -26,8 +27,21 @@ PyObject *bclpy_array_iter(PyObject *self);
 
 /* obj is a usable DArray or Array: its core array and dtype (borrowed).
  * -1 with TypeError naming argname (not an array) or pybcl.Error (stale). */
-int bclpy_array_unwrap(PyObject *obj, const char *argname, const bcl_array **a,
-                       PyArray_Descr **dtype);
+static inline int bclpy_array_unwrap(PyObject *obj, const char *argname,
+                                     const bcl_array **a, PyArray_Descr **dtype)
+{
+    if (!PyObject_TypeCheck(obj, &bclpy_DArrayType) &&
+        !PyObject_TypeCheck(obj, &bclpy_ArrayType)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a pybcl.DArray or pybcl.Array, not "
+                     "%.100s", argname, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    ArrayObject *self = (ArrayObject *)obj;
+    BCLPY_LIVE_OR(Py_TYPE(obj)->tp_name + 6, self->created, self->epoch, -1);
+    *a = &self->a;
+    *dtype = self->dtype;
+    return 0;
+}
 
 /* DArray/Array.update_many (array_update_py.c). */
 PyObject *bclpy_array_update_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs,

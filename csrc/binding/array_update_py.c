@@ -199,8 +199,8 @@ static size_t queue_records(size_t message_size)
 
 static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = { "array", "message_size", "op", NULL };
-    PyObject *arr, *ms_obj, *op_obj = NULL;
+    static const char *const names_[] = { "array", "message_size", "op" };
+    PyObject *a_[3];
     long long ms;
     const bcl_array *a;
     PyArray_Descr *dtype;
@@ -210,9 +210,10 @@ static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_RuntimeError, "DArrayBuffer is already initialised");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:DArrayBuffer", kwlist, &arr,
-                                     &ms_obj, &op_obj) ||
-        bclpy_array_unwrap(arr, "array", &a, &dtype) < 0 ||
+    if (bclpy_parse_init("DArrayBuffer", args, kwds, names_, 2, 3, a_) < 0)
+        return -1;
+    PyObject *arr = a_[0], *ms_obj = a_[1], *op_obj = a_[2];
+    if (bclpy_array_unwrap(arr, "array", &a, &dtype) < 0 ||
         bclpy_int_arg(ms_obj, "message_size", 1, 1LL << 40, &ms) < 0 ||
         elem_of(dtype, &elem, "DArrayBuffer") < 0 || op_of(op_obj, &op) < 0 ||
         check_float_op(elem, op, op_obj))
@@ -396,7 +397,7 @@ static PyGetSetDef db_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
-static PyTypeObject bclpy_DABufType = {
+PyTypeObject bclpy_DABufType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl.DArrayBuffer",
     .tp_basicsize = sizeof(bclpy_DABuf),
@@ -408,11 +409,3 @@ static PyTypeObject bclpy_DABufType = {
     .tp_init = (initproc)db_init,
     .tp_new = PyType_GenericNew,
 };
-
-int bclpy_register_array_update(PyObject *m)
-{
-    if (PyType_Ready(&bclpy_DABufType) < 0 ||
-        PyModule_AddObjectRef(m, "DArrayBuffer", (PyObject *)&bclpy_DABufType) < 0)
-        return -1;
-    return 0;
-}

@@ -13,6 +13,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <limits.h>
+
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #define PY_ARRAY_UNIQUE_SYMBOL bclpy_ARRAY_API
 #ifndef BCLPY_IMPORT_ARRAY
@@ -25,7 +27,8 @@
 #include "runtime/bcl_lifetime.h"
 #include "binding/docstrings/lifetime.h"
 
-/* Exception classes, created in module.c (pybcl.Error and subclasses). */
+/* Exception classes (pybcl.Error and subclasses), created by
+ * bclpy_add_exceptions at import (errors.c). */
 extern PyObject *bclpy_Error;        /* base: pybcl.Error                   */
 extern PyObject *bclpy_SegmentFull;  /* MemoryError + Error                 */
 extern PyObject *bclpy_ContainerFull;
@@ -34,50 +37,56 @@ extern PyObject *bclpy_Empty;
 /* Raise the Python exception matching a core failure `st` (with the core's
  * message) and return NULL, so call sites read `return bclpy_raise(st);`. */
 PyObject *bclpy_raise(bcl_status st);
+int bclpy_add_exceptions(PyObject *m);
+
+/* Return the Python exception of a failed core call from a PyObject* function. */
+#define CHECK(expr)                         \
+    do {                                    \
+        bcl_status st_ = (expr);            \
+        if (st_ != BCL_OK)                  \
+            return bclpy_raise(st_);        \
+    } while (0)
 
 /* ---- arguments by name (args.c) ----------------------------------------- */
 
-/* Fill out[0..n) from FASTCALL positional args and keywords; the first nreq
- * are required, the rest NULL when not given.  -1 with TypeError. */
-int bclpy_parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                PyObject *kwnames, const char *const *names, int nreq, int n,
-                PyObject **out);
+/* The one argument convention of the binding: METH_FASTCALL | METH_KEYWORDS
+ * methods, every parameter also by the name docs/api.md gives it.
+ * bclpy_parse fills out[0..n) from the positional args and keywords; the
+ * first nreq are required, the rest NULL when not given; -1 with TypeError
+ * naming the function and the argument.  names NULL: positional-only
+ * parameters (internal calls, the `/` of a signature).  Positional calls
+ * (the hot path) take the inline branch. */
+int bclpy_parse_slow(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                     PyObject *kwnames, const char *const *names, int nreq, int n,
+                     PyObject **out);
+static inline int bclpy_parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames, const char *const *names, int nreq,
+                              int n, PyObject **out)
+{
+    if (kwnames || nargs < nreq || nargs > n)
+        return bclpy_parse_slow(fname, args, nargs, kwnames, names, nreq, n, out);
+    for (int i = 0; i < n; i++)
+        out[i] = i < nargs ? args[i] : NULL;
+    return 0;
+}
 
-/* `wrapper`: METH_FASTCALL | METH_KEYWORDS front of a one-argument (METH_O
- * style) function `f(self, arg)`, so the argument may also be passed by its
- * documented name. */
-#define BCLPY_BY_NAME1(wrapper, f, fname, argname)                              \
-    static PyObject *wrapper(PyObject *self, PyObject *const *args,             \
-                             Py_ssize_t nargs, PyObject *kwnames)               \
-    {                                                                           \
-        static const char *const names_[] = { argname };                        \
-        PyObject *a_[1];                                                        \
-        if (!kwnames && nargs == 1)                                             \
-            return f((void *)self, args[0]);                                    \
-        if (bclpy_parse(fname, args, nargs, kwnames, names_, 1, 1, a_) < 0)     \
-            return NULL;                                                        \
-        return f((void *)self, a_[0]);                                          \
+/* bclpy_parse of a method with one required parameter `name`. */
+static inline int bclpy_parse1(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames, const char *name, PyObject **out)
+{
+    if (!kwnames && nargs == 1) {
+        *out = args[0];
+        return 0;
     }
+    return bclpy_parse_slow(fname, args, nargs, kwnames, &name, 1, 1, out);
+}
 
-/* `wrapper`: METH_FASTCALL | METH_KEYWORDS front of a positional METH_FASTCALL
- * function `f(self, args, nargs)` with parameters `...` (the first nreq
- * required; at most one optional one follows them, so the names given are
- * always a prefix of the list). */
-#define BCLPY_BY_NAME(wrapper, f, fname, nreq, n, ...)                          \
-    static PyObject *wrapper(PyObject *self, PyObject *const *args,             \
-                             Py_ssize_t nargs, PyObject *kwnames)               \
-    {                                                                           \
-        static const char *const names_[n] = { __VA_ARGS__ };                   \
-        PyObject *a_[n];                                                        \
-        if (!kwnames)                                                           \
-            return f((void *)self, args, nargs);                                \
-        if (bclpy_parse(fname, args, nargs, kwnames, names_, nreq, n, a_) < 0)  \
-            return NULL;                                                        \
-        Py_ssize_t given_ = n;                                                  \
-        while (given_ > 0 && !a_[given_ - 1])                                   \
-            given_--;                                                           \
-        return f((void *)self, a_, given_);                                     \
-    }
+/* The same for a type's __init__ (tp_init gets a tuple and a dict). */
+int bclpy_parse_init(const char *fname, PyObject *args, PyObject *kwds,
+                     const char *const *names, int nreq, int n, PyObject **out);
+
+/* The parameter list of such a method (after self). */
+#define BCLPY_FASTARGS PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 
 #define BCLPY_KW_METHOD(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
@@ -102,6 +111,16 @@ PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype);
  * from this runtime epoch and the range lies in its alloc() block when that
  * is known.  -1 with pybcl.Error (stale) or IndexError (outside the block). */
 int bclpy_gptr_check(const bclpy_GlobalPtr *p, uint64_t off, size_t nbytes);
+
+/* ---- what the package hands down (configure.c) ------------------------ */
+/* A concurrency promise (pybcl.ConProm.<container> flag, or None = 0) ->
+ * its bits; -1 with TypeError naming `promise` otherwise.  container:
+ * "HashMap" or "CircularQueue". */
+int bclpy_promise(PyObject *p, const char *container, unsigned *bits);
+
+/* Ensure the runtime is up (auto-initialisation calls pybcl.init(), handed
+ * down by _core._configure: configure.c). */
+int bclpy_ensure_init(void);
 
 /* ---- conversions shared by the binding files (convert.c) -------------- */
 /* dtype-like (str, type, np.dtype) -> new reference to a descriptor, or NULL
@@ -148,11 +167,6 @@ int bclpy_atomic_operand(PyObject *v, PyArray_Descr *dtype, uint64_t *out,
 /* 64-bit pattern read from an atomic of `dtype` -> Python int. */
 PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype);
 
-/* A concurrency promise (pybcl.ConProm.<container> flag, or None = 0) ->
- * its bits; -1 with TypeError naming `promise` otherwise.  container:
- * "HashMap" or "CircularQueue". */
-int bclpy_promise(PyObject *p, const char *container, unsigned *bits);
-
 /* ---- collective calls agree on their arguments (collective_py.c) ------ */
 /* Run a collective constructor's body between begin and end; end(rc) joins
  * the agreement as "failed on this rank" when the body raised before its
@@ -170,12 +184,21 @@ int64_t bclpy_elemtype_digest(const struct bclpy_elemtype *t);
 int64_t bclpy_dtype_digest(PyArray_Descr *d);
 extern PyMethodDef bclpy_collective_methods[];
 
+/* ---- typed arguments and usable containers (args.c) -------------------- */
+
 /* PyNumber_Index whose TypeError names the argument: a NumPy array passes
  * PyIndex_Check, and NumPy's "only integer scalar arrays ..." names nothing. */
 PyObject *bclpy_index(PyObject *o, const char *name);
 
 /* An int argument in [lo, hi]; -1 with TypeError/ValueError naming it. */
 int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, long long *out);
+
+/* A float argument (an int or float); -1 with TypeError naming it. */
+int bclpy_double_arg(PyObject *o, const char *name, double *out);
+
+/* A str argument as UTF-8 (borrowed from o); with none_ok, None or NULL give
+ * NULL.  -1 with TypeError naming it. */
+int bclpy_str_arg(PyObject *o, const char *name, int none_ok, const char **out);
 
 /* Containers remember the runtime epoch they were made in (bcl_runtime.h):
  * after finalize() or a re-init their offsets point into segments that are
@@ -189,6 +212,15 @@ static inline int bclpy_current(int created, uint64_t epoch)
     return created == 1 && bcl_rt.initialized && epoch == bcl_rt.epoch;
 }
 int bclpy_stale(const char *tname, int created);
+
+/* Return `fail` with bclpy_stale's exception unless the container is usable. */
+#define BCLPY_LIVE_OR(tname, created, epoch, fail)                              \
+    do {                                                                        \
+        if (!bclpy_current((created), (epoch))) {                               \
+            bclpy_stale((tname), (created));                                    \
+            return fail;                                                        \
+        }                                                                       \
+    } while (0)
 
 /* ---- lifetime (lifetime_py.c; core: runtime/bcl_lifetime.h) ------------ */
 
@@ -219,24 +251,22 @@ PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t narg
     {"__exit__", (PyCFunction)(void (*)(void))bclpy_life_exit, METH_FASTCALL,   \
      BCLPY_DOC_EXIT}
 
-/* Ensure the runtime is up (auto-initialisation calls pybcl.init()). */
-int bclpy_ensure_init(void);
 
-/* Method tables contributed by the binding files; module.c adds each of them
- * to the module with PyModule_AddFunctions(). */
-extern PyMethodDef bclpy_runtime_methods[];
-extern PyMethodDef bclpy_ops_methods[];
-extern PyMethodDef bclpy_msgpack_methods[];
-
-/* Registration hooks, one per binding file that adds types/functions to
- * pybcl._core (0 ok, -1 with an exception).  module.c has weak no-op
- * defaults, so a file can land on its own. */
-int bclpy_register_msgpack(PyObject *m);   /* msgpack_py.c: packb, unpackb, hash64 */
-int bclpy_register_queues(PyObject *m);    /* queue_py.c: FastQueue, CircularQueue */
-int bclpy_register_hashmap(PyObject *m);   /* hashmap_py.c: HashMap, HashMapBuffer */
-int bclpy_register_bloom(PyObject *m);     /* bloom_py.c: BloomFilter */
-int bclpy_register_arrays(PyObject *m);    /* array_py.c: DArray, Array */
-int bclpy_register_apps(PyObject *m);      /* apps_py.c: k-mer parsing, ISx keys */
-int bclpy_register_dbg(PyObject *m);       /* dbg_py.c: contig app's graph kernels */
+/* The types and function tables of the binding files; module.c adds each
+ * of them to pybcl._core. */
+extern PyMethodDef bclpy_runtime_methods[];    /* module.c */
+extern PyMethodDef bclpy_configure_methods[];  /* configure.c: _configure */
+extern PyMethodDef bclpy_ops_methods[];        /* ops.c */
+extern PyMethodDef bclpy_msgpack_methods[];    /* msgpack_py.c: packb, unpackb, hash64 */
+extern PyMethodDef bclpy_gups_methods[];       /* gups_py.c */
+extern PyMethodDef bclpy_dbg_methods[];        /* dbg_py.c: contig app's graph kernels */
+extern PyTypeObject bclpy_FastQueueType, bclpy_CircularQueueType;  /* queue_py.c */
+extern PyTypeObject bclpy_HashMapType;         /* hashmap_py.c */
+extern PyTypeObject bclpy_HMBufType;           /* hmbuffer_py.c */
+extern PyTypeObject bclpy_BloomType;           /* bloom_py.c */
+extern PyTypeObject bclpy_DArrayType, bclpy_ArrayType;             /* array_py.c */
+extern PyTypeObject bclpy_DABufType;           /* array_update_py.c */
+extern PyTypeObject bclpy_DbgWalkType;         /* dbg_walk_py.c */
+int bclpy_register_apps(PyObject *m);          /* apps_py.c: k-mer parsing, ISx keys */
 
 #endif /* BCLPY_H */

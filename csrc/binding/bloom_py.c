@@ -31,7 +31,7 @@ typedef struct {
     bcl_mp_writer scratch;  /* serialized key of the current scalar call    */
 } BloomObject;
 
-static PyTypeObject BloomType;
+
 
 /* ---- keys -> hashes ----------------------------------------------------- */
 
@@ -87,24 +87,9 @@ static int check_created(BloomObject *self)
 
 static int parse_plan_args(PyObject *n_obj, PyObject *fpr_obj, uint64_t *n, double *fpr)
 {
-    if (!PyIndex_Check(n_obj) || PyBool_Check(n_obj)) {
-        PyErr_Format(PyExc_TypeError, "expected_items must be an int, not %.100s",
-                     Py_TYPE(n_obj)->tp_name);
+    long long v;
+    if (bclpy_int_arg(n_obj, "expected_items", 1, LLONG_MAX, &v) < 0)
         return -1;
-    }
-    PyObject *i = bclpy_index(n_obj, "expected_items");
-    if (!i)
-        return -1;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
-    Py_DECREF(i);
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    if (overflow || v < 1) {
-        PyErr_Format(PyExc_ValueError, "expected_items must be a positive int, got %R",
-                     n_obj);
-        return -1;
-    }
     if (!PyFloat_Check(fpr_obj) && !PyLong_Check(fpr_obj)) {
         PyErr_Format(PyExc_TypeError, "fpr must be a float, not %.100s",
                      Py_TYPE(fpr_obj)->tp_name);
@@ -124,11 +109,14 @@ static int parse_plan_args(PyObject *n_obj, PyObject *fpr_obj, uint64_t *n, doub
 
 static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = { "expected_items", "fpr", "key_type", NULL };
+    static const char *const kwlist[] = { "expected_items", "fpr", "key_type" };
     PyObject *n_obj, *fpr_obj = NULL, *kt_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO:BloomFilter", kwlist, &n_obj,
-                                     &fpr_obj, &kt_obj))
+    PyObject *a_[3];
+    if (bclpy_parse_init("BloomFilter", args, kwds, kwlist, 1, 3, a_) < 0)
         return -1;
+    n_obj = a_[0];
+    fpr_obj = a_[1];
+    kt_obj = a_[2];
     if (self->created) {
         PyErr_SetString(PyExc_RuntimeError, "BloomFilter is already initialised");
         return -1;
@@ -215,8 +203,11 @@ static void bloom_dealloc(BloomObject *self)
 
 /* ---- scalar operations --------------------------------------------------- */
 
-static PyObject *bloom_insert(BloomObject *self, PyObject *x)
+static PyObject *bloom_insert(BloomObject *self, BCLPY_FASTARGS)
 {
+    PyObject *x;
+    if (bclpy_parse1("insert", args, nargs, kwnames, "x", &x) < 0)
+        return NULL;
     uint64_t h;
     int present;
     if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
@@ -227,8 +218,11 @@ static PyObject *bloom_insert(BloomObject *self, PyObject *x)
     return PyBool_FromLong(present);
 }
 
-static PyObject *bloom_find(BloomObject *self, PyObject *x)
+static PyObject *bloom_find(BloomObject *self, BCLPY_FASTARGS)
 {
+    PyObject *x;
+    if (bclpy_parse1("find", args, nargs, kwnames, "x", &x) < 0)
+        return NULL;
     uint64_t h;
     int present;
     if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
@@ -241,7 +235,7 @@ static PyObject *bloom_find(BloomObject *self, PyObject *x)
 
 static int bloom_contains(BloomObject *self, PyObject *x)
 {
-    PyObject *r = bloom_find(self, x);
+    PyObject *r = bloom_find(self, &x, 1, NULL);
     if (!r)
         return -1;
     int v = r == Py_True;
@@ -249,8 +243,11 @@ static int bloom_contains(BloomObject *self, PyObject *x)
     return v;
 }
 
-static PyObject *bloom_owner(BloomObject *self, PyObject *x)
+static PyObject *bloom_owner(BloomObject *self, BCLPY_FASTARGS)
 {
+    PyObject *x;
+    if (bclpy_parse1("owner", args, nargs, kwnames, "x", &x) < 0)
+        return NULL;
     uint64_t h;
     if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
         return NULL;
@@ -326,28 +323,33 @@ static PyObject *bloom_many(BloomObject *self, PyObject *xs, int insert)
     return out;
 }
 
-static PyObject *bloom_insert_many(BloomObject *self, PyObject *xs)
+static PyObject *bloom_insert_many(BloomObject *self, BCLPY_FASTARGS)
 {
+    PyObject *xs;
+    if (bclpy_parse1("insert_many", args, nargs, kwnames, "xs", &xs) < 0)
+        return NULL;
     return bloom_many(self, xs, 1);
 }
 
-static PyObject *bloom_find_many(BloomObject *self, PyObject *xs)
+static PyObject *bloom_find_many(BloomObject *self, BCLPY_FASTARGS)
 {
+    PyObject *xs;
+    if (bclpy_parse1("find_many", args, nargs, kwnames, "xs", &xs) < 0)
+        return NULL;
     return bloom_many(self, xs, 0);
 }
 
 /* ---- plan (static) ----------------------------------------------------------- */
 
-static PyObject *bloom_plan(PyObject *cls, PyObject *args, PyObject *kwds)
+static PyObject *bloom_plan(PyObject *cls, BCLPY_FASTARGS)
 {
-    static char *kwlist[] = { "expected_items", "fpr", "nprocs", NULL };
-    PyObject *n_obj, *fpr_obj = NULL;
-    int nprocs = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|Oi:plan", kwlist, &n_obj, &fpr_obj,
-                                     &nprocs))
+    static const char *const names[] = { "expected_items", "fpr", "nprocs" };
+    PyObject *a[3];
+    long long nprocs = 1;
+    if (bclpy_parse("plan", args, nargs, kwnames, names, 1, 3, a) < 0 ||
+        (a[2] && bclpy_int_arg(a[2], "nprocs", 1, INT_MAX, &nprocs) < 0))
         return NULL;
-    if (nprocs < 1)
-        return PyErr_Format(PyExc_ValueError, "nprocs must be >= 1, got %d", nprocs);
+    PyObject *n_obj = a[0], *fpr_obj = a[1];
     PyObject *dflt = NULL;
     if (!fpr_obj && !(fpr_obj = dflt = PyFloat_FromDouble(0.01)))
         return NULL;
@@ -377,24 +379,24 @@ static PyObject *bloom_plan(PyObject *cls, PyObject *args, PyObject *kwds)
                          "predicted_fpr", best);
 }
 
-static PyObject *bloom_predict(PyObject *cls, PyObject *args)
+static PyObject *bloom_predict(PyObject *cls, BCLPY_FASTARGS)
 {
+    PyObject *a[3];
     double n, nwords;
-    int k;
-    if (!PyArg_ParseTuple(args, "ddi:predict", &n, &nwords, &k))
+    long long k;
+    if (bclpy_parse("predict", args, nargs, kwnames, NULL, 3, 3, a) < 0 ||
+        bclpy_double_arg(a[0], "n", &n) < 0 || bclpy_double_arg(a[1], "nwords", &nwords) < 0 ||
+        bclpy_int_arg(a[2], "predict: k", 1, BCL_BLOOM_KMAX, &k) < 0)
         return NULL;
     /* The formula answers anything (a negative "probability" for n < 0, 1.0 for
      * NaN): refuse what describes no filter. */
     if (!(n >= 0) || !isfinite(n))
         return PyErr_Format(PyExc_ValueError, "predict: n must be a finite number >= 0, "
-                            "got %R", PyTuple_GET_ITEM(args, 0));
+                            "got %R", a[0]);
     if (!(nwords >= 1) || !isfinite(nwords))
         return PyErr_Format(PyExc_ValueError, "predict: nwords must be a finite number "
-                            ">= 1, got %R", PyTuple_GET_ITEM(args, 1));
-    if (k < 1 || k > BCL_BLOOM_KMAX)
-        return PyErr_Format(PyExc_ValueError, "predict: k must be in [1, %d], got %d",
-                            BCL_BLOOM_KMAX, k);
-    return PyFloat_FromDouble(bcl_bloom_predict(n, nwords, k));
+                            ">= 1, got %R", a[1]);
+    return PyFloat_FromDouble(bcl_bloom_predict(n, nwords, (int)k));
 }
 
 /* ---- attributes ----------------------------------------------------------------- */
@@ -453,11 +455,6 @@ static PyGetSetDef bloom_getset[] = {
 };
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
-BCLPY_BY_NAME1(kw_insert, bloom_insert, "insert", "x")
-BCLPY_BY_NAME1(kw_find, bloom_find, "find", "x")
-BCLPY_BY_NAME1(kw_insert_many, bloom_insert_many, "insert_many", "xs")
-BCLPY_BY_NAME1(kw_find_many, bloom_find_many, "find_many", "xs")
-BCLPY_BY_NAME1(kw_owner, bloom_owner, "owner", "x")
 
 static PyObject *bloom_close(BloomObject *self, PyObject *noargs)
 {
@@ -474,13 +471,13 @@ static PyObject *bloom_close(BloomObject *self, PyObject *noargs)
 
 static PyMethodDef bloom_methods[] = {
     BCLPY_LIFE_METHODS(bloom_close),
-    {"insert", BCLPY_KW_METHOD(kw_insert), BCLPY_DOC_BF_INSERT},
-    {"find", BCLPY_KW_METHOD(kw_find), BCLPY_DOC_BF_FIND},
-    {"insert_many", BCLPY_KW_METHOD(kw_insert_many), BCLPY_DOC_BF_INSERT_MANY},
-    {"find_many", BCLPY_KW_METHOD(kw_find_many), BCLPY_DOC_BF_FIND_MANY},
-    {"owner", BCLPY_KW_METHOD(kw_owner), BCLPY_DOC_BF_OWNER},
-    {"plan", (PyCFunction)(void (*)(void))bloom_plan, METH_VARARGS | METH_KEYWORDS | METH_STATIC, BCLPY_DOC_BF_PLAN},
-    {"predict", (PyCFunction)bloom_predict, METH_VARARGS | METH_STATIC, BCLPY_DOC_BF_PREDICT},
+    {"insert", BCLPY_KW_METHOD(bloom_insert), BCLPY_DOC_BF_INSERT},
+    {"find", BCLPY_KW_METHOD(bloom_find), BCLPY_DOC_BF_FIND},
+    {"insert_many", BCLPY_KW_METHOD(bloom_insert_many), BCLPY_DOC_BF_INSERT_MANY},
+    {"find_many", BCLPY_KW_METHOD(bloom_find_many), BCLPY_DOC_BF_FIND_MANY},
+    {"owner", BCLPY_KW_METHOD(bloom_owner), BCLPY_DOC_BF_OWNER},
+    {"plan", BCLPY_KW_METHOD(bloom_plan) | METH_STATIC, BCLPY_DOC_BF_PLAN},
+    {"predict", BCLPY_KW_METHOD(bloom_predict) | METH_STATIC, BCLPY_DOC_BF_PREDICT},
     {NULL, NULL, 0, NULL}
 };
 
@@ -488,7 +485,7 @@ static PySequenceMethods bloom_as_sequence = {
     .sq_contains = (objobjproc)bloom_contains,
 };
 
-static PyTypeObject BloomType = {
+PyTypeObject bclpy_BloomType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl.BloomFilter",
     .tp_basicsize = sizeof(BloomObject),
@@ -502,15 +499,3 @@ static PyTypeObject BloomType = {
     .tp_init = (initproc)bloom_init,
     .tp_new = bloom_new,
 };
-
-int bclpy_register_bloom(PyObject *m)
-{
-    if (PyType_Ready(&BloomType) < 0)
-        return -1;
-    Py_INCREF(&BloomType);
-    if (PyModule_AddObject(m, "BloomFilter", (PyObject *)&BloomType) < 0) {
-        Py_DECREF(&BloomType);
-        return -1;
-    }
-    return 0;
-}

@@ -93,10 +93,12 @@ int64_t bclpy_dtype_digest(PyArray_Descr *d)
 
 /* collective_failed(what): Python-level validation of a collective call
  * failed on this rank; take part in its agreement so the peers raise too. */
-static PyObject *py_collective_failed(PyObject *self, PyObject *arg)
+static PyObject *py_collective_failed(PyObject *self, BCLPY_FASTARGS)
 {
-    const char *what = PyUnicode_AsUTF8(arg);
-    if (!what)
+    PyObject *arg;
+    const char *what;
+    if (bclpy_parse("collective_failed", args, nargs, kwnames, NULL, 1, 1, &arg) < 0 ||
+        bclpy_str_arg(arg, "what", 0, &what) < 0)
         return NULL;
     bclpy_collective_begin();
     PyErr_SetString(PyExc_ValueError, "placeholder");   /* join_as_failed keeps it */
@@ -106,13 +108,16 @@ static PyObject *py_collective_failed(PyObject *self, PyObject *arg)
 }
 
 /* agree(what, names, values): the Python package's collectives agree too. */
-static PyObject *py_agree(PyObject *self, PyObject *args)
+static PyObject *py_agree(PyObject *self, BCLPY_FASTARGS)
 {
+    PyObject *a[3];
     const char *what;
-    PyObject *names, *values;
-    if (!PyArg_ParseTuple(args, "sO!O!:agree", &what, &PyTuple_Type, &names,
-                          &PyTuple_Type, &values))
+    if (bclpy_parse("agree", args, nargs, kwnames, NULL, 3, 3, a) < 0 ||
+        bclpy_str_arg(a[0], "what", 0, &what) < 0)
         return NULL;
+    PyObject *names = a[1], *values = a[2];
+    if (!PyTuple_Check(names) || !PyTuple_Check(values))
+        return PyErr_Format(PyExc_TypeError, "agree: names and values must be tuples");
     Py_ssize_t n = PyTuple_GET_SIZE(names);
     if (n != PyTuple_GET_SIZE(values) || n > BCL_AGREE_MAX)
         return PyErr_Format(PyExc_ValueError, "agree: %zd names for %zd values (max %d)",
@@ -178,56 +183,7 @@ static PyObject *kw_allgather_bytes(PyObject *self, PyObject *const *args,
 
 PyMethodDef bclpy_collective_methods[] = {
     {"allgather_bytes", BCLPY_KW_METHOD(kw_allgather_bytes), BCLPY_DOC_ALLGATHER_BYTES},
-    {"collective_failed", py_collective_failed, METH_O, BCLPY_DOC_COLLECTIVE_FAILED},
-    {"agree", py_agree, METH_VARARGS, BCLPY_DOC_AGREE},
+    {"collective_failed", BCLPY_KW_METHOD(py_collective_failed), BCLPY_DOC_COLLECTIVE_FAILED},
+    {"agree", BCLPY_KW_METHOD(py_agree), BCLPY_DOC_AGREE},
     {NULL, NULL, 0, NULL}
 };
-
-PyObject *bclpy_index(PyObject *o, const char *name)
-{
-    PyObject *i = PyNumber_Index(o);
-    if (!i && PyErr_ExceptionMatches(PyExc_TypeError)) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name,
-                     Py_TYPE(o)->tp_name);
-    }
-    return i;
-}
-
-int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, long long *out)
-{
-    if (!PyIndex_Check(o) || PyBool_Check(o)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name,
-                     Py_TYPE(o)->tp_name);
-        return -1;
-    }
-    PyObject *i = bclpy_index(o, name);
-    if (!i)
-        return -1;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
-    Py_DECREF(i);
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    if (overflow || v < lo || v > hi) {
-        PyErr_Format(PyExc_ValueError, "%s must be in [%lld, %lld], got %R", name, lo, hi, o);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-int bclpy_stale(const char *tname, int created)
-{
-    if (!created)
-        PyErr_Format(bclpy_Error, "%s was not initialised", tname);
-    else if (created == BCLPY_CLOSED)
-        PyErr_Format(PyExc_ValueError, "operation on a closed %s", tname);
-    else if (!bcl_rt.initialized)
-        PyErr_Format(bclpy_Error, "%s cannot be used: pybcl was finalized", tname);
-    else
-        PyErr_Format(bclpy_Error, "%s was made before pybcl.finalize() and the runtime "
-                     "was initialised again: containers do not survive a finalize "
-                     "(make a new one)", tname);
-    return -1;
-}

@@ -1,4 +1,9 @@
-/* convert.c -- Python object <-> element bytes, dtype checks, auto-init. */
+/*
+ * convert.c -- conversions shared by the binding files: dtype-likes to
+ * descriptors, bytes to NumPy scalars, zero-copy views of segment memory,
+ * atomic operands and results, element types in a repr.  The casting rules
+ * (Python object -> element bytes without loss) are in cast.c.
+ */
 #include "bclpy.h"
 
 #include <stdint.h>
@@ -135,67 +140,6 @@ PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype)
     if (PyDataType_ELSIZE(dtype) == 4)
         return PyLong_FromLong((int32_t)(uint32_t)bits);
     return PyLong_FromLongLong((int64_t)bits);
-}
-
-/* The promise flag classes of pybcl/conprom.py, looked up once each. */
-static PyObject *promise_class(const char *name)
-{
-    static PyObject *hashmap_cls, *queue_cls;
-    PyObject **slot = !strcmp(name, "HashMap") ? &hashmap_cls : &queue_cls;
-    if (!*slot) {
-        PyObject *mod = PyImport_ImportModule("pybcl.conprom");
-        if (!mod)
-            return NULL;
-        PyObject *cprom = PyObject_GetAttrString(mod, "ConProm");
-        Py_DECREF(mod);
-        if (!cprom)
-            return NULL;
-        *slot = PyObject_GetAttrString(cprom, name);
-        Py_DECREF(cprom);
-    }
-    return *slot;
-}
-
-int bclpy_promise(PyObject *p, const char *container, unsigned *bits)
-{
-    *bits = 0;
-    if (p == NULL || p == Py_None)
-        return 0;
-    PyObject *cls = promise_class(container);
-    if (!cls)
-        return -1;
-    int ok = (PyObject *)Py_TYPE(p) == cls ? 1 : PyObject_IsInstance(p, cls);
-    if (ok < 0)
-        return -1;
-    if (!ok) {
-        PyErr_Format(PyExc_TypeError, "promise must be a pybcl.ConProm.%s flag or None, "
-                     "not %R", container, p);
-        return -1;
-    }
-    long v = PyLong_AsLong(p);
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    *bits = (unsigned)v;
-    return 0;
-}
-
-int bclpy_ensure_init(void)
-{
-    if (bcl_rt.initialized)
-        return 0;
-    PyObject *pybcl = PyImport_ImportModule("pybcl");
-    if (!pybcl)
-        return -1;
-    PyObject *r = PyObject_CallMethod(pybcl, "init", NULL);
-    Py_DECREF(pybcl);
-    if (!r)
-        return -1;
-    Py_DECREF(r);
-    if (!bcl_rt.initialized) {
-        PyErr_SetString(bclpy_Error, "pybcl.init() did not initialise the runtime");
-        return -1;
-    }
-    return 0;
 }
 
 /* The repr style of every pybcl object is its constructor call, so element

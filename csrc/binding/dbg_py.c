@@ -14,13 +14,6 @@
 
 #include "kernels/bcl_dbg.h"
 
-#define CHECK(expr)                         \
-    do {                                    \
-        bcl_status st_ = (expr);            \
-        if (st_ != BCL_OK)                  \
-            return bclpy_raise(st_);        \
-    } while (0)
-
 /* A 1-d contiguous array of `type` (converted without loss), or NULL with an
  * exception naming the argument. */
 static PyArrayObject *arr_in(PyObject *o, int type, const char *fn, const char *name)
@@ -247,7 +240,7 @@ static PyObject *py_starts_local(PyObject *self, PyObject *const *args, Py_ssize
     return res;
 }
 
-static PyMethodDef dbg_functions[] = {
+PyMethodDef bclpy_dbg_methods[] = {
     {"dbg_bloom_add", BCLPY_KW_METHOD(py_bloom_add),
      "dbg_bloom_add(bits, keys)\n--\n\nAdd uint64 keys to a blocked Bloom filter held in "
      "bits (a writable uint64 array, a power of two of words; filters built on different "
@@ -272,12 +265,3 @@ static PyMethodDef dbg_functions[] = {
      "in keys."},
     {NULL, NULL, 0, NULL}
 };
-
-int bclpy_register_dbg_walk(PyObject *m);     /* dbg_walk_py.c */
-
-int bclpy_register_dbg(PyObject *m)
-{
-    if (PyModule_AddFunctions(m, dbg_functions) < 0)
-        return -1;
-    return bclpy_register_dbg_walk(m);
-}

@@ -30,14 +30,16 @@ static PyArrayObject *u64_arr(PyObject *o, const char *name)
 
 static int walk_init(DbgWalk *self, PyObject *args, PyObject *kw)
 {
-    static char *names[] = { "k", "starts", "values", "limit", NULL };
-    int k;
-    unsigned long long limit;
-    PyObject *so, *vo;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "iOOK:DbgWalk", names, &k, &so, &vo, &limit))
+    static const char *const names[] = { "k", "starts", "values", "limit" };
+    long long k, limit;
+    PyObject *a[4];
+    if (bclpy_parse_init("DbgWalk", args, kw, names, 4, 4, a) < 0 ||
+        bclpy_int_arg(a[0], "DbgWalk: k", INT_MIN, INT_MAX, &k) < 0 ||
+        bclpy_int_arg(a[3], "DbgWalk: limit", 0, LLONG_MAX, &limit) < 0)
         return -1;
-    if (!bcl_dbg_k_ok(k))
-        return PyErr_Format(PyExc_ValueError, "DbgWalk: k must be odd and in [3, 31], got %d",
+    PyObject *so = a[1], *vo = a[2];
+    if (!bcl_dbg_k_ok((int)k))
+        return PyErr_Format(PyExc_ValueError, "DbgWalk: k must be odd and in [3, 31], got %lld",
                             k), -1;
     PyArrayObject *s = u64_arr(so, "starts");
     PyArrayObject *v = s ? u64_arr(vo, "values") : NULL;
@@ -48,7 +50,7 @@ static int walk_init(DbgWalk *self, PyObject *args, PyObject *kw)
         if (self->live)
             bcl_dbg_walk_free(&self->w);
         self->live = 0;
-        bcl_status st = bcl_dbg_walk_init(&self->w, k, PyArray_DATA(s), PyArray_DATA(v),
+        bcl_status st = bcl_dbg_walk_init(&self->w, (int)k, PyArray_DATA(s), PyArray_DATA(v),
                                           (size_t)PyArray_SIZE(s), (uint64_t)limit);
         if (st != BCL_OK)
             bclpy_raise(st);
@@ -164,7 +166,7 @@ static PyMethodDef walk_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-static PyTypeObject DbgWalkType = {
+PyTypeObject bclpy_DbgWalkType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl._core.DbgWalk",
     .tp_basicsize = sizeof(DbgWalk),
@@ -177,15 +179,3 @@ static PyTypeObject DbgWalkType = {
     .tp_init = (initproc)walk_init,
     .tp_new = PyType_GenericNew,
 };
-
-int bclpy_register_dbg_walk(PyObject *m)
-{
-    if (PyType_Ready(&DbgWalkType) < 0)
-        return -1;
-    Py_INCREF(&DbgWalkType);
-    if (PyModule_AddObject(m, "DbgWalk", (PyObject *)&DbgWalkType) < 0) {
-        Py_DECREF(&DbgWalkType);
-        return -1;
-    }
-    return 0;
-}

@@ -66,15 +66,14 @@ PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype)
 
 static PyObject *gptr_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = { "rank", "offset", "dtype", NULL };
+    static const char *const names[] = { "rank", "offset", "dtype" };
     long long rank, offset;
-    PyObject *rank_obj, *offset_obj, *dtype_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:GlobalPtr", kwlist, &rank_obj,
-                                     &offset_obj, &dtype_obj))
+    PyObject *a[3];
+    if (bclpy_parse_init("GlobalPtr", args, kwds, names, 2, 3, a) < 0 ||
+        bclpy_int_arg(a[0], "GlobalPtr: rank", 0, INT32_MAX, &rank) < 0 ||
+        bclpy_int_arg(a[1], "GlobalPtr: offset", 0, LLONG_MAX, &offset) < 0)
         return NULL;
-    if (bclpy_int_arg(rank_obj, "GlobalPtr: rank", 0, INT32_MAX, &rank) < 0 ||
-        bclpy_int_arg(offset_obj, "GlobalPtr: offset", 0, LLONG_MAX, &offset) < 0)
-        return NULL;
+    PyObject *dtype_obj = a[2];
     PyArray_Descr *dtype = dtype_obj ? bclpy_dtype(dtype_obj, "dtype")
                                      : PyArray_DescrFromType(NPY_INT64);
     if (!dtype)
@@ -347,12 +346,14 @@ static PyMappingMethods gptr_as_mapping = {
 
 /* ---- methods ------------------------------------------------------------ */
 
-static PyObject *gptr_local(bclpy_GlobalPtr *self, PyObject *args, PyObject *kwds)
+static PyObject *gptr_local(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
 {
-    static char *kwlist[] = { "count", NULL };
-    PyObject *count_obj = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:local", kwlist, &count_obj))
+    static const char *const names[] = { "count" };
+    PyObject *count_obj;
+    if (bclpy_parse("local", args, nargs, kwnames, names, 0, 1, &count_obj) < 0)
         return NULL;
+    if (!count_obj)
+        count_obj = Py_None;
     if (bclpy_ensure_init() < 0)
         return NULL;
     if (self->ptr.rank != bcl_rt.rank)
@@ -394,13 +395,22 @@ static PyObject *gptr_reduce(bclpy_GlobalPtr *self, PyObject *noargs)
                          (unsigned long long)self->blk_len);
 }
 
-static PyObject *gptr_setstate(bclpy_GlobalPtr *self, PyObject *state)
+static PyObject *gptr_setstate(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
 {
-    unsigned long long off, len;
-    if (!PyArg_ParseTuple(state, "KK:__setstate__", &off, &len))
+    PyObject *state;
+    long long off, len;
+    if (bclpy_parse("__setstate__", args, nargs, kwnames, NULL, 1, 1, &state) < 0)
         return NULL;
-    if (len && (off > self->ptr.offset || self->ptr.offset - off > len))
-        return PyErr_Format(PyExc_ValueError, "__setstate__: block [%llu, +%llu) does not "
+    if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 2)
+        return PyErr_Format(PyExc_TypeError, "__setstate__: state must be a tuple "
+                            "(offset, length), not %R", state);
+    if (bclpy_int_arg(PyTuple_GET_ITEM(state, 0), "__setstate__: offset", 0, LLONG_MAX,
+                      &off) < 0 ||
+        bclpy_int_arg(PyTuple_GET_ITEM(state, 1), "__setstate__: length", 0, LLONG_MAX,
+                      &len) < 0)
+        return NULL;
+    if (len && ((uint64_t)off > self->ptr.offset || self->ptr.offset - (uint64_t)off > (uint64_t)len))
+        return PyErr_Format(PyExc_ValueError, "__setstate__: block [%lld, +%lld) does not "
                             "hold %R", off, len, (PyObject *)self);
     self->blk_off = off;
     self->blk_len = len;
@@ -408,9 +418,9 @@ static PyObject *gptr_setstate(bclpy_GlobalPtr *self, PyObject *state)
 }
 
 static PyMethodDef gptr_methods[] = {
-    {"local", (PyCFunction)(void (*)(void))gptr_local, METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_GPTR_LOCAL},
+    {"local", BCLPY_KW_METHOD(gptr_local), BCLPY_DOC_GPTR_LOCAL},
     {"__reduce__", (PyCFunction)gptr_reduce, METH_NOARGS, BCLPY_DOC_GPTR_REDUCE},
-    {"__setstate__", (PyCFunction)gptr_setstate, METH_O, BCLPY_DOC_GPTR_SETSTATE},
+    {"__setstate__", BCLPY_KW_METHOD(gptr_setstate), BCLPY_DOC_GPTR_SETSTATE},
     {NULL, NULL, 0, NULL}
 };
 

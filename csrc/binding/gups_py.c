@@ -80,14 +80,9 @@ static PyObject *py_gups_atomic(PyObject *m, PyObject *const *args, Py_ssize_t n
     return PyLong_FromUnsignedLongLong(state);
 }
 
-static PyMethodDef gups_methods[] = {
+PyMethodDef bclpy_gups_methods[] = {
     {"gups_starts", BCLPY_KW_METHOD(py_gups_starts), BCLPY_DOC_GUPS_STARTS},
     {"gups_stream", BCLPY_KW_METHOD(py_gups_stream), BCLPY_DOC_GUPS_STREAM},
     {"gups_atomic", BCLPY_KW_METHOD(py_gups_atomic), BCLPY_DOC_GUPS_ATOMIC},
     {NULL, NULL, 0, NULL}
 };
-
-int bclpy_register_gups(PyObject *m)
-{
-    return PyModule_AddFunctions(m, gups_methods);
-}

@@ -10,21 +10,12 @@
 
 #include "hashmap_py.h"
 
-/* Stale containers (freed by finalize(), or of an earlier init()) raise. */
-#define LIVE_OR(self, fail)                                                      \
-    do {                                                                         \
-        if (!bclpy_current((self)->live, (self)->epoch)) {                       \
-            bclpy_stale("HashMap", (self)->live);                                \
-            return fail;                                                         \
-        }                                                                        \
-    } while (0)
-
 /* 1: erased, 0: absent, -1: error. */
 int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key)
 {
     bcl_hm_key k;
     int found = 0;
-    LIVE_OR(self, -1);
+    HM_LIVE_OR(self, -1);
     if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
         return -1;
     bcl_status st = bcl_hm_erase(&self->m, &k, &found);
@@ -33,8 +24,11 @@ int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key)
     return found;
 }
 
-PyObject *bclpy_hm_erase(bclpy_HashMap *self, PyObject *key)
+PyObject *bclpy_hm_erase(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
+    PyObject *key;
+    if (bclpy_parse1("erase", args, nargs, kwnames, "key", &key) < 0)
+        return NULL;
     int r = bclpy_hm_erase_key(self, key);
     return r < 0 ? NULL : PyBool_FromLong(r);
 }
@@ -58,9 +52,12 @@ static PyObject *erase_many_seq(bclpy_HashMap *self, PyObject *keys)
     return (PyObject *)found;
 }
 
-PyObject *bclpy_hm_erase_many(bclpy_HashMap *self, PyObject *keys)
+PyObject *bclpy_hm_erase_many(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    LIVE_OR(self, NULL);
+    PyObject *keys;
+    if (bclpy_parse1("erase_many", args, nargs, kwnames, "keys", &keys) < 0)
+        return NULL;
+    HM_LIVE_OR(self, NULL);
     if (bclpy_elemtype_is_var(&self->kt))
         return erase_many_seq(self, keys);
     PyArrayObject *ka = bclpy_hm_array(keys, self->kt.dtype, "keys");
@@ -97,7 +94,7 @@ Py_ssize_t bclpy_hm_length(bclpy_HashMap *self)
 {
     uint64_t n = 0;
     bcl_status st;
-    LIVE_OR(self, -1);
+    HM_LIVE_OR(self, -1);
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hm_size(&self->m, &n);
     Py_END_ALLOW_THREADS

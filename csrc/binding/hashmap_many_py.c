@@ -11,11 +11,6 @@
 
 #include "hashmap_py.h"
 
-PyArrayObject *bclpy_hm_array(PyObject *obj, PyArray_Descr *dtype, const char *argname)
-{
-    return bclpy_to_array(obj, dtype, 1, 1, argname);    /* lossless (cast.c) */
-}
-
 static int is_fixed(bclpy_HashMap *self)
 {
     return !bclpy_elemtype_is_var(&self->kt) && !bclpy_elemtype_is_var(&self->vt);
@@ -140,8 +135,7 @@ PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, PyObject *const *args, Py_ss
     if (bclpy_parse("insert_many", args, nargs, kwnames, names, 2, 3, a) < 0 ||
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
-    if (!bclpy_current(self->live, self->epoch))
-        return bclpy_stale("HashMap", self->live), NULL;
+    HM_LIVE_OR(self, NULL);
     if (!is_fixed(self))
         return insert_many_var(self, a[0], a[1]);
     PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
@@ -219,8 +213,7 @@ PyObject *bclpy_hm_find_many(bclpy_HashMap *self, PyObject *const *args, Py_ssiz
     if (bclpy_parse("find_many", args, nargs, kwnames, names, 1, 2, a) < 0 ||
         bclpy_hm_promise(a[1], &promise) < 0)
         return NULL;
-    if (!bclpy_current(self->live, self->epoch))
-        return bclpy_stale("HashMap", self->live), NULL;
+    HM_LIVE_OR(self, NULL);
     if (!is_fixed(self))
         return find_many_var(self, a[0], promise);
     PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
@@ -289,8 +282,7 @@ PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
         return NULL;
     if (bclpy_parse("accumulate_many", args, nargs, kwnames, names, 1, 2, a) < 0)
         return NULL;
-    if (!bclpy_current(self->live, self->epoch))
-        return bclpy_stale("HashMap", self->live), NULL;
+    HM_LIVE_OR(self, NULL);
     if (self->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self, "accumulate_many");
     PyObject *one = a[1] ? NULL : PyLong_FromLong(1);

@@ -19,57 +19,6 @@
 #include "comm/bcl_agree.h"
 #include "binding/docstrings/hashmap.h"
 
-#define CHECK(expr)                         \
-    do {                                    \
-        bcl_status st_ = (expr);            \
-        if (st_ != BCL_OK)                  \
-            return bclpy_raise(st_);        \
-    } while (0)
-
-/* ---- promises ------------------------------------------------------------ */
-
-int bclpy_hm_promise(PyObject *p, int *bits)
-{
-    unsigned u;
-    if (bclpy_promise(p, "HashMap", &u) < 0)
-        return -1;
-    *bits = (int)u;
-    return 0;
-}
-
-/* ---- keys and values ----------------------------------------------------- */
-
-/* key -> its serialized bytes in self->kw, and the core's view of them. */
-int bclpy_hm_key(bclpy_HashMap *self, PyObject *key, bcl_mp_writer *w, bcl_hm_key *k)
-{
-    bcl_mp_writer_reset(w);
-    if (bclpy_key_serialize(&self->kt, key, w, "key") < 0)
-        return -1;
-    *k = bcl_hm_key_make(w->buf, w->len);
-    return 0;
-}
-
-/* value -> its serialized bytes in w (the map stores them). */
-int bclpy_hm_value(bclpy_HashMap *self, PyObject *value, bcl_mp_writer *w,
-                   const char *argname)
-{
-    bcl_mp_writer_reset(w);
-    return bclpy_elem_serialize(&self->vt, value, w, argname);
-}
-
-PyObject *bclpy_hm_not_numeric(bclpy_HashMap *self, const char *fname)
-{
-    PyObject *spec = bclpy_elemtype_spec(&self->vt);
-    PyObject *name = spec ? PyObject_GetAttrString(spec, "__name__") : NULL;
-    PyErr_Clear();                     /* np.dtype has no __name__: use its repr */
-    PyErr_Format(PyExc_TypeError, "%s() needs a numeric value type (a native integer or "
-                 "float dtype); this map's value_type is %R", fname,
-                 name ? name : spec);
-    Py_XDECREF(name);
-    Py_XDECREF(spec);
-    return NULL;
-}
-
 /* ---- construction -------------------------------------------------------- */
 
 /* The value dtype's arithmetic, for accumulate (the map decides how it adds). */
@@ -87,16 +36,19 @@ static bcl_hm_num value_num(const bclpy_elemtype *t)
 
 static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = { "capacity", "key_type", "value_type", NULL };
+    static const char *const kwlist[] = { "capacity", "key_type", "value_type" };
     long long capacity;
     PyObject *cap_o, *kspec = NULL, *vspec = NULL;
     if (self->live) {
         PyErr_SetString(PyExc_RuntimeError, "HashMap is already initialised");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO:HashMap", kwlist, &cap_o,
-                                     &kspec, &vspec))
+    PyObject *a_[3];
+    if (bclpy_parse_init("HashMap", args, kwds, kwlist, 1, 3, a_) < 0)
         return -1;
+    cap_o = a_[0];
+    kspec = a_[1];
+    vspec = a_[2];
     /* 2^48 buckets is already far past any segment: the bound only keeps
      * the size arithmetic below from overflowing. */
     if (bclpy_int_arg(cap_o, "capacity", 1, 1LL << 48, &capacity) < 0)
@@ -175,12 +127,6 @@ static PyObject *hm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
-#define LIVE(self)                                                               \
-    do {                                                                         \
-        if (!bclpy_current((self)->live, (self)->epoch))                        \
-            return bclpy_stale("HashMap", (self)->live), NULL;                  \
-    } while (0)
-
 /* ---- insert / find ------------------------------------------------------- */
 
 static PyObject *do_insert(bclpy_HashMap *self, PyObject *key, PyObject *value, int promise)
@@ -199,7 +145,7 @@ static PyObject *hm_insert(bclpy_HashMap *self, PyObject *const *args, Py_ssize_
     static const char *const names[] = { "key", "value", "promise" };
     PyObject *a[3];
     int promise;
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     if (bclpy_parse("insert", args, nargs, kwnames, names, 2, 3, a) < 0 ||
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
@@ -229,7 +175,7 @@ static PyObject *hm_find(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t 
     static const char *const names[] = { "key", "default", "promise" };
     PyObject *a[3], *v = NULL;
     int promise;
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     if (bclpy_parse("find", args, nargs, kwnames, names, 1, 3, a) < 0 ||
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
@@ -243,19 +189,19 @@ static PyObject *hm_find(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t 
     return v;
 }
 
-static PyObject *hm_get(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *hm_get(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    PyObject *v = NULL;
-    LIVE(self);
-    if (nargs < 1 || nargs > 2)
-        return PyErr_Format(PyExc_TypeError, "get() takes 1 or 2 arguments (%zd given)",
-                            nargs);
-    int r = do_find(self, args[0], 0, &v);
+    static const char *const names[] = { "key", "default" };
+    PyObject *a[2], *v = NULL;
+    if (bclpy_parse("get", args, nargs, kwnames, names, 1, 2, a) < 0)
+        return NULL;
+    HM_LIVE_OR(self, NULL);
+    int r = do_find(self, a[0], 0, &v);
     if (r < 0)
         return NULL;
     if (r)
         return v;
-    v = nargs > 1 ? args[1] : Py_None;
+    v = a[1] ? a[1] : Py_None;
     Py_INCREF(v);
     return v;
 }
@@ -263,7 +209,7 @@ static PyObject *hm_get(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t n
 static PyObject *hm_subscript(bclpy_HashMap *self, PyObject *key)
 {
     PyObject *v = NULL;
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     int r = do_find(self, key, 0, &v);
     if (r == 0)
         PyErr_SetObject(PyExc_KeyError, key);
@@ -272,8 +218,7 @@ static PyObject *hm_subscript(bclpy_HashMap *self, PyObject *key)
 
 static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
 {
-    if (!bclpy_current(self->live, self->epoch))
-        return bclpy_stale("HashMap", self->live);
+    HM_LIVE_OR(self, -1);
     if (!value)
         return bclpy_hm_delitem(self, key);
     PyObject *r = do_insert(self, key, value, 0);
@@ -283,8 +228,7 @@ static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
 
 static int hm_contains(bclpy_HashMap *self, PyObject *key)
 {
-    if (!bclpy_current(self->live, self->epoch))
-        return bclpy_stale("HashMap", self->live);
+    HM_LIVE_OR(self, -1);
     return do_find(self, key, 0, NULL);
 }
 
@@ -298,7 +242,7 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, PyObject *const *args, Py_ss
     int promise;
     bcl_hm_key k;
     unsigned char d[8];
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     if (bclpy_parse("accumulate", args, nargs, kwnames, names, 1, 3, a) < 0 ||
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
@@ -315,25 +259,17 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, PyObject *const *args, Py_ss
     Py_RETURN_NONE;
 }
 
-int bclpy_hm_refuse_in_modify(bclpy_HashMap *self, const char *method)
+static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *argv, Py_ssize_t argc,
+                           PyObject *kwnames)
 {
-    if (self->modify_depth > 0 && self->modify_thread == PyThread_get_thread_ident()) {
-        PyErr_Format(PyExc_RuntimeError, "HashMap.%s() inside a modify() fn on the same "
-                     "map: the batch could wait for the bucket modify() holds", method);
-        return -1;
-    }
-    return 0;
-}
-
-static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 2)
-        return PyErr_Format(PyExc_TypeError, "modify() takes 2 arguments (%zd given)",
-                            nargs);
+    static const char *const names[] = { "key", "fn" };
+    PyObject *args[2];
+    if (bclpy_parse("modify", argv, argc, kwnames, names, 2, 2, args) < 0)
+        return NULL;
     if (!PyCallable_Check(args[1]))     /* before the bucket is locked */
         return PyErr_Format(PyExc_TypeError, "modify: fn must be callable, not %.100s",
                             Py_TYPE(args[1])->tp_name);
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     bcl_mp_writer kw, vw;
     bcl_mp_writer_init(&kw);
     bcl_mp_writer_init(&vw);
@@ -405,7 +341,7 @@ static PyObject *hm_size_body(bclpy_HashMap *self)
 {
     uint64_t n;
     bcl_status st;
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     if (agree_view(self, "HashMap.size()") < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
@@ -426,8 +362,11 @@ static PyObject *hm_size(bclpy_HashMap *self, PyObject *noargs)
 
 /* _collective_view(what): the first step of the Python-level views
  * (items(), keys(), values(), iter()): flush, then agree on (what, map). */
-static PyObject *hm_collective_view(bclpy_HashMap *self, PyObject *what_o)
+static PyObject *hm_collective_view(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
+    PyObject *what_o;
+    if (bclpy_parse1("_collective_view", args, nargs, kwnames, "what", &what_o) < 0)
+        return NULL;
     const char *what = PyUnicode_Check(what_o) ? PyUnicode_AsUTF8(what_o) : NULL;
     if (!what)
         return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "what must be a "
@@ -471,7 +410,7 @@ static int add_item(void *vctx, const void *key_slot, const void *val_slot)
 
 static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs)
 {
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     items_ctx c = { self, PyList_New(0) };
     if (!c.list)
         return NULL;
@@ -481,7 +420,7 @@ static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs)
 
 static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
 {
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     long long n;
     if (bclpy_int_arg(arg, "new_capacity", 1, 1LL << 48, &n) < 0)
         return NULL;
@@ -497,18 +436,24 @@ static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-static PyObject *hm_resize(bclpy_HashMap *self, PyObject *arg)
+static PyObject *hm_resize(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
+    PyObject *arg;
+    if (bclpy_parse1("resize", args, nargs, kwnames, "new_capacity", &arg) < 0)
+        return NULL;
     bclpy_collective_begin();
     PyObject *r = hm_resize_body(self, arg);
     bclpy_collective_end(r ? 0 : -1, "HashMap.resize()");
     return r;
 }
 
-static PyObject *hm_owner(bclpy_HashMap *self, PyObject *key)
+static PyObject *hm_owner(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
+    PyObject *key;
+    if (bclpy_parse1("owner", args, nargs, kwnames, "key", &key) < 0)
+        return NULL;
     bcl_hm_key k;
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
         return NULL;
     return PyLong_FromLong(bcl_hm_owner(&self->m, &k));
@@ -547,19 +492,12 @@ static PyObject *hm_repr(bclpy_HashMap *self)
 }
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
-BCLPY_BY_NAME(kw_get, hm_get, "get", 1, 2, "key", "default")
-BCLPY_BY_NAME(kw_modify, hm_modify, "modify", 2, 2, "key", "fn")
-BCLPY_BY_NAME1(kw_erase, bclpy_hm_erase, "erase", "key")
-BCLPY_BY_NAME1(kw_erase_many, bclpy_hm_erase_many, "erase_many", "keys")
-BCLPY_BY_NAME1(kw_resize, hm_resize, "resize", "new_capacity")
-BCLPY_BY_NAME1(kw_collective_view, hm_collective_view, "_collective_view", "what")
-BCLPY_BY_NAME1(kw_owner, hm_owner, "owner", "key")
 
 static PyObject *hm_close(bclpy_HashMap *self, PyObject *noargs)
 {
     if (self->live == BCLPY_CLOSED)
         Py_RETURN_NONE;
-    LIVE(self);
+    HM_LIVE_OR(self, NULL);
     if (bclpy_life_close("HashMap.close()", &self->life) < 0)
         return NULL;
     bcl_hm_destroy(&self->m);       /* every rank is here: nobody uses it */
@@ -569,24 +507,21 @@ static PyObject *hm_close(bclpy_HashMap *self, PyObject *noargs)
 
 static PyMethodDef hm_methods[] = {
     BCLPY_LIFE_METHODS(hm_close),
-    {"insert", (PyCFunction)(void (*)(void))hm_insert, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_INSERT},
-    {"find", (PyCFunction)(void (*)(void))hm_find, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_FIND},
-    {"get", BCLPY_KW_METHOD(kw_get), BCLPY_DOC_HM_GET},
-    {"accumulate", (PyCFunction)(void (*)(void))hm_accumulate, METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_ACCUMULATE},
-    {"modify", BCLPY_KW_METHOD(kw_modify), BCLPY_DOC_HM_MODIFY},
-    {"insert_many", (PyCFunction)(void (*)(void))bclpy_hm_insert_many,
-     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_INSERT_MANY},
-    {"find_many", (PyCFunction)(void (*)(void))bclpy_hm_find_many,
-     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_FIND_MANY},
-    {"accumulate_many", (PyCFunction)(void (*)(void))bclpy_hm_accumulate_many,
-     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_ACCUMULATE_MANY},
-    {"erase", BCLPY_KW_METHOD(kw_erase), BCLPY_DOC_HM_ERASE},
-    {"erase_many", BCLPY_KW_METHOD(kw_erase_many), BCLPY_DOC_HM_ERASE_MANY},
+    {"insert", BCLPY_KW_METHOD(hm_insert), BCLPY_DOC_HM_INSERT},
+    {"find", BCLPY_KW_METHOD(hm_find), BCLPY_DOC_HM_FIND},
+    {"get", BCLPY_KW_METHOD(hm_get), BCLPY_DOC_HM_GET},
+    {"accumulate", BCLPY_KW_METHOD(hm_accumulate), BCLPY_DOC_HM_ACCUMULATE},
+    {"modify", BCLPY_KW_METHOD(hm_modify), BCLPY_DOC_HM_MODIFY},
+    {"insert_many", BCLPY_KW_METHOD(bclpy_hm_insert_many), BCLPY_DOC_HM_INSERT_MANY},
+    {"find_many", BCLPY_KW_METHOD(bclpy_hm_find_many), BCLPY_DOC_HM_FIND_MANY},
+    {"accumulate_many", BCLPY_KW_METHOD(bclpy_hm_accumulate_many), BCLPY_DOC_HM_ACCUMULATE_MANY},
+    {"erase", BCLPY_KW_METHOD(bclpy_hm_erase), BCLPY_DOC_HM_ERASE},
+    {"erase_many", BCLPY_KW_METHOD(bclpy_hm_erase_many), BCLPY_DOC_HM_ERASE_MANY},
     {"size", (PyCFunction)hm_size, METH_NOARGS, BCLPY_DOC_HM_SIZE},
     {"local_items", (PyCFunction)hm_local_items, METH_NOARGS, BCLPY_DOC_HM_LOCAL_ITEMS},
-    {"resize", BCLPY_KW_METHOD(kw_resize), BCLPY_DOC_HM_RESIZE},
-    {"_collective_view", BCLPY_KW_METHOD(kw_collective_view), BCLPY_DOC_HM_COLLECTIVE_VIEW},
-    {"owner", BCLPY_KW_METHOD(kw_owner), BCLPY_DOC_HM_OWNER},
+    {"resize", BCLPY_KW_METHOD(hm_resize), BCLPY_DOC_HM_RESIZE},
+    {"_collective_view", BCLPY_KW_METHOD(hm_collective_view), BCLPY_DOC_HM_COLLECTIVE_VIEW},
+    {"owner", BCLPY_KW_METHOD(hm_owner), BCLPY_DOC_HM_OWNER},
     {NULL, NULL, 0, NULL}
 };
 
@@ -626,11 +561,3 @@ PyTypeObject bclpy_HashMapType = {
     .tp_init = (initproc)hm_init,
     .tp_new = hm_new,
 };
-
-int bclpy_register_hashmap(PyObject *m)
-{
-    if (PyType_Ready(&bclpy_HashMapType) < 0 ||
-        PyModule_AddObjectRef(m, "HashMap", (PyObject *)&bclpy_HashMapType) < 0)
-        return -1;
-    return bclpy_register_hashmap_buffer(m);
-}

@@ -1,7 +1,10 @@
 /*
- * hashmap_py.h -- shared by the HashMap binding files: hashmap_py.c (type,
- * scalar methods), hashmap_many_py.c (NumPy batch methods), hmbuffer_py.c
- * (HashMapBuffer).  Include after bclpy.h.
+ * hashmap_py.h -- the one internal header of the HashMap binding.  The files
+ * form a tree: hashmap_py.c (the type, scalar methods) calls the leaves
+ * hashmap_many_py.c (NumPy batch methods) and hashmap_erase_py.c (deletion,
+ * len); hmbuffer_py.c (HashMapBuffer) stands beside them; all of them use
+ * hashmap_common.c (conversions, checks), which calls none of them.
+ * Include after bclpy.h.
  */
 #ifndef BCLPY_HASHMAP_PY_H
 #define BCLPY_HASHMAP_PY_H
@@ -21,7 +24,10 @@ typedef struct {
     unsigned long modify_thread;  /* ... in this thread (the GIL orders them) */
 } bclpy_HashMap;
 
-extern PyTypeObject bclpy_HashMapType;
+/* Return `fail` with the stale-container exception unless the map is usable. */
+#define HM_LIVE_OR(self, fail) BCLPY_LIVE_OR("HashMap", (self)->live, (self)->epoch, fail)
+
+/* ---- hashmap_common.c ---------------------------------------------------- */
 
 /* None/NULL -> 0, a ConProm.HashMap flag -> its bits; -1 with TypeError. */
 int bclpy_hm_promise(PyObject *p, int *bits);
@@ -43,7 +49,15 @@ PyObject *bclpy_hm_not_numeric(bclpy_HashMap *self, const char *fname);
  * would leave reader counts behind, so batches are refused outright). */
 int bclpy_hm_refuse_in_modify(bclpy_HashMap *self, const char *method);
 
-/* Batch methods (hashmap_many_py.c). */
+/* Fixed keys/values as contiguous 1-d arrays of the map's dtypes (new
+ * references; lossless, cast.c). */
+static inline PyArrayObject *bclpy_hm_array(PyObject *obj, PyArray_Descr *dtype,
+                                            const char *argname)
+{
+    return bclpy_to_array(obj, dtype, 1, 1, argname);
+}
+
+/* ---- batch methods (hashmap_many_py.c) ----------------------------------- */
 PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, PyObject *const *args,
                                Py_ssize_t nargs, PyObject *kwnames);
 PyObject *bclpy_hm_find_many(bclpy_HashMap *self, PyObject *const *args,
@@ -51,17 +65,11 @@ PyObject *bclpy_hm_find_many(bclpy_HashMap *self, PyObject *const *args,
 PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
                                    Py_ssize_t nargs, PyObject *kwnames);
 
-/* Deletion and len() (hashmap_erase_py.c). */
+/* ---- deletion and len() (hashmap_erase_py.c) ----------------------------- */
 int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key);
-PyObject *bclpy_hm_erase(bclpy_HashMap *self, PyObject *key);
-PyObject *bclpy_hm_erase_many(bclpy_HashMap *self, PyObject *keys);
+PyObject *bclpy_hm_erase(bclpy_HashMap *self, BCLPY_FASTARGS);
+PyObject *bclpy_hm_erase_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 int bclpy_hm_delitem(bclpy_HashMap *self, PyObject *key);
 Py_ssize_t bclpy_hm_length(bclpy_HashMap *self);
-
-/* Fixed keys/values as contiguous arrays of the map's dtypes (new refs). */
-PyArrayObject *bclpy_hm_array(PyObject *obj, PyArray_Descr *dtype, const char *argname);
-
-/* HashMapBuffer (hmbuffer_py.c). */
-int bclpy_register_hashmap_buffer(PyObject *m);
 
 #endif /* BCLPY_HASHMAP_PY_H */

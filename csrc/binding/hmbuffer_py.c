@@ -18,16 +18,19 @@ typedef struct {
 
 static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = { "hashmap", "queue_size", "message_size", NULL };
+    static const char *const kwlist[] = { "hashmap", "queue_size", "message_size" };
     PyObject *map, *qs_obj, *ms_obj;
     long long qs, ms;
     if (self->live) {
         PyErr_SetString(PyExc_RuntimeError, "HashMapBuffer is already initialised");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO:HashMapBuffer", kwlist,
-                                     &map, &qs_obj, &ms_obj))
+    PyObject *a_[3];
+    if (bclpy_parse_init("HashMapBuffer", args, kwds, kwlist, 3, 3, a_) < 0)
         return -1;
+    map = a_[0];
+    qs_obj = a_[1];
+    ms_obj = a_[2];
     if (!PyObject_TypeCheck(map, &bclpy_HashMapType)) {
         PyErr_Format(PyExc_TypeError, "HashMapBuffer: hashmap must be a pybcl.HashMap, "
                      "not %.100s", Py_TYPE(map)->tp_name);
@@ -116,34 +119,39 @@ static PyObject *add_one(bclpy_HMBuf *self, PyObject *key, PyObject *val, int ac
     Py_RETURN_NONE;
 }
 
-static PyObject *hb_insert(bclpy_HMBuf *self, PyObject *const *args, Py_ssize_t nargs)
+static const char *const KEY_VALUE[] = { "key", "value" }, *const KEY_DELTA[] = { "key", "delta" },
+                        *const KEYS_VALUES[] = { "keys", "values" },
+                        *const KEYS_DELTAS[] = { "keys", "deltas" };
+
+static PyObject *hb_insert(bclpy_HMBuf *self, BCLPY_FASTARGS)
 {
+    PyObject *a[2];
+    if (bclpy_parse("insert", args, nargs, kwnames, KEY_VALUE, 2, 2, a) < 0)
+        return NULL;
     LIVE(self);
-    if (nargs != 2)
-        return PyErr_Format(PyExc_TypeError, "insert() takes 2 arguments (%zd given)", nargs);
-    return add_one(self, args[0], args[1], 0);
+    return add_one(self, a[0], a[1], 0);
 }
 
-static PyObject *hb_accumulate(bclpy_HMBuf *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *hb_accumulate(bclpy_HMBuf *self, BCLPY_FASTARGS)
 {
+    PyObject *a[2];
+    if (bclpy_parse("accumulate", args, nargs, kwnames, KEY_DELTA, 1, 2, a) < 0)
+        return NULL;
     LIVE(self);
-    if (nargs < 1 || nargs > 2)
-        return PyErr_Format(PyExc_TypeError, "accumulate() takes 1 or 2 arguments");
     if (self->map->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self->map, "accumulate");
-    return add_one(self, args[0], nargs > 1 ? args[1] : NULL, 1);
+    return add_one(self, a[0], a[1], 1);
 }
 
-static PyObject *add_many(bclpy_HMBuf *self, PyObject *const *args, Py_ssize_t nargs, int acc)
+/* keys, and values (deltas: 1 when NULL) for them. */
+static PyObject *add_many(bclpy_HMBuf *self, PyObject *keys, PyObject *vals, int acc)
 {
     bclpy_HashMap *hm = self->map;
-    if (nargs < 1 + !acc || nargs > 2)
-        return PyErr_Format(PyExc_TypeError, "wrong number of arguments");
-    PyArrayObject *ka = bclpy_hm_array(args[0], hm->kt.dtype, "keys");
+    PyArrayObject *ka = bclpy_hm_array(keys, hm->kt.dtype, "keys");
     if (!ka)
         return NULL;
-    PyObject *one = nargs > 1 ? NULL : PyLong_FromLong(1);
-    PyArrayObject *va = bclpy_to_array(nargs > 1 ? args[1] : one, hm->vt.dtype, 0, 1,
+    PyObject *one = vals ? NULL : PyLong_FromLong(1);
+    PyArrayObject *va = bclpy_to_array(vals ? vals : one, hm->vt.dtype, 0, 1,
                                        acc ? "deltas" : "values");
     Py_XDECREF(one);
     PyObject *r = NULL;
@@ -167,19 +175,24 @@ static PyObject *add_many(bclpy_HMBuf *self, PyObject *const *args, Py_ssize_t n
     return r;
 }
 
-static PyObject *hb_insert_many(bclpy_HMBuf *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *hb_insert_many(bclpy_HMBuf *self, BCLPY_FASTARGS)
 {
+    PyObject *a[2];
+    if (bclpy_parse("insert_many", args, nargs, kwnames, KEYS_VALUES, 2, 2, a) < 0)
+        return NULL;
     LIVE(self);
-    return add_many(self, args, nargs, 0);
+    return add_many(self, a[0], a[1], 0);
 }
 
-static PyObject *hb_accumulate_many(bclpy_HMBuf *self, PyObject *const *args,
-                                    Py_ssize_t nargs)
+static PyObject *hb_accumulate_many(bclpy_HMBuf *self, BCLPY_FASTARGS)
 {
+    PyObject *a[2];
+    if (bclpy_parse("accumulate_many", args, nargs, kwnames, KEYS_DELTAS, 1, 2, a) < 0)
+        return NULL;
     LIVE(self);
     if (self->map->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self->map, "accumulate_many");
-    return add_many(self, args, nargs, 1);
+    return add_many(self, a[0], a[1], 1);
 }
 
 /* The buffer's identity, the same on every rank for one buffer: the
@@ -252,18 +265,13 @@ static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
 }
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
-BCLPY_BY_NAME(kw_insert, hb_insert, "insert", 2, 2, "key", "value")
-BCLPY_BY_NAME(kw_accumulate, hb_accumulate, "accumulate", 1, 2, "key", "delta")
-BCLPY_BY_NAME(kw_insert_many, hb_insert_many, "insert_many", 2, 2, "keys", "values")
-BCLPY_BY_NAME(kw_accumulate_many, hb_accumulate_many, "accumulate_many", 1, 2, "keys", "deltas")
 
 /* Entries not yet flushed are dropped with the buffer (flush() first). */
 static PyObject *hb_close(bclpy_HMBuf *self, PyObject *noargs)
 {
     if (self->live == BCLPY_CLOSED)
         Py_RETURN_NONE;
-    if (!bclpy_current(self->live, self->epoch))
-        return bclpy_stale("HashMapBuffer", self->live), NULL;
+    BCLPY_LIVE_OR("HashMapBuffer", self->live, self->epoch, NULL);
     if (bclpy_life_close("HashMapBuffer.close()", &self->life) < 0)
         return NULL;
     bcl_hmbuf_destroy(&self->b);    /* every rank is here: no push is coming */
@@ -273,10 +281,10 @@ static PyObject *hb_close(bclpy_HMBuf *self, PyObject *noargs)
 
 static PyMethodDef hb_methods[] = {
     BCLPY_LIFE_METHODS(hb_close),
-    {"insert", BCLPY_KW_METHOD(kw_insert), BCLPY_DOC_HB_INSERT},
-    {"accumulate", BCLPY_KW_METHOD(kw_accumulate), BCLPY_DOC_HB_ACCUMULATE},
-    {"insert_many", BCLPY_KW_METHOD(kw_insert_many), BCLPY_DOC_HB_INSERT_MANY},
-    {"accumulate_many", BCLPY_KW_METHOD(kw_accumulate_many), BCLPY_DOC_HB_ACCUMULATE_MANY},
+    {"insert", BCLPY_KW_METHOD(hb_insert), BCLPY_DOC_HB_INSERT},
+    {"accumulate", BCLPY_KW_METHOD(hb_accumulate), BCLPY_DOC_HB_ACCUMULATE},
+    {"insert_many", BCLPY_KW_METHOD(hb_insert_many), BCLPY_DOC_HB_INSERT_MANY},
+    {"accumulate_many", BCLPY_KW_METHOD(hb_accumulate_many), BCLPY_DOC_HB_ACCUMULATE_MANY},
     {"flush", (PyCFunction)hb_flush, METH_NOARGS, BCLPY_DOC_HB_FLUSH},
     {NULL, NULL, 0, NULL}
 };
@@ -306,7 +314,7 @@ static PyObject *hb_repr(bclpy_HMBuf *self)
                                 self->b.queue_size, self->b.message_size);
 }
 
-static PyTypeObject bclpy_HMBufType = {
+PyTypeObject bclpy_HMBufType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pybcl._core.HashMapBuffer",
     .tp_basicsize = sizeof(bclpy_HMBuf),
@@ -319,11 +327,3 @@ static PyTypeObject bclpy_HMBufType = {
     .tp_init = (initproc)hb_init,
     .tp_new = PyType_GenericNew,
 };
-
-int bclpy_register_hashmap_buffer(PyObject *m)
-{
-    if (PyType_Ready(&bclpy_HMBufType) < 0 ||
-        PyModule_AddObjectRef(m, "HashMapBuffer", (PyObject *)&bclpy_HMBufType) < 0)
-        return -1;
-    return 0;
-}

@@ -1,5 +1,6 @@
 /*
- * module.c -- pybcl._core: exceptions, runtime calls, module initialisation.
+ * module.c -- pybcl._core: the runtime calls and module initialisation (every
+ * type and function table of the binding is added here; exceptions: errors.c).
  *
  * The Python package (pybcl/) wraps these with defaults read from the
  * environment; here we only convert arguments and call the core.
@@ -18,32 +19,6 @@
 #include "containers/bcl_object.h"
 #include "binding/docstrings/runtime.h"
 
-PyObject *bclpy_Error, *bclpy_SegmentFull, *bclpy_ContainerFull, *bclpy_Empty;
-
-PyObject *bclpy_raise(bcl_status st)
-{
-    PyObject *exc;
-    switch (st) {
-    case BCL_ERR_INTERRUPTED:       /* the signal handler's exception is set */
-        if (PyErr_Occurred())
-            return NULL;
-        exc = PyExc_KeyboardInterrupt;
-        break;
-    case BCL_ERR_ARG: case BCL_ERR_DECODE: exc = PyExc_ValueError; break;
-    case BCL_ERR_TYPE: exc = PyExc_TypeError; break;
-    case BCL_ERR_BOUNDS: exc = PyExc_IndexError; break;
-    case BCL_ERR_SEGFULL: exc = bclpy_SegmentFull; break;
-    case BCL_ERR_FULL: exc = bclpy_ContainerFull; break;
-    case BCL_ERR_EMPTY: exc = bclpy_Empty; break;
-    case BCL_ERR_NOMEM: exc = PyExc_MemoryError; break;
-    case BCL_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
-    case BCL_ERR_REENTRY: exc = PyExc_RuntimeError; break;
-    default: exc = bclpy_Error; break;
-    }
-    PyErr_SetString(exc, bcl_last_error());
-    return NULL;
-}
-
 /* The core's wait loops call this (bcl_interrupt.h): run Python's pending
  * signal handlers, so Ctrl-C reaches a rank blocked in barrier() or a spin
  * loop.  Works whether or not the caller released the GIL; only the main
@@ -59,13 +34,6 @@ static int check_python_signals(void)
     PyGILState_Release(g);
     return raised;
 }
-
-#define CHECK(expr)                         \
-    do {                                    \
-        bcl_status st_ = (expr);            \
-        if (st_ != BCL_OK)                  \
-            return bclpy_raise(st_);        \
-    } while (0)
 
 static int parse_transport(const char *name, bcl_transport *out)
 {
@@ -83,18 +51,18 @@ static int parse_transport(const char *name, bcl_transport *out)
 
 /* init(comm_address, segment_size, transport, async_progress)
  * comm_address: address of an MPI_Comm handle (mpi4py's MPI._addressof). */
-static PyObject *py_init(PyObject *self, PyObject *args)
+static PyObject *py_init(PyObject *self, BCLPY_FASTARGS)
 {
-    unsigned long long comm_addr;
-    Py_ssize_t segsize;
+    PyObject *a[4];
+    long long comm_addr, segsize;
     const char *transport;
     int async_progress;
-    if (!PyArg_ParseTuple(args, "Knsp:init", &comm_addr, &segsize, &transport,
-                          &async_progress))
+    if (bclpy_parse("init", args, nargs, kwnames, NULL, 4, 4, a) < 0 ||
+        bclpy_int_arg(a[0], "comm_address", 0, LLONG_MAX, &comm_addr) < 0 ||
+        bclpy_int_arg(a[1], "segment_size", 1, PY_SSIZE_T_MAX, &segsize) < 0 ||
+        bclpy_str_arg(a[2], "transport", 0, &transport) < 0 ||
+        (async_progress = PyObject_IsTrue(a[3])) < 0)
         return NULL;
-    if (segsize <= 0)
-        return PyErr_Format(PyExc_ValueError, "segment_size must be positive, got %zd",
-                            segsize);
     bcl_transport t;
     if (parse_transport(transport, &t) < 0)
         return NULL;
@@ -107,10 +75,12 @@ static PyObject *py_init(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyObject *py_finalize(PyObject *self, PyObject *args)
+static PyObject *py_finalize(PyObject *self, BCLPY_FASTARGS)
 {
+    PyObject *a[1];
     double exit_guard = 0.0;
-    if (!PyArg_ParseTuple(args, "|d:finalize", &exit_guard))
+    if (bclpy_parse("finalize", args, nargs, kwnames, NULL, 0, 1, a) < 0 ||
+        (a[0] && bclpy_double_arg(a[0], "exit_guard", &exit_guard) < 0))
         return NULL;
     if (!(exit_guard >= 0) || exit_guard > 1e9)     /* also refuses NaN */
         return PyErr_Format(PyExc_ValueError,
@@ -128,13 +98,16 @@ static PyObject *py_finalize(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyObject *py_arm_exit_guard(PyObject *self, PyObject *args)
+static PyObject *py_arm_exit_guard(PyObject *self, BCLPY_FASTARGS)
 {
+    PyObject *a[2];
     double seconds;
-    int rank;
-    if (!PyArg_ParseTuple(args, "di:arm_exit_guard", &seconds, &rank))
+    long long rank;
+    if (bclpy_parse("arm_exit_guard", args, nargs, kwnames, NULL, 2, 2, a) < 0 ||
+        bclpy_double_arg(a[0], "seconds", &seconds) < 0 ||
+        bclpy_int_arg(a[1], "rank", INT_MIN, INT_MAX, &rank) < 0)
         return NULL;
-    CHECK(bcl_exit_guard_arm(seconds, rank));
+    CHECK(bcl_exit_guard_arm(seconds, (int)rank));
     Py_RETURN_NONE;
 }
 
@@ -212,12 +185,14 @@ static PyObject *py_progress(PyObject *self, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
-static PyObject *py_abort(PyObject *self, PyObject *arg)
+static PyObject *py_abort(PyObject *self, BCLPY_FASTARGS)
 {
-    int code = (int)PyLong_AsLong(arg);
-    if (code == -1 && PyErr_Occurred())
+    PyObject *arg;
+    long long code;
+    if (bclpy_parse("abort", args, nargs, kwnames, NULL, 1, 1, &arg) < 0 ||
+        bclpy_int_arg(arg, "code", INT_MIN, INT_MAX, &code) < 0)
         return NULL;
-    bcl_abort(code);
+    bcl_abort((int)code);
     Py_RETURN_NONE;   /* not reached */
 }
 
@@ -233,13 +208,23 @@ static PyObject *py_wait_policy(PyObject *self, PyObject *noargs)
 
 /* watchdog_arm(report_after, report_signal, report, abort_after, abort, fd, exit_code):
  * see runtime/bcl_watchdog.h.  Needs no init (before it, abort is exit). */
-static PyObject *py_watchdog_arm(PyObject *self, PyObject *args)
+static PyObject *py_watchdog_arm(PyObject *self, BCLPY_FASTARGS)
 {
+    PyObject *a[7];
+    long long sig, fd, exit_code;
     bcl_watchdog_plan plan;
-    if (!PyArg_ParseTuple(args, "dizdzii:watchdog_arm", &plan.report_after,
-                          &plan.report_signal, &plan.report, &plan.abort_after,
-                          &plan.abort, &plan.fd, &plan.exit_code))
+    if (bclpy_parse("watchdog_arm", args, nargs, kwnames, NULL, 7, 7, a) < 0 ||
+        bclpy_double_arg(a[0], "report_after", &plan.report_after) < 0 ||
+        bclpy_int_arg(a[1], "report_signal", INT_MIN, INT_MAX, &sig) < 0 ||
+        bclpy_str_arg(a[2], "report", 1, &plan.report) < 0 ||
+        bclpy_double_arg(a[3], "abort_after", &plan.abort_after) < 0 ||
+        bclpy_str_arg(a[4], "abort", 1, &plan.abort) < 0 ||
+        bclpy_int_arg(a[5], "fd", INT_MIN, INT_MAX, &fd) < 0 ||
+        bclpy_int_arg(a[6], "exit_code", INT_MIN, INT_MAX, &exit_code) < 0)
         return NULL;
+    plan.report_signal = (int)sig;
+    plan.fd = (int)fd;
+    plan.exit_code = (int)exit_code;
     CHECK(bcl_watchdog_arm(&plan));
     Py_RETURN_NONE;
 }
@@ -251,12 +236,15 @@ static PyObject *py_watchdog_disarm(PyObject *self, PyObject *noargs)
 }
 
 /* bcast_bytes(data_or_None, root) -> bytes: every rank gets root's bytes. */
-static PyObject *py_bcast_bytes(PyObject *self, PyObject *args)
+static PyObject *py_bcast_bytes(PyObject *self, BCLPY_FASTARGS)
 {
-    PyObject *data;
-    int root;
-    if (!PyArg_ParseTuple(args, "Oi:bcast_bytes", &data, &root))
+    PyObject *a[2];
+    long long root_ll;
+    if (bclpy_parse("bcast_bytes", args, nargs, kwnames, NULL, 2, 2, a) < 0 ||
+        bclpy_int_arg(a[1], "root", INT_MIN, INT_MAX, &root_ll) < 0)
         return NULL;
+    PyObject *data = a[0];
+    int root = (int)root_ll;
     NEED_INIT();
     if (root < 0 || root >= bcl_rt.nprocs)
         return PyErr_Format(PyExc_ValueError, "root must be a rank in [0, %d), got %d",
@@ -302,12 +290,17 @@ static int elem_of(PyArray_Descr *d, bcl_elem *out)
 }
 
 /* allreduce_inplace(array, opcode): array is a writable C-contiguous ndarray. */
-static PyObject *py_allreduce_inplace(PyObject *self, PyObject *args)
+static PyObject *py_allreduce_inplace(PyObject *self, BCLPY_FASTARGS)
 {
-    PyArrayObject *arr;
-    int op;
-    if (!PyArg_ParseTuple(args, "O!i:allreduce_inplace", &PyArray_Type, &arr, &op))
+    PyObject *a[2];
+    long long op;
+    if (bclpy_parse("allreduce_inplace", args, nargs, kwnames, NULL, 2, 2, a) < 0 ||
+        bclpy_int_arg(a[1], "opcode", INT_MIN, INT_MAX, &op) < 0)
         return NULL;
+    if (!PyArray_Check(a[0]))
+        return PyErr_Format(PyExc_TypeError, "allreduce_inplace: array must be a NumPy "
+                            "array, not %.100s", Py_TYPE(a[0])->tp_name);
+    PyArrayObject *arr = (PyArrayObject *)a[0];
     NEED_INIT();
     bcl_elem elem;
     if (elem_of(PyArray_DESCR(arr), &elem) < 0)
@@ -316,7 +309,7 @@ static PyObject *py_allreduce_inplace(PyObject *self, PyObject *args)
     if (!PyArray_IS_C_CONTIGUOUS(arr) || !PyArray_ISWRITEABLE(arr))
         return PyErr_Format(PyExc_ValueError, "allreduce: need a writable contiguous array");
     if (op < BCL_SUM || op > BCL_BXOR)
-        return PyErr_Format(PyExc_ValueError, "allreduce: bad op code %d", op);
+        return PyErr_Format(PyExc_ValueError, "allreduce: bad op code %lld", op);
     bcl_status st;
     void *data = PyArray_DATA(arr);
     size_t n = (size_t)PyArray_SIZE(arr);
@@ -351,9 +344,9 @@ static PyObject *py_mpi_env_default(PyObject *self, PyObject *noargs)
 }
 
 PyMethodDef bclpy_runtime_methods[] = {
-    {"init", py_init, METH_VARARGS, BCLPY_DOC_INIT},
-    {"finalize", py_finalize, METH_VARARGS, BCLPY_DOC_FINALIZE},
-    {"arm_exit_guard", py_arm_exit_guard, METH_VARARGS, BCLPY_DOC_ARM_EXIT_GUARD},
+    {"init", BCLPY_KW_METHOD(py_init), BCLPY_DOC_INIT},
+    {"finalize", BCLPY_KW_METHOD(py_finalize), BCLPY_DOC_FINALIZE},
+    {"arm_exit_guard", BCLPY_KW_METHOD(py_arm_exit_guard), BCLPY_DOC_ARM_EXIT_GUARD},
     {"initialized", py_initialized, METH_NOARGS, BCLPY_DOC_INITIALIZED},
     {"rank", py_rank, METH_NOARGS, BCLPY_DOC_RANK},
     {"nprocs", py_nprocs, METH_NOARGS, BCLPY_DOC_NPROCS},
@@ -363,11 +356,11 @@ PyMethodDef bclpy_runtime_methods[] = {
     {"flush", py_flush, METH_NOARGS, BCLPY_DOC_FLUSH},
     {"progress", py_progress, METH_NOARGS, BCLPY_DOC_PROGRESS},
     {"_flush_stats", py_flush_stats, METH_NOARGS, BCLPY_DOC_FLUSH_STATS},
-    {"abort", py_abort, METH_O, BCLPY_DOC_ABORT},
-    {"bcast_bytes", py_bcast_bytes, METH_VARARGS, BCLPY_DOC_BCAST_BYTES},
-    {"allreduce_inplace", py_allreduce_inplace, METH_VARARGS, BCLPY_DOC_ALLREDUCE_INPLACE},
+    {"abort", BCLPY_KW_METHOD(py_abort), BCLPY_DOC_ABORT},
+    {"bcast_bytes", BCLPY_KW_METHOD(py_bcast_bytes), BCLPY_DOC_BCAST_BYTES},
+    {"allreduce_inplace", BCLPY_KW_METHOD(py_allreduce_inplace), BCLPY_DOC_ALLREDUCE_INPLACE},
     {"wait_policy", py_wait_policy, METH_NOARGS, BCLPY_DOC_WAIT_POLICY},
-    {"watchdog_arm", py_watchdog_arm, METH_VARARGS, BCLPY_DOC_WATCHDOG_ARM},
+    {"watchdog_arm", BCLPY_KW_METHOD(py_watchdog_arm), BCLPY_DOC_WATCHDOG_ARM},
     {"watchdog_disarm", py_watchdog_disarm, METH_NOARGS, BCLPY_DOC_WATCHDOG_DISARM},
     {"ranks_per_node", py_ranks_per_node, METH_NOARGS, BCLPY_DOC_RANKS_PER_NODE},
     {"progress_thread", py_progress_thread, METH_NOARGS, BCLPY_DOC_PROGRESS_THREAD},
@@ -375,29 +368,35 @@ PyMethodDef bclpy_runtime_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-/* Each container's binding file defines its bclpy_register_* function; the
- * weak defaults here keep the module importable while one is absent. */
-#define WEAK_REGISTER(name) \
-    __attribute__((weak)) int name(PyObject *m) { (void)m; return 0; }
-WEAK_REGISTER(bclpy_register_msgpack)
-WEAK_REGISTER(bclpy_register_queues)
-WEAK_REGISTER(bclpy_register_hashmap)
-WEAK_REGISTER(bclpy_register_bloom)
-WEAK_REGISTER(bclpy_register_arrays)
-WEAK_REGISTER(bclpy_register_apps)
-WEAK_REGISTER(bclpy_register_array_update)
-WEAK_REGISTER(bclpy_register_gups)
-WEAK_REGISTER(bclpy_register_dbg)
+/* Every type and function table of pybcl._core, declared in bclpy.h. */
+static const struct { const char *name; PyTypeObject *type; } types[] = {
+    {"GlobalPtr", &bclpy_GlobalPtrType},
+    {"FastQueue", &bclpy_FastQueueType},
+    {"CircularQueue", &bclpy_CircularQueueType},
+    {"HashMap", &bclpy_HashMapType},
+    {"HashMapBuffer", &bclpy_HMBufType},
+    {"BloomFilter", &bclpy_BloomType},
+    {"DArray", &bclpy_DArrayType},
+    {"Array", &bclpy_ArrayType},
+    {"DArrayBuffer", &bclpy_DABufType},
+    {"DbgWalk", &bclpy_DbgWalkType},
+};
 
-static int register_containers(PyObject *m)
+static PyMethodDef *const method_tables[] = {
+    bclpy_runtime_methods, bclpy_configure_methods, bclpy_ops_methods, bclpy_collective_methods,
+    bclpy_msgpack_methods, bclpy_gups_methods, bclpy_dbg_methods,
+};
+
+static int add_types_and_functions(PyObject *m)
 {
-    return bclpy_register_msgpack(m) < 0 || bclpy_register_queues(m) < 0 ||
-                   bclpy_register_hashmap(m) < 0 || bclpy_register_bloom(m) < 0 ||
-                   bclpy_register_arrays(m) < 0 || bclpy_register_apps(m) < 0 ||
-                   bclpy_register_array_update(m) < 0 || bclpy_register_gups(m) < 0 ||
-                   bclpy_register_dbg(m) < 0
-               ? -1
-               : 0;
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (PyType_Ready(types[i].type) < 0 ||
+            PyModule_AddObjectRef(m, types[i].name, (PyObject *)types[i].type) < 0)
+            return -1;
+    for (size_t i = 0; i < sizeof method_tables / sizeof method_tables[0]; i++)
+        if (PyModule_AddFunctions(m, method_tables[i]) < 0)
+            return -1;
+    return bclpy_register_apps(m);
 }
 
 static struct PyModuleDef core_module = {
@@ -406,64 +405,13 @@ static struct PyModuleDef core_module = {
     NULL, NULL, NULL, NULL, NULL
 };
 
-/* pybcl.<name> subclassing both queue.<base> and pybcl.Error, so code
- * written for the standard library's queues catches pybcl's too. */
-static PyObject *queue_style_exception(const char *name, const char *base,
-                                       const char *doc)
-{
-    PyObject *queue_mod = PyImport_ImportModule("queue");
-    if (!queue_mod)
-        return NULL;
-    PyObject *std = PyObject_GetAttrString(queue_mod, base);
-    Py_DECREF(queue_mod);
-    if (!std)
-        return NULL;
-    PyObject *bases = PyTuple_Pack(2, std, bclpy_Error);
-    Py_DECREF(std);
-    if (!bases)
-        return NULL;
-    PyObject *exc = PyErr_NewExceptionWithDoc(name, doc, bases, NULL);
-    Py_DECREF(bases);
-    return exc;
-}
-
-static int add_exceptions(PyObject *m)
-{
-    bclpy_Error = PyErr_NewExceptionWithDoc("pybcl.Error", BCLPY_DOC_EXC_ERROR, NULL, NULL);
-    if (!bclpy_Error)
-        return -1;
-    PyObject *bases = PyTuple_Pack(2, PyExc_MemoryError, bclpy_Error);
-    if (!bases)
-        return -1;
-    bclpy_SegmentFull = PyErr_NewExceptionWithDoc("pybcl.SegmentFull",
-                                                  BCLPY_DOC_EXC_SEGMENTFULL, bases, NULL);
-    Py_DECREF(bases);
-    bclpy_ContainerFull = queue_style_exception("pybcl.ContainerFull", "Full",
-                                                BCLPY_DOC_EXC_CONTAINERFULL);
-    bclpy_Empty = queue_style_exception("pybcl.Empty", "Empty", BCLPY_DOC_EXC_EMPTY);
-    if (!bclpy_SegmentFull || !bclpy_ContainerFull || !bclpy_Empty)
-        return -1;
-    if (PyModule_AddObjectRef(m, "Error", bclpy_Error) < 0 ||
-        PyModule_AddObjectRef(m, "SegmentFull", bclpy_SegmentFull) < 0 ||
-        PyModule_AddObjectRef(m, "ContainerFull", bclpy_ContainerFull) < 0 ||
-        PyModule_AddObjectRef(m, "Empty", bclpy_Empty) < 0)
-        return -1;
-    return 0;
-}
-
 PyMODINIT_FUNC PyInit__core(void)
 {
     import_array();
     PyObject *m = PyModule_Create(&core_module);
     if (!m)
         return NULL;
-    if (add_exceptions(m) < 0 ||
-        PyModule_AddFunctions(m, bclpy_runtime_methods) < 0 ||
-        PyModule_AddFunctions(m, bclpy_ops_methods) < 0 ||
-        PyModule_AddFunctions(m, bclpy_collective_methods) < 0 ||
-        PyType_Ready(&bclpy_GlobalPtrType) < 0 ||
-        PyModule_AddObjectRef(m, "GlobalPtr", (PyObject *)&bclpy_GlobalPtrType) < 0 ||
-        register_containers(m) < 0) {
+    if (bclpy_add_exceptions(m) < 0 || add_types_and_functions(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -425,8 +425,11 @@ int bclpy_pack_key(bcl_mp_writer *w, PyObject *obj)
 static bcl_mp_writer packb_writer;
 static int packb_busy;
 
-static PyObject *py_packb(PyObject *self, PyObject *obj)
+static PyObject *py_packb(PyObject *self, BCLPY_FASTARGS)
 {
+    PyObject *obj;
+    if (bclpy_parse1("packb", args, nargs, kwnames, "obj", &obj) < 0)
+        return NULL;
     bcl_mp_writer local, *w = &packb_writer;
     PyObject *res = NULL;
 
@@ -668,8 +671,11 @@ PyObject *bclpy_unpack_key(const unsigned char *data, size_t len)
     return obj;
 }
 
-static PyObject *py_unpackb(PyObject *self, PyObject *data)
+static PyObject *py_unpackb(PyObject *self, BCLPY_FASTARGS)
 {
+    PyObject *data;
+    if (bclpy_parse1("unpackb", args, nargs, kwnames, "data", &data) < 0)
+        return NULL;
     Py_buffer view;
     PyObject *res;
 
@@ -686,8 +692,6 @@ static PyObject *py_unpackb(PyObject *self, PyObject *data)
 
 /* ----------------------------------------------------------------- hashing */
 
-BCLPY_BY_NAME1(kw_packb, py_packb, "packb", "obj")
-BCLPY_BY_NAME1(kw_unpackb, py_unpackb, "unpackb", "data")
 
 /* A uint64 argument: TypeError / OverflowError naming it (CPython's own
  * "an integer is required" / "can't convert negative int" name nothing). */
@@ -718,17 +722,15 @@ static int parse_seed(PyObject *o, uint64_t *seed)
     return o ? parse_u64(o, "seed", seed) : 0;
 }
 
-static PyObject *py_hash64(PyObject *self, PyObject *args, PyObject *kw)
+static PyObject *py_hash64(PyObject *self, BCLPY_FASTARGS)
 {
-    static char *kwlist[] = {"data", "seed", NULL};
+    static const char *const names[] = { "data", "seed" };
     Py_buffer view;
-    PyObject *seed_obj = NULL;
+    PyObject *a[2];
     uint64_t seed, h;
-
-    (void)self;
-    PyObject *data_obj;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:hash64", kwlist, &data_obj, &seed_obj))
+    if (bclpy_parse("hash64", args, nargs, kwnames, names, 1, 2, a) < 0)
         return NULL;
+    PyObject *data_obj = a[0], *seed_obj = a[1];
     if (PyObject_GetBuffer(data_obj, &view, PyBUF_C_CONTIGUOUS) < 0) {
         PyErr_Clear();
         return PyErr_Format(PyExc_TypeError, "data must be a C-contiguous bytes-like "
@@ -749,35 +751,21 @@ static PyObject *py_hash64(PyObject *self, PyObject *args, PyObject *kw)
     return PyLong_FromUnsignedLongLong(h);
 }
 
-static PyObject *py_hash_u64(PyObject *self, PyObject *args, PyObject *kw)
+static PyObject *py_hash_u64(PyObject *self, BCLPY_FASTARGS)
 {
-    static char *kwlist[] = {"x", "seed", NULL};
-    PyObject *x_obj, *seed_obj = NULL;
+    static const char *const names[] = { "x", "seed" };
+    PyObject *a[2];
     uint64_t x, seed;
-
-    (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:hash_u64", kwlist, &x_obj,
-                                     &seed_obj))
-        return NULL;
-    if (parse_u64(x_obj, "x", &x) < 0)
-        return NULL;
-    if (parse_seed(seed_obj, &seed) < 0)
+    if (bclpy_parse("hash_u64", args, nargs, kwnames, names, 1, 2, a) < 0 ||
+        parse_u64(a[0], "x", &x) < 0 || parse_seed(a[1], &seed) < 0)
         return NULL;
     return PyLong_FromUnsignedLongLong(bcl_hash_u64(x, seed));
 }
 
 PyMethodDef bclpy_msgpack_methods[] = {
-    {"packb", BCLPY_KW_METHOD(kw_packb), BCLPY_DOC_PACKB},
-    {"unpackb", BCLPY_KW_METHOD(kw_unpackb), BCLPY_DOC_UNPACKB},
-    {"hash64", (PyCFunction)(void (*)(void))py_hash64,
-     METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_HASH64},
-    {"hash_u64", (PyCFunction)(void (*)(void))py_hash_u64,
-     METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_HASH_U64},
+    {"packb", BCLPY_KW_METHOD(py_packb), BCLPY_DOC_PACKB},
+    {"unpackb", BCLPY_KW_METHOD(py_unpackb), BCLPY_DOC_UNPACKB},
+    {"hash64", BCLPY_KW_METHOD(py_hash64), BCLPY_DOC_HASH64},
+    {"hash_u64", BCLPY_KW_METHOD(py_hash_u64), BCLPY_DOC_HASH_U64},
     {NULL, NULL, 0, NULL}
 };
-
-/* module.c's registration hook for this file. */
-int bclpy_register_msgpack(PyObject *m)
-{
-    return PyModule_AddFunctions(m, bclpy_msgpack_methods);
-}

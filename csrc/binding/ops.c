@@ -1,19 +1,10 @@
 /* ops.c -- pybcl.alloc/free, rget/rput and the atomics on GlobalPtrs. */
 #include "bclpy.h"
 
-#include <limits.h>
-
 #include <string.h>
 
 #include "runtime/bcl_alloc.h"
 #include "binding/docstrings/ops.h"
-
-#define CHECK(expr)                         \
-    do {                                    \
-        bcl_status st_ = (expr);            \
-        if (st_ != BCL_OK)                  \
-            return bclpy_raise(st_);        \
-    } while (0)
 
 static bclpy_GlobalPtr *as_gptr(PyObject *o, const char *argname)
 {
@@ -25,13 +16,13 @@ static bclpy_GlobalPtr *as_gptr(PyObject *o, const char *argname)
     return (bclpy_GlobalPtr *)o;
 }
 
-static PyObject *py_alloc(PyObject *self, PyObject *args, PyObject *kwds)
+static PyObject *py_alloc(PyObject *self, BCLPY_FASTARGS)
 {
-    static char *kwlist[] = { "count", "dtype", NULL };
-    PyObject *count_obj, *dtype_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:alloc", kwlist, &count_obj,
-                                     &dtype_obj))
+    static const char *const names[] = { "count", "dtype" };
+    PyObject *a[2];
+    if (bclpy_parse("alloc", args, nargs, kwnames, names, 1, 2, a) < 0)
         return NULL;
+    PyObject *count_obj = a[0], *dtype_obj = a[1];
     if (!PyIndex_Check(count_obj))
         return PyErr_Format(PyExc_TypeError, "alloc: count must be an int, not %.100s",
                             Py_TYPE(count_obj)->tp_name);
@@ -63,8 +54,13 @@ static PyObject *py_alloc(PyObject *self, PyObject *args, PyObject *kwds)
     return r;
 }
 
-static PyObject *py_free(PyObject *self, PyObject *arg)
+static const char *const PTR[] = { "ptr" }, *const PTR_V[] = { "ptr", "v" };
+
+static PyObject *py_free(PyObject *self, BCLPY_FASTARGS)
 {
+    PyObject *arg;
+    if (bclpy_parse("free", args, nargs, kwnames, PTR, 1, 1, &arg) < 0)
+        return NULL;
     bclpy_GlobalPtr *p = as_gptr(arg, "ptr");
     if (!p || bclpy_ensure_init() < 0 || bclpy_gptr_check(p, p->ptr.offset, 0) < 0)
         return NULL;
@@ -75,15 +71,15 @@ static PyObject *py_free(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-static PyObject *py_rget(PyObject *self, PyObject *args, PyObject *kwds)
+static PyObject *py_rget(PyObject *self, BCLPY_FASTARGS)
 {
-    static char *kwlist[] = { "ptr", "count", NULL };
-    PyObject *ptr_obj, *count_obj;
+    static const char *const names[] = { "ptr", "count" };
+    PyObject *a[2];
     long long count;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:rget", kwlist, &ptr_obj, &count_obj))
+    if (bclpy_parse("rget", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
-    bclpy_GlobalPtr *p = as_gptr(ptr_obj, "ptr");
-    if (!p || bclpy_int_arg(count_obj, "rget: count", 0, PY_SSIZE_T_MAX, &count) < 0 ||
+    bclpy_GlobalPtr *p = as_gptr(a[0], "ptr");
+    if (!p || bclpy_int_arg(a[1], "rget: count", 0, PY_SSIZE_T_MAX, &count) < 0 ||
         bclpy_ensure_init() < 0)
         return NULL;
     size_t nbytes;
@@ -126,12 +122,13 @@ static int raw_bytes_buffer(PyObject *obj, Py_buffer *view)
     return 0;
 }
 
-static PyObject *py_rput(PyObject *self, PyObject *args, PyObject *kwds)
+static PyObject *py_rput(PyObject *self, BCLPY_FASTARGS)
 {
-    static char *kwlist[] = { "ptr", "array", NULL };
-    PyObject *ptr_obj, *data;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:rput", kwlist, &ptr_obj, &data))
+    static const char *const names[] = { "ptr", "array" };
+    PyObject *a[2];
+    if (bclpy_parse("rput", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
+    PyObject *ptr_obj = a[0], *data = a[1];
     bclpy_GlobalPtr *p = as_gptr(ptr_obj, "ptr");
     if (!p || bclpy_ensure_init() < 0)
         return NULL;
@@ -194,79 +191,67 @@ static int atomic_args(PyObject *ptr_obj, PyObject *v, bclpy_GlobalPtr **p, int 
     return v ? bclpy_atomic_operand(v, (*p)->dtype, operand, vname) : 0;
 }
 
-static PyObject *fetch_op(PyObject *const *args, Py_ssize_t nargs, bcl_atomic_op op,
-                          const char *name)
+static PyObject *fetch_op(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                          bcl_atomic_op op, const char *name)
 {
-    if (nargs != 2)
-        return PyErr_Format(PyExc_TypeError, "%s(ptr, v) takes 2 arguments", name);
+    PyObject *a[2];
     bclpy_GlobalPtr *p;
     int width;
     uint64_t operand, old;
-    if (atomic_args(args[0], args[1], &p, &width, &operand, "v") < 0)
+    if (bclpy_parse(name, args, nargs, kwnames, PTR_V, 2, 2, a) < 0 ||
+        atomic_args(a[0], a[1], &p, &width, &operand, "v") < 0)
         return NULL;
     CHECK(bcl_fetch_op(p->ptr, width, op, operand, &old));
     return bclpy_atomic_result(old, p->dtype);
 }
 
-static PyObject *py_fetch_and_add(PyObject *s, PyObject *const *a, Py_ssize_t n)
-{
-    return fetch_op(a, n, BCL_OP_ADD, "fetch_and_add");
-}
+#define FETCH_OP(fn, op)                                                        \
+    static PyObject *py_##fn(PyObject *self, BCLPY_FASTARGS)                    \
+    {                                                                           \
+        return fetch_op(args, nargs, kwnames, op, #fn);                         \
+    }
+FETCH_OP(fetch_and_add, BCL_OP_ADD)
+FETCH_OP(fetch_and_or, BCL_OP_OR)
+FETCH_OP(fetch_and_and, BCL_OP_AND)
+FETCH_OP(fetch_and_xor, BCL_OP_XOR)
+FETCH_OP(atomic_swap, BCL_OP_REPLACE)
 
-static PyObject *py_fetch_and_or(PyObject *s, PyObject *const *a, Py_ssize_t n)
+static PyObject *py_atomic_load(PyObject *self, BCLPY_FASTARGS)
 {
-    return fetch_op(a, n, BCL_OP_OR, "fetch_and_or");
-}
-
-static PyObject *py_fetch_and_and(PyObject *s, PyObject *const *a, Py_ssize_t n)
-{
-    return fetch_op(a, n, BCL_OP_AND, "fetch_and_and");
-}
-
-static PyObject *py_fetch_and_xor(PyObject *s, PyObject *const *a, Py_ssize_t n)
-{
-    return fetch_op(a, n, BCL_OP_XOR, "fetch_and_xor");
-}
-
-static PyObject *py_atomic_swap(PyObject *s, PyObject *const *a, Py_ssize_t n)
-{
-    return fetch_op(a, n, BCL_OP_REPLACE, "atomic_swap");
-}
-
-static PyObject *py_atomic_load(PyObject *s, PyObject *ptr_obj)
-{
+    PyObject *ptr_obj;
     bclpy_GlobalPtr *p;
     int width;
     uint64_t old;
-    if (atomic_args(ptr_obj, NULL, &p, &width, NULL, NULL) < 0)
+    if (bclpy_parse("atomic_load", args, nargs, kwnames, PTR, 1, 1, &ptr_obj) < 0 ||
+        atomic_args(ptr_obj, NULL, &p, &width, NULL, NULL) < 0)
         return NULL;
     CHECK(bcl_fetch_op(p->ptr, width, BCL_OP_NOOP, 0, &old));
     return bclpy_atomic_result(old, p->dtype);
 }
 
-static PyObject *py_atomic_store(PyObject *s, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_atomic_store(PyObject *self, BCLPY_FASTARGS)
 {
-    if (nargs != 2)
-        return PyErr_Format(PyExc_TypeError, "atomic_store(ptr, v) takes 2 arguments");
+    PyObject *a[2];
     bclpy_GlobalPtr *p;
     int width;
     uint64_t v;
-    if (atomic_args(args[0], args[1], &p, &width, &v, "v") < 0)
+    if (bclpy_parse("atomic_store", args, nargs, kwnames, PTR_V, 2, 2, a) < 0 ||
+        atomic_args(a[0], a[1], &p, &width, &v, "v") < 0)
         return NULL;
     CHECK(bcl_atomic_store(p->ptr, width, v));
     Py_RETURN_NONE;
 }
 
-static PyObject *py_compare_and_swap(PyObject *s, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_compare_and_swap(PyObject *self, BCLPY_FASTARGS)
 {
-    if (nargs != 3)
-        return PyErr_Format(PyExc_TypeError,
-                            "compare_and_swap(ptr, expected, desired) takes 3 arguments");
+    static const char *const names[] = { "ptr", "expected", "desired" };
+    PyObject *a[3];
     bclpy_GlobalPtr *p;
     int width;
     uint64_t expected, desired, old;
-    if (atomic_args(args[0], args[1], &p, &width, &expected, "expected") < 0 ||
-        bclpy_atomic_operand(args[2], p->dtype, &desired, "desired") < 0)
+    if (bclpy_parse("compare_and_swap", args, nargs, kwnames, names, 3, 3, a) < 0 ||
+        atomic_args(a[0], a[1], &p, &width, &expected, "expected") < 0 ||
+        bclpy_atomic_operand(a[2], p->dtype, &desired, "desired") < 0)
         return NULL;
     CHECK(bcl_cas(p->ptr, width, expected, desired, &old));
     return bclpy_atomic_result(old, p->dtype);
@@ -279,31 +264,19 @@ static PyObject *py_bytes_in_use(PyObject *s, PyObject *noargs)
     return PyLong_FromSize_t(bcl_alloc_bytes_in_use());
 }
 
-/* Every parameter may be passed by its documented name (docs/api.md). */
-BCLPY_BY_NAME1(kw_free, py_free, "free", "ptr")
-BCLPY_BY_NAME1(kw_atomic_load, py_atomic_load, "atomic_load", "ptr")
-BCLPY_BY_NAME(kw_fetch_and_add, py_fetch_and_add, "fetch_and_add", 2, 2, "ptr", "v")
-BCLPY_BY_NAME(kw_fetch_and_or, py_fetch_and_or, "fetch_and_or", 2, 2, "ptr", "v")
-BCLPY_BY_NAME(kw_fetch_and_and, py_fetch_and_and, "fetch_and_and", 2, 2, "ptr", "v")
-BCLPY_BY_NAME(kw_fetch_and_xor, py_fetch_and_xor, "fetch_and_xor", 2, 2, "ptr", "v")
-BCLPY_BY_NAME(kw_atomic_swap, py_atomic_swap, "atomic_swap", 2, 2, "ptr", "v")
-BCLPY_BY_NAME(kw_atomic_store, py_atomic_store, "atomic_store", 2, 2, "ptr", "v")
-BCLPY_BY_NAME(kw_compare_and_swap, py_compare_and_swap, "compare_and_swap", 3, 3,
-              "ptr", "expected", "desired")
-
 PyMethodDef bclpy_ops_methods[] = {
-    {"alloc", (PyCFunction)(void (*)(void))py_alloc, METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_ALLOC},
-    {"free", BCLPY_KW_METHOD(kw_free), BCLPY_DOC_FREE},
-    {"rget", (PyCFunction)(void (*)(void))py_rget, METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_RGET},
-    {"rput", (PyCFunction)(void (*)(void))py_rput, METH_VARARGS | METH_KEYWORDS, BCLPY_DOC_RPUT},
-    {"fetch_and_add", BCLPY_KW_METHOD(kw_fetch_and_add), BCLPY_DOC_FETCH_AND_ADD},
-    {"fetch_and_or", BCLPY_KW_METHOD(kw_fetch_and_or), BCLPY_DOC_FETCH_AND_OR},
-    {"fetch_and_and", BCLPY_KW_METHOD(kw_fetch_and_and), BCLPY_DOC_FETCH_AND_AND},
-    {"fetch_and_xor", BCLPY_KW_METHOD(kw_fetch_and_xor), BCLPY_DOC_FETCH_AND_XOR},
-    {"atomic_swap", BCLPY_KW_METHOD(kw_atomic_swap), BCLPY_DOC_ATOMIC_SWAP},
-    {"atomic_load", BCLPY_KW_METHOD(kw_atomic_load), BCLPY_DOC_ATOMIC_LOAD},
-    {"atomic_store", BCLPY_KW_METHOD(kw_atomic_store), BCLPY_DOC_ATOMIC_STORE},
-    {"compare_and_swap", BCLPY_KW_METHOD(kw_compare_and_swap), BCLPY_DOC_COMPARE_AND_SWAP},
+    {"alloc", BCLPY_KW_METHOD(py_alloc), BCLPY_DOC_ALLOC},
+    {"free", BCLPY_KW_METHOD(py_free), BCLPY_DOC_FREE},
+    {"rget", BCLPY_KW_METHOD(py_rget), BCLPY_DOC_RGET},
+    {"rput", BCLPY_KW_METHOD(py_rput), BCLPY_DOC_RPUT},
+    {"fetch_and_add", BCLPY_KW_METHOD(py_fetch_and_add), BCLPY_DOC_FETCH_AND_ADD},
+    {"fetch_and_or", BCLPY_KW_METHOD(py_fetch_and_or), BCLPY_DOC_FETCH_AND_OR},
+    {"fetch_and_and", BCLPY_KW_METHOD(py_fetch_and_and), BCLPY_DOC_FETCH_AND_AND},
+    {"fetch_and_xor", BCLPY_KW_METHOD(py_fetch_and_xor), BCLPY_DOC_FETCH_AND_XOR},
+    {"atomic_swap", BCLPY_KW_METHOD(py_atomic_swap), BCLPY_DOC_ATOMIC_SWAP},
+    {"atomic_load", BCLPY_KW_METHOD(py_atomic_load), BCLPY_DOC_ATOMIC_LOAD},
+    {"atomic_store", BCLPY_KW_METHOD(py_atomic_store), BCLPY_DOC_ATOMIC_STORE},
+    {"compare_and_swap", BCLPY_KW_METHOD(py_compare_and_swap), BCLPY_DOC_COMPARE_AND_SWAP},
     {"bytes_in_use", py_bytes_in_use, METH_NOARGS, BCLPY_DOC_BYTES_IN_USE},
     {NULL, NULL, 0, NULL}
 };

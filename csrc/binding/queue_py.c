@@ -25,14 +25,7 @@ typedef struct {
     bcl_mp_writer w;       /* scratch for serializing one element          */
 } QueueObject;
 
-static PyTypeObject FastQueueType, CircularQueueType;
 
-#define CHECK(expr)                         \
-    do {                                    \
-        bcl_status st_ = (expr);            \
-        if (st_ != BCL_OK)                  \
-            return bclpy_raise(st_);        \
-    } while (0)
 
 /* The queue must exist and the runtime still be up (segments are unmapped
  * after finalize, so touching the host-only paths then would crash). */
@@ -160,15 +153,15 @@ static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = { "host", "capacity", "dtype", NULL };
-    PyObject *host_o, *cap_o, *dtype_o = NULL, *exc = NULL;
+    static const char *const names[] = { "host", "capacity", "dtype" };
+    PyObject *a[3], *exc = NULL;
     if (self->live) {
         PyErr_SetString(PyExc_TypeError, "a queue cannot be re-initialised");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O", kwlist, &host_o, &cap_o,
-                                     &dtype_o))
+    if (bclpy_parse_init(Py_TYPE(self)->tp_name + 6, args, kwds, names, 2, 3, a) < 0)
         return -1;          /* wrong arity: the same on every SPMD rank */
+    PyObject *host_o = a[0], *cap_o = a[1], *dtype_o = a[2];
     if (bclpy_ensure_init() < 0)
         return -1;
     long long host = collective_int(host_o, "host", &exc);
@@ -192,8 +185,8 @@ static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
             exc = take_exc();
         }
     }
-    bcl_queue_kind kind = Py_TYPE(self) == &CircularQueueType || PyType_IsSubtype(
-        Py_TYPE(self), &CircularQueueType) ? BCL_QUEUE_CIRCULAR : BCL_QUEUE_FAST;
+    bcl_queue_kind kind = Py_TYPE(self) == &bclpy_CircularQueueType || PyType_IsSubtype(
+        Py_TYPE(self), &bclpy_CircularQueueType) ? BCL_QUEUE_CIRCULAR : BCL_QUEUE_FAST;
     size_t slot = have_type ? self->et.slot_size : 0;
     bcl_status st = bcl_queue_create(&self->q, kind, exc ? -1 : (int)host,
                                      exc ? -1 : cap, exc ? 0 : slot);
@@ -542,8 +535,11 @@ static PySequenceMethods queue_as_sequence = {
     .sq_length = (lenfunc)q_len,
 };
 
-static PyObject *q_resize(QueueObject *self, PyObject *arg)
+static PyObject *q_resize(QueueObject *self, BCLPY_FASTARGS)
 {
+    PyObject *arg;
+    if (bclpy_parse1("resize", args, nargs, kwnames, "new_capacity", &arg) < 0)
+        return NULL;
     if (usable(self) < 0)
         return NULL;
     PyObject *exc = NULL;
@@ -555,8 +551,11 @@ static PyObject *q_resize(QueueObject *self, PyObject *arg)
     return collective_done(st, exc);
 }
 
-static PyObject *q_migrate(QueueObject *self, PyObject *arg)
+static PyObject *q_migrate(QueueObject *self, BCLPY_FASTARGS)
 {
+    PyObject *arg;
+    if (bclpy_parse1("migrate", args, nargs, kwnames, "new_host", &arg) < 0)
+        return NULL;
     if (usable(self) < 0)
         return NULL;
     PyObject *exc = NULL;
@@ -602,8 +601,6 @@ static PyObject *q_repr(QueueObject *self)
 }
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
-BCLPY_BY_NAME1(kw_resize, q_resize, "resize", "new_capacity")
-BCLPY_BY_NAME1(kw_migrate, q_migrate, "migrate", "new_host")
 
 #define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
@@ -616,8 +613,8 @@ static PyMethodDef queue_methods[] = {
     {"local_nonatomic_pop", (PyCFunction)q_local_nonatomic_pop, METH_NOARGS, BCLPY_DOC_Q_LOCAL_NONATOMIC_POP},
     {"local", (PyCFunction)q_local, METH_NOARGS, BCLPY_DOC_Q_LOCAL},
     {"size", (PyCFunction)q_size, METH_NOARGS, BCLPY_DOC_Q_SIZE},
-    {"resize", BCLPY_KW_METHOD(kw_resize), BCLPY_DOC_Q_RESIZE},
-    {"migrate", BCLPY_KW_METHOD(kw_migrate), BCLPY_DOC_Q_MIGRATE},
+    {"resize", BCLPY_KW_METHOD(q_resize), BCLPY_DOC_Q_RESIZE},
+    {"migrate", BCLPY_KW_METHOD(q_migrate), BCLPY_DOC_Q_MIGRATE},
     {NULL, NULL, 0, NULL}
 };
 
@@ -647,18 +644,8 @@ static PyGetSetDef queue_getset[] = {
         .tp_new = queue_new,                                    \
     }
 
-static PyTypeObject FastQueueType = QUEUE_TYPE(
+PyTypeObject bclpy_FastQueueType = QUEUE_TYPE(
     "FastQueue", BCLPY_DOC_FASTQUEUE);
 
-static PyTypeObject CircularQueueType = QUEUE_TYPE(
+PyTypeObject bclpy_CircularQueueType = QUEUE_TYPE(
     "CircularQueue", BCLPY_DOC_CIRCULARQUEUE);
-
-int bclpy_register_queues(PyObject *m)
-{
-    if (PyType_Ready(&FastQueueType) < 0 || PyType_Ready(&CircularQueueType) < 0)
-        return -1;
-    if (PyModule_AddObjectRef(m, "FastQueue", (PyObject *)&FastQueueType) < 0 ||
-        PyModule_AddObjectRef(m, "CircularQueue", (PyObject *)&CircularQueueType) < 0)
-        return -1;
-    return 0;
-}

@@ -5,6 +5,8 @@
 #ifndef BCLPY_DOC_ARRAY_UPDATE_H
 #define BCLPY_DOC_ARRAY_UPDATE_H
 
+#include "binding/docstrings/common.h"
+
 #define BCLPY_DOC_ARR_UPDATE_MANY \
     "update_many($self, indices, values, op='add')\n--\n\n" \
     "Apply `op` to the elements at `indices` with `values` (an array of the\n" \
@@ -15,26 +17,20 @@
     "the same elements from any rank are never lost.  Several updates of one\n" \
     "element in one call combine (replace: the last one wins).  Negative\n" \
     "indices count from the end.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "indices : array_like of int\n" \
     "    Element indices (negative: from the end).\n" \
     "values : array_like or scalar\n" \
     "    One operand per index, or one for all.\n" \
     "op : {'add', 'xor', 'or', 'and', 'replace'}, default 'add'\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "IndexError\n" \
     "    An index out of range (nothing is applied then).\n" \
     "TypeError\n" \
     "    A dtype or op that does not fit the array.\n" \
     "ValueError\n" \
     "    Unequal lengths or an unknown op.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> a = pybcl.DArray(1 << 20, dtype='uint64')\n" \
     ">>> a.update_many(np.array([3, 7, 3]), np.array([1, 2, 4], dtype=np.uint64), op='xor')"
 
@@ -50,23 +46,15 @@
     "once.  `op` as for DArray.update_many; the order of buffered updates is\n" \
     "not kept (with 'replace', which of two values of one element wins is\n" \
     "unspecified).  A context manager that flushes on a normal exit.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "array : pybcl.DArray or pybcl.Array\n" \
     "message_size : int\n" \
     "    Updates buffered per owner before they are shipped.\n" \
     "op : {'add', 'xor', 'or', 'and', 'replace'}, default 'add'\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
-    "TypeError, ValueError\n" \
-    "    On every rank, for a bad or disagreeing argument.\n" \
+    BCLPY_RAISES_COLLECTIVE_ARGS("TypeError, ValueError") \
     "pybcl.SegmentFull\n" \
     "    When a segment has no room for the queues.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> t = pybcl.DArray(1 << 20, dtype='uint64')\n" \
     ">>> with pybcl.DArrayBuffer(t, 1024, op='xor') as buf:\n" \
     "...     buf.update_many(idx, vals)"
@@ -76,28 +64,20 @@
     "Buffer updates of the elements at `indices` with `values` (an array of\n" \
     "the same length, or one value for all); applied by flush() at the\n" \
     "latest.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "indices : array_like of int\n" \
     "values : array_like or scalar\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "IndexError\n" \
     "    An index out of range (nothing is buffered).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> buf.update_many(np.array([5, 9]), 1)"
 
 #define BCLPY_DOC_DB_FLUSH \
     "flush($self, /)\n--\n\n" \
     "Collective: ship the buffered updates of every rank to their owners,\n" \
     "which apply them; afterwards all are visible to every rank.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> buf.flush()"
 
 #endif /* BCLPY_DOC_ARRAY_UPDATE_H */

@@ -5,24 +5,20 @@
 #ifndef BCLPY_DOC_LIFETIME_H
 #define BCLPY_DOC_LIFETIME_H
 
+#include "binding/docstrings/common.h"
+
 #define BCLPY_DOC_CLOSE \
-    "close($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("close($self, /)") \
     "Collective: free the container's storage on every rank at once.  Every\n" \
     "rank must call it (a call on some ranks only raises on every rank).\n" \
     "Idempotent; any later use raises ValueError naming the container.\n" \
     "Without close(), dropping the last reference frees nothing another rank\n" \
     "may still use: the storage is reclaimed once every rank has dropped it.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "ValueError, pybcl.Error\n" \
     "    The ranks are not all closing this container: another container\n" \
     "    (ValueError) or another collective call (pybcl.Error), on every rank.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m = pybcl.HashMap(64)\n" \
     ">>> m.close()\n" \
     ">>> m.find(1)\n" \

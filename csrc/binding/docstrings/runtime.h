@@ -5,6 +5,8 @@
 #ifndef BCLPY_DOC_RUNTIME_H
 #define BCLPY_DOC_RUNTIME_H
 
+#include "binding/docstrings/common.h"
+
 #define BCLPY_DOC_INIT \
     "init(comm_address, segment_size, transport, async_progress, /)\n--\n\n" \
     "Internal: start the runtime.  Collective.  Use pybcl.init() instead.\n\n" \
@@ -35,54 +37,36 @@
     "Local; never initialises anything."
 
 #define BCLPY_DOC_RANK \
-    "rank()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("rank()") \
     "This process's rank in pybcl's communicator.  Local; initialises the\n" \
     "runtime with the defaults if needed.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "int\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> 0 <= pybcl.rank() < pybcl.nprocs()\n" \
     "True"
 
 #define BCLPY_DOC_NPROCS \
-    "nprocs()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("nprocs()") \
     "The number of ranks in pybcl's communicator.  Local; initialises the\n" \
     "runtime with the defaults if needed.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "int\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.nprocs() >= 1\n" \
     "True"
 
 #define BCLPY_DOC_TRANSPORT \
-    "transport()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("transport()") \
     "The transport in use: 'shm' (all ranks on one node: loads, stores\n" \
     "and CPU atomics on one MPI shared-memory window), 'rma' (MPI-3\n" \
     "passive-target RMA) or 'rma-node' (rma whose get/put to ranks of the\n" \
     "same node are memcpy through the node's shared memory; every atomic\n" \
     "still MPI).  Chosen at init from PYBCL_TRANSPORT=auto|shm|rma|rma-node.\n" \
     "Local.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "str\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.transport() in ('shm', 'rma', 'rma-node')\n" \
     "True"
 
@@ -92,53 +76,35 @@
     "any rank asked for, rounded down to 64 bytes).  Local."
 
 #define BCLPY_DOC_BARRIER \
-    "barrier()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("barrier()") \
     "Collective: complete all of this rank's outstanding remote operations,\n" \
     "then an MPI barrier.  Afterwards every rank sees every write made\n" \
     "before it; also reclaims storage of overwritten variable-length values.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "pybcl.Error\n" \
     "    If MPI fails.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.barrier()"
 
 #define BCLPY_DOC_FLUSH \
-    "flush()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("flush()") \
     "Complete this rank's outstanding remote operations (local and remote\n" \
     "completion), e.g. the puts of rput().  Not collective.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "pybcl.Error\n" \
     "    If MPI fails.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.flush()"
 
 #define BCLPY_DOC_PROGRESS \
-    "progress()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("progress()") \
     "Let remote operations aimed at this rank advance.  Call it now and then\n" \
     "during long compute phases outside pybcl on the rma transport (or set\n" \
     "PYBCL_ASYNC_PROGRESS=1).  Not collective; cheap on shm.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "pybcl.Error\n" \
     "    If MPI fails.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.progress()"
 
 #define BCLPY_DOC_FLUSH_STATS \
@@ -196,6 +162,12 @@
     "Return True if pybcl's progress thread runs in this process\n" \
     "(PYBCL_ASYNC_PROGRESS=1 on the rma transport).  Local."
 
+#define BCLPY_DOC_CONFIGURE \
+    "_configure(init, hashmap_promise, queue_promise)\n--\n\n" \
+    "Hand _core the package objects it uses: the function that auto-initialises\n" \
+    "the runtime (pybcl.init) and the promise flag classes ConProm.HashMap and\n" \
+    "ConProm.CircularQueue.  Called once by pybcl/__init__.py at import.  Local."
+
 #define BCLPY_DOC_MPI_ENV_DEFAULT \
     "mpi_env_default()\n--\n\n" \
     "Return (name, value) of the environment variable the loaded MPI library\n" \
@@ -207,9 +179,7 @@
 #define BCLPY_DOC_EXC_ERROR \
     "Base class of pybcl's own exceptions (an MPI failure, a container used\n" \
     "after finalize(), a peer's failure in a collective call).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> try:\n" \
     "...     pybcl.barrier()\n" \
     "... except pybcl.Error as exc:\n" \
@@ -219,9 +189,7 @@
     "The shared segment has no room (also a MemoryError): alloc() or a\n" \
     "container's constructor, or a segment size the node cannot hold\n" \
     "(raised on every rank then).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> try:\n" \
     "...     p = pybcl.alloc(1 << 40)\n" \
     "... except pybcl.SegmentFull:\n" \
@@ -231,9 +199,7 @@
     "A fixed-capacity container has no room and nothing was written (also a\n" \
     "queue.Full): HashMap.insert() finding no free bucket, a full\n" \
     "HashMapBuffer.flush().  A collective resize() makes room.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m = pybcl.HashMap(2 * pybcl.nprocs())\n" \
     ">>> try:\n" \
     "...     m.insert_many(np.arange(1000), np.arange(1000))\n" \
@@ -242,9 +208,7 @@
 
 #define BCLPY_DOC_EXC_EMPTY \
     "Pop from an empty queue (also a queue.Empty).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> q = pybcl.CircularQueue(0, 8)\n" \
     ">>> try:\n" \
     "...     q.pop()\n" \

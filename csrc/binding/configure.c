@@ -1,0 +1,89 @@
+/*
+ * configure.c -- what pybcl._core takes from the Python package above it.
+ *
+ * The package hands its objects down once, at import (pybcl/__init__.py
+ * calls _core._configure), so the extension never imports the package
+ * back: the function that auto-initialises the runtime (pybcl.init) and the
+ * promise flag classes of pybcl/conprom.py.
+ */
+#include "bclpy.h"
+
+#include <string.h>
+
+#include "binding/docstrings/runtime.h"
+
+static PyObject *init_fn, *hashmap_promise_cls, *queue_promise_cls;
+
+static PyObject *py_configure(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+    static const char *const names[] = { "init", "hashmap_promise", "queue_promise" };
+    PyObject *a[3];
+    if (bclpy_parse("_configure", args, nargs, kwnames, names, 3, 3, a) < 0)
+        return NULL;
+    if (!PyCallable_Check(a[0]))
+        return PyErr_Format(PyExc_TypeError, "init must be callable, not %.100s",
+                            Py_TYPE(a[0])->tp_name);
+    for (int i = 1; i < 3; i++)
+        if (!PyType_Check(a[i]))
+            return PyErr_Format(PyExc_TypeError, "%s must be a class, not %.100s",
+                                names[i], Py_TYPE(a[i])->tp_name);
+    Py_XSETREF(init_fn, Py_NewRef(a[0]));
+    Py_XSETREF(hashmap_promise_cls, Py_NewRef(a[1]));
+    Py_XSETREF(queue_promise_cls, Py_NewRef(a[2]));
+    Py_RETURN_NONE;
+}
+
+PyMethodDef bclpy_configure_methods[] = {
+    {"_configure", BCLPY_KW_METHOD(py_configure), BCLPY_DOC_CONFIGURE},
+    {NULL, NULL, 0, NULL}
+};
+
+/* The package is imported before _core can be used (it is pybcl._core), so
+ * a missing configuration means pybcl/__init__.py failed half-way. */
+static int not_configured(void)
+{
+    PyErr_SetString(bclpy_Error, "pybcl._core is not configured: import pybcl "
+                    "(pybcl/__init__.py calls _core._configure)");
+    return -1;
+}
+
+int bclpy_promise(PyObject *p, const char *container, unsigned *bits)
+{
+    *bits = 0;
+    if (p == NULL || p == Py_None)
+        return 0;
+    PyObject *cls = !strcmp(container, "HashMap") ? hashmap_promise_cls : queue_promise_cls;
+    if (!cls)
+        return not_configured();
+    int ok = (PyObject *)Py_TYPE(p) == cls ? 1 : PyObject_IsInstance(p, cls);
+    if (ok < 0)
+        return -1;
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "promise must be a pybcl.ConProm.%s flag or None, "
+                     "not %R", container, p);
+        return -1;
+    }
+    long v = PyLong_AsLong(p);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    *bits = (unsigned)v;
+    return 0;
+}
+
+int bclpy_ensure_init(void)
+{
+    if (bcl_rt.initialized)
+        return 0;
+    if (!init_fn)
+        return not_configured();
+    PyObject *r = PyObject_CallNoArgs(init_fn);
+    if (!r)
+        return -1;
+    Py_DECREF(r);
+    if (!bcl_rt.initialized) {
+        PyErr_SetString(bclpy_Error, "pybcl.init() did not initialise the runtime");
+        return -1;
+    }
+    return 0;
+}

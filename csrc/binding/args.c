@@ -37,3 +37,31 @@ int bclpy_parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
                                 fname, names[i]), -1;
     return 0;
 }
+
+/* bclpy_parse for a type's tp_init (an args tuple and a kw dict or NULL):
+ * the keywords are laid out as FASTCALL passes them, so constructors take
+ * their parameters by name exactly as methods do.  Borrowed references. */
+int bclpy_parse_init(const char *fname, PyObject *args, PyObject *kw,
+                     const char *const *names, int nreq, int n, PyObject **out)
+{
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args), nkw = kw ? PyDict_GET_SIZE(kw) : 0;
+    PyObject *const *items = PySequence_Fast_ITEMS(args);
+    if (nkw == 0)
+        return bclpy_parse(fname, items, nargs, NULL, names, nreq, n, out);
+    if (nargs + nkw > n)
+        return PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)",
+                            fname, n, nargs + nkw), -1;
+    PyObject *stack[n], *kwnames = PyTuple_New(nkw), *key, *value;
+    if (!kwnames)
+        return -1;
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        stack[i] = items[i];
+    Py_ssize_t pos = 0, j = 0;
+    while (PyDict_Next(kw, &pos, &key, &value)) {
+        PyTuple_SET_ITEM(kwnames, j, Py_NewRef(key));
+        stack[nargs + j++] = value;
+    }
+    int rc = bclpy_parse(fname, stack, nargs, kwnames, names, nreq, n, out);
+    Py_DECREF(kwnames);
+    return rc;
+}

@@ -43,6 +43,14 @@ int bclpy_parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
                 PyObject *kwnames, const char *const *names, int nreq, int n,
                 PyObject **out);
 
+/* The same for a type's tp_init(self, args, kw): constructors take their
+ * parameters by name as methods do.  -1 with TypeError. */
+int bclpy_parse_init(const char *fname, PyObject *args, PyObject *kw,
+                     const char *const *names, int nreq, int n, PyObject **out);
+
+/* The number of names in a name table (static const char *const []). */
+#define BCLPY_NNAMES(names) ((int)(sizeof(names) / sizeof((names)[0])))
+
 /* `wrapper`: METH_FASTCALL | METH_KEYWORDS front of a one-argument (METH_O
  * style) function `f(self, arg)`, so the argument may also be passed by its
  * documented name. */
@@ -236,7 +244,8 @@ int bclpy_register_queues(PyObject *m);    /* queue_py.c: FastQueue, CircularQue
 int bclpy_register_hashmap(PyObject *m);   /* hashmap_py.c: HashMap, HashMapBuffer */
 int bclpy_register_bloom(PyObject *m);     /* bloom_py.c: BloomFilter */
 int bclpy_register_arrays(PyObject *m);    /* array_py.c: DArray, Array */
-int bclpy_register_apps(PyObject *m);      /* apps_py.c: k-mer parsing, ISx keys */
+int bclpy_register_kmer(PyObject *m);      /* kmer_py.c: k-mer parsing and counting */
+int bclpy_register_isx(PyObject *m);       /* isx_py.c: ISx keys, PCG32 */
 int bclpy_register_dbg(PyObject *m);       /* dbg_py.c: contig app's graph kernels */
 
 #endif /* BCLPY_H */

@@ -384,7 +384,6 @@ WEAK_REGISTER(bclpy_register_queues)
 WEAK_REGISTER(bclpy_register_hashmap)
 WEAK_REGISTER(bclpy_register_bloom)
 WEAK_REGISTER(bclpy_register_arrays)
-WEAK_REGISTER(bclpy_register_apps)
 WEAK_REGISTER(bclpy_register_array_update)
 WEAK_REGISTER(bclpy_register_gups)
 WEAK_REGISTER(bclpy_register_dbg)
@@ -393,7 +392,8 @@ static int register_containers(PyObject *m)
 {
     return bclpy_register_msgpack(m) < 0 || bclpy_register_queues(m) < 0 ||
                    bclpy_register_hashmap(m) < 0 || bclpy_register_bloom(m) < 0 ||
-                   bclpy_register_arrays(m) < 0 || bclpy_register_apps(m) < 0 ||
+                   bclpy_register_arrays(m) < 0 || bclpy_register_kmer(m) < 0 ||
+                   bclpy_register_isx(m) < 0 ||
                    bclpy_register_array_update(m) < 0 || bclpy_register_gups(m) < 0 ||
                    bclpy_register_dbg(m) < 0
                ? -1

@@ -24,7 +24,9 @@
     "or before byte start - 1; see bgzf_blocks).  Raises OSError, or\n" \
     "ValueError for bad arguments and for a truncated or corrupt gzip file\n" \
     "or one with trailing garbage."
-#define BCLPY_ARGS_KMERREADER { "path", "k", "rank", "nprocs", "chunk_bytes", "block_shift", "hll", "start", "end", "fmt", "gz_entry" }
+#define BCLPY_ARGS_KMERREADER \
+    { "path", "k", "rank", "nprocs", "chunk_bytes", "block_shift", "hll", "start", "end", \
+      "fmt", "gz_entry" }
 
 #define BCLPY_DOC_KR_CLOSE \
     "close($self, /)\n--\n\n" \
@@ -117,7 +119,8 @@
     "Return the uint64 array of canonical k-mers of FASTA/FASTQ bytes owned by\n" \
     "`rank` (as KmerReader), fed to the parser in pieces of `chunk` bytes\n" \
     "(0: one piece)."
-#define BCLPY_ARGS_KMERS_FROM_BYTES { "data", "k", "rank", "nprocs", "chunk", "block_shift" }
+#define BCLPY_ARGS_KMERS_FROM_BYTES \
+    { "data", "k", "rank", "nprocs", "chunk", "block_shift" }
 
 #define BCLPY_DOC_KMER_ENCODE \
     "kmer_encode(kmer)\n--\n\n" \

@@ -1,6 +1,6 @@
 /*
  * kmer_py.c -- binding of the k-mer app's kernels (csrc/kernels: bcl_kreader,
- * bcl_kmer, bcl_kmer_text, bcl_kcount, bcl_bgzf, bcl_seqsrc, bcl_simreads):
+ * bcl_kmer, bcl_kmer_text, bcl_kcount, bcl_bgzf, bcl_seqsrc, bcl_readsim):
  * whole NumPy arrays in and out, no per-k-mer Python object, the GIL
  * released around parsing, decompression, counting and formatting.  This
  * file only converts arguments and results; the loops are in the kernels.
@@ -23,7 +23,7 @@
 #include "kernels/bcl_kmer_text.h"
 #include "kernels/bcl_kreader.h"
 #include "kernels/bcl_seqsrc.h"
-#include "kernels/bcl_simreads.h"
+#include "kernels/bcl_readsim.h"
 #include "binding/docstrings/kmer.h"
 
 /* ---- argument and result conversion --------------------------------------- */
@@ -805,7 +805,7 @@ static PyObject *py_simulate_reads(PyObject *self, PyObject *const *args, Py_ssi
         PyErr_Format(PyExc_ValueError, "simulate_reads: need n_reads >= 0, 1 <= length <= "
                      "len(genome) (%zd) <= 2**32 - 1 and 0 <= error_rate <= 1", j.g.len);
     else
-        res = text_result(bcl_simreads_bound((size_t)j.n_reads, (size_t)j.length), sim_fill,
+        res = text_result(bcl_readsim_bound((size_t)j.n_reads, (size_t)j.length), sim_fill,
                           &j);
     PyBuffer_Release(&j.g);
     return res;

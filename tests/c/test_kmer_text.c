@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "kernels/bcl_kmer_text.h"
-#include "kernels/bcl_simreads.h"
+#include "kernels/bcl_readsim.h"
 
 static int fail(const char *what)
 {
@@ -58,7 +58,7 @@ static int check_reads(void)
 {
     const char genome[] = "ACGTNACGTTGCAAGGCTTACGATCGATCGGATCCA";
     size_t glen = sizeof genome - 1, nreads = 20000, len = glen;
-    size_t cap = bcl_simreads_bound(nreads, len);
+    size_t cap = bcl_readsim_bound(nreads, len);
     char *out = malloc(cap);
     if (!out)
         return fail("malloc");
@@ -70,7 +70,7 @@ static int check_reads(void)
     free(out);
     if (bad)
         return fail("simulated reads: length, line count or header");
-    if (bcl_simreads_bound(SIZE_MAX / 4, 100) != 0 || bcl_simreads_bound(1, SIZE_MAX / 2) != 0)
+    if (bcl_readsim_bound(SIZE_MAX / 4, 100) != 0 || bcl_readsim_bound(1, SIZE_MAX / 2) != 0)
         return fail("reads bound did not report overflow");
     return 0;
 }

@@ -1,7 +1,7 @@
 /*
- * bcl_simreads.c -- see bcl_simreads.h.
+ * bcl_readsim.c -- see bcl_readsim.h.
  */
-#include "kernels/bcl_simreads.h"
+#include "kernels/bcl_readsim.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 
 #define HEADER_MAX 48       /* "@sim" + 20 digits + ':' + 10 digits + ":+\n" */
 
-size_t bcl_simreads_bound(size_t n_reads, size_t length)
+size_t bcl_readsim_bound(size_t n_reads, size_t length)
 {
     if (length > (SIZE_MAX - HEADER_MAX - 4) / 2)
         return 0;

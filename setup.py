@@ -101,7 +101,7 @@ core = Extension(
     include_dirs=inc + [numpy.get_include(), "csrc"],
     library_dirs=libdirs,
     runtime_library_dirs=rpaths,
-    libraries=libs + ["z"],          # zlib: gzipped FASTA/FASTQ (apps_py.c)
+    libraries=libs + ["z"],          # zlib: gzipped FASTA/FASTQ (kernels/bcl_seqsrc.c)
     extra_compile_args=mpi_cflags + cflags,
     extra_link_args=mpi_ldflags + ldflags,
 )

@@ -109,6 +109,23 @@ def test_isx_count_kernel():
         _core.isx_count(keys, -1, 5)
 
 
+def test_isx_kernels_take_their_parameters_by_name():
+    """The ISx kernels take every documented parameter by the name their
+    signature shows, with the positional call's result."""
+    keys = _core.isx_keys(rank=1, n=500, max_key=1000)
+    assert keys.tolist() == _core.isx_keys(1, 500, 1000).tolist()
+    assert (_core.pcg32_outputs(initstate=42, initseq=54, n=6).tolist()
+            == _core.pcg32_outputs(42, 54, 6).tolist())
+    grouped = _core.isx_bucketize(keys=keys, width=100, nbuckets=10)
+    assert [a.tolist() for a in grouped] == [a.tolist() for a in _core.isx_bucketize(keys, 100, 10)]
+    counts, outside = _core.isx_count(keys=keys, lo=100, width=300)
+    assert outside == _core.isx_count(keys, 100, 300)[1] and counts.sum() + outside == 500
+    a, b = _core.IsxKeyGen(rank=1, max_key=1000), _core.IsxKeyGen(1, 1000)
+    assert a.take(n=7).tolist() == b.take(7).tolist() == keys[:7].tolist()
+    with pytest.raises(ValueError, match="nbuckets"):
+        _core.isx_bucketize(keys, width=100, nbuckets=0)
+
+
 def test_isx_small_max_key():
     from pybcl.apps import isx
     res = isx.run_isx(5_000, max_key=1000 + pybcl.nprocs(), iterations=1, message_size=333)

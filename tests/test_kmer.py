@@ -388,6 +388,40 @@ def test_kmer_partition_groups_by_owner(P):
     assert min(owners) > 0.5 * len(keys) / P
 
 
+def test_kmer_kernels_take_their_parameters_by_name(tmp_path):
+    """Every documented parameter of the k-mer kernels can be passed by the
+    name their signature shows, with the positional call's result; a bad
+    value is refused naming the parameter."""
+    text = (TRICKY["fastq"] * 20).encode()
+    kmers = _core.kmers_from_bytes(text, 5)
+    assert _core.kmers_from_bytes(data=text, k=5, chunk=7).tolist() == kmers.tolist()
+    t = _core.KmerTable(capacity=16)
+    t.add(kmers=kmers)
+    t.count_known(kmers=kmers[:3])
+    keys, counts = t.items()
+    assert [a.tolist() for a in t.top(n=3)] == [a.tolist() for a in t.top(3)]
+    assert _core.kmer_tsv(kmers=keys, counts=counts, k=5) == _core.kmer_tsv(keys, counts, 5)
+    assert _core.kmer_decode(codes=keys, k=5).tolist() == _core.kmer_decode(keys, 5).tolist()
+    assert _core.kmer_encode(kmer="ACGTA") == _core.kmer_encode("ACGTA")
+    by_name = _core.kmer_partition(kmers=kmers, nprocs=3)
+    assert [a.tolist() for a in by_name] == [a.tolist() for a in _core.kmer_partition(kmers, 3)]
+    regs = np.zeros(_core.HLL_REGISTERS, dtype=np.uint8)
+    _core.hll_add(registers=regs, kmers=kmers)
+    assert _core.hll_estimate(registers=regs) == _core.hll_estimate(regs) > 0
+    path = tmp_path / "r.fq"
+    path.write_bytes(text)
+    assert (_core.seq_resync(path=str(path), size=len(text), offset=5, fmt="fastq")
+            == _core.seq_resync(str(path), len(text), 5, "fastq"))
+    assert _core.bgzf_blocks(path=str(path)) is None
+    reads = _core.simulate_reads(genome=b"ACGTTGCA" * 8, n_reads=3, length=20, error_rate=0.1,
+                                 seed=2)
+    assert reads == _core.simulate_reads(b"ACGTTGCA" * 8, 3, 20, 0.1, 2)
+    with pytest.raises(ValueError, match="nprocs"):
+        _core.kmer_partition(kmers, nprocs=0)
+    with pytest.raises(TypeError, match="kmer_tsv.*'count'"):
+        _core.kmer_tsv(kmers=keys, count=counts, k=5)
+
+
 @pytest.mark.parametrize("fmt", ["fastq", "fasta"])
 @pytest.mark.parametrize("P", [2, 3, 5, 16])
 def test_byte_ranges_tile_the_file(tmp_path, fmt, P):

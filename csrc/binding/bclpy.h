@@ -85,6 +85,9 @@ static inline int bclpy_parse1(const char *fname, PyObject *const *args, Py_ssiz
 int bclpy_parse_init(const char *fname, PyObject *args, PyObject *kwds,
                      const char *const *names, int nreq, int n, PyObject **out);
 
+/* The number of names in a name table (static const char *const []). */
+#define BCLPY_NNAMES(names) ((int)(sizeof(names) / sizeof((names)[0])))
+
 /* The parameter list of such a method (after self). */
 #define BCLPY_FASTARGS PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 
@@ -267,6 +270,10 @@ extern PyTypeObject bclpy_BloomType;           /* bloom_py.c */
 extern PyTypeObject bclpy_DArrayType, bclpy_ArrayType;             /* array_py.c */
 extern PyTypeObject bclpy_DABufType;           /* array_update_py.c */
 extern PyTypeObject bclpy_DbgWalkType;         /* dbg_walk_py.c */
-int bclpy_register_apps(PyObject *m);          /* apps_py.c: k-mer parsing, ISx keys */
+extern PyTypeObject bclpy_KmerReaderType;       /* kmer_py.c: the k-mer app's kernels */
+extern PyTypeObject bclpy_KmerTableType;
+extern PyMethodDef bclpy_kmer_methods[];
+extern PyTypeObject bclpy_IsxKeyGenType;        /* isx_py.c: ISx's keys and buckets */
+extern PyMethodDef bclpy_isx_methods[];
 
 #endif /* BCLPY_H */

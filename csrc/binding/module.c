@@ -17,6 +17,7 @@
 #include "runtime/bcl_ompi_osc.h"
 #include "runtime/bcl_watchdog.h"
 #include "containers/bcl_object.h"
+#include "kernels/bcl_kmer.h"
 #include "binding/docstrings/runtime.h"
 
 /* The core's wait loops call this (bcl_interrupt.h): run Python's pending
@@ -380,11 +381,15 @@ static const struct { const char *name; PyTypeObject *type; } types[] = {
     {"Array", &bclpy_ArrayType},
     {"DArrayBuffer", &bclpy_DABufType},
     {"DbgWalk", &bclpy_DbgWalkType},
+    {"KmerReader", &bclpy_KmerReaderType},
+    {"KmerTable", &bclpy_KmerTableType},
+    {"IsxKeyGen", &bclpy_IsxKeyGenType},
 };
 
 static PyMethodDef *const method_tables[] = {
     bclpy_runtime_methods, bclpy_configure_methods, bclpy_ops_methods, bclpy_collective_methods,
-    bclpy_msgpack_methods, bclpy_gups_methods, bclpy_dbg_methods,
+    bclpy_msgpack_methods, bclpy_gups_methods, bclpy_dbg_methods, bclpy_kmer_methods,
+    bclpy_isx_methods,
 };
 
 static int add_types_and_functions(PyObject *m)
@@ -396,7 +401,8 @@ static int add_types_and_functions(PyObject *m)
     for (size_t i = 0; i < sizeof method_tables / sizeof method_tables[0]; i++)
         if (PyModule_AddFunctions(m, method_tables[i]) < 0)
             return -1;
-    return bclpy_register_apps(m);
+    /* the k-mer reader's sketch size, for pybcl.apps.kmer */
+    return PyModule_AddIntConstant(m, "HLL_REGISTERS", BCL_HLL_REGS);
 }
 
 static struct PyModuleDef core_module = {

@@ -162,6 +162,14 @@ static inline int bloom_test_set(bcl_kcount *t, uint64_t key)
     return seen;
 }
 
+size_t bcl_kcount_first_reserved(const uint64_t *kmers, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (kmers[i] == BCL_KCOUNT_EMPTY)
+            return i;
+    return n;
+}
+
 bcl_status bcl_kcount_add(bcl_kcount *t, const uint64_t *kmers, size_t n)
 {
     t->added += n;

@@ -84,6 +84,10 @@ static inline int bcl_kcount_owner(uint64_t kmer, int nprocs)
 bcl_status bcl_kcount_init(bcl_kcount *t, uint64_t capacity, uint64_t bloom_bits);
 void bcl_kcount_free(bcl_kcount *t);
 
+/* Index of the first k-mer equal to BCL_KCOUNT_EMPTY (the free-slot
+ * marker, never a canonical code), or n if there is none. */
+size_t bcl_kcount_first_reserved(const uint64_t *kmers, size_t n);
+
 /* Count n k-mers (each must be a canonical code, i.e. != ~0). */
 bcl_status bcl_kcount_add(bcl_kcount *t, const uint64_t *kmers, size_t n);
 

@@ -44,6 +44,20 @@ void bcl_isx_keys(bcl_pcg32 *rng, uint32_t bound, int32_t *out, size_t n)
     }
 }
 
+void bcl_pcg32_fill(bcl_pcg32 *rng, uint32_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = bcl_pcg32_next(rng);
+}
+
+size_t bcl_isx_first_outside(const int32_t *keys, size_t n, uint32_t width, int nbuckets)
+{
+    for (size_t i = 0; i < n; i++)
+        if (keys[i] < 0 || (uint64_t)keys[i] / width >= (uint64_t)nbuckets)
+            return i;
+    return n;
+}
+
 void bcl_isx_bucketize(const int32_t *keys, size_t n, uint32_t width, int nbuckets,
                        int32_t *out, int64_t *counts)
 {

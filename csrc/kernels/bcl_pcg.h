@@ -23,6 +23,9 @@ void bcl_pcg32_seed(bcl_pcg32 *rng, uint64_t initstate, uint64_t initseq);
 uint32_t bcl_pcg32_next(bcl_pcg32 *rng);
 uint32_t bcl_pcg32_bounded(bcl_pcg32 *rng, uint32_t bound);
 
+/* The next n outputs of bcl_pcg32_next into out. */
+void bcl_pcg32_fill(bcl_pcg32 *rng, uint32_t *out, size_t n);
+
 /* n keys in [0, bound) into out (ISx's make_input loop). */
 void bcl_isx_keys(bcl_pcg32 *rng, uint32_t bound, int32_t *out, size_t n);
 
@@ -31,6 +34,10 @@ void bcl_isx_keys(bcl_pcg32 *rng, uint32_t bound, int32_t *out, size_t n);
  * = keys grouped by bucket, in input order within a bucket. */
 void bcl_isx_bucketize(const int32_t *keys, size_t n, uint32_t width, int nbuckets,
                        int32_t *out, int64_t *counts);
+
+/* Index of the first key outside [0, width * nbuckets) (what
+ * bcl_isx_bucketize needs), or n if there is none. */
+size_t bcl_isx_first_outside(const int32_t *keys, size_t n, uint32_t width, int nbuckets);
 
 /* ISx's count_local_keys: counts[key - lo] += 1 for each key (counts has
  * `width` zeroed entries, the rank's key range [lo, lo + width)).  Returns

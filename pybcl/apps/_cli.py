@@ -1,4 +1,6 @@
-"""Command-line plumbing shared by the apps: one error line from rank 0.
+"""Command-line plumbing shared by the apps: one error line from rank 0,
+inputs and outputs checked before any work, figures written as JSON, and
+files written by the ranks in turn.
 
 Every rank parses the same argv and checks the same files, so they all reach
 the same verdict; only rank 0 prints it (``prog: error: ...``) and every rank
@@ -8,9 +10,12 @@ nothing.  Checks that could differ between ranks (files on different hosts)
 are agreed on with one allgather, so no rank goes on alone.
 """
 import argparse
+import json
 import os
 import sys
-from typing import Any, NoReturn, Optional
+from typing import Any, Callable, NoReturn, Optional, Sequence, TypeVar
+
+T = TypeVar("T")
 
 USAGE, INPUT = 2, 1
 
@@ -43,12 +48,75 @@ class Parser(argparse.ArgumentParser):
         # one-rank sys.exit(n) that pybcl turns into MPI_Abort (docs/api.md)
         raise SystemExit(USAGE)
 
+    def at_least(self, option: str, value: Optional[int], lo: int) -> None:
+        """A usage error unless `value` (None: not given) is >= lo."""
+        if value is not None and value < lo:
+            self.error(f"argument {option}: must be >= {lo}, got {value}")
+
+    def add_reads(self, demo_help: str) -> None:
+        """The READS... files and --demo (simulated reads) of the sequence apps."""
+        self.add_argument("reads", nargs="*", metavar="READS", help="FASTA/FASTQ files (.gz ok)")
+        self.add_argument("--demo", action="store_true", help=demo_help)
+
+    def check_reads(self, args: argparse.Namespace) -> None:
+        """A usage error unless exactly one of READS and --demo was given."""
+        if args.demo == bool(args.reads):
+            self.error("give READS files, or --demo (not both)")
+
 
 def agree(problem: Optional[str], comm: Any = None) -> Optional[str]:
     """Collective (over comm, default COMM_WORLD): the first rank's problem
     text (or None) on every rank."""
     everyone = (comm or world()[2]).allgather(problem)
     return next((p for p in everyone if p), None)
+
+
+def check_outputs(prog: str, outputs: Sequence[tuple[str, Optional[str]]]) -> bool:
+    """Collective: can every (option, path) output be written?  If not, rank
+    0 has said the first problem."""
+    problem = next(filter(None, (output_file_problem(o, p) for o, p in outputs)), None)
+    problem = agree(problem)
+    if problem:
+        say_error(prog, problem)
+    return problem is None
+
+
+def open_inputs(prog: str, outputs: Sequence[tuple[str, Optional[str]]],
+                opener: Callable[[], T], error: type[Exception]) -> Optional[T]:
+    """Collective: check every (option, path) output, then open the inputs
+    (opener() raising `error` when one is bad), before any work; the ranks
+    agree.  The inputs, or None once rank 0 has said the first problem."""
+    problem = next(filter(None, (output_file_problem(o, p) for o, p in outputs)), None)
+    inputs = None
+    if problem is None:
+        try:
+            inputs = opener()
+        except error as e:
+            problem = str(e)
+    problem = agree(problem)
+    if problem:
+        say_error(prog, problem)
+        return None
+    return inputs
+
+
+def write_json(path: Optional[str], figures: Any) -> None:
+    """The run's figures as JSON at `path` (if given); stdout flushed."""
+    if path:
+        with open(path, "w") as fh:
+            json.dump(figures, fh, indent=1)
+    sys.stdout.flush()
+
+
+def append_in_turn(path: str, data: bytes, rank: int, nprocs: int, barrier: Callable[[], Any]
+                   ) -> None:
+    """Collective: the ranks write their `data` to `path` in turn, rank 0
+    first (creating the file), the others appending."""
+    for r in range(nprocs):
+        if r == rank:
+            with open(path, "wb" if r == 0 else "ab") as fh:
+                fh.write(data)
+        barrier()
 
 
 def input_file_problem(path: str) -> Optional[str]:

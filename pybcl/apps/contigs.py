@@ -47,8 +47,6 @@ Phases, every rank (SPMD):
    them; ``--json`` has the unitig count, N50, total length, seconds per
    phase and each rank's peak RSS.
 """
-import json
-import sys
 import time
 from typing import Any, Optional, Sequence, Union
 
@@ -340,14 +338,9 @@ def fasta(res: dict[str, Any], first_id: int = 0) -> bytes:
 
 def write_fasta(res: dict[str, Any], path: str) -> None:
     """Collective: ranks append their unitigs in turn, rank 0 first."""
-    me, P = pybcl.rank(), pybcl.nprocs()
     counts = pybcl.comm().allgather(len(res["sequences"]))
-    data = fasta(res, sum(counts[:me]))
-    for r in range(P):
-        if r == me:
-            with open(path, "wb" if r == 0 else "ab") as fh:
-                fh.write(data)
-        pybcl.barrier()
+    data = fasta(res, sum(counts[:pybcl.rank()]))
+    _cli.append_in_turn(path, data, pybcl.rank(), pybcl.nprocs(), pybcl.barrier)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -356,40 +349,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         description="Unitigs (maximal non-branching paths, as BCALM 2 defines them) of the "
                     "de Bruijn graph of the solid canonical k-mers of FASTA/FASTQ files, "
                     "with pybcl.  Run under mpiexec.")
-    ap.add_argument("reads", nargs="*", metavar="READS", help="FASTA/FASTQ files (.gz ok)")
+    ap.add_reads("assemble reads simulated from the lambda phage genome the package ships "
+                 "(30x, 100 bp, 1%% substitutions)")
     ap.add_argument("-k", type=int, default=31, help="k-mer length, odd, 3..31 (default 31)")
     ap.add_argument("--min-count", type=int, default=2,
                     help="keep k-mers seen at least this often (default 2)")
     ap.add_argument("-o", "--output", metavar="FILE", help="unitigs as FASTA")
     ap.add_argument("--json", metavar="FILE", help="the run's figures as JSON")
-    ap.add_argument("--demo", action="store_true",
-                    help="assemble reads simulated from the lambda phage genome the package "
-                         "ships (30x, 100 bp, 1%% substitutions)")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
     args = ap.parse_args(argv)
     if not _core_k_ok(args.k):
         ap.error(f"argument -k: must be odd and in [3, 31], got {args.k}")
-    if args.min_count < 1:
-        ap.error(f"argument --min-count: must be >= 1, got {args.min_count}")
-    if args.demo == bool(args.reads):
-        ap.error("give READS files, or --demo (not both)")
+    ap.at_least("--min-count", args.min_count, 1)
+    ap.check_reads(args)
     prog = ap.prog
-
-    problem = next(filter(None, (_cli.output_file_problem(o, p) for o, p in
-                                 (("-o", args.output), ("--json", args.json)))), None)
-    sources: list[kmer.Source] = []
-    if problem is None:
-        try:
-            if args.demo:
-                sources = [kmer.BytesSource(kmer.demo_reads(),
-                                            "demo: lambda phage reads (30x, 100 bp, 1% err)")]
-            else:
-                sources = [kmer.FileSource(p) for p in args.reads]
-        except kmer.KmerInputError as e:
-            problem = str(e)
-    problem = _cli.agree(problem)
-    if problem:
-        _cli.say_error(prog, problem)
+    sources = _cli.open_inputs(prog, (("-o", args.output), ("--json", args.json)),
+                               lambda: kmer.cli_sources(args.reads, args.demo),
+                               kmer.KmerInputError)
+    if sources is None:
         return _cli.INPUT
 
     try:
@@ -404,9 +381,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     st["seconds"]["output"] = time.perf_counter() - t
     if pybcl.rank() == 0:
         st["inputs"] = [str(s) for s in sources]
-        if args.json:
-            with open(args.json, "w") as fh:
-                json.dump(st, fh, indent=1)
         s = st["seconds"]
         print(f"contigs, k={args.k}, min count {args.min_count}, {st['ranks']} rank(s), "
               f"transport {st['transport']}: {', '.join(st['inputs'])}")
@@ -415,7 +389,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f"longest {st['max_length']:,}")
         print("  seconds: " + ", ".join(f"{p} {v:.2f}" for p, v in s.items())
               + f"; peak RSS {max(st['peak_rss_bytes_per_rank']) / 2**20:.0f} MiB/rank")
-        sys.stdout.flush()
+        _cli.write_json(args.json, st)
     pybcl.barrier()
     return 0
 

@@ -33,8 +33,6 @@ JSON (``--json FILE``): gups (10^9 updates per second, all ranks), errors,
 errors_allowed, table_size, updates (all ranks), seconds, mode, batch,
 ranks, transport, checksum_ok, verified.
 """
-import json
-import sys
 import time
 from typing import Any, Optional, Sequence
 
@@ -173,15 +171,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     P = _cli.world()[1]
     if args.log2_size is not None and not 1 <= args.log2_size <= 40:
         ap.error(f"argument --log2-size: must be in [1, 40], got {args.log2_size}")
-    if args.updates_per_rank is not None and args.updates_per_rank < 0:
-        ap.error(f"argument --updates-per-rank: must be >= 0, got {args.updates_per_rank}")
-    if args.batch < 1:
-        ap.error(f"argument --batch: must be >= 1, got {args.batch}")
-    if args.inject_errors < 0:
-        ap.error(f"argument --inject-errors: must be >= 0, got {args.inject_errors}")
-    problem = _cli.agree(_cli.output_file_problem("--json", args.json))
-    if problem:
-        _cli.say_error(ap.prog, problem)
+    ap.at_least("--updates-per-rank", args.updates_per_rank, 0)
+    ap.at_least("--batch", args.batch, 1)
+    ap.at_least("--inject-errors", args.inject_errors, 0)
+    if not _cli.check_outputs(ap.prog, (("--json", args.json),)):
         return _cli.INPUT
     seg = _core.segment_size() if _core.initialized() else pybcl._env.segment_size()
     n = args.log2_size if args.log2_size is not None else default_log2_size(P, seg)
@@ -199,10 +192,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f"(allowed {res['errors_allowed']}); checksum "
               f"{'ok' if res['checksum_ok'] else 'WRONG'}; verification "
               f"{'PASSED' if res['verified'] else 'FAILED'}")
-        if args.json:
-            with open(args.json, "w") as fh:
-                json.dump(res, fh, indent=1)
-        sys.stdout.flush()
+        _cli.write_json(args.json, res)
     pybcl.barrier()
     return 0 if res["verified"] else 1
 

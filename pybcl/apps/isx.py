@@ -40,7 +40,6 @@ exchange = generate_bucket_push + exchange_wait, total (the sum of the four).
 (the rank with the largest total), whose parts sum exactly to that total: what
 a plot of medians and spreads needs.
 """
-import json
 import sys
 import time
 from typing import Any, Optional, Sequence
@@ -248,20 +247,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     P = _cli.world()[1]
-    if args.keys_per_rank < 1:
-        ap.error(f"argument --keys-per-rank: must be >= 1, got {args.keys_per_rank}")
+    ap.at_least("--keys-per-rank", args.keys_per_rank, 1)
     if not P <= args.max_key <= (1 << 31) - 1:
         ap.error(f"argument --max-key: must be in [{P} (the number of ranks), 2^31 - 1], "
                  f"got {args.max_key}")
-    if args.iterations < 1:
-        ap.error(f"argument --iterations: must be >= 1, got {args.iterations}")
-    if args.burn_in < 0:
-        ap.error(f"argument --burn-in: must be >= 0, got {args.burn_in}")
-    if args.message_size is not None and args.message_size < 1:
-        ap.error(f"argument --message-size: must be >= 1, got {args.message_size}")
-    problem = _cli.agree(_cli.output_file_problem("--json", args.json))
-    if problem:
-        _cli.say_error(ap.prog, problem)
+    ap.at_least("--iterations", args.iterations, 1)
+    ap.at_least("--burn-in", args.burn_in, 0)
+    ap.at_least("--message-size", args.message_size, 1)
+    if not _cli.check_outputs(ap.prog, (("--json", args.json),)):
         return _cli.INPUT
     # the queue hosted here holds ~keys_per_rank int32 keys
     if not _core.initialized():
@@ -269,10 +262,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         try:
             pybcl.init(segment_size=max(need, pybcl._env.segment_size()))
         except pybcl.SegmentFull as exc:     # raised on every rank alike
-            from mpi4py import MPI
-            if MPI.COMM_WORLD.Get_rank() == 0:
-                print(f"{ap.prog}: error: --keys-per-rank {args.keys_per_rank}: {exc}",
-                      file=sys.stderr)
+            _cli.say_error(ap.prog, f"--keys-per-rank {args.keys_per_rank}: {exc}")
             # every rank leaves with 1 and finalizes MPI: no abort needed
             raise SystemExit(1) from None
     res = run_isx(args.keys_per_rank, args.max_key, args.iterations, args.burn_in,
@@ -288,10 +278,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f"{'PASSED' if res['verified'] else 'FAILED'}")
         for w in res["problems"]:
             print("  " + w)
-        if args.json:
-            with open(args.json, "w") as fh:
-                json.dump(res, fh, indent=1)
-        sys.stdout.flush()
+        _cli.write_json(args.json, res)
     pybcl.barrier()
     return 0 if res["verified"] else 1
 

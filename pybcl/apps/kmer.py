@@ -3,72 +3,16 @@
     mpiexec -n P python -m pybcl.apps.kmer READS... [-k 31] [--bloom]
         [--histo FILE] [--counts FILE] [--json FILE] [--demo]
 
-One pass over the input (two under ``--bloom``), on every rank (SPMD):
-
-1. *read* -- each rank reads and parses only its share.  A plain FASTQ file
-   (4-line records) or a FASTA file of many records is cut into P byte
-   ranges, each moved forward to the next record boundary
-   (``_core.seq_resync``), so rank r reads about 1/P of the bytes.  A gzip
-   BGZF file (bgzip, samtools, htslib: gzip members of <= 64 KiB, each
-   naming its compressed size in a 'BC' header field) is split the same
-   way by blocks: every rank walks the block headers from one to the next
-   (``_core.bgzf_blocks``: an 18-byte header and a 4-byte size read per
-   block, nothing inflated), takes a contiguous run of about 1/P of the
-   compressed bytes, starts inflating at the block holding the byte before
-   its run's data (is that data's first byte a line start?), and reads the
-   records that START in its run's decompressed bytes -- the same resync
-   rule as for plain files, applied to the stream -- inflating into the
-   following blocks only to finish its last record.  An ordinary gzip file
-   (one member, or several as ``cat a.gz b.gz`` makes) cannot be entered
-   part-way: a member's header does not say how long it is, so its end, and
-   the next member's start, are found only by inflating it; nor can a FASTA
-   of a few long records, or multi-line FASTQ, be cut on records.  Every
-   rank streams those whole and keeps the k-mers whose last base lies in a
-   1 MiB block of the decompressed stream it owns (block b belongs to rank
-   b mod P), so parsing is shared but decompression is not.  The C
-   parser (``_core.KmerReader``) turns each 4 MiB piece into one uint64
-   array of canonical k-mers, GIL released.
-2. *exchange and count* -- ``_core.kmer_partition`` groups a piece's k-mers
-   by owner rank (a hash of the k-mer), this rank's own group goes straight
-   into its table, and every other group goes with one ``push_many`` to its
-   owner's ``FastQueue``.  After a barrier each owner adds its queue's
-   ``local()`` view to its ``_core.KmerTable`` (bcl_kcount.h: open
-   addressing, prefetched batch inserts, doubling when 70 % full -- the
-   table is sized from the input size and grows if that guess was low, so
-   there is no counting pre-pass).  Python makes a handful of calls per
-   piece; every per-k-mer loop is C.
-
-   With ``--bloom`` (the paper's optimisation) the owner's table has a Bloom
-   filter in front: a k-mer's first sighting only sets filter bits, so
-   singletons (mostly sequencing errors) never take a slot and the table is
-   sized for the k-mers seen at least twice.  A filter false positive (about
-   1 %% of k-mers with 10 bits per k-mer) lets a k-mer in one sighting early,
-   so the counts of that pass are not trusted: as in BFCounter, the filter
-   pass only collects keys, the filter is then freed, and a second pass over
-   the same input (read, partitioned and shipped the same way) counts every
-   occurrence of the stored keys from zero and skips all other k-mers
-   (``KmerTable.restart_counts``, ``count_known``).  Counts are then exact: a
-   stored key counted once was a false positive, i.e. a singleton; the
-   histogram's count-1 line is (total k-mers) - (sum of the counts >= 2),
-   and ``--counts`` lists the k-mers seen at least twice (singletons are not
-   stored).  The price is a second read of the input.
-3. *output* -- the global histogram (Jellyfish ``histo`` format: ``count
-   number_of_kmers`` ascending), ``--counts`` (``KMER<TAB>COUNT``, each rank
-   appends its entries sorted by k-mer code, rank 0 first), ``--json`` (the
-   run's figures, with every rank's peak RSS), and on stdout the top k-mers
-   and the histogram head.
-
-Bad arguments and inputs end the run before any work with one line from
-rank 0 (``prog: error: ...``; exit 2 for usage, 1 for input); an input that
-turns out corrupt mid-run (a truncated gzip file, a malformed record) ends
-it on every rank with exit 1.
-
-k-mers/s in the JSON is total k-mer occurrences / count seconds (first byte
-read to the table complete, output excluded; under ``--bloom`` both passes,
-``count`` + ``recount``).
+Collective, every rank alike (SPMD): each rank reads its share of the input
+(FASTA/FASTQ, plain, gzip or BGZF) and turns it into canonical 2-bit k-mers
+in C; a round groups a piece's k-mers by owner rank and ships every group
+with one ``push_many`` to its owner's ``FastQueue``; each owner counts its
+k-mers in a private ``_core.KmerTable``.  ``--bloom`` keeps singletons out
+of the table and recounts in a second pass, so the counts stay exact.
+How inputs are split, the rounds, the table's sizing and ``--bloom`` are
+described in docs/apps.md.
 """
 import gzip
-import json
 import os
 import resource
 import sys
@@ -89,6 +33,7 @@ BLOOM_BITS_PER_KMER = 10    # ~1 % false positives (4 hashes in one cache line)
 DISTINCT_GUESS = 0.35       # first table size: distinct / k-mers (the table grows if low)
 REPEATED_GUESS = 0.15       # the same under --bloom: k-mers seen twice / k-mers
 SNIFF_BYTES = 1 << 20
+DEMO_NAME = "demo: lambda phage reads (30x, 100 bp, 1% err)"
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 DEMO_GENOME = os.path.join(DATA_DIR, "lambda_virus.fa.gz")
 
@@ -334,6 +279,14 @@ def demo_reads(coverage: float = 30, length: int = 100, error_rate: float = 0.01
     return _core.simulate_reads(genome, n, length, error_rate, seed)
 
 
+def cli_sources(reads: Sequence[str], demo: bool) -> list["Source"]:
+    """The command line's inputs: the demo's simulated reads, or the READS
+    files (opened and checked now: KmerInputError)."""
+    if demo:
+        return [BytesSource(demo_reads(), DEMO_NAME)]
+    return [FileSource(p) for p in reads]
+
+
 # ---- the counting -------------------------------------------------------------
 
 class Progress:
@@ -450,8 +403,7 @@ def _one_pass(srcs: Sequence[Source], k: int, me: int, P: int, add: Any,
 
 def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, str]], k: int = 31,
                 bloom: bool = False, capacity: Optional[int] = None,
-                queue_size: Optional[int] = None, message_size: Optional[int] = None,
-                progress: bool = False, bloom_bits_per_kmer: float = BLOOM_BITS_PER_KMER,
+                queue_size: Optional[int] = None, progress: bool = False, bloom_bits_per_kmer: float = BLOOM_BITS_PER_KMER,
                 items: bool = True, top: int = 10) -> dict[str, Any]:
     """Collective.  Counts the canonical k-mers of `sources` (paths or bytes).
 
@@ -460,9 +412,8 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     (global figures, same on every rank) and 'histogram' (int64 array:
     histogram[c] = k-mers seen c times; exact with or without bloom).
     capacity: first size of this rank's table in k-mers (default: from the
-    input size); queue_size: entries each rank's inbox takes per round;
-    message_size: accepted for compatibility (a round ships one message per
-    destination).  items=False leaves 'keys'/'counts' out (the CLI needs
+    input size); queue_size: entries each rank's inbox takes per round (a
+    round ships one message per destination).  items=False leaves 'keys'/'counts' out (the CLI needs
     them only for --counts); 'top' holds this rank's `top` best entries.
     A corrupt input raises KmerInputError on every rank.
     """
@@ -472,8 +423,6 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
         raise ValueError(f"capacity must be >= 1, got {capacity}")
     if queue_size is not None and queue_size < 1:
         raise ValueError(f"queue_size must be >= 1, got {queue_size}")
-    if message_size is not None and message_size < 1:
-        raise ValueError(f"message_size must be >= 1, got {message_size}")
     t_start = time.perf_counter()
     problem = None
     try:
@@ -600,14 +549,9 @@ def top_kmers(res: dict[str, Any], n: int = 10) -> list[tuple[int, int]]:
 
 def write_counts(res: dict[str, Any], path: str, k: int) -> None:
     """Collective: ranks append their entries (sorted by code) in turn, rank 0 first."""
-    me, P = pybcl.rank(), pybcl.nprocs()
     order = np.argsort(res["keys"])
     data = _core.kmer_tsv(res["keys"][order], res["counts"][order], k)
-    for r in range(P):
-        if r == me:
-            with open(path, "wb" if r == 0 else "ab") as fh:
-                fh.write(data)
-        pybcl.barrier()
+    _cli.append_in_turn(path, data, pybcl.rank(), pybcl.nprocs(), pybcl.barrier)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -616,7 +560,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         description="Count canonical k-mers of FASTA/FASTQ files (gzipped or not) with "
                     "pybcl, one pass, each rank counting the k-mers it owns.  Run under "
                     "mpiexec.")
-    ap.add_argument("reads", nargs="*", metavar="READS", help="FASTA/FASTQ files (.gz ok)")
+    ap.add_reads("count reads simulated from the lambda phage genome the package ships "
+                 "(30x, 100 bp, 1%% substitutions)")
     ap.add_argument("-k", type=int, default=31, help="k-mer length, 1..32 (default 31)")
     ap.add_argument("--bloom", action="store_true",
                     help="keep singletons out of the table with a Bloom filter (less memory; "
@@ -624,9 +569,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--histo", metavar="FILE", help="histogram, Jellyfish histo format")
     ap.add_argument("--counts", metavar="FILE", help="KMER<TAB>COUNT lines")
     ap.add_argument("--json", metavar="FILE", help="the run's figures as JSON")
-    ap.add_argument("--demo", action="store_true",
-                    help="count reads simulated from the lambda phage genome the package ships "
-                         "(30x, 100 bp, 1%% substitutions)")
     ap.add_argument("--top", type=int, default=10, help="k-mers to print (default 10)")
     ap.add_argument("--capacity", type=int,
                     help="first table size per rank, in k-mers (default: from the input "
@@ -637,33 +579,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = ap.parse_args(argv)
     if not 1 <= args.k <= 32:
         ap.error(f"argument -k: must be in [1, 32], got {args.k}")
-    if args.capacity is not None and args.capacity < 1:
-        ap.error(f"argument --capacity: must be >= 1, got {args.capacity}")
-    if args.message_size < 1:
-        ap.error(f"argument --message-size: must be >= 1, got {args.message_size}")
-    if args.top < 0:
-        ap.error(f"argument --top: must be >= 0, got {args.top}")
-    if args.demo == bool(args.reads):
-        ap.error("give READS files, or --demo (not both)")
+    ap.at_least("--capacity", args.capacity, 1)
+    ap.at_least("--message-size", args.message_size, 1)
+    ap.at_least("--top", args.top, 0)
+    ap.check_reads(args)
     prog = ap.prog
-
-    # every input and output checked before any work; ranks agree on the verdict
-    problem = next(filter(None, (_cli.output_file_problem(o, p) for o, p in
-                                 (("--histo", args.histo), ("--counts", args.counts),
-                                  ("--json", args.json)))), None)
-    sources: list[Source] = []
-    if problem is None:
-        try:
-            if args.demo:
-                sources = [BytesSource(demo_reads(),
-                                       "demo: lambda phage reads (30x, 100 bp, 1% err)")]
-            else:
-                sources = [FileSource(p) for p in args.reads]
-        except KmerInputError as e:
-            problem = str(e)
-    problem = _cli.agree(problem)
-    if problem:
-        _cli.say_error(prog, problem)
+    sources = _cli.open_inputs(prog, (("--histo", args.histo), ("--counts", args.counts),
+                                      ("--json", args.json)),
+                               lambda: cli_sources(args.reads, args.demo), KmerInputError)
+    if sources is None:
         return _cli.INPUT
 
     try:
@@ -686,9 +610,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             with open(args.histo, "w") as fh:
                 fh.write(text)
         if args.json:
-            out = dict(st, histogram=[[c, int(n)] for c, n in enumerate(hist) if c and n])
-            with open(args.json, "w") as fh:
-                json.dump(out, fh, indent=1)
+            _cli.write_json(args.json, dict(
+                st, histogram=[[c, int(n)] for c, n in enumerate(hist) if c and n]))
         s = st["seconds"]
         print(f"k-mer counting, k={args.k}, {st['ranks']} rank(s), transport {st['transport']}"
               f"{', Bloom filter' if args.bloom else ''}: {', '.join(st['inputs'])}")

@@ -1,10 +1,12 @@
 /*
- * docstrings/apps.h -- docstrings of the app kernels (apps_py.c): k-mer
- * parsing and HyperLogLog for pybcl.apps.kmer, ISx keys for pybcl.apps.isx.
- * These are internal to the apps; all are local (no communication).
+ * docstrings/kmer.h -- docstrings of the k-mer kernels (kmer_py.c): FASTA/
+ * FASTQ parsing, counting tables, HyperLogLog and output for pybcl.apps.kmer.
+ * Internal to the apps; all are local (no communication).  Each function's
+ * BCLPY_ARGS_* name table (for bclpy_parse) stands under its docstring, so
+ * the names it accepts and the signature it shows are read side by side.
  */
-#ifndef BCLPY_DOC_APPS_H
-#define BCLPY_DOC_APPS_H
+#ifndef BCLPY_DOC_KMER_H
+#define BCLPY_DOC_KMER_H
 
 #define BCLPY_DOC_KMERREADER \
     "KmerReader(path, k, rank=0, nprocs=1, chunk_bytes=4194304, block_shift=20, hll=False, start=0, end=-1, fmt=None, gz_entry=None)\n--\n\n" \
@@ -22,6 +24,9 @@
     "or before byte start - 1; see bgzf_blocks).  Raises OSError, or\n" \
     "ValueError for bad arguments and for a truncated or corrupt gzip file\n" \
     "or one with trailing garbage."
+#define BCLPY_ARGS_KMERREADER \
+    { "path", "k", "rank", "nprocs", "chunk_bytes", "block_shift", "hll", "start", "end", \
+      "fmt", "gz_entry" }
 
 #define BCLPY_DOC_KR_CLOSE \
     "close($self, /)\n--\n\n" \
@@ -43,17 +48,20 @@
     "sightings are not stored (then restart_counts and count_known over the\n" \
     "same input give exact counts).  capacity in [0, 2**40], bloom_bits in\n" \
     "[0, 2**44]; ValueError otherwise.  Local."
+#define BCLPY_ARGS_KMERTABLE { "capacity", "bloom_bits" }
 
 #define BCLPY_DOC_KT_ADD \
-    "add($self, kmers, /)\n--\n\n" \
+    "add($self, kmers)\n--\n\n" \
     "Count each uint64 k-mer of `kmers` (GIL released).  TypeError for\n" \
     "another dtype; ValueError for the reserved code 0xffffffffffffffff;\n" \
     "MemoryError if the table cannot grow."
+#define BCLPY_ARGS_KT_ADD { "kmers" }
 
 #define BCLPY_DOC_KT_COUNT_KNOWN \
-    "count_known($self, kmers, /)\n--\n\n" \
+    "count_known($self, kmers)\n--\n\n" \
     "Count each uint64 k-mer of `kmers` that is already a key of the table;\n" \
     "skip the others (never inserts).  Errors as add()."
+#define BCLPY_ARGS_KT_COUNT_KNOWN { "kmers" }
 
 #define BCLPY_DOC_KT_RESTART_COUNTS \
     "restart_counts($self, /)\n--\n\n" \
@@ -70,9 +78,10 @@
     "Return an int64 array h with h[c] = number of keys with stored count c."
 
 #define BCLPY_DOC_KT_TOP \
-    "top($self, n, /)\n--\n\n" \
+    "top($self, n)\n--\n\n" \
     "Return (keys, counts) of the `n` highest stored counts (n in\n" \
     "[0, 2**20]; ties: smaller key first)."
+#define BCLPY_ARGS_KT_TOP { "n" }
 
 #define BCLPY_DOC_KT_STATS \
     "stats($self, /)\n--\n\n" \
@@ -84,89 +93,66 @@
     "Release the table's memory now (it then reads as empty)."
 
 #define BCLPY_DOC_KMER_PARTITION \
-    "kmer_partition(kmers, nprocs, /)\n--\n\n" \
+    "kmer_partition(kmers, nprocs)\n--\n\n" \
     "Return (uint64 k-mers grouped by owner rank, int64 counts per rank) for\n" \
     "a uint64 k-mer array and nprocs in [1, 2**24] (the k-mer exchange)."
+#define BCLPY_ARGS_KMER_PARTITION { "kmers", "nprocs" }
 
 #define BCLPY_DOC_BGZF_BLOCKS \
-    "bgzf_blocks(path, /)\n--\n\n" \
+    "bgzf_blocks(path)\n--\n\n" \
     "Walk a BGZF file's block headers (no decompression): return\n" \
     "(compressed offsets, decompressed offsets), uint64 arrays of the block\n" \
     "starts with the file size and the stream size appended, or None if the\n" \
     "file is not BGZF (plain, ordinary gzip, or BGZF mixed with other\n" \
     "members).  ValueError for a truncated block or trailing garbage."
+#define BCLPY_ARGS_BGZF_BLOCKS { "path" }
 
 #define BCLPY_DOC_SEQ_RESYNC \
-    "seq_resync(path, size, offset, fmt, /)\n--\n\n" \
+    "seq_resync(path, size, offset, fmt)\n--\n\n" \
     "Return the first record start >= `offset` of a plain FASTA/FASTQ file of\n" \
     "`size` bytes (fmt 'fasta' or 'fastq'; `size` if none): where a byte-range\n" \
     "reader starts.  ValueError for another fmt; OSError if unreadable."
-
-#define BCLPY_DOC_ISX_COUNT \
-    "isx_count(keys, lo, width, /)\n--\n\n" \
-    "ISx's count_local_keys: return (int32 counts[key - lo] over `width`\n" \
-    "entries, number of keys outside [lo, lo + width)) for int32 keys.\n" \
-    "Needs 0 <= lo <= 2**31 - 1 and 1 <= width <= 2**31."
-
-#define BCLPY_DOC_ISXKEYGEN \
-    "IsxKeyGen(rank, max_key=268435456)\n--\n\n" \
-    "ISx's key stream of one rank, drawn in pieces: PCG32 seeded (rank, rank),\n" \
-    "pcg32_boundedrand_r(max_key), as the ISx reference's make_input."
-
-#define BCLPY_DOC_IKG_TAKE \
-    "take($self, n, /)\n--\n\n" \
-    "Return the next `n` keys of the stream (int32 array)."
+#define BCLPY_ARGS_SEQ_RESYNC { "path", "size", "offset", "fmt" }
 
 #define BCLPY_DOC_KMERS_FROM_BYTES \
     "kmers_from_bytes(data, k, rank=0, nprocs=1, chunk=0, block_shift=20)\n--\n\n" \
     "Return the uint64 array of canonical k-mers of FASTA/FASTQ bytes owned by\n" \
     "`rank` (as KmerReader), fed to the parser in pieces of `chunk` bytes\n" \
     "(0: one piece)."
+#define BCLPY_ARGS_KMERS_FROM_BYTES \
+    { "data", "k", "rank", "nprocs", "chunk", "block_shift" }
 
 #define BCLPY_DOC_KMER_ENCODE \
-    "kmer_encode(kmer, /)\n--\n\n" \
+    "kmer_encode(kmer)\n--\n\n" \
     "Return the canonical 2-bit code (int) of a k-mer string over ACGT.\n" \
     "ValueError for other bases or a length outside 1..32."
+#define BCLPY_ARGS_KMER_ENCODE { "kmer" }
 
 #define BCLPY_DOC_KMER_DECODE \
-    "kmer_decode(codes, k, /)\n--\n\n" \
+    "kmer_decode(codes, k)\n--\n\n" \
     "Return an array of S<k> strings over ACGT for a uint64 array of codes."
+#define BCLPY_ARGS_KMER_DECODE { "codes", "k" }
 
 #define BCLPY_DOC_HLL_ESTIMATE \
-    "hll_estimate(registers, /)\n--\n\n" \
+    "hll_estimate(registers)\n--\n\n" \
     "Return the distinct-count estimate (float) of uint8 HyperLogLog registers."
-
-#define BCLPY_DOC_ISX_BUCKETIZE \
-    "isx_bucketize(keys, width, nbuckets, /)\n--\n\n" \
-    "Return (keys grouped by key // width, counts per bucket) for an int32\n" \
-    "key array (ISx's bucket exchange)."
+#define BCLPY_ARGS_HLL_ESTIMATE { "registers" }
 
 #define BCLPY_DOC_HLL_ADD \
-    "hll_add(registers, kmers, /)\n--\n\n" \
+    "hll_add(registers, kmers)\n--\n\n" \
     "Add uint64 k-mers to a HyperLogLog sketch (uint8 registers, in place)."
+#define BCLPY_ARGS_HLL_ADD { "registers", "kmers" }
 
 #define BCLPY_DOC_KMER_TSV \
-    "kmer_tsv(kmers, counts, k, /)\n--\n\n" \
+    "kmer_tsv(kmers, counts, k)\n--\n\n" \
     "Return bytes of 'KMER<TAB>COUNT' lines for uint64 k-mers and counts."
-
-#define BCLPY_DOC_KMER_TABLE_LOCAL \
-    "kmer_table_local(hashmap, /)\n--\n\n" \
-    "Return (keys, values) arrays of this rank's entries of a\n" \
-    "HashMap[uint64, int64] (call after a barrier)."
-
-#define BCLPY_DOC_PCG32_OUTPUTS \
-    "pcg32_outputs(initstate, initseq, n, /)\n--\n\n" \
-    "Return the first `n` outputs of pcg32_random_r (uint32 array); for\n" \
-    "checking against the PCG reference."
-
-#define BCLPY_DOC_ISX_KEYS \
-    "isx_keys(rank, n, max_key=268435456)\n--\n\n" \
-    "Return ISx make_input's `n` keys of `rank` (int32 array)."
+#define BCLPY_ARGS_KMER_TSV { "kmers", "counts", "k" }
 
 #define BCLPY_DOC_SIMULATE_READS \
     "simulate_reads(genome, n_reads, length, error_rate, seed=1)\n--\n\n" \
     "Return FASTQ bytes of `n_reads` reads of `length` bases from `genome`\n" \
     "(bytes): uniform start, random strand, substitutions with probability\n" \
     "error_rate (PCG32 seeded by seed)."
+#define BCLPY_ARGS_SIMULATE_READS { "genome", "n_reads", "length", "error_rate", "seed" }
 
-#endif /* BCLPY_DOC_APPS_H */
+#endif /* BCLPY_DOC_KMER_H */

@@ -1,0 +1,217 @@
+/*
+ * isx_py.c -- binding of the ISx kernels (csrc/kernels/bcl_pcg.h): the
+ * reference's PCG32 key stream, the bucket exchange's grouping and the
+ * owner's key count, on whole NumPy arrays with the GIL released.
+ *
+ * Added to pybcl._core: pcg32_outputs, isx_keys, IsxKeyGen, isx_bucketize,
+ * isx_count.
+ */
+#include "bclpy.h"
+
+#include <limits.h>
+
+#include "kernels/bcl_pcg.h"
+#include "binding/docstrings/isx.h"
+
+#define DEFAULT_MAX_KEY (1LL << 28)     /* ISx's MAX_KEY_VAL */
+
+static int u64_arg(PyObject *o, const char *name, uint64_t *out)
+{
+    PyObject *i = bclpy_index(o, name);
+    if (!i)
+        return -1;
+    /* any int: its low 64 bits, as PCG's reference takes a seed */
+    *out = PyLong_AsUnsignedLongLongMask(i);
+    Py_DECREF(i);
+    return 0;
+}
+
+/* A new 1-d array of n elements of `type`. */
+static PyObject *new_arr(long long n, int type)
+{
+    npy_intp dn = (npy_intp)n;
+    return PyArray_SimpleNew(1, &dn, type);
+}
+
+/* An int32 key array, converted without loss. */
+static PyArrayObject *keys_arg(PyObject *o)
+{
+    return (PyArrayObject *)PyArray_FROMANY(o, NPY_INT32, 1, 1, NPY_ARRAY_IN_ARRAY);
+}
+
+static PyObject *py_pcg32_outputs(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_PCG32_OUTPUTS;
+    PyObject *a[BCLPY_NNAMES(names)];
+    uint64_t initstate, initseq;
+    long long n;
+    if (bclpy_parse("pcg32_outputs", args, nargs, kwnames, names, 3, 3, a) < 0 ||
+        u64_arg(a[0], "initstate", &initstate) < 0 || u64_arg(a[1], "initseq", &initseq) < 0 ||
+        bclpy_int_arg(a[2], "n", 0, PY_SSIZE_T_MAX, &n) < 0)
+        return NULL;
+    PyObject *out = new_arr(n, NPY_UINT32);
+    if (!out)
+        return NULL;
+    bcl_pcg32 rng;
+    bcl_pcg32_seed(&rng, initstate, initseq);
+    bcl_pcg32_fill(&rng, PyArray_DATA((PyArrayObject *)out), (size_t)n);
+    return out;
+}
+
+static int max_key_arg(PyObject *o, long long *out)
+{
+    if (!o) {
+        *out = DEFAULT_MAX_KEY;
+        return 0;
+    }
+    return bclpy_int_arg(o, "max_key", 1, INT32_MAX, out);
+}
+
+static PyObject *py_isx_keys(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_ISX_KEYS;
+    PyObject *a[BCLPY_NNAMES(names)];
+    long long rank, n, max_key;
+    if (bclpy_parse("isx_keys", args, nargs, kwnames, names, 2, 3, a) < 0 ||
+        bclpy_int_arg(a[0], "rank", LLONG_MIN, LLONG_MAX, &rank) < 0 ||
+        bclpy_int_arg(a[1], "n", 0, PY_SSIZE_T_MAX, &n) < 0 || max_key_arg(a[2], &max_key) < 0)
+        return NULL;
+    PyObject *out = new_arr(n, NPY_INT32);
+    if (!out)
+        return NULL;
+    bcl_pcg32 rng;
+    bcl_pcg32_seed(&rng, (uint64_t)rank, (uint64_t)rank);
+    Py_BEGIN_ALLOW_THREADS
+    bcl_isx_keys(&rng, (uint32_t)max_key, PyArray_DATA((PyArrayObject *)out), (size_t)n);
+    Py_END_ALLOW_THREADS
+    return out;
+}
+
+/* ---- IsxKeyGen: one rank's key stream, drawn in pieces ---------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    bcl_pcg32 rng;
+    uint32_t bound;
+} IsxKeyGen;
+
+static int IsxKeyGen_init(IsxKeyGen *self, PyObject *args, PyObject *kw)
+{
+    static const char *const names[] = BCLPY_ARGS_ISXKEYGEN;
+    PyObject *a[BCLPY_NNAMES(names)];
+    long long rank, max_key;
+    if (bclpy_parse_init("IsxKeyGen", args, kw, names, 1, 2, a) < 0 ||
+        bclpy_int_arg(a[0], "rank", LLONG_MIN, LLONG_MAX, &rank) < 0 ||
+        max_key_arg(a[1], &max_key) < 0)
+        return -1;
+    bcl_pcg32_seed(&self->rng, (uint64_t)rank, (uint64_t)rank);
+    self->bound = (uint32_t)max_key;
+    return 0;
+}
+
+static PyObject *IsxKeyGen_take(IsxKeyGen *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_IKG_TAKE;
+    PyObject *a[BCLPY_NNAMES(names)];
+    long long n;
+    if (bclpy_parse("take", args, nargs, kwnames, names, 1, 1, a) < 0 ||
+        bclpy_int_arg(a[0], "n", 0, PY_SSIZE_T_MAX, &n) < 0)
+        return NULL;
+    PyObject *out = new_arr(n, NPY_INT32);
+    if (out)
+        bcl_isx_keys(&self->rng, self->bound, PyArray_DATA((PyArrayObject *)out), (size_t)n);
+    return out;
+}
+
+static PyMethodDef IsxKeyGen_methods[] = {
+    {"take", BCLPY_KW_METHOD(IsxKeyGen_take), BCLPY_DOC_IKG_TAKE},
+    {NULL, NULL, 0, NULL}
+};
+
+PyTypeObject bclpy_IsxKeyGenType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pybcl._core.IsxKeyGen",
+    .tp_basicsize = sizeof(IsxKeyGen),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = BCLPY_DOC_ISXKEYGEN,
+    .tp_methods = IsxKeyGen_methods,
+    .tp_init = (initproc)IsxKeyGen_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* ---- the exchange's grouping and the owner's count -------------------------- */
+
+static PyObject *py_isx_bucketize(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_ISX_BUCKETIZE;
+    PyObject *a[BCLPY_NNAMES(names)];
+    long long width, nb;
+    if (bclpy_parse("isx_bucketize", args, nargs, kwnames, names, 3, 3, a) < 0 ||
+        bclpy_int_arg(a[1], "width", 1, UINT32_MAX, &width) < 0 ||
+        bclpy_int_arg(a[2], "nbuckets", 1, 1 << 24, &nb) < 0)
+        return NULL;
+    PyArrayObject *in = keys_arg(a[0]);
+    if (!in)
+        return NULL;
+    const int32_t *keys = PyArray_DATA(in);
+    size_t n = (size_t)PyArray_SIZE(in);
+    size_t bad = bcl_isx_first_outside(keys, n, (uint32_t)width, (int)nb);
+    PyObject *out = NULL, *cnt = NULL;
+    if (bad < n)
+        PyErr_Format(PyExc_ValueError, "isx_bucketize: key %d is outside "
+                     "[0, width * nbuckets)", keys[bad]);
+    else if ((out = new_arr((long long)n, NPY_INT32)) && (cnt = new_arr(nb, NPY_INT64))) {
+        Py_BEGIN_ALLOW_THREADS
+        bcl_isx_bucketize(keys, n, (uint32_t)width, (int)nb, PyArray_DATA((PyArrayObject *)out),
+                          PyArray_DATA((PyArrayObject *)cnt));
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(in);
+    if (!cnt) {
+        Py_XDECREF(out);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", out, cnt);
+}
+
+/* ISx's count_local_keys; the histogram is allocated per call, as the
+ * reference's is. */
+static PyObject *py_isx_count(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_ISX_COUNT;
+    PyObject *a[BCLPY_NNAMES(names)];
+    long long lo, width;
+    if (bclpy_parse("isx_count", args, nargs, kwnames, names, 3, 3, a) < 0 ||
+        bclpy_int_arg(a[1], "lo", 0, INT32_MAX, &lo) < 0 ||
+        bclpy_int_arg(a[2], "width", 1, (long long)INT32_MAX + 1, &width) < 0)
+        return NULL;
+    PyArrayObject *in = keys_arg(a[0]);
+    if (!in)
+        return NULL;
+    npy_intp w = (npy_intp)width;
+    PyObject *cnt = PyArray_ZEROS(1, &w, NPY_INT32, 0);
+    size_t outside = 0;
+    if (cnt) {
+        Py_BEGIN_ALLOW_THREADS
+        outside = bcl_isx_count(PyArray_DATA(in), (size_t)PyArray_SIZE(in), (int32_t)lo,
+                                (uint32_t)width, PyArray_DATA((PyArrayObject *)cnt));
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(in);
+    if (!cnt)
+        return NULL;
+    return Py_BuildValue("(Nn)", cnt, (Py_ssize_t)outside);
+}
+
+PyMethodDef bclpy_isx_methods[] = {
+    {"pcg32_outputs", BCLPY_KW_METHOD(py_pcg32_outputs), BCLPY_DOC_PCG32_OUTPUTS},
+    {"isx_keys", BCLPY_KW_METHOD(py_isx_keys), BCLPY_DOC_ISX_KEYS},
+    {"isx_bucketize", BCLPY_KW_METHOD(py_isx_bucketize), BCLPY_DOC_ISX_BUCKETIZE},
+    {"isx_count", BCLPY_KW_METHOD(py_isx_count), BCLPY_DOC_ISX_COUNT},
+    {NULL, NULL, 0, NULL}
+};

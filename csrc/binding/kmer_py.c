@@ -1,0 +1,826 @@
+/*
+ * kmer_py.c -- binding of the k-mer app's kernels (csrc/kernels: bcl_kreader,
+ * bcl_kmer, bcl_kmer_text, bcl_kcount, bcl_bgzf, bcl_seqsrc, bcl_readsim):
+ * whole NumPy arrays in and out, no per-k-mer Python object, the GIL
+ * released around parsing, decompression, counting and formatting.  This
+ * file only converts arguments and results; the loops are in the kernels.
+ *
+ * Added to pybcl._core:
+ *   KmerReader(path, k, ...)   iterator of uint64 k-mer arrays, one per piece
+ *   KmerTable(capacity, bloom_bits)   one rank's private count table
+ *   kmer_partition, seq_resync, bgzf_blocks, kmers_from_bytes, kmer_encode,
+ *   kmer_decode, hll_estimate, hll_add, kmer_tsv, simulate_reads, HLL_REGISTERS
+ */
+#include "bclpy.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "kernels/bcl_bgzf.h"
+#include "kernels/bcl_kcount.h"
+#include "kernels/bcl_kmer.h"
+#include "kernels/bcl_kmer_text.h"
+#include "kernels/bcl_kreader.h"
+#include "kernels/bcl_seqsrc.h"
+#include "kernels/bcl_readsim.h"
+#include "binding/docstrings/kmer.h"
+
+/* ---- argument and result conversion --------------------------------------- */
+
+/* An optional int argument (NULL: `dflt`) in [lo, hi]. */
+static int opt_int(PyObject *o, const char *name, long long lo, long long hi, long long dflt,
+                   long long *out)
+{
+    if (!o) {
+        *out = dflt;
+        return 0;
+    }
+    return bclpy_int_arg(o, name, lo, hi, out);
+}
+
+/* A C int argument (the kernels check the value's range and name it). */
+static int c_int(PyObject *o, const char *name, int dflt, int *out)
+{
+    long long v;
+    if (opt_int(o, name, INT_MIN, INT_MAX, dflt, &v) < 0)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* 'fasta' / 'fastq' -> its bcl_seqfmt; None (when allowed) -> BCL_FMT_UNKNOWN;
+ * -1 with ValueError naming `fn`'s fmt otherwise. */
+static int fmt_arg(PyObject *o, const char *fn, int none_ok, bcl_seqfmt *out)
+{
+    const char *s = o && PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+    if ((!o || o == Py_None) && none_ok) {
+        *out = BCL_FMT_UNKNOWN;
+        return 0;
+    }
+    if (s && strcmp(s, "fasta") == 0)
+        *out = BCL_FMT_FASTA;
+    else if (s && strcmp(s, "fastq") == 0)
+        *out = BCL_FMT_FASTQ;
+    else
+        return PyErr_Format(PyExc_ValueError, "%s: fmt must be 'fasta' or 'fastq', got %R",
+                            fn, o), -1;
+    return 0;
+}
+
+static PyObject *new_u64(npy_intp n)
+{
+    return PyArray_SimpleNew(1, &n, NPY_UINT64);
+}
+
+/* Shrink a 1-d array we own to its first n elements (one realloc). */
+static PyObject *shrink(PyObject *arr, npy_intp n)
+{
+    PyArray_Dims dims = { &n, 1 };
+    PyObject *r = PyArray_Resize((PyArrayObject *)arr, &dims, 0, NPY_CORDER);
+    if (!r) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    Py_DECREF(r);             /* PyArray_Resize returns None */
+    return arr;
+}
+
+/* A uint64 k-mer array: another dtype is a TypeError, not a silent cast
+ * (a float array of codes has lost bits already). */
+static PyArrayObject *u64_input(PyObject *obj, const char *fn)
+{
+    if (PyArray_Check(obj) && PyArray_TYPE((PyArrayObject *)obj) != NPY_UINT64) {
+        PyErr_Format(PyExc_TypeError, "%s: kmers must be a uint64 array, got %R", fn,
+                     (PyObject *)PyArray_DESCR((PyArrayObject *)obj));
+        return NULL;
+    }
+    return (PyArrayObject *)PyArray_FROMANY(obj, NPY_UINT64, 1, 1, NPY_ARRAY_IN_ARRAY);
+}
+
+/* (a, b) as a new tuple, or NULL releasing both when either is missing. */
+static PyObject *pair(PyObject *a, PyObject *b)
+{
+    if (!a || !b) {
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", a, b);
+}
+
+/* ---- KmerReader ---------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    bcl_kreader r;
+} KmerReader;
+
+static void KmerReader_dealloc(KmerReader *self)
+{
+    bcl_kreader_free(&self->r);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* gz_entry: None, or (compressed offset, stream offset) of a gzip member. */
+static int gz_entry_arg(PyObject *o, bcl_kreader_range *rg)
+{
+    rg->ranged = o && o != Py_None;
+    if (!rg->ranged)
+        return 0;
+    unsigned long long v[2];
+    for (int i = 0; i < 2 && PyTuple_Check(o) && PyTuple_GET_SIZE(o) == 2; i++) {
+        PyObject *idx = PyNumber_Index(PyTuple_GET_ITEM(o, i));
+        v[i] = idx ? PyLong_AsUnsignedLongLong(idx) : (unsigned long long)-1;
+        Py_XDECREF(idx);
+        if (v[i] == (unsigned long long)-1 && PyErr_Occurred())
+            break;
+        if (i == 1) {
+            rg->zoff = v[0];
+            rg->uoff = v[1];
+            return 0;
+        }
+    }
+    PyErr_Clear();
+    PyErr_SetString(PyExc_TypeError, "KmerReader: gz_entry must be a pair "
+                    "(compressed offset, stream offset) of ints >= 0");
+    return -1;
+}
+
+/* The range arguments: 0 <= start <= end (end -1: to the end), and a fmt
+ * with gz_entry. */
+static int range_args(PyObject *const *a, long long chunk, bcl_kreader_range *rg)
+{
+    long long start, end;
+    if (opt_int(a[7], "start", LLONG_MIN, LLONG_MAX, 0, &start) < 0 ||
+        opt_int(a[8], "end", LLONG_MIN, LLONG_MAX, -1, &end) < 0 ||
+        fmt_arg(a[9], "KmerReader", 1, &rg->fmt) < 0 || gz_entry_arg(a[10], rg) < 0)
+        return -1;
+    if (chunk < 1 || start < 0 || (end >= 0 && end < start) ||
+        (rg->ranged && rg->fmt == BCL_FMT_UNKNOWN))
+        return PyErr_Format(PyExc_ValueError, "KmerReader: need chunk_bytes >= 1 (got %lld), "
+                            "0 <= start <= end (got %lld, %lld), and fmt 'fasta' or 'fastq' "
+                            "with gz_entry (got %R)", chunk, start, end,
+                            a[9] ? a[9] : Py_None), -1;
+    rg->start = (uint64_t)start;
+    rg->end = end < 0 ? UINT64_MAX : (uint64_t)end;
+    return 0;
+}
+
+static int KmerReader_init(KmerReader *self, PyObject *args, PyObject *kw)
+{
+    static const char *const names[] = BCLPY_ARGS_KMERREADER;
+    PyObject *a[BCLPY_NNAMES(names)], *path = NULL;
+    int k, rank, nprocs, shift, hll;
+    long long chunk;
+    bcl_kreader_range rg = { 0 };
+    if (bclpy_parse_init("KmerReader", args, kw, names, 2, BCLPY_NNAMES(names), a) < 0 ||
+        c_int(a[1], "k", 0, &k) < 0 || c_int(a[2], "rank", 0, &rank) < 0 ||
+        c_int(a[3], "nprocs", 1, &nprocs) < 0 ||
+        opt_int(a[4], "chunk_bytes", LLONG_MIN, PY_SSIZE_T_MAX, 4 << 20, &chunk) < 0 ||
+        c_int(a[5], "block_shift", BCL_KMER_DEFAULT_BLOCK_SHIFT, &shift) < 0 ||
+        (hll = a[6] ? PyObject_IsTrue(a[6]) : 0) < 0 || range_args(a, chunk, &rg) < 0 ||
+        !PyUnicode_FSConverter(a[0], &path))
+        return -1;
+    bcl_status st = bcl_kreader_init(&self->r, k, rank, nprocs, shift, (size_t)chunk, hll);
+    if (st != BCL_OK) {
+        Py_DECREF(path);
+        bclpy_raise(st);
+        return -1;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_kreader_open(&self->r, PyBytes_AS_STRING(path), &rg);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path);
+    if (st == BCL_OK)
+        return 0;
+    errno = 0;          /* the message says why; an old errno would mislead */
+    PyErr_Format(st == BCL_ERR_NOMEM ? PyExc_MemoryError : PyExc_OSError, "%s",
+                 bcl_last_error());
+    return -1;
+}
+
+static PyObject *KmerReader_next(KmerReader *self)
+{
+    if (!self->r.open || self->r.done)
+        return NULL;                                   /* StopIteration */
+    PyObject *arr = new_u64((npy_intp)self->r.chunk);
+    if (!arr)
+        return NULL;
+    size_t nout, got;
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_kreader_next(&self->r, PyArray_DATA((PyArrayObject *)arr), &nout, &got);
+    Py_END_ALLOW_THREADS
+    if (st != BCL_OK || got == 0) {
+        Py_DECREF(arr);
+        if (st != BCL_OK)       /* input errors, whatever the layer that found them */
+            PyErr_SetString(PyExc_ValueError, bcl_last_error());
+        return NULL;
+    }
+    return shrink(arr, (npy_intp)nout);
+}
+
+static PyObject *KmerReader_close(KmerReader *self, PyObject *noargs)
+{
+    bcl_kreader_close(&self->r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *KmerReader_stats(KmerReader *self, PyObject *noargs)
+{
+    const bcl_kmer_parser *p = &self->r.parser;
+    return Py_BuildValue("{sKsKsKsKsKss}", "records", (unsigned long long)p->records,
+                         "bases", (unsigned long long)p->bases,
+                         "kmers_total", (unsigned long long)p->kmers_total,
+                         "kmers_emitted", (unsigned long long)p->kmers_emitted,
+                         "bytes", (unsigned long long)self->r.bytes_read,
+                         "format", p->fmt == BCL_FMT_FASTA   ? "fasta"
+                                   : p->fmt == BCL_FMT_FASTQ ? "fastq"
+                                                             : "unknown");
+}
+
+static PyObject *KmerReader_hll(KmerReader *self, PyObject *noargs)
+{
+    npy_intp n = BCL_HLL_REGS;
+    PyObject *a = PyArray_SimpleNew(1, &n, NPY_UINT8);
+    if (a)
+        memcpy(PyArray_DATA((PyArrayObject *)a), self->r.hll, BCL_HLL_REGS);
+    return a;
+}
+
+static PyMethodDef KmerReader_methods[] = {
+    {"close", (PyCFunction)KmerReader_close, METH_NOARGS, BCLPY_DOC_KR_CLOSE},
+    {"stats", (PyCFunction)KmerReader_stats, METH_NOARGS, BCLPY_DOC_KR_STATS},
+    {"hll_registers", (PyCFunction)KmerReader_hll, METH_NOARGS, BCLPY_DOC_KR_HLL},
+    {NULL, NULL, 0, NULL}
+};
+
+PyTypeObject bclpy_KmerReaderType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pybcl._core.KmerReader",
+    .tp_basicsize = sizeof(KmerReader),
+    .tp_dealloc = (destructor)KmerReader_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = BCLPY_DOC_KMERREADER,
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)KmerReader_next,
+    .tp_methods = KmerReader_methods,
+    .tp_init = (initproc)KmerReader_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* ---- KmerTable ----------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    bcl_kcount t;
+    int live;
+} KmerTable;
+
+static void KmerTable_dealloc(KmerTable *self)
+{
+    if (self->live)
+        bcl_kcount_free(&self->t);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int KmerTable_init(KmerTable *self, PyObject *args, PyObject *kw)
+{
+    static const char *const names[] = BCLPY_ARGS_KMERTABLE;
+    PyObject *a[BCLPY_NNAMES(names)];
+    long long cap, bloom;
+    if (bclpy_parse_init("KmerTable", args, kw, names, 0, BCLPY_NNAMES(names), a) < 0 ||
+        opt_int(a[0], "capacity", LLONG_MIN, LLONG_MAX, 0, &cap) < 0 ||
+        opt_int(a[1], "bloom_bits", LLONG_MIN, LLONG_MAX, 0, &bloom) < 0)
+        return -1;
+    if (cap < 0 || bloom < 0 || cap > (1LL << 40) || bloom > (1LL << 44)) {
+        PyErr_Format(PyExc_ValueError, "KmerTable: capacity must be in [0, 2**40] and "
+                     "bloom_bits in [0, 2**44], got %lld, %lld", cap, bloom);
+        return -1;
+    }
+    if (self->live) {
+        bcl_kcount_free(&self->t);
+        self->live = 0;
+    }
+    bcl_status st = bcl_kcount_init(&self->t, (uint64_t)cap, (uint64_t)bloom);
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        return -1;
+    }
+    self->live = 1;
+    return 0;
+}
+
+/* The k-mers argument of add / count_known, counted by `fn` with the GIL
+ * released. */
+static PyObject *table_feed(KmerTable *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames, const char *name,
+                            bcl_status (*fn)(bcl_kcount *, const uint64_t *, size_t))
+{
+    static const char *const names[] = BCLPY_ARGS_KT_ADD;
+    PyObject *a[BCLPY_NNAMES(names)];
+    if (bclpy_parse(name, args, nargs, kwnames, names, 1, 1, a) < 0)
+        return NULL;
+    if (!self->live)
+        return PyErr_Format(PyExc_ValueError, "KmerTable is not initialised");
+    PyArrayObject *arr = u64_input(a[0], name);
+    if (!arr)
+        return NULL;
+    const uint64_t *k = PyArray_DATA(arr);
+    size_t n = (size_t)PyArray_SIZE(arr);
+    bcl_status st = BCL_OK;
+    Py_BEGIN_ALLOW_THREADS
+    if (bcl_kcount_first_reserved(k, n) < n)
+        st = BCL_ERR_ARG;
+    else
+        st = fn(&self->t, k, n);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(arr);
+    if (st == BCL_ERR_ARG)
+        return PyErr_Format(PyExc_ValueError, "%s: 0xffffffffffffffff is not a "
+                            "canonical k-mer code", name);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *KmerTable_add(KmerTable *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    return table_feed(self, args, nargs, kwnames, "KmerTable.add", bcl_kcount_add);
+}
+
+static bcl_status count_known(bcl_kcount *t, const uint64_t *kmers, size_t n)
+{
+    bcl_kcount_count_known(t, kmers, n);
+    return BCL_OK;
+}
+
+static PyObject *KmerTable_count_known(KmerTable *self, PyObject *const *args,
+                                       Py_ssize_t nargs, PyObject *kwnames)
+{
+    return table_feed(self, args, nargs, kwnames, "KmerTable.count_known", count_known);
+}
+
+static PyObject *KmerTable_restart_counts(KmerTable *self, PyObject *noargs)
+{
+    if (!self->live)
+        return PyErr_Format(PyExc_ValueError, "KmerTable is not initialised");
+    Py_BEGIN_ALLOW_THREADS
+    bcl_kcount_restart_counts(&self->t);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+static PyObject *KmerTable_items(KmerTable *self, PyObject *noargs)
+{
+    npy_intp n = self->live ? (npy_intp)self->t.used : 0;
+    PyObject *ka = new_u64(n);
+    PyObject *ca = ka ? PyArray_SimpleNew(1, &n, NPY_INT64) : NULL;
+    if (ca && n) {
+        Py_BEGIN_ALLOW_THREADS
+        bcl_kcount_export(&self->t, PyArray_DATA((PyArrayObject *)ka),
+                          PyArray_DATA((PyArrayObject *)ca));
+        Py_END_ALLOW_THREADS
+    }
+    return pair(ka, ca);
+}
+
+static PyObject *KmerTable_histogram(KmerTable *self, PyObject *noargs)
+{
+    /* counts are almost all small: one pass into 4096 bins, a second only
+     * when a larger count exists */
+    npy_intp len = 4096;
+    for (;;) {
+        PyObject *h = PyArray_ZEROS(1, &len, NPY_INT64, 0);
+        if (!h)
+            return NULL;
+        uint64_t top = 0;
+        if (self->live) {
+            Py_BEGIN_ALLOW_THREADS
+            top = bcl_kcount_histogram(&self->t, PyArray_DATA((PyArrayObject *)h),
+                                       (size_t)len);
+            Py_END_ALLOW_THREADS
+        }
+        if ((npy_intp)top < len)
+            return shrink(h, (npy_intp)top + 1);
+        Py_DECREF(h);
+        len = (npy_intp)top + 1;
+    }
+}
+
+static PyObject *KmerTable_top(KmerTable *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_KT_TOP;
+    PyObject *a[BCLPY_NNAMES(names)];
+    long long n;
+    if (bclpy_parse("top", args, nargs, kwnames, names, 1, 1, a) < 0 ||
+        bclpy_int_arg(a[0], "n", 0, 1 << 20, &n) < 0)
+        return NULL;
+    npy_intp dn = (npy_intp)n;
+    PyObject *ka = new_u64(dn);
+    PyObject *ca = ka ? PyArray_SimpleNew(1, &dn, NPY_INT64) : NULL;
+    if (!ca)
+        return pair(ka, ca);
+    size_t got = 0;
+    if (self->live) {
+        Py_BEGIN_ALLOW_THREADS
+        got = bcl_kcount_top(&self->t, (size_t)n, PyArray_DATA((PyArrayObject *)ka),
+                             PyArray_DATA((PyArrayObject *)ca));
+        Py_END_ALLOW_THREADS
+    }
+    ka = shrink(ka, (npy_intp)got);
+    ca = ka ? shrink(ca, (npy_intp)got) : (Py_DECREF(ca), NULL);
+    return pair(ka, ca);
+}
+
+static PyObject *KmerTable_stats(KmerTable *self, PyObject *noargs)
+{
+    const bcl_kcount *t = &self->t;
+    return Py_BuildValue("{sKsKsKsKsKsKsK}", "distinct", (unsigned long long)t->used,
+                         "slots", (unsigned long long)t->cap,
+                         "bytes", (unsigned long long)bcl_kcount_bytes(t),
+                         "added", (unsigned long long)t->added,
+                         "resizes", (unsigned long long)t->resizes,
+                         "bloom_bits", (unsigned long long)t->bloom_bits,
+                         "saturated", (unsigned long long)t->saturated);
+}
+
+static PyObject *KmerTable_free(KmerTable *self, PyObject *noargs)
+{
+    if (self->live)
+        bcl_kcount_free(&self->t);
+    self->live = 0;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef KmerTable_methods[] = {
+    {"add", BCLPY_KW_METHOD(KmerTable_add), BCLPY_DOC_KT_ADD},
+    {"count_known", BCLPY_KW_METHOD(KmerTable_count_known), BCLPY_DOC_KT_COUNT_KNOWN},
+    {"restart_counts", (PyCFunction)KmerTable_restart_counts, METH_NOARGS,
+     BCLPY_DOC_KT_RESTART_COUNTS},
+    {"items", (PyCFunction)KmerTable_items, METH_NOARGS, BCLPY_DOC_KT_ITEMS},
+    {"histogram", (PyCFunction)KmerTable_histogram, METH_NOARGS, BCLPY_DOC_KT_HISTOGRAM},
+    {"top", BCLPY_KW_METHOD(KmerTable_top), BCLPY_DOC_KT_TOP},
+    {"stats", (PyCFunction)KmerTable_stats, METH_NOARGS, BCLPY_DOC_KT_STATS},
+    {"free", (PyCFunction)KmerTable_free, METH_NOARGS, BCLPY_DOC_KT_FREE},
+    {NULL, NULL, 0, NULL}
+};
+
+PyTypeObject bclpy_KmerTableType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pybcl._core.KmerTable",
+    .tp_basicsize = sizeof(KmerTable),
+    .tp_dealloc = (destructor)KmerTable_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = BCLPY_DOC_KMERTABLE,
+    .tp_methods = KmerTable_methods,
+    .tp_init = (initproc)KmerTable_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* ---- functions: splitting and reading the input ---------------------------- */
+
+static PyObject *py_kmer_partition(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_KMER_PARTITION;
+    PyObject *a[BCLPY_NNAMES(names)];
+    long long P;
+    if (bclpy_parse("kmer_partition", args, nargs, kwnames, names, 2, 2, a) < 0 ||
+        bclpy_int_arg(a[1], "nprocs", 1, 1 << 24, &P) < 0)
+        return NULL;
+    PyArrayObject *in = u64_input(a[0], "kmer_partition");
+    if (!in)
+        return NULL;
+    npy_intp n = PyArray_SIZE(in), dp = (npy_intp)P;
+    PyObject *out = new_u64(n);
+    PyObject *cnt = out ? PyArray_SimpleNew(1, &dp, NPY_INT64) : NULL;
+    if (cnt) {
+        Py_BEGIN_ALLOW_THREADS
+        bcl_kcount_partition(PyArray_DATA(in), (size_t)n, (int)P,
+                             PyArray_DATA((PyArrayObject *)out),
+                             PyArray_DATA((PyArrayObject *)cnt));
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(in);
+    return pair(out, cnt);
+}
+
+static PyObject *py_seq_resync(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_SEQ_RESYNC;
+    PyObject *a[BCLPY_NNAMES(names)], *path = NULL;
+    long long size, offset;
+    bcl_seqfmt f;
+    if (bclpy_parse("seq_resync", args, nargs, kwnames, names, 4, 4, a) < 0 ||
+        bclpy_int_arg(a[1], "size", 0, LLONG_MAX, &size) < 0 ||
+        bclpy_int_arg(a[2], "offset", 0, LLONG_MAX, &offset) < 0 ||
+        fmt_arg(a[3], "seq_resync", 0, &f) < 0 || !PyUnicode_FSConverter(a[0], &path))
+        return NULL;
+    uint64_t out = 0;
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_seqsrc_resync(PyBytes_AS_STRING(path), (uint64_t)size, (uint64_t)offset, f, &out);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    return PyLong_FromUnsignedLongLong(out);
+}
+
+/* A copy of n uint64 values as a new array. */
+static PyObject *u64_copy(const uint64_t *src, npy_intp n)
+{
+    PyObject *a = new_u64(n);
+    if (a)
+        memcpy(PyArray_DATA((PyArrayObject *)a), src, (size_t)n * sizeof(uint64_t));
+    return a;
+}
+
+static PyObject *py_bgzf_blocks(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_BGZF_BLOCKS;
+    PyObject *a[BCLPY_NNAMES(names)], *path = NULL;
+    if (bclpy_parse("bgzf_blocks", args, nargs, kwnames, names, 1, 1, a) < 0 ||
+        !PyUnicode_FSConverter(a[0], &path))
+        return NULL;
+    bcl_bgzf_map m;
+    int is_bgzf = 0;
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_bgzf_walk(PyBytes_AS_STRING(path), &m, &is_bgzf);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    if (!is_bgzf)
+        Py_RETURN_NONE;
+    npy_intp n = (npy_intp)m.nblocks + 1;          /* the block starts and the ends */
+    PyObject *c = u64_copy(m.coff, n), *u = c ? u64_copy(m.uoff, n) : NULL;
+    bcl_bgzf_free(&m);
+    return pair(c, u);
+}
+
+static PyObject *py_kmers_from_bytes(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_KMERS_FROM_BYTES;
+    PyObject *a[BCLPY_NNAMES(names)];
+    int k, rank, nprocs, shift;
+    long long chunk;
+    if (bclpy_parse("kmers_from_bytes", args, nargs, kwnames, names, 2,
+                    BCLPY_NNAMES(names), a) < 0 ||
+        c_int(a[1], "k", 0, &k) < 0 || c_int(a[2], "rank", 0, &rank) < 0 ||
+        c_int(a[3], "nprocs", 1, &nprocs) < 0 ||
+        opt_int(a[4], "chunk", LLONG_MIN, LLONG_MAX, 0, &chunk) < 0 ||
+        c_int(a[5], "block_shift", BCL_KMER_DEFAULT_BLOCK_SHIFT, &shift) < 0)
+        return NULL;
+    bcl_kmer_parser p;
+    bcl_status st = bcl_kmer_init(&p, k, rank, nprocs, shift);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    Py_buffer view;
+    if (PyObject_GetBuffer(a[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    PyObject *arr = new_u64((npy_intp)view.len);      /* a byte ends at most one k-mer */
+    size_t total = 0;
+    if (arr) {
+        Py_BEGIN_ALLOW_THREADS
+        st = bcl_kmer_parse_pieces(&p, view.buf, (size_t)view.len,
+                                   chunk > 0 ? (size_t)chunk : 0,
+                                   PyArray_DATA((PyArrayObject *)arr), &total);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&view);
+    if (!arr)
+        return NULL;
+    if (st != BCL_OK) {
+        Py_DECREF(arr);
+        return bclpy_raise(st);
+    }
+    return shrink(arr, (npy_intp)total);
+}
+
+/* ---- functions: codes, sketches and output --------------------------------- */
+
+/* k in [1, 32] */
+static int k_arg(PyObject *o, int *k)
+{
+    long long v;
+    if (bclpy_int_arg(o, "k", 1, BCL_KMER_MAX_K, &v) < 0)
+        return -1;
+    *k = (int)v;
+    return 0;
+}
+
+static PyObject *py_kmer_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_KMER_ENCODE;
+    PyObject *a[BCLPY_NNAMES(names)];
+    if (bclpy_parse("kmer_encode", args, nargs, kwnames, names, 1, 1, a) < 0)
+        return NULL;
+    Py_ssize_t len;
+    const char *s = PyUnicode_Check(a[0]) ? PyUnicode_AsUTF8AndSize(a[0], &len) : NULL;
+    if (!s) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "kmer_encode: kmer must be a str");
+        return NULL;
+    }
+    if (len < 1 || len > BCL_KMER_MAX_K)
+        return PyErr_Format(PyExc_ValueError, "kmer_encode: length must be in [1, 32], got %zd",
+                            len);
+    uint64_t v;
+    if (bcl_kmer_encode(s, (int)len, &v) < 0)
+        return PyErr_Format(PyExc_ValueError, "kmer_encode: %R holds a non-ACGT base", a[0]);
+    return PyLong_FromUnsignedLongLong(v);
+}
+
+static PyObject *py_kmer_decode(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_KMER_DECODE;
+    PyObject *a[BCLPY_NNAMES(names)];
+    int k;
+    if (bclpy_parse("kmer_decode", args, nargs, kwnames, names, 2, 2, a) < 0 ||
+        k_arg(a[1], &k) < 0)
+        return NULL;
+    PyArrayObject *in = (PyArrayObject *)PyArray_FROMANY(a[0], NPY_UINT64, 0, 1,
+                                                         NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+    if (!in)
+        return NULL;
+    npy_intp n = PyArray_SIZE(in);
+    PyArray_Descr *d = PyArray_DescrNewFromType(NPY_STRING);
+    PyObject *out = NULL;
+    if (d) {
+        PyDataType_SET_ELSIZE(d, k);
+        out = PyArray_NewFromDescr(&PyArray_Type, d, 1, &n, NULL, NULL, 0, NULL);
+    }
+    if (out)
+        bcl_kmer_decode_many(PyArray_DATA(in), (size_t)n, k,
+                             PyArray_DATA((PyArrayObject *)out));
+    Py_DECREF(in);
+    return out;
+}
+
+static PyObject *py_hll_estimate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_HLL_ESTIMATE;
+    PyObject *a[BCLPY_NNAMES(names)];
+    if (bclpy_parse("hll_estimate", args, nargs, kwnames, names, 1, 1, a) < 0)
+        return NULL;
+    PyArrayObject *regs = (PyArrayObject *)PyArray_FROMANY(a[0], NPY_UINT8, 1, 1,
+                                                           NPY_ARRAY_IN_ARRAY);
+    if (!regs)
+        return NULL;
+    if (PyArray_SIZE(regs) != BCL_HLL_REGS) {
+        Py_DECREF(regs);
+        return PyErr_Format(PyExc_ValueError, "hll_estimate: need %u registers",
+                            BCL_HLL_REGS);
+    }
+    double e = bcl_kmer_hll_estimate(PyArray_DATA(regs));
+    Py_DECREF(regs);
+    return PyFloat_FromDouble(e);
+}
+
+static PyObject *py_hll_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_HLL_ADD;
+    PyObject *a[BCLPY_NNAMES(names)];
+    if (bclpy_parse("hll_add", args, nargs, kwnames, names, 2, 2, a) < 0)
+        return NULL;
+    PyArrayObject *regs = (PyArrayObject *)a[0];
+    if (!PyArray_Check(a[0]) || PyArray_TYPE(regs) != NPY_UINT8 ||
+        PyArray_SIZE(regs) != BCL_HLL_REGS || !PyArray_IS_C_CONTIGUOUS(regs) ||
+        !PyArray_ISWRITEABLE(regs))
+        return PyErr_Format(PyExc_TypeError, "hll_add: registers must be a writable "
+                            "contiguous uint8 array of %u", BCL_HLL_REGS);
+    PyArrayObject *k = (PyArrayObject *)PyArray_FROMANY(a[1], NPY_UINT64, 0, 1,
+                                                        NPY_ARRAY_IN_ARRAY);
+    if (!k)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    bcl_kmer_hll_add(PyArray_DATA(regs), PyArray_DATA(k), (size_t)PyArray_SIZE(k));
+    Py_END_ALLOW_THREADS
+    Py_DECREF(k);
+    Py_RETURN_NONE;
+}
+
+/* A bytes object of what the kernel `fill` writes, with the GIL released,
+ * into a buffer of `cap` bytes (0: the size overflowed: MemoryError). */
+static PyObject *text_result(size_t cap, size_t (*fill)(void *ctx, char *out), void *ctx)
+{
+    char *buf = cap ? PyMem_RawMalloc(cap) : NULL;
+    if (!buf)
+        return PyErr_NoMemory();
+    size_t n;
+    Py_BEGIN_ALLOW_THREADS
+    n = fill(ctx, buf);
+    Py_END_ALLOW_THREADS
+    PyObject *res = PyBytes_FromStringAndSize(buf, (Py_ssize_t)n);
+    PyMem_RawFree(buf);
+    return res;
+}
+
+typedef struct {
+    const uint64_t *kmers;
+    const int64_t *counts;
+    size_t n;
+    int k;
+} tsv_job;
+
+static size_t tsv_fill(void *ctx, char *out)
+{
+    tsv_job *j = ctx;
+    return bcl_kmer_tsv(j->kmers, j->counts, j->n, j->k, out);
+}
+
+static PyObject *py_kmer_tsv(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_KMER_TSV;
+    PyObject *a[BCLPY_NNAMES(names)];
+    int k;
+    if (bclpy_parse("kmer_tsv", args, nargs, kwnames, names, 3, 3, a) < 0 ||
+        k_arg(a[2], &k) < 0)
+        return NULL;
+    PyArrayObject *ka = (PyArrayObject *)PyArray_FROMANY(a[0], NPY_UINT64, 1, 1,
+                                                         NPY_ARRAY_IN_ARRAY);
+    PyArrayObject *ca = ka ? (PyArrayObject *)PyArray_FROMANY(
+                                 a[1], NPY_INT64, 1, 1, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST)
+                           : NULL;
+    PyObject *res = NULL;
+    if (ca && PyArray_SIZE(ca) != PyArray_SIZE(ka))
+        PyErr_SetString(PyExc_ValueError, "kmer_tsv: kmers and counts differ in length");
+    else if (ca) {
+        tsv_job j = { PyArray_DATA(ka), PyArray_DATA(ca), (size_t)PyArray_SIZE(ka), k };
+        res = text_result(bcl_kmer_tsv_bound(j.n, k), tsv_fill, &j);
+    }
+    Py_XDECREF(ka);
+    Py_XDECREF(ca);
+    return res;
+}
+
+typedef struct {
+    Py_buffer g;
+    long long n_reads, length;
+    double err;
+    uint64_t seed;
+} sim_job;
+
+static size_t sim_fill(void *ctx, char *out)
+{
+    sim_job *j = ctx;
+    return bcl_simulate_reads(j->g.buf, (size_t)j->g.len, (size_t)j->n_reads,
+                              (size_t)j->length, j->err, j->seed, out);
+}
+
+static PyObject *py_simulate_reads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_SIMULATE_READS;
+    PyObject *a[BCLPY_NNAMES(names)], *seed_i = NULL;
+    sim_job j;
+    if (bclpy_parse("simulate_reads", args, nargs, kwnames, names, 4, 5, a) < 0 ||
+        bclpy_int_arg(a[1], "n_reads", LLONG_MIN, LLONG_MAX, &j.n_reads) < 0 ||
+        bclpy_int_arg(a[2], "length", LLONG_MIN, LLONG_MAX, &j.length) < 0 ||
+        ((j.err = PyFloat_AsDouble(a[3])) == -1.0 && PyErr_Occurred()) ||
+        (a[4] && !(seed_i = bclpy_index(a[4], "seed"))))
+        return NULL;
+    /* any int is a seed: its low 64 bits, as the demo has always used them */
+    j.seed = seed_i ? PyLong_AsUnsignedLongLongMask(seed_i) : 1;
+    Py_XDECREF(seed_i);
+    if (PyObject_GetBuffer(a[0], &j.g, PyBUF_SIMPLE) < 0)
+        return NULL;
+    PyObject *res = NULL;
+    if (j.n_reads < 0 || j.length < 1 || j.length > j.g.len || j.g.len > UINT32_MAX ||
+        !(j.err >= 0.0 && j.err <= 1.0))
+        PyErr_Format(PyExc_ValueError, "simulate_reads: need n_reads >= 0, 1 <= length <= "
+                     "len(genome) (%zd) <= 2**32 - 1 and 0 <= error_rate <= 1", j.g.len);
+    else
+        res = text_result(bcl_readsim_bound((size_t)j.n_reads, (size_t)j.length), sim_fill,
+                          &j);
+    PyBuffer_Release(&j.g);
+    return res;
+}
+
+PyMethodDef bclpy_kmer_methods[] = {
+    {"kmer_partition", BCLPY_KW_METHOD(py_kmer_partition), BCLPY_DOC_KMER_PARTITION},
+    {"seq_resync", BCLPY_KW_METHOD(py_seq_resync), BCLPY_DOC_SEQ_RESYNC},
+    {"bgzf_blocks", BCLPY_KW_METHOD(py_bgzf_blocks), BCLPY_DOC_BGZF_BLOCKS},
+    {"kmers_from_bytes", BCLPY_KW_METHOD(py_kmers_from_bytes), BCLPY_DOC_KMERS_FROM_BYTES},
+    {"kmer_encode", BCLPY_KW_METHOD(py_kmer_encode), BCLPY_DOC_KMER_ENCODE},
+    {"kmer_decode", BCLPY_KW_METHOD(py_kmer_decode), BCLPY_DOC_KMER_DECODE},
+    {"hll_estimate", BCLPY_KW_METHOD(py_hll_estimate), BCLPY_DOC_HLL_ESTIMATE},
+    {"hll_add", BCLPY_KW_METHOD(py_hll_add), BCLPY_DOC_HLL_ADD},
+    {"kmer_tsv", BCLPY_KW_METHOD(py_kmer_tsv), BCLPY_DOC_KMER_TSV},
+    {"simulate_reads", BCLPY_KW_METHOD(py_simulate_reads), BCLPY_DOC_SIMULATE_READS},
+    {NULL, NULL, 0, NULL}
+};

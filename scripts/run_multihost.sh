@@ -64,7 +64,7 @@ run() {
 }
 
 # 1. the suite across hosts (PYBCL_TRANSPORT unset: auto chooses rma at 3h,
-#    rma-node at 2x2; tests/test_runtime.py checks the choice)
+#    rma-node at 2x2; tests/runtime/test_runtime.py checks the choice)
 unset PYBCL_TRANSPORT
 if want suite; then
     run "${H3X1[@]}" -n 3 python -m pytest -q --with-mpi tests -p no:cacheprovider
@@ -130,7 +130,7 @@ echo "== both verified ($((SECONDS - start)) s)"
 fi
 
 # 4. teardown: 20 short jobs on 2x2, each must return within JOB_LIMIT
-#    (benchmarks/teardown_repro.py; the exit guard bounds MPI_Finalize)
+#    (tests/repro/teardown_loop.py; the exit guard bounds MPI_Finalize)
 if want teardown; then
 echo
 echo "== teardown loop: 20 jobs on 2x2 over TCP, each within $JOB_LIMIT s"
@@ -139,7 +139,7 @@ guarded=0
 for i in $(seq 1 20); do
     rc=0
     timeout --kill-after=5 "$JOB_LIMIT" \
-        "${H2X2[@]}" -n 4 python benchmarks/teardown_repro.py pybcl 4 >"$OUT/td" 2>&1 || rc=$?
+        "${H2X2[@]}" -n 4 python tests/repro/teardown_loop.py pybcl 4 >"$OUT/td" 2>&1 || rc=$?
     [ "$(grep -c '^done ' "$OUT/td")" -eq 4 ] || { echo "== job $i (exit $rc): a rank did not finish"; cat "$OUT/td"; exit 1; }
     job_ok "$OUT/td" "$rc" || { echo "== teardown job $i failed (exit $rc):"; cat "$OUT/td"; exit 1; }
 done

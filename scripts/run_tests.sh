@@ -84,6 +84,10 @@ for pass in $PASSES; do
         # builds mpi4py and pybcl twice (two Pythons): its own bound
         dist)   LIMIT=${PYBCL_DIST_TIMEOUT:-2400} run bash scripts/check_dist.sh ;;
         docs)   run bash scripts/build_docs.sh ;;
+        # 8 ranks on shm: not the apps (at 8 ranks they run on rma, and on
+        # shm at 1, 2 and 4; the containers' own tests run here)
+        8)      run $MPIEXEC -n 8 python -m pytest -q --with-mpi tests "${NOLOCAL[@]}" \
+                    --ignore=tests/apps ;;
         *)      run $MPIEXEC -n "$pass" python -m pytest -q --with-mpi tests "${NOLOCAL[@]}" ;;
     esac
 done

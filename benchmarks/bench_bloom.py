@@ -9,7 +9,7 @@ per transport, scalar insert/find in us per op (keys owned by the remote rank,
 and random keys: half local, half remote), insert_many/find_many in keys/s;
 beside them the floor (one MPI_Fetch_and_op(MPI_BOR) + MPI_Win_flush for an
 insert, one MPI_Fetch_and_op(MPI_NO_OP) + flush for a find) from the same run,
-and the ratios against the issue's targets (the floor also reports the rma
+and the ratios against the targets (the floor also reports the rma
 batch shape pybcl uses: one indexed MPI_Get_accumulate per target and chunk):
   rma scalar <= 1.3 x floor;  shm scalar <= 0.3 x the (rma) floor;
   batched >= 5 x the scalar rate of the same transport;

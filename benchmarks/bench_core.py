@@ -6,7 +6,7 @@ with its window set-up) and the same operations through pybcl at 2 ranks
 with PYBCL_TRANSPORT=rma and =shm.  On a 2-core machine any other process
 moves every figure (floor included) by up to 10x, so each ratio is taken
 within a round and the median over rounds is reported.  Prints one JSON
-object; targets (issue 2): rma <= 1.3x its floor, shm <= 0.3x the rma floor.
+object; targets: rma <= 1.3x its floor, shm <= 0.3x the rma floor.
 
     python benchmarks/bench_core.py [--ops N] [--rounds R]
 """

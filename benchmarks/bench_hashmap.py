@@ -1,11 +1,11 @@
-"""HashMap / HashMapBuffer benchmark (issue 5), 2 ranks, both transports.
+"""HashMap / HashMapBuffer benchmark, 2 ranks, both transports.
 
     python benchmarks/bench_hashmap.py > hashmap.json
 
 runs, in one go: the C floor of the same MPI sequences (benchmarks/floor/rma_floor.c,
 built with mpicc), then this file as an MPI worker
 under `mpiexec -n 2` with PYBCL_TRANSPORT=shm and =rma, and prints ONE JSON
-object with the figures, the ratios to the floor and the issue's targets,
+object with the figures, the ratios to the floor and the targets,
 and BCL's numbers.  Scalar ops: rank 0 works on keys owned by rank 1 while
 rank 1 waits in a barrier (the floor's "target idle" set-up).
 """

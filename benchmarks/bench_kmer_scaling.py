@@ -5,7 +5,7 @@
 
 Input: reads simulated by pybcl's own simulator (benchmarks/_reads.py) from
 tests/data/NC_008253.fna.gz (E. coli 536), 100 bp, COVERAGE x, 1 %
-substitutions, one simulation per seed concatenated (the issue's 30x input is --coverage 5 --seeds 1-6),
+substitutions, one simulation per seed concatenated (a 30x input is --coverage 5 --seeds 1-6),
 cached under $TMPDIR/pybcl_bench.  For P = 1, 2, 4, ... up to the cores
 present (and `--oversubscribe` doublings past them, marked and left out of
 the ratios), alternating, `repeats` times each, best kept:

@@ -14,9 +14,9 @@ Rank 0 operates on a queue hosted by rank 1, which waits in a barrier.
 Per operation the best of the rounds' medians is reported, and each ratio
 is taken within a round (median and best over rounds).  Prints ONE JSON
 object: microseconds per single push/pop, elements/s of push_many with
-1024-element int64 chunks, the ratios to the issue-4 targets
+1024-element int64 chunks, the ratios to the targets
 (rma <= 1.3x floor, shm <= 0.3x rma floor, push_many >= BCL's 308 M/s),
-and BCL C++'s figures quoted in issue 4.
+and BCL C++'s figures that the targets quote (not measured here).
 """
 import argparse
 import json
@@ -188,14 +188,14 @@ def main():
            "floor_us": {k: round(v, 3) for k, v in floor.items()
                         if k not in MANY_OPS},
            "floor_push_many_Melem_s": {k: round(CHUNK / floor[k], 1) for k in MANY_OPS},
-           "bcl_cxx_issue4": BCL_CXX}
+           "bcl_cxx_quoted": BCL_CXX}
     for tr in ("rma", "shm"):
         p = pyb[tr]
         res[tr] = {
             "us_per_op": {k: round(p[k], 3) for k in p if "many" not in k},
             "Melem_per_s": {k: round(1 / p[k], 1) for k in p if "many" in k},
         }
-    # Targets (issue 4).  Machine load moves every figure, so a ratio is taken
+    # Targets.  Machine load moves every figure, so a ratio is taken
     # within each round (floor and pybcl run back to back) and the median of
     # the rounds' ratios is reported, with the best round's beside it.
     def ratio(tr, k, fk, scale=1):

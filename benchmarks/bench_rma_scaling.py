@@ -1,4 +1,4 @@
-"""How pybcl's container ops scale with ranks (issue 13), rma, rma-node and shm.
+"""How pybcl's container ops scale with ranks, rma, rma-node and shm.
 
     python benchmarks/bench_rma_scaling.py [--ranks 2,4,8] [--transports rma,shm]
                                            [--scalar N] [--batch N] > scaling.json

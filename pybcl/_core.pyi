@@ -1,5 +1,5 @@
 # Type stubs of pybcl._core (the C extension).  The docstrings, with the same
-# signatures, live in csrc/binding/docstrings/; tests/test_api_docs.py checks
+# signatures, live in csrc/binding/docstrings/; tests/docs/test_api_docs.py checks
 # that both agree on the parameter names.
 import queue
 from types import TracebackType

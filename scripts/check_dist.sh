@@ -3,8 +3,9 @@
 # (`python -m build`, isolated), checks both (`twine check --strict`), then,
 # for the oldest and the newest supported Python, installs from the sdist
 # into a fresh venv -- mpi4py built from source against the same MPICH, the
-# route the README gives for a system MPI -- and runs the suite at 2 ranks
-# against the installed package, from outside the checkout.
+# route the README gives for a system MPI; the Pythons install side by side
+# -- and runs the suite at 2 ranks against each installed package, from
+# outside the checkout.
 #   bash scripts/check_dist.sh                    build, check, both Pythons
 #   bash scripts/check_dist.sh build              build and check only
 #   bash scripts/check_dist.sh pythons            install the built sdist and test
@@ -60,18 +61,22 @@ build() {
     echo "== built: $(cd "$OUT" && ls)"
 }
 
-install_and_test() {     # install_and_test 3.10
+install_python() {     # install_python 3.10: a fresh venv of that Python with the built sdist
     local v=$1 interp venv sdist
     interp=$(find_python "$v")
     venv=$VENVS/py$v
     sdist=$(ls "$OUT"/*.tar.gz)
-    echo; echo "== Python $v ($interp): install $(basename "$sdist") into a fresh venv"
+    echo "== Python $v ($interp): install $(basename "$sdist") into a fresh venv"
     rm -rf "$venv"
     "$interp" -m venv "$venv"
     "$venv/bin/pip" install -q --upgrade pip
     # --no-cache-dir: never reuse an mpi4py wheel built against another MPI
     LIMIT=$INSTALL_LIMIT step "$venv/bin/pip" install -q --no-cache-dir --no-binary=mpi4py \
         "pybcl-mpi[test] @ file://$sdist"
+}
+
+test_installed() {     # test_installed 3.10: the suite at 2 ranks against that install
+    local v=$1 venv=$VENVS/py$v
     (
         export PATH=$venv/bin:$PATH PYBCL_TEST_MPIEXEC=$MPIEXEC
         unset PYTHONPATH
@@ -82,10 +87,32 @@ install_and_test() {     # install_and_test 3.10
     )
 }
 
+# Installing is mostly compiling mpi4py's MPI.c and pybcl's sources, one
+# compiler process at a time per install: the Pythons install side by side
+# (on 2 cores two installs take about the time of one), each into its own
+# log, shown when it ends; then the suites run one after the other.
+pythons() {
+    local v pids=() failed=0 i=0
+    mkdir -p "$VENVS"
+    for v in $PYTHONS; do
+        install_python "$v" >"$VENVS/install-py$v.log" 2>&1 &
+        pids+=($!)
+    done
+    for v in $PYTHONS; do
+        local rc=0
+        wait "${pids[$i]}" || rc=$?
+        i=$((i + 1))
+        echo; cat "$VENVS/install-py$v.log"
+        [ "$rc" -eq 0 ] || { echo "== Python $v: install failed (exit $rc)"; failed=1; }
+    done
+    [ "$failed" -eq 0 ] || return 1
+    for v in $PYTHONS; do echo; test_installed "$v"; done
+}
+
 case ${1:-all} in
     build) build ;;
-    pythons) for v in $PYTHONS; do install_and_test "$v"; done ;;
-    all)   build; for v in $PYTHONS; do install_and_test "$v"; done ;;
+    pythons) pythons ;;
+    all)   build; pythons ;;
     *)     echo "usage: check_dist.sh [build|pythons|all]" >&2; exit 2 ;;
 esac
 echo; echo "== package checks passed"

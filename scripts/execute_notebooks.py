@@ -5,7 +5,7 @@
 Each notebook launches its app under mpiexec with PYTHONPATH at this tree, so
 run it from a tree whose extension is built.  --check executes without
 writing and fails (exit 1) when the fresh outputs' structure differs from the
-committed ones (see `structure`): what tests/test_notebooks.py does in CI, so
+committed ones (see `structure`): what tests/docs/test_notebooks.py does in CI, so
 outputs that predate the code they show fail.
 """
 import copy

@@ -3,7 +3,8 @@
 # network namespace on a private bridge (scripts/netns/hosts.sh), MPI
 # traffic between them over real TCP (UCX_TLS=tcp,self), launched by MPICH's
 # hydra with nsexec.sh standing in for ssh.  Needs root and iproute2.
-#   1. the suite at "3h" (3 hosts x 1 rank) and "2x2" (2 hosts x 2 ranks);
+#   1. the suite at "3h" (3 hosts x 1 rank; all but the local tests) and the
+#      cross-host tests at "2x2" (2 hosts x 2 ranks; scripts/test_sets.sh);
 #      transport auto must pick rma at 3h (one rank per node) and rma-node at
 #      2x2 (node peers through the node's shared window, docs/transports.md);
 #   2. the serial_only tests (they start their own mpiexec through
@@ -12,7 +13,8 @@
 #   3. both apps on 2x2 against a one-host run of 4 ranks: k-mer --histo/--counts
 #      byte-identical, ISx verified;
 #   4. 20 short pybcl jobs on 2x2 that must each return within a time bound.
-# PYBCL_MULTIHOST_PARTS picks parts (default "suite serial apps teardown").
+# PYBCL_MULTIHOST_PARTS picks parts (default "suite serial apps teardown";
+# "suite3h" or "suite2x2" runs one half of part 1).
 # The namespaces are removed on any exit (kept with PYBCL_NETNS_KEEP=1).  Run from anywhere; scripts/run_tests.sh
 # calls it.  PYBCL_NETNS_NAME / PYBCL_NETNS_NET rename the hosts and their
 # network (scripts/netns/hosts.sh), so two such passes on one machine do not meet.
@@ -20,9 +22,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 REPO=$PWD
 [ -n "${VIRTUAL_ENV:-}" ] || . scripts/setup_env.sh
+. scripts/test_sets.sh
 export PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}"
 MPIEXEC=${PYBCL_TEST_MPIEXEC:-mpiexec.mpich}
-LIMIT=${PYBCL_MULTIHOST_PASS_TIMEOUT:-2400}   # seconds per suite pass (2x2 ran 54 % of the suite in 14 min on 2 cores)
+LIMIT=${PYBCL_MULTIHOST_PASS_TIMEOUT:-2400}   # seconds per suite pass (over TCP on 2 oversubscribed cores, 2x2 took 6-14 min)
 JOB_LIMIT=${PYBCL_TEARDOWN_LIMIT:-90}     # seconds per teardown-loop job
 APP_LIMIT=${PYBCL_MULTIHOST_APP_LIMIT:-300}   # seconds per app job
 START=$SECONDS
@@ -64,11 +67,15 @@ run() {
 }
 
 # 1. the suite across hosts (PYBCL_TRANSPORT unset: auto chooses rma at 3h,
-#    rma-node at 2x2; tests/test_runtime.py checks the choice)
+#    rma-node at 2x2; tests/runtime/test_runtime.py checks the choice)
 unset PYBCL_TRANSPORT
-if want suite; then
-    run "${H3X1[@]}" -n 3 python -m pytest -q --with-mpi tests -p no:cacheprovider
-    run "${H2X2[@]}" -n 4 python -m pytest -q --with-mpi tests -p no:cacheprovider
+if want suite || want suite3h; then
+    run "${H3X1[@]}" -n 3 python -m pytest -q --with-mpi tests "${LOCAL_IGNORE[@]}" \
+        -p no:cacheprovider
+fi
+if want suite || want suite2x2; then
+    run "${H2X2[@]}" -n 4 python -m pytest -q --with-mpi "${CROSS_HOST_TESTS[@]}" \
+        -p no:cacheprovider
 fi
 
 # 2. the tests that launch their own jobs, each job spread over the 3 hosts.
@@ -77,8 +84,10 @@ fi
 #    for the shm transport (it needs one node: refusing it across hosts is
 #    tested in the suite), nor test_python_m_pybcl_info, whose expectations
 #    (ranks per node) are written for one host.
+#    Nor the local tests (no job of theirs spans hosts).
 want serial && PYBCL_TEST_MPIEXEC_ARGS="$LAUNCH -hosts $H1,$H2,$H3" \
-    run python -m pytest -q --with-mpi tests -m serial_only -p no:cacheprovider \
+    run python -m pytest -q --with-mpi tests "${LOCAL_IGNORE[@]}" -m serial_only \
+        -p no:cacheprovider \
         -k "not notebook and not shm and not test_python_m_pybcl_info"
 
 # A job over TCP whose MPI_Finalize hung is ended by pybcl's exit guard
@@ -130,7 +139,7 @@ echo "== both verified ($((SECONDS - start)) s)"
 fi
 
 # 4. teardown: 20 short jobs on 2x2, each must return within JOB_LIMIT
-#    (benchmarks/teardown_repro.py; the exit guard bounds MPI_Finalize)
+#    (tests/repro/teardown_loop.py; the exit guard bounds MPI_Finalize)
 if want teardown; then
 echo
 echo "== teardown loop: 20 jobs on 2x2 over TCP, each within $JOB_LIMIT s"
@@ -139,7 +148,7 @@ guarded=0
 for i in $(seq 1 20); do
     rc=0
     timeout --kill-after=5 "$JOB_LIMIT" \
-        "${H2X2[@]}" -n 4 python benchmarks/teardown_repro.py pybcl 4 >"$OUT/td" 2>&1 || rc=$?
+        "${H2X2[@]}" -n 4 python tests/repro/teardown_loop.py pybcl 4 >"$OUT/td" 2>&1 || rc=$?
     [ "$(grep -c '^done ' "$OUT/td")" -eq 4 ] || { echo "== job $i (exit $rc): a rank did not finish"; cat "$OUT/td"; exit 1; }
     job_ok "$OUT/td" "$rc" || { echo "== teardown job $i failed (exit $rc):"; cat "$OUT/td"; exit 1; }
 done

@@ -15,6 +15,8 @@
 #                                      built, installed from the sdist into the
 #                                      oldest and newest supported Python, the
 #                                      suite at 2 ranks on each), then the docs.
+# Pass 1 runs every test; the other passes leave out the local tests and the
+# multi-host 2x2 runs the cross-host tests (scripts/test_sets.sh).
 # 8 ranks on a 2-core machine are oversubscribed: pybcl then waits patiently
 # on its own (docs/progress.md).  Measured pass times: docs/testing.md.
 #
@@ -36,6 +38,7 @@ case ${1:-} in
     *) echo "usage: bash scripts/run_tests.sh [--quick|--full]" >&2; exit 2 ;;
 esac
 [ -n "${PYBCL_TEST_NO_SETUP:-}" ] || . scripts/setup_env.sh
+. scripts/test_sets.sh
 MPIEXEC=mpiexec.mpich
 LIMIT=${PYBCL_TEST_TIMEOUT:-1200}    # seconds per pass
 export PYBCL_TEST_TIME_LIMIT=${PYBCL_TEST_TIME_LIMIT:-300}
@@ -47,6 +50,10 @@ export PYBCL_TEST_TIME_LIMIT=${PYBCL_TEST_TIME_LIMIT:-300}
 if [ $TIER = full ]; then PASSES=$FULL; else PASSES=$QUICK; fi
 PASSES=${PYBCL_TEST_PASSES:-$PASSES}
 TOTAL_START=$SECONDS
+
+# The local tests (scripts/test_sets.sh) run in pass 1 only: another rank
+# count or transport repeats the same work.
+NOLOCAL=("${LOCAL_IGNORE[@]}")
 
 run() {
     echo
@@ -61,19 +68,27 @@ for pass in $PASSES; do
         1)      run python -m pytest -q --with-mpi tests ;;
         # rma at one rank: the in-job tests; the serial_only tests, which
         # launch their own jobs and set their transports, ran in pass 1
-        rma1)   PYBCL_TRANSPORT=rma run python -m pytest -q --with-mpi tests -m "not serial_only" ;;
+        rma1)   PYBCL_TRANSPORT=rma run python -m pytest -q --with-mpi tests "${NOLOCAL[@]}" \
+                    -m "not serial_only" ;;
         # rma-node forced on one host (auto picks it only across nodes with
         # several ranks on one: the multihost pass's 2x2)
-        rmanode1) PYBCL_TRANSPORT=rma-node run python -m pytest -q --with-mpi tests -m "not serial_only" ;;
-        rmanode*) PYBCL_TRANSPORT=rma-node run $MPIEXEC -n "${pass#rmanode}" python -m pytest -q --with-mpi tests ;;
-        rma*)   PYBCL_TRANSPORT=rma run $MPIEXEC -n "${pass#rma}" python -m pytest -q --with-mpi tests ;;
+        rmanode1) PYBCL_TRANSPORT=rma-node run python -m pytest -q --with-mpi tests "${NOLOCAL[@]}" \
+                      -m "not serial_only" ;;
+        rmanode*) PYBCL_TRANSPORT=rma-node run $MPIEXEC -n "${pass#rmanode}" python -m pytest -q --with-mpi \
+                      tests "${NOLOCAL[@]}" ;;
+        rma*)   PYBCL_TRANSPORT=rma run $MPIEXEC -n "${pass#rma}" python -m pytest -q --with-mpi \
+                      tests "${NOLOCAL[@]}" ;;
         wheel|openmpi) run bash scripts/run_mpi_variants.sh "$pass" ;;
         # Several suite passes over TCP in one: its own, longer bound.
         multihost) LIMIT=${PYBCL_MULTIHOST_TIMEOUT:-4800} run bash scripts/run_multihost.sh ;;
         # builds mpi4py and pybcl twice (two Pythons): its own bound
         dist)   LIMIT=${PYBCL_DIST_TIMEOUT:-2400} run bash scripts/check_dist.sh ;;
         docs)   run bash scripts/build_docs.sh ;;
-        *)      run $MPIEXEC -n "$pass" python -m pytest -q --with-mpi tests ;;
+        # 8 ranks on shm: not the apps (at 8 ranks they run on rma, and on
+        # shm at 1, 2 and 4; the containers' own tests run here)
+        8)      run $MPIEXEC -n 8 python -m pytest -q --with-mpi tests "${NOLOCAL[@]}" \
+                    --ignore=tests/apps ;;
+        *)      run $MPIEXEC -n "$pass" python -m pytest -q --with-mpi tests "${NOLOCAL[@]}" ;;
     esac
 done
 echo

@@ -7,9 +7,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-# tabix: htslib's bgzip, so tests/test_kmer_bgzf.py checks the app against
+# tabix: htslib's bgzip, so tests/apps/test_kmer_bgzf.py checks the app against
 # real BGZF output (not only the BGZF the tests write themselves).
-# bcalm: BCALM 2, so tests/test_contigs.py checks the contig app's unitigs
+# bcalm: BCALM 2, so tests/apps/test_contigs.py checks the contig app's unitigs
 # against it (and benchmarks/bench_contigs.py times it).
 if ! command -v mpicc.mpich >/dev/null || ! command -v mpiexec.mpich >/dev/null \
         || [ ! -f /usr/include/zlib.h ] || ! command -v bgzip >/dev/null \

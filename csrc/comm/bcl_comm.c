@@ -206,7 +206,7 @@ void bcl_comm_issued(int rank)
  * was seen to return before puts were complete at their target: pipelined
  * hash map inserts then saw READY buckets whose key had not landed yet
  * (duplicates in 10 of 30 runs); MPI_Win_flush per rank never showed it.
- * tests/c/flush_all_stress.c is the stress that catches it (puts to many
+ * tests/repro/flush_all_stress.c is the stress that catches it (puts to many
  * targets, flush_all, barrier, each target checks its memory).  With the
  * dirty set a flush of k targets is k MPI_Win_flush calls anyway; flush_all
  * is only worth it when most ranks are dirty, and only where it is trusted:

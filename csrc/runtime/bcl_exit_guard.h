@@ -2,7 +2,7 @@
  * bcl_exit_guard.h -- a bound on how long MPI_Finalize may take at exit.
  *
  * MPICH 4.0.2 over UCX's TCP transport sometimes never returns from
- * MPI_Finalize (docs/multinode.md, benchmarks/teardown_repro.py): one rank
+ * MPI_Finalize (docs/multinode.md, tests/repro/teardown_loop.py): one rank
  * spins closing an endpoint whose flush needs a peer, and that peer already
  * sits in the PMI barrier that follows the disconnects, progressing nothing.
  * No order of pybcl's own teardown avoids it (plain mpi4py hangs the same

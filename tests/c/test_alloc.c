@@ -1,6 +1,6 @@
 /*
  * test_alloc.c -- randomized model check of the segment allocator, built with
- * ASan/UBSan by tests/test_c_units.py.  No MPI: the allocator is local-only.
+ * ASan/UBSan by tests/c/test_c_units.py.  No MPI: the allocator is local-only.
  *
  * Invariants checked after every step: live blocks never overlap, stay in
  * range and are aligned; bytes_in_use matches the model; and once everything

@@ -1,6 +1,6 @@
 /*
  * test_kmer_text.c -- the text kernels of the k-mer app write within the
- * bounds they announce, built with ASan/UBSan by tests/test_c_units.py:
+ * bounds they announce, built with ASan/UBSan by tests/c/test_c_units.py:
  * each output buffer is allocated at exactly its bound, so one byte past it
  * is an ASan error.  No MPI, no Python.
  *

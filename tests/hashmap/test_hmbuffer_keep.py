@@ -33,8 +33,7 @@ def raised(fn, *args):
 @pytest.mark.mpi
 @pytest.mark.parametrize("queue_size,message_size", [(100, 10), (12, 5)])
 def test_full_map_keeps_entries_until_resize(queue_size, message_size):
-    # The reproducer (300 keys per rank into 64 buckets per rank),
-    # scaled down: every refused key probes half the table before it is
+    # 300 keys per rank into 64 buckets per rank, scaled down: every refused key probes half the table before it is
     # refused, which over TCP costs a round trip per probe.
     r, p = pybcl.rank(), pybcl.nprocs()
     n = 75

@@ -5,7 +5,8 @@ import subprocess
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from launch import ROOT
+
 CC = shutil.which("gcc") or shutil.which("cc")
 
 

@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from launch import ROOT
 DOCS = os.path.join(ROOT, "docs")
 
 

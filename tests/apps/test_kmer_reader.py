@@ -2,7 +2,7 @@
 
 Every rank reads its share of the same file; together the shares must be
 exactly the file's k-mer occurrences (the C parser on the whole text, which
-tests/test_kmer.py checks against a pure-Python reference), whatever the
+tests/apps/test_kmer.py checks against a pure-Python reference), whatever the
 rank count and however the file is split (byte ranges, BGZF blocks, or an
 ordinary gzip stream dealt in blocks).
 """

@@ -78,11 +78,11 @@ def test_cas64_works_or_init_refuses_the_defective_osc(tmp_path, first, osc, ref
 @pytest.mark.skipif(mpicc() is None, reason="no MPI C compiler")
 def test_plain_mpi_cas64_with_pybcls_setting(tmp_path):
     """The environment default pybcl applies is the whole fix: the same
-    pattern in plain C (tests/c/cas64_same_node.c, the reproducer of
+    pattern in plain C (tests/repro/cas64_same_node.c, the reproducer of
     docs/install.md) works with it, on any MPI."""
     exe = tmp_path / "cas64"
     subprocess.run([mpicc(), "-O2", "-o", str(exe),
-                    os.path.join(ROOT, "tests", "c", "cas64_same_node.c")],
+                    os.path.join(ROOT, "tests", "repro", "cas64_same_node.c")],
                    check=True, env=job_env())
     env = job_env()
     env.pop("OMPI_MCA_osc", None)

@@ -18,12 +18,12 @@ import pytest
 
 import pybcl
 from conftest import all_ok
-from launch import quiet_args, run_python
+from launch import ROOT, quiet_args, run_python
 from pybcl import _core
 from pybcl.apps import contigs
 
 BASES = "ACGT"
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+DATA = os.path.join(ROOT, "tests", "data")
 ECOLI = os.path.join(DATA, "NC_008253.fna.gz")
 
 

@@ -8,8 +8,8 @@ import os
 import re
 
 from conftest import all_ok
+from launch import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINDING = os.path.join(ROOT, "csrc", "binding")
 
 # A non-static definition of a bclpy_* function, or an exported type or table.

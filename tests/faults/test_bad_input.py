@@ -2,9 +2,9 @@
 exception naming the argument, on every rank where the call is collective,
 never a desynchronised job.
 
-Each case here failed before its fix: the old message named no argument
-(CPython's / NumPy's generic conversion errors, the msgpack writer's
-"pybcl.packb: ..."), or the call left the ranks out of step."""
+Each case checks the message names the argument (not CPython's / NumPy's
+generic conversion errors, nor the msgpack writer's "pybcl.packb: ...")
+and that the call leaves the ranks in step."""
 import numpy as np
 import pytest
 
@@ -196,8 +196,9 @@ def test_collective_bad_argument_on_one_rank_raises_everywhere(case):
 @pytest.mark.parametrize("transport", ["shm", "rma"])
 def test_barrier_against_an_agreeing_collective_names_the_mismatch(tmp_path, transport):
     """MPICH matches rank 0's Ibarrier with the other rank's argument
-    agreement (an allreduce); that rank used to report "the arguments were
-    invalid on ranks 1505311347..0" from the garbage it received."""
+    agreement (an allreduce): that rank must name the mismatch, not report
+    "the arguments were invalid on ranks 1505311347..0" from the garbage it
+    received."""
     from launch import job_env
     proc, seconds = run_script(tmp_path, """
         import pybcl
@@ -212,8 +213,8 @@ def test_barrier_against_an_agreeing_collective_names_the_mismatch(tmp_path, tra
 
 
 def test_hashmap_buffer_message_size_of_a_wide_type_cannot_wrap_the_buffer_size():
-    """message_size * entry bytes * P used to wrap size_t for a wide key type
-    (S100000), under-allocating the buffers that are then filled."""
+    """message_size * entry bytes * P must not wrap size_t for a wide key
+    type (S100000), which would under-allocate the buffers then filled."""
     m = pybcl.HashMap(2 * P, key_type="S100000")
     try:
         pybcl.HashMapBuffer(m, 8, 2**48)
@@ -400,8 +401,8 @@ VIEWS_AFTER_FINALIZE_JOB = """
         views.append(q.local())
     before = [v.copy() for v in views]
     pybcl.finalize()
-    # Reading (and writing) a view after finalize() used to be a
-    # segmentation fault on shm: the window's memory was unmapped.
+    # Reading (and writing) a view after finalize() must not fault on shm,
+    # where the window's memory is unmapped.
     for v, b in zip(views, before):
         assert (v == b).all(), (v, b)
     for v in views:

@@ -240,7 +240,7 @@ def test_plain_pytest_runs_the_mpi_tests():
     every test marked mpi and the run would pass having checked little."""
     import os
     from launch import ROOT, run_python
-    test = os.path.join(ROOT, "tests", "test_arrays.py") + "::test_slices_cross_block_boundaries"
+    test = os.path.join(ROOT, "tests", "arrays", "test_arrays.py") + "::test_slices_cross_block_boundaries"
     proc = run_python(["-m", "pytest", "-q", "-p", "no:cacheprovider", test], 2, timeout=240)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]

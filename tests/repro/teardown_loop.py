@@ -1,6 +1,6 @@
 """Reproducer for the teardown hang over UCX's TCP transport (docs/multinode.md).
 
-    mpiexec.mpich ... -n 4 python benchmarks/teardown_repro.py [plain|pybcl] [ROUNDS]
+    mpiexec.mpich ... -n 4 python tests/repro/teardown_loop.py [plain|pybcl] [ROUNDS]
 
 Every rank puts 256 KiB into every rank's window ROUNDS times, flushes, and
 tears down the way pybcl does (barrier, unlock_all, barrier, free).  Then it

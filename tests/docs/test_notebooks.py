@@ -10,7 +10,7 @@ import time
 import pytest
 
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from launch import ROOT
 NOTEBOOKS = ["kmer_counting.ipynb", "isx.ipynb", "contigs.ipynb"]
 LIMIT = int(os.environ.get("PYBCL_NOTEBOOK_TIMEOUT", "600"))     # seconds per notebook
 

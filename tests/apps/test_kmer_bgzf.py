@@ -18,12 +18,12 @@ import pytest
 import pybcl
 from bgzf import BGZF_EOF, bgzf, bgzf_block
 from conftest import all_ok
+from launch import ROOT
 from pybcl import _core
 from test_kmer import at_quality_reads, gather_counts, random_text, ref_kmers, run_app
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-READS = os.path.join(HERE, "data", "reads_1.fq.gz")       # tests/data/README.md
-LAMBDA_READS = os.path.join(os.path.dirname(HERE), "pybcl", "data", "lambda_virus.fa.gz")
+READS = os.path.join(ROOT, "tests", "data", "reads_1.fq.gz")       # tests/data/README.md
+LAMBDA_READS = os.path.join(ROOT, "pybcl", "data", "lambda_virus.fa.gz")
 
 # block data sizes: large; smaller than a record (records span many blocks);
 # with empty blocks between

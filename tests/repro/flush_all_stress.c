@@ -40,7 +40,7 @@
 
 /* The same bound on MPI_Finalize as pybcl's exit guard (docs/multinode.md):
  * MPICH 4.0.2 over UCX TCP can hang one rank in MPI_Finalize after the work
- * and the report are done (benchmarks/teardown_repro.py).  The notice names
+ * and the report are done (tests/repro/teardown_loop.py).  The notice names
  * it so the caller can tell a guard-ended teardown from a failed run. */
 static const char finalize_notice[] =
     "flush_all_stress: MPI_Finalize did not return in time; ending the process "

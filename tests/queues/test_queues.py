@@ -1,4 +1,4 @@
-"""FastQueue and CircularQueue (issue 4; API.md "queue" section).
+"""FastQueue and CircularQueue (docs/api.md, FastQueue and CircularQueue; docs/queues.md).
 
 Every test runs on every rank (constructors are collective) and works at any
 number of ranks, 1 included.  Outcomes are agreed with `all_ok` before

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import pybcl
-from launch import quiet_args, run_python
+from launch import ROOT, quiet_args, run_python
 from pybcl import _core
 from conftest import all_ok
 
@@ -188,7 +188,7 @@ def test_reader_files_plain_and_gz(tmp_path, gz):
 
 
 def test_reader_real_data_matches_python():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "reads_1.fq.gz")
+    path = os.path.join(ROOT, "tests", "data", "reads_1.fq.gz")
     text = gzip.open(path, "rt").read()[:200_000]
     text = text[:text.rfind("\n@r")]   # whole records
     assert collections.Counter(c_kmers(text, 21, 1000).tolist()) == ref_kmers(text, 21)
@@ -246,8 +246,8 @@ def test_app_counts_exact_in_process():
 @pytest.mark.parametrize("bits", [0.25, 10])
 def test_app_bloom_counts_exact_in_process(bits):
     """--bloom gives the plain run's counts and histogram, even with a filter
-    so small that it errs often (its false positives used to be counted one
-    too high: this failed before the recount pass)."""
+    so small that it errs often (a false positive must not count a k-mer
+    one too high: the recount pass corrects it)."""
     from pybcl.apps import kmer
     text = small_reads(seed=11)
     want = ref_kmers(text, 15)

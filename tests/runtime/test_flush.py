@@ -117,7 +117,7 @@ def test_flush_all_stress_and_the_cores_choice(tmp_path):
     """The per-rank loop must never miss a put; if MPI_Win_flush_all does, the
     core must not be trusting it on this library."""
     exe = tmp_path / "flush_all_stress"
-    src = os.path.join(launch.ROOT, "tests", "c", "flush_all_stress.c")
+    src = os.path.join(launch.ROOT, "tests", "repro", "flush_all_stress.c")
     subprocess.run([MPICC, "-O2", "-o", str(exe), src], check=True)
     res = {}
     for mode in ("each", "all"):

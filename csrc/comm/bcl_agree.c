@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "comm/bcl_agree_node.h"
 #include "comm/bcl_comm.h"
 #include "runtime/bcl_lifetime.h"
 
@@ -25,10 +26,81 @@ enum { FAIL_LO, FAIL_HI, TAG, NTAG, ARGS, LIFE = ARGS + 2 * BCL_AGREE_MAX,
 
 static int64_t neg(int64_t v) { return v == INT64_MIN ? INT64_MAX : -v; }
 
+_Static_assert(BCL_LIFE_WINDOW <= 64, "the node record carries the window as bits");
+
 /* Per thread: collective calls are refused while > 0 (bcl_agree.h). */
 static _Thread_local int forbidden;
 
 void bcl_agree_forbid(int on) { forbidden += on ? 1 : -1; }
+
+/* The words `rank` contributes to the reduction, but for the reclaim words:
+ * a failed rank's arguments are neutral (INT64_MAX) so they hide no value. */
+static void fill_words(int64_t *buf, int rank, int failed, int64_t tag,
+                       const int64_t *vals, int n)
+{
+    buf[FAIL_LO] = failed ? rank : INT64_MAX;
+    buf[FAIL_HI] = failed ? -(int64_t)rank : 1;
+    buf[TAG] = tag;
+    buf[NTAG] = -tag;
+    for (int i = 0; i < BCL_AGREE_MAX; i++) {
+        int64_t v = !failed && i < n ? vals[i] : 0;
+        buf[ARGS + 2 * i] = failed ? INT64_MAX : v;
+        buf[ARGS + 2 * i + 1] = failed ? INT64_MAX : neg(v);
+    }
+}
+
+/* ---- the exchange through node shared memory (bcl_agree_node.h) --------
+ * A record holds what one rank's words say, compactly; each rank expands
+ * every record back into words and takes the minimum, so the outcome is the
+ * allreduce's, word for word. */
+static void pack(const int64_t *buf, int failed, const int64_t *vals, int n,
+                 bcl_agree_rec *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    rec->failed = failed;
+    rec->tag = buf[TAG];
+    rec->nargs = failed ? 0 : n;
+    for (int i = 0; i < rec->nargs; i++)
+        rec->vals[i] = vals[i];
+    const int64_t *w = buf + LIFE;
+    rec->life_n = w[0];
+    rec->life_first = w[2];
+    for (int k = 0; k < BCL_LIFE_WINDOW; k++)
+        if (w[BCL_LIFE_HEADER + k])
+            rec->life_bits |= (uint64_t)1 << k;
+}
+
+static void expand(const bcl_agree_rec *rec, int rank, int64_t *buf)
+{
+    fill_words(buf, rank, rec->failed != 0, rec->tag, rec->vals, (int)rec->nargs);
+    int64_t *w = buf + LIFE;
+    w[0] = rec->life_n;
+    w[1] = neg(rec->life_n);
+    w[2] = rec->life_first;
+    w[3] = neg(rec->life_first);
+    for (int k = 0; k < BCL_LIFE_WINDOW; k++)
+        w[BCL_LIFE_HEADER + k] = (int64_t)(rec->life_bits >> k & 1u);
+}
+
+static void min_into(const bcl_agree_rec *rec, int rank, void *ctx)
+{
+    int64_t *acc = ctx, words[LEN];
+    expand(rec, rank, words);
+    for (int i = 0; i < LEN; i++)
+        if (words[i] < acc[i])
+            acc[i] = words[i];
+}
+
+/* The MIN-reduction of every rank's words into buf, through node memory. */
+static bcl_status exchange_node(const char *what, int64_t *buf, int failed,
+                                const int64_t *vals, int n)
+{
+    bcl_agree_rec mine;
+    pack(buf, failed, vals, n, &mine);
+    for (int i = 0; i < LEN; i++)
+        buf[i] = INT64_MAX;
+    return bcl_agree_node_round(&mine, what, min_into, buf);
+}
 
 bcl_status bcl_agree(const char *what, bcl_status local, const char *const *names,
                      const int64_t *vals, int n)
@@ -47,20 +119,17 @@ bcl_status bcl_agree(const char *what, bcl_status local, const char *const *name
         return bcl_set_error(BCL_ERR_ARG, "%s: bcl_agree of %d arguments", what, n);
     int64_t buf[LEN];
     int failed = local != BCL_OK;
-    buf[FAIL_LO] = failed ? bcl_rt.rank : INT64_MAX;
-    buf[FAIL_HI] = failed ? -(int64_t)bcl_rt.rank : 1;
-    buf[TAG] = bcl_agree_digest(what);
-    buf[NTAG] = -buf[TAG];
-    for (int i = 0; i < BCL_AGREE_MAX; i++) {
-        int64_t v = !failed && i < n ? vals[i] : 0;
-        buf[ARGS + 2 * i] = failed ? INT64_MAX : v;      /* a failed rank's */
-        buf[ARGS + 2 * i + 1] = failed ? INT64_MAX : neg(v); /* values: neutral */
-    }
+    fill_words(buf, bcl_rt.rank, failed, bcl_agree_digest(what), vals, n);
     bcl_life_fill(buf + LIFE);
     char saved[512];
     if (failed)
         snprintf(saved, sizeof saved, "%s", bcl_last_error());
-    bcl_status st = bcl_allreduce(buf, LEN, BCL_I64, BCL_MIN);
+    /* On one node through shared memory; elsewhere one MPI allreduce.  The
+     * choice is the transport's, the same on every rank, so every rank's
+     * collective meets its peers' in the same exchange. */
+    bcl_status st = bcl_agree_node_active()
+                        ? exchange_node(what, buf, failed, vals, n)
+                        : bcl_allreduce_named(what, buf, LEN, BCL_I64, BCL_MIN);
     if (st != BCL_OK)
         return st;
     int same_call = buf[TAG] == -buf[NTAG];

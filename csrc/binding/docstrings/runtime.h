@@ -96,7 +96,7 @@
     "--\n" \
     "\n" \
     "Collective: complete all of this rank's outstanding remote operations,\n" \
-    "then an MPI barrier.  Afterwards every rank sees every write made\n" \
+    "then synchronise every rank.  Afterwards every rank sees every write made\n" \
     "before it; also reclaims storage of overwritten variable-length values.\n" \
     "\n" \
     "Raises\n" \

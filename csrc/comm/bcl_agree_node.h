@@ -38,8 +38,8 @@
  * reads it), 64-byte aligned. */
 #define BCL_AGREE_NODE_OFFSET 1024u
 
-/* One rank's part of an agreement, as exchanged (bcl_agree.c expands it into
- * the words of the allreduce). */
+/* One rank's part of an agreement, as exchanged (bcl_agree.c folds every
+ * rank's into what the allreduce would have given). */
 typedef struct bcl_agree_rec {
     int64_t failed;              /* this rank's own validation failed       */
     int64_t tag;                 /* digest of the call's name               */

@@ -1,11 +1,11 @@
 """Cost of container lifetime handling: barrier(), and a create/drop loop.
 
     python benchmarks/bench_lifetime.py [--rounds 3] [--iters 20000] [--reps 7]
-        [--compare PATH]
+        [--nprocs 1,2,4] [--compare PATH]
 
-Runs `--rounds` times under mpiexec -n 2 on shm (this checkout's pybcl, and
-with --compare another checkout's, interleaved so that machine load hits
-both alike):
+For each rank count of `--nprocs`, runs `--rounds` times under mpiexec -n N
+on shm (this checkout's pybcl, and with --compare another checkout's,
+interleaved so that machine load hits both alike):
 
   * pybcl.barrier() median microseconds, beside MPI_Barrier on the same
     ranks through mpi4py (the raw-MPI floor; pybcl's own barrier on shm is
@@ -16,9 +16,10 @@ both alike):
   * the same with close() instead of dropping (when the build has close()).
 
 Reclaiming dropped containers adds no collective to barrier(): its median
-must stay within 10 % of the build without it.  Prints ONE JSON object: per
-build the best-of-rounds median of each figure, and the barrier ratio
-(this / compare) per round.
+at 2 ranks must stay within 10 % of the build without it.  Prints ONE JSON
+object with, per rank count: per build the best-of-rounds median of each
+figure, every round's figures, and the barrier ratio (this / compare) per
+round and its median.
 """
 import argparse
 import json
@@ -41,7 +42,6 @@ def worker(iters, reps):
 
     import pybcl
     from pybcl import _core
-    assert pybcl.nprocs() == 2, "run with 2 ranks"
     comm = MPI.COMM_WORLD
 
     def median_us(fn, n):
@@ -54,7 +54,7 @@ def worker(iters, reps):
             samples.append((time.perf_counter() - t0) / n * 1e6)
         return statistics.median(samples)
 
-    out = {"pybcl": pybcl.__file__, "transport": pybcl.transport()}
+    out = {"pybcl": pybcl.__file__, "transport": pybcl.transport(), "nprocs": pybcl.nprocs()}
     out["barrier_us"] = median_us(pybcl.barrier, iters)
     out["mpi_barrier_us"] = median_us(comm.Barrier, iters)
     cap = 2 * (2 << 20) // 24                 # about 2 MiB of buckets a rank
@@ -75,9 +75,9 @@ def worker(iters, reps):
         print("RESULT " + json.dumps(out), flush=True)
 
 
-def run_one(root, iters, reps):
+def run_one(root, iters, reps, nprocs):
     env = dict(os.environ, PYTHONPATH=root, PYBCL_TRANSPORT="shm")
-    cmd = [_mpi.mpiexec(), "-n", "2", sys.executable, os.path.abspath(__file__), "--worker",
+    cmd = [_mpi.mpiexec(), "-n", str(nprocs), sys.executable, os.path.abspath(__file__), "--worker",
                                   "--iters", str(iters), "--reps", str(reps)]
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     for line in p.stdout.splitlines():
@@ -86,12 +86,30 @@ def run_one(root, iters, reps):
     raise RuntimeError(f"worker failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
 
 
+def summarize(builds, rounds, compare):
+    """Per build the best-of-rounds median of each figure; every round; the
+    barrier ratio this / compare per round and its median."""
+    res = {"best": {},
+           "rounds": [{f"{b}_{k}": round(v, 3) for b in builds for k, v in r[b].items()
+                       if k.endswith("_us")} for r in rounds]}
+    for name in builds:
+        keys = [k for k in rounds[0][name] if k.endswith("_us")]
+        res["best"][name] = {k: round(min(r[name][k] for r in rounds), 3) for k in keys}
+    if compare:
+        ratios = [r["this"]["barrier_us"] / r["compare"]["barrier_us"] for r in rounds]
+        res["barrier_ratio_this_over_compare"] = {
+            "per_round": [round(x, 3) for x in ratios],
+            "median": round(statistics.median(ratios), 3)}
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--worker", action="store_true")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--iters", type=int, default=20000)
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--nprocs", default="1,2,4", help="rank counts, comma-separated")
     ap.add_argument("--compare", help="another checkout (built in place) to run beside")
     a = ap.parse_args()
     if a.worker:
@@ -100,20 +118,11 @@ def main():
     if a.compare:
         builds["compare"] = os.path.abspath(a.compare)
     load_before = os.getloadavg()
-    rounds = []
-    for _ in range(a.rounds):
-        rounds.append({name: run_one(root, a.iters, a.reps) for name, root in builds.items()})
-    res = {"load_avg_before_after": None, "best": {},
-           "rounds": [{f"{b}_{k}": round(v, 3) for b in builds for k, v in r[b].items()
-                       if k.endswith("_us")} for r in rounds]}
-    for name in builds:
-        keys = [k for k in rounds[0][name] if k.endswith("_us")]
-        res["best"][name] = {k: round(min(r[name][k] for r in rounds), 3) for k in keys}
-    if a.compare:
-        ratios = [r["this"]["barrier_us"] / r["compare"]["barrier_us"] for r in rounds]
-        res["barrier_ratio_this_over_compare"] = {
-            "per_round": [round(x, 3) for x in ratios],
-            "median": round(statistics.median(ratios), 3)}
+    res = {"load_avg_before_after": None, "by_nprocs": {}}
+    for nprocs in [int(x) for x in a.nprocs.split(",")]:
+        rounds = [{name: run_one(root, a.iters, a.reps, nprocs) for name, root in builds.items()}
+                  for _ in range(a.rounds)]
+        res["by_nprocs"][str(nprocs)] = summarize(builds, rounds, a.compare)
     res["load_avg_before_after"] = [load_before, os.getloadavg()]
     print(json.dumps(res, indent=1))
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "comm/bcl_agree_node.h"
 #include "comm/bcl_comm.h"
 #include "runtime/bcl_lifetime.h"
 
@@ -30,6 +31,125 @@ static _Thread_local int forbidden;
 
 void bcl_agree_forbid(int on) { forbidden += on ? 1 : -1; }
 
+/* The words `rank` contributes to the reduction, but for the reclaim words:
+ * a failed rank's arguments are neutral (INT64_MAX) so they hide no value. */
+static void fill_words(int64_t *buf, int rank, int failed, int64_t tag,
+                       const int64_t *vals, int n)
+{
+    buf[FAIL_LO] = failed ? rank : INT64_MAX;
+    buf[FAIL_HI] = failed ? -(int64_t)rank : 1;
+    buf[TAG] = tag;
+    buf[NTAG] = -tag;
+    for (int i = 0; i < BCL_AGREE_MAX; i++) {
+        int64_t v = !failed && i < n ? vals[i] : 0;
+        buf[ARGS + 2 * i] = failed ? INT64_MAX : v;
+        buf[ARGS + 2 * i + 1] = failed ? INT64_MAX : neg(v);
+    }
+}
+
+/* The exchange by one MPI allreduce: the words above, MIN-reduced.  The
+ * reclaim is applied only when every rank was in this same call: garbage
+ * from a mismatched peer must not free anything. */
+static bcl_status exchange_mpi(const char *what, int failed, int64_t tag,
+                               const int64_t *vals, int n, int64_t *buf)
+{
+    fill_words(buf, bcl_rt.rank, failed, tag, vals, n);
+    bcl_life_fill(buf + LIFE);
+    bcl_status st = bcl_allreduce_named(what, buf, LEN, BCL_I64, BCL_MIN);
+    if (st == BCL_OK && buf[TAG] == -buf[NTAG])
+        bcl_life_apply(buf + LIFE);
+    return st;
+}
+
+/* ---- the exchange through node shared memory (bcl_agree_node.h) --------
+ * Each rank folds every rank's record into the least and greatest value of
+ * each field, then writes the words the allreduce would have given: the
+ * same outcome, without touching a word per window entry per rank. */
+typedef struct fold {
+    int nargs;                         /* arguments this call agrees on       */
+    int64_t fail_lo, fail_hi;          /* ranks that failed (lo > hi: none)    */
+    int64_t tag_lo, tag_hi;
+    int64_t lo[BCL_AGREE_MAX], hi[BCL_AGREE_MAX];   /* over the other ranks */
+    int64_t n_lo, n_hi, first_lo, first_hi;         /* the reclaim window  */
+    uint64_t bits;
+} fold;
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static void fold_init(fold *f, int nargs)
+{
+    f->nargs = nargs;
+    f->fail_lo = f->tag_lo = f->n_lo = f->first_lo = INT64_MAX;
+    f->fail_hi = f->tag_hi = f->n_hi = f->first_hi = INT64_MIN;
+    for (int i = 0; i < BCL_AGREE_MAX; i++) {
+        f->lo[i] = INT64_MAX;
+        f->hi[i] = INT64_MIN;
+    }
+    f->bits = ~(uint64_t)0;
+}
+
+static void fold_rec(const bcl_agree_rec *rec, int rank, void *ctx)
+{
+    fold *f = ctx;
+    if (rec->failed) {                 /* its arguments are neutral */
+        f->fail_lo = min64(f->fail_lo, rank);
+        f->fail_hi = max64(f->fail_hi, rank);
+    } else {
+        for (int i = 0; i < f->nargs; i++) {
+            f->lo[i] = min64(f->lo[i], rec->vals[i]);
+            f->hi[i] = max64(f->hi[i], rec->vals[i]);
+        }
+    }
+    f->tag_lo = min64(f->tag_lo, rec->tag);
+    f->tag_hi = max64(f->tag_hi, rec->tag);
+    f->n_lo = min64(f->n_lo, rec->life_n);
+    f->n_hi = max64(f->n_hi, rec->life_n);
+    f->first_lo = min64(f->first_lo, rec->life_first);
+    f->first_hi = max64(f->first_hi, rec->life_first);
+    f->bits &= rec->life_bits;
+}
+
+/* The words of the MIN-allreduce, but for the reclaim window's. */
+static void fold_words(const fold *f, int64_t *buf)
+{
+    int any_failed = f->fail_lo <= f->fail_hi;
+    buf[FAIL_LO] = any_failed ? f->fail_lo : INT64_MAX;
+    buf[FAIL_HI] = any_failed ? -f->fail_hi : 1;
+    buf[TAG] = f->tag_lo;
+    buf[NTAG] = neg(f->tag_hi);
+    for (int i = 0; i < BCL_AGREE_MAX; i++) {
+        buf[ARGS + 2 * i] = f->lo[i];
+        buf[ARGS + 2 * i + 1] = neg(f->hi[i]);   /* none: neg(INT64_MIN), as MPI */
+    }
+}
+
+static bcl_status exchange_node(const char *what, int failed, int64_t tag,
+                                const int64_t *vals, int n, int64_t *buf)
+{
+    bcl_agree_rec mine;
+    bcl_life_window win;
+    bcl_life_fill_window(&win);
+    memset(&mine, 0, sizeof mine);
+    mine.failed = failed;
+    mine.tag = tag;
+    mine.nargs = failed ? 0 : n;
+    for (int i = 0; i < mine.nargs; i++)
+        mine.vals[i] = vals[i];
+    mine.life_n = win.n;
+    mine.life_first = win.first;
+    mine.life_bits = win.bits;
+    fold f;
+    fold_init(&f, n);
+    bcl_status st = bcl_agree_node_round(&mine, what, fold_rec, &f);
+    if (st != BCL_OK)
+        return st;
+    fold_words(&f, buf);
+    if (f.tag_lo == f.tag_hi)
+        bcl_life_apply_window(f.n_lo, f.n_hi, f.first_lo, f.first_hi, f.bits);
+    return BCL_OK;
+}
+
 bcl_status bcl_agree(const char *what, bcl_status local, const char *const *names,
                      const int64_t *vals, int n)
 {
@@ -47,25 +167,17 @@ bcl_status bcl_agree(const char *what, bcl_status local, const char *const *name
         return bcl_set_error(BCL_ERR_ARG, "%s: bcl_agree of %d arguments", what, n);
     int64_t buf[LEN];
     int failed = local != BCL_OK;
-    buf[FAIL_LO] = failed ? bcl_rt.rank : INT64_MAX;
-    buf[FAIL_HI] = failed ? -(int64_t)bcl_rt.rank : 1;
-    buf[TAG] = bcl_agree_digest(what);
-    buf[NTAG] = -buf[TAG];
-    for (int i = 0; i < BCL_AGREE_MAX; i++) {
-        int64_t v = !failed && i < n ? vals[i] : 0;
-        buf[ARGS + 2 * i] = failed ? INT64_MAX : v;      /* a failed rank's */
-        buf[ARGS + 2 * i + 1] = failed ? INT64_MAX : neg(v); /* values: neutral */
-    }
-    bcl_life_fill(buf + LIFE);
+    int64_t tag = bcl_agree_digest(what);
     char saved[512];
     if (failed)
         snprintf(saved, sizeof saved, "%s", bcl_last_error());
-    bcl_status st = bcl_allreduce(buf, LEN, BCL_I64, BCL_MIN);
+    /* On one node through shared memory; elsewhere one MPI allreduce.  The
+     * choice is the transport's, the same on every rank, so every rank's
+     * collective meets its peers' in the same exchange. */
+    bcl_status st = bcl_agree_node_active() ? exchange_node(what, failed, tag, vals, n, buf)
+                                            : exchange_mpi(what, failed, tag, vals, n, buf);
     if (st != BCL_OK)
         return st;
-    int same_call = buf[TAG] == -buf[NTAG];
-    if (same_call)       /* garbage from a mismatched peer must not free anything */
-        bcl_life_apply(buf + LIFE);
     if (failed)
         return bcl_set_error(local, "%s", saved);
     /* A peer in a different collective whose MPI call matched this allreduce

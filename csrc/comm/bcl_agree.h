@@ -8,7 +8,10 @@
  * such call first validates locally, then runs bcl_agree: ONE allreduce of
  * (lowest failing rank, every argument's min and max, a tag naming the call).
  * Then either every rank goes on, or every rank fails with a message naming
- * the call, the argument, and the ranks or values that differ.
+ * the call, the argument, and the ranks or values that differ.  On the shm
+ * transport the same reduction is exchanged through the node's shared
+ * memory instead of MPI (bcl_agree_node.h): the outcome is the same, at
+ * about half the cost, and barrier() is this exchange.
  *
  * Arguments are int64 values; non-integers (dtypes) are passed as digests,
  * whose names start with '#' (the message then shows no numbers).

@@ -108,11 +108,12 @@ static bcl_status wait_all(int n, MPI_Request *rq)
 
 bcl_status bcl_wait(int n, MPI_Request *rq) { return wait_all(n, rq); }
 
-static double now_s(void)
+void bcl_wait_pause(unsigned fails)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    if (patient())
+        back_off(fails, WAIT_SPIN_POLLS, WAIT_YIELD_POLLS);
+    else if (fails % 64u == 0)
+        sched_yield();
 }
 
 /* Wait for one collective of the runtime communicator.  Like wait_all, and
@@ -122,30 +123,18 @@ static double now_s(void)
  * ends the job unless the program catches it. */
 bcl_status bcl_wait_collective(MPI_Request *rq, const char *what)
 {
-    int gone = -1;
-    double since = 0;
+    bcl_depart_watch watch = BCL_DEPART_WATCH_INIT;
     for (unsigned fails = 1;; fails++) {
         int done = 0;
         BCL_MPI_CHECK("MPI_Test", MPI_Test(rq, &done, MPI_STATUS_IGNORE));
         if (done)
             return BCL_OK;
         bcl_status st = bcl_interrupt_poll();
+        if (st == BCL_OK && fails % 256u == 0)
+            st = bcl_depart_watch_poll(&watch, what);
         if (st != BCL_OK)
             return st;
-        if (fails % 256u == 0) {       /* an Iprobe costs about an MPI_Test */
-            if (gone < 0 && (gone = bcl_departed_peer()) >= 0)
-                since = now_s();
-            else if (gone >= 0 && now_s() - since > BCL_DEPART_GRACE_S)
-                return bcl_set_error(BCL_ERR_STATE,
-                                     "%s: rank %d has finalized pybcl (finalize() or the end "
-                                     "of its program) while this rank waits for it here; every "
-                                     "rank must make the same collective calls in the same "
-                                     "order", what, gone);
-        }
-        if (patient())
-            back_off(fails, WAIT_SPIN_POLLS, WAIT_YIELD_POLLS);
-        else if (fails % 64u == 0)
-            sched_yield();
+        bcl_wait_pause(fails);
     }
 }
 
@@ -771,8 +760,11 @@ bcl_status bcl_barrier_agree(const char *what, const char *const *names,
      * with it and both raise, at any number of ranks (an Ibarrier against
      * an Iallreduce exchanged garbage at 2 ranks and hung at 4).  An
      * allreduce completes on no rank before every rank has joined it, which
-     * is all a barrier promises.  It waits in our own loop (bcl_allreduce):
-     * patient when ranks outnumber cores, interruptible, departure-aware. */
+     * is all a barrier promises; so does the shm transport's exchange
+     * through memory (bcl_agree_node.h: no rank reads the records before all
+     * are published, each published with release, read with acquire).  Both
+     * wait in our own loop: patient when ranks outnumber cores,
+     * interruptible, departure-aware. */
     if ((st = bcl_agree(what, BCL_OK, names, vals, n)) != BCL_OK)
         return st;
     BCL_MPI_CHECK("MPI_Win_sync", MPI_Win_sync(bcl_rt.win));
@@ -871,6 +863,12 @@ static MPI_Op mpi_redop(bcl_redop op)
 
 bcl_status bcl_allreduce(void *buf, size_t count, bcl_elem elem, bcl_redop op)
 {
+    return bcl_allreduce_named("allreduce", buf, count, elem, op);
+}
+
+bcl_status bcl_allreduce_named(const char *what, void *buf, size_t count, bcl_elem elem,
+                               bcl_redop op)
+{
     BCL_REQUIRE_INIT();
     if (count > (size_t)0x7fffffff)
         return bcl_set_error(BCL_ERR_ARG, "allreduce of %zu elements is too large", count);
@@ -887,5 +885,5 @@ bcl_status bcl_allreduce(void *buf, size_t count, bcl_elem elem, bcl_redop op)
     BCL_MPI_CHECK("MPI_Iallreduce", MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count,
                                                    mpi_elem(elem), mpi_redop(op),
                                                    bcl_rt.comm, &rq));
-    return bcl_wait_collective(&rq, "allreduce");
+    return bcl_wait_collective(&rq, what);
 }

@@ -119,6 +119,12 @@ bcl_status bcl_progress(void);            /* let RMA aimed at us advance     */
  * outnumber cores, interruptible by Ctrl-C). */
 bcl_status bcl_wait(int n, MPI_Request *rq);
 
+/* One pause of a collective's wait loop, the `fails`-th in a row: under the
+ * patient policy spin, then sched_yield(), then sleep 1 us; otherwise an
+ * occasional sched_yield().  For loops that wait on something other than an
+ * MPI request (bcl_agree_node.h). */
+void bcl_wait_pause(unsigned fails);
+
 /* Wait for one collective request on bcl_rt.comm: as bcl_wait, and a peer
  * that finalized (bcl_depart.h) ends the wait with an error naming `what`. */
 bcl_status bcl_wait_collective(MPI_Request *rq, const char *what);
@@ -162,5 +168,9 @@ typedef enum bcl_redop {
 
 bcl_status bcl_bcast(void *buf, size_t nbytes, int root);
 bcl_status bcl_allreduce(void *buf, size_t count, bcl_elem elem, bcl_redop op);
+/* The same, naming the call `what` in the error when a peer has finalized
+ * instead (bcl_depart.h): the agreement passes the user's call. */
+bcl_status bcl_allreduce_named(const char *what, void *buf, size_t count, bcl_elem elem,
+                               bcl_redop op);
 
 #endif /* BCL_COMM_H */

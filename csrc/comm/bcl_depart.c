@@ -2,6 +2,7 @@
 #include "comm/bcl_depart.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "comm/bcl_comm.h"
 
@@ -20,6 +21,30 @@ int bcl_departed_peer(void)
         MPI_SUCCESS || !flag)
         return -1;
     return status.MPI_SOURCE;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+bcl_status bcl_depart_watch_poll(bcl_depart_watch *w, const char *what)
+{
+    if (w->gone < 0) {
+        if ((w->gone = bcl_departed_peer()) >= 0)
+            w->since = now_s();
+        return BCL_OK;
+    }
+    /* The grace period: the peer may have left this very collective a
+     * moment ago, its part on its way to us (bcl_depart.h). */
+    if (now_s() - w->since <= BCL_DEPART_GRACE_S)
+        return BCL_OK;
+    return bcl_set_error(BCL_ERR_STATE,
+                         "%s: rank %d has finalized pybcl (finalize() or the end of its "
+                         "program) while this rank waits for it here; every rank must "
+                         "make the same collective calls in the same order", what, w->gone);
 }
 
 /* Receive the P-1 notices (every one was sent before its sender entered the

@@ -35,4 +35,19 @@ bcl_status bcl_depart(void);
 /* Rank of some peer that has departed (its notice is waiting), else -1. */
 int bcl_departed_peer(void);
 
+/* What one wait in a collective has seen of departures: start it as
+ * BCL_DEPART_WATCH_INIT and poll it every so often while waiting (an Iprobe
+ * costs about an MPI_Test).  BCL_OK while the wait may go on; once a peer's
+ * notice is BCL_DEPART_GRACE_S seconds old, an error naming the peer and
+ * `what`.  Every wait loop of a collective uses it, whatever it waits on (an
+ * MPI request, or a peer's word in shared memory: bcl_agree_node.h). */
+typedef struct bcl_depart_watch {
+    int gone;            /* the departed peer, -1 while none  */
+    double since;        /* when its notice was seen (seconds) */
+} bcl_depart_watch;
+
+#define BCL_DEPART_WATCH_INIT { -1, 0.0 }
+
+bcl_status bcl_depart_watch_poll(bcl_depart_watch *w, const char *what);
+
 #endif /* BCL_DEPART_H */

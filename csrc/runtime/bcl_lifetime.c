@@ -107,17 +107,29 @@ static size_t window_len(void)
     return reg.n < BCL_LIFE_WINDOW ? reg.n : BCL_LIFE_WINDOW;
 }
 
-void bcl_life_fill(int64_t *w)
+void bcl_life_fill_window(bcl_life_window *w)
 {
     pthread_mutex_lock(&lock);
     size_t i0 = window_start(), len = window_len();
-    w[0] = (int64_t)reg.n;
-    w[1] = -(int64_t)reg.n;
-    w[2] = reg.n ? (int64_t)reg.e[i0].seq : -1;
-    w[3] = -w[2];
-    for (size_t k = 0; k < BCL_LIFE_WINDOW; k++)
-        w[BCL_LIFE_HEADER + k] = k < len && reg.e[(i0 + k) % reg.n].obj != NULL;
+    w->n = (int64_t)reg.n;
+    w->first = reg.n ? (int64_t)reg.e[i0].seq : -1;
+    w->bits = 0;
+    for (size_t k = 0; k < len; k++)
+        if (reg.e[(i0 + k) % reg.n].obj != NULL)
+            w->bits |= (uint64_t)1 << k;
     pthread_mutex_unlock(&lock);
+}
+
+void bcl_life_fill(int64_t *w)
+{
+    bcl_life_window win;
+    bcl_life_fill_window(&win);
+    w[0] = win.n;
+    w[1] = -win.n;
+    w[2] = win.first;
+    w[3] = -win.first;
+    for (size_t k = 0; k < BCL_LIFE_WINDOW; k++)
+        w[BCL_LIFE_HEADER + k] = (int64_t)(win.bits >> k & 1u);
 }
 
 /* Move entry i to the dead list (the caller holds the lock).  Without room
@@ -137,26 +149,37 @@ static void kill_entry(size_t i)
     reg.buried--;
 }
 
-void bcl_life_apply(const int64_t *w)
+void bcl_life_apply_window(int64_t n_lo, int64_t n_hi, int64_t first_lo, int64_t first_hi,
+                           uint64_t bits)
 {
     uint64_t seqs[BCL_LIFE_WINDOW];
     size_t nseq = 0;
     pthread_mutex_lock(&lock);
     /* Every rank must have described the same window of the same list. */
     size_t i0 = reg.n ? window_start() : 0, len = window_len();
-    int same = w[0] == -w[1] && w[0] == (int64_t)reg.n && w[2] == -w[3] &&
-               reg.n > 0 && w[2] == (int64_t)reg.e[i0].seq;
+    int same = n_lo == n_hi && n_lo == (int64_t)reg.n && first_lo == first_hi &&
+               reg.n > 0 && first_lo == (int64_t)reg.e[i0].seq;
     if (same) {
         reg.cursor = reg.e[(i0 + len - 1) % reg.n].seq + 1;
         for (size_t k = 0; k < len; k++) {
             const entry *e = &reg.e[(i0 + k) % reg.n];
-            if (w[BCL_LIFE_HEADER + k] == 1 && e->obj)
+            if ((bits >> k & 1u) && e->obj)
                 seqs[nseq++] = e->seq;
         }
         for (size_t k = 0; k < nseq; k++)
             kill_entry(find(seqs[k]));
     }
     pthread_mutex_unlock(&lock);
+}
+
+void bcl_life_apply(const int64_t *w)
+{
+    /* MIN-reduced words: a bit survives only where every rank's word was 1. */
+    uint64_t bits = 0;
+    for (size_t k = 0; k < BCL_LIFE_WINDOW; k++)
+        if (w[BCL_LIFE_HEADER + k] == 1)
+            bits |= (uint64_t)1 << k;
+    bcl_life_apply_window(w[0], -w[1], w[2], -w[3], bits);
 }
 
 void bcl_life_reap(void)

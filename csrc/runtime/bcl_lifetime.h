@@ -64,6 +64,24 @@ void bcl_life_fill(int64_t *words);
 void bcl_life_apply(const int64_t *words);
 void bcl_life_reap(void);
 
+/* The same window packed, for an agreement that reduces it itself
+ * (comm/bcl_agree_node.h): the list's length, the window's first number
+ * (-1 when the list is empty), and bit k set when entry k is dropped here.
+ * The words are n, -n, first, -first, then one 0/1 word per bit. */
+typedef struct bcl_life_window {
+    int64_t n, first;
+    uint64_t bits;
+} bcl_life_window;
+
+_Static_assert(BCL_LIFE_WINDOW <= 64, "a window fits the bits of one word");
+
+void bcl_life_fill_window(bcl_life_window *w);
+
+/* Apply the reduction over every rank of their windows: the least and
+ * greatest n and first, and the AND of the bits. */
+void bcl_life_apply_window(int64_t n_lo, int64_t n_hi, int64_t first_lo, int64_t first_hi,
+                           uint64_t bits);
+
 /* Buried containers not yet reclaimed (tests, diagnostics). */
 uint64_t bcl_life_buried(void);
 

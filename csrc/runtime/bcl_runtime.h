@@ -16,6 +16,8 @@
  *
  * The first BCL_SEGMENT_RESERVED bytes of every segment belong to the runtime
  * (offset 0 is the null pointer, so nothing user-visible ever lives there).
+ * bcl_init zeroes them; on shm the agreement of collective calls exchanges
+ * its records there (comm/bcl_agree_node.h).
  */
 #ifndef BCL_RUNTIME_H
 #define BCL_RUNTIME_H

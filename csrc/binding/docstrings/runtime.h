@@ -78,7 +78,7 @@
 #define BCLPY_DOC_BARRIER \
     BCLPY_SIG("barrier()") \
     "Collective: complete all of this rank's outstanding remote operations,\n" \
-    "then an MPI barrier.  Afterwards every rank sees every write made\n" \
+    "then synchronise every rank.  Afterwards every rank sees every write made\n" \
     "before it; also reclaims storage of overwritten variable-length values.\n" \
     BCLPY_RAISES \
     "pybcl.Error\n" \

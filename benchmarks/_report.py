@@ -11,3 +11,15 @@ def emit(result, out=None):
         with open(out, "w") as fh:
             fh.write(text + "\n")
     return text
+
+
+def worker_result(argv, env, timeout=600):
+    """Run a worker job and return the JSON of its `RESULT {...}` line (rank 0
+    prints it); RuntimeError with the job's output when there is none."""
+    import subprocess
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    raise RuntimeError(f"no result from {' '.join(argv[:6])} ... (rc {proc.returncode}):\n"
+                       f"{proc.stdout}\n{proc.stderr}")

@@ -72,6 +72,17 @@ def timed(cmd, timeout=1800, environ=None):
     return dt, subprocess.CompletedProcess(cmd, 0, out, err), before, load()
 
 
+def parse_histo(text):
+    """{count: kmers} of a histogram's 'count<ws>kmers' lines (KMC's, Jellyfish's),
+    zero lines dropped."""
+    h = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and int(parts[1]):
+            h[int(parts[0])] = int(parts[1])
+    return h
+
+
 def ensure_debian_packages(binaries_to_packages):
     """Install missing competitors with apt-get (Debian's `kmc`, `jellyfish`)."""
     missing = sorted({pkg for b, pkg in binaries_to_packages.items() if not shutil.which(b)})

@@ -14,9 +14,10 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
+
+from _report import worker_result  # noqa: E402  (benchmarks/, the script's own folder)
 
 WORKER = r"""
 import json, sys, time
@@ -79,12 +80,8 @@ if me == 0:
 
 def run(build, nprocs, transport, ops):
     env = dict(os.environ, PYTHONPATH=build, PYBCL_TRANSPORT=transport)
-    proc = subprocess.run(["mpiexec.mpich", "-n", str(nprocs), sys.executable, "-c", WORKER,
-                           str(ops)], env=env, capture_output=True, text=True, timeout=600)
-    for line in proc.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    raise RuntimeError(f"no result from {build}:\n{proc.stdout}\n{proc.stderr}")
+    return worker_result(["mpiexec.mpich", "-n", str(nprocs), sys.executable, "-c", WORKER,
+                          str(ops)], env)
 
 
 def main():

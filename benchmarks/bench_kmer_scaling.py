@@ -41,16 +41,6 @@ def reads_file(coverage, seeds):
     return _reads.ecoli_reads(coverage, seeds)
 
 
-def parse_histo(text):
-    """{count: kmers} of 'count<ws>kmers' lines, zero lines dropped."""
-    h = {}
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and int(parts[1]):
-            h[int(parts[0])] = int(parts[1])
-    return h
-
-
 def version(cmd):
     r = subprocess.run(cmd, capture_output=True, text=True)
     return (r.stdout + r.stderr).strip().splitlines()[0] if (r.stdout + r.stderr).strip() else "?"
@@ -122,11 +112,11 @@ def main():
                     h = os.path.join(work, "kmc.histo")
                     subprocess.run(["kmc_tools", "transform", db, "histogram", h, "-ci1",
                                     "-cx1000000"], check=True, capture_output=True)
-                    run["histogram"] = parse_histo(open(h).read())
+                    run["histogram"] = _scaling.parse_histo(open(h).read())
                 else:
                     out = subprocess.run(["jellyfish", "histo", db], check=True,
                                          capture_output=True, text=True).stdout
-                    run["histogram"] = parse_histo(out)
+                    run["histogram"] = _scaling.parse_histo(out)
                 if tool not in best or dt < best[tool]["seconds"]:
                     best[tool] = run
         exact = best["pybcl"]["histogram"]

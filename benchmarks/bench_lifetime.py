@@ -25,10 +25,10 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 
 import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
+from _report import worker_result  # noqa: E402  (benchmarks/, the script's own folder)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -79,11 +79,7 @@ def run_one(root, iters, reps, nprocs):
     env = dict(os.environ, PYTHONPATH=root, PYBCL_TRANSPORT="shm")
     cmd = [_mpi.mpiexec(), "-n", str(nprocs), sys.executable, os.path.abspath(__file__), "--worker",
                                   "--iters", str(iters), "--reps", str(reps)]
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    for line in p.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    raise RuntimeError(f"worker failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+    return worker_result(cmd, env)
 
 
 def summarize(builds, rounds, compare):

@@ -19,9 +19,10 @@ import json
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 import time
+
+from _report import worker_result  # noqa: E402  (benchmarks/, the script's own folder)
 
 WORKER = r"""
 import json, sys, time
@@ -68,12 +69,8 @@ if pybcl.rank() == 0:
 
 def run(build, transport, ops, mpiexec):
     env = dict(os.environ, PYTHONPATH=build, PYBCL_TRANSPORT=transport)
-    argv = shlex.split(mpiexec) + ["-n", "2", sys.executable, "-c", WORKER, str(ops)]
-    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
-    for line in proc.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    raise RuntimeError(f"no result from {build}:\n{proc.stdout}\n{proc.stderr}")
+    return worker_result(shlex.split(mpiexec) + ["-n", "2", sys.executable, "-c", WORKER,
+                                                 str(ops)], env)
 
 
 def main():

@@ -75,15 +75,6 @@ def worker(path):
                                       "distinct": sum(histo.values())}), flush=True)
 
 
-def parse_histo(text):
-    h = {}
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and int(parts[1]):
-            h[int(parts[0])] = int(parts[1])
-    return h
-
-
 def run_user(P, transport, reads):
     cmd = [_scaling.mpiexec(), "-n", str(P), sys.executable, os.path.abspath(__file__),
            "--worker", reads]
@@ -115,7 +106,7 @@ def run_kmc(P, reads, work):
     subprocess.run(["kmc_tools", "transform", db, "histogram", h, "-ci1", "-cx1000000"],
                    check=True, capture_output=True)
     with open(h) as fh:
-        histo = parse_histo(fh.read())
+        histo = _scaling.parse_histo(fh.read())
     return {"seconds": dt, "load_before": l0, "load_after": l1, "histogram": histo}
 
 

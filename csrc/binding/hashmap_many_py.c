@@ -319,3 +319,38 @@ PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
     Py_XDECREF(da);
     return r;
 }
+
+/* local_arrays(): this rank's entries as two NumPy arrays, copied from the
+ * block in one pass (local_items() builds a tuple per entry). */
+PyObject *bclpy_hm_local_arrays(bclpy_HashMap *self, PyObject *noargs)
+{
+    HM_LIVE_OR(self, NULL);
+    if (bclpy_elemtype_is_var(&self->kt) || bclpy_elemtype_is_var(&self->vt))
+        return PyErr_Format(PyExc_TypeError, "local_arrays() needs fixed-size key and value "
+                            "types (NumPy dtypes); use local_items()");
+    uint64_t n = bcl_hm_local_used(&self->m);
+    npy_intp dims[1] = { (npy_intp)n };
+    Py_INCREF(self->kt.dtype);
+    PyObject *k = PyArray_NewFromDescr(&PyArray_Type, self->kt.dtype, 1, dims, NULL, NULL, 0,
+                                       NULL);
+    Py_INCREF(self->vt.dtype);
+    PyObject *v = k ? PyArray_NewFromDescr(&PyArray_Type, self->vt.dtype, 1, dims, NULL,
+                                           NULL, 0, NULL)
+                    : (Py_DECREF(self->vt.dtype), NULL);
+    if (!v) {
+        Py_XDECREF(k);
+        return NULL;
+    }
+    uint64_t got;
+    Py_BEGIN_ALLOW_THREADS
+    got = bcl_hm_local_copy(&self->m, PyArray_DATA((PyArrayObject *)k),
+                            PyArray_DATA((PyArrayObject *)v), n);
+    Py_END_ALLOW_THREADS
+    if (got != n) {            /* only if another thread inserted meanwhile */
+        Py_DECREF(k);
+        Py_DECREF(v);
+        return PyErr_Format(bclpy_Error, "local_arrays(): the map changed while it was "
+                            "copied (call it after a barrier)");
+    }
+    return Py_BuildValue("(NN)", k, v);
+}

@@ -519,6 +519,8 @@ static PyMethodDef hm_methods[] = {
     {"erase_many", BCLPY_KW_METHOD(bclpy_hm_erase_many), BCLPY_DOC_HM_ERASE_MANY},
     {"size", (PyCFunction)hm_size, METH_NOARGS, BCLPY_DOC_HM_SIZE},
     {"local_items", (PyCFunction)hm_local_items, METH_NOARGS, BCLPY_DOC_HM_LOCAL_ITEMS},
+    {"local_arrays", (PyCFunction)bclpy_hm_local_arrays, METH_NOARGS,
+     BCLPY_DOC_HM_LOCAL_ARRAYS},
     {"resize", BCLPY_KW_METHOD(hm_resize), BCLPY_DOC_HM_RESIZE},
     {"_collective_view", BCLPY_KW_METHOD(hm_collective_view), BCLPY_DOC_HM_COLLECTIVE_VIEW},
     {"owner", BCLPY_KW_METHOD(hm_owner), BCLPY_DOC_HM_OWNER},

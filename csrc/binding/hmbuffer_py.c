@@ -162,9 +162,10 @@ static PyObject *add_many(bclpy_HMBuf *self, PyObject *keys, PyObject *vals, int
     else if (va) {
         const char *kd = PyArray_DATA(ka), *vd = PyArray_DATA(va);
         size_t vstep = PyArray_SIZE(va) == 1 ? 0 : hm->m.val_size;
-        bcl_status st = BCL_OK;
-        for (npy_intp i = 0; i < k && st == BCL_OK; i++)
-            st = bcl_hmbuf_add(&self->b, kd + i * hm->m.key_size, vd + i * vstep, acc);
+        bcl_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = bcl_hmbuf_add_many(&self->b, kd, vd, vstep, (size_t)k, acc);
+        Py_END_ALLOW_THREADS
         if (st != BCL_OK)
             bclpy_raise(st);
         else
@@ -235,7 +236,7 @@ static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
 
 static PyObject *hb_overflowed(bclpy_HMBuf *self, void *closure)
 {
-    return PyLong_FromUnsignedLongLong(self->b.pushed_direct);
+    return PyLong_FromUnsignedLongLong(self->b.waited);
 }
 
 static PyObject *hb_pending(bclpy_HMBuf *self, void *closure)
@@ -291,8 +292,8 @@ static PyMethodDef hb_methods[] = {
 
 static PyGetSetDef hb_getset[] = {
     {"overflowed", (getter)hb_overflowed, NULL,
-     BCLPY_DOC_PROP("int: entries that found their owner's queue full and were "
-                    "inserted directly.", "buf.overflowed"), NULL},
+     BCLPY_DOC_PROP("int: entries that found their owner's queue full and "
+                    "waited in this rank's memory for flush().", "buf.overflowed"), NULL},
     {"hashmap", (getter)hb_hashmap, NULL,
      BCLPY_DOC_PROP("pybcl.HashMap: the map this buffer fills.", "buf.hashmap"), NULL},
     {"pending", (getter)hb_pending, NULL,

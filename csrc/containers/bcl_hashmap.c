@@ -11,19 +11,6 @@
 #include "runtime/bcl_alloc.h"
 #include "serial/bcl_hash.h"
 
-uint64_t bcl_hm_hash(const void *bytes, size_t len)
-{
-    if (len == 8) {
-        /* bcl_hash_u64 == bcl_hash64 of the 8 little-endian bytes. */
-        const unsigned char *b = bytes;
-        uint64_t x = 0;
-        for (int i = 7; i >= 0; i--)
-            x = x << 8 | b[i];
-        return bcl_hash_u64(x, 0);
-    }
-    return bcl_hash64(bytes, len, 0);
-}
-
 /* ---- insert ------------------------------------------------------------- */
 
 static bcl_status insert_probe(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
@@ -390,11 +377,35 @@ bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k, const vo
 
 /* ---- local insert -------------------------------------------------------- */
 
+/* Plain copies and compares of a key or value: a word or two inline for
+ * the common sizes (a call to the C library costs more than the bucket
+ * access once the bulk apply hides its latency). */
+static inline void copy_slot(void *dst, const void *src, size_t n)
+{
+    if (n == 8)
+        memcpy(dst, src, 8);
+    else if (n == 4)
+        memcpy(dst, src, 4);
+    else
+        memcpy(dst, src, n);
+}
+
+static inline int same_key(const void *slot, const void *key, size_t n)
+{
+    if (n == 8) {
+        uint64_t a, b;
+        memcpy(&a, slot, 8);
+        memcpy(&b, key, 8);
+        return a == b;
+    }
+    return memcmp(slot, key, n) == 0;
+}
+
 static void local_store(const bcl_hashmap *m, unsigned char *b, const bcl_hm_key *k,
                         const void *val)
 {
-    memcpy(b + 8, k->bytes, m->key_size);
-    memcpy(b + m->val_off, val, m->val_size);
+    copy_slot(b + 8, k->bytes, m->key_size);
+    copy_slot(b + m->val_off, val, m->val_size);
     uint64_t s = bcl_hm_load_status(b);
     __atomic_store_n((uint64_t *)b, (s & ~(uint64_t)BCL_HM_STATE) | BCL_HM_READY,
                      __ATOMIC_RELEASE);
@@ -428,12 +439,12 @@ bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k, const v
         if (s != BCL_HM_READY)
             return bcl_set_error(BCL_ERR_STATE, "local insert met a bucket being written "
                                  "by another rank: the local promise was broken");
-        if (memcmp(b + 8, k->bytes, m->key_size) == 0) {
+        if (same_key(b + 8, k->bytes, m->key_size)) {
             if (accumulate && bcl_hm_num_add(m, b + m->val_off, val)) {
                 *spilled = 0;
                 return bcl_hm_overflow_error(m, val);
             } else if (!accumulate)
-                memcpy(b + m->val_off, val, m->val_size);
+                copy_slot(b + m->val_off, val, m->val_size);
             *spilled = 0;
             return BCL_OK;
         }

@@ -71,6 +71,7 @@
 #ifndef BCL_HASHMAP_H
 #define BCL_HASHMAP_H
 
+#include "serial/bcl_hash.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -127,7 +128,20 @@ typedef struct bcl_hm_key {
     uint64_t hash;
 } bcl_hm_key;
 
-uint64_t bcl_hm_hash(const void *bytes, size_t len);
+/* The key's hash (keys of 8 bytes, the common case, inline: a bulk apply
+ * hashes each entry twice). */
+static inline uint64_t bcl_hm_hash(const void *bytes, size_t len)
+{
+    if (len == 8) {
+        /* bcl_hash_u64 == bcl_hash64 of the 8 little-endian bytes. */
+        const unsigned char *b = bytes;
+        uint64_t x = 0;
+        for (int i = 7; i >= 0; i--)
+            x = x << 8 | b[i];
+        return bcl_hash_u64(x, 0);
+    }
+    return bcl_hash64(bytes, len, 0);
+}
 
 static inline bcl_hm_key bcl_hm_key_make(const void *bytes, size_t len)
 {
@@ -239,6 +253,10 @@ bcl_status bcl_hm_size(const bcl_hashmap *m, uint64_t *size);
 typedef int (*bcl_hm_visit_fn)(void *ctx, const void *key_slot, const void *val_slot);
 void bcl_hm_local_scan(const bcl_hashmap *m, bcl_hm_visit_fn fn, void *ctx);
 
+/* Copy at most cap of this rank's entries (fixed-size keys and values) to
+ * keys[] and vals[], packed; returns how many.  No synchronisation. */
+uint64_t bcl_hm_local_copy(const bcl_hashmap *m, void *keys, void *vals, uint64_t cap);
+
 /* Collective: move every entry into a table of new_capacity buckets.  On
  * BCL_ERR_FULL / SEGFULL (on any rank) the old table is kept unchanged. */
 bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity);
@@ -295,6 +313,28 @@ static inline int bcl_hm_probe_next(const bcl_hashmap *m, bcl_hm_probe *p, uint6
  * existing value instead of replacing it. */
 bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k,
                               const void *val, int accumulate, int *spilled);
+
+/* Bulk apply (bcl_hashmap_bulk.c): many fixed-size entries applied to this
+ * rank's own block with plain CPU operations, in order, each exactly as
+ * bcl_hm_apply_local would -- the same rule: no other rank writes the block
+ * meanwhile.  An entry is key | value | op byte (0 insert, 1 accumulate),
+ * entries `estride` bytes apart.  The callback hears of each entry that
+ * did not simply apply: st BCL_OK with spilled (its probe sequence leaves
+ * the block: nothing written), BCL_ERR_FULL (no free bucket) or
+ * BCL_ERR_OVERFLOW (the sum overflows).  grow: the first full probe sets
+ * *refusing, and from then on every entry is reported full without probing
+ * (the caller grows the map and tries them again). */
+typedef bcl_status (*bcl_hm_bulk_fn)(void *ctx, const unsigned char *entry, bcl_status st,
+                                     int spilled);
+bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const void *entries, size_t n,
+                                   size_t estride, int grow, int *refusing,
+                                   bcl_hm_bulk_fn fn, void *ctx);
+/* An upper estimate (HyperLogLog, +5 %) of the distinct keys among the
+ * entries, at most n: the buckets an apply of them can fill. */
+uint64_t bcl_hm_estimate_keys(const bcl_hashmap *m, const void *entries, size_t n,
+                              size_t estride);
+/* READY buckets in this rank's block (no synchronisation). */
+uint64_t bcl_hm_local_used(const bcl_hashmap *m);
 
 /* Add `delta` to `value` in the map's numeric type (local memory).
  * Integers are checked: 1 (value unchanged) if the sum overflows. */

@@ -157,6 +157,21 @@ void bcl_hm_local_scan(const bcl_hashmap *m, bcl_hm_visit_fn fn, void *ctx)
     }
 }
 
+uint64_t bcl_hm_local_copy(const bcl_hashmap *m, void *keys, void *vals, uint64_t cap)
+{
+    unsigned char *k = keys, *v = vals;
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < m->block && n < cap; i++) {
+        const unsigned char *b = bcl_hm_local_bucket(m, i);
+        if ((bcl_hm_load_status(b) & BCL_HM_STATE) != BCL_HM_READY)
+            continue;
+        memcpy(k + n * m->key_size, b + 8, m->key_size);
+        memcpy(v + n * m->val_size, b + m->val_off, m->val_size);
+        n++;
+    }
+    return n;
+}
+
 /* Resize: place one moved entry (keys are distinct: no key comparison). */
 static bcl_status place(const bcl_hashmap *m, const unsigned char *src)
 {

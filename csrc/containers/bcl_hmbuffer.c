@@ -6,16 +6,16 @@
 #include <string.h>
 
 #include "runtime/bcl_alloc.h"
+#include "runtime/bcl_bigmem.h"
 
 #define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
-#define POP_CHUNK 8192u           /* entries popped (copied out) at a time */
 
 static unsigned char *op_byte(const bcl_hmbuf *b, unsigned char *e)
 {
     return e + b->m->key_size + b->m->val_size;
 }
 
-bcl_status bcl_hmbuf_create(bcl_hmbuf *b, const bcl_hashmap *m, size_t queue_size,
+bcl_status bcl_hmbuf_create(bcl_hmbuf *b, bcl_hashmap *m, size_t queue_size,
                             size_t message_size)
 {
     BCL_REQUIRE_INIT();
@@ -29,28 +29,23 @@ bcl_status bcl_hmbuf_create(bcl_hmbuf *b, const bcl_hashmap *m, size_t queue_siz
     b->m = m;
     b->queue_size = queue_size;
     b->message_size = message_size;
+    b->chunk = message_size < queue_size ? message_size : queue_size;
     b->stride = ALIGN8(m->key_size + m->val_size + 1);
     /* message_size entries of a wide key/value type (S1000000) could wrap
-     * message_size * stride and under-allocate the buffers that are then
-     * filled message_size entries deep. */
-    if (message_size > SIZE_MAX / b->stride / (size_t)bcl_rt.nprocs)
+     * a push's byte count. */
+    if (b->chunk > SIZE_MAX / b->stride / (size_t)bcl_rt.nprocs)
         return bcl_set_error(BCL_ERR_NOMEM, "message_size %zu entries of %zu bytes for "
                              "each of %d ranks is more than any memory", message_size,
                              b->stride, bcl_rt.nprocs);
-    b->self_cap = message_size;
     b->q = calloc((size_t)p, sizeof *b->q);
-    b->buf = calloc((size_t)p, sizeof *b->buf);
-    b->count = calloc((size_t)p, sizeof *b->count);
-    uint64_t ok = b->q && b->buf && b->count;
-    for (int r = 0; ok && r < p; r++)
-        ok = (b->buf[r] = malloc(message_size * b->stride)) != NULL;
+    b->out = calloc((size_t)p, sizeof *b->out);
+    b->blocked = calloc((size_t)p, 1);
+    uint64_t ok = b->q && b->out && b->blocked;
     /* Every rank must take part in the queue creations (collective): agree
      * first that everybody has its local memory. */
     bcl_status st = bcl_allreduce(&ok, 1, BCL_U64, BCL_MIN);
     if (st == BCL_OK && !ok)
-        st = bcl_set_error(BCL_ERR_NOMEM, "no memory for HashMapBuffer's buffers "
-                           "(message_size %zu entries of %zu bytes for each of %d ranks)",
-                           message_size, b->stride, p);
+        st = bcl_set_error(BCL_ERR_NOMEM, "no memory for HashMapBuffer's buffers");
     /* One FastQueue per rank, hosted there.  A failure is the same on every
      * rank (bcl_queue_create agrees), so all stop at the same queue. */
     for (int r = 0; st == BCL_OK && r < p; r++) {
@@ -68,35 +63,53 @@ void bcl_hmbuf_destroy(bcl_hmbuf *b)
 {
     for (int r = 0; r < b->nq; r++)
         bcl_queue_destroy(&b->q[r]);
-    for (int r = 0; b->buf && r < bcl_rt.nprocs; r++)
-        free(b->buf[r]);
-    free(b->buf);
+    for (int r = 0; b->out && r < bcl_rt.nprocs; r++)
+        free(b->out[r].e);
+    free(b->out);
     free(b->q);
-    free(b->count);
+    free(b->blocked);
     free(b->kept.e);
-    free(b->deferred.e);
     memset(b, 0, sizeof *b);
 }
 
-/* Append n entries to a waiting list. */
+/* ---- waiting lists ------------------------------------------------------- */
+
+/* Room for `more` entries after the last one. */
+static bcl_status list_reserve(const bcl_hmbuf *b, bcl_hmbuf_list *l, size_t more)
+{
+    if (l->n + more <= l->cap)
+        return BCL_OK;
+    size_t cap = l->cap ? 2 * l->cap : 1024;
+    while (cap < l->n + more)
+        cap *= 2;
+    unsigned char *ne = cap <= SIZE_MAX / b->stride ? bcl_big_realloc(l->e, cap * b->stride)
+                                                   : NULL;
+    if (!ne)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory to buffer %zu entries for the "
+                             "next flush", l->n + more);
+    l->e = ne;
+    l->cap = cap;
+    return BCL_OK;
+}
+
 static bcl_status list_add(const bcl_hmbuf *b, bcl_hmbuf_list *l, const unsigned char *e,
                            size_t n)
 {
-    if (l->n + n > l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        while (cap < l->n + n)
-            cap *= 2;
-        unsigned char *ne = realloc(l->e, cap * b->stride);
-        if (!ne)
-            return bcl_set_error(BCL_ERR_NOMEM, "no memory to keep %zu buffered entries "
-                                 "for the next flush", l->n + n);
-        l->e = ne;
-        l->cap = cap;
+    bcl_status st = list_reserve(b, l, n);
+    if (st == BCL_OK) {
+        memcpy(l->e + l->n * b->stride, e, n * b->stride);
+        l->n += n;
     }
-    memcpy(l->e + l->n * b->stride, e, n * b->stride);
-    l->n += n;
-    return BCL_OK;
+    return st;
 }
+
+static void list_free(bcl_hmbuf_list *l)
+{
+    free(l->e);
+    memset(l, 0, sizeof *l);
+}
+
+/* ---- the atomic path (spills and kept entries owned elsewhere) ------------ */
 
 /* One entry's outcome in the map (apply / direct): kept or counted. */
 static bcl_status settle(bcl_hmbuf *b, const unsigned char *e, int outcome)
@@ -142,115 +155,92 @@ static bcl_status direct(bcl_hmbuf *b, unsigned char *e, size_t n)
     return st;
 }
 
-/* Insert a waiting list directly (entries that find no room again are
- * kept again). */
-static bcl_status drain(bcl_hmbuf *b, bcl_hmbuf_list *l)
+/* ---- buffering ----------------------------------------------------------- */
+
+/* Push dest's waiting entries, oldest first, a chunk at a time, until the
+ * queue refuses one (then the rest wait, in order, for flush()). */
+static bcl_status ship(bcl_hmbuf *b, int dest)
 {
-    bcl_hmbuf_list old = *l;
-    memset(l, 0, sizeof *l);
-    bcl_status st = old.n ? direct(b, old.e, old.n) : BCL_OK;
-    free(old.e);
+    bcl_hmbuf_list *l = &b->out[dest];
+    size_t done = 0;
+    bcl_status st = BCL_OK;
+    while (st == BCL_OK && done < l->n) {
+        size_t n = l->n - done < b->chunk ? l->n - done : b->chunk;
+        int pushed = 0;
+        st = bcl_queue_push(&b->q[dest], l->e + done * b->stride, n, 0, &pushed);
+        if (st == BCL_OK && !pushed) {
+            if (!b->blocked[dest])
+                b->waited += l->n - done;
+            b->blocked[dest] = 1;
+            break;
+        }
+        done += st == BCL_OK ? n : 0;
+    }
+    if (done) {
+        memmove(l->e, l->e + done * b->stride, (l->n - done) * b->stride);
+        l->n -= done;
+    }
     return st;
 }
 
-/* One FastQueue push_many of dest's buffer; refused (the owner's queue is
- * full): the entries go in directly -- or, while some rank keeps entries a
- * full map refused, wait for the next flush, which inserts those first. */
-static bcl_status push(bcl_hmbuf *b, int dest)
+static inline bcl_status add_entry(bcl_hmbuf *b, const void *key, const void *val, int acc)
 {
-    size_t n = b->count[dest];
-    int pushed = 0;
-    b->count[dest] = 0;
-    if (!n)
-        return BCL_OK;
-    bcl_status st = bcl_queue_push(&b->q[dest], b->buf[dest], n, 0, &pushed);
-    if (st == BCL_OK && !pushed) {
-        b->pushed_direct += n;
-        st = b->kept_all ? list_add(b, &b->deferred, b->buf[dest], n)
-                         : direct(b, b->buf[dest], n);
+    const bcl_hashmap *m = b->m;
+    /* bcl_hm_owner without the probe: the home's rank is h * nprocs / 2^64 */
+    uint64_t h = bcl_hm_hash(key, m->key_size);
+    int dest = (int)(((unsigned __int128)h * (uint64_t)bcl_rt.nprocs) >> 64);
+    bcl_hmbuf_list *l = &b->out[dest];
+    if (l->n == l->cap) {
+        bcl_status st = list_reserve(b, l, 1);
+        if (st != BCL_OK)
+            return st;
     }
-    return st;
+    unsigned char *e = l->e + l->n++ * b->stride;
+    if (m->key_size == 8 && m->val_size == 8) {     /* a counter's: inline */
+        memcpy(e, key, 8);
+        memcpy(e + 8, val, 8);
+    } else {
+        memcpy(e, key, m->key_size);
+        memcpy(e + m->key_size, val, m->val_size);
+    }
+    *op_byte(b, e) = (unsigned char)(acc != 0);
+    b->n_added++;
+    if (dest == bcl_rt.rank)
+        return BCL_OK;               /* ours wait for the local phase */
+    if (b->blocked[dest]) {
+        b->waited++;
+        return BCL_OK;
+    }
+    return l->n >= b->chunk ? ship(b, dest) : BCL_OK;
 }
 
 bcl_status bcl_hmbuf_add(bcl_hmbuf *b, const void *key, const void *val, int accumulate)
 {
-    const bcl_hashmap *m = b->m;
-    bcl_hm_key k = bcl_hm_key_make(key, m->key_size);
-    int dest = bcl_hm_owner(m, &k);
-    if (dest == bcl_rt.rank && b->count[dest] == b->self_cap) {
-        /* Our own entries wait for flush() without a queue: grow. */
-        unsigned char *nb = realloc(b->buf[dest], 2 * b->self_cap * b->stride);
-        if (!nb)
-            return bcl_set_error(BCL_ERR_NOMEM, "no memory to buffer more entries");
-        b->buf[dest] = nb;
-        b->self_cap *= 2;
-    }
-    unsigned char *e = b->buf[dest] + b->count[dest]++ * b->stride;
-    memcpy(e, key, m->key_size);
-    memcpy(e + m->key_size, val, m->val_size);
-    *op_byte(b, e) = (unsigned char)(accumulate != 0);
-    b->n_added++;
-    if (dest != bcl_rt.rank && b->count[dest] == b->message_size)
-        return push(b, dest);
-    return BCL_OK;
+    return add_entry(b, key, val, accumulate);
 }
 
-/* Local phase: apply entries with plain CPU inserts; keep spills aside. */
-static bcl_status apply(bcl_hmbuf *b, unsigned char *e, size_t n, unsigned char **spill,
-                        size_t *nspill, size_t *spill_cap)
+bcl_status bcl_hmbuf_add_many(bcl_hmbuf *b, const void *keys, const void *vals,
+                              size_t vstep, size_t n, int accumulate)
 {
-    const bcl_hashmap *m = b->m;
-    /* The table is MBs and the keys random: every entry is a cache miss.
-     * Hash PF entries ahead and prefetch their home bucket. */
-    enum { PF = 16 };
-    uint64_t ring[PF];
-    uint64_t first = (uint64_t)bcl_rt.rank * m->block;
-    unsigned char *block = bcl_rt.local_base + m->base[bcl_rt.rank];
-    for (size_t i = 0; i < n && i < PF; i++)
-        ring[i] = bcl_hm_hash(e + i * b->stride, m->key_size);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char *x = e + i * b->stride;
-        bcl_hm_key k = { x, m->key_size, ring[i % PF] };
-        if (i + PF < n) {
-            uint64_t h = bcl_hm_hash(x + PF * b->stride, m->key_size);
-            uint64_t home = (uint64_t)(((unsigned __int128)h * m->n) >> 64);
-            ring[i % PF] = h;
-            if (home - first < m->block)
-                __builtin_prefetch(block + (home - first) * m->bsize, 1);
-        }
-        int spilled;
-        bcl_status st = b->refusing ? BCL_ERR_FULL
-                      : bcl_hm_apply_local(m, &k, x + m->key_size, *op_byte(b, x), &spilled);
-        if (st == BCL_ERR_FULL && b->grow)
-            b->refusing = 1;
-        if (st == BCL_ERR_FULL || st == BCL_ERR_OVERFLOW) {
-            /* Our block is full along the key's probes, or the sum overflows. */
-            st = settle(b, x, st == BCL_ERR_FULL ? BCL_HM_NOROOM : BCL_HM_OVERFLOW);
-            if (st != BCL_OK)
-                return st;
-            continue;
-        }
-        if (st != BCL_OK)
-            return st;
-        if (!spilled)
-            continue;
-        if (*nspill == *spill_cap) {
-            size_t cap = *spill_cap ? 2 * *spill_cap : 64;
-            unsigned char *ns = realloc(*spill, cap * b->stride);
-            if (!ns)
-                return bcl_set_error(BCL_ERR_NOMEM, "no memory for spilled entries");
-            *spill = ns;
-            *spill_cap = cap;
-        }
-        memcpy(*spill + (*nspill)++ * b->stride, x, b->stride);
-        /* A block at most half full spills only the keys homed near its
-         * end; spilling one entry in 16 means it is full. */
-        if (b->grow && *nspill >= 64 && *nspill * 16 > b->n_local + i + 1)
-            b->refusing = 1;
-    }
-    b->n_local += n;
-    return BCL_OK;
+    const unsigned char *k = keys, *v = vals;
+    size_t ks = b->m->key_size;
+    bcl_status st = BCL_OK;
+    for (size_t i = 0; i < n && st == BCL_OK; i++)
+        st = add_entry(b, k + i * ks, v + i * vstep, accumulate);
+    return st;
 }
+
+void bcl_hmbuf_set_grow(bcl_hmbuf *b, int grow)
+{
+    b->grow = grow != 0;
+}
+
+uint64_t bcl_hmbuf_pending(const bcl_hmbuf *b)
+{
+    return b->n_added + b->kept.n;
+}
+
+/* ---- flush --------------------------------------------------------------- */
 
 static void keep_first(bcl_status *first, bcl_status st)
 {
@@ -285,72 +275,123 @@ static bcl_status agree(bcl_hmbuf *b, bcl_status err)
     return BCL_OK;
 }
 
-/* Move the entries this rank owns to the front of l; returns how many. */
-static size_t own_first(const bcl_hmbuf *b, bcl_hmbuf_list *l, unsigned char *tmp)
+/* The entries a full map refused last time go first: those this rank owns
+ * at the head of its inbox, the others (entries whose probes left their
+ * owner's block) atomically now, before the first barrier of this flush --
+ * no owner applies locally until after it. */
+static bcl_status requeue_kept(bcl_hmbuf *b, bcl_hmbuf_list *inbox)
 {
-    size_t nown = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        unsigned char *x = l->e + i * b->stride;
-        bcl_hm_key k = bcl_hm_key_make(x, b->m->key_size);
-        if (bcl_hm_owner(b->m, &k) != bcl_rt.rank)
-            continue;
-        if (i != nown) {
-            unsigned char *y = l->e + nown * b->stride;
-            memcpy(tmp, y, b->stride);
-            memcpy(y, x, b->stride);
-            memcpy(x, tmp, b->stride);
-        }
-        nown++;
-    }
-    return nown;
-}
-
-/* The entries a full map refused last time go in first, on every rank.
- * Nearly all are this rank's own (its local phase refused them once its
- * block filled): after the resize that made room they go in with plain CPU
- * inserts, in a local phase of their own between two barriers (every rank
- * touches only its own block there), not one atomic insert each.  What
- * spills and the entries owned elsewhere then go in atomically.  The
- * barrier return is the flush's to return; *err collects the rest. */
-static bcl_status retry_kept(bcl_hmbuf *b, bcl_status *err)
-{
-    bcl_hmbuf_list old = b->kept;
+    bcl_hmbuf_list old = b->kept, theirs = { 0 };
     memset(&b->kept, 0, sizeof b->kept);
-    unsigned char *tmp = malloc(b->stride);   /* a key can be MBs (S<n>) */
-    if (!tmp)
-        *err = bcl_set_error(BCL_ERR_NOMEM, "no memory to sort the kept entries");
-    size_t nown = tmp ? own_first(b, &old, tmp) : 0;
-    free(tmp);
-    unsigned char *spill = NULL;
-    size_t nspill = 0, cap = 0;
-    b->refusing = 0;
-    b->n_local = 0;
-    bcl_status st = bcl_barrier();
-    if (st == BCL_OK && nown && *err == BCL_OK)
-        *err = apply(b, old.e, nown, &spill, &nspill, &cap);
-    if (st == BCL_OK)
-        st = bcl_barrier();
-    if (st == BCL_OK && *err == BCL_OK && nspill)
-        *err = b->refusing ? list_add(b, &b->kept, spill, nspill) : direct(b, spill, nspill);
-    if (st == BCL_OK && *err == BCL_OK && old.n > nown)
-        *err = direct(b, old.e + nown * b->stride, old.n - nown);
-    free(spill);
-    free(old.e);
-    b->refusing = 0;
-    b->n_local = 0;
-    if (st == BCL_OK)
-        st = bcl_barrier();
+    bcl_status st = list_reserve(b, inbox, old.n);
+    for (size_t i = 0; st == BCL_OK && i < old.n; i++) {
+        unsigned char *x = old.e + i * b->stride;
+        bcl_hm_key k = bcl_hm_key_make(x, b->m->key_size);
+        st = list_add(b, bcl_hm_owner(b->m, &k) == bcl_rt.rank ? inbox : &theirs, x, 1);
+    }
+    if (st == BCL_OK && theirs.n)
+        st = direct(b, theirs.e, theirs.n);
+    if (st != BCL_OK)       /* keep them all for the next try */
+        b->kept = old, old.e = NULL, inbox->n = 0;
+    list_free(&old);
+    list_free(&theirs);
     return st;
 }
 
-void bcl_hmbuf_set_grow(bcl_hmbuf *b, int grow)
+/* Ship in rounds until no rank has entries waiting; every owner's arrivals
+ * are appended to its inbox.  A rank that failed stops pushing (its entries
+ * wait for the next flush) but keeps taking part. */
+static bcl_status ship_rounds(bcl_hmbuf *b, bcl_hmbuf_list *inbox, bcl_status *err)
 {
-    b->grow = grow != 0;
+    int me = bcl_rt.rank;
+    for (;;) {
+        for (int r = 0; r < bcl_rt.nprocs; r++) {
+            b->blocked[r] = 0;
+            if (r != me && *err == BCL_OK)
+                keep_first(err, ship(b, r));
+        }
+        bcl_status st = bcl_barrier();
+        if (st != BCL_OK)
+            return st;
+        size_t got = 0;
+        do {
+            if (*err == BCL_OK)
+                *err = list_reserve(b, inbox, b->queue_size);
+            got = 0;
+            if (*err == BCL_OK)
+                *err = bcl_queue_local_pop(&b->q[me], inbox->e + inbox->n * b->stride,
+                                           b->queue_size, &got);
+            inbox->n += got;
+        } while (*err == BCL_OK && got == b->queue_size);
+        if ((st = bcl_barrier()) != BCL_OK)
+            return st;
+        uint64_t left = 0;
+        for (int r = 0; *err == BCL_OK && r < bcl_rt.nprocs; r++)
+            left += r == me ? 0 : b->out[r].n;
+        if ((st = bcl_allreduce(&left, 1, BCL_U64, BCL_SUM)) != BCL_OK || !left)
+            return st;
+    }
 }
 
-uint64_t bcl_hmbuf_pending(const bcl_hmbuf *b)
+/* grow: resize before the apply if some block would end up over half full
+ * (at least doubling, as HashMap.resize users expect of growth). */
+static bcl_status grow_for(bcl_hmbuf *b, uint64_t new_keys, bcl_status *err)
 {
-    return b->n_added + b->kept.n;
+    bcl_hashmap *m = b->m;
+    uint64_t need = *err == BCL_OK ? bcl_hm_local_used(m) + new_keys : 0;
+    bcl_status st = bcl_allreduce(&need, 1, BCL_U64, BCL_MAX);
+    if (st != BCL_OK || 2 * need <= m->block)
+        return st;
+    uint64_t old = m->n, cap = 2 * old;
+    if (cap < 2 * need * (uint64_t)bcl_rt.nprocs)
+        cap = 2 * need * (uint64_t)bcl_rt.nprocs;
+    st = bcl_hm_resize(m, cap);
+    if (st == BCL_ERR_SEGFULL || st == BCL_ERR_FULL)
+        keep_first(err, bcl_set_error(BCL_ERR_SEGFULL, "HashMapBuffer.flush: the map "
+                                      "cannot grow from %llu to %llu buckets in the "
+                                      "segments (set PYBCL_SEGMENT_SIZE or "
+                                      "pybcl.init(segment_size=...) larger); the entries "
+                                      "are kept for the next flush()",
+                                      (unsigned long long)old, (unsigned long long)cap));
+    else if (st != BCL_OK)
+        return st;
+    return BCL_OK;
+}
+
+typedef struct outcome_ctx {
+    bcl_hmbuf *b;
+    bcl_hmbuf_list spill;
+} outcome_ctx;
+
+static bcl_status note_outcome(void *vctx, const unsigned char *e, bcl_status st, int spilled)
+{
+    outcome_ctx *c = vctx;
+    if (st == BCL_OK && spilled)
+        return list_add(c->b, &c->spill, e, 1);
+    if (st == BCL_ERR_FULL)
+        return list_add(c->b, &c->b->kept, e, 1);
+    c->b->n_overflow++;
+    return BCL_OK;
+}
+
+/* The local phase: grow if asked (the apply must find room), then apply
+ * the inbox to our block.  Spills come back in *spill.  Collective only
+ * through grow_for, which every rank calls. */
+static bcl_status apply_inbox(bcl_hmbuf *b, bcl_hmbuf_list *inbox, bcl_hmbuf_list *spill,
+                              bcl_status *err)
+{
+    bcl_status st = BCL_OK;
+    if (b->grow)
+        st = grow_for(b, *err == BCL_OK ? bcl_hm_estimate_keys(b->m, inbox->e, inbox->n,
+                                                                b->stride) : 0, err);
+    outcome_ctx oc = { b, { 0 } };
+    if (st == BCL_OK && *err == BCL_OK && inbox->n)
+        *err = bcl_hm_apply_many_local(b->m, inbox->e, inbox->n, b->stride, b->grow,
+                                       &b->refusing, note_outcome, &oc);
+    else if (st == BCL_OK && inbox->n)
+        keep_first(err, list_add(b, &b->kept, inbox->e, inbox->n));  /* none lost */
+    *spill = oc.spill;
+    return st;
 }
 
 bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
@@ -359,46 +400,35 @@ bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
     bcl_status err = BCL_OK, st;
     b->n_added = 0;           /* from here on they are applied or kept */
     b->refusing = 0;
-    b->n_local = 0;
-    /* Entries a full map refused last time go first, on every rank, then a
-     * barrier: everything buffered since (the deferred pushes, the queues,
-     * our own entries) lands after them.  kept_all is the same everywhere. */
-    if (b->kept_all) {
-        if ((st = retry_kept(b, &err)) != BCL_OK)
-            return st;
-        keep_first(&err, drain(b, &b->deferred));
-        b->kept_all = 0;
+    bcl_hmbuf_list inbox = { 0 }, spill = { 0 };
+    if (b->kept_all)
+        err = requeue_kept(b, &inbox);
+    b->kept_all = 0;
+    if (err == BCL_OK && !inbox.n) {
+        inbox = b->out[me];              /* ours, as they are: no copy */
+        memset(&b->out[me], 0, sizeof b->out[me]);
+    } else if (err == BCL_OK && (err = list_add(b, &inbox, b->out[me].e, b->out[me].n)) == BCL_OK) {
+        b->out[me].n = 0;
     }
     /* Every path runs all barriers and the agreement, so an error never
      * strands peers. */
-    for (int r = 0; r < bcl_rt.nprocs; r++)
-        if (r != me)
-            keep_first(&err, push(b, r));
+    if ((st = ship_rounds(b, &inbox, &err)) != BCL_OK)
+        goto out;
+    /* Local phase: nobody pushes or writes another rank's block until the
+     * next barrier. */
+    if ((st = apply_inbox(b, &inbox, &spill, &err)) != BCL_OK)
+        goto out;
+    list_free(&inbox);
     if ((st = bcl_barrier()) != BCL_OK)
-        return st;
-    /* Local phase: nobody pushes until the next barrier. */
-    unsigned char *spill = NULL, *chunk = NULL;
-    size_t nspill = 0, cap = 0, got = 0;
-    if (err == BCL_OK && !(chunk = malloc((size_t)POP_CHUNK * b->stride)))
-        err = bcl_set_error(BCL_ERR_NOMEM, "no memory to drain the HashMapBuffer queue");
-    do {
-        got = 0;
-        if (err == BCL_OK)
-            err = bcl_queue_local_pop(&b->q[me], chunk, POP_CHUNK, &got);
-        if (err == BCL_OK && got)
-            err = apply(b, chunk, got, &spill, &nspill, &cap);
-    } while (err == BCL_OK && got == POP_CHUNK);
-    free(chunk);
-    if (err == BCL_OK)
-        err = apply(b, b->buf[me], b->count[me], &spill, &nspill, &cap);
-    b->count[me] = 0;
+        goto out;
+    if (spill.n && err == BCL_OK)
+        err = b->refusing ? list_add(b, &b->kept, spill.e, spill.n)  /* grown first */
+                          : direct(b, spill.e, spill.n);
     if ((st = bcl_barrier()) != BCL_OK)
-        return st;
-    if (nspill && err == BCL_OK)
-        err = b->refusing ? list_add(b, &b->kept, spill, nspill)   /* grow: resized first */
-                          : direct(b, spill, nspill);
-    free(spill);
-    if ((st = bcl_barrier()) != BCL_OK)
-        return st;
-    return agree(b, err);
+        goto out;
+    st = agree(b, err);
+out:
+    list_free(&inbox);
+    list_free(&spill);
+    return st;
 }

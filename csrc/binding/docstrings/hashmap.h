@@ -229,6 +229,22 @@
     ">>> pybcl.barrier()\n" \
     ">>> mine = dict(m.local_items())"
 
+#define BCLPY_DOC_HM_LOCAL_ARRAYS \
+    BCLPY_SIG("local_arrays($self, /)") \
+    "This rank's entries as two NumPy arrays, keys and values (a copy, in\n" \
+    "bucket order): local_items() for fixed-size types, without a Python\n" \
+    "object per entry.  Not collective; call it after a barrier.\n" \
+    BCLPY_RETURNS \
+    "tuple of numpy.ndarray\n" \
+    "    (keys, values), of the map's key and value dtypes.\n" \
+    BCLPY_RAISES \
+    "TypeError\n" \
+    "    For a bytes/str/object key or value type.\n" \
+    BCLPY_EXAMPLES \
+    ">>> pybcl.barrier()\n" \
+    ">>> keys, counts = m.local_arrays()\n" \
+    ">>> histogram = np.bincount(counts)"
+
 #define BCLPY_DOC_HM_RESIZE \
     BCLPY_SIG("resize($self, new_capacity)") \
     "Collective: rebuild the map with `new_capacity` buckets, keeping every\n" \

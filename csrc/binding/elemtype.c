@@ -231,13 +231,3 @@ PyObject *bclpy_elem_load(const bclpy_elemtype *t, const void *slot)
     bcl_mp_writer_free(&w);
     return r;
 }
-
-int bclpy_elem_release(const bclpy_elemtype *t, const void *slot)
-{
-    if (t->kind == BCLPY_FIXED)
-        return 0;
-    bcl_objref ref;
-    memcpy(&ref, slot, sizeof ref);
-    bcl_status st = bcl_obj_release(ref);
-    return st == BCL_OK ? 0 : mp_fail(st);
-}

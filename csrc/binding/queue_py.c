@@ -256,19 +256,6 @@ static PyObject *q_close(QueueObject *self, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
-/* ---- element conversion ------------------------------------------------ */
-
-
-/* Slot bytes -> Python value; for var kinds the out-of-line value is read
- * and released (a popped element is no longer the queue's). */
-static PyObject *slot_to_value(QueueObject *self, const void *slot)
-{
-    PyObject *v = bclpy_elem_load(&self->et, slot);
-    if (v && bclpy_elem_release(&self->et, slot) < 0)
-        Py_CLEAR(v);
-    return v;
-}
-
 #define SMALL_SLOT 256
 
 /* ---- push / pop -------------------------------------------------------- */
@@ -386,9 +373,35 @@ static PyObject *raise_empty(void)
     return NULL;
 }
 
+/* Var kinds: the core pops at most n values, copies their bytes into w (value
+ * i lens[i] long) and releases their storage; the callers only decode. */
+static bcl_status pop_bytes(QueueObject *self, size_t n, unsigned promise, int local,
+                            bcl_mp_writer *w, size_t *lens, size_t *got)
+{
+    return local ? bcl_queue_local_pop_values(&self->q, n, w, lens, got)
+                 : bcl_queue_pop_values(&self->q, n, promise, w, lens, got);
+}
+
+/* Decoding may run Python code that uses this queue again, so pops read into
+ * a writer of their own rather than self->w. */
+static PyObject *pop_one_var(QueueObject *self, unsigned promise, int local)
+{
+    bcl_mp_writer w;
+    bcl_mp_writer_init(&w);
+    size_t len, got = 0;
+    bcl_status st = pop_bytes(self, 1, promise, local, &w, &len, &got);
+    PyObject *r = st != BCL_OK ? bclpy_raise(st)
+                  : got == 0   ? raise_empty()
+                               : bclpy_elem_decode(&self->et, w.buf, len);
+    bcl_mp_writer_free(&w);
+    return r;
+}
+
 /* Pop one element with `local` = nonatomic host-only pop or a normal pop. */
 static PyObject *pop_one(QueueObject *self, unsigned promise, int local)
 {
+    if (self->et.kind != BCLPY_FIXED)
+        return pop_one_var(self, promise, local);
     _Alignas(16) unsigned char small[SMALL_SLOT];
     unsigned char *slot = self->q.slot_size <= SMALL_SLOT ? small
                                                           : PyMem_Malloc(self->q.slot_size);
@@ -399,7 +412,7 @@ static PyObject *pop_one(QueueObject *self, unsigned promise, int local)
                           : bcl_queue_pop(&self->q, slot, 1, promise, &got);
     PyObject *r = st != BCL_OK ? bclpy_raise(st)
                   : got == 0   ? raise_empty()
-                               : slot_to_value(self, slot);
+                               : bclpy_elem_decode(&self->et, slot, self->q.slot_size);
     if (slot != small)
         PyMem_Free(slot);
     return r;
@@ -451,22 +464,24 @@ static PyObject *pop_many_fixed(QueueObject *self, size_t n, unsigned promise)
 
 static PyObject *pop_many_var(QueueObject *self, size_t n, unsigned promise)
 {
-    unsigned char *slots = PyMem_Malloc(n ? n * sizeof(bcl_objref) : 1);
-    if (!slots)
+    size_t *lens = PyMem_Malloc(n ? n * sizeof *lens : 1);
+    if (!lens)
         return PyErr_NoMemory();
+    bcl_mp_writer w;
+    bcl_mp_writer_init(&w);
     size_t got = 0;
-    bcl_status st = bcl_queue_pop(&self->q, slots, n, promise, &got);
+    bcl_status st = pop_bytes(self, n, promise, 0, &w, lens, &got);
     PyObject *list = st == BCL_OK ? PyList_New((Py_ssize_t)got) : bclpy_raise(st);
-    for (size_t i = 0; i < got; i++) {
-        const unsigned char *s = slots + i * sizeof(bcl_objref);
-        PyObject *v = list ? bclpy_elem_load(&self->et, s) : NULL;
-        if (list && !v)
-            Py_CLEAR(list);          /* keep going: every popped value is released */
-        if (v)
+    const unsigned char *bytes = w.buf;
+    for (size_t i = 0; list && i < got; bytes += lens[i++]) {
+        PyObject *v = bclpy_elem_decode(&self->et, bytes, lens[i]);
+        if (!v)
+            Py_CLEAR(list);
+        else
             PyList_SET_ITEM(list, (Py_ssize_t)i, v);
-        bcl_obj_release(*(const bcl_objref *)s);
     }
-    PyMem_Free(slots);
+    bcl_mp_writer_free(&w);
+    PyMem_Free(lens);
     return list;
 }
 

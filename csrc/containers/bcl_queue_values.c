@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "containers/bcl_object.h"
+#include "serial/bcl_msgpack.h"
 
 static void release_refs(const bcl_objref *refs, size_t n)
 {
@@ -27,17 +28,25 @@ static bcl_status store_all(const unsigned char *bytes, const size_t *lens, size
     return BCL_OK;
 }
 
+static bcl_status check_values_queue(const bcl_queue *q, const char *what)
+{
+    if (q->slot_size == sizeof(bcl_objref))
+        return BCL_OK;
+    return bcl_set_error(BCL_ERR_TYPE, "variable-length values %s a queue of %zu-byte "
+                         "elements", what, q->slot_size);
+}
+
 bcl_status bcl_queue_push_values(bcl_queue *q, const void *bytes, const size_t *lens,
                                  size_t n, unsigned promise, int *pushed)
 {
     *pushed = 0;
-    if (q->slot_size != sizeof(bcl_objref))
-        return bcl_set_error(BCL_ERR_TYPE, "variable-length values pushed to a queue of "
-                             "%zu-byte elements", q->slot_size);
+    bcl_status st = check_values_queue(q, "pushed to");
+    if (st != BCL_OK)
+        return st;
     bcl_objref one = { 0, 0, 0 }, *refs = n <= 1 ? &one : malloc(n * sizeof *refs);
     if (!refs)
         return bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu references", n);
-    bcl_status st = store_all(bytes, lens, n, refs);
+    st = store_all(bytes, lens, n, refs);
     if (st == BCL_OK) {
         st = bcl_queue_push(q, refs, n, promise, pushed);
         if (st != BCL_OK || !*pushed)       /* nothing went in: free the values */
@@ -46,6 +55,59 @@ bcl_status bcl_queue_push_values(bcl_queue *q, const void *bytes, const size_t *
     if (refs != &one)
         free(refs);
     return st;
+}
+
+/* Copy the popped values' bytes out, then release every block: the values
+ * have left the queue, so one that cannot be read is lost either way and
+ * must not stay allocated.  The first failure is the one returned. */
+static bcl_status take_all(const bcl_objref *refs, size_t n, bcl_mp_writer *out,
+                           size_t *lens)
+{
+    bcl_status first = BCL_OK;
+    for (size_t i = 0; i < n; i++) {
+        bcl_status st = bcl_mp_reserve(out, refs[i].len);
+        if (st == BCL_OK)
+            st = bcl_obj_load(refs[i], out->buf + out->len);
+        lens[i] = st == BCL_OK ? refs[i].len : 0;
+        out->len += lens[i];
+        if (first == BCL_OK)
+            first = st;
+        st = bcl_obj_release(refs[i]);
+        if (first == BCL_OK)
+            first = st;
+    }
+    return first;
+}
+
+/* local: the host-only nonatomic pop, else bcl_queue_pop with `promise`. */
+static bcl_status pop_values(bcl_queue *q, size_t n, unsigned promise, int local,
+                             bcl_mp_writer *out, size_t *lens, size_t *popped)
+{
+    *popped = 0;
+    bcl_status st = check_values_queue(q, "popped from");
+    if (st != BCL_OK)
+        return st;
+    bcl_objref one = { 0, 0, 0 }, *refs = n <= 1 ? &one : malloc(n * sizeof *refs);
+    if (!refs)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu references", n);
+    st = local ? bcl_queue_local_pop(q, refs, n, popped)
+               : bcl_queue_pop(q, refs, n, promise, popped);
+    bcl_status taken = take_all(refs, *popped, out, lens);   /* even after an error */
+    if (refs != &one)
+        free(refs);
+    return st != BCL_OK ? st : taken;
+}
+
+bcl_status bcl_queue_pop_values(bcl_queue *q, size_t n, unsigned promise,
+                                bcl_mp_writer *out, size_t *lens, size_t *popped)
+{
+    return pop_values(q, n, promise, 0, out, lens, popped);
+}
+
+bcl_status bcl_queue_local_pop_values(bcl_queue *q, size_t n, bcl_mp_writer *out,
+                                      size_t *lens, size_t *popped)
+{
+    return pop_values(q, n, 0, 1, out, lens, popped);
 }
 
 void bcl_queue_release_values(bcl_queue *q)

@@ -78,9 +78,7 @@ static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject
         bclpy_raise(st);
         return -1;
     }
-    self->created = 1;
-    self->epoch = bcl_rt.epoch;
-    bclpy_life_created(&self->life);
+    bclpy_life_start(&self->created, &self->epoch, &self->life);
     return 0;
 }
 
@@ -119,16 +117,14 @@ static int harray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
     return array_setup(self, (int)host, size_obj, dt_obj);
 }
 
-static int darray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
+static int darray_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    bclpy_collective_begin();
-    return bclpy_collective_end(darray_init_body(self, args, kwds), "DArray()");
+    return bclpy_collective_init((initproc)darray_init_body, self, args, kwds, "DArray()");
 }
 
-static int harray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
+static int harray_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    bclpy_collective_begin();
-    return bclpy_collective_end(harray_init_body(self, args, kwds), "Array()");
+    return bclpy_collective_init((initproc)harray_init_body, self, args, kwds, "Array()");
 }
 
 /* Every rank has dropped the array (or the runtime is down, when
@@ -142,9 +138,8 @@ static void array_free_buried(void *obj, int storage)
 static void array_dealloc(ArrayObject *self)
 {
     /* Peers may still read and write this rank's block: bury it. */
-    if (bclpy_current(self->created, self->epoch))
-        bclpy_life_drop(&self->life, &self->a, sizeof self->a, array_free_buried);
-    else if (self->created == 1)
+    if (!bclpy_life_bury(self->created, self->epoch, &self->life, &self->a, sizeof self->a,
+                         array_free_buried) && self->created == 1)
         free(self->a.offsets);      /* stale: its segments are gone */
     Py_XDECREF(self->dtype);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -459,53 +454,38 @@ static PyMethodDef array_methods[] = {
 static PyGetSetDef darray_getset[] = {
     {"size", (getter)array_get_size, NULL,
      BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL},
-    {"dtype", (getter)array_get_dtype, NULL,
-     BCLPY_DOC_PROP("numpy.dtype: the element dtype.", "a.dtype"), NULL},
-    {"block", (getter)array_get_block, NULL,
-     BCLPY_DOC_PROP("int: elements per rank (the last may hold fewer).", "a.block"), NULL},
+    BCLPY_PROPERTY("dtype", array_get_dtype, "numpy.dtype: the element dtype.", "a.dtype"),
+    BCLPY_PROPERTY("block", array_get_block,
+                   "int: elements per rank (the last may hold fewer).",
+                   "a.block"),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
 static PyGetSetDef harray_getset[] = {
     {"size", (getter)array_get_size, NULL,
      BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL},
-    {"dtype", (getter)array_get_dtype, NULL,
-     BCLPY_DOC_PROP("numpy.dtype: the element dtype.", "a.dtype"), NULL},
-    {"host", (getter)array_get_host, NULL,
-     BCLPY_DOC_PROP("int: the rank holding the array.", "a.host"), NULL},
+    BCLPY_PROPERTY("dtype", array_get_dtype, "numpy.dtype: the element dtype.", "a.dtype"),
+    BCLPY_PROPERTY("host", array_get_host, "int: the rank holding the array.", "a.host"),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
-PyTypeObject bclpy_DArrayType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl.DArray",
-    .tp_basicsize = sizeof(ArrayObject),
-    .tp_dealloc = (destructor)array_dealloc,
-    .tp_repr = (reprfunc)array_repr,
-    .tp_iter = (getiterfunc)bclpy_array_iter,
-    .tp_as_sequence = &array_as_sequence,
-    .tp_as_mapping = &array_as_mapping,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = BCLPY_DOC_DARRAY,
-    .tp_methods = array_methods,
-    .tp_getset = darray_getset,
-    .tp_init = (initproc)darray_init,
-    .tp_new = PyType_GenericNew,
-};
+/* DArray and Array differ only in their name, docstring, properties and
+ * constructor. */
+#define ARRAY_TYPE(NAME, DOC, GETSET, INIT)                                 \
+    {                                                                       \
+        BCLPY_TYPE_HEAD("pybcl." NAME, ArrayObject, array_dealloc, DOC),    \
+        .tp_repr = (reprfunc)array_repr,                                    \
+        .tp_iter = (getiterfunc)bclpy_array_iter,                           \
+        .tp_as_sequence = &array_as_sequence,                               \
+        .tp_as_mapping = &array_as_mapping,                                 \
+        .tp_methods = array_methods,                                        \
+        .tp_getset = GETSET,                                                \
+        .tp_init = (initproc)INIT,                                          \
+        .tp_new = PyType_GenericNew,                                        \
+    }
 
-PyTypeObject bclpy_ArrayType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl.Array",
-    .tp_basicsize = sizeof(ArrayObject),
-    .tp_dealloc = (destructor)array_dealloc,
-    .tp_repr = (reprfunc)array_repr,
-    .tp_iter = (getiterfunc)bclpy_array_iter,
-    .tp_as_sequence = &array_as_sequence,
-    .tp_as_mapping = &array_as_mapping,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = BCLPY_DOC_ARRAY,
-    .tp_methods = array_methods,
-    .tp_getset = harray_getset,
-    .tp_init = (initproc)harray_init,
-    .tp_new = PyType_GenericNew,
-};
+PyTypeObject bclpy_DArrayType = ARRAY_TYPE(
+    "DArray", BCLPY_DOC_DARRAY, darray_getset, darray_init);
+
+PyTypeObject bclpy_ArrayType = ARRAY_TYPE(
+    "Array", BCLPY_DOC_ARRAY, harray_getset, harray_init);

@@ -235,16 +235,13 @@ static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
     self->array = arr;
     self->op_name = op_obj ? op_obj : PyUnicode_FromString("add");
     Py_XINCREF(op_obj);
-    self->live = 1;
-    self->epoch = bcl_rt.epoch;
-    bclpy_life_created(&self->life);
+    bclpy_life_start(&self->live, &self->epoch, &self->life);
     return 0;
 }
 
-static int db_init(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
+static int db_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    bclpy_collective_begin();
-    return bclpy_collective_end(db_init_body(self, args, kwds), "DArrayBuffer()");
+    return bclpy_collective_init((initproc)db_init_body, self, args, kwds, "DArrayBuffer()");
 }
 
 /* The owner queues other ranks push into outlive this rank's handle
@@ -258,8 +255,8 @@ static void db_free_buried(void *obj, int storage)
 
 static void db_dealloc(bclpy_DABuf *self)
 {
-    if (bclpy_current(self->live, self->epoch))
-        bclpy_life_drop(&self->life, &self->b, sizeof self->b, db_free_buried);
+    bclpy_life_bury(self->live, self->epoch, &self->life, &self->b, sizeof self->b,
+                    db_free_buried);
     Py_XDECREF(self->array);
     Py_XDECREF(self->op_name);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -398,12 +395,8 @@ static PyGetSetDef db_getset[] = {
 };
 
 PyTypeObject bclpy_DABufType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl.DArrayBuffer",
-    .tp_basicsize = sizeof(bclpy_DABuf),
-    .tp_dealloc = (destructor)db_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = BCLPY_DOC_DARRAYBUFFER,
+    BCLPY_TYPE_HEAD("pybcl.DArrayBuffer", bclpy_DABuf, db_dealloc,
+                    BCLPY_DOC_DARRAYBUFFER),
     .tp_methods = db_methods,
     .tp_getset = db_getset,
     .tp_init = (initproc)db_init,

@@ -157,9 +157,7 @@ static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
         bclpy_raise(st);
         goto out;
     }
-    self->created = 1;
-    self->epoch = bcl_rt.epoch;
-    bclpy_life_created(&self->life);
+    bclpy_life_start(&self->created, &self->epoch, &self->life);
     rc = 0;
 out:
     Py_XDECREF(default_fpr);
@@ -167,10 +165,10 @@ out:
     return rc;
 }
 
-static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
+static int bloom_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    bclpy_collective_begin();
-    return bclpy_collective_end(bloom_init_body(self, args, kwds), "BloomFilter()");
+    return bclpy_collective_init((initproc)bloom_init_body, self, args, kwds,
+                                 "BloomFilter()");
 }
 
 static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -192,9 +190,8 @@ static void bloom_free_buried(void *obj, int storage)
 static void bloom_dealloc(BloomObject *self)
 {
     /* Peers may still set and test bits in this rank's block: bury it. */
-    if (bclpy_current(self->created, self->epoch))
-        bclpy_life_drop(&self->life, &self->b, sizeof self->b, bloom_free_buried);
-    else if (self->created == 1)
+    if (!bclpy_life_bury(self->created, self->epoch, &self->life, &self->b, sizeof self->b,
+                         bloom_free_buried) && self->created == 1)
         free(self->b.offsets);      /* stale: its segments are gone */
     bclpy_elemtype_clear(&self->kt);
     bcl_mp_writer_free(&self->scratch);
@@ -435,22 +432,23 @@ GETTER(predicted_fpr, PyFloat_FromDouble(self->b.predicted_fpr))
 GETTER(key_type, bclpy_elemtype_spec(&self->kt))
 
 static PyGetSetDef bloom_getset[] = {
-    {"k", (getter)bloom_get_k, NULL,
-     BCLPY_DOC_PROP("int: bits set per key (in its one 64-bit block).", "bf.k"), NULL},
-    {"nwords", (getter)bloom_get_nwords, NULL,
-     BCLPY_DOC_PROP("int: 64-bit blocks in total.", "bf.nwords"), NULL},
-    {"nbits", (getter)bloom_get_nbits, NULL,
-     BCLPY_DOC_PROP("int: bits in total.", "bf.nbits == 64 * bf.nwords"), NULL},
-    {"expected_items", (getter)bloom_get_expected_items, NULL,
-     BCLPY_DOC_PROP("int: the expected_items it was built for.", "bf.expected_items"), NULL},
-    {"fpr", (getter)bloom_get_fpr, NULL,
-     BCLPY_DOC_PROP("float: the requested false-positive rate.", "bf.fpr"), NULL},
-    {"predicted_fpr", (getter)bloom_get_predicted_fpr, NULL,
-     BCLPY_DOC_PROP("float: predicted false-positive rate at expected_items "
-                    "(blocked-filter model).", "bf.predicted_fpr <= 2 * bf.fpr"), NULL},
-    {"key_type", (getter)bloom_get_key_type, NULL,
-     BCLPY_DOC_PROP("The key type: a NumPy dtype, or bytes, str or object.", "bf.key_type"),
-     NULL},
+    BCLPY_PROPERTY("k", bloom_get_k, "int: bits set per key (in its one 64-bit block).",
+                   "bf.k"),
+    BCLPY_PROPERTY("nwords", bloom_get_nwords, "int: 64-bit blocks in total.", "bf.nwords"),
+    BCLPY_PROPERTY("nbits", bloom_get_nbits, "int: bits in total.",
+                   "bf.nbits == 64 * bf.nwords"),
+    BCLPY_PROPERTY("expected_items", bloom_get_expected_items,
+                   "int: the expected_items it was built for.",
+                   "bf.expected_items"),
+    BCLPY_PROPERTY("fpr", bloom_get_fpr, "float: the requested false-positive rate.",
+                   "bf.fpr"),
+    BCLPY_PROPERTY("predicted_fpr", bloom_get_predicted_fpr,
+                   "float: predicted false-positive rate at expected_items "
+                   "(blocked-filter model).",
+                   "bf.predicted_fpr <= 2 * bf.fpr"),
+    BCLPY_PROPERTY("key_type", bloom_get_key_type,
+                   "The key type: a NumPy dtype, or bytes, str or object.",
+                   "bf.key_type"),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
@@ -486,14 +484,10 @@ static PySequenceMethods bloom_as_sequence = {
 };
 
 PyTypeObject bclpy_BloomType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl.BloomFilter",
-    .tp_basicsize = sizeof(BloomObject),
-    .tp_dealloc = (destructor)bloom_dealloc,
+    BCLPY_TYPE_HEAD("pybcl.BloomFilter", BloomObject, bloom_dealloc,
+                    BCLPY_DOC_BLOOMFILTER),
     .tp_repr = (reprfunc)bloom_repr,
     .tp_as_sequence = &bloom_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = BCLPY_DOC_BLOOMFILTER,
     .tp_methods = bloom_methods,
     .tp_getset = bloom_getset,
     .tp_init = (initproc)bloom_init,

@@ -167,14 +167,10 @@ static PyMethodDef walk_methods[] = {
 };
 
 PyTypeObject bclpy_DbgWalkType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl._core.DbgWalk",
-    .tp_basicsize = sizeof(DbgWalk),
-    .tp_dealloc = (destructor)walk_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "DbgWalk(k, starts, values, limit)\n--\n\nUnitig walks from oriented start k-mers "
-              "(with their graph-map values (ext << 32) | count), advanced in rounds; a "
-              "walk longer than limit k-mers is an error.",
+    BCLPY_TYPE_HEAD("pybcl._core.DbgWalk", DbgWalk, walk_dealloc,
+                    "DbgWalk(k, starts, values, limit)\n--\n\nUnitig walks from oriented "
+                    "start k-mers (with their graph-map values (ext << 32) | count), "
+                    "advanced in rounds; a walk longer than limit k-mers is an error."),
     .tp_methods = walk_methods,
     .tp_init = (initproc)walk_init,
     .tp_new = PyType_GenericNew,

@@ -441,26 +441,22 @@ static PyObject *gptr_get_dtype(bclpy_GlobalPtr *self, void *c)
 }
 
 static PyGetSetDef gptr_getset[] = {
-    {"rank", (getter)gptr_get_rank, NULL,
-     BCLPY_DOC_PROP("int: the rank owning the memory.", "p.rank"), NULL},
-    {"offset", (getter)gptr_get_offset, NULL,
-     BCLPY_DOC_PROP("int: byte offset in the owner's segment.", "p.offset"), NULL},
-    {"dtype", (getter)gptr_get_dtype, NULL,
-     BCLPY_DOC_PROP("numpy.dtype: the element dtype (what p + 1 steps over).", "p.dtype"), NULL},
+    BCLPY_PROPERTY("rank", gptr_get_rank, "int: the rank owning the memory.", "p.rank"),
+    BCLPY_PROPERTY("offset", gptr_get_offset, "int: byte offset in the owner's segment.",
+                   "p.offset"),
+    BCLPY_PROPERTY("dtype", gptr_get_dtype,
+                   "numpy.dtype: the element dtype (what p + 1 steps over).",
+                   "p.dtype"),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
 PyTypeObject bclpy_GlobalPtrType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl.GlobalPtr",
-    .tp_basicsize = sizeof(bclpy_GlobalPtr),
-    .tp_dealloc = (destructor)gptr_dealloc,
+    BCLPY_TYPE_HEAD("pybcl.GlobalPtr", bclpy_GlobalPtr, gptr_dealloc,
+                    BCLPY_DOC_GLOBALPTR),
     .tp_repr = (reprfunc)gptr_repr,
     .tp_as_number = &gptr_as_number,
     .tp_as_mapping = &gptr_as_mapping,
     .tp_hash = (hashfunc)gptr_hash,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = BCLPY_DOC_GLOBALPTR,
     .tp_richcompare = gptr_richcompare,
     .tp_methods = gptr_methods,
     .tp_getset = gptr_getset,

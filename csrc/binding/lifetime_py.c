@@ -17,6 +17,22 @@ void bclpy_life_created(bclpy_life *l)
     l->registered = bcl_life_register(&l->seq) == BCL_OK;
 }
 
+void bclpy_life_start(int *live, uint64_t *epoch, bclpy_life *l)
+{
+    *live = 1;
+    *epoch = bcl_rt.epoch;
+    bclpy_life_created(l);
+}
+
+int bclpy_life_bury(int live, uint64_t epoch, const bclpy_life *l, const void *core,
+                    size_t size, bcl_life_free_fn fn)
+{
+    if (!bclpy_current(live, epoch))
+        return 0;
+    bclpy_life_drop(l, core, size, fn);
+    return 1;
+}
+
 void bclpy_life_drop(const bclpy_life *l, const void *core, size_t size,
                      bcl_life_free_fn fn)
 {

@@ -196,9 +196,7 @@ static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
         collective_done(st, exc);
         return -1;
     }
-    self->live = 1;
-    self->epoch = bcl_rt.epoch;
-    bclpy_life_created(&self->life);
+    bclpy_life_start(&self->live, &self->epoch, &self->life);
     return 0;
 }
 
@@ -230,10 +228,8 @@ static void queue_dealloc(QueueObject *self)
 {
     /* The ring and its contents stay until every rank has dropped it: a
      * host dropping its handle must not take the others' elements away. */
-    if (bclpy_current(self->live, self->epoch)) {
-        buried_queue b = { self->q, bclpy_elemtype_is_var(&self->et) };
-        bclpy_life_drop(&self->life, &b, sizeof b, queue_free_buried);
-    }
+    buried_queue b = { self->q, bclpy_elemtype_is_var(&self->et) };
+    bclpy_life_bury(self->live, self->epoch, &self->life, &b, sizeof b, queue_free_buried);
     if (self->live)
         bclpy_elemtype_clear(&self->et);
     bcl_mp_writer_free(&self->w);
@@ -634,25 +630,20 @@ static PyMethodDef queue_methods[] = {
 };
 
 static PyGetSetDef queue_getset[] = {
-    {"capacity", (getter)q_get_capacity, NULL,
-     BCLPY_DOC_PROP("int: number of slots.", "q.capacity"), NULL},
-    {"host", (getter)q_get_host, NULL,
-     BCLPY_DOC_PROP("int: the rank whose segment holds the queue.", "q.host"), NULL},
-    {"dtype", (getter)q_get_dtype, NULL,
-     BCLPY_DOC_PROP("The element type: a NumPy dtype, or bytes, str or object.", "q.dtype"), NULL},
+    BCLPY_PROPERTY("capacity", q_get_capacity, "int: number of slots.", "q.capacity"),
+    BCLPY_PROPERTY("host", q_get_host, "int: the rank whose segment holds the queue.",
+                   "q.host"),
+    BCLPY_PROPERTY("dtype", q_get_dtype,
+                   "The element type: a NumPy dtype, or bytes, str or object.",
+                   "q.dtype"),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
 #define QUEUE_TYPE(NAME, DOC)                                   \
     {                                                           \
-        PyVarObject_HEAD_INIT(NULL, 0)                          \
-        .tp_name = "pybcl." NAME,                               \
-        .tp_basicsize = sizeof(QueueObject),                    \
-        .tp_dealloc = (destructor)queue_dealloc,                \
+        BCLPY_TYPE_HEAD("pybcl." NAME, QueueObject, queue_dealloc, DOC), \
         .tp_repr = (reprfunc)q_repr,                            \
         .tp_as_sequence = &queue_as_sequence,                   \
-        .tp_flags = Py_TPFLAGS_DEFAULT,                         \
-        .tp_doc = DOC,                                          \
         .tp_methods = queue_methods,                            \
         .tp_getset = queue_getset,                              \
         .tp_init = (initproc)queue_init,                        \

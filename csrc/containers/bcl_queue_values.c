@@ -28,32 +28,41 @@ static bcl_status store_all(const unsigned char *bytes, const size_t *lens, size
     return BCL_OK;
 }
 
-static bcl_status check_values_queue(const bcl_queue *q, const char *what)
+/* The queue must hold references; room for n of them is `one` when n <= 1
+ * (the common case), else the heap (refs_free gives it back). */
+static bcl_status refs_get(const bcl_queue *q, const char *what, size_t n,
+                           bcl_objref *one, bcl_objref **refs)
 {
-    if (q->slot_size == sizeof(bcl_objref))
-        return BCL_OK;
-    return bcl_set_error(BCL_ERR_TYPE, "variable-length values %s a queue of %zu-byte "
-                         "elements", what, q->slot_size);
+    if (q->slot_size != sizeof(bcl_objref))
+        return bcl_set_error(BCL_ERR_TYPE, "variable-length values %s a queue of %zu-byte "
+                             "elements", what, q->slot_size);
+    *refs = n <= 1 ? one : malloc(n * sizeof **refs);
+    if (!*refs)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu references", n);
+    return BCL_OK;
+}
+
+static void refs_free(bcl_objref *refs, const bcl_objref *one)
+{
+    if (refs != one)
+        free(refs);
 }
 
 bcl_status bcl_queue_push_values(bcl_queue *q, const void *bytes, const size_t *lens,
                                  size_t n, unsigned promise, int *pushed)
 {
     *pushed = 0;
-    bcl_status st = check_values_queue(q, "pushed to");
+    bcl_objref one, *refs;
+    bcl_status st = refs_get(q, "pushed to", n, &one, &refs);
     if (st != BCL_OK)
         return st;
-    bcl_objref one = { 0, 0, 0 }, *refs = n <= 1 ? &one : malloc(n * sizeof *refs);
-    if (!refs)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu references", n);
     st = store_all(bytes, lens, n, refs);
     if (st == BCL_OK) {
         st = bcl_queue_push(q, refs, n, promise, pushed);
         if (st != BCL_OK || !*pushed)       /* nothing went in: free the values */
             release_refs(refs, n);
     }
-    if (refs != &one)
-        free(refs);
+    refs_free(refs, &one);
     return st;
 }
 
@@ -84,17 +93,14 @@ static bcl_status pop_values(bcl_queue *q, size_t n, unsigned promise, int local
                              bcl_mp_writer *out, size_t *lens, size_t *popped)
 {
     *popped = 0;
-    bcl_status st = check_values_queue(q, "popped from");
+    bcl_objref one, *refs;
+    bcl_status st = refs_get(q, "popped from", n, &one, &refs);
     if (st != BCL_OK)
         return st;
-    bcl_objref one = { 0, 0, 0 }, *refs = n <= 1 ? &one : malloc(n * sizeof *refs);
-    if (!refs)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu references", n);
     st = local ? bcl_queue_local_pop(q, refs, n, popped)
                : bcl_queue_pop(q, refs, n, promise, popped);
     bcl_status taken = take_all(refs, *popped, out, lens);   /* even after an error */
-    if (refs != &one)
-        free(refs);
+    refs_free(refs, &one);
     return st != BCL_OK ? st : taken;
 }
 

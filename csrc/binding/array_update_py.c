@@ -135,6 +135,32 @@ static PyArrayObject *values_of(PyObject *obj, PyArray_Descr *dtype, npy_intp n)
 
 /* ---- DArray/Array.update_many ---------------------------------------------- */
 
+/* update_many's arguments: the indices into `a`, and as many values of its
+ * dtype (one value is repeated).  -1 with nothing to release. */
+static int updates_of(PyObject *indices, PyObject *values, const bcl_array *a,
+                      PyArray_Descr *dtype, PyArrayObject **idx, PyArrayObject **val)
+{
+    *idx = indices_of(indices, a->size);
+    if (!*idx)
+        return -1;
+    *val = values_of(values, dtype, PyArray_SIZE(*idx));
+    if (!*val) {
+        Py_DECREF(*idx);
+        return -1;
+    }
+    return 0;
+}
+
+/* After the core took the updates: release what updates_of made. */
+static PyObject *updated(bcl_status st, PyArrayObject *idx, PyArrayObject *val)
+{
+    Py_DECREF(idx);
+    Py_DECREF(val);
+    if (st != BCL_OK)
+        return bclpy_raise(st);
+    Py_RETURN_NONE;
+}
+
 PyObject *bclpy_array_update_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames)
 {
@@ -149,24 +175,15 @@ PyObject *bclpy_array_update_many(PyObject *self, PyObject *const *args, Py_ssiz
         elem_of(dtype, &elem, "update_many") < 0 || op_of(a_[2], &op) < 0 ||
         check_float_op(elem, op, a_[2]))
         return NULL;
-    PyArrayObject *idx = indices_of(a_[0], a->size);
-    if (!idx)
+    PyArrayObject *idx, *val;
+    if (updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
         return NULL;
-    PyArrayObject *val = values_of(a_[1], dtype, PyArray_SIZE(idx));
-    if (!val) {
-        Py_DECREF(idx);
-        return NULL;
-    }
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_array_update_many(a, PyArray_DATA(idx), PyArray_DATA(val),
                                (size_t)PyArray_SIZE(idx), elem, op);
     Py_END_ALLOW_THREADS
-    Py_DECREF(idx);
-    Py_DECREF(val);
-    if (st != BCL_OK)
-        return bclpy_raise(st);
-    Py_RETURN_NONE;
+    return updated(st, idx, val);
 }
 
 /* ---- DArrayBuffer ------------------------------------------------------------ */
@@ -283,24 +300,15 @@ static PyObject *db_update_many(bclpy_DABuf *self, PyObject *const *args, Py_ssi
     PyArray_Descr *dtype;
     if (bclpy_array_unwrap(self->array, "array", &a, &dtype) < 0)
         return NULL;
-    PyArrayObject *idx = indices_of(a_[0], a->size);
-    if (!idx)
+    PyArrayObject *idx, *val;
+    if (updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
         return NULL;
-    PyArrayObject *val = values_of(a_[1], dtype, PyArray_SIZE(idx));
-    if (!val) {
-        Py_DECREF(idx);
-        return NULL;
-    }
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_dabuf_add(&self->b, PyArray_DATA(idx), PyArray_DATA(val),
                        (size_t)PyArray_SIZE(idx));
     Py_END_ALLOW_THREADS
-    Py_DECREF(idx);
-    Py_DECREF(val);
-    if (st != BCL_OK)
-        return bclpy_raise(st);
-    Py_RETURN_NONE;
+    return updated(st, idx, val);
 }
 
 static PyObject *db_flush(bclpy_DABuf *self, PyObject *noargs)
@@ -314,12 +322,6 @@ static PyObject *db_flush(bclpy_DABuf *self, PyObject *noargs)
     if (st != BCL_OK)
         return bclpy_raise(st);
     Py_RETURN_NONE;
-}
-
-static PyObject *db_enter(PyObject *self, PyObject *noargs)
-{
-    Py_INCREF(self);
-    return self;
 }
 
 /* Flush on a normal exit only: after an exception the other ranks may
@@ -380,7 +382,7 @@ static PyMethodDef db_methods[] = {
     {"update_many", BCLPY_KW_METHOD(db_update_many), BCLPY_DOC_DB_UPDATE_MANY},
     {"flush", (PyCFunction)db_flush, METH_NOARGS, BCLPY_DOC_DB_FLUSH},
     {"close", (PyCFunction)db_close, METH_NOARGS, BCLPY_DOC_CLOSE},
-    {"__enter__", (PyCFunction)db_enter, METH_NOARGS, NULL},
+    {"__enter__", (PyCFunction)bclpy_life_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)(void (*)(void))db_exit, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL}
 };

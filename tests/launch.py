@@ -123,6 +123,16 @@ def run_script(tmp_path, body, nprocs=2, timeout=60, env=None):
     return proc, time.monotonic() - start
 
 
+def run_ok(tmp_path, body, nprocs, timeout=60, env=None):
+    """run_script for a job whose every rank ends by printing "<ok RANK>":
+    check it exited 0 with all of them; (output, seconds)."""
+    proc, seconds = run_script(tmp_path, body, nprocs=nprocs, timeout=timeout, env=env)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert proc.stdout.count("<ok ") == nprocs, out
+    return out, seconds
+
+
 def assert_job_code(proc, code):
     """The job ended with `code` from MPI_Abort.  Hydra (MPICH's mpiexec) then
     kills the other ranks and, racing with that, now and then reports a

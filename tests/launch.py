@@ -20,6 +20,16 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def load_script(name):
+    """scripts/NAME.py as a module, for the tests that call into it."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "scripts",
+                                                                      name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def mpiexec():
     """Path of the mpiexec the suite launches its own jobs with."""
     wanted = os.environ.get("PYBCL_TEST_MPIEXEC")

@@ -17,6 +17,8 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -131,6 +133,16 @@ def run_script(tmp_path, body, nprocs=2, timeout=60, env=None):
     start = time.monotonic()
     proc = run_python([str(script)], nprocs, timeout=timeout, env=env)
     return proc, time.monotonic() - start
+
+
+def each_transport(transports=("shm", "rma", "rma-node"), sizes=(2, 4)):
+    """Mark a test that launches its own job (serial_only) to run once per
+    transport and job size; it takes `transport` and `nprocs`."""
+    def mark(test):
+        test = pytest.mark.parametrize("nprocs", list(sizes))(test)
+        test = pytest.mark.parametrize("transport", list(transports))(test)
+        return pytest.mark.serial_only(test)
+    return mark
 
 
 def run_ok(tmp_path, body, nprocs, timeout=60, env=None):

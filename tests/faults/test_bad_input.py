@@ -10,7 +10,7 @@ import pytest
 
 import pybcl
 from conftest import all_ok
-from launch import run_ok, run_script
+from launch import each_transport, run_ok, run_script
 
 P = pybcl.nprocs()
 R = pybcl.rank()
@@ -368,9 +368,7 @@ SEGMENT_FULL_JOB = """
 """
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
-@pytest.mark.parametrize("nprocs", [2, 4])
+@each_transport()
 def test_segment_full_keeps_buffered_entries_and_insert_many_says_what_went_in(
         tmp_path, nprocs, transport):
     from launch import job_env
@@ -414,9 +412,7 @@ VIEWS_AFTER_FINALIZE_JOB = """
 """
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
-@pytest.mark.parametrize("nprocs", [2, 4])
+@each_transport()
 def test_local_views_stay_readable_after_finalize(tmp_path, nprocs, transport):
     from launch import job_env
     run_ok(tmp_path, VIEWS_AFTER_FINALIZE_JOB, nprocs, timeout=120,

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from launch import (assert_job_code, forwards_sigint, job_env, mpiexec_argv, run_ok,
-                    run_script)
+from launch import (assert_job_code, each_transport, forwards_sigint, job_env, mpiexec_argv,
+                    run_ok, run_script)
 
 BOUND_S = 30          # generous: the machine may be loaded; hangs took forever
 TRANSPORTS = ("shm", "rma")
@@ -23,9 +23,7 @@ def env_for(transport):
     return job_env(PYBCL_TRANSPORT=transport, PYBCL_SEGMENT_SIZE="4M")
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", TRANSPORTS)
-@pytest.mark.parametrize("nprocs", [1, 2, 4])
+@each_transport(TRANSPORTS, sizes=(1, 2, 4))
 def test_segment_larger_than_the_node_raises_segment_full_everywhere(tmp_path, nprocs,
                                                                      transport):
     proc, seconds = run_script(tmp_path, """
@@ -80,9 +78,7 @@ ONE_RANK_FAILS = {
 }
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", TRANSPORTS)
-@pytest.mark.parametrize("nprocs", [2, 4])
+@each_transport(TRANSPORTS)
 @pytest.mark.parametrize("case", sorted(ONE_RANK_FAILS))
 def test_one_rank_failing_ends_the_job_with_its_code(tmp_path, case, nprocs, transport):
     stmt, code = ONE_RANK_FAILS[case]
@@ -210,9 +206,7 @@ CTRL_C_JOB = """
 """
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", TRANSPORTS)
-@pytest.mark.parametrize("nprocs", [2, 4])
+@each_transport(TRANSPORTS)
 @pytest.mark.parametrize("wait", ["spin", "patient"])
 def test_ctrl_c_ends_a_job_waiting_in_c_quickly(tmp_path, nprocs, transport, wait):
     script = tmp_path / "job.py"
@@ -240,9 +234,7 @@ def test_ctrl_c_ends_a_job_waiting_in_c_quickly(tmp_path, nprocs, transport, wai
         assert "KeyboardInterrupt" in out, out
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", TRANSPORTS)
-@pytest.mark.parametrize("nprocs", [1, 2, 4])
+@each_transport(TRANSPORTS, sizes=(1, 2, 4))
 def test_containers_from_before_finalize_raise_after_reinit(tmp_path, nprocs, transport):
     proc, _ = run_script(tmp_path, """
         import numpy as np
@@ -328,9 +320,7 @@ PEER_FAILURES = {
 END_BOUND_S = 5.0     # from the failure to mpiexec's return
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
-@pytest.mark.parametrize("nprocs", [2, 4])
+@each_transport()
 @pytest.mark.parametrize("peers", sorted(PEER_LOOPS))
 @pytest.mark.parametrize("failure", sorted(PEER_FAILURES))
 def test_a_failure_ends_the_job_quickly_whatever_the_peers_do(tmp_path, failure, peers,
@@ -426,9 +416,7 @@ MISMATCH_JOB = """
 """
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
-@pytest.mark.parametrize("nprocs", [2, 4])
+@each_transport()
 def test_mismatched_collectives_raise_on_every_rank(tmp_path, nprocs, transport):
     out, seconds = run_ok(tmp_path, MISMATCH_JOB, nprocs, timeout=BOUND_S * 2,
                           env=env_for(transport))

@@ -394,34 +394,18 @@ static PyObject *array_repr(ArrayObject *self)
     return r;
 }
 
-static PyObject *array_get_size(ArrayObject *self, void *c)
-{
-    if (check_created(self) < 0)
-        return NULL;
-    return PyLong_FromUnsignedLongLong(self->a.size);
-}
-
-static PyObject *array_get_dtype(ArrayObject *self, void *c)
-{
-    if (check_created(self) < 0)
-        return NULL;
-    Py_INCREF(self->dtype);
-    return (PyObject *)self->dtype;
-}
-
-static PyObject *array_get_host(ArrayObject *self, void *c)
-{
-    if (check_created(self) < 0)
-        return NULL;
-    return PyLong_FromLong(self->a.host);
-}
-
-static PyObject *array_get_block(ArrayObject *self, void *c)
-{
-    if (check_created(self) < 0)
-        return NULL;
-    return PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : self->a.block);
-}
+/* A property of a usable array. */
+#define GETTER(name, expr)                                            \
+    static PyObject *array_get_##name(ArrayObject *self, void *c)   \
+    {                                                                 \
+        if (check_created(self) < 0)                                  \
+            return NULL;                                              \
+        return expr;                                                  \
+    }
+GETTER(size, PyLong_FromUnsignedLongLong(self->a.size))
+GETTER(dtype, Py_NewRef((PyObject *)self->dtype))
+GETTER(host, PyLong_FromLong(self->a.host))
+GETTER(block, PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : self->a.block))
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
 

@@ -356,9 +356,7 @@ static PyObject *db_close(bclpy_DABuf *self, PyObject *noargs)
 
 static PyObject *db_get_array(bclpy_DABuf *self, void *c)
 {
-    PyObject *r = self->array ? self->array : Py_None;
-    Py_INCREF(r);
-    return r;
+    return Py_NewRef(self->array ? self->array : Py_None);
 }
 
 static PyObject *db_get_message_size(bclpy_DABuf *self, void *c)
@@ -368,9 +366,7 @@ static PyObject *db_get_message_size(bclpy_DABuf *self, void *c)
 
 static PyObject *db_get_op(bclpy_DABuf *self, void *c)
 {
-    PyObject *r = self->op_name ? self->op_name : Py_None;
-    Py_INCREF(r);
-    return r;
+    return Py_NewRef(self->op_name ? self->op_name : Py_None);
 }
 
 static PyObject *db_get_overflowed(bclpy_DABuf *self, void *c)

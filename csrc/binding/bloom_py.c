@@ -200,34 +200,31 @@ static void bloom_dealloc(BloomObject *self)
 
 /* ---- scalar operations --------------------------------------------------- */
 
-static PyObject *bloom_insert(BloomObject *self, BCLPY_FASTARGS)
+/* insert(x) / find(x): `op` on the hash of the one key x; whether it was present. */
+static PyObject *one_key(BloomObject *self, const char *fname, BCLPY_FASTARGS,
+                         bcl_status (*op)(const bcl_bloom *, uint64_t, int *))
 {
     PyObject *x;
-    if (bclpy_parse1("insert", args, nargs, kwnames, "x", &x) < 0)
+    if (bclpy_parse1(fname, args, nargs, kwnames, "x", &x) < 0)
         return NULL;
     uint64_t h;
     int present;
     if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
         return NULL;
-    bcl_status st = bcl_bloom_insert_hash(&self->b, h, &present);
+    bcl_status st = op(&self->b, h, &present);
     if (st != BCL_OK)
         return bclpy_raise(st);
     return PyBool_FromLong(present);
 }
 
+static PyObject *bloom_insert(BloomObject *self, BCLPY_FASTARGS)
+{
+    return one_key(self, "insert", args, nargs, kwnames, bcl_bloom_insert_hash);
+}
+
 static PyObject *bloom_find(BloomObject *self, BCLPY_FASTARGS)
 {
-    PyObject *x;
-    if (bclpy_parse1("find", args, nargs, kwnames, "x", &x) < 0)
-        return NULL;
-    uint64_t h;
-    int present;
-    if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
-        return NULL;
-    bcl_status st = bcl_bloom_find_hash(&self->b, h, &present);
-    if (st != BCL_OK)
-        return bclpy_raise(st);
-    return PyBool_FromLong(present);
+    return one_key(self, "find", args, nargs, kwnames, bcl_bloom_find_hash);
 }
 
 static int bloom_contains(BloomObject *self, PyObject *x)
@@ -432,16 +429,13 @@ GETTER(predicted_fpr, PyFloat_FromDouble(self->b.predicted_fpr))
 GETTER(key_type, bclpy_elemtype_spec(&self->kt))
 
 static PyGetSetDef bloom_getset[] = {
-    BCLPY_PROPERTY("k", bloom_get_k, "int: bits set per key (in its one 64-bit block).",
-                   "bf.k"),
+    BCLPY_PROPERTY("k", bloom_get_k, "int: bits set per key (in its one 64-bit block).", "bf.k"),
     BCLPY_PROPERTY("nwords", bloom_get_nwords, "int: 64-bit blocks in total.", "bf.nwords"),
-    BCLPY_PROPERTY("nbits", bloom_get_nbits, "int: bits in total.",
-                   "bf.nbits == 64 * bf.nwords"),
+    BCLPY_PROPERTY("nbits", bloom_get_nbits, "int: bits in total.", "bf.nbits == 64 * bf.nwords"),
     BCLPY_PROPERTY("expected_items", bloom_get_expected_items,
                    "int: the expected_items it was built for.",
                    "bf.expected_items"),
-    BCLPY_PROPERTY("fpr", bloom_get_fpr, "float: the requested false-positive rate.",
-                   "bf.fpr"),
+    BCLPY_PROPERTY("fpr", bloom_get_fpr, "float: the requested false-positive rate.", "bf.fpr"),
     BCLPY_PROPERTY("predicted_fpr", bloom_get_predicted_fpr,
                    "float: predicted false-positive rate at expected_items "
                    "(blocked-filter model).",

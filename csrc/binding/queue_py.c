@@ -580,20 +580,15 @@ static PyObject *q_migrate(QueueObject *self, BCLPY_FASTARGS)
     return collective_done(st, exc);
 }
 
-static PyObject *q_get_capacity(QueueObject *self, void *c)
-{
-    return usable(self) < 0 ? NULL : PyLong_FromUnsignedLongLong(self->q.capacity);
-}
-
-static PyObject *q_get_host(QueueObject *self, void *c)
-{
-    return usable(self) < 0 ? NULL : PyLong_FromLong(self->q.host);
-}
-
-static PyObject *q_get_dtype(QueueObject *self, void *c)
-{
-    return usable(self) < 0 ? NULL : bclpy_elemtype_spec(&self->et);
-}
+/* A property of a usable queue. */
+#define GETTER(name, expr)                                            \
+    static PyObject *q_get_##name(QueueObject *self, void *c)       \
+    {                                                                 \
+        return usable(self) < 0 ? NULL : (expr);                      \
+    }
+GETTER(capacity, PyLong_FromUnsignedLongLong(self->q.capacity))
+GETTER(host, PyLong_FromLong(self->q.host))
+GETTER(dtype, bclpy_elemtype_spec(&self->et))
 
 static PyObject *q_repr(QueueObject *self)
 {
@@ -631,8 +626,7 @@ static PyMethodDef queue_methods[] = {
 
 static PyGetSetDef queue_getset[] = {
     BCLPY_PROPERTY("capacity", q_get_capacity, "int: number of slots.", "q.capacity"),
-    BCLPY_PROPERTY("host", q_get_host, "int: the rank whose segment holds the queue.",
-                   "q.host"),
+    BCLPY_PROPERTY("host", q_get_host, "int: the rank whose segment holds the queue.", "q.host"),
     BCLPY_PROPERTY("dtype", q_get_dtype,
                    "The element type: a NumPy dtype, or bytes, str or object.",
                    "q.dtype"),

@@ -394,14 +394,7 @@ static PyObject *array_repr(ArrayObject *self)
     return r;
 }
 
-/* A property of a usable array. */
-#define GETTER(name, expr)                                            \
-    static PyObject *array_get_##name(ArrayObject *self, void *c)   \
-    {                                                                 \
-        if (check_created(self) < 0)                                  \
-            return NULL;                                              \
-        return expr;                                                  \
-    }
+#define GETTER(name, expr) BCLPY_GETTER(ArrayObject, array, name, check_created, expr)
 GETTER(size, PyLong_FromUnsignedLongLong(self->a.size))
 GETTER(dtype, Py_NewRef((PyObject *)self->dtype))
 GETTER(host, PyLong_FromLong(self->a.host))

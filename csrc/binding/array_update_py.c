@@ -170,13 +170,11 @@ PyObject *bclpy_array_update_many(PyObject *self, PyObject *const *args, Py_ssiz
     PyArray_Descr *dtype;
     bcl_elem elem;
     bcl_atomic_op op;
+    PyArrayObject *idx, *val;
     if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 3, a_) < 0 ||
         bclpy_array_unwrap(self, "self", &a, &dtype) < 0 ||
         elem_of(dtype, &elem, "update_many") < 0 || op_of(a_[2], &op) < 0 ||
-        check_float_op(elem, op, a_[2]))
-        return NULL;
-    PyArrayObject *idx, *val;
-    if (updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
+        check_float_op(elem, op, a_[2]) || updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
         return NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
@@ -293,15 +291,12 @@ static PyObject *db_update_many(bclpy_DABuf *self, PyObject *const *args, Py_ssi
 {
     static const char *const names[] = { "indices", "values" };
     PyObject *a_[2];
-    if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 2, a_) < 0 ||
-        db_live(self) < 0)
-        return NULL;
     const bcl_array *a;
     PyArray_Descr *dtype;
-    if (bclpy_array_unwrap(self->array, "array", &a, &dtype) < 0)
-        return NULL;
     PyArrayObject *idx, *val;
-    if (updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
+    if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 2, a_) < 0 ||
+        db_live(self) < 0 || bclpy_array_unwrap(self->array, "array", &a, &dtype) < 0 ||
+        updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
         return NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS

@@ -229,6 +229,14 @@ int bclpy_stale(const char *tname, int created);
     } while (0)
 
 /* ---- type objects ------------------------------------------------------ */
+/* A property getter PREFIX_get_NAME of Obj: `expr` once live(self) says the
+ * object is usable (else NULL with its exception). */
+#define BCLPY_GETTER(Obj, prefix, name, live, expr)                              \
+    static PyObject *prefix##_get_##name(Obj *self, void *closure)               \
+    {                                                                            \
+        return (live)(self) < 0 ? NULL : (expr);                                 \
+    }
+
 /* The fields every type of the binding sets alike: its dotted name, object
  * struct, deallocator (NULL: object's) and docstring; the rest stay per type. */
 #define BCLPY_TYPE_HEAD(qualname, Obj, dealloc, doc)                             \

@@ -413,13 +413,7 @@ static PyObject *bloom_repr(BloomObject *self)
     return r;
 }
 
-#define GETTER(name, expr)                                            \
-    static PyObject *bloom_get_##name(BloomObject *self, void *c)   \
-    {                                                                 \
-        if (check_created(self) < 0)                                  \
-            return NULL;                                              \
-        return expr;                                                  \
-    }
+#define GETTER(name, expr) BCLPY_GETTER(BloomObject, bloom, name, check_created, expr)
 GETTER(k, PyLong_FromLong(self->b.k))
 GETTER(nwords, PyLong_FromUnsignedLongLong(self->b.nwords))
 GETTER(nbits, PyLong_FromUnsignedLongLong(self->b.nwords * 64u))

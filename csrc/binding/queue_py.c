@@ -50,11 +50,13 @@ static int promise_bits(PyObject *p, unsigned *out)
     return 0;
 }
 
-/* FASTCALL (arg, promise=None): positional or keyword `promise`. */
-static int parse_arg_promise(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                             const char *fname, const char *argname, int need_arg,
-                             PyObject **arg, unsigned *promise)
+/* FASTCALL (arg, promise=None), or (promise=None) when argname is NULL:
+ * positional or keyword `promise`; -1 also when the queue is not usable. */
+static int queue_args(QueueObject *self, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames, const char *fname, const char *argname,
+                      PyObject **arg, unsigned *promise)
 {
+    int need_arg = argname != NULL;
     PyObject *p = NULL;
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     Py_ssize_t maxpos = need_arg ? 2 : 1;
@@ -83,7 +85,7 @@ static int parse_arg_promise(PyObject *const *args, Py_ssize_t nargs, PyObject *
                      argname);
         return -1;
     }
-    return promise_bits(p, promise);
+    return promise_bits(p, promise) < 0 ? -1 : usable(self);
 }
 
 /* An int argument of a collective call; -1 (with the exception saved for
@@ -277,8 +279,7 @@ static PyObject *q_push(QueueObject *self, PyObject *const *args, Py_ssize_t nar
 {
     PyObject *value;
     unsigned promise;
-    if (parse_arg_promise(args, nargs, kwnames, "push", "value", 1, &value, &promise) < 0
-        || usable(self) < 0)
+    if (queue_args(self, args, nargs, kwnames, "push", "value", &value, &promise) < 0)
         return NULL;
     if (self->et.kind != BCLPY_FIXED) {
         bcl_mp_writer_reset(&self->w);
@@ -356,8 +357,7 @@ static PyObject *q_push_many(QueueObject *self, PyObject *const *args, Py_ssize_
 {
     PyObject *values;
     unsigned promise;
-    if (parse_arg_promise(args, nargs, kwnames, "push_many", "values", 1, &values,
-                          &promise) < 0 || usable(self) < 0)
+    if (queue_args(self, args, nargs, kwnames, "push_many", "values", &values, &promise) < 0)
         return NULL;
     return self->et.kind == BCLPY_FIXED ? push_many_fixed(self, values, promise)
                                         : push_many_var(self, values, promise);
@@ -419,8 +419,7 @@ static PyObject *q_pop(QueueObject *self, PyObject *const *args, Py_ssize_t narg
 {
     PyObject *unused;
     unsigned promise;
-    if (parse_arg_promise(args, nargs, kwnames, "pop", "", 0, &unused, &promise) < 0 ||
-        usable(self) < 0)
+    if (queue_args(self, args, nargs, kwnames, "pop", NULL, &unused, &promise) < 0)
         return NULL;
     return pop_one(self, promise, 0);
 }
@@ -486,8 +485,7 @@ static PyObject *q_pop_many(QueueObject *self, PyObject *const *args, Py_ssize_t
 {
     PyObject *n_o;
     unsigned promise;
-    if (parse_arg_promise(args, nargs, kwnames, "pop_many", "n", 1, &n_o, &promise) < 0 ||
-        usable(self) < 0)
+    if (queue_args(self, args, nargs, kwnames, "pop_many", "n", &n_o, &promise) < 0)
         return NULL;
     if (!PyIndex_Check(n_o) || PyBool_Check(n_o))
         return PyErr_Format(PyExc_TypeError, "n must be an int, not %.100s",
@@ -580,12 +578,7 @@ static PyObject *q_migrate(QueueObject *self, BCLPY_FASTARGS)
     return collective_done(st, exc);
 }
 
-/* A property of a usable queue. */
-#define GETTER(name, expr)                                            \
-    static PyObject *q_get_##name(QueueObject *self, void *c)       \
-    {                                                                 \
-        return usable(self) < 0 ? NULL : (expr);                      \
-    }
+#define GETTER(name, expr) BCLPY_GETTER(QueueObject, q, name, usable, expr)
 GETTER(capacity, PyLong_FromUnsignedLongLong(self->q.capacity))
 GETTER(host, PyLong_FromLong(self->q.host))
 GETTER(dtype, bclpy_elemtype_spec(&self->et))

@@ -84,7 +84,7 @@ static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject
 
 static int darray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
 {
-    static const char *const kwlist[] = { "size", "dtype" };
+    static const char *const kwlist[] = BCLPY_ARGS_DARRAY;
     PyObject *size_obj, *dt_obj = NULL;
     PyObject *a_[2];
     if (bclpy_parse_init("DArray", args, kwds, kwlist, 1, 2, a_) < 0)
@@ -96,7 +96,7 @@ static int darray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
 
 static int harray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
 {
-    static const char *const kwlist[] = { "host", "size", "dtype" };
+    static const char *const kwlist[] = BCLPY_ARGS_ARRAY;
     PyObject *host_obj, *size_obj, *dt_obj = NULL;
     PyObject *a_[3];
     if (bclpy_parse_init("Array", args, kwds, kwlist, 2, 3, a_) < 0)

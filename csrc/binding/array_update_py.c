@@ -164,7 +164,7 @@ static PyObject *updated(bcl_status st, PyArrayObject *idx, PyArrayObject *val)
 PyObject *bclpy_array_update_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames)
 {
-    static const char *const names[] = { "indices", "values", "op" };
+    static const char *const names[] = BCLPY_ARGS_ARR_UPDATE_MANY;
     PyObject *a_[3];
     const bcl_array *a;
     PyArray_Descr *dtype;
@@ -214,7 +214,7 @@ static size_t queue_records(size_t message_size)
 
 static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
 {
-    static const char *const names_[] = { "array", "message_size", "op" };
+    static const char *const names_[] = BCLPY_ARGS_DARRAYBUFFER;
     PyObject *a_[3];
     long long ms;
     const bcl_array *a;
@@ -289,7 +289,7 @@ static int db_live(bclpy_DABuf *self)
 static PyObject *db_update_many(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
-    static const char *const names[] = { "indices", "values" };
+    static const char *const names[] = BCLPY_ARGS_DB_UPDATE_MANY;
     PyObject *a_[2];
     const bcl_array *a;
     PyArray_Descr *dtype;

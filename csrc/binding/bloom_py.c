@@ -109,7 +109,7 @@ static int parse_plan_args(PyObject *n_obj, PyObject *fpr_obj, uint64_t *n, doub
 
 static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
 {
-    static const char *const kwlist[] = { "expected_items", "fpr", "key_type" };
+    static const char *const kwlist[] = BCLPY_ARGS_BLOOMFILTER;
     PyObject *n_obj, *fpr_obj = NULL, *kt_obj = NULL;
     PyObject *a_[3];
     if (bclpy_parse_init("BloomFilter", args, kwds, kwlist, 1, 3, a_) < 0)
@@ -337,7 +337,7 @@ static PyObject *bloom_find_many(BloomObject *self, BCLPY_FASTARGS)
 
 static PyObject *bloom_plan(PyObject *cls, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "expected_items", "fpr", "nprocs" };
+    static const char *const names[] = BCLPY_ARGS_BF_PLAN;
     PyObject *a[3];
     long long nprocs = 1;
     if (bclpy_parse("plan", args, nargs, kwnames, names, 1, 3, a) < 0 ||

@@ -66,7 +66,7 @@ PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype)
 
 static PyObject *gptr_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static const char *const names[] = { "rank", "offset", "dtype" };
+    static const char *const names[] = BCLPY_ARGS_GLOBALPTR;
     long long rank, offset;
     PyObject *a[3];
     if (bclpy_parse_init("GlobalPtr", args, kwds, names, 2, 3, a) < 0 ||
@@ -348,7 +348,7 @@ static PyMappingMethods gptr_as_mapping = {
 
 static PyObject *gptr_local(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "count" };
+    static const char *const names[] = BCLPY_ARGS_GPTR_LOCAL;
     PyObject *count_obj;
     if (bclpy_parse("local", args, nargs, kwnames, names, 0, 1, &count_obj) < 0)
         return NULL;

@@ -155,7 +155,7 @@ static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
 {
-    static const char *const names[] = { "host", "capacity", "dtype" };
+    static const char *const names[] = BCLPY_ARGS_QUEUE;
     PyObject *a[3], *exc = NULL;
     if (self->live) {
         PyErr_SetString(PyExc_TypeError, "a queue cannot be re-initialised");

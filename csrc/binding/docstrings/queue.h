@@ -19,6 +19,7 @@
     BCLPY_RAISES_COLLECTIVE_ARGS("ValueError, TypeError") \
     "pybcl.SegmentFull\n" \
     "    When the host's segment has no room.\n"
+#define BCLPY_ARGS_QUEUE { "host", "capacity", "dtype" }
 
 /* The `promise` parameter of push, push_many, pop and pop_many. */
 #define BCLPY_DOC_QUEUE_PROMISE \

@@ -156,36 +156,45 @@ static PyArrayObject *bloom_bits(PyObject *o, const char *fn, int writable)
     return (PyArrayObject *)o;
 }
 
+/* fname(bits, keys): the filter (writable for adding) and the uint64 keys;
+ * -1 with nothing to release. */
+static int bloom_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames, const char *const *names, int writable,
+                      PyArrayObject **bits, PyArrayObject **keys)
+{
+    PyObject *a[2];
+    if (bclpy_parse(fname, args, nargs, kwnames, names, 2, 2, a) < 0)
+        return -1;
+    *bits = bloom_bits(a[0], fname, writable);
+    *keys = *bits ? arr_in(a[1], NPY_UINT64, fname, "keys") : NULL;
+    if (*keys)
+        return 0;
+    Py_XDECREF(*bits);
+    return -1;
+}
+
 static PyObject *py_bloom_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
     static const char *const names[] = BCLPY_ARGS_DBG_BLOOM_ADD;
-    PyObject *a[2];
-    if (bclpy_parse("dbg_bloom_add", args, nargs, kwnames, names, 2, 2, a) < 0)
+    PyArrayObject *bits, *keys;
+    if (bloom_args("dbg_bloom_add", args, nargs, kwnames, names, 1, &bits, &keys) < 0)
         return NULL;
-    PyArrayObject *bits = bloom_bits(a[0], "dbg_bloom_add", 1);
-    PyArrayObject *keys = bits ? arr_in(a[1], NPY_UINT64, "dbg_bloom_add", "keys") : NULL;
-    PyObject *res = NULL;
-    if (keys) {
-        bcl_status st = bcl_dbg_bloom_add(PyArray_DATA(bits), (uint64_t)PyArray_SIZE(bits),
-                                          PyArray_DATA(keys), (size_t)PyArray_SIZE(keys));
-        res = st == BCL_OK ? Py_NewRef(Py_None) : bclpy_raise(st);
-    }
-    Py_XDECREF(bits);
-    Py_XDECREF(keys);
-    return res;
+    bcl_status st = bcl_dbg_bloom_add(PyArray_DATA(bits), (uint64_t)PyArray_SIZE(bits),
+                                      PyArray_DATA(keys), (size_t)PyArray_SIZE(keys));
+    Py_DECREF(bits);
+    Py_DECREF(keys);
+    return st == BCL_OK ? Py_NewRef(Py_None) : bclpy_raise(st);
 }
 
 static PyObject *py_bloom_test(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
     static const char *const names[] = BCLPY_ARGS_DBG_BLOOM_TEST;
-    PyObject *a[2];
-    if (bclpy_parse("dbg_bloom_test", args, nargs, kwnames, names, 2, 2, a) < 0)
+    PyArrayObject *bits, *keys;
+    if (bloom_args("dbg_bloom_test", args, nargs, kwnames, names, 0, &bits, &keys) < 0)
         return NULL;
-    PyArrayObject *bits = bloom_bits(a[0], "dbg_bloom_test", 0);
-    PyArrayObject *keys = bits ? arr_in(a[1], NPY_UINT64, "dbg_bloom_test", "keys") : NULL;
-    PyObject *out = keys ? new_arr(PyArray_SIZE(keys), NPY_BOOL) : NULL;
+    PyObject *out = new_arr(PyArray_SIZE(keys), NPY_BOOL);
     if (out) {
         bcl_status st = bcl_dbg_bloom_test(PyArray_DATA(bits), (uint64_t)PyArray_SIZE(bits),
                                            PyArray_DATA(keys), (size_t)PyArray_SIZE(keys),
@@ -195,8 +204,8 @@ static PyObject *py_bloom_test(PyObject *self, PyObject *const *args, Py_ssize_t
             bclpy_raise(st);
         }
     }
-    Py_XDECREF(bits);
-    Py_XDECREF(keys);
+    Py_DECREF(bits);
+    Py_DECREF(keys);
     return out;
 }
 

@@ -69,6 +69,16 @@ uint64_t bcl_kcount_bytes(const bcl_kcount *t)
     return t->cap * sizeof(bcl_kslot) + t->bloom_bits / 8;
 }
 
+/* One more sighting of a slot's k-mer; a count that would wrap stays at
+ * UINT32_MAX and is counted as saturated instead. */
+static inline void bump(bcl_kcount *t, bcl_kslot *s)
+{
+    if (s->count != UINT32_MAX)
+        s->count++;
+    else
+        t->saturated++;
+}
+
 /* The one insert: find `key` or its empty slot; the caller made room. */
 static inline void insert_one(bcl_kcount *t, uint64_t key, uint64_t mask)
 {
@@ -76,10 +86,7 @@ static inline void insert_one(bcl_kcount *t, uint64_t key, uint64_t mask)
     for (;;) {
         bcl_kslot *s = &t->slots[i];
         if (s->key == key) {
-            if (s->count != UINT32_MAX)
-                s->count++;
-            else
-                t->saturated++;
+            bump(t, s);
             return;
         }
         if (s->key == BCL_KCOUNT_EMPTY) {
@@ -205,10 +212,7 @@ void bcl_kcount_count_known(bcl_kcount *t, const uint64_t *kmers, size_t n)
         for (uint64_t j = bcl_mix64(key) & mask;; j = (j + 1) & mask) {
             bcl_kslot *s = &t->slots[j];
             if (s->key == key) {
-                if (s->count != UINT32_MAX)
-                    s->count++;
-                else
-                    t->saturated++;
+                bump(t, s);
                 break;
             }
             if (s->key == BCL_KCOUNT_EMPTY)

@@ -404,17 +404,12 @@ GETTER(block, PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : sel
 
 static PyObject *array_close(ArrayObject *self, PyObject *noargs)
 {
-    if (self->created == BCLPY_CLOSED)
-        Py_RETURN_NONE;
-    if (check_created(self) < 0)
-        return NULL;
-    char what[32];
-    snprintf(what, sizeof what, "%s.close()", tname(self));
-    if (bclpy_life_close(what, &self->life) < 0)
-        return NULL;
-    bcl_array_destroy(&self->a);     /* every rank is here: nobody uses it */
-    self->created = BCLPY_CLOSED;
-    Py_RETURN_NONE;
+    int rc = bclpy_life_closing(tname(self), self->created, self->epoch, &self->life);
+    if (rc == 0) {
+        bcl_array_destroy(&self->a);     /* every rank is here: nobody uses it */
+        self->created = BCLPY_CLOSED;
+    }
+    return rc < 0 ? NULL : Py_NewRef(Py_None);
 }
 
 static PyMethodDef array_methods[] = {

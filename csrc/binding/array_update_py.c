@@ -338,15 +338,12 @@ static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t na
 /* Updates not yet flushed are dropped with the buffer (flush() first). */
 static PyObject *db_close(bclpy_DABuf *self, PyObject *noargs)
 {
-    if (self->live == BCLPY_CLOSED)
-        Py_RETURN_NONE;
-    if (!bclpy_current(self->live, self->epoch))
-        return bclpy_stale("DArrayBuffer", self->live), NULL;
-    if (bclpy_life_close("DArrayBuffer.close()", &self->life) < 0)
-        return NULL;
-    bcl_dabuf_destroy(&self->b);    /* every rank is here: no push is coming */
-    self->live = BCLPY_CLOSED;
-    Py_RETURN_NONE;
+    int rc = bclpy_life_closing("DArrayBuffer", self->live, self->epoch, &self->life);
+    if (rc == 0) {
+        bcl_dabuf_destroy(&self->b);    /* every rank is here: no push is coming */
+        self->live = BCLPY_CLOSED;
+    }
+    return rc < 0 ? NULL : Py_NewRef(Py_None);
 }
 
 static PyObject *db_get_array(bclpy_DABuf *self, void *c)

@@ -269,6 +269,11 @@ int bclpy_life_bury(int live, uint64_t epoch, const bclpy_life *l, const void *c
 /* close(): the collective agreement (the same container on every rank);
  * afterwards the caller frees the storage at once.  -1 with the exception. */
 int bclpy_life_close(const char *what, const bclpy_life *l);
+/* The start of a container's close(): 1 when it is closed already (close()
+ * again does nothing); else it must be usable (`tname` names it in the
+ * error) and every rank agree -- 0: the caller frees the storage and marks
+ * it BCLPY_CLOSED -- or -1 with the exception. */
+int bclpy_life_closing(const char *tname, int live, uint64_t epoch, const bclpy_life *l);
 
 PyObject *bclpy_life_enter(PyObject *self, PyObject *unused);
 PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

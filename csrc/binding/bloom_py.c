@@ -444,15 +444,12 @@ static PyGetSetDef bloom_getset[] = {
 
 static PyObject *bloom_close(BloomObject *self, PyObject *noargs)
 {
-    if (self->created == BCLPY_CLOSED)
-        Py_RETURN_NONE;
-    if (check_created(self) < 0)
-        return NULL;
-    if (bclpy_life_close("BloomFilter.close()", &self->life) < 0)
-        return NULL;
-    bcl_bloom_destroy(&self->b);     /* every rank is here: nobody uses it */
-    self->created = BCLPY_CLOSED;
-    Py_RETURN_NONE;
+    int rc = bclpy_life_closing("BloomFilter", self->created, self->epoch, &self->life);
+    if (rc == 0) {
+        bcl_bloom_destroy(&self->b);     /* every rank is here: nobody uses it */
+        self->created = BCLPY_CLOSED;
+    }
+    return rc < 0 ? NULL : Py_NewRef(Py_None);
 }
 
 static PyMethodDef bloom_methods[] = {

@@ -5,6 +5,7 @@
  */
 #include "bclpy.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,17 @@ int bclpy_life_close(const char *what, const bclpy_life *l)
     if (l->registered)
         bcl_life_forget(l->seq);
     return 0;
+}
+
+int bclpy_life_closing(const char *tname, int live, uint64_t epoch, const bclpy_life *l)
+{
+    if (live == BCLPY_CLOSED)
+        return 1;
+    if (!bclpy_current(live, epoch))
+        return bclpy_stale(tname, live);
+    char what[80];
+    snprintf(what, sizeof what, "%s.close()", tname);
+    return bclpy_life_close(what, l);
 }
 
 PyObject *bclpy_life_enter(PyObject *self, PyObject *unused)

@@ -229,58 +229,32 @@ static bcl_status push_claim_once(bcl_queue *q, uint64_t n, uint64_t *start, int
     }
 }
 
-static uint64_t pop_avail(const bcl_queue *q, uint64_t h, uint64_t n)
-{
-    int64_t a = (int64_t)(q->cached_tail - h);
-    return a <= 0 ? 0 : (uint64_t)a < n ? (uint64_t)a : n;
-}
-
-/* CircularQueue claims: a CAS on tail (push) or head (pop) from the last
- * value this rank saw there, for as many slots as there is room for -- all n
- * or none for a push, the published ones (at most n) for a pop -- with the
- * other side's ready counter re-read before taking fewer than n (header: why
- * no fetch-and-add here).  A stale guess is a lower bound (the counters only
- * grow), so "full" ("empty") by the guess is full (empty) for real. */
-static uint64_t room(const bcl_queue *q, int push, uint64_t c, uint64_t n)
-{
-    return push ? (push_fits(q, c, n) ? n : 0) : pop_avail(q, c, n);
-}
-
-static bcl_status claim_cas(bcl_queue *q, int push, uint64_t n, uint64_t *start,
-                            uint64_t *got)
-{
-    uint64_t *guess = push ? &q->seen_tail : &q->seen_head;
-    uint64_t c = *guess, seen;
-    *got = 0;
-    for (;;) {
-        bcl_status st;
-        uint64_t a = room(q, push, c, n);
-        if (a < n) {
-            st = push ? load(q->head_ready, &q->cached_head)
-                      : load(q->tail_ready, &q->cached_tail);
-            if (st != BCL_OK)
-                return st;
-            if ((a = room(q, push, c, n)) == 0)
-                return BCL_OK;
-        }
-        if ((st = bcl_cas(push ? q->tail : q->head, 8, c, c + a, &seen)) != BCL_OK)
-            return st;
-        if (seen == c) {
-            *start = c;
-            *got = a;
-            *guess = c + a;
-            return BCL_OK;
-        }
-        c = seen;                       /* another claim won: retry from it */
-    }
-}
-
+/* CircularQueue: claim [t, t + n) by a CAS from the last tail we saw, only
+ * if it fits (header: why no fetch-and-add here).  A stale guess is a lower
+ * bound (the tail only grows), so "full by the guess" is full for real. */
 static bcl_status push_claim_cas(bcl_queue *q, uint64_t n, uint64_t *start, int *ok)
 {
-    uint64_t got;
-    bcl_status st = claim_cas(q, 1, n, start, &got);
-    *ok = got == n;
-    return st;
+    uint64_t t = q->seen_tail, seen;
+    for (;;) {
+        bcl_status st;
+        if (!push_fits(q, t, n)) {
+            if ((st = load(q->head_ready, &q->cached_head)) != BCL_OK)
+                return st;
+            if (!push_fits(q, t, n)) {
+                *ok = 0;
+                return BCL_OK;
+            }
+        }
+        if ((st = bcl_cas(q->tail, 8, t, t + n, &seen)) != BCL_OK)
+            return st;
+        if (seen == t) {
+            *start = t;
+            *ok = 1;
+            q->seen_tail = t + n;
+            return BCL_OK;
+        }
+        t = seen;                       /* another claim won: retry from it */
+    }
 }
 
 /* A claim can also be refused because a concurrent claim in front of it is
@@ -300,11 +274,47 @@ static bcl_status push_claim(bcl_queue *q, uint64_t n, uint64_t *start, int *ok)
     }
 }
 
+static uint64_t pop_avail(const bcl_queue *q, uint64_t h, uint64_t n)
+{
+    int64_t a = (int64_t)(q->cached_tail - h);
+    return a <= 0 ? 0 : (uint64_t)a < n ? (uint64_t)a : n;
+}
+
+/* CircularQueue: claim up to n published slots by a CAS from the last head
+ * we saw (tail_ready re-read when the cached one shows fewer than n); empty
+ * by a fresh tail_ready is Empty with no claim (a stale head is a lower
+ * bound, so "empty by the guess" is empty for real). */
+static bcl_status pop_claim_cas(bcl_queue *q, uint64_t n, uint64_t *start, uint64_t *got)
+{
+    uint64_t h = q->seen_head, seen;
+    for (;;) {
+        bcl_status st;
+        uint64_t a = pop_avail(q, h, n);
+        if (a < n) {                    /* take as many as are there now */
+            if ((st = load(q->tail_ready, &q->cached_tail)) != BCL_OK)
+                return st;
+            if ((a = pop_avail(q, h, n)) == 0) {
+                *got = 0;
+                return BCL_OK;
+            }
+        }
+        if ((st = bcl_cas(q->head, 8, h, h + a, &seen)) != BCL_OK)
+            return st;
+        if (seen == h) {
+            *start = h;
+            *got = a;
+            q->seen_head = h + a;
+            return BCL_OK;
+        }
+        h = seen;                       /* another claim won: retry from it */
+    }
+}
+
 /* Claim up to n slots on head; *got of them are ours, the rest given back. */
 static bcl_status pop_claim(bcl_queue *q, uint64_t n, uint64_t *start, uint64_t *got)
 {
     if (q->kind == BCL_QUEUE_CIRCULAR)
-        return claim_cas(q, 0, n, start, got);
+        return pop_claim_cas(q, n, start, got);
     uint64_t h, seen;
     unsigned spins = 0;
     bcl_status st = bcl_fetch_op(q->head, 8, BCL_OP_ADD, n, &h);
@@ -429,7 +439,7 @@ bcl_status bcl_queue_push(bcl_queue *q, const void *src, size_t n, unsigned prom
         bcl_status st = local_promise_ok(q);
         return st != BCL_OK ? st : local_push(q, src, n, pushed);
     }
-    uint64_t t = 0;
+    uint64_t t;
     bcl_status st = push_claim(q, n, &t, pushed);
     if (st != BCL_OK || !*pushed)
         return st;

@@ -20,7 +20,7 @@ import numpy as np
 from mpi4py import MPI
 
 from pybcl import _core    # only the C key generator and bucketize, no containers
-from pybcl.apps.isx import slowest_rank_breakdown
+from pybcl.apps.isx import local_phase, slowest_rank_breakdown
 
 PHASES = ("generate_bucket", "alltoallv", "local", "final_barrier", "exchange", "total")
 PARTS = ("generate_bucket", "alltoallv", "local", "final_barrier")     # sum = total
@@ -52,10 +52,7 @@ def run(keys_per_rank=1 << 22, max_key=1 << 28, iterations=3, burn_in=1, comm=MP
                        [mine, recv_counts, rdispl, MPI.INT])
         comm.Barrier()
         t2 = time.perf_counter()
-        if local == "sort":
-            mine.sort()
-        else:
-            counts, outside = _core.isx_count(mine, lo, max(hi - lo, 1))
+        hist = local_phase(mine, local, lo, hi)
         t3 = time.perf_counter()
         comm.Barrier()
         t4 = time.perf_counter()
@@ -63,11 +60,12 @@ def run(keys_per_rank=1 << 22, max_key=1 << 28, iterations=3, burn_in=1, comm=MP
             for p, v in zip(PHASES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t2 - t0, t4 - t0)):
                 times[p].append(v)
         if it == burn_in + iterations - 1:
-            if local == "sort":
+            if hist is None:
                 good = (len(mine) == 0 or (mine[0] >= lo and mine[-1] < hi)) and \
                     bool(np.all(mine[1:] >= mine[:-1]))
             else:
                 from pybcl.apps.isx import _weighted_key_sum
+                counts, outside = hist
                 good = outside == 0 and int(counts.sum(dtype=np.int64)) == len(mine) and \
                     _weighted_key_sum(counts, lo) == int(mine.sum(dtype=np.int64))
             tot = np.array([len(mine), int(mine.sum(dtype=np.int64)), sent_sum], dtype=np.int64)

@@ -58,14 +58,6 @@ read -r -a LAUNCH_ARGS <<<"$LAUNCH"
 H3X1=("$MPIEXEC" "${LAUNCH_ARGS[@]}" -hosts "$H1,$H2,$H3")
 H2X2=("$MPIEXEC" "${LAUNCH_ARGS[@]}" -hosts "$H1:2,$H2:2")
 
-run() {
-    echo
-    echo "== $*"
-    local start=$SECONDS
-    timeout --kill-after=30 "$LIMIT" "$@"
-    echo "== passed in $((SECONDS - start)) s"
-}
-
 # 1. the suite across hosts (PYBCL_TRANSPORT unset: auto chooses rma at 3h,
 #    rma-node at 2x2; tests/runtime/test_runtime.py checks the choice)
 unset PYBCL_TRANSPORT

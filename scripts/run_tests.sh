@@ -55,14 +55,6 @@ TOTAL_START=$SECONDS
 # count or transport repeats the same work.
 NOLOCAL=("${LOCAL_IGNORE[@]}")
 
-run() {
-    echo
-    echo "== $*"
-    local start=$SECONDS
-    timeout --kill-after=30 "$LIMIT" "$@"
-    echo "== passed in $((SECONDS - start)) s (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
-}
-
 for pass in $PASSES; do
     case $pass in
         1)      run python -m pytest -q --with-mpi tests ;;

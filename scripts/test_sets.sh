@@ -1,5 +1,5 @@
-# Which tests a pass needs; sourced by scripts/run_tests.sh and
-# scripts/run_multihost.sh.  A pass that runs a subset says so in its name
+# Which tests a pass needs, and run() for each step of a pass; sourced by
+# scripts/run_tests.sh and scripts/run_multihost.sh.  A pass that runs a subset says so in its name
 # there; every test still runs in some pass of the full tier.
 #
 # LOCAL_TESTS check what happens inside one process: the msgpack codec and
@@ -22,3 +22,13 @@ unset t
 # multi-host pass's own app comparison; the rest is local.
 CROSS_HOST_TESTS=(tests/runtime tests/hashmap tests/queues tests/arrays tests/bloom
                   tests/faults)
+
+# One step of a pass, bounded by $LIMIT seconds (set by the runner); the
+# load average beside its time says how much the machine was shared.
+run() {
+    echo
+    echo "== $*"
+    local start=$SECONDS
+    timeout --kill-after=30 "$LIMIT" "$@"
+    echo "== passed in $((SECONDS - start)) s (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+}

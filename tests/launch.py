@@ -17,7 +17,19 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load_script(name):
+    """scripts/NAME.py as a module, for the tests that call into it."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "scripts",
+                                                                      name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def mpiexec():
@@ -121,6 +133,26 @@ def run_script(tmp_path, body, nprocs=2, timeout=60, env=None):
     start = time.monotonic()
     proc = run_python([str(script)], nprocs, timeout=timeout, env=env)
     return proc, time.monotonic() - start
+
+
+def each_transport(transports=("shm", "rma", "rma-node"), sizes=(2, 4)):
+    """Mark a test that launches its own job (serial_only) to run once per
+    transport and job size; it takes `transport` and `nprocs`."""
+    def mark(test):
+        test = pytest.mark.parametrize("nprocs", list(sizes))(test)
+        test = pytest.mark.parametrize("transport", list(transports))(test)
+        return pytest.mark.serial_only(test)
+    return mark
+
+
+def run_ok(tmp_path, body, nprocs, timeout=60, env=None):
+    """run_script for a job whose every rank ends by printing "<ok RANK>":
+    check it exited 0 with all of them; (output, seconds)."""
+    proc, seconds = run_script(tmp_path, body, nprocs=nprocs, timeout=timeout, env=env)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert proc.stdout.count("<ok ") == nprocs, out
+    return out, seconds
 
 
 def assert_job_code(proc, code):

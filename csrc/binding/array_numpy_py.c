@@ -12,6 +12,7 @@
 #include "bclpy.h"
 
 #include "binding/array_py.h"
+#include "binding/docstrings/array.h"
 #include "containers/bcl_array_gather.h"
 
 static int usable(ArrayObject *self)
@@ -111,7 +112,7 @@ PyObject *bclpy_array_asarray(PyObject *self_obj, PyObject *const *args, Py_ssiz
                               PyObject *kwnames)
 {
     ArrayObject *self = (ArrayObject *)self_obj;
-    static const char *const names[] = { "dtype", "copy" };
+    static const char *const names[] = BCLPY_ARGS_ARR_ARRAY;
     PyObject *a[2];
     if (usable(self) < 0)
         return NULL;   /* the array is stale on every rank alike: no peer waits */

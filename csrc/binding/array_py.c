@@ -78,15 +78,13 @@ static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject
         bclpy_raise(st);
         return -1;
     }
-    self->created = 1;
-    self->epoch = bcl_rt.epoch;
-    bclpy_life_created(&self->life);
+    bclpy_life_start(&self->created, &self->epoch, &self->life);
     return 0;
 }
 
 static int darray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
 {
-    static const char *const kwlist[] = { "size", "dtype" };
+    static const char *const kwlist[] = BCLPY_ARGS_DARRAY;
     PyObject *size_obj, *dt_obj = NULL;
     PyObject *a_[2];
     if (bclpy_parse_init("DArray", args, kwds, kwlist, 1, 2, a_) < 0)
@@ -98,7 +96,7 @@ static int darray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
 
 static int harray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
 {
-    static const char *const kwlist[] = { "host", "size", "dtype" };
+    static const char *const kwlist[] = BCLPY_ARGS_ARRAY;
     PyObject *host_obj, *size_obj, *dt_obj = NULL;
     PyObject *a_[3];
     if (bclpy_parse_init("Array", args, kwds, kwlist, 2, 3, a_) < 0)
@@ -119,16 +117,14 @@ static int harray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
     return array_setup(self, (int)host, size_obj, dt_obj);
 }
 
-static int darray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
+static int darray_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    bclpy_collective_begin();
-    return bclpy_collective_end(darray_init_body(self, args, kwds), "DArray()");
+    return bclpy_collective_init((initproc)darray_init_body, self, args, kwds, "DArray()");
 }
 
-static int harray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
+static int harray_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    bclpy_collective_begin();
-    return bclpy_collective_end(harray_init_body(self, args, kwds), "Array()");
+    return bclpy_collective_init((initproc)harray_init_body, self, args, kwds, "Array()");
 }
 
 /* Every rank has dropped the array (or the runtime is down, when
@@ -142,9 +138,8 @@ static void array_free_buried(void *obj, int storage)
 static void array_dealloc(ArrayObject *self)
 {
     /* Peers may still read and write this rank's block: bury it. */
-    if (bclpy_current(self->created, self->epoch))
-        bclpy_life_drop(&self->life, &self->a, sizeof self->a, array_free_buried);
-    else if (self->created == 1)
+    if (!bclpy_life_bury(self->created, self->epoch, &self->life, &self->a, sizeof self->a,
+                         array_free_buried) && self->created == 1)
         free(self->a.offsets);      /* stale: its segments are gone */
     Py_XDECREF(self->dtype);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -399,50 +394,22 @@ static PyObject *array_repr(ArrayObject *self)
     return r;
 }
 
-static PyObject *array_get_size(ArrayObject *self, void *c)
-{
-    if (check_created(self) < 0)
-        return NULL;
-    return PyLong_FromUnsignedLongLong(self->a.size);
-}
-
-static PyObject *array_get_dtype(ArrayObject *self, void *c)
-{
-    if (check_created(self) < 0)
-        return NULL;
-    Py_INCREF(self->dtype);
-    return (PyObject *)self->dtype;
-}
-
-static PyObject *array_get_host(ArrayObject *self, void *c)
-{
-    if (check_created(self) < 0)
-        return NULL;
-    return PyLong_FromLong(self->a.host);
-}
-
-static PyObject *array_get_block(ArrayObject *self, void *c)
-{
-    if (check_created(self) < 0)
-        return NULL;
-    return PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : self->a.block);
-}
+#define GETTER(name, expr) BCLPY_GETTER(ArrayObject, array, name, check_created, expr)
+GETTER(size, PyLong_FromUnsignedLongLong(self->a.size))
+GETTER(dtype, Py_NewRef((PyObject *)self->dtype))
+GETTER(host, PyLong_FromLong(self->a.host))
+GETTER(block, PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : self->a.block))
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
 static PyObject *array_close(ArrayObject *self, PyObject *noargs)
 {
-    if (self->created == BCLPY_CLOSED)
-        Py_RETURN_NONE;
-    if (check_created(self) < 0)
-        return NULL;
-    char what[32];
-    snprintf(what, sizeof what, "%s.close()", tname(self));
-    if (bclpy_life_close(what, &self->life) < 0)
-        return NULL;
-    bcl_array_destroy(&self->a);     /* every rank is here: nobody uses it */
-    self->created = BCLPY_CLOSED;
-    Py_RETURN_NONE;
+    int rc = bclpy_life_closing(tname(self), self->created, self->epoch, &self->life);
+    if (rc == 0) {
+        bcl_array_destroy(&self->a);     /* every rank is here: nobody uses it */
+        self->created = BCLPY_CLOSED;
+    }
+    return rc < 0 ? NULL : Py_NewRef(Py_None);
 }
 
 static PyMethodDef array_methods[] = {
@@ -459,53 +426,38 @@ static PyMethodDef array_methods[] = {
 static PyGetSetDef darray_getset[] = {
     {"size", (getter)array_get_size, NULL,
      BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL},
-    {"dtype", (getter)array_get_dtype, NULL,
-     BCLPY_DOC_PROP("numpy.dtype: the element dtype.", "a.dtype"), NULL},
-    {"block", (getter)array_get_block, NULL,
-     BCLPY_DOC_PROP("int: elements per rank (the last may hold fewer).", "a.block"), NULL},
+    BCLPY_PROPERTY("dtype", array_get_dtype, "numpy.dtype: the element dtype.", "a.dtype"),
+    BCLPY_PROPERTY("block", array_get_block,
+                   "int: elements per rank (the last may hold fewer).",
+                   "a.block"),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
 static PyGetSetDef harray_getset[] = {
     {"size", (getter)array_get_size, NULL,
      BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL},
-    {"dtype", (getter)array_get_dtype, NULL,
-     BCLPY_DOC_PROP("numpy.dtype: the element dtype.", "a.dtype"), NULL},
-    {"host", (getter)array_get_host, NULL,
-     BCLPY_DOC_PROP("int: the rank holding the array.", "a.host"), NULL},
+    BCLPY_PROPERTY("dtype", array_get_dtype, "numpy.dtype: the element dtype.", "a.dtype"),
+    BCLPY_PROPERTY("host", array_get_host, "int: the rank holding the array.", "a.host"),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
-PyTypeObject bclpy_DArrayType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl.DArray",
-    .tp_basicsize = sizeof(ArrayObject),
-    .tp_dealloc = (destructor)array_dealloc,
-    .tp_repr = (reprfunc)array_repr,
-    .tp_iter = (getiterfunc)bclpy_array_iter,
-    .tp_as_sequence = &array_as_sequence,
-    .tp_as_mapping = &array_as_mapping,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = BCLPY_DOC_DARRAY,
-    .tp_methods = array_methods,
-    .tp_getset = darray_getset,
-    .tp_init = (initproc)darray_init,
-    .tp_new = PyType_GenericNew,
-};
+/* DArray and Array differ only in their name, docstring, properties and
+ * constructor. */
+#define ARRAY_TYPE(NAME, DOC, GETSET, INIT)                                 \
+    {                                                                       \
+        BCLPY_TYPE_HEAD("pybcl." NAME, ArrayObject, array_dealloc, DOC),    \
+        .tp_repr = (reprfunc)array_repr,                                    \
+        .tp_iter = (getiterfunc)bclpy_array_iter,                           \
+        .tp_as_sequence = &array_as_sequence,                               \
+        .tp_as_mapping = &array_as_mapping,                                 \
+        .tp_methods = array_methods,                                        \
+        .tp_getset = GETSET,                                                \
+        .tp_init = (initproc)INIT,                                          \
+        .tp_new = PyType_GenericNew,                                        \
+    }
 
-PyTypeObject bclpy_ArrayType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl.Array",
-    .tp_basicsize = sizeof(ArrayObject),
-    .tp_dealloc = (destructor)array_dealloc,
-    .tp_repr = (reprfunc)array_repr,
-    .tp_iter = (getiterfunc)bclpy_array_iter,
-    .tp_as_sequence = &array_as_sequence,
-    .tp_as_mapping = &array_as_mapping,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = BCLPY_DOC_ARRAY,
-    .tp_methods = array_methods,
-    .tp_getset = harray_getset,
-    .tp_init = (initproc)harray_init,
-    .tp_new = PyType_GenericNew,
-};
+PyTypeObject bclpy_DArrayType = ARRAY_TYPE(
+    "DArray", BCLPY_DOC_DARRAY, darray_getset, darray_init);
+
+PyTypeObject bclpy_ArrayType = ARRAY_TYPE(
+    "Array", BCLPY_DOC_ARRAY, harray_getset, harray_init);

@@ -135,38 +135,53 @@ static PyArrayObject *values_of(PyObject *obj, PyArray_Descr *dtype, npy_intp n)
 
 /* ---- DArray/Array.update_many ---------------------------------------------- */
 
-PyObject *bclpy_array_update_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames)
+/* update_many's arguments: the indices into `a`, and as many values of its
+ * dtype (one value is repeated).  -1 with nothing to release. */
+static int updates_of(PyObject *indices, PyObject *values, const bcl_array *a,
+                      PyArray_Descr *dtype, PyArrayObject **idx, PyArrayObject **val)
 {
-    static const char *const names[] = { "indices", "values", "op" };
-    PyObject *a_[3];
-    const bcl_array *a;
-    PyArray_Descr *dtype;
-    bcl_elem elem;
-    bcl_atomic_op op;
-    if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 3, a_) < 0 ||
-        bclpy_array_unwrap(self, "self", &a, &dtype) < 0 ||
-        elem_of(dtype, &elem, "update_many") < 0 || op_of(a_[2], &op) < 0 ||
-        check_float_op(elem, op, a_[2]))
-        return NULL;
-    PyArrayObject *idx = indices_of(a_[0], a->size);
-    if (!idx)
-        return NULL;
-    PyArrayObject *val = values_of(a_[1], dtype, PyArray_SIZE(idx));
-    if (!val) {
-        Py_DECREF(idx);
-        return NULL;
+    *idx = indices_of(indices, a->size);
+    if (!*idx)
+        return -1;
+    *val = values_of(values, dtype, PyArray_SIZE(*idx));
+    if (!*val) {
+        Py_DECREF(*idx);
+        return -1;
     }
-    bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_array_update_many(a, PyArray_DATA(idx), PyArray_DATA(val),
-                               (size_t)PyArray_SIZE(idx), elem, op);
-    Py_END_ALLOW_THREADS
+    return 0;
+}
+
+/* After the core took the updates: release what updates_of made. */
+static PyObject *updated(bcl_status st, PyArrayObject *idx, PyArrayObject *val)
+{
     Py_DECREF(idx);
     Py_DECREF(val);
     if (st != BCL_OK)
         return bclpy_raise(st);
     Py_RETURN_NONE;
+}
+
+PyObject *bclpy_array_update_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_ARR_UPDATE_MANY;
+    PyObject *a_[3];
+    const bcl_array *a;
+    PyArray_Descr *dtype;
+    bcl_elem elem;
+    bcl_atomic_op op;
+    PyArrayObject *idx, *val;
+    if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 3, a_) < 0 ||
+        bclpy_array_unwrap(self, "self", &a, &dtype) < 0 ||
+        elem_of(dtype, &elem, "update_many") < 0 || op_of(a_[2], &op) < 0 ||
+        check_float_op(elem, op, a_[2]) || updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
+        return NULL;
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_array_update_many(a, PyArray_DATA(idx), PyArray_DATA(val),
+                               (size_t)PyArray_SIZE(idx), elem, op);
+    Py_END_ALLOW_THREADS
+    return updated(st, idx, val);
 }
 
 /* ---- DArrayBuffer ------------------------------------------------------------ */
@@ -199,7 +214,7 @@ static size_t queue_records(size_t message_size)
 
 static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
 {
-    static const char *const names_[] = { "array", "message_size", "op" };
+    static const char *const names_[] = BCLPY_ARGS_DARRAYBUFFER;
     PyObject *a_[3];
     long long ms;
     const bcl_array *a;
@@ -235,16 +250,13 @@ static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
     self->array = arr;
     self->op_name = op_obj ? op_obj : PyUnicode_FromString("add");
     Py_XINCREF(op_obj);
-    self->live = 1;
-    self->epoch = bcl_rt.epoch;
-    bclpy_life_created(&self->life);
+    bclpy_life_start(&self->live, &self->epoch, &self->life);
     return 0;
 }
 
-static int db_init(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
+static int db_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    bclpy_collective_begin();
-    return bclpy_collective_end(db_init_body(self, args, kwds), "DArrayBuffer()");
+    return bclpy_collective_init((initproc)db_init_body, self, args, kwds, "DArrayBuffer()");
 }
 
 /* The owner queues other ranks push into outlive this rank's handle
@@ -258,8 +270,8 @@ static void db_free_buried(void *obj, int storage)
 
 static void db_dealloc(bclpy_DABuf *self)
 {
-    if (bclpy_current(self->live, self->epoch))
-        bclpy_life_drop(&self->life, &self->b, sizeof self->b, db_free_buried);
+    bclpy_life_bury(self->live, self->epoch, &self->life, &self->b, sizeof self->b,
+                    db_free_buried);
     Py_XDECREF(self->array);
     Py_XDECREF(self->op_name);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -277,33 +289,21 @@ static int db_live(bclpy_DABuf *self)
 static PyObject *db_update_many(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
-    static const char *const names[] = { "indices", "values" };
+    static const char *const names[] = BCLPY_ARGS_DB_UPDATE_MANY;
     PyObject *a_[2];
-    if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 2, a_) < 0 ||
-        db_live(self) < 0)
-        return NULL;
     const bcl_array *a;
     PyArray_Descr *dtype;
-    if (bclpy_array_unwrap(self->array, "array", &a, &dtype) < 0)
+    PyArrayObject *idx, *val;
+    if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 2, a_) < 0 ||
+        db_live(self) < 0 || bclpy_array_unwrap(self->array, "array", &a, &dtype) < 0 ||
+        updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
         return NULL;
-    PyArrayObject *idx = indices_of(a_[0], a->size);
-    if (!idx)
-        return NULL;
-    PyArrayObject *val = values_of(a_[1], dtype, PyArray_SIZE(idx));
-    if (!val) {
-        Py_DECREF(idx);
-        return NULL;
-    }
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_dabuf_add(&self->b, PyArray_DATA(idx), PyArray_DATA(val),
                        (size_t)PyArray_SIZE(idx));
     Py_END_ALLOW_THREADS
-    Py_DECREF(idx);
-    Py_DECREF(val);
-    if (st != BCL_OK)
-        return bclpy_raise(st);
-    Py_RETURN_NONE;
+    return updated(st, idx, val);
 }
 
 static PyObject *db_flush(bclpy_DABuf *self, PyObject *noargs)
@@ -317,12 +317,6 @@ static PyObject *db_flush(bclpy_DABuf *self, PyObject *noargs)
     if (st != BCL_OK)
         return bclpy_raise(st);
     Py_RETURN_NONE;
-}
-
-static PyObject *db_enter(PyObject *self, PyObject *noargs)
-{
-    Py_INCREF(self);
-    return self;
 }
 
 /* Flush on a normal exit only: after an exception the other ranks may
@@ -344,22 +338,17 @@ static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t na
 /* Updates not yet flushed are dropped with the buffer (flush() first). */
 static PyObject *db_close(bclpy_DABuf *self, PyObject *noargs)
 {
-    if (self->live == BCLPY_CLOSED)
-        Py_RETURN_NONE;
-    if (!bclpy_current(self->live, self->epoch))
-        return bclpy_stale("DArrayBuffer", self->live), NULL;
-    if (bclpy_life_close("DArrayBuffer.close()", &self->life) < 0)
-        return NULL;
-    bcl_dabuf_destroy(&self->b);    /* every rank is here: no push is coming */
-    self->live = BCLPY_CLOSED;
-    Py_RETURN_NONE;
+    int rc = bclpy_life_closing("DArrayBuffer", self->live, self->epoch, &self->life);
+    if (rc == 0) {
+        bcl_dabuf_destroy(&self->b);    /* every rank is here: no push is coming */
+        self->live = BCLPY_CLOSED;
+    }
+    return rc < 0 ? NULL : Py_NewRef(Py_None);
 }
 
 static PyObject *db_get_array(bclpy_DABuf *self, void *c)
 {
-    PyObject *r = self->array ? self->array : Py_None;
-    Py_INCREF(r);
-    return r;
+    return Py_NewRef(self->array ? self->array : Py_None);
 }
 
 static PyObject *db_get_message_size(bclpy_DABuf *self, void *c)
@@ -369,9 +358,7 @@ static PyObject *db_get_message_size(bclpy_DABuf *self, void *c)
 
 static PyObject *db_get_op(bclpy_DABuf *self, void *c)
 {
-    PyObject *r = self->op_name ? self->op_name : Py_None;
-    Py_INCREF(r);
-    return r;
+    return Py_NewRef(self->op_name ? self->op_name : Py_None);
 }
 
 static PyObject *db_get_overflowed(bclpy_DABuf *self, void *c)
@@ -383,7 +370,7 @@ static PyMethodDef db_methods[] = {
     {"update_many", BCLPY_KW_METHOD(db_update_many), BCLPY_DOC_DB_UPDATE_MANY},
     {"flush", (PyCFunction)db_flush, METH_NOARGS, BCLPY_DOC_DB_FLUSH},
     {"close", (PyCFunction)db_close, METH_NOARGS, BCLPY_DOC_CLOSE},
-    {"__enter__", (PyCFunction)db_enter, METH_NOARGS, NULL},
+    {"__enter__", (PyCFunction)bclpy_life_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)(void (*)(void))db_exit, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL}
 };
@@ -398,12 +385,8 @@ static PyGetSetDef db_getset[] = {
 };
 
 PyTypeObject bclpy_DABufType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl.DArrayBuffer",
-    .tp_basicsize = sizeof(bclpy_DABuf),
-    .tp_dealloc = (destructor)db_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = BCLPY_DOC_DARRAYBUFFER,
+    BCLPY_TYPE_HEAD("pybcl.DArrayBuffer", bclpy_DABuf, db_dealloc,
+                    BCLPY_DOC_DARRAYBUFFER),
     .tp_methods = db_methods,
     .tp_getset = db_getset,
     .tp_init = (initproc)db_init,

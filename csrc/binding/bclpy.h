@@ -177,6 +177,9 @@ PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype);
  * when some rank failed or the ranks' values differ. */
 void bclpy_collective_begin(void);
 int bclpy_collective_end(int rc, const char *what);
+/* The tp_init of a collective constructor: `body` between begin and end. */
+int bclpy_collective_init(initproc body, PyObject *self, PyObject *args, PyObject *kwds,
+                          const char *what);
 int bclpy_agree(const char *what, const char *const *names, const int64_t *vals, int n);
 /* bclpy_agree after a flush, as a barrier (bcl_barrier_agree): the collective
  * views (size(), items()) see every operation issued before them. */
@@ -225,6 +228,23 @@ int bclpy_stale(const char *tname, int created);
         }                                                                       \
     } while (0)
 
+/* ---- type objects ------------------------------------------------------ */
+/* A property getter PREFIX_get_NAME of Obj: `expr` once live(self) says the
+ * object is usable (else NULL with its exception). */
+#define BCLPY_GETTER(Obj, prefix, name, live, expr)                              \
+    static PyObject *prefix##_get_##name(Obj *self, void *closure)               \
+    {                                                                            \
+        return (live)(self) < 0 ? NULL : (expr);                                 \
+    }
+
+/* The fields every type of the binding sets alike: its dotted name, object
+ * struct, deallocator (NULL: object's) and docstring; the rest stay per type. */
+#define BCLPY_TYPE_HEAD(qualname, Obj, dealloc, doc)                             \
+    PyVarObject_HEAD_INIT(NULL, 0)                                               \
+    .tp_name = (qualname), .tp_basicsize = sizeof(Obj),                          \
+    .tp_dealloc = (destructor)(dealloc), .tp_flags = Py_TPFLAGS_DEFAULT,         \
+    .tp_doc = (doc)
+
 /* ---- lifetime (lifetime_py.c; core: runtime/bcl_lifetime.h) ------------ */
 
 typedef struct bclpy_life {
@@ -234,15 +254,26 @@ typedef struct bclpy_life {
 
 /* The collective creation succeeded: number the container. */
 void bclpy_life_created(bclpy_life *l);
+/* ... and mark it usable (`live`, BCLPY_CLOSED's field) in this epoch. */
+void bclpy_life_start(int *live, uint64_t *epoch, bclpy_life *l);
 
 /* Deallocation of a usable container: bury a malloc'd copy of its core
  * struct (`size` bytes); `fn` frees it once every rank has dropped it. */
 void bclpy_life_drop(const bclpy_life *l, const void *core, size_t size,
                      bcl_life_free_fn fn);
+/* bclpy_life_drop if the container is usable; 0 when it was not (its
+ * segments are gone: the caller frees its private memory itself). */
+int bclpy_life_bury(int live, uint64_t epoch, const bclpy_life *l, const void *core,
+                    size_t size, bcl_life_free_fn fn);
 
 /* close(): the collective agreement (the same container on every rank);
  * afterwards the caller frees the storage at once.  -1 with the exception. */
 int bclpy_life_close(const char *what, const bclpy_life *l);
+/* The start of a container's close(): 1 when it is closed already (close()
+ * again does nothing); else it must be usable (`tname` names it in the
+ * error) and every rank agree -- 0: the caller frees the storage and marks
+ * it BCLPY_CLOSED -- or -1 with the exception. */
+int bclpy_life_closing(const char *tname, int live, uint64_t epoch, const bclpy_life *l);
 
 PyObject *bclpy_life_enter(PyObject *self, PyObject *unused);
 PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

@@ -109,7 +109,7 @@ static int parse_plan_args(PyObject *n_obj, PyObject *fpr_obj, uint64_t *n, doub
 
 static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
 {
-    static const char *const kwlist[] = { "expected_items", "fpr", "key_type" };
+    static const char *const kwlist[] = BCLPY_ARGS_BLOOMFILTER;
     PyObject *n_obj, *fpr_obj = NULL, *kt_obj = NULL;
     PyObject *a_[3];
     if (bclpy_parse_init("BloomFilter", args, kwds, kwlist, 1, 3, a_) < 0)
@@ -157,9 +157,7 @@ static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
         bclpy_raise(st);
         goto out;
     }
-    self->created = 1;
-    self->epoch = bcl_rt.epoch;
-    bclpy_life_created(&self->life);
+    bclpy_life_start(&self->created, &self->epoch, &self->life);
     rc = 0;
 out:
     Py_XDECREF(default_fpr);
@@ -167,10 +165,10 @@ out:
     return rc;
 }
 
-static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
+static int bloom_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    bclpy_collective_begin();
-    return bclpy_collective_end(bloom_init_body(self, args, kwds), "BloomFilter()");
+    return bclpy_collective_init((initproc)bloom_init_body, self, args, kwds,
+                                 "BloomFilter()");
 }
 
 static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -192,9 +190,8 @@ static void bloom_free_buried(void *obj, int storage)
 static void bloom_dealloc(BloomObject *self)
 {
     /* Peers may still set and test bits in this rank's block: bury it. */
-    if (bclpy_current(self->created, self->epoch))
-        bclpy_life_drop(&self->life, &self->b, sizeof self->b, bloom_free_buried);
-    else if (self->created == 1)
+    if (!bclpy_life_bury(self->created, self->epoch, &self->life, &self->b, sizeof self->b,
+                         bloom_free_buried) && self->created == 1)
         free(self->b.offsets);      /* stale: its segments are gone */
     bclpy_elemtype_clear(&self->kt);
     bcl_mp_writer_free(&self->scratch);
@@ -203,34 +200,31 @@ static void bloom_dealloc(BloomObject *self)
 
 /* ---- scalar operations --------------------------------------------------- */
 
-static PyObject *bloom_insert(BloomObject *self, BCLPY_FASTARGS)
+/* insert(x) / find(x): `op` on the hash of the one key x; whether it was present. */
+static PyObject *one_key(BloomObject *self, const char *fname, BCLPY_FASTARGS,
+                         bcl_status (*op)(const bcl_bloom *, uint64_t, int *))
 {
     PyObject *x;
-    if (bclpy_parse1("insert", args, nargs, kwnames, "x", &x) < 0)
+    if (bclpy_parse1(fname, args, nargs, kwnames, "x", &x) < 0)
         return NULL;
     uint64_t h;
     int present;
     if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
         return NULL;
-    bcl_status st = bcl_bloom_insert_hash(&self->b, h, &present);
+    bcl_status st = op(&self->b, h, &present);
     if (st != BCL_OK)
         return bclpy_raise(st);
     return PyBool_FromLong(present);
 }
 
+static PyObject *bloom_insert(BloomObject *self, BCLPY_FASTARGS)
+{
+    return one_key(self, "insert", args, nargs, kwnames, bcl_bloom_insert_hash);
+}
+
 static PyObject *bloom_find(BloomObject *self, BCLPY_FASTARGS)
 {
-    PyObject *x;
-    if (bclpy_parse1("find", args, nargs, kwnames, "x", &x) < 0)
-        return NULL;
-    uint64_t h;
-    int present;
-    if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
-        return NULL;
-    bcl_status st = bcl_bloom_find_hash(&self->b, h, &present);
-    if (st != BCL_OK)
-        return bclpy_raise(st);
-    return PyBool_FromLong(present);
+    return one_key(self, "find", args, nargs, kwnames, bcl_bloom_find_hash);
 }
 
 static int bloom_contains(BloomObject *self, PyObject *x)
@@ -343,7 +337,7 @@ static PyObject *bloom_find_many(BloomObject *self, BCLPY_FASTARGS)
 
 static PyObject *bloom_plan(PyObject *cls, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "expected_items", "fpr", "nprocs" };
+    static const char *const names[] = BCLPY_ARGS_BF_PLAN;
     PyObject *a[3];
     long long nprocs = 1;
     if (bclpy_parse("plan", args, nargs, kwnames, names, 1, 3, a) < 0 ||
@@ -419,13 +413,7 @@ static PyObject *bloom_repr(BloomObject *self)
     return r;
 }
 
-#define GETTER(name, expr)                                            \
-    static PyObject *bloom_get_##name(BloomObject *self, void *c)   \
-    {                                                                 \
-        if (check_created(self) < 0)                                  \
-            return NULL;                                              \
-        return expr;                                                  \
-    }
+#define GETTER(name, expr) BCLPY_GETTER(BloomObject, bloom, name, check_created, expr)
 GETTER(k, PyLong_FromLong(self->b.k))
 GETTER(nwords, PyLong_FromUnsignedLongLong(self->b.nwords))
 GETTER(nbits, PyLong_FromUnsignedLongLong(self->b.nwords * 64u))
@@ -435,22 +423,20 @@ GETTER(predicted_fpr, PyFloat_FromDouble(self->b.predicted_fpr))
 GETTER(key_type, bclpy_elemtype_spec(&self->kt))
 
 static PyGetSetDef bloom_getset[] = {
-    {"k", (getter)bloom_get_k, NULL,
-     BCLPY_DOC_PROP("int: bits set per key (in its one 64-bit block).", "bf.k"), NULL},
-    {"nwords", (getter)bloom_get_nwords, NULL,
-     BCLPY_DOC_PROP("int: 64-bit blocks in total.", "bf.nwords"), NULL},
-    {"nbits", (getter)bloom_get_nbits, NULL,
-     BCLPY_DOC_PROP("int: bits in total.", "bf.nbits == 64 * bf.nwords"), NULL},
-    {"expected_items", (getter)bloom_get_expected_items, NULL,
-     BCLPY_DOC_PROP("int: the expected_items it was built for.", "bf.expected_items"), NULL},
-    {"fpr", (getter)bloom_get_fpr, NULL,
-     BCLPY_DOC_PROP("float: the requested false-positive rate.", "bf.fpr"), NULL},
-    {"predicted_fpr", (getter)bloom_get_predicted_fpr, NULL,
-     BCLPY_DOC_PROP("float: predicted false-positive rate at expected_items "
-                    "(blocked-filter model).", "bf.predicted_fpr <= 2 * bf.fpr"), NULL},
-    {"key_type", (getter)bloom_get_key_type, NULL,
-     BCLPY_DOC_PROP("The key type: a NumPy dtype, or bytes, str or object.", "bf.key_type"),
-     NULL},
+    BCLPY_PROPERTY("k", bloom_get_k, "int: bits set per key (in its one 64-bit block).", "bf.k"),
+    BCLPY_PROPERTY("nwords", bloom_get_nwords, "int: 64-bit blocks in total.", "bf.nwords"),
+    BCLPY_PROPERTY("nbits", bloom_get_nbits, "int: bits in total.", "bf.nbits == 64 * bf.nwords"),
+    BCLPY_PROPERTY("expected_items", bloom_get_expected_items,
+                   "int: the expected_items it was built for.",
+                   "bf.expected_items"),
+    BCLPY_PROPERTY("fpr", bloom_get_fpr, "float: the requested false-positive rate.", "bf.fpr"),
+    BCLPY_PROPERTY("predicted_fpr", bloom_get_predicted_fpr,
+                   "float: predicted false-positive rate at expected_items "
+                   "(blocked-filter model).",
+                   "bf.predicted_fpr <= 2 * bf.fpr"),
+    BCLPY_PROPERTY("key_type", bloom_get_key_type,
+                   "The key type: a NumPy dtype, or bytes, str or object.",
+                   "bf.key_type"),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
@@ -458,15 +444,12 @@ static PyGetSetDef bloom_getset[] = {
 
 static PyObject *bloom_close(BloomObject *self, PyObject *noargs)
 {
-    if (self->created == BCLPY_CLOSED)
-        Py_RETURN_NONE;
-    if (check_created(self) < 0)
-        return NULL;
-    if (bclpy_life_close("BloomFilter.close()", &self->life) < 0)
-        return NULL;
-    bcl_bloom_destroy(&self->b);     /* every rank is here: nobody uses it */
-    self->created = BCLPY_CLOSED;
-    Py_RETURN_NONE;
+    int rc = bclpy_life_closing("BloomFilter", self->created, self->epoch, &self->life);
+    if (rc == 0) {
+        bcl_bloom_destroy(&self->b);     /* every rank is here: nobody uses it */
+        self->created = BCLPY_CLOSED;
+    }
+    return rc < 0 ? NULL : Py_NewRef(Py_None);
 }
 
 static PyMethodDef bloom_methods[] = {
@@ -486,14 +469,10 @@ static PySequenceMethods bloom_as_sequence = {
 };
 
 PyTypeObject bclpy_BloomType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl.BloomFilter",
-    .tp_basicsize = sizeof(BloomObject),
-    .tp_dealloc = (destructor)bloom_dealloc,
+    BCLPY_TYPE_HEAD("pybcl.BloomFilter", BloomObject, bloom_dealloc,
+                    BCLPY_DOC_BLOOMFILTER),
     .tp_repr = (reprfunc)bloom_repr,
     .tp_as_sequence = &bloom_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = BCLPY_DOC_BLOOMFILTER,
     .tp_methods = bloom_methods,
     .tp_getset = bloom_getset,
     .tp_init = (initproc)bloom_init,

@@ -40,6 +40,13 @@ int bclpy_collective_end(int rc, const char *what)
     return rc;
 }
 
+int bclpy_collective_init(initproc body, PyObject *self, PyObject *args, PyObject *kwds,
+                          const char *what)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(body(self, args, kwds), what);
+}
+
 int bclpy_agree(const char *what, const char *const *names, const int64_t *vals, int n)
 {
     bcl_status st;
@@ -174,7 +181,7 @@ static PyObject *allgather_bytes(PyObject *self, PyObject *data)
 static PyObject *kw_allgather_bytes(PyObject *self, PyObject *const *args,
                                     Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const names[] = { "data" };
+    static const char *const names[] = BCLPY_ARGS_ALLGATHER_BYTES;
     PyObject *a[1];
     if (bclpy_parse("allgather_bytes", args, nargs, kwnames, names, 1, 1, a) < 0)
         return NULL;

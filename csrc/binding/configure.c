@@ -17,7 +17,7 @@ static PyObject *init_fn, *hashmap_promise_cls, *queue_promise_cls;
 static PyObject *py_configure(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
-    static const char *const names[] = { "init", "hashmap_promise", "queue_promise" };
+    static const char *const names[] = BCLPY_ARGS_CONFIGURE;
     PyObject *a[3];
     if (bclpy_parse("_configure", args, nargs, kwnames, names, 3, 3, a) < 0)
         return NULL;

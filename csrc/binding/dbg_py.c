@@ -12,6 +12,8 @@
  */
 #include "bclpy.h"
 
+#include "binding/docstrings/dbg.h"
+
 #include "kernels/bcl_dbg.h"
 
 /* A 1-d contiguous array of `type` (converted without loss), or NULL with an
@@ -46,52 +48,46 @@ static PyObject *new_arr(npy_intp n, int type)
     return PyArray_SimpleNew(1, &n, type);
 }
 
-static PyObject *py_neighbours(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+/* fname(keys, k): `per` uint64 k-mers computed by `fn` for each key. */
+static PyObject *per_key(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames, const char *const *names, npy_intp per,
+                         bcl_status (*fn)(const uint64_t *, size_t, int, uint64_t *))
 {
-    static const char *const names[] = { "keys", "k" };
     PyObject *a[2];
     int k;
-    if (bclpy_parse("dbg_neighbours", args, nargs, kwnames, names, 2, 2, a) < 0 ||
-        k_arg(a[1], "dbg_neighbours", &k) < 0)
+    if (bclpy_parse(fname, args, nargs, kwnames, names, 2, 2, a) < 0 ||
+        k_arg(a[1], fname, &k) < 0)
         return NULL;
-    PyArrayObject *keys = arr_in(a[0], NPY_UINT64, "dbg_neighbours", "keys");
+    PyArrayObject *keys = arr_in(a[0], NPY_UINT64, fname, "keys");
     if (!keys)
         return NULL;
     npy_intp n = PyArray_SIZE(keys);
-    PyObject *out = new_arr(8 * n, NPY_UINT64);
-    if (out && bcl_dbg_neighbours(PyArray_DATA(keys), (size_t)n, k,
-                                  PyArray_DATA((PyArrayObject *)out)) != BCL_OK)
+    PyObject *out = new_arr(per * n, NPY_UINT64);
+    if (out && fn(PyArray_DATA(keys), (size_t)n, k,
+                  PyArray_DATA((PyArrayObject *)out)) != BCL_OK)
         Py_CLEAR(out);      /* k was checked: cannot happen */
     Py_DECREF(keys);
     return out;
+}
+
+static PyObject *py_neighbours(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_DBG_NEIGHBOURS;
+    return per_key("dbg_neighbours", args, nargs, kwnames, names, 8, bcl_dbg_neighbours);
 }
 
 static PyObject *py_siblings(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
-    static const char *const names[] = { "keys", "k" };
-    PyObject *a[2];
-    int k;
-    if (bclpy_parse("dbg_siblings", args, nargs, kwnames, names, 2, 2, a) < 0 ||
-        k_arg(a[1], "dbg_siblings", &k) < 0)
-        return NULL;
-    PyArrayObject *keys = arr_in(a[0], NPY_UINT64, "dbg_siblings", "keys");
-    if (!keys)
-        return NULL;
-    npy_intp n = PyArray_SIZE(keys);
-    PyObject *out = new_arr(6 * n, NPY_UINT64);
-    if (out && bcl_dbg_siblings(PyArray_DATA(keys), (size_t)n, k,
-                                PyArray_DATA((PyArrayObject *)out)) != BCL_OK)
-        Py_CLEAR(out);      /* k was checked: cannot happen */
-    Py_DECREF(keys);
-    return out;
+    static const char *const names[] = BCLPY_ARGS_DBG_SIBLINGS;
+    return per_key("dbg_siblings", args, nargs, kwnames, names, 6, bcl_dbg_siblings);
 }
 
 static PyObject *py_ext_bits(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
-    static const char *const names[] = { "found" };
+    static const char *const names[] = BCLPY_ARGS_DBG_EXT_BITS;
     PyObject *a[1];
     if (bclpy_parse("dbg_ext_bits", args, nargs, kwnames, names, 1, 1, a) < 0)
         return NULL;
@@ -160,36 +156,45 @@ static PyArrayObject *bloom_bits(PyObject *o, const char *fn, int writable)
     return (PyArrayObject *)o;
 }
 
+/* fname(bits, keys): the filter (writable for adding) and the uint64 keys;
+ * -1 with nothing to release. */
+static int bloom_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames, const char *const *names, int writable,
+                      PyArrayObject **bits, PyArrayObject **keys)
+{
+    PyObject *a[2];
+    if (bclpy_parse(fname, args, nargs, kwnames, names, 2, 2, a) < 0)
+        return -1;
+    *bits = bloom_bits(a[0], fname, writable);
+    *keys = *bits ? arr_in(a[1], NPY_UINT64, fname, "keys") : NULL;
+    if (*keys)
+        return 0;
+    Py_XDECREF(*bits);
+    return -1;
+}
+
 static PyObject *py_bloom_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
-    static const char *const names[] = { "bits", "keys" };
-    PyObject *a[2];
-    if (bclpy_parse("dbg_bloom_add", args, nargs, kwnames, names, 2, 2, a) < 0)
+    static const char *const names[] = BCLPY_ARGS_DBG_BLOOM_ADD;
+    PyArrayObject *bits, *keys;
+    if (bloom_args("dbg_bloom_add", args, nargs, kwnames, names, 1, &bits, &keys) < 0)
         return NULL;
-    PyArrayObject *bits = bloom_bits(a[0], "dbg_bloom_add", 1);
-    PyArrayObject *keys = bits ? arr_in(a[1], NPY_UINT64, "dbg_bloom_add", "keys") : NULL;
-    PyObject *res = NULL;
-    if (keys) {
-        bcl_status st = bcl_dbg_bloom_add(PyArray_DATA(bits), (uint64_t)PyArray_SIZE(bits),
-                                          PyArray_DATA(keys), (size_t)PyArray_SIZE(keys));
-        res = st == BCL_OK ? Py_NewRef(Py_None) : bclpy_raise(st);
-    }
-    Py_XDECREF(bits);
-    Py_XDECREF(keys);
-    return res;
+    bcl_status st = bcl_dbg_bloom_add(PyArray_DATA(bits), (uint64_t)PyArray_SIZE(bits),
+                                      PyArray_DATA(keys), (size_t)PyArray_SIZE(keys));
+    Py_DECREF(bits);
+    Py_DECREF(keys);
+    return st == BCL_OK ? Py_NewRef(Py_None) : bclpy_raise(st);
 }
 
 static PyObject *py_bloom_test(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
-    static const char *const names[] = { "bits", "keys" };
-    PyObject *a[2];
-    if (bclpy_parse("dbg_bloom_test", args, nargs, kwnames, names, 2, 2, a) < 0)
+    static const char *const names[] = BCLPY_ARGS_DBG_BLOOM_TEST;
+    PyArrayObject *bits, *keys;
+    if (bloom_args("dbg_bloom_test", args, nargs, kwnames, names, 0, &bits, &keys) < 0)
         return NULL;
-    PyArrayObject *bits = bloom_bits(a[0], "dbg_bloom_test", 0);
-    PyArrayObject *keys = bits ? arr_in(a[1], NPY_UINT64, "dbg_bloom_test", "keys") : NULL;
-    PyObject *out = keys ? new_arr(PyArray_SIZE(keys), NPY_BOOL) : NULL;
+    PyObject *out = new_arr(PyArray_SIZE(keys), NPY_BOOL);
     if (out) {
         bcl_status st = bcl_dbg_bloom_test(PyArray_DATA(bits), (uint64_t)PyArray_SIZE(bits),
                                            PyArray_DATA(keys), (size_t)PyArray_SIZE(keys),
@@ -199,15 +204,15 @@ static PyObject *py_bloom_test(PyObject *self, PyObject *const *args, Py_ssize_t
             bclpy_raise(st);
         }
     }
-    Py_XDECREF(bits);
-    Py_XDECREF(keys);
+    Py_DECREF(bits);
+    Py_DECREF(keys);
     return out;
 }
 
 static PyObject *py_starts_local(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
-    static const char *const names[] = { "keys", "ext", "k", "sib_found" };
+    static const char *const names[] = BCLPY_ARGS_DBG_STARTS_LOCAL;
     PyObject *a[4];
     PyArrayObject *keys, *ext;
     int k;
@@ -241,27 +246,11 @@ static PyObject *py_starts_local(PyObject *self, PyObject *const *args, Py_ssize
 }
 
 PyMethodDef bclpy_dbg_methods[] = {
-    {"dbg_bloom_add", BCLPY_KW_METHOD(py_bloom_add),
-     "dbg_bloom_add(bits, keys)\n--\n\nAdd uint64 keys to a blocked Bloom filter held in "
-     "bits (a writable uint64 array, a power of two of words; filters built on different "
-     "ranks combine by OR)."},
-    {"dbg_bloom_test", BCLPY_KW_METHOD(py_bloom_test),
-     "dbg_bloom_test(bits, keys)\n--\n\nReturn a bool array: False where a key was "
-     "certainly never added to the filter, True where it may have been."},
-    {"dbg_neighbours", BCLPY_KW_METHOD(py_neighbours),
-     "dbg_neighbours(keys, k)\n--\n\nReturn a uint64 array: for each canonical k-mer, the canonical "
-     "forms of its 4 possible successors (c[1:]+b) then its 4 predecessors (b+c[:-1])."},
-    {"dbg_ext_bits", BCLPY_KW_METHOD(py_ext_bits),
-     "dbg_ext_bits(found)\n--\n\nReturn a uint8 array of extension bits (bit b: successor b present, "
-     "bit 4+b: predecessor b present) from 8 presence flags per k-mer."},
-    {"dbg_siblings", BCLPY_KW_METHOD(py_siblings),
-     "dbg_siblings(keys, k)\n--\n\nReturn a uint64 array, 6 per canonical k-mer c: b+c[1:] "
-     "for the 3 bases b other than c's first, then c[:-1]+b for the 3 other than its last "
-     "(canonical forms): the k-mers that would share c's successor or predecessor."},
-    {"dbg_starts_local", BCLPY_KW_METHOD(py_starts_local),
-     "dbg_starts_local(keys, ext, k, sib_found)\n--\n\nReturn (starts, index): the "
-     "oriented k-mers unitig walks start from, decided from the presence of each key's 6 "
-     "dbg_siblings (no lookup of the neighbours themselves); index: each start's position "
-     "in keys."},
+    {"dbg_bloom_add", BCLPY_KW_METHOD(py_bloom_add), BCLPY_DOC_DBG_BLOOM_ADD},
+    {"dbg_bloom_test", BCLPY_KW_METHOD(py_bloom_test), BCLPY_DOC_DBG_BLOOM_TEST},
+    {"dbg_neighbours", BCLPY_KW_METHOD(py_neighbours), BCLPY_DOC_DBG_NEIGHBOURS},
+    {"dbg_ext_bits", BCLPY_KW_METHOD(py_ext_bits), BCLPY_DOC_DBG_EXT_BITS},
+    {"dbg_siblings", BCLPY_KW_METHOD(py_siblings), BCLPY_DOC_DBG_SIBLINGS},
+    {"dbg_starts_local", BCLPY_KW_METHOD(py_starts_local), BCLPY_DOC_DBG_STARTS_LOCAL},
     {NULL, NULL, 0, NULL}
 };

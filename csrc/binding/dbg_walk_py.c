@@ -9,6 +9,8 @@
  */
 #include "bclpy.h"
 
+#include "binding/docstrings/dbg.h"
+
 #include "kernels/bcl_dbg.h"
 
 typedef struct {
@@ -30,7 +32,7 @@ static PyArrayObject *u64_arr(PyObject *o, const char *name)
 
 static int walk_init(DbgWalk *self, PyObject *args, PyObject *kw)
 {
-    static const char *const names[] = { "k", "starts", "values", "limit" };
+    static const char *const names[] = BCLPY_ARGS_DBGWALK;
     long long k, limit;
     PyObject *a[4];
     if (bclpy_parse_init("DbgWalk", args, kw, names, 4, 4, a) < 0 ||
@@ -99,7 +101,7 @@ static PyObject *walk_queries(DbgWalk *self, PyObject *unused)
 static PyObject *walk_advance(DbgWalk *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
-    static const char *const names[] = { "values", "found" };
+    static const char *const names[] = BCLPY_ARGS_DW_ADVANCE;
     PyObject *a[2];
     if (live_or_raise(self) < 0 ||
         bclpy_parse("advance", args, nargs, kwnames, names, 2, 2, a) < 0)
@@ -155,26 +157,14 @@ fail:
 }
 
 static PyMethodDef walk_methods[] = {
-    {"queries", (PyCFunction)walk_queries, METH_NOARGS,
-     "queries($self, /)\n--\n\nReturn a uint64 array of the canonical k-mers the walks still going need next "
-     "(empty when every walk is over); look them up and pass the results to advance()."},
-    {"advance", BCLPY_KW_METHOD(walk_advance),
-     "advance($self, /, values, found)\n--\n\nTake the graph-map values of the last queries, in their order."},
-    {"results", (PyCFunction)walk_results, METH_NOARGS,
-     "results($self, /)\n--\n\nReturn (sequences, kmers, count_sums): the unitigs these walks own (each "
-     "unitig walked from both ends is kept by one of the two)."},
+    {"queries", (PyCFunction)walk_queries, METH_NOARGS, BCLPY_DOC_DW_QUERIES},
+    {"advance", BCLPY_KW_METHOD(walk_advance), BCLPY_DOC_DW_ADVANCE},
+    {"results", (PyCFunction)walk_results, METH_NOARGS, BCLPY_DOC_DW_RESULTS},
     {NULL, NULL, 0, NULL}
 };
 
 PyTypeObject bclpy_DbgWalkType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl._core.DbgWalk",
-    .tp_basicsize = sizeof(DbgWalk),
-    .tp_dealloc = (destructor)walk_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "DbgWalk(k, starts, values, limit)\n--\n\nUnitig walks from oriented start k-mers "
-              "(with their graph-map values (ext << 32) | count), advanced in rounds; a "
-              "walk longer than limit k-mers is an error.",
+    BCLPY_TYPE_HEAD("pybcl._core.DbgWalk", DbgWalk, walk_dealloc, BCLPY_DOC_DBGWALK),
     .tp_methods = walk_methods,
     .tp_init = (initproc)walk_init,
     .tp_new = PyType_GenericNew,

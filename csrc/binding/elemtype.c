@@ -179,17 +179,24 @@ int bclpy_key_serialize(const bclpy_elemtype *t, PyObject *v, bcl_mp_writer *w,
     return named(bclpy_pack_key(w, v), argname);
 }
 
-PyObject *bclpy_key_load(const bclpy_elemtype *t, const void *slot)
+/* A variable-length slot's out-of-line bytes, read and unpacked. */
+static PyObject *load_var(const bclpy_elemtype *t, const void *slot,
+                          PyObject *(*unpack)(const unsigned char *, size_t))
 {
-    if (t->kind != BCLPY_OBJECT)
-        return bclpy_elem_load(t, slot);
     bcl_mp_writer w;
     bcl_mp_writer_init(&w);
     PyObject *r = NULL;
     if (bclpy_elem_slot_bytes(t, slot, &w) == 0)
-        r = bclpy_unpack_key(w.buf, w.len);
+        r = unpack(w.buf, w.len);
     bcl_mp_writer_free(&w);
     return r;
+}
+
+PyObject *bclpy_key_load(const bclpy_elemtype *t, const void *slot)
+{
+    if (t->kind != BCLPY_OBJECT)
+        return bclpy_elem_load(t, slot);
+    return load_var(t, slot, bclpy_unpack_key);
 }
 
 PyObject *bclpy_elem_decode(const bclpy_elemtype *t, const void *bytes, size_t len)
@@ -223,21 +230,5 @@ PyObject *bclpy_elem_load(const bclpy_elemtype *t, const void *slot)
 {
     if (t->kind == BCLPY_FIXED)
         return bclpy_from_bytes(slot, t->dtype);
-    bcl_mp_writer w;
-    bcl_mp_writer_init(&w);
-    PyObject *r = NULL;
-    if (bclpy_elem_slot_bytes(t, slot, &w) == 0)
-        r = bclpy_unpack(w.buf, w.len);
-    bcl_mp_writer_free(&w);
-    return r;
-}
-
-int bclpy_elem_release(const bclpy_elemtype *t, const void *slot)
-{
-    if (t->kind == BCLPY_FIXED)
-        return 0;
-    bcl_objref ref;
-    memcpy(&ref, slot, sizeof ref);
-    bcl_status st = bcl_obj_release(ref);
-    return st == BCL_OK ? 0 : mp_fail(st);
+    return load_var(t, slot, bclpy_unpack);
 }

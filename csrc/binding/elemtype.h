@@ -60,9 +60,6 @@ PyObject *bclpy_elem_load(const bclpy_elemtype *t, const void *slot);
 /* Serialized bytes -> Python object. */
 PyObject *bclpy_elem_decode(const bclpy_elemtype *t, const void *bytes, size_t len);
 
-/* Free what a slot owns out of line (no-op for FIXED). -1 with exception. */
-int bclpy_elem_release(const bclpy_elemtype *t, const void *slot);
-
 /* Serialized bytes of the element in `slot` into w (for comparing keys):
  * the slot bytes themselves for FIXED, the out-of-line bytes otherwise. */
 int bclpy_elem_slot_bytes(const bclpy_elemtype *t, const void *slot, bcl_mp_writer *w);

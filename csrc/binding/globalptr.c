@@ -66,7 +66,7 @@ PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype)
 
 static PyObject *gptr_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static const char *const names[] = { "rank", "offset", "dtype" };
+    static const char *const names[] = BCLPY_ARGS_GLOBALPTR;
     long long rank, offset;
     PyObject *a[3];
     if (bclpy_parse_init("GlobalPtr", args, kwds, names, 2, 3, a) < 0 ||
@@ -348,7 +348,7 @@ static PyMappingMethods gptr_as_mapping = {
 
 static PyObject *gptr_local(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "count" };
+    static const char *const names[] = BCLPY_ARGS_GPTR_LOCAL;
     PyObject *count_obj;
     if (bclpy_parse("local", args, nargs, kwnames, names, 0, 1, &count_obj) < 0)
         return NULL;
@@ -441,26 +441,22 @@ static PyObject *gptr_get_dtype(bclpy_GlobalPtr *self, void *c)
 }
 
 static PyGetSetDef gptr_getset[] = {
-    {"rank", (getter)gptr_get_rank, NULL,
-     BCLPY_DOC_PROP("int: the rank owning the memory.", "p.rank"), NULL},
-    {"offset", (getter)gptr_get_offset, NULL,
-     BCLPY_DOC_PROP("int: byte offset in the owner's segment.", "p.offset"), NULL},
-    {"dtype", (getter)gptr_get_dtype, NULL,
-     BCLPY_DOC_PROP("numpy.dtype: the element dtype (what p + 1 steps over).", "p.dtype"), NULL},
+    BCLPY_PROPERTY("rank", gptr_get_rank, "int: the rank owning the memory.", "p.rank"),
+    BCLPY_PROPERTY("offset", gptr_get_offset, "int: byte offset in the owner's segment.",
+                   "p.offset"),
+    BCLPY_PROPERTY("dtype", gptr_get_dtype,
+                   "numpy.dtype: the element dtype (what p + 1 steps over).",
+                   "p.dtype"),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
 PyTypeObject bclpy_GlobalPtrType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl.GlobalPtr",
-    .tp_basicsize = sizeof(bclpy_GlobalPtr),
-    .tp_dealloc = (destructor)gptr_dealloc,
+    BCLPY_TYPE_HEAD("pybcl.GlobalPtr", bclpy_GlobalPtr, gptr_dealloc,
+                    BCLPY_DOC_GLOBALPTR),
     .tp_repr = (reprfunc)gptr_repr,
     .tp_as_number = &gptr_as_number,
     .tp_as_mapping = &gptr_as_mapping,
     .tp_hash = (hashfunc)gptr_hash,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = BCLPY_DOC_GLOBALPTR,
     .tp_richcompare = gptr_richcompare,
     .tp_methods = gptr_methods,
     .tp_getset = gptr_getset,

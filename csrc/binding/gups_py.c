@@ -26,7 +26,7 @@ static int u64_arg(PyObject *o, const char *name, uint64_t *out)
 static PyObject *py_gups_starts(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
-    static const char *const names[] = { "n" };
+    static const char *const names[] = BCLPY_ARGS_GUPS_STARTS;
     PyObject *a_[1];
     long long n;
     if (bclpy_parse("gups_starts", args, nargs, kwnames, names, 1, 1, a_) < 0 ||
@@ -38,7 +38,7 @@ static PyObject *py_gups_starts(PyObject *m, PyObject *const *args, Py_ssize_t n
 static PyObject *py_gups_stream(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
-    static const char *const names[] = { "state", "n" };
+    static const char *const names[] = BCLPY_ARGS_GUPS_STREAM;
     PyObject *a_[2];
     uint64_t state;
     long long n;
@@ -57,7 +57,7 @@ static PyObject *py_gups_stream(PyObject *m, PyObject *const *args, Py_ssize_t n
 static PyObject *py_gups_atomic(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
-    static const char *const names[] = { "table", "state", "n" };
+    static const char *const names[] = BCLPY_ARGS_GUPS_ATOMIC;
     PyObject *a_[3];
     const bcl_array *t;
     PyArray_Descr *dtype;

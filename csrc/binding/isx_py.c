@@ -132,11 +132,8 @@ static PyMethodDef IsxKeyGen_methods[] = {
 };
 
 PyTypeObject bclpy_IsxKeyGenType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl._core.IsxKeyGen",
-    .tp_basicsize = sizeof(IsxKeyGen),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = BCLPY_DOC_ISXKEYGEN,
+    BCLPY_TYPE_HEAD("pybcl._core.IsxKeyGen", IsxKeyGen, NULL,
+                    BCLPY_DOC_ISXKEYGEN),
     .tp_methods = IsxKeyGen_methods,
     .tp_init = (initproc)IsxKeyGen_init,
     .tp_new = PyType_GenericNew,

@@ -257,12 +257,8 @@ static PyMethodDef KmerReader_methods[] = {
 };
 
 PyTypeObject bclpy_KmerReaderType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl._core.KmerReader",
-    .tp_basicsize = sizeof(KmerReader),
-    .tp_dealloc = (destructor)KmerReader_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = BCLPY_DOC_KMERREADER,
+    BCLPY_TYPE_HEAD("pybcl._core.KmerReader", KmerReader, KmerReader_dealloc,
+                    BCLPY_DOC_KMERREADER),
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)KmerReader_next,
     .tp_methods = KmerReader_methods,
@@ -470,12 +466,8 @@ static PyMethodDef KmerTable_methods[] = {
 };
 
 PyTypeObject bclpy_KmerTableType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl._core.KmerTable",
-    .tp_basicsize = sizeof(KmerTable),
-    .tp_dealloc = (destructor)KmerTable_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = BCLPY_DOC_KMERTABLE,
+    BCLPY_TYPE_HEAD("pybcl._core.KmerTable", KmerTable, KmerTable_dealloc,
+                    BCLPY_DOC_KMERTABLE),
     .tp_methods = KmerTable_methods,
     .tp_init = (initproc)KmerTable_init,
     .tp_new = PyType_GenericNew,

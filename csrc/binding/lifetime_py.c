@@ -5,6 +5,7 @@
  */
 #include "bclpy.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,22 @@ void bclpy_life_created(bclpy_life *l)
     /* A failed registration (no memory) only means the storage is never
      * reclaimed before finalize: a leak on this rank, not a fault. */
     l->registered = bcl_life_register(&l->seq) == BCL_OK;
+}
+
+void bclpy_life_start(int *live, uint64_t *epoch, bclpy_life *l)
+{
+    *live = 1;
+    *epoch = bcl_rt.epoch;
+    bclpy_life_created(l);
+}
+
+int bclpy_life_bury(int live, uint64_t epoch, const bclpy_life *l, const void *core,
+                    size_t size, bcl_life_free_fn fn)
+{
+    if (!bclpy_current(live, epoch))
+        return 0;
+    bclpy_life_drop(l, core, size, fn);
+    return 1;
 }
 
 void bclpy_life_drop(const bclpy_life *l, const void *core, size_t size,
@@ -38,6 +55,17 @@ int bclpy_life_close(const char *what, const bclpy_life *l)
     if (l->registered)
         bcl_life_forget(l->seq);
     return 0;
+}
+
+int bclpy_life_closing(const char *tname, int live, uint64_t epoch, const bclpy_life *l)
+{
+    if (live == BCLPY_CLOSED)
+        return 1;
+    if (!bclpy_current(live, epoch))
+        return bclpy_stale(tname, live);
+    char what[80];
+    snprintf(what, sizeof what, "%s.close()", tname);
+    return bclpy_life_close(what, l);
 }
 
 PyObject *bclpy_life_enter(PyObject *self, PyObject *unused)

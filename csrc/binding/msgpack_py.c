@@ -724,7 +724,7 @@ static int parse_seed(PyObject *o, uint64_t *seed)
 
 static PyObject *py_hash64(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "data", "seed" };
+    static const char *const names[] = BCLPY_ARGS_HASH64;
     Py_buffer view;
     PyObject *a[2];
     uint64_t seed, h;
@@ -753,7 +753,7 @@ static PyObject *py_hash64(PyObject *self, BCLPY_FASTARGS)
 
 static PyObject *py_hash_u64(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "x", "seed" };
+    static const char *const names[] = BCLPY_ARGS_HASH_U64;
     PyObject *a[2];
     uint64_t x, seed;
     if (bclpy_parse("hash_u64", args, nargs, kwnames, names, 1, 2, a) < 0 ||

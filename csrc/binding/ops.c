@@ -18,7 +18,7 @@ static bclpy_GlobalPtr *as_gptr(PyObject *o, const char *argname)
 
 static PyObject *py_alloc(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "count", "dtype" };
+    static const char *const names[] = BCLPY_ARGS_ALLOC;
     PyObject *a[2];
     if (bclpy_parse("alloc", args, nargs, kwnames, names, 1, 2, a) < 0)
         return NULL;
@@ -73,7 +73,7 @@ static PyObject *py_free(PyObject *self, BCLPY_FASTARGS)
 
 static PyObject *py_rget(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "ptr", "count" };
+    static const char *const names[] = BCLPY_ARGS_RGET;
     PyObject *a[2];
     long long count;
     if (bclpy_parse("rget", args, nargs, kwnames, names, 2, 2, a) < 0)
@@ -124,7 +124,7 @@ static int raw_bytes_buffer(PyObject *obj, Py_buffer *view)
 
 static PyObject *py_rput(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "ptr", "array" };
+    static const char *const names[] = BCLPY_ARGS_RPUT;
     PyObject *a[2];
     if (bclpy_parse("rput", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
@@ -244,7 +244,7 @@ static PyObject *py_atomic_store(PyObject *self, BCLPY_FASTARGS)
 
 static PyObject *py_compare_and_swap(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "ptr", "expected", "desired" };
+    static const char *const names[] = BCLPY_ARGS_COMPARE_AND_SWAP;
     PyObject *a[3];
     bclpy_GlobalPtr *p;
     int width;

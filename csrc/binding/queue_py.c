@@ -50,11 +50,13 @@ static int promise_bits(PyObject *p, unsigned *out)
     return 0;
 }
 
-/* FASTCALL (arg, promise=None): positional or keyword `promise`. */
-static int parse_arg_promise(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                             const char *fname, const char *argname, int need_arg,
-                             PyObject **arg, unsigned *promise)
+/* FASTCALL (arg, promise=None), or (promise=None) when argname is NULL:
+ * positional or keyword `promise`; -1 also when the queue is not usable. */
+static int queue_args(QueueObject *self, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames, const char *fname, const char *argname,
+                      PyObject **arg, unsigned *promise)
 {
+    int need_arg = argname != NULL;
     PyObject *p = NULL;
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     Py_ssize_t maxpos = need_arg ? 2 : 1;
@@ -83,7 +85,7 @@ static int parse_arg_promise(PyObject *const *args, Py_ssize_t nargs, PyObject *
                      argname);
         return -1;
     }
-    return promise_bits(p, promise);
+    return promise_bits(p, promise) < 0 ? -1 : usable(self);
 }
 
 /* An int argument of a collective call; -1 (with the exception saved for
@@ -153,7 +155,7 @@ static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
 {
-    static const char *const names[] = { "host", "capacity", "dtype" };
+    static const char *const names[] = BCLPY_ARGS_QUEUE;
     PyObject *a[3], *exc = NULL;
     if (self->live) {
         PyErr_SetString(PyExc_TypeError, "a queue cannot be re-initialised");
@@ -196,9 +198,7 @@ static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
         collective_done(st, exc);
         return -1;
     }
-    self->live = 1;
-    self->epoch = bcl_rt.epoch;
-    bclpy_life_created(&self->life);
+    bclpy_life_start(&self->live, &self->epoch, &self->life);
     return 0;
 }
 
@@ -230,10 +230,8 @@ static void queue_dealloc(QueueObject *self)
 {
     /* The ring and its contents stay until every rank has dropped it: a
      * host dropping its handle must not take the others' elements away. */
-    if (bclpy_current(self->live, self->epoch)) {
-        buried_queue b = { self->q, bclpy_elemtype_is_var(&self->et) };
-        bclpy_life_drop(&self->life, &b, sizeof b, queue_free_buried);
-    }
+    buried_queue b = { self->q, bclpy_elemtype_is_var(&self->et) };
+    bclpy_life_bury(self->live, self->epoch, &self->life, &b, sizeof b, queue_free_buried);
     if (self->live)
         bclpy_elemtype_clear(&self->et);
     bcl_mp_writer_free(&self->w);
@@ -254,19 +252,6 @@ static PyObject *q_close(QueueObject *self, PyObject *noargs)
     bcl_queue_destroy(&self->q);     /* every rank is here: nobody uses it */
     self->live = BCLPY_CLOSED;
     Py_RETURN_NONE;
-}
-
-/* ---- element conversion ------------------------------------------------ */
-
-
-/* Slot bytes -> Python value; for var kinds the out-of-line value is read
- * and released (a popped element is no longer the queue's). */
-static PyObject *slot_to_value(QueueObject *self, const void *slot)
-{
-    PyObject *v = bclpy_elem_load(&self->et, slot);
-    if (v && bclpy_elem_release(&self->et, slot) < 0)
-        Py_CLEAR(v);
-    return v;
 }
 
 #define SMALL_SLOT 256
@@ -294,8 +279,7 @@ static PyObject *q_push(QueueObject *self, PyObject *const *args, Py_ssize_t nar
 {
     PyObject *value;
     unsigned promise;
-    if (parse_arg_promise(args, nargs, kwnames, "push", "value", 1, &value, &promise) < 0
-        || usable(self) < 0)
+    if (queue_args(self, args, nargs, kwnames, "push", "value", &value, &promise) < 0)
         return NULL;
     if (self->et.kind != BCLPY_FIXED) {
         bcl_mp_writer_reset(&self->w);
@@ -373,8 +357,7 @@ static PyObject *q_push_many(QueueObject *self, PyObject *const *args, Py_ssize_
 {
     PyObject *values;
     unsigned promise;
-    if (parse_arg_promise(args, nargs, kwnames, "push_many", "values", 1, &values,
-                          &promise) < 0 || usable(self) < 0)
+    if (queue_args(self, args, nargs, kwnames, "push_many", "values", &values, &promise) < 0)
         return NULL;
     return self->et.kind == BCLPY_FIXED ? push_many_fixed(self, values, promise)
                                         : push_many_var(self, values, promise);
@@ -386,9 +369,35 @@ static PyObject *raise_empty(void)
     return NULL;
 }
 
+/* Var kinds: the core pops at most n values, copies their bytes into w (value
+ * i lens[i] long) and releases their storage; the callers only decode. */
+static bcl_status pop_bytes(QueueObject *self, size_t n, unsigned promise, int local,
+                            bcl_mp_writer *w, size_t *lens, size_t *got)
+{
+    return local ? bcl_queue_local_pop_values(&self->q, n, w, lens, got)
+                 : bcl_queue_pop_values(&self->q, n, promise, w, lens, got);
+}
+
+/* Decoding may run Python code that uses this queue again, so pops read into
+ * a writer of their own rather than self->w. */
+static PyObject *pop_one_var(QueueObject *self, unsigned promise, int local)
+{
+    bcl_mp_writer w;
+    bcl_mp_writer_init(&w);
+    size_t len, got = 0;
+    bcl_status st = pop_bytes(self, 1, promise, local, &w, &len, &got);
+    PyObject *r = st != BCL_OK ? bclpy_raise(st)
+                  : got == 0   ? raise_empty()
+                               : bclpy_elem_decode(&self->et, w.buf, len);
+    bcl_mp_writer_free(&w);
+    return r;
+}
+
 /* Pop one element with `local` = nonatomic host-only pop or a normal pop. */
 static PyObject *pop_one(QueueObject *self, unsigned promise, int local)
 {
+    if (self->et.kind != BCLPY_FIXED)
+        return pop_one_var(self, promise, local);
     _Alignas(16) unsigned char small[SMALL_SLOT];
     unsigned char *slot = self->q.slot_size <= SMALL_SLOT ? small
                                                           : PyMem_Malloc(self->q.slot_size);
@@ -399,7 +408,7 @@ static PyObject *pop_one(QueueObject *self, unsigned promise, int local)
                           : bcl_queue_pop(&self->q, slot, 1, promise, &got);
     PyObject *r = st != BCL_OK ? bclpy_raise(st)
                   : got == 0   ? raise_empty()
-                               : slot_to_value(self, slot);
+                               : bclpy_elem_decode(&self->et, slot, self->q.slot_size);
     if (slot != small)
         PyMem_Free(slot);
     return r;
@@ -410,8 +419,7 @@ static PyObject *q_pop(QueueObject *self, PyObject *const *args, Py_ssize_t narg
 {
     PyObject *unused;
     unsigned promise;
-    if (parse_arg_promise(args, nargs, kwnames, "pop", "", 0, &unused, &promise) < 0 ||
-        usable(self) < 0)
+    if (queue_args(self, args, nargs, kwnames, "pop", NULL, &unused, &promise) < 0)
         return NULL;
     return pop_one(self, promise, 0);
 }
@@ -451,22 +459,24 @@ static PyObject *pop_many_fixed(QueueObject *self, size_t n, unsigned promise)
 
 static PyObject *pop_many_var(QueueObject *self, size_t n, unsigned promise)
 {
-    unsigned char *slots = PyMem_Malloc(n ? n * sizeof(bcl_objref) : 1);
-    if (!slots)
+    size_t *lens = PyMem_Malloc(n ? n * sizeof *lens : 1);
+    if (!lens)
         return PyErr_NoMemory();
+    bcl_mp_writer w;
+    bcl_mp_writer_init(&w);
     size_t got = 0;
-    bcl_status st = bcl_queue_pop(&self->q, slots, n, promise, &got);
+    bcl_status st = pop_bytes(self, n, promise, 0, &w, lens, &got);
     PyObject *list = st == BCL_OK ? PyList_New((Py_ssize_t)got) : bclpy_raise(st);
-    for (size_t i = 0; i < got; i++) {
-        const unsigned char *s = slots + i * sizeof(bcl_objref);
-        PyObject *v = list ? bclpy_elem_load(&self->et, s) : NULL;
-        if (list && !v)
-            Py_CLEAR(list);          /* keep going: every popped value is released */
-        if (v)
+    const unsigned char *bytes = w.buf;
+    for (size_t i = 0; list && i < got; bytes += lens[i++]) {
+        PyObject *v = bclpy_elem_decode(&self->et, bytes, lens[i]);
+        if (!v)
+            Py_CLEAR(list);
+        else
             PyList_SET_ITEM(list, (Py_ssize_t)i, v);
-        bcl_obj_release(*(const bcl_objref *)s);
     }
-    PyMem_Free(slots);
+    bcl_mp_writer_free(&w);
+    PyMem_Free(lens);
     return list;
 }
 
@@ -475,8 +485,7 @@ static PyObject *q_pop_many(QueueObject *self, PyObject *const *args, Py_ssize_t
 {
     PyObject *n_o;
     unsigned promise;
-    if (parse_arg_promise(args, nargs, kwnames, "pop_many", "n", 1, &n_o, &promise) < 0 ||
-        usable(self) < 0)
+    if (queue_args(self, args, nargs, kwnames, "pop_many", "n", &n_o, &promise) < 0)
         return NULL;
     if (!PyIndex_Check(n_o) || PyBool_Check(n_o))
         return PyErr_Format(PyExc_TypeError, "n must be an int, not %.100s",
@@ -569,20 +578,10 @@ static PyObject *q_migrate(QueueObject *self, BCLPY_FASTARGS)
     return collective_done(st, exc);
 }
 
-static PyObject *q_get_capacity(QueueObject *self, void *c)
-{
-    return usable(self) < 0 ? NULL : PyLong_FromUnsignedLongLong(self->q.capacity);
-}
-
-static PyObject *q_get_host(QueueObject *self, void *c)
-{
-    return usable(self) < 0 ? NULL : PyLong_FromLong(self->q.host);
-}
-
-static PyObject *q_get_dtype(QueueObject *self, void *c)
-{
-    return usable(self) < 0 ? NULL : bclpy_elemtype_spec(&self->et);
-}
+#define GETTER(name, expr) BCLPY_GETTER(QueueObject, q, name, usable, expr)
+GETTER(capacity, PyLong_FromUnsignedLongLong(self->q.capacity))
+GETTER(host, PyLong_FromLong(self->q.host))
+GETTER(dtype, bclpy_elemtype_spec(&self->et))
 
 static PyObject *q_repr(QueueObject *self)
 {
@@ -619,25 +618,19 @@ static PyMethodDef queue_methods[] = {
 };
 
 static PyGetSetDef queue_getset[] = {
-    {"capacity", (getter)q_get_capacity, NULL,
-     BCLPY_DOC_PROP("int: number of slots.", "q.capacity"), NULL},
-    {"host", (getter)q_get_host, NULL,
-     BCLPY_DOC_PROP("int: the rank whose segment holds the queue.", "q.host"), NULL},
-    {"dtype", (getter)q_get_dtype, NULL,
-     BCLPY_DOC_PROP("The element type: a NumPy dtype, or bytes, str or object.", "q.dtype"), NULL},
+    BCLPY_PROPERTY("capacity", q_get_capacity, "int: number of slots.", "q.capacity"),
+    BCLPY_PROPERTY("host", q_get_host, "int: the rank whose segment holds the queue.", "q.host"),
+    BCLPY_PROPERTY("dtype", q_get_dtype,
+                   "The element type: a NumPy dtype, or bytes, str or object.",
+                   "q.dtype"),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
 #define QUEUE_TYPE(NAME, DOC)                                   \
     {                                                           \
-        PyVarObject_HEAD_INIT(NULL, 0)                          \
-        .tp_name = "pybcl." NAME,                               \
-        .tp_basicsize = sizeof(QueueObject),                    \
-        .tp_dealloc = (destructor)queue_dealloc,                \
+        BCLPY_TYPE_HEAD("pybcl." NAME, QueueObject, queue_dealloc, DOC), \
         .tp_repr = (reprfunc)q_repr,                            \
         .tp_as_sequence = &queue_as_sequence,                   \
-        .tp_flags = Py_TPFLAGS_DEFAULT,                         \
-        .tp_doc = DOC,                                          \
         .tp_methods = queue_methods,                            \
         .tp_getset = queue_getset,                              \
         .tp_init = (initproc)queue_init,                        \

@@ -840,7 +840,7 @@ bcl_status bcl_bcast(void *buf, size_t nbytes, int root)
     return BCL_OK;
 }
 
-static MPI_Datatype mpi_elem(bcl_elem e)
+MPI_Datatype bcl_mpi_elem(bcl_elem e)
 {
     static const MPI_Datatype map[] = {
         [BCL_I8] = MPI_INT8_T, [BCL_I16] = MPI_INT16_T, [BCL_I32] = MPI_INT32_T,
@@ -883,7 +883,7 @@ bcl_status bcl_allreduce_named(const char *what, void *buf, size_t count, bcl_el
      * waited in all_ok). */
     MPI_Request rq;
     BCL_MPI_CHECK("MPI_Iallreduce", MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count,
-                                                   mpi_elem(elem), mpi_redop(op),
+                                                   bcl_mpi_elem(elem), mpi_redop(op),
                                                    bcl_rt.comm, &rq));
     return bcl_wait_collective(&rq, what);
 }

@@ -161,6 +161,9 @@ typedef enum bcl_elem {
     BCL_F32, BCL_F64, BCL_BOOL
 } bcl_elem;
 
+/* The MPI datatype of one element of kind `e`. */
+MPI_Datatype bcl_mpi_elem(bcl_elem e);
+
 typedef enum bcl_redop {
     BCL_SUM, BCL_PROD, BCL_MIN, BCL_MAX,
     BCL_LAND, BCL_LOR, BCL_BAND, BCL_BOR, BCL_BXOR

@@ -1,6 +1,8 @@
 /* bcl_comm_accum.c -- one atomic update over many elements of one rank (see header). */
 #include "comm/bcl_comm_accum.h"
 
+#include "comm/bcl_indexed.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,17 +30,6 @@ bcl_status bcl_accumulate_check(bcl_elem elem, bcl_atomic_op op)
         return bcl_set_error(BCL_ERR_TYPE, "float elements take only the add and "
                              "replace operations (bitwise ones need integers)");
     return BCL_OK;
-}
-
-static MPI_Datatype mpi_type(bcl_elem e)
-{
-    static const MPI_Datatype map[] = {
-        [BCL_I8] = MPI_INT8_T, [BCL_I16] = MPI_INT16_T, [BCL_I32] = MPI_INT32_T,
-        [BCL_I64] = MPI_INT64_T, [BCL_U8] = MPI_UINT8_T, [BCL_U16] = MPI_UINT16_T,
-        [BCL_U32] = MPI_UINT32_T, [BCL_U64] = MPI_UINT64_T, [BCL_F32] = MPI_FLOAT,
-        [BCL_F64] = MPI_DOUBLE,
-    };
-    return map[e];
 }
 
 /* Integer ops on unsigned types of every width: two's complement makes
@@ -103,22 +94,22 @@ static void cpu_atomic(void *addr, bcl_elem elem, bcl_atomic_op op, const void *
         memcpy((addr), &a_, sizeof a_);                                         \
     } while (0)
 
+#define FLOAT_ADD_PLAIN(T, addr, src)                                           \
+    do {                                                                        \
+        T a_, v_;                                                               \
+        memcpy(&a_, (addr), sizeof a_);                                         \
+        memcpy(&v_, (src), sizeof v_);                                          \
+        a_ += v_;                                                               \
+        memcpy((addr), &a_, sizeof a_);                                         \
+    } while (0)
+
 void bcl_accumulate_local(void *addr, bcl_elem elem, bcl_atomic_op op, const void *operand)
 {
-    if (elem == BCL_F32 && op == BCL_OP_ADD) {
-        float a, v;
-        memcpy(&a, addr, 4);
-        memcpy(&v, operand, 4);
-        a += v;
-        memcpy(addr, &a, 4);
-        return;
-    }
-    if (elem == BCL_F64 && op == BCL_OP_ADD) {
-        double a, v;
-        memcpy(&a, addr, 8);
-        memcpy(&v, operand, 8);
-        a += v;
-        memcpy(addr, &a, 8);
+    if (is_float(elem) && op == BCL_OP_ADD) {
+        if (elem == BCL_F32)
+            FLOAT_ADD_PLAIN(float, addr, operand);
+        else
+            FLOAT_ADD_PLAIN(double, addr, operand);
         return;
     }
     switch (bcl_elem_size(elem)) {
@@ -129,40 +120,17 @@ void bcl_accumulate_local(void *addr, bcl_elem elem, bcl_atomic_op op, const voi
     }
 }
 
-static bcl_status check_offsets(int rank, const uint64_t *offsets, size_t n, size_t width)
-{
-    for (size_t i = 0; i < n; i++) {
-        bcl_status st = bcl_check_range(bcl_gptr_make(rank, offsets[i]), width);
-        if (st != BCL_OK)
-            return st;
-        if (offsets[i] % width)
-            return bcl_set_error(BCL_ERR_ARG, "offset %llu is not %zu-byte aligned",
-                                 (unsigned long long)offsets[i], width);
-    }
-    return BCL_OK;
-}
-
 /* One MPI_Accumulate over an hindexed target datatype. */
 static bcl_status mpi_accumulate(int rank, const uint64_t *offsets, size_t n,
                                  bcl_elem elem, bcl_atomic_op op, const void *operands)
 {
-    MPI_Aint *disp = malloc(n * sizeof *disp);
-    if (!disp)
-        return bcl_set_error(BCL_ERR_NOMEM, "out of memory for %zu displacements", n);
-    for (size_t i = 0; i < n; i++)
-        disp[i] = (MPI_Aint)offsets[i];
     MPI_Datatype dt;
-    int rc = MPI_Type_create_hindexed_block((int)n, 1, disp, mpi_type(elem), &dt);
-    free(disp);
-    if (rc != MPI_SUCCESS)
-        return bcl_mpi_error("MPI_Type_create_hindexed_block", rc);
-    if ((rc = MPI_Type_commit(&dt)) != MPI_SUCCESS) {
-        MPI_Type_free(&dt);
-        return bcl_mpi_error("MPI_Type_commit", rc);
-    }
+    bcl_status st = bcl_indexed_type(offsets, n, bcl_mpi_elem(elem), &dt);
+    if (st != BCL_OK)
+        return st;
     bcl_comm_issued(rank);
-    rc = MPI_Accumulate(operands, (int)n, mpi_type(elem), rank, 0, 1, dt, bcl_mpi_op(op),
-                        bcl_rt.win);
+    int rc = MPI_Accumulate(operands, (int)n, bcl_mpi_elem(elem), rank, 0, 1, dt,
+                            bcl_mpi_op(op), bcl_rt.win);
     MPI_Type_free(&dt);   /* the pending operation keeps what it needs */
     if (rc != MPI_SUCCESS)
         return bcl_mpi_error("MPI_Accumulate", rc);
@@ -180,7 +148,7 @@ bcl_status bcl_accumulate_indexed_nb(int rank, const uint64_t *offsets, size_t n
     if (n > INT_MAX)
         return bcl_set_error(BCL_ERR_ARG, "batch of %zu elements is too large", n);
     size_t width = bcl_elem_size(elem);
-    if ((st = check_offsets(rank, offsets, n, width)) != BCL_OK)
+    if ((st = bcl_indexed_check(rank, offsets, n, width)) != BCL_OK)
         return st;
     if (bcl_rt.transport == BCL_TRANSPORT_SHM) {
         const unsigned char *src = operands;

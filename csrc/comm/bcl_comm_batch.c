@@ -2,6 +2,8 @@
  * of fetch-ops aggregated into such calls (see header). */
 #include "comm/bcl_comm_batch.h"
 
+#include "comm/bcl_indexed.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +17,9 @@ bcl_status bcl_fetch_op_indexed_nb(int rank, const uint64_t *offsets, size_t n,
         return BCL_OK;
     if (n > INT_MAX)
         return bcl_set_error(BCL_ERR_ARG, "batch of %zu words is too large", n);
-    for (size_t i = 0; i < n; i++) {
-        bcl_status st = bcl_check_range(bcl_gptr_make(rank, offsets[i]), 8);
-        if (st != BCL_OK)
-            return st;
-        if (offsets[i] % 8u)
-            return bcl_set_error(BCL_ERR_ARG, "offset %llu is not 8-byte aligned",
-                                 (unsigned long long)offsets[i]);
-    }
+    bcl_status st = bcl_indexed_check(rank, offsets, n, 8);
+    if (st != BCL_OK)
+        return st;
     if (bcl_rt.transport == BCL_TRANSPORT_SHM) {
         for (size_t i = 0; i < n; i++) {
             uint64_t *w = bcl_local_addr(bcl_gptr_make(rank, offsets[i]));
@@ -38,23 +35,12 @@ bcl_status bcl_fetch_op_indexed_nb(int rank, const uint64_t *offsets, size_t n,
         }
         return BCL_OK;
     }
-    MPI_Aint *disp = malloc(n * sizeof *disp);
-    if (!disp)
-        return bcl_set_error(BCL_ERR_NOMEM, "out of memory for %zu displacements", n);
-    for (size_t i = 0; i < n; i++)
-        disp[i] = (MPI_Aint)offsets[i];
     MPI_Datatype dt;
-    int rc = MPI_Type_create_hindexed_block((int)n, 1, disp, MPI_UINT64_T, &dt);
-    free(disp);
-    if (rc != MPI_SUCCESS)
-        return bcl_mpi_error("MPI_Type_create_hindexed_block", rc);
-    if ((rc = MPI_Type_commit(&dt)) != MPI_SUCCESS) {
-        MPI_Type_free(&dt);
-        return bcl_mpi_error("MPI_Type_commit", rc);
-    }
+    if ((st = bcl_indexed_type(offsets, n, MPI_UINT64_T, &dt)) != BCL_OK)
+        return st;
     bcl_comm_issued(rank);
-    rc = MPI_Get_accumulate(operands, (int)n, MPI_UINT64_T, results, (int)n, MPI_UINT64_T,
-                            rank, 0, 1, dt, bcl_mpi_op(op), bcl_rt.win);
+    int rc = MPI_Get_accumulate(operands, (int)n, MPI_UINT64_T, results, (int)n,
+                                MPI_UINT64_T, rank, 0, 1, dt, bcl_mpi_op(op), bcl_rt.win);
     MPI_Type_free(&dt);   /* the pending operation keeps what it needs */
     if (rc != MPI_SUCCESS)
         return bcl_mpi_error("MPI_Get_accumulate", rc);

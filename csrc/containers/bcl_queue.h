@@ -59,6 +59,7 @@
 #include <stdint.h>
 
 #include "comm/bcl_comm.h"
+#include "serial/bcl_msgpack.h"
 
 typedef enum bcl_queue_kind { BCL_QUEUE_FAST = 0, BCL_QUEUE_CIRCULAR = 1 } bcl_queue_kind;
 
@@ -118,8 +119,8 @@ bcl_status bcl_queue_migrate(bcl_queue *q, int new_host);
 
 /* ---- queues of variable-length values (bcl_queue_values.c) -------------
  * The slots (slot_size 16) hold bcl_objrefs to out-of-line values, which the
- * queue owns: it stores them on push, and a pop hands them to the caller
- * (who releases them with bcl_obj_release once read).
+ * queue owns: it stores them on push, and a pop copies their bytes out to
+ * the caller and releases them.
  *
  * Push n values whose serialized bytes lie back to back in `bytes`, value i
  * lens[i] bytes long.  Each is stored in this rank's segment and the
@@ -127,6 +128,17 @@ bcl_status bcl_queue_migrate(bcl_queue *q, int new_host);
  * (*pushed = 0) or anything fails, the stored values are given back. */
 bcl_status bcl_queue_push_values(bcl_queue *q, const void *bytes, const size_t *lens,
                                  size_t n, unsigned promise, int *pushed);
+
+/* Pop at most n values (lens holds n); *popped = how many (0: empty).  Their
+ * serialized bytes are appended to `out` back to back, value i lens[i] bytes
+ * long.  Every popped value is released, even when reading one or the pop
+ * itself fails part-way: the values have left the queue either way (a value
+ * that could not be read has lens[i] = 0 and the first failure is returned).
+ * The local_ form is bcl_queue_local_pop's host-only nonatomic pop. */
+bcl_status bcl_queue_pop_values(bcl_queue *q, size_t n, unsigned promise,
+                                bcl_mp_writer *out, size_t *lens, size_t *popped);
+bcl_status bcl_queue_local_pop_values(bcl_queue *q, size_t n, bcl_mp_writer *out,
+                                      size_t *lens, size_t *popped);
 
 /* Host only, nobody else using the queue: release the values still in it,
  * so a queue that goes away leaks nothing (other ranks: no-op). */

@@ -12,19 +12,12 @@
  */
 #include "kernels/bcl_dbg.h"
 
-static uint64_t mix64(uint64_t x)       /* splitmix64's finaliser */
-{
-    x ^= x >> 30;
-    x *= UINT64_C(0xbf58476d1ce4e5b9);
-    x ^= x >> 27;
-    x *= UINT64_C(0x94d049bb133111eb);
-    return x ^ (x >> 31);
-}
+#include "serial/bcl_hash.h"
 
 /* the word (index < nwords, a power of two) and the 4-bit mask of a key */
 static uint64_t key_mask(uint64_t key, uint64_t nwords, uint64_t *word)
 {
-    uint64_t h = mix64(key);
+    uint64_t h = bcl_mix64(key);
     *word = (h >> 24) & (nwords - 1);
     return (UINT64_C(1) << (h & 63)) | (UINT64_C(1) << ((h >> 6) & 63)) |
            (UINT64_C(1) << ((h >> 12) & 63)) | (UINT64_C(1) << ((h >> 18) & 63));

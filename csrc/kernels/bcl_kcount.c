@@ -69,17 +69,24 @@ uint64_t bcl_kcount_bytes(const bcl_kcount *t)
     return t->cap * sizeof(bcl_kslot) + t->bloom_bits / 8;
 }
 
+/* One more sighting of a slot's k-mer; a count that would wrap stays at
+ * UINT32_MAX and is counted as saturated instead. */
+static inline void bump(bcl_kcount *t, bcl_kslot *s)
+{
+    if (s->count != UINT32_MAX)
+        s->count++;
+    else
+        t->saturated++;
+}
+
 /* The one insert: find `key` or its empty slot; the caller made room. */
 static inline void insert_one(bcl_kcount *t, uint64_t key, uint64_t mask)
 {
-    uint64_t i = bcl_kcount_mix(key) & mask;
+    uint64_t i = bcl_mix64(key) & mask;
     for (;;) {
         bcl_kslot *s = &t->slots[i];
         if (s->key == key) {
-            if (s->count != UINT32_MAX)
-                s->count++;
-            else
-                t->saturated++;
+            bump(t, s);
             return;
         }
         if (s->key == BCL_KCOUNT_EMPTY) {
@@ -106,7 +113,7 @@ static bcl_status grow(bcl_kcount *t)
     for (uint64_t i = 0; i < old_cap; i++) {
         if (old[i].key == BCL_KCOUNT_EMPTY)
             continue;
-        uint64_t j = bcl_kcount_mix(old[i].key) & mask;
+        uint64_t j = bcl_mix64(old[i].key) & mask;
         while (t->slots[j].key != BCL_KCOUNT_EMPTY)
             j = (j + 1) & mask;
         t->slots[j] = old[i];
@@ -130,7 +137,7 @@ static bcl_status table_add(bcl_kcount *t, const uint64_t *kmers, size_t n)
         const uint64_t mask = t->cap - 1;
         for (; i < end; i++) {
             if (i + PREFETCH_AHEAD < n)
-                __builtin_prefetch(&t->slots[bcl_kcount_mix(kmers[i + PREFETCH_AHEAD]) & mask],
+                __builtin_prefetch(&t->slots[bcl_mix64(kmers[i + PREFETCH_AHEAD]) & mask],
                                    1, 1);
             insert_one(t, kmers[i], mask);
         }
@@ -142,8 +149,8 @@ static bcl_status table_add(bcl_kcount *t, const uint64_t *kmers, size_t n)
  * table's hash: a different seed, so owner bits don't narrow it). */
 static inline uint64_t *bloom_line(const bcl_kcount *t, uint64_t key, uint64_t *g2)
 {
-    uint64_t g = bcl_kcount_mix(key ^ 0x9e3779b97f4a7c15ULL);
-    *g2 = bcl_kcount_mix(g);
+    uint64_t g = bcl_mix64(key ^ 0x9e3779b97f4a7c15ULL);
+    *g2 = bcl_mix64(g);
     return t->bloom + (g & (t->bloom_bits / 512 - 1)) * 8;
 }
 
@@ -200,15 +207,12 @@ void bcl_kcount_count_known(bcl_kcount *t, const uint64_t *kmers, size_t n)
     t->added += n;
     for (size_t i = 0; i < n; i++) {
         if (i + PREFETCH_AHEAD < n)
-            __builtin_prefetch(&t->slots[bcl_kcount_mix(kmers[i + PREFETCH_AHEAD]) & mask], 1, 1);
+            __builtin_prefetch(&t->slots[bcl_mix64(kmers[i + PREFETCH_AHEAD]) & mask], 1, 1);
         const uint64_t key = kmers[i];
-        for (uint64_t j = bcl_kcount_mix(key) & mask;; j = (j + 1) & mask) {
+        for (uint64_t j = bcl_mix64(key) & mask;; j = (j + 1) & mask) {
             bcl_kslot *s = &t->slots[j];
             if (s->key == key) {
-                if (s->count != UINT32_MAX)
-                    s->count++;
-                else
-                    t->saturated++;
+                bump(t, s);
                 break;
             }
             if (s->key == BCL_KCOUNT_EMPTY)

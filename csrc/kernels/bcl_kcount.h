@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "runtime/bcl_error.h"
+#include "serial/bcl_hash.h"
 
 #define BCL_KCOUNT_EMPTY (~(uint64_t)0)
 
@@ -61,19 +62,10 @@ typedef struct bcl_kcount {
     uint64_t saturated;        /* counts that hit UINT32_MAX (kept there)   */
 } bcl_kcount;
 
-static inline uint64_t bcl_kcount_mix(uint64_t x)      /* splitmix64 finaliser */
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
 
 static inline int bcl_kcount_owner(uint64_t kmer, int nprocs)
 {
-    return (int)(((bcl_kcount_mix(kmer) >> 32) * (uint64_t)nprocs) >> 32);
+    return (int)(((bcl_mix64(kmer) >> 32) * (uint64_t)nprocs) >> 32);
 }
 
 /* capacity: expected distinct keys (the table starts at the power of two

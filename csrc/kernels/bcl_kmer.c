@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "serial/bcl_hash.h"
+
 enum {
     ST_BEGIN,      /* between records: expect '>' / '@' (blank lines ok)   */
     ST_HEADER,     /* inside a '>' or '@' line                             */
@@ -264,20 +266,10 @@ void bcl_kmer_decode(uint64_t kmer, int k, char *out)
 
 /* ---- HyperLogLog -------------------------------------------------------- */
 
-static inline uint64_t mix64(uint64_t x)       /* splitmix64 finaliser */
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
-
 void bcl_kmer_hll_add(uint8_t *regs, const uint64_t *kmers, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        uint64_t h = mix64(kmers[i]);
+        uint64_t h = bcl_mix64(kmers[i]);
         uint32_t idx = (uint32_t)(h >> (64 - BCL_HLL_BITS));
         uint64_t rest = (h << BCL_HLL_BITS) | ((uint64_t)1 << (BCL_HLL_BITS - 1));
         uint8_t rho = (uint8_t)(__builtin_clzll(rest) + 1);

@@ -28,6 +28,18 @@ static inline uint64_t bcl_hash_rotl(uint64_t x, int r)
     return (x << r) | (x >> (64 - r));
 }
 
+/* splitmix64's finaliser: a cheap bijective mix of one 64-bit key (the
+ * k-mer kernels hash their 2-bit-packed k-mers with it). */
+static inline uint64_t bcl_mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
 /* XXH64's final mix: spreads every input bit over the whole word. */
 static inline uint64_t bcl_hash_avalanche(uint64_t h)
 {

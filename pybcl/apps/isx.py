@@ -66,6 +66,16 @@ def _bucketize(keys: NDArray[np.int32], width: int, P: int
     return _core.isx_bucketize(keys, width, P)    # ISx's counting bucketize, in C
 
 
+def local_phase(keys: NDArray[np.int32], local: str, lo: int, hi: int
+                ) -> Optional[tuple[NDArray[Any], int]]:
+    """ISx's local phase on the keys this rank received (of [lo, hi)): sort
+    them in place (None), or count them per key ((histogram, keys outside))."""
+    if local == "sort":
+        keys.sort()
+        return None
+    return _core.isx_count(keys, lo, max(hi - lo, 1))
+
+
 def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterations: int = 3,
             burn_in: int = 1, message_size: Optional[int] = None, queue: str = "circular",
             slack: Optional[float] = None, verbose: bool = False,
@@ -121,10 +131,7 @@ def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterat
         pybcl.barrier()
         t2 = time.perf_counter()
         view = queues[me].local()
-        if local == "sort":
-            view.sort()
-        else:
-            counts, outside = _core.isx_count(view, lo, max(hi - lo, 1))
+        hist = local_phase(view, local, lo, hi)
         t3 = time.perf_counter()
         pybcl.barrier()
         t4 = time.perf_counter()
@@ -136,8 +143,7 @@ def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterat
             times["exchange"].append(t2 - t0)
             times["total"].append(t4 - t0)
         if it == burn_in + iterations - 1:
-            good, why = _verify(view, lo, hi, N, P, sent_sum, full,
-                                counts=(counts, outside) if local == "count" else None)
+            good, why = _verify(view, lo, hi, N, P, sent_sum, full, counts=hist)
             ok = ok and good
             problems += why
         # empty the queues for the next iteration (untimed)

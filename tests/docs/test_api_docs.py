@@ -17,7 +17,7 @@ import pytest
 import pybcl
 from pybcl import _core
 
-from launch import ROOT
+from launch import ROOT, load_script
 CONTAINERS = [pybcl.HashMap, pybcl.HashMapBuffer, pybcl.FastQueue, pybcl.CircularQueue,
               pybcl.BloomFilter, pybcl.DArray, pybcl.Array, pybcl.GlobalPtr]
 MIN_DOC = 40          # characters: more than a one-word placeholder
@@ -148,12 +148,7 @@ def test_mypy_strict_on_examples_and_apps():
 
 def _docs_checker():
     """scripts/check_docs_html.py (what scripts/build_docs.sh runs on the site)."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location(
-        "check_docs_html", os.path.join(ROOT, "scripts", "check_docs_html.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("check_docs_html")
 
 
 def test_reference_check_lists_every_stub_member(tmp_path):

@@ -10,7 +10,7 @@ import time
 import pytest
 
 
-from launch import ROOT
+from launch import ROOT, load_script
 NOTEBOOKS = ["kmer_counting.ipynb", "isx.ipynb", "contigs.ipynb"]
 LIMIT = int(os.environ.get("PYBCL_NOTEBOOK_TIMEOUT", "600"))     # seconds per notebook
 
@@ -31,12 +31,7 @@ def test_notebook_is_committed_executed(name):
 
 def _script():
     """scripts/execute_notebooks.py, which knows how to run and compare them."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location(
-        "execute_notebooks", os.path.join(ROOT, "scripts", "execute_notebooks.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("execute_notebooks")
 
 
 def test_structure_sees_stale_outputs():

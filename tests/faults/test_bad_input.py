@@ -10,7 +10,7 @@ import pytest
 
 import pybcl
 from conftest import all_ok
-from launch import run_script
+from launch import each_transport, run_ok, run_script
 
 P = pybcl.nprocs()
 R = pybcl.rank()
@@ -368,17 +368,12 @@ SEGMENT_FULL_JOB = """
 """
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
-@pytest.mark.parametrize("nprocs", [2, 4])
+@each_transport()
 def test_segment_full_keeps_buffered_entries_and_insert_many_says_what_went_in(
         tmp_path, nprocs, transport):
     from launch import job_env
-    proc, _ = run_script(tmp_path, SEGMENT_FULL_JOB, nprocs=nprocs, timeout=120,
-                         env=job_env(PYBCL_TRANSPORT=transport))
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0, out
-    assert proc.stdout.count("<ok ") == nprocs, out
+    run_ok(tmp_path, SEGMENT_FULL_JOB, nprocs, timeout=120,
+           env=job_env(PYBCL_TRANSPORT=transport))
 
 
 # ---- local() views outlive finalize() -----------------------------------------------
@@ -417,13 +412,8 @@ VIEWS_AFTER_FINALIZE_JOB = """
 """
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
-@pytest.mark.parametrize("nprocs", [2, 4])
+@each_transport()
 def test_local_views_stay_readable_after_finalize(tmp_path, nprocs, transport):
     from launch import job_env
-    proc, _ = run_script(tmp_path, VIEWS_AFTER_FINALIZE_JOB, nprocs=nprocs, timeout=120,
-                         env=job_env(PYBCL_TRANSPORT=transport))
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0, out
-    assert proc.stdout.count("<ok ") == nprocs, out
+    run_ok(tmp_path, VIEWS_AFTER_FINALIZE_JOB, nprocs, timeout=120,
+           env=job_env(PYBCL_TRANSPORT=transport))

@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from launch import assert_job_code, forwards_sigint, job_env, mpiexec_argv, run_script
+from launch import (assert_job_code, each_transport, forwards_sigint, job_env, mpiexec_argv,
+                    run_ok, run_script)
 
 BOUND_S = 30          # generous: the machine may be loaded; hangs took forever
 TRANSPORTS = ("shm", "rma")
@@ -22,9 +23,7 @@ def env_for(transport):
     return job_env(PYBCL_TRANSPORT=transport, PYBCL_SEGMENT_SIZE="4M")
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", TRANSPORTS)
-@pytest.mark.parametrize("nprocs", [1, 2, 4])
+@each_transport(TRANSPORTS, sizes=(1, 2, 4))
 def test_segment_larger_than_the_node_raises_segment_full_everywhere(tmp_path, nprocs,
                                                                      transport):
     proc, seconds = run_script(tmp_path, """
@@ -79,9 +78,7 @@ ONE_RANK_FAILS = {
 }
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", TRANSPORTS)
-@pytest.mark.parametrize("nprocs", [2, 4])
+@each_transport(TRANSPORTS)
 @pytest.mark.parametrize("case", sorted(ONE_RANK_FAILS))
 def test_one_rank_failing_ends_the_job_with_its_code(tmp_path, case, nprocs, transport):
     stmt, code = ONE_RANK_FAILS[case]
@@ -209,9 +206,7 @@ CTRL_C_JOB = """
 """
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", TRANSPORTS)
-@pytest.mark.parametrize("nprocs", [2, 4])
+@each_transport(TRANSPORTS)
 @pytest.mark.parametrize("wait", ["spin", "patient"])
 def test_ctrl_c_ends_a_job_waiting_in_c_quickly(tmp_path, nprocs, transport, wait):
     script = tmp_path / "job.py"
@@ -239,9 +234,7 @@ def test_ctrl_c_ends_a_job_waiting_in_c_quickly(tmp_path, nprocs, transport, wai
         assert "KeyboardInterrupt" in out, out
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", TRANSPORTS)
-@pytest.mark.parametrize("nprocs", [1, 2, 4])
+@each_transport(TRANSPORTS, sizes=(1, 2, 4))
 def test_containers_from_before_finalize_raise_after_reinit(tmp_path, nprocs, transport):
     proc, _ = run_script(tmp_path, """
         import numpy as np
@@ -327,9 +320,7 @@ PEER_FAILURES = {
 END_BOUND_S = 5.0     # from the failure to mpiexec's return
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
-@pytest.mark.parametrize("nprocs", [2, 4])
+@each_transport()
 @pytest.mark.parametrize("peers", sorted(PEER_LOOPS))
 @pytest.mark.parametrize("failure", sorted(PEER_FAILURES))
 def test_a_failure_ends_the_job_quickly_whatever_the_peers_do(tmp_path, failure, peers,
@@ -374,14 +365,16 @@ MISMATCH_JOB = """
     m = pybcl.HashMap(256)
     m.insert(me, me)
 
-    def expect_mismatch(call, others, needle="not all in the same collective call",
-                        error=pybcl.Error):
+    def refused(call, needle="not all in the same collective call", error=pybcl.Error):
         try:
-            call() if me == 0 else others()
+            call()
         except error as e:
             assert needle in str(e), e
         else:
-            raise AssertionError("a mismatched collective completed")
+            raise AssertionError(f"{call} completed against a mismatched collective")
+
+    def expect_mismatch(call, others, **how):
+        refused(call if me == 0 else others, **how)
 
     expect_mismatch(lambda: pybcl.HashMap(64), pybcl.barrier)
     expect_mismatch(m.size, pybcl.barrier)
@@ -403,12 +396,7 @@ MISMATCH_JOB = """
     comm = pybcl.comm()
     mine, got = np.array([100 + me], dtype=np.int64), np.zeros(P, dtype=np.int64)
     if me == 0:
-        try:
-            m.items()
-        except pybcl.Error as e:
-            assert "not all in the same collective call" in str(e), e
-        else:
-            raise AssertionError("items() completed without the other ranks")
+        refused(m.items)
         comm.Iallgather(mine, got).Wait()   # nonblocking, as its peers' (MPI)
     else:
         req = comm.Iallgather(mine, got)
@@ -416,12 +404,7 @@ MISMATCH_JOB = """
         while time.monotonic() - start < 1.0:
             assert not req.Test(), "a user's allgather matched pybcl's items()"
             time.sleep(0.01)
-        try:
-            pybcl.barrier()
-        except pybcl.Error as e:
-            assert "not all in the same collective call" in str(e), e
-        else:
-            raise AssertionError("barrier() completed against items()")
+        refused(pybcl.barrier)
         req.Wait()
     assert got.tolist() == [100 + r for r in range(P)], got
 
@@ -433,13 +416,8 @@ MISMATCH_JOB = """
 """
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
-@pytest.mark.parametrize("nprocs", [2, 4])
+@each_transport()
 def test_mismatched_collectives_raise_on_every_rank(tmp_path, nprocs, transport):
-    proc, seconds = run_script(tmp_path, MISMATCH_JOB, nprocs=nprocs, timeout=BOUND_S * 2,
-                               env=env_for(transport))
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0, out
-    assert proc.stdout.count("<ok ") == nprocs, out
+    out, seconds = run_ok(tmp_path, MISMATCH_JOB, nprocs, timeout=BOUND_S * 2,
+                          env=env_for(transport))
     assert seconds < BOUND_S, out

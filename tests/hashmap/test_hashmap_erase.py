@@ -278,6 +278,13 @@ def _gather(obj):
     return pybcl.comm().allgather(obj)
 
 
+def _outcome(m, keys, log, seen):
+    """After a race: the keys' final values and every rank's log and sightings."""
+    pybcl.barrier()
+    final = {k: m.get(k) for k in keys}
+    return final, _gather(log), _gather(seen)
+
+
 @pytest.mark.mpi
 def test_race_erase_accumulate_find():
     """Every rank accumulates, finds and erases the same few keys.  Each
@@ -313,10 +320,7 @@ def test_race_erase_accumulate_find():
                 vals, f = m.find_many(np.array([k]))
                 seen.append((k, int(vals[0]) if f[0] else None))
             seen.append((k, None if v is None else int(v)))
-    pybcl.barrier()
-    final = {k: m.get(k) for k in keys}
-    logs = _gather(log)
-    seen_all = _gather(seen)
+    final, logs, seen_all = _outcome(m, keys, log, seen)
     ok = True
     for k in keys:
         added = {b for lg in logs for op, b in lg[k] if op == "a"}
@@ -376,10 +380,7 @@ def test_race_erase_insert_find_modify(value_type):
         else:
             v = m.get(k)
             seen.append((k, None if v is None else int(v)))
-    pybcl.barrier()
-    final = {k: m.get(k) for k in keys}
-    logs = _gather(log)
-    seen_all = _gather(seen)
+    final, logs, seen_all = _outcome(m, keys, log, seen)
     ok = True
     for k in keys:
         written = {v for lg in logs for op, v in lg[k] if op == "w"}

@@ -423,6 +423,8 @@ def test_variable_length_storage_is_reclaimed():
                 ok &= q.push_many([big, big, big])
                 ok &= q.push_many([big, big]) is False          # no room: freed again
                 ok &= q.pop_many(3) == [big] * 3
+                ok &= q.push(big) and q.pop() == big
+                ok &= q.push(big) and q.local_nonatomic_pop() == big
     ok &= g.ok
     pybcl.barrier()
     ok &= pybcl._core.bytes_in_use() - before < 20000

@@ -64,6 +64,26 @@ static void arm_finalize_guard(void)
     alarm((unsigned)seconds);
 }
 
+/* Round r: this rank's block (words stamped r) put to every rank, then
+ * flushed with MPI_Win_flush_all (use_all) or one MPI_Win_flush per rank. */
+static void put_round(uint64_t *src, long words, long r, int me, int p, MPI_Win win,
+                      int use_all)
+{
+    for (long w = 0; w < words; w++)
+        src[w] = ((uint64_t)r << 20) | (uint64_t)w;
+    for (int k = 0; k < p; k++) {
+        int t = (me + k) % p;
+        CHECK(MPI_Put(src, (int)words, MPI_UINT64_T, t, (MPI_Aint)me * words,
+                      (int)words, MPI_UINT64_T, win));
+    }
+    if (use_all) {
+        CHECK(MPI_Win_flush_all(win));
+    } else {
+        for (int t = 0; t < p; t++)
+            CHECK(MPI_Win_flush(t, win));
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -89,19 +109,7 @@ int main(int argc, char **argv)
     CHECK(MPI_Barrier(MPI_COMM_WORLD));
     long misses = 0;
     for (long r = 1; r <= rounds; r++) {
-        for (long w = 0; w < words; w++)
-            src[w] = ((uint64_t)r << 20) | (uint64_t)w;
-        for (int k = 0; k < p; k++) {
-            int t = (me + k) % p;
-            CHECK(MPI_Put(src, (int)words, MPI_UINT64_T, t, (MPI_Aint)me * words,
-                          (int)words, MPI_UINT64_T, win));
-        }
-        if (use_all) {
-            CHECK(MPI_Win_flush_all(win));
-        } else {
-            for (int t = 0; t < p; t++)
-                CHECK(MPI_Win_flush(t, win));
-        }
+        put_round(src, words, r, me, p, win, use_all);
         CHECK(MPI_Barrier(MPI_COMM_WORLD));
         CHECK(MPI_Win_sync(win));
         for (int o = 0; o < p; o++)
@@ -116,19 +124,7 @@ int main(int argc, char **argv)
     long late = 0;      /* publish pattern */
     for (long r = 1; r <= rounds; r++) {
         uint64_t stamp = (uint64_t)r << 20;
-        for (long w = 0; w < words; w++)
-            src[w] = stamp | (uint64_t)w;
-        for (int k = 0; k < p; k++) {
-            int t = (me + k) % p;
-            CHECK(MPI_Put(src, (int)words, MPI_UINT64_T, t, (MPI_Aint)me * words,
-                          (int)words, MPI_UINT64_T, win));
-        }
-        if (use_all) {
-            CHECK(MPI_Win_flush_all(win));
-        } else {
-            for (int t = 0; t < p; t++)
-                CHECK(MPI_Win_flush(t, win));
-        }
+        put_round(src, words, r, me, p, win, use_all);
         uint64_t flag = (uint64_t)r;
         for (int k = 0; k < p; k++)
             CHECK(MPI_Accumulate(&flag, 1, MPI_UINT64_T, (me + k) % p,

@@ -16,7 +16,7 @@ from mpi4py import MPI
 import pybcl
 from pybcl import _core
 from conftest import all_ok, flush_stats_around_puts
-from launch import job_env, run_python, run_script
+from launch import each_transport, job_env, run_ok, run_python
 
 P, R = pybcl.nprocs(), pybcl.rank()
 NODE = pybcl.transport() == "rma-node"
@@ -210,12 +210,6 @@ HOST_POLLS_JOB = """
 """
 
 
-@pytest.mark.serial_only
-@pytest.mark.parametrize("transport", ["shm", "rma", "rma-node"])
-@pytest.mark.parametrize("nprocs", [2, 4])
+@each_transport()
 def test_a_host_polling_its_own_queue_lets_peers_push_to_it(tmp_path, nprocs, transport):
-    proc, _ = run_script(tmp_path, HOST_POLLS_JOB, nprocs=nprocs, timeout=60,
-                               env=job_env(PYBCL_TRANSPORT=transport))
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0, out
-    assert proc.stdout.count("<ok ") == nprocs, out
+    run_ok(tmp_path, HOST_POLLS_JOB, nprocs, env=job_env(PYBCL_TRANSPORT=transport))

@@ -32,6 +32,7 @@
     ">>> a.local()[:] = pybcl.rank()\n" \
     ">>> pybcl.barrier()\n" \
     ">>> whole = np.asarray(a)"
+#define BCLPY_ARGS_DARRAY { "size", "dtype" }
 
 #define BCLPY_DOC_ARRAY \
     BCLPY_SIG("Array(host, size, dtype='int64')") \
@@ -53,6 +54,7 @@
     ">>> a[3] = 7\n" \
     ">>> list(a)[3]\n" \
     "np.int64(7)"
+#define BCLPY_ARGS_ARRAY { "host", "size", "dtype" }
 
 #define BCLPY_DOC_ARR_OWNER \
     BCLPY_SIG("owner($self, i)") \
@@ -124,5 +126,6 @@
     "    For copy=False.\n" \
     BCLPY_EXAMPLES \
     ">>> x = np.asarray(a)"
+#define BCLPY_ARGS_ARR_ARRAY { "dtype", "copy" }
 
 #endif /* BCLPY_DOC_ARRAY_H */

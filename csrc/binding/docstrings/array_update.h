@@ -33,6 +33,7 @@
     BCLPY_EXAMPLES \
     ">>> a = pybcl.DArray(1 << 20, dtype='uint64')\n" \
     ">>> a.update_many(np.array([3, 7, 3]), np.array([1, 2, 4], dtype=np.uint64), op='xor')"
+#define BCLPY_ARGS_ARR_UPDATE_MANY { "indices", "values", "op" }
 
 #define BCLPY_DOC_DARRAYBUFFER \
     "DArrayBuffer(array, message_size, op='add')\n--\n\n" \
@@ -58,6 +59,7 @@
     ">>> t = pybcl.DArray(1 << 20, dtype='uint64')\n" \
     ">>> with pybcl.DArrayBuffer(t, 1024, op='xor') as buf:\n" \
     "...     buf.update_many(idx, vals)"
+#define BCLPY_ARGS_DARRAYBUFFER { "array", "message_size", "op" }
 
 #define BCLPY_DOC_DB_UPDATE_MANY \
     "update_many($self, indices, values)\n--\n\n" \
@@ -72,6 +74,7 @@
     "    An index out of range (nothing is buffered).\n" \
     BCLPY_EXAMPLES \
     ">>> buf.update_many(np.array([5, 9]), 1)"
+#define BCLPY_ARGS_DB_UPDATE_MANY { "indices", "values" }
 
 #define BCLPY_DOC_DB_FLUSH \
     "flush($self, /)\n--\n\n" \

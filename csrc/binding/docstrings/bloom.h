@@ -30,6 +30,7 @@
     "False\n" \
     ">>> 12345 in bf\n" \
     "True"
+#define BCLPY_ARGS_BLOOMFILTER { "expected_items", "fpr", "key_type" }
 
 #define BCLPY_DOC_BF_INSERT \
     BCLPY_SIG("insert($self, x)") \
@@ -119,6 +120,7 @@
     BCLPY_EXAMPLES \
     ">>> pybcl.BloomFilter.plan(10**6, 0.01)[\"k\"] > 0\n" \
     "True"
+#define BCLPY_ARGS_BF_PLAN { "expected_items", "fpr", "nprocs" }
 
 #define BCLPY_DOC_BF_PREDICT \
     BCLPY_SIG("predict(n, nwords, k, /)") \

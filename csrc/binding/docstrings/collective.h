@@ -27,5 +27,6 @@
     "order, gathered on pybcl's own communicator (never the user's).  The\n" \
     "caller agrees on the call first.  Raises TypeError if data is not\n" \
     "bytes, pybcl.Error if the total passes 2 GiB (on every rank)."
+#define BCLPY_ARGS_ALLGATHER_BYTES { "data" }
 
 #endif /* BCLPY_DOC_COLLECTIVE_H */

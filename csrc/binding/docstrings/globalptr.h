@@ -30,6 +30,7 @@
     ">>> p[0] = 5\n" \
     ">>> p[0]\n" \
     "np.int64(5)"
+#define BCLPY_ARGS_GLOBALPTR { "rank", "offset", "dtype" }
 
 #define BCLPY_DOC_GPTR_LOCAL \
     BCLPY_SIG("local($self, count=None)") \
@@ -45,6 +46,7 @@
     "    If the pointer is remote or null or the range leaves the segment.\n" \
     BCLPY_EXAMPLES \
     ">>> pybcl.alloc(4).local()[:] = 0"
+#define BCLPY_ARGS_GPTR_LOCAL { "count" }
 
 #define BCLPY_DOC_GPTR_SETSTATE \
     "__setstate__($self, state, /)\n--\n\n" \

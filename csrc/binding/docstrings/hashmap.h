@@ -7,6 +7,19 @@
 
 #include "binding/docstrings/common.h"
 
+/* The `promise` parameter of the single-key operations. */
+#define BCLPY_DOC_HM_PROMISE \
+    "promise : pybcl.ConProm.HashMap or None, optional\n" \
+    "    None (fully atomic) or a flag combination asserting which operations\n" \
+    "    may run concurrently with this call until the next barrier; it\n" \
+    "    selects the cheaper protocol of BCL's Table 3.\n"
+
+/* What a single-key operation raises for a key of the wrong type. */
+#define BCLPY_DOC_HM_RAISES_KEY \
+    BCLPY_RAISES \
+    "TypeError, OverflowError, ValueError\n" \
+    "    If the key does not convert.\n"
+
 #define BCLPY_DOC_HASHMAP \
     BCLPY_SIG("HashMap(capacity, key_type='int64', value_type='int64')") \
     "BCL's distributed hash table: `capacity` buckets spread block-wise over\n" \
@@ -41,10 +54,7 @@
     BCLPY_PARAMETERS \
     "key, value : object\n" \
     "    Converted to the key and value types.\n" \
-    "promise : pybcl.ConProm.HashMap or None, optional\n" \
-    "    None (fully atomic) or a flag combination asserting which operations\n" \
-    "    may run concurrently with this call until the next barrier; it\n" \
-    "    selects the cheaper protocol of BCL's Table 3.\n" \
+    BCLPY_DOC_HM_PROMISE \
     BCLPY_RAISES \
     "pybcl.ContainerFull\n" \
     "    When no free bucket is found within the probe sequence (nothing is\n" \
@@ -63,15 +73,10 @@
     "key : object\n" \
     "default : object, optional\n" \
     "    Returned when the key is absent.\n" \
-    "promise : pybcl.ConProm.HashMap or None, optional\n" \
-    "    None (fully atomic) or a flag combination asserting which operations\n" \
-    "    may run concurrently with this call until the next barrier; it\n" \
-    "    selects the cheaper protocol of BCL's Table 3.\n" \
+    BCLPY_DOC_HM_PROMISE \
     BCLPY_RETURNS \
     "object\n" \
-    BCLPY_RAISES \
-    "TypeError, OverflowError, ValueError\n" \
-    "    If the key does not convert.\n" \
+    BCLPY_DOC_HM_RAISES_KEY \
     BCLPY_EXAMPLES \
     ">>> m.find(\"plum\", 0)\n" \
     "0"
@@ -85,9 +90,7 @@
     "default : object, optional\n" \
     BCLPY_RETURNS \
     "object\n" \
-    BCLPY_RAISES \
-    "TypeError, OverflowError, ValueError\n" \
-    "    If the key does not convert.\n" \
+    BCLPY_DOC_HM_RAISES_KEY \
     BCLPY_EXAMPLES \
     ">>> m.get(\"apple\")\n" \
     "3"
@@ -101,10 +104,7 @@
     "key : object\n" \
     "delta : number, optional\n" \
     "    Converted to the value type.\n" \
-    "promise : pybcl.ConProm.HashMap or None, optional\n" \
-    "    None (fully atomic) or a flag combination asserting which operations\n" \
-    "    may run concurrently with this call until the next barrier; it\n" \
-    "    selects the cheaper protocol of BCL's Table 3.\n" \
+    BCLPY_DOC_HM_PROMISE \
     BCLPY_RAISES \
     "TypeError\n" \
     "    For a non-numeric value type.\n" \
@@ -148,10 +148,7 @@
     "keys, values : array_like or sequence\n" \
     "    Converting to the key/value types with casting='safe'; any sequence\n" \
     "    for variable-length types.  Same length.\n" \
-    "promise : pybcl.ConProm.HashMap or None, optional\n" \
-    "    None (fully atomic) or a flag combination asserting which operations\n" \
-    "    may run concurrently with this call until the next barrier; it\n" \
-    "    selects the cheaper protocol of BCL's Table 3.\n" \
+    BCLPY_DOC_HM_PROMISE \
     BCLPY_RAISES \
     "ValueError\n" \
     "    If the lengths differ.\n" \
@@ -167,10 +164,7 @@
     "find() of every key, batched.  Not collective.\n" \
     BCLPY_PARAMETERS \
     "keys : array_like or sequence\n" \
-    "promise : pybcl.ConProm.HashMap or None, optional\n" \
-    "    None (fully atomic) or a flag combination asserting which operations\n" \
-    "    may run concurrently with this call until the next barrier; it\n" \
-    "    selects the cheaper protocol of BCL's Table 3.\n" \
+    BCLPY_DOC_HM_PROMISE \
     BCLPY_RETURNS \
     "values : numpy.ndarray or list\n" \
     "    Of the value type (a list for variable-length types); zero / None\n" \
@@ -367,9 +361,7 @@
     BCLPY_RETURNS \
     "bool\n" \
     "    True if the key was stored, False if not.\n" \
-    BCLPY_RAISES \
-    "TypeError, OverflowError, ValueError\n" \
-    "    If the key does not convert.\n" \
+    BCLPY_DOC_HM_RAISES_KEY \
     BCLPY_EXAMPLES \
     ">>> m.erase(\"apple\")\n" \
     "True"

@@ -57,6 +57,7 @@
     BCLPY_EXAMPLES \
     ">>> pybcl.hash64(b'abc') == pybcl.hash64(b'abc')\n" \
     "True"
+#define BCLPY_ARGS_HASH64 { "data", "seed" }
 
 #define BCLPY_DOC_HASH_U64 \
     BCLPY_SIG("hash_u64(x, seed=0)") \
@@ -74,5 +75,6 @@
     BCLPY_EXAMPLES \
     ">>> pybcl.hash_u64(5) == pybcl.hash64((5).to_bytes(8, 'little'))\n" \
     "True"
+#define BCLPY_ARGS_HASH_U64 { "x", "seed" }
 
 #endif /* BCLPY_DOC_MSGPACK_H */

@@ -25,6 +25,7 @@
     "    For a bad count or dtype.\n" \
     BCLPY_EXAMPLES \
     ">>> p = pybcl.alloc(100, dtype=\"float64\")"
+#define BCLPY_ARGS_ALLOC { "count", "dtype" }
 
 #define BCLPY_DOC_FREE \
     BCLPY_SIG("free(ptr)") \
@@ -54,6 +55,7 @@
     "    If the range leaves the owner's segment.\n" \
     BCLPY_EXAMPLES \
     ">>> x = pybcl.rget(p, 10)"
+#define BCLPY_ARGS_RGET { "ptr", "count" }
 
 #define BCLPY_DOC_RPUT \
     BCLPY_SIG("rput(ptr, array)") \
@@ -72,6 +74,7 @@
     BCLPY_EXAMPLES \
     ">>> pybcl.rput(p, np.zeros(10))\n" \
     ">>> pybcl.flush()"
+#define BCLPY_ARGS_RPUT { "ptr", "array" }
 
 /* The fetch-and-ops and atomic_swap: one layout, the verb and an example
  * operand apart. */
@@ -158,6 +161,7 @@
     BCLPY_EXAMPLES \
     ">>> pybcl.compare_and_swap(c, 0, 1)\n" \
     "0"
+#define BCLPY_ARGS_COMPARE_AND_SWAP { "ptr", "expected", "desired" }
 
 #define BCLPY_DOC_BYTES_IN_USE \
     BCLPY_SIG("bytes_in_use()") \

@@ -9,4 +9,8 @@
 #define BCLPY_DOC_PROP(summary, example) \
     summary "\n\nExamples\n--------\n>>> " example
 
+/* One read-only property of a getset table. */
+#define BCLPY_PROPERTY(name, get, summary, example) \
+    { name, (getter)(get), NULL, BCLPY_DOC_PROP(summary, example), NULL }
+
 #endif /* BCLPY_DOC_PROPERTIES_H */

@@ -19,6 +19,16 @@
     BCLPY_RAISES_COLLECTIVE_ARGS("ValueError, TypeError") \
     "pybcl.SegmentFull\n" \
     "    When the host's segment has no room.\n"
+#define BCLPY_ARGS_QUEUE { "host", "capacity", "dtype" }
+
+/* The `promise` parameter of push, push_many, pop and pop_many. */
+#define BCLPY_DOC_QUEUE_PROMISE \
+    "promise : pybcl.ConProm.CircularQueue or None, optional\n" \
+    "    None (fully atomic) or a flag combination (push, pop, local): only\n" \
+    "    those operations run until the next barrier, which selects BCL's\n" \
+    "    cheaper Table 4 protocol on a CircularQueue (all pushes, and all\n" \
+    "    pops, of a phase must pass the same promise).  FastQueue checks it\n" \
+    "    but needs none.\n"
 
 #define BCLPY_DOC_FASTQUEUE \
     BCLPY_SIG("FastQueue(host, capacity, dtype='int64')") \
@@ -53,12 +63,7 @@
     BCLPY_PARAMETERS \
     "value : object\n" \
     "    Converted to the queue's dtype without loss.\n" \
-    "promise : pybcl.ConProm.CircularQueue or None, optional\n" \
-    "    None (fully atomic) or a flag combination (push, pop, local): only\n" \
-    "    those operations run until the next barrier, which selects BCL's\n" \
-    "    cheaper Table 4 protocol on a CircularQueue (all pushes, and all\n" \
-    "    pops, of a phase must pass the same promise).  FastQueue checks it\n" \
-    "    but needs none.\n" \
+    BCLPY_DOC_QUEUE_PROMISE \
     BCLPY_RETURNS \
     "bool\n" \
     "    True, or False if there is no room (nothing is written).\n" \
@@ -76,12 +81,7 @@
     BCLPY_PARAMETERS \
     "values : array_like or sequence\n" \
     "    Converted to the queue's dtype (casting='safe').\n" \
-    "promise : pybcl.ConProm.CircularQueue or None, optional\n" \
-    "    None (fully atomic) or a flag combination (push, pop, local): only\n" \
-    "    those operations run until the next barrier, which selects BCL's\n" \
-    "    cheaper Table 4 protocol on a CircularQueue (all pushes, and all\n" \
-    "    pops, of a phase must pass the same promise).  FastQueue checks it\n" \
-    "    but needs none.\n" \
+    BCLPY_DOC_QUEUE_PROMISE \
     BCLPY_RETURNS \
     "bool\n" \
     "    True, or False if they do not all fit (nothing is written).\n" \
@@ -96,12 +96,7 @@
     BCLPY_SIG("pop($self, promise=None)") \
     "Remove and return the oldest value.  Not collective.\n" \
     BCLPY_PARAMETERS \
-    "promise : pybcl.ConProm.CircularQueue or None, optional\n" \
-    "    None (fully atomic) or a flag combination (push, pop, local): only\n" \
-    "    those operations run until the next barrier, which selects BCL's\n" \
-    "    cheaper Table 4 protocol on a CircularQueue (all pushes, and all\n" \
-    "    pops, of a phase must pass the same promise).  FastQueue checks it\n" \
-    "    but needs none.\n" \
+    BCLPY_DOC_QUEUE_PROMISE \
     BCLPY_RETURNS \
     "object\n" \
     "    The value (a NumPy scalar for fixed-size dtypes).\n" \
@@ -120,12 +115,7 @@
     BCLPY_PARAMETERS \
     "n : int\n" \
     "    Most values to take (non-negative).\n" \
-    "promise : pybcl.ConProm.CircularQueue or None, optional\n" \
-    "    None (fully atomic) or a flag combination (push, pop, local): only\n" \
-    "    those operations run until the next barrier, which selects BCL's\n" \
-    "    cheaper Table 4 protocol on a CircularQueue (all pushes, and all\n" \
-    "    pops, of a phase must pass the same promise).  FastQueue checks it\n" \
-    "    but needs none.\n" \
+    BCLPY_DOC_QUEUE_PROMISE \
     BCLPY_RETURNS \
     "numpy.ndarray or list\n" \
     "    A NumPy array for fixed-size dtypes, a list otherwise (empty if the\n" \

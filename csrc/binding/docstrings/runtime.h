@@ -167,6 +167,7 @@
     "Hand _core the package objects it uses: the function that auto-initialises\n" \
     "the runtime (pybcl.init) and the promise flag classes ConProm.HashMap and\n" \
     "ConProm.CircularQueue.  Called once by pybcl/__init__.py at import.  Local."
+#define BCLPY_ARGS_CONFIGURE { "init", "hashmap_promise", "queue_promise" }
 
 #define BCLPY_DOC_MPI_ENV_DEFAULT \
     "mpi_env_default()\n--\n\n" \

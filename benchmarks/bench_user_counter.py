@@ -8,7 +8,7 @@ The user's counter is `count_kmers` below: `read_kmers` for this rank's share
 of the file, a `HashMap(uint64 -> int64)` filled through a `HashMapBuffer`
 with `grow=True` (so no distinct count is guessed; the segment is set large
 enough for the map to double into), then the histogram of this
-rank's `local_items()` summed over the ranks.  Nothing in it is private API.
+rank's `local_arrays()` summed over the ranks.  Nothing in it is private API.
 It is compared with
 
   mpiexec -n P python -m pybcl.apps.kmer reads.fq -k 31 --json ...
@@ -53,7 +53,7 @@ def count_kmers(path, k=K):
             buf.accumulate_many(codes)
     pybcl.barrier()
     t1 = time.perf_counter()
-    mine = np.fromiter((c for _, c in counts.local_items()), np.int64)
+    _, mine = counts.local_arrays()
     local = np.bincount(mine) if mine.size else np.zeros(1, np.int64)
     width = MPI.COMM_WORLD.allreduce(local.size, op=MPI.MAX)
     histo = np.zeros(width, np.int64)

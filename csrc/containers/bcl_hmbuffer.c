@@ -31,9 +31,9 @@ bcl_status bcl_hmbuf_create(bcl_hmbuf *b, bcl_hashmap *m, size_t queue_size,
     b->message_size = message_size;
     b->chunk = message_size < queue_size ? message_size : queue_size;
     b->stride = ALIGN8(m->key_size + m->val_size + 1);
-    /* message_size entries of a wide key/value type (S1000000) could wrap
-     * a push's byte count. */
-    if (b->chunk > SIZE_MAX / b->stride / (size_t)bcl_rt.nprocs)
+    /* message_size entries of a wide key/value type (S1000000) for every
+     * rank could wrap the byte counts of the waiting lists. */
+    if (message_size > SIZE_MAX / b->stride / (size_t)bcl_rt.nprocs)
         return bcl_set_error(BCL_ERR_NOMEM, "message_size %zu entries of %zu bytes for "
                              "each of %d ranks is more than any memory", message_size,
                              b->stride, bcl_rt.nprocs);

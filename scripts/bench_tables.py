@@ -40,7 +40,8 @@ def fmt(v):
     if isinstance(v, list) and all(scalar(x) for x in v):
         return ", ".join(fmt(x) for x in v)
     if isinstance(v, str):
-        return v.replace("|", "\\|").replace("\n", " ")
+        # an MPI's version string may end in a C string's NUL
+        return v.replace("|", "\\|").replace("\n", " ").replace("\0", "")
     return json.dumps(v) if not scalar(v) else str(v)
 
 

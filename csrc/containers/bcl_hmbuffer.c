@@ -95,6 +95,8 @@ static bcl_status list_reserve(const bcl_hmbuf *b, bcl_hmbuf_list *l, size_t mor
 static bcl_status list_add(const bcl_hmbuf *b, bcl_hmbuf_list *l, const unsigned char *e,
                            size_t n)
 {
+    if (!n)
+        return BCL_OK;          /* e may be an empty list's NULL */
     bcl_status st = list_reserve(b, l, n);
     if (st == BCL_OK) {
         memcpy(l->e + l->n * b->stride, e, n * b->stride);

@@ -155,13 +155,14 @@ class HashMapBuffer(_core.HashMapBuffer):
     message_size : int
         Entries buffered per destination before one push_many.
     grow : bool, default False
-        The same on every rank.  True: a flush that finds the map full
-        grows it (``resize``, collective: at least doubling, and enough for
-        every entry the flush could not place, each counted as a new key)
-        and goes on until every entry is in, instead of raising
-        ContainerFull; if the segment cannot hold the larger map, flush
-        raises SegmentFull on every rank and keeps the entries that found no
-        room, as after ContainerFull.
+        The same on every rank.  True: before the owners apply their
+        entries, a flush that would fill some rank's share past half grows
+        the map once (``resize``, collective: at least doubling, sized by an
+        estimate of the distinct keys); should a share still fill, the flush
+        grows it again and goes on until every entry is in, instead of
+        raising ContainerFull.  If the segment cannot hold the larger map,
+        flush raises SegmentFull on every rank and keeps the entries, as
+        after ContainerFull.
 
     Raises
     ------

@@ -301,8 +301,9 @@ static PyGetSetDef hb_getset[] = {
                     "(buffered since the last flush began, plus those a full map "
                     "refused).", "buf.pending"), NULL},
     {"_grow", (getter)hb_get_grow, (setter)hb_set_grow,
-     "Set by pybcl.HashMapBuffer(grow=True): flush() reports a full map quickly, "
-     "since the caller will resize it.", NULL},
+     "Set by pybcl.HashMapBuffer(grow=True): flush() resizes a map its entries "
+     "would fill past half, and reports a full map quickly, since the caller "
+     "will resize it.", NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

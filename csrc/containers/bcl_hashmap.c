@@ -377,40 +377,6 @@ bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k, const vo
 
 /* ---- local insert -------------------------------------------------------- */
 
-/* Plain copies and compares of a key or value: a word or two inline for
- * the common sizes (a call to the C library costs more than the bucket
- * access once the bulk apply hides its latency). */
-static inline void copy_slot(void *dst, const void *src, size_t n)
-{
-    if (n == 8)
-        memcpy(dst, src, 8);
-    else if (n == 4)
-        memcpy(dst, src, 4);
-    else
-        memcpy(dst, src, n);
-}
-
-static inline int same_key(const void *slot, const void *key, size_t n)
-{
-    if (n == 8) {
-        uint64_t a, b;
-        memcpy(&a, slot, 8);
-        memcpy(&b, key, 8);
-        return a == b;
-    }
-    return memcmp(slot, key, n) == 0;
-}
-
-static void local_store(const bcl_hashmap *m, unsigned char *b, const bcl_hm_key *k,
-                        const void *val)
-{
-    copy_slot(b + 8, k->bytes, m->key_size);
-    copy_slot(b + m->val_off, val, m->val_size);
-    uint64_t s = bcl_hm_load_status(b);
-    __atomic_store_n((uint64_t *)b, (s & ~(uint64_t)BCL_HM_STATE) | BCL_HM_READY,
-                     __ATOMIC_RELEASE);
-}
-
 /* No other rank writes these buckets (the promise, or the buffer's flush),
  * so the first tombstone is reused once the key is known absent. */
 bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
@@ -432,25 +398,25 @@ bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k, const v
             continue;
         }
         if (s == BCL_HM_FREE) {
-            local_store(m, tomb ? tomb : b, k, val);
+            bcl_hm_local_store(m, tomb ? tomb : b, k, val);
             *spilled = 0;
             return BCL_OK;
         }
         if (s != BCL_HM_READY)
             return bcl_set_error(BCL_ERR_STATE, "local insert met a bucket being written "
                                  "by another rank: the local promise was broken");
-        if (same_key(b + 8, k->bytes, m->key_size)) {
+        if (bcl_hm_same_key(b + 8, k->bytes, m->key_size)) {
             if (accumulate && bcl_hm_num_add(m, b + m->val_off, val)) {
                 *spilled = 0;
                 return bcl_hm_overflow_error(m, val);
             } else if (!accumulate)
-                copy_slot(b + m->val_off, val, m->val_size);
+                bcl_hm_copy_slot(b + m->val_off, val, m->val_size);
             *spilled = 0;
             return BCL_OK;
         }
     }
     if (tomb) {
-        local_store(m, tomb, k, val);
+        bcl_hm_local_store(m, tomb, k, val);
         *spilled = 0;
         return BCL_OK;
     }

@@ -253,6 +253,9 @@ bcl_status bcl_hm_size(const bcl_hashmap *m, uint64_t *size);
 typedef int (*bcl_hm_visit_fn)(void *ctx, const void *key_slot, const void *val_slot);
 void bcl_hm_local_scan(const bcl_hashmap *m, bcl_hm_visit_fn fn, void *ctx);
 
+/* READY buckets in this rank's block (no synchronisation). */
+uint64_t bcl_hm_local_used(const bcl_hashmap *m);
+
 /* Copy at most cap of this rank's entries (fixed-size keys and values) to
  * keys[] and vals[], packed; returns how many.  No synchronisation. */
 uint64_t bcl_hm_local_copy(const bcl_hashmap *m, void *keys, void *vals, uint64_t cap);
@@ -333,9 +336,6 @@ bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const void *entries, si
  * entries, at most n: the buckets an apply of them can fill. */
 uint64_t bcl_hm_estimate_keys(const bcl_hashmap *m, const void *entries, size_t n,
                               size_t estride);
-/* READY buckets in this rank's block (no synchronisation). */
-uint64_t bcl_hm_local_used(const bcl_hashmap *m);
-
 /* Add `delta` to `value` in the map's numeric type (local memory).
  * Integers are checked: 1 (value unchanged) if the sum overflows. */
 int bcl_hm_num_add(const bcl_hashmap *m, void *value, const void *delta);

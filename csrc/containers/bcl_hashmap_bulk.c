@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define PREFETCH_AHEAD 32u     /* entries between a prefetch and its use */
 #define HLL_BITS 14u
 #define HLL_REGISTERS (1u << HLL_BITS)
@@ -75,14 +74,11 @@ static int apply_at_home(const bcl_hashmap *m, uint64_t home, const unsigned cha
     unsigned char *b = bcl_hm_local_bucket(m, home);
     uint64_t s = ST(bcl_hm_load_status(b));
     if (s == BCL_HM_FREE) {
-        memcpy(b + 8, x, 8);
-        memcpy(b + m->val_off, x + 8, m->val_size);
-        uint64_t word = bcl_hm_load_status(b);
-        __atomic_store_n((uint64_t *)b, (word & ~(uint64_t)BCL_HM_STATE) | BCL_HM_READY,
-                         __ATOMIC_RELEASE);
+        bcl_hm_key k = { x, 8, 0 };
+        bcl_hm_local_store(m, b, &k, x + 8);
         return 1;
     }
-    if (s != BCL_HM_READY || memcmp(b + 8, x, 8) != 0)
+    if (s != BCL_HM_READY || !bcl_hm_same_key(b + 8, x, 8))
         return 0;
     if (!acc) {
         memcpy(b + m->val_off, x + 8, m->val_size);
@@ -134,12 +130,4 @@ bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const void *entries, si
             return st;
     }
     return BCL_OK;
-}
-
-uint64_t bcl_hm_local_used(const bcl_hashmap *m)
-{
-    uint64_t n = 0;
-    for (uint64_t i = 0; i < m->block; i++)
-        n += ST(bcl_hm_load_status(bcl_hm_local_bucket(m, i))) == BCL_HM_READY;
-    return n;
 }

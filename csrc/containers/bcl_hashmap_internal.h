@@ -8,6 +8,8 @@
  *                         it), modify's lock / commit / abort
  *   bcl_hashmap.c         the operations: insert, find, accumulate, erase,
  *                         local insert
+ *   bcl_hashmap_bulk.c    many entries applied to this rank's own block
+ *                         (HashMapBuffer's owner side)
  *   bcl_hashmap_table.c   whole-table operations: create, destroy, size,
  *                         local scan, resize
  *   bcl_hashmap_batch.c   the pipelined batches (insert/find/accumulate_many)
@@ -18,6 +20,7 @@
 #define BCL_HASHMAP_INTERNAL_H
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "containers/bcl_hashmap.h"
 
@@ -62,6 +65,43 @@ static inline unsigned char *bcl_hm_local_bucket(const bcl_hashmap *m, uint64_t 
 static inline uint64_t bcl_hm_load_status(const unsigned char *b)
 {
     return __atomic_load_n((const uint64_t *)b, __ATOMIC_ACQUIRE);
+}
+
+/* Plain copies and compares of a key or value: a word or two inline for
+ * the common sizes (a call to the C library costs more than the bucket
+ * access once the bulk apply hides its latency). */
+static inline void bcl_hm_copy_slot(void *dst, const void *src, size_t n)
+{
+    if (n == 8)
+        memcpy(dst, src, 8);
+    else if (n == 4)
+        memcpy(dst, src, 4);
+    else
+        memcpy(dst, src, n);
+}
+
+static inline int bcl_hm_same_key(const void *slot, const void *key, size_t n)
+{
+    if (n == 8) {
+        uint64_t a, b;
+        memcpy(&a, slot, 8);
+        memcpy(&b, key, 8);
+        return a == b;
+    }
+    return memcmp(slot, key, n) == 0;
+}
+
+/* A plain store of key and value into a bucket of this rank's block no other
+ * rank touches (local promise, bulk apply), then READY with a release
+ * store: readers that see READY see the bytes. */
+static inline void bcl_hm_local_store(const bcl_hashmap *m, unsigned char *b,
+                                      const bcl_hm_key *k, const void *val)
+{
+    bcl_hm_copy_slot(b + 8, k->bytes, m->key_size);
+    bcl_hm_copy_slot(b + m->val_off, val, m->val_size);
+    uint64_t s = bcl_hm_load_status(b);
+    __atomic_store_n((uint64_t *)b, (s & ~(uint64_t)BCL_HM_STATE) | BCL_HM_READY,
+                     __ATOMIC_RELEASE);
 }
 
 /* ---- bucket protocol steps (bcl_hashmap_bucket.c) ------------------------ */

@@ -139,12 +139,18 @@ bcl_status bcl_hm_size(const bcl_hashmap *m, uint64_t *size)
     bcl_status st = bcl_barrier();
     if (st != BCL_OK)
         return st;
-    uint64_t n = 0;
-    for (uint64_t i = 0; i < m->block; i++)
-        n += (bcl_hm_load_status(bcl_hm_local_bucket(m, i)) & BCL_HM_STATE) == BCL_HM_READY;
+    uint64_t n = bcl_hm_local_used(m);
     st = bcl_allreduce(&n, 1, BCL_U64, BCL_SUM);
     *size = n;
     return st;
+}
+
+uint64_t bcl_hm_local_used(const bcl_hashmap *m)
+{
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < m->block; i++)
+        n += (bcl_hm_load_status(bcl_hm_local_bucket(m, i)) & BCL_HM_STATE) == BCL_HM_READY;
+    return n;
 }
 
 void bcl_hm_local_scan(const bcl_hashmap *m, bcl_hm_visit_fn fn, void *ctx)

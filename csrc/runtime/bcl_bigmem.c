@@ -23,11 +23,6 @@ static void *advise(void *p, size_t bytes)
     return p;
 }
 
-void *bcl_big_malloc(size_t bytes)
-{
-    return advise(malloc(bytes), bytes);
-}
-
 void *bcl_big_realloc(void *p, size_t bytes)
 {
     return advise(realloc(p, bytes), bytes);

@@ -14,6 +14,12 @@
 
 #define MESSAGE_MAX 1024
 
+/* hydra forwards a rank's stderr asynchronously and MPI_Abort tears its
+ * proxies down: under load a CI run lost every rank's abort line.  A short
+ * pause after writing lets the launcher forward it first (pybcl/_abort.py
+ * pauses the same way before a traceback's abort). */
+#define ABORT_STDIO_GRACE_NS 500000000L
+
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t changed;      /* signalled on every arm/disarm */
@@ -95,6 +101,9 @@ static void *watch(void *arg)
         }
         write_all(W.fd, W.abort);
         pthread_mutex_unlock(&W.lock);
+        struct timespec grace = { 0, ABORT_STDIO_GRACE_NS };
+        while (nanosleep(&grace, &grace) != 0 && errno == EINTR)
+            ;
         bcl_abort(W.exit_code);
         _exit(W.exit_code);             /* not reached unless MPI_Abort returned */
     }

@@ -74,6 +74,7 @@
 #include "serial/bcl_hash.h"
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "comm/bcl_comm.h"
 #include "serial/bcl_msgpack.h"
@@ -133,11 +134,14 @@ typedef struct bcl_hm_key {
 static inline uint64_t bcl_hm_hash(const void *bytes, size_t len)
 {
     if (len == 8) {
-        /* bcl_hash_u64 == bcl_hash64 of the 8 little-endian bytes. */
-        const unsigned char *b = bytes;
-        uint64_t x = 0;
-        for (int i = 7; i >= 0; i--)
-            x = x << 8 | b[i];
+        /* bcl_hash_u64 == bcl_hash64 of the 8 little-endian bytes.  One
+         * load, not eight: the bulk apply hashes ahead of every entry, and
+         * the byte loop cost it a sixth of its time. */
+        uint64_t x;
+        memcpy(&x, bytes, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        x = __builtin_bswap64(x);
+#endif
         return bcl_hash_u64(x, 0);
     }
     return bcl_hash64(bytes, len, 0);
@@ -320,22 +324,35 @@ bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k,
 /* Bulk apply (bcl_hashmap_bulk.c): many fixed-size entries applied to this
  * rank's own block with plain CPU operations, in order, each exactly as
  * bcl_hm_apply_local would -- the same rule: no other rank writes the block
- * meanwhile.  An entry is key | value | op byte (0 insert, 1 accumulate),
- * entries `estride` bytes apart.  The callback hears of each entry that
- * did not simply apply: st BCL_OK with spilled (its probe sequence leaves
- * the block: nothing written), BCL_ERR_FULL (no free bucket) or
+ * meanwhile.  A run is n entries of one kind (insert or accumulate): keys
+ * `kstride` bytes apart, values `vstride` apart (0: one value for all, as
+ * a counter's accumulate of 1).  The callback hears of each entry that did
+ * not simply apply: st BCL_OK with spilled (its probe sequence leaves the
+ * block: nothing written), BCL_ERR_FULL (no free bucket) or
  * BCL_ERR_OVERFLOW (the sum overflows).  grow: the first full probe sets
  * *refusing, and from then on every entry is reported full without probing
  * (the caller grows the map and tries them again). */
-typedef bcl_status (*bcl_hm_bulk_fn)(void *ctx, const unsigned char *entry, bcl_status st,
-                                     int spilled);
-bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const void *entries, size_t n,
-                                   size_t estride, int grow, int *refusing,
-                                   bcl_hm_bulk_fn fn, void *ctx);
-/* An upper estimate (HyperLogLog, +5 %) of the distinct keys among the
- * entries, at most n: the buckets an apply of them can fill. */
-uint64_t bcl_hm_estimate_keys(const bcl_hashmap *m, const void *entries, size_t n,
-                              size_t estride);
+typedef struct bcl_hm_run {
+    const unsigned char *keys, *vals;
+    size_t kstride, vstride, n;
+    int accumulate;
+} bcl_hm_run;
+typedef bcl_status (*bcl_hm_bulk_fn)(void *ctx, const void *key, const void *val,
+                                     int accumulate, bcl_status st, int spilled);
+bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run, int grow,
+                                   int *refusing, bcl_hm_bulk_fn fn, void *ctx);
+/* A sketch of the distinct keys among many (HyperLogLog): add runs of keys,
+ * then ask for an upper estimate (+5 %, at most the keys added) of how
+ * many buckets an apply of them can fill. */
+#define BCL_HM_SKETCH_BITS 14u
+typedef struct bcl_hm_sketch {
+    unsigned char reg[1u << BCL_HM_SKETCH_BITS];
+    uint64_t added;
+} bcl_hm_sketch;
+void bcl_hm_sketch_init(bcl_hm_sketch *s);
+void bcl_hm_sketch_add(const bcl_hashmap *m, bcl_hm_sketch *s, const void *keys,
+                       size_t kstride, size_t n);
+uint64_t bcl_hm_sketch_estimate(const bcl_hm_sketch *s);
 /* Add `delta` to `value` in the map's numeric type (local memory).
  * Integers are checked: 1 (value unchanged) if the sum overflows. */
 int bcl_hm_num_add(const bcl_hashmap *m, void *value, const void *delta);

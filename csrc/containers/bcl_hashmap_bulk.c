@@ -23,32 +23,40 @@
 #include <string.h>
 
 #define PREFETCH_AHEAD 32u     /* entries between a prefetch and its use */
-#define HLL_BITS 14u
-#define HLL_REGISTERS (1u << HLL_BITS)
+#define INLINE_PROBES 4u       /* probes tried inline before the general path */
+#define HLL_REGISTERS (1u << BCL_HM_SKETCH_BITS)
 
-uint64_t bcl_hm_estimate_keys(const bcl_hashmap *m, const void *entries, size_t n,
-                              size_t estride)
+void bcl_hm_sketch_init(bcl_hm_sketch *s)
 {
-    if (n < 2 * HLL_REGISTERS)
-        return n;                        /* exact enough: no more than n */
-    unsigned char reg[HLL_REGISTERS];
-    memset(reg, 0, sizeof reg);
-    const unsigned char *e = entries;
+    memset(s, 0, sizeof *s);
+}
+
+void bcl_hm_sketch_add(const bcl_hashmap *m, bcl_hm_sketch *s, const void *keys,
+                       size_t kstride, size_t n)
+{
+    const unsigned char *k = keys;
     for (size_t i = 0; i < n; i++) {
-        uint64_t h = bcl_hm_hash(e + i * estride, m->key_size);
+        uint64_t h = bcl_hm_hash(k + i * kstride, m->key_size);
         /* Low bits: the high ones say which rank owns the key, so among
          * one owner's entries they are all alike. */
         unsigned j = (unsigned)(h & (HLL_REGISTERS - 1));
-        uint64_t rest = (h >> HLL_BITS) | (uint64_t)1 << 40;
+        uint64_t rest = (h >> BCL_HM_SKETCH_BITS) | (uint64_t)1 << 40;
         unsigned char rank = (unsigned char)(__builtin_ctzll(rest) + 1);
-        if (rank > reg[j])
-            reg[j] = rank;
+        if (rank > s->reg[j])
+            s->reg[j] = rank;
     }
+    s->added += n;
+}
+
+uint64_t bcl_hm_sketch_estimate(const bcl_hm_sketch *s)
+{
+    if (s->added < 2 * HLL_REGISTERS)
+        return s->added;                 /* exact enough: no more than that */
     double sum = 0;
     unsigned zeros = 0;
     for (unsigned j = 0; j < HLL_REGISTERS; j++) {
-        sum += ldexp(1.0, -reg[j]);
-        zeros += reg[j] == 0;
+        sum += ldexp(1.0, -s->reg[j]);
+        zeros += s->reg[j] == 0;
     }
     double regs = HLL_REGISTERS, est = 0.7213 / (1 + 1.079 / regs) * regs * regs / sum;
     if (est <= 2.5 * regs && zeros)
@@ -56,77 +64,126 @@ uint64_t bcl_hm_estimate_keys(const bcl_hashmap *m, const void *entries, size_t 
     /* Round up by 5 %, five standard errors: a short estimate only costs a
      * second resize, but it should not happen. */
     uint64_t keys = (uint64_t)(est * 1.05) + 1;
-    return keys < n ? keys : n;
+    return keys < s->added ? keys : s->added;
 }
 
-/* Home bucket of hash h, counted from the start of this rank's block
- * (>= block: homed elsewhere). */
-static uint64_t local_home(const bcl_hashmap *m, uint64_t h)
+/* This rank's block as the apply loop sees it: invariants in locals, so
+ * the compiler keeps them in registers across the bucket stores (which,
+ * through unsigned char pointers, could alias any field of the map). */
+typedef struct block_view {
+    unsigned char *base;
+    uint64_t first, block, n, pmask;
+    size_t bsize, voff;
+} block_view;
+
+static block_view view_of(const bcl_hashmap *m)
 {
-    uint64_t home = (uint64_t)(((unsigned __int128)h * m->n) >> 64);
-    return home - (uint64_t)bcl_rt.rank * m->block;
+    block_view w = { bcl_hm_local_bucket(m, 0), (uint64_t)bcl_rt.rank * m->block, m->block,
+                     m->n, m->pmask, m->bsize, m->val_off };
+    return w;
 }
 
-/* The home bucket alone, for an 8-byte key and a value that is replaced or
- * is a signed 64-bit sum: 1 if that settled the entry. */
-static int apply_at_home(const bcl_hashmap *m, uint64_t home, const unsigned char *x, int acc)
+static inline uint64_t global_home(const block_view *w, uint64_t h)
 {
-    unsigned char *b = bcl_hm_local_bucket(m, home);
-    uint64_t s = ST(bcl_hm_load_status(b));
-    if (s == BCL_HM_FREE) {
-        bcl_hm_key k = { x, 8, 0 };
-        bcl_hm_local_store(m, b, &k, x + 8);
+    return (uint64_t)(((unsigned __int128)h * w->n) >> 64);
+}
+
+/* The first few buckets of the probe sequence from global home g, for an
+ * 8-byte key and a value that is replaced or is a signed 64-bit sum: 1 if
+ * that settled the entry, as bcl_hm_apply_local would have.  Anything
+ * else -- a bucket outside our block, a tombstone, an overflow, a longer
+ * probe -- is left, untouched, to bcl_hm_apply_local.  (At the half load a
+ * grown map keeps, most keys are in their home bucket or the one after: a
+ * call per entry cost more than the probe.) */
+static inline int apply_near_home(const block_view *w, uint64_t g, const unsigned char *key,
+                                  const unsigned char *val, int acc)
+{
+    for (uint64_t i = 0; i < INLINE_PROBES; i++) {
+        uint64_t pos = (g + i * (i + 1) / 2) & w->pmask;
+        if (pos < w->first || pos - w->first >= w->block)
+            return 0;
+        unsigned char *b = w->base + (pos - w->first) * w->bsize;
+        uint64_t s = bcl_hm_load_status(b);
+        if (ST(s) == BCL_HM_FREE) {      /* bcl_hm_local_store, 8-byte slots */
+            memcpy(b + 8, key, 8);
+            memcpy(b + w->voff, val, 8);
+            __atomic_store_n((uint64_t *)b, (s & ~(uint64_t)BCL_HM_STATE) | BCL_HM_READY,
+                             __ATOMIC_RELEASE);
+            return 1;
+        }
+        if (ST(s) != BCL_HM_READY)
+            return 0;
+        if (!bcl_hm_same_key(b + 8, key, 8))
+            continue;
+        if (!acc) {
+            memcpy(b + w->voff, val, 8);
+            return 1;
+        }
+        int64_t v, d;
+        memcpy(&v, b + w->voff, 8);
+        memcpy(&d, val, 8);
+        if (__builtin_add_overflow(v, d, &v))
+            return 0;                    /* the general path reports it */
+        memcpy(b + w->voff, &v, 8);
         return 1;
     }
-    if (s != BCL_HM_READY || !bcl_hm_same_key(b + 8, x, 8))
-        return 0;
-    if (!acc) {
-        memcpy(b + m->val_off, x + 8, m->val_size);
-        return 1;
-    }
-    int64_t v, d;
-    memcpy(&v, b + m->val_off, 8);
-    memcpy(&d, x + 8, 8);
-    if (__builtin_add_overflow(v, d, &v))
-        return 0;                        /* the general path reports it */
-    memcpy(b + m->val_off, &v, 8);
-    return 1;
+    return 0;
 }
 
-bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const void *entries, size_t n,
-                                   size_t estride, int grow, int *refusing,
-                                   bcl_hm_bulk_fn fn, void *ctx)
+/* An entry the inline probe did not settle: the general local insert, and
+ * the caller hears of anything but a plain success.  Out of line, so the
+ * loop around the common case stays small. */
+__attribute__((noinline))
+static bcl_status apply_general(const bcl_hashmap *m, const unsigned char *key,
+                                const unsigned char *val, int acc, uint64_t h, int grow,
+                                int *refusing, bcl_hm_bulk_fn fn, void *ctx)
 {
-    const unsigned char *e = entries;
-    size_t op_at = m->key_size + m->val_size;
-    int fast = m->key_size == 8 && m->val_size == 8 && m->num == BCL_HM_NUM_INT;
+    bcl_hm_key k = { key, m->key_size, h };
+    int spilled = 0;
+    bcl_status st = bcl_hm_apply_local(m, &k, val, acc, &spilled);
+    if (st == BCL_OK && !spilled)
+        return BCL_OK;
+    if (st == BCL_ERR_FULL && grow)
+        *refusing = 1;     /* grown before the next try: stop probing */
+    if (st != BCL_OK && st != BCL_ERR_FULL && st != BCL_ERR_OVERFLOW)
+        return st;
+    return fn(ctx, key, val, acc, st, spilled);
+}
+
+bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run, int grow,
+                                   int *refusing, bcl_hm_bulk_fn fn, void *ctx)
+{
+    const unsigned char *keys = run->keys;
+    size_t n = run->n, ks = run->kstride;
+    int acc = run->accumulate != 0;
+    int fast = m->key_size == 8 && m->val_size == 8 && m->num == BCL_HM_NUM_INT &&
+               m->limit >= INLINE_PROBES;
+    block_view w = view_of(m);
     uint64_t ring[PREFETCH_AHEAD];
     for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
-        ring[i] = bcl_hm_hash(e + i * estride, m->key_size);
-    for (size_t i = 0; i < n; i++) {
-        const unsigned char *x = e + i * estride;
-        uint64_t h = ring[i % PREFETCH_AHEAD], home = local_home(m, h);
+        ring[i] = bcl_hm_hash(keys + i * ks, m->key_size);
+    size_t i = 0;
+    for (; i < n && !*refusing; i++) {
+        const unsigned char *key = keys + i * ks, *val = run->vals + i * run->vstride;
+        uint64_t h = ring[i % PREFETCH_AHEAD];
         if (i + PREFETCH_AHEAD < n) {
-            uint64_t ahead = bcl_hm_hash(x + PREFETCH_AHEAD * estride, m->key_size);
-            uint64_t at = local_home(m, ahead);
+            uint64_t ahead = bcl_hm_hash(key + PREFETCH_AHEAD * ks, m->key_size);
+            uint64_t at = global_home(&w, ahead) - w.first;
             ring[i % PREFETCH_AHEAD] = ahead;
-            if (at < m->block)
-                __builtin_prefetch(bcl_hm_local_bucket(m, at), 1);
+            if (at < w.block)
+                __builtin_prefetch(w.base + at * w.bsize, 1);
         }
-        if (fast && !*refusing && home < m->block && apply_at_home(m, home, x, x[op_at]))
+        if (fast && apply_near_home(&w, global_home(&w, h), key, val, acc))
             continue;
-        bcl_hm_key k = { x, m->key_size, h };
-        int spilled = 0;
-        bcl_status st = *refusing ? BCL_ERR_FULL
-                                  : bcl_hm_apply_local(m, &k, x + m->key_size, x[op_at],
-                                                       &spilled);
-        if (st == BCL_OK && !spilled)
-            continue;
-        if (st == BCL_ERR_FULL && grow)
-            *refusing = 1;     /* grown before the next try: stop probing */
-        if (st != BCL_OK && st != BCL_ERR_FULL && st != BCL_ERR_OVERFLOW)
+        bcl_status st = apply_general(m, key, val, acc, h, grow, refusing, fn, ctx);
+        if (st != BCL_OK)
             return st;
-        if ((st = fn(ctx, x, st, spilled)) != BCL_OK)
+    }
+    /* The map refused an entry and will grow: the rest wait, in order. */
+    for (; i < n; i++) {
+        bcl_status st = fn(ctx, keys + i * ks, run->vals + i * run->vstride, acc,
+                           BCL_ERR_FULL, 0);
+        if (st != BCL_OK)
             return st;
     }
     return BCL_OK;

@@ -10,11 +10,6 @@
 
 #define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
 
-static unsigned char *op_byte(const bcl_hmbuf *b, unsigned char *e)
-{
-    return e + b->m->key_size + b->m->val_size;
-}
-
 bcl_status bcl_hmbuf_create(bcl_hmbuf *b, bcl_hashmap *m, size_t queue_size,
                             size_t message_size)
 {
@@ -31,6 +26,7 @@ bcl_status bcl_hmbuf_create(bcl_hmbuf *b, bcl_hashmap *m, size_t queue_size,
     b->message_size = message_size;
     b->chunk = message_size < queue_size ? message_size : queue_size;
     b->stride = ALIGN8(m->key_size + m->val_size + 1);
+    b->fmt = (bcl_hmbuf_fmt){ m->key_size, m->val_size };
     /* message_size entries of a wide key/value type (S1000000) for every
      * rank could wrap the byte counts of the waiting lists. */
     if (message_size > SIZE_MAX / b->stride / (size_t)bcl_rt.nprocs)
@@ -64,91 +60,55 @@ void bcl_hmbuf_destroy(bcl_hmbuf *b)
     for (int r = 0; r < b->nq; r++)
         bcl_queue_destroy(&b->q[r]);
     for (int r = 0; b->out && r < bcl_rt.nprocs; r++)
-        free(b->out[r].e);
+        bcl_hmbuf_list_free(&b->out[r]);
     free(b->out);
     free(b->q);
     free(b->blocked);
-    free(b->kept.e);
+    free(b->wire);
+    bcl_hmbuf_list_free(&b->kept);
     memset(b, 0, sizeof *b);
-}
-
-/* ---- waiting lists ------------------------------------------------------- */
-
-/* Room for `more` entries after the last one. */
-static bcl_status list_reserve(const bcl_hmbuf *b, bcl_hmbuf_list *l, size_t more)
-{
-    if (l->n + more <= l->cap)
-        return BCL_OK;
-    size_t cap = l->cap ? 2 * l->cap : 1024;
-    while (cap < l->n + more)
-        cap *= 2;
-    unsigned char *ne = cap <= SIZE_MAX / b->stride ? bcl_big_realloc(l->e, cap * b->stride)
-                                                   : NULL;
-    if (!ne)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory to buffer %zu entries for the "
-                             "next flush", l->n + more);
-    l->e = ne;
-    l->cap = cap;
-    return BCL_OK;
-}
-
-static bcl_status list_add(const bcl_hmbuf *b, bcl_hmbuf_list *l, const unsigned char *e,
-                           size_t n)
-{
-    if (!n)
-        return BCL_OK;          /* e may be an empty list's NULL */
-    bcl_status st = list_reserve(b, l, n);
-    if (st == BCL_OK) {
-        memcpy(l->e + l->n * b->stride, e, n * b->stride);
-        l->n += n;
-    }
-    return st;
-}
-
-static void list_free(bcl_hmbuf_list *l)
-{
-    free(l->e);
-    memset(l, 0, sizeof *l);
 }
 
 /* ---- the atomic path (spills and kept entries owned elsewhere) ------------ */
 
 /* One entry's outcome in the map (apply / direct): kept or counted. */
-static bcl_status settle(bcl_hmbuf *b, const unsigned char *e, int outcome)
+static bcl_status settle(bcl_hmbuf *b, const void *key, const void *val, int acc, int outcome)
 {
     if (outcome == BCL_HM_NOROOM)
-        return list_add(b, &b->kept, e, 1);
+        return bcl_hmbuf_list_add(&b->kept, b->fmt, key, val, acc);
     if (outcome == BCL_HM_OVERFLOW)
         b->n_overflow++;
     return BCL_OK;
 }
 
-/* Insert entries with the atomic protocol, pipelined (inserts, then
- * accumulates: the buffer promises no order until flush).  Entries that
- * find no room are kept, overflowing accumulates counted. */
-static bcl_status direct(bcl_hmbuf *b, unsigned char *e, size_t n)
+/* Insert a list's entries with the atomic protocol, pipelined (inserts,
+ * then accumulates: the buffer promises no order until flush).  Entries
+ * that find no room are kept, overflowing accumulates counted. */
+static bcl_status direct(bcl_hmbuf *b, const bcl_hmbuf_list *l)
 {
     const bcl_hashmap *m = b->m;
-    unsigned char *k = malloc(n * m->key_size + 1), *v = malloc(n * m->val_size + 1);
+    bcl_hmbuf_fmt f = b->fmt;
+    size_t n = l->n;
+    unsigned char *k = malloc(n * f.ks + 1), *v = malloc(n * f.vs + 1);
     unsigned char *out = malloc(n + 1);
     bcl_status st = k && v && out ? BCL_OK
                                   : bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu entries", n);
     for (int acc = 0; acc < 2 && st == BCL_OK; acc++) {
         size_t c = 0;
-        for (size_t i = 0; i < n; i++) {
-            unsigned char *x = e + i * b->stride;
-            if (*op_byte(b, x) != acc)
-                continue;
-            memcpy(k + c * m->key_size, x, m->key_size);
-            memcpy(v + c * m->val_size, x + m->key_size, m->val_size);
-            c++;
+        for (size_t i = 0; i < l->nruns; i++) {
+            bcl_hm_run run = bcl_hmbuf_list_run(l, f, i);
+            for (size_t j = 0; run.accumulate == acc && j < run.n; j++, c++) {
+                memcpy(k + c * f.ks, run.keys + j * run.kstride, f.ks);
+                memcpy(v + c * f.vs, run.vals + j * run.vstride, f.vs);
+            }
         }
         if (c)
             st = bcl_hm_batch_outcome(m, acc, k, v, c, out);
-        for (size_t i = 0, j = 0; st == BCL_OK && c && i < n; i++) {
-            unsigned char *x = e + i * b->stride;
-            if (*op_byte(b, x) == acc)
-                st = settle(b, x, out[j++]);
+        for (size_t i = 0, o = 0; st == BCL_OK && c && i < l->nruns; i++) {
+            bcl_hm_run run = bcl_hmbuf_list_run(l, f, i);
+            for (size_t j = 0; st == BCL_OK && run.accumulate == acc && j < run.n; j++)
+                st = settle(b, run.keys + j * run.kstride, run.vals + j * run.vstride, acc,
+                            out[o++]);
         }
     }
     free(k);
@@ -159,17 +119,31 @@ static bcl_status direct(bcl_hmbuf *b, unsigned char *e, size_t n)
 
 /* ---- buffering ----------------------------------------------------------- */
 
+/* The staging area for pushes and pops: `chunk` queue records. */
+static bcl_status wire_ready(bcl_hmbuf *b)
+{
+    if (b->wire)
+        return BCL_OK;
+    b->wire = bcl_big_realloc(NULL, b->chunk * b->stride);
+    if (!b->wire)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory to stage %zu entries of %zu bytes",
+                             b->chunk, b->stride);
+    b->wire_n = b->chunk;
+    return BCL_OK;
+}
+
 /* Push dest's waiting entries, oldest first, a chunk at a time, until the
  * queue refuses one (then the rest wait, in order, for flush()). */
 static bcl_status ship(bcl_hmbuf *b, int dest)
 {
     bcl_hmbuf_list *l = &b->out[dest];
     size_t done = 0;
-    bcl_status st = BCL_OK;
+    bcl_status st = wire_ready(b);
     while (st == BCL_OK && done < l->n) {
         size_t n = l->n - done < b->chunk ? l->n - done : b->chunk;
         int pushed = 0;
-        st = bcl_queue_push(&b->q[dest], l->e + done * b->stride, n, 0, &pushed);
+        bcl_hmbuf_list_to_wire(l, b->fmt, done, n, b->wire, b->stride);
+        st = bcl_queue_push(&b->q[dest], b->wire, n, 0, &pushed);
         if (st == BCL_OK && !pushed) {
             if (!b->blocked[dest])
                 b->waited += l->n - done;
@@ -178,34 +152,27 @@ static bcl_status ship(bcl_hmbuf *b, int dest)
         }
         done += st == BCL_OK ? n : 0;
     }
-    if (done) {
-        memmove(l->e, l->e + done * b->stride, (l->n - done) * b->stride);
-        l->n -= done;
-    }
+    if (done)
+        bcl_hmbuf_list_drop_front(l, b->fmt, done);
     return st;
 }
 
-static inline bcl_status add_entry(bcl_hmbuf *b, const void *key, const void *val, int acc)
+/* shared: val is the one value of every entry of this add call (tag). */
+static inline bcl_status add_entry(bcl_hmbuf *b, const void *key, const void *val, int acc,
+                                   int shared, uint64_t tag)
 {
     const bcl_hashmap *m = b->m;
+    bcl_hmbuf_fmt f = b->fmt;
     /* bcl_hm_owner without the probe: the home's rank is h * nprocs / 2^64 */
     uint64_t h = bcl_hm_hash(key, m->key_size);
     int dest = (int)(((unsigned __int128)h * (uint64_t)bcl_rt.nprocs) >> 64);
     bcl_hmbuf_list *l = &b->out[dest];
-    if (l->n == l->cap) {
-        bcl_status st = list_reserve(b, l, 1);
-        if (st != BCL_OK)
-            return st;
-    }
-    unsigned char *e = l->e + l->n++ * b->stride;
-    if (m->key_size == 8 && m->val_size == 8) {     /* a counter's: inline */
-        memcpy(e, key, 8);
-        memcpy(e + 8, val, 8);
-    } else {
-        memcpy(e, key, m->key_size);
-        memcpy(e + m->key_size, val, m->val_size);
-    }
-    *op_byte(b, e) = (unsigned char)(acc != 0);
+    bcl_status st;
+    if (l->tag != tag && (st = bcl_hmbuf_list_open(l, f, acc, shared, val, tag)) != BCL_OK)
+        return st;
+    if (l->cap - l->used < f.ks + f.vs && (st = bcl_hmbuf_list_reserve(l, f, 1)) != BCL_OK)
+        return st;
+    bcl_hmbuf_list_put(l, f, key, val);
     b->n_added++;
     if (dest == bcl_rt.rank)
         return BCL_OK;               /* ours wait for the local phase */
@@ -218,7 +185,7 @@ static inline bcl_status add_entry(bcl_hmbuf *b, const void *key, const void *va
 
 bcl_status bcl_hmbuf_add(bcl_hmbuf *b, const void *key, const void *val, int accumulate)
 {
-    return add_entry(b, key, val, accumulate);
+    return add_entry(b, key, val, accumulate != 0, 0, ++b->calls);
 }
 
 bcl_status bcl_hmbuf_add_many(bcl_hmbuf *b, const void *keys, const void *vals,
@@ -226,9 +193,11 @@ bcl_status bcl_hmbuf_add_many(bcl_hmbuf *b, const void *keys, const void *vals,
 {
     const unsigned char *k = keys, *v = vals;
     size_t ks = b->m->key_size;
+    uint64_t tag = ++b->calls;
+    int acc = accumulate != 0, shared = vstep == 0;
     bcl_status st = BCL_OK;
     for (size_t i = 0; i < n && st == BCL_OK; i++)
-        st = add_entry(b, k + i * ks, v + i * vstep, accumulate);
+        st = add_entry(b, k + i * ks, v + i * vstep, acc, shared, tag);
     return st;
 }
 
@@ -285,18 +254,27 @@ static bcl_status requeue_kept(bcl_hmbuf *b, bcl_hmbuf_list *inbox)
 {
     bcl_hmbuf_list old = b->kept, theirs = { 0 };
     memset(&b->kept, 0, sizeof b->kept);
-    bcl_status st = list_reserve(b, inbox, old.n);
-    for (size_t i = 0; st == BCL_OK && i < old.n; i++) {
-        unsigned char *x = old.e + i * b->stride;
-        bcl_hm_key k = bcl_hm_key_make(x, b->m->key_size);
-        st = list_add(b, bcl_hm_owner(b->m, &k) == bcl_rt.rank ? inbox : &theirs, x, 1);
+    bcl_status st = BCL_OK;
+    for (size_t i = 0; st == BCL_OK && i < old.nruns; i++) {
+        bcl_hm_run run = bcl_hmbuf_list_run(&old, b->fmt, i);
+        for (size_t j = 0; st == BCL_OK && j < run.n; j++) {
+            const unsigned char *key = run.keys + j * run.kstride;
+            bcl_hm_key k = bcl_hm_key_make(key, b->m->key_size);
+            bcl_hmbuf_list *to = bcl_hm_owner(b->m, &k) == bcl_rt.rank ? inbox : &theirs;
+            st = bcl_hmbuf_list_add(to, b->fmt, key, run.vals + j * run.vstride,
+                                    run.accumulate);
+        }
     }
     if (st == BCL_OK && theirs.n)
-        st = direct(b, theirs.e, theirs.n);
-    if (st != BCL_OK)       /* keep them all for the next try */
-        b->kept = old, old.e = NULL, inbox->n = 0;
-    list_free(&old);
-    list_free(&theirs);
+        st = direct(b, &theirs);
+    if (st != BCL_OK) {     /* keep them all for the next try */
+        bcl_hmbuf_list_free(&b->kept);
+        b->kept = old;
+        memset(&old, 0, sizeof old);
+        bcl_hmbuf_list_free(inbox);
+    }
+    bcl_hmbuf_list_free(&old);
+    bcl_hmbuf_list_free(&theirs);
     return st;
 }
 
@@ -317,14 +295,15 @@ static bcl_status ship_rounds(bcl_hmbuf *b, bcl_hmbuf_list *inbox, bcl_status *e
             return st;
         size_t got = 0;
         do {
-            if (*err == BCL_OK)
-                *err = list_reserve(b, inbox, b->queue_size);
+            /* Room first: a popped entry must have a place to go. */
+            if (*err == BCL_OK && (*err = wire_ready(b)) == BCL_OK)
+                *err = bcl_hmbuf_list_reserve(inbox, b->fmt, b->wire_n);
             got = 0;
             if (*err == BCL_OK)
-                *err = bcl_queue_local_pop(&b->q[me], inbox->e + inbox->n * b->stride,
-                                           b->queue_size, &got);
-            inbox->n += got;
-        } while (*err == BCL_OK && got == b->queue_size);
+                *err = bcl_queue_local_pop(&b->q[me], b->wire, b->wire_n, &got);
+            if (*err == BCL_OK && got)
+                *err = bcl_hmbuf_list_from_wire(inbox, b->fmt, b->wire, got, b->stride);
+        } while (*err == BCL_OK && got == b->wire_n);
         if ((st = bcl_barrier()) != BCL_OK)
             return st;
         uint64_t left = 0;
@@ -365,15 +344,28 @@ typedef struct outcome_ctx {
     bcl_hmbuf_list spill;
 } outcome_ctx;
 
-static bcl_status note_outcome(void *vctx, const unsigned char *e, bcl_status st, int spilled)
+static bcl_status note_outcome(void *vctx, const void *key, const void *val, int acc,
+                               bcl_status st, int spilled)
 {
     outcome_ctx *c = vctx;
     if (st == BCL_OK && spilled)
-        return list_add(c->b, &c->spill, e, 1);
+        return bcl_hmbuf_list_add(&c->spill, c->b->fmt, key, val, acc);
     if (st == BCL_ERR_FULL)
-        return list_add(c->b, &c->b->kept, e, 1);
+        return bcl_hmbuf_list_add(&c->b->kept, c->b->fmt, key, val, acc);
     c->b->n_overflow++;
     return BCL_OK;
+}
+
+/* Upper estimate of the distinct keys in the inbox. */
+static uint64_t inbox_keys(const bcl_hmbuf *b, const bcl_hmbuf_list *inbox)
+{
+    bcl_hm_sketch s;
+    bcl_hm_sketch_init(&s);
+    for (size_t i = 0; i < inbox->nruns; i++) {
+        bcl_hm_run run = bcl_hmbuf_list_run(inbox, b->fmt, i);
+        bcl_hm_sketch_add(b->m, &s, run.keys, run.kstride, run.n);
+    }
+    return bcl_hm_sketch_estimate(&s);
 }
 
 /* The local phase: grow if asked (the apply must find room), then apply
@@ -384,14 +376,17 @@ static bcl_status apply_inbox(bcl_hmbuf *b, bcl_hmbuf_list *inbox, bcl_hmbuf_lis
 {
     bcl_status st = BCL_OK;
     if (b->grow)
-        st = grow_for(b, *err == BCL_OK ? bcl_hm_estimate_keys(b->m, inbox->e, inbox->n,
-                                                                b->stride) : 0, err);
+        st = grow_for(b, *err == BCL_OK ? inbox_keys(b, inbox) : 0, err);
     outcome_ctx oc = { b, { 0 } };
-    if (st == BCL_OK && *err == BCL_OK && inbox->n)
-        *err = bcl_hm_apply_many_local(b->m, inbox->e, inbox->n, b->stride, b->grow,
-                                       &b->refusing, note_outcome, &oc);
-    else if (st == BCL_OK && inbox->n)
-        keep_first(err, list_add(b, &b->kept, inbox->e, inbox->n));  /* none lost */
+    if (st == BCL_OK && *err == BCL_OK) {
+        for (size_t i = 0; *err == BCL_OK && i < inbox->nruns; i++) {
+            bcl_hm_run run = bcl_hmbuf_list_run(inbox, b->fmt, i);
+            *err = bcl_hm_apply_many_local(b->m, &run, b->grow, &b->refusing, note_outcome,
+                                           &oc);
+        }
+    } else if (st == BCL_OK && inbox->n) {
+        keep_first(err, bcl_hmbuf_list_append(&b->kept, b->fmt, inbox));  /* none lost */
+    }
     *spill = oc.spill;
     return st;
 }
@@ -409,8 +404,9 @@ bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
     if (err == BCL_OK && !inbox.n) {
         inbox = b->out[me];              /* ours, as they are: no copy */
         memset(&b->out[me], 0, sizeof b->out[me]);
-    } else if (err == BCL_OK && (err = list_add(b, &inbox, b->out[me].e, b->out[me].n)) == BCL_OK) {
-        b->out[me].n = 0;
+    } else if (err == BCL_OK &&
+               (err = bcl_hmbuf_list_append(&inbox, b->fmt, &b->out[me])) == BCL_OK) {
+        bcl_hmbuf_list_drop_front(&b->out[me], b->fmt, b->out[me].n);
     }
     /* Every path runs all barriers and the agreement, so an error never
      * strands peers. */
@@ -420,17 +416,17 @@ bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
      * next barrier. */
     if ((st = apply_inbox(b, &inbox, &spill, &err)) != BCL_OK)
         goto out;
-    list_free(&inbox);
+    bcl_hmbuf_list_free(&inbox);
     if ((st = bcl_barrier()) != BCL_OK)
         goto out;
     if (spill.n && err == BCL_OK)
-        err = b->refusing ? list_add(b, &b->kept, spill.e, spill.n)  /* grown first */
-                          : direct(b, spill.e, spill.n);
+        err = b->refusing ? bcl_hmbuf_list_append(&b->kept, b->fmt, &spill)  /* grown first */
+                          : direct(b, &spill);
     if ((st = bcl_barrier()) != BCL_OK)
         goto out;
     st = agree(b, err);
 out:
-    list_free(&inbox);
-    list_free(&spill);
+    bcl_hmbuf_list_free(&inbox);
+    bcl_hmbuf_list_free(&spill);
     return st;
 }

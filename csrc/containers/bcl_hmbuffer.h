@@ -16,11 +16,13 @@
  * allreduce says).  Then, in the local phase (pushes and the owner's
  * reading are separated by barriers, FastQueue's phases, and no rank
  * touches another's block), each owner applies its inbox to its own block
- * with the map's bulk apply (bcl_hm_bulk_*: partitioned by home bucket,
- * repeated keys combined, plain CPU stores).  With grow set, the owners
- * first agree on the largest count of distinct keys plus used buckets any
- * block would hold and resize the map (collectively, at least doubling) if
- * that is over half a block, so the apply finds room.
+ * with the map's bulk apply (bcl_hm_apply_many_local: home buckets
+ * prefetched ahead, plain CPU stores).  Waiting entries and the inbox are
+ * stored compactly, in runs (bcl_hmbuf_list.h): a counter's keys take 8
+ * bytes each until the flush, not a wire record's 24.  With grow set, the
+ * owners first agree on the largest count of distinct keys plus used
+ * buckets any block would hold and resize the map (collectively, at least
+ * doubling) if that is over half a block, so the apply finds room.
  *
  * No entry is ever lost:
  *  - an entry whose probe sequence leaves the owner's block ("spill") is
@@ -42,18 +44,18 @@
 #define BCL_HMBUFFER_H
 
 #include "containers/bcl_hashmap.h"
+#include "containers/bcl_hmbuf_list.h"
 #include "containers/bcl_queue.h"
-
-typedef struct bcl_hmbuf_list {  /* entries waiting for the next flush */
-    unsigned char *e;
-    size_t n, cap;
-} bcl_hmbuf_list;
 
 typedef struct bcl_hmbuf {
     bcl_hashmap *m;           /* grow resizes it in place                    */
     size_t queue_size, message_size;
     size_t chunk;             /* entries per push: message_size, at most a queue */
-    size_t stride;            /* bytes per entry: key, value, op byte       */
+    size_t stride;            /* bytes per queued entry: key, value, op byte */
+    bcl_hmbuf_fmt fmt;        /* the map's key and value sizes               */
+    uint64_t calls;           /* add calls so far: names a list's open run   */
+    unsigned char *wire;      /* staging for pushes and pops: `wire_n` entries */
+    size_t wire_n;
     bcl_queue *q;             /* per rank: the FastQueue it hosts            */
     int nq;                   /* queues created                              */
     bcl_hmbuf_list *out;      /* per rank: entries for it (ours: the inbox)  */

@@ -85,3 +85,32 @@ def test_local_arrays_refuses_variable_length_types():
     m = pybcl.HashMap(16, key_type=str, value_type="int64")
     with pytest.raises(TypeError, match="local_items"):
         m.local_arrays()
+
+
+@pytest.mark.mpi
+def test_mixed_inserts_and_accumulates_apply_in_order_per_key():
+    """One delta for all keys, a delta per key, inserts and single calls,
+    interleaved and queued past full: each key ends as the calls, applied
+    in this rank's order, say.  Twice, so the second flush reuses the
+    buffer's emptied lists."""
+    r, P = pybcl.rank(), pybcl.nprocs()
+    keys = keys_of_all_ranks(8 * QUEUE) * np.uint64(P) + np.uint64(r)   # this rank's own
+    m = pybcl.HashMap(4 * keys.size * P, key_type="uint64", value_type="int64")
+    buf = pybcl.HashMapBuffer(m, QUEUE, MESSAGE)
+    steps = np.arange(keys.size, dtype=np.int64)
+    for round_ in range(2):
+        buf.accumulate_many(keys)                        # one delta: 1
+        buf.insert_many(keys, steps * 10 + round_)       # replaces it
+        buf.accumulate_many(keys, 5)                     # one delta again
+        buf.accumulate(keys[0], 7)
+        buf.insert(keys[1], -3)
+        buf.accumulate_many(keys, steps)                 # a delta per key
+        buf.accumulate_many(keys[::2], 2)
+        assert m.size() == (0 if round_ == 0 else keys.size * P)
+        buf.flush()
+        want = steps * 11 + round_ + 5
+        want[0] += 7
+        want[1] = -3 + 1
+        want[::2] += 2
+        vals, found = m.find_many(keys)
+        assert all_ok(found.all() and (vals == want).all())

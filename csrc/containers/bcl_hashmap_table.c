@@ -179,31 +179,46 @@ uint64_t bcl_hm_local_copy(const bcl_hashmap *m, void *keys, void *vals, uint64_
 }
 
 /* Resize: place one moved entry (keys are distinct: no key comparison). */
+/* The hash of the key in bucket src (a variable key is loaded from its
+ * out-of-line bytes). */
+static bcl_status bucket_hash(const bcl_hashmap *m, const unsigned char *src, uint64_t *h)
+{
+    if (!m->key_var) {
+        *h = bcl_hm_hash(src + 8, m->key_size);
+        return BCL_OK;
+    }
+    bcl_objref r;
+    memcpy(&r, src + 8, sizeof r);
+    unsigned char small[256], *buf = r.len <= sizeof small ? small : malloc(r.len);
+    if (!buf)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %u-byte key", r.len);
+    bcl_status st = r.len ? bcl_obj_load(r, buf) : BCL_OK;
+    *h = bcl_hm_hash(buf, r.len);
+    if (buf != small)
+        free(buf);
+    return st;
+}
+
+static bcl_status place_full_error(const bcl_hashmap *m)
+{
+    return bcl_set_error(BCL_ERR_FULL, "resize: %llu buckets are too few for the "
+                         "entries", (unsigned long long)m->n);
+}
+
+/* Bucket src's slots (its references move with them) into m, atomically:
+ * any rank's block. */
 static bcl_status place(const bcl_hashmap *m, const unsigned char *src)
 {
     bcl_hm_probe p;
     uint64_t idx, cur, h;
-    if (m->key_var) {
-        bcl_objref r;
-        memcpy(&r, src + 8, sizeof r);
-        unsigned char small[256], *buf = r.len <= sizeof small ? small : malloc(r.len);
-        if (!buf)
-            return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %u-byte key", r.len);
-        bcl_status st = r.len ? bcl_obj_load(r, buf) : BCL_OK;
-        h = bcl_hm_hash(buf, r.len);
-        if (buf != small)
-            free(buf);
-        if (st != BCL_OK)
-            return st;
-    } else {
-        h = bcl_hm_hash(src + 8, m->key_size);
-    }
+    bcl_status st = bucket_hash(m, src, &h);
+    if (st != BCL_OK)
+        return st;
     bcl_hm_probe_init(m, &p, h);
     while (bcl_hm_probe_next(m, &p, &idx)) {
         bcl_gptr b = bcl_hm_bucket(m, idx);
         int taken;
-        bcl_status st = bcl_hm_claim_free(b, 0, &cur, &taken, NULL);
-        if (st != BCL_OK)
+        if ((st = bcl_hm_claim_free(b, 0, &cur, &taken, NULL)) != BCL_OK)
             return st;
         if (!taken)
             continue;
@@ -211,8 +226,73 @@ static bcl_status place(const bcl_hashmap *m, const unsigned char *src)
             return st;
         return bcl_hm_add_status(b, PUBLISH);
     }
-    return bcl_set_error(BCL_ERR_FULL, "resize: %llu buckets are too few for the "
-                         "entries", (unsigned long long)m->n);
+    return place_full_error(m);
+}
+
+/* The same with plain stores, while no other rank writes this rank's block
+ * of m: *spilled when the probe sequence leaves the block first (then
+ * nothing is written).  The keys are distinct and the table new, so the
+ * first free bucket is the place. */
+static bcl_status place_local(const bcl_hashmap *m, const unsigned char *src, int *spilled)
+{
+    bcl_hm_probe p;
+    uint64_t idx, h, first = (uint64_t)bcl_rt.rank * m->block;
+    bcl_status st = bucket_hash(m, src, &h);
+    if (st != BCL_OK)
+        return st;
+    *spilled = 0;
+    bcl_hm_probe_init(m, &p, h);
+    while (bcl_hm_probe_next(m, &p, &idx)) {
+        if (idx < first || idx - first >= m->block) {
+            *spilled = 1;
+            return BCL_OK;
+        }
+        unsigned char *b = bcl_hm_local_bucket(m, idx - first);
+        uint64_t s = bcl_hm_load_status(b);
+        if (ST(s) != BCL_HM_FREE)
+            continue;
+        memcpy(b + 8, src + 8, m->bsize - 8);
+        __atomic_store_n((uint64_t *)b, (s & ~(uint64_t)BCL_HM_STATE) | BCL_HM_READY,
+                         __ATOMIC_RELEASE);
+        return BCL_OK;
+    }
+    return place_full_error(m);
+}
+
+/* Move this rank's entries into m2: those whose probe stays in our block
+ * with plain stores (every key's home is in its old owner's block: the
+ * owner is hash * P / 2^64 at any capacity), then, after a barrier, the
+ * few that spill, atomically.  Every rank runs the barrier between; a
+ * failure to move an entry is left in *err for the caller to agree on. */
+static bcl_status move_entries(const bcl_hashmap *m, const bcl_hashmap *m2, bcl_status *err)
+{
+    uint64_t *spills = NULL, nspill = 0, cap = 0;
+    bcl_status st = BCL_OK;
+    for (uint64_t i = 0; i < m->block && st == BCL_OK; i++) {
+        unsigned char *b = bcl_hm_local_bucket(m, i);
+        if (ST(bcl_hm_load_status(b)) != BCL_HM_READY)
+            continue;
+        int spilled = 0;
+        st = place_local(m2, b, &spilled);
+        if (st != BCL_OK || !spilled)
+            continue;
+        if (nspill == cap) {
+            uint64_t *ns = realloc(spills, (cap = cap ? 2 * cap : 256) * sizeof *ns);
+            if (!ns) {
+                st = bcl_set_error(BCL_ERR_NOMEM, "resize: no memory for the entries "
+                                   "that leave this rank's block");
+                break;
+            }
+            spills = ns;
+        }
+        spills[nspill++] = i;
+    }
+    bcl_status rc = bcl_barrier();      /* no plain store into any block after this */
+    for (uint64_t j = 0; rc == BCL_OK && st == BCL_OK && j < nspill; j++)
+        st = place(m2, bcl_hm_local_bucket(m, spills[j]));
+    free(spills);
+    *err = st;
+    return rc;
 }
 
 bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity)
@@ -224,13 +304,10 @@ bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity)
     st = bcl_hm_create(&m2, new_capacity, m->key_size, m->val_size, m->num);
     if (st != BCL_OK)
         return st;
-    for (uint64_t i = 0; i < m->block && st == BCL_OK; i++) {
-        unsigned char *b = bcl_hm_local_bucket(m, i);
-        if ((bcl_hm_load_status(b) & BCL_HM_STATE) == BCL_HM_READY)
-            st = place(&m2, b);
-    }
+    bcl_status rc = move_entries(m, &m2, &st);
     int64_t ok = st == BCL_OK, err = st;
-    bcl_status rc = bcl_allreduce(&ok, 1, BCL_I64, BCL_MIN);
+    if (rc == BCL_OK)
+        rc = bcl_allreduce(&ok, 1, BCL_I64, BCL_MIN);
     if (rc == BCL_OK)
         rc = bcl_barrier();
     if (rc != BCL_OK)

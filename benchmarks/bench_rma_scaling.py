@@ -38,10 +38,10 @@ import sys
 import time
 
 import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
+from _netns import netns_hosts  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-TOOLS = os.path.join(ROOT, "scripts", "netns")
 
 
 def worker(n_scalar, n_batch):
@@ -182,44 +182,22 @@ def per_host_counts(args):
 
 
 def multi_host(args):
-    script = os.path.join(TOOLS, "hosts.sh")
-    name = os.environ.get("PYBCL_NETNS_NAME", "pb")      # as hosts.sh names them
-    have = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    wanted = [f"{name}h{i}" for i in range(1, args.hosts + 1)]
-    missing = [h for h in wanted if h not in have.split()]
-    created = False
-    if missing:
-        subprocess.run(["bash", script, "up", str(args.hosts)], check=True)
-        created = True
-    hosts = subprocess.run(["bash", script, "list", str(args.hosts)], check=True,
-                           capture_output=True, text=True).stdout.strip()
-    iface = subprocess.run(["bash", script, "iface"], check=True,
-                           capture_output=True, text=True).stdout.strip()
-    try:
-        runs = []
+    runs = []
+    with netns_hosts(args.hosts) as launch:
         for per, tr, wait in ((p, t, w) for p in per_host_counts(args)
                               for w in args.waits.split(",")
                               for t in (args.transports or "rma").split(",")):
             n = args.hosts * per
-            pre = [mpiexec(), "-launcher", "ssh", "-launcher-exec",
-                   os.path.join(TOOLS, "nsexec.sh"), "-iface", iface, "-hosts",
-                   ",".join(f"{h}:{per}" for h in hosts.split(",")), "-n", str(n),
-                   "-genv", "UCX_TLS", "tcp,self", "-genv", "PYBCL_TRANSPORT", tr,
-                   "-genv", "PYTHONPATH", ROOT]
+            env = {"PYBCL_TRANSPORT": tr}
             if wait != "default":
-                pre += ["-genv", "PYBCL_WAIT", wait]
-            rec = run_job(pre, job_env(), args.scalar, args.batch, args.timeout)
+                env["PYBCL_WAIT"] = wait
+            rec = run_job(launch(per, env), job_env(), args.scalar, args.batch, args.timeout)
             rec.update(hosts=args.hosts, ranks_per_host=per, wait=wait,
                        transport_requested=tr,
                        oversubscribed=n > (os.cpu_count() or 1))
             runs.append(rec)
             print(json.dumps(rec), file=sys.stderr, flush=True)
-    finally:
-        if created:      # remove only the namespaces this run made
-            for h in missing:
-                subprocess.run(["ip", "netns", "del", h], check=False)
-    return {"hosts": args.hosts, "created_namespaces": missing if created else [],
-            "runs": runs}
+    return {"hosts": args.hosts, "runs": runs}
 
 
 def main():

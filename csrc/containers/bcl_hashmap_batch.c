@@ -38,7 +38,7 @@
  * key.  Work proceeds in chunks (chunk_keys()) to bound memory and the
  * number of operations in flight.
  */
-#include "containers/bcl_hashmap.h"
+#include "containers/bcl_hashmap_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -916,6 +916,8 @@ bcl_status bcl_hm_insert_many(const bcl_hashmap *m, const void *keys, const void
 bcl_status bcl_hm_find_many(const bcl_hashmap *m, const void *keys, size_t k, void *vals,
                             unsigned char *found, int promise)
 {
+    if (bcl_hm_find_direct_ok(m, promise))
+        return bcl_hm_find_direct(m, keys, k, vals, found);
     enum kind kind = promise == BCL_HM_P_FIND ? K_FIND_ONLY : K_FIND;
     return run_all(m, kind, keys, NULL, 0, k, vals, found, NULL, NULL, NULL);
 }

@@ -170,4 +170,12 @@ bcl_status bcl_hm_value_in(const bcl_hashmap *m, const void *val, size_t len,
                            bcl_objref *ref, const void **slot);
 bcl_status bcl_hm_value_back(const bcl_hashmap *m, bcl_status st, bcl_objref ref);
 
+/* ---- find_many's direct path (bcl_hashmap_find_direct.c) ---------------- */
+
+/* May find_many with this promise read buckets with plain loads (the
+ * find-only promise, fixed-size keys and values, every block mapped)? */
+int bcl_hm_find_direct_ok(const bcl_hashmap *m, int promise);
+bcl_status bcl_hm_find_direct(const bcl_hashmap *m, const void *keys, size_t n, void *vals,
+                              unsigned char *found);
+
 #endif /* BCL_HASHMAP_INTERNAL_H */

@@ -58,6 +58,7 @@ from pybcl import _core
 from pybcl.apps import _cli, kmer
 
 LOOKUP_BATCH = 1 << 20          # k-mers per find_many while building the graph
+QUERY_CHUNK = 1 << 16           # keys whose neighbours are looked up together
 MAX_WALKERS = 1 << 20           # walks in flight per rank at once
 BLOOM_BITS_PER_KMER = 16        # the neighbour filter: ~1 % false positives
 
@@ -153,6 +154,19 @@ def _present(m: Any, bits: NDArray[np.uint64], queries: NDArray[np.uint64]) -> N
     return found
 
 
+def _presence(m: Any, bits: NDArray[np.uint64], keys: NDArray[np.uint64], k: int,
+              queries_of: Any, per_key: int) -> NDArray[np.bool_]:
+    """Which of the `per_key` queries `queries_of(keys, k)` makes for each key
+    are keys of m, a chunk of keys at a time: the queries (8 per key) stay
+    in a few MB that are reused, instead of one array of hundreds of MB
+    written once."""
+    found = np.zeros(len(keys) * per_key, dtype=bool)
+    for lo in range(0, len(keys), QUERY_CHUNK):
+        part = _present(m, bits, queries_of(keys[lo:lo + QUERY_CHUNK], k))
+        found[lo * per_key:lo * per_key + len(part)] = part
+    return found
+
+
 def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: int
            ) -> tuple[Any, NDArray[np.uint8], NDArray[np.uint64], NDArray[np.bool_]]:
     """Collective: the graph map (solid k-mer -> (ext << 32) | count), and this
@@ -163,8 +177,8 @@ def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: i
     _insert_all(m, keys, counts32)          # presence (and counts) first
     pybcl.barrier()
     bits = _bloom(keys, total)
-    ext = _core.dbg_ext_bits(_present(m, bits, _core.dbg_neighbours(keys, k)))
-    siblings = _present(m, bits, _core.dbg_siblings(keys, k))
+    ext = _core.dbg_ext_bits(_presence(m, bits, keys, k, _core.dbg_neighbours, 8))
+    siblings = _presence(m, bits, keys, k, _core.dbg_siblings, 6)
     del bits
     pybcl.barrier()                         # every neighbour read before the overwrite
     values = (ext.astype(np.uint64) << np.uint64(32)) | counts32

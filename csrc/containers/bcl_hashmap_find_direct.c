@@ -1,0 +1,111 @@
+/* bcl_hashmap_find_direct.c -- find_many under the find-only promise on the
+ * shm transport: every rank's block is mapped into this process, and the
+ * promise says no rank writes the map meanwhile, so a lookup is a walk of
+ * plain loads along the key's probe sequence -- the same reads the batch
+ * protocol's PH_GET step makes with one get per bucket, without its
+ * per-key state machine.  Home buckets are prefetched ahead, as in the
+ * bulk apply.  A key that meets a bucket being written (the promise was
+ * not kept) is looked up again with the atomic protocol, so the answer is
+ * always the protocol's. */
+#include "containers/bcl_hashmap_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PREFETCH_AHEAD 16u     /* keys between a prefetch and its lookup */
+
+int bcl_hm_find_direct_ok(const bcl_hashmap *m, int promise)
+{
+    return promise == BCL_HM_P_FIND && bcl_rt.transport == BCL_TRANSPORT_SHM &&
+           !m->key_var && !m->val_var;
+}
+
+static inline const unsigned char *bucket_at(const bcl_hashmap *m, uint64_t idx)
+{
+    return bcl_local_addr(bcl_hm_bucket(m, idx));
+}
+
+static inline uint64_t home_of(const bcl_hashmap *m, uint64_t h)
+{
+    return (uint64_t)(((unsigned __int128)h * m->n) >> 64);
+}
+
+/* 1 found (value copied), 0 absent, -1 a writer holds a bucket on the way. */
+static int find_one(const bcl_hashmap *m, const unsigned char *key, uint64_t h,
+                    unsigned char *val)
+{
+    bcl_hm_probe p;
+    uint64_t idx;
+    bcl_hm_probe_init(m, &p, h);
+    while (bcl_hm_probe_next(m, &p, &idx)) {
+        const unsigned char *b = bucket_at(m, idx);
+        uint64_t s = bcl_hm_load_status(b);
+        if (s & BCL_HM_BUSY)
+            return -1;
+        if (ST(s) == BCL_HM_FREE)
+            return 0;
+        if (ST(s) == BCL_HM_READY && bcl_hm_same_key(b + 8, key, m->key_size)) {
+            bcl_hm_copy_slot(val, b + m->val_off, m->val_size);
+            return 1;
+        }
+    }
+    return 0;                                /* TOMB, or another key: on */
+}
+
+/* The keys a writer got in the way of, with the atomic protocol. */
+static bcl_status redo(const bcl_hashmap *m, const unsigned char *keys, const size_t *which,
+                       size_t n, unsigned char *vals, unsigned char *found)
+{
+    size_t ks = m->key_size, vs = m->val_size;
+    unsigned char *k = malloc(n * ks + 1), *v = malloc(n * vs + 1), *f = malloc(n + 1);
+    bcl_status st = k && v && f ? BCL_OK
+                                : bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu keys", n);
+    for (size_t i = 0; st == BCL_OK && i < n; i++)
+        memcpy(k + i * ks, keys + which[i] * ks, ks);
+    if (st == BCL_OK)
+        st = bcl_hm_find_many(m, k, n, v, f, 0);
+    for (size_t i = 0; st == BCL_OK && i < n; i++) {
+        found[which[i]] = f[i];
+        if (f[i])
+            memcpy(vals + which[i] * vs, v + i * vs, vs);
+    }
+    free(k);
+    free(v);
+    free(f);
+    return st;
+}
+
+bcl_status bcl_hm_find_direct(const bcl_hashmap *m, const void *keys, size_t n, void *vals,
+                              unsigned char *found)
+{
+    const unsigned char *kb = keys;
+    unsigned char *vb = vals;
+    size_t ks = m->key_size, vs = m->val_size, *busy = NULL, nbusy = 0, cap = 0;
+    uint64_t ring[PREFETCH_AHEAD];
+    for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
+        ring[i] = bcl_hm_hash(kb + i * ks, ks);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = ring[i % PREFETCH_AHEAD];
+        if (i + PREFETCH_AHEAD < n) {
+            uint64_t ahead = bcl_hm_hash(kb + (i + PREFETCH_AHEAD) * ks, ks);
+            ring[i % PREFETCH_AHEAD] = ahead;
+            __builtin_prefetch(bucket_at(m, home_of(m, ahead)), 0);
+        }
+        int r = find_one(m, kb + i * ks, h, vb + i * vs);
+        found[i] = r == 1;
+        if (r >= 0)
+            continue;
+        if (nbusy == cap) {
+            size_t *nb = realloc(busy, (cap = cap ? 2 * cap : 64) * sizeof *nb);
+            if (!nb) {
+                free(busy);
+                return bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu keys", cap);
+            }
+            busy = nb;
+        }
+        busy[nbusy++] = i;
+    }
+    bcl_status st = nbusy ? redo(m, kb, busy, nbusy, vb, found) : BCL_OK;
+    free(busy);
+    return st;
+}

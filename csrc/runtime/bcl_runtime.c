@@ -14,6 +14,7 @@
 #include "runtime/bcl_mpicheck.h"
 #include "runtime/bcl_nodewin.h"
 #include "runtime/bcl_ompi_osc.h"
+#include "runtime/bcl_symheap.h"
 #include "runtime/bcl_progress.h"
 #include "runtime/bcl_viewpin.h"
 
@@ -244,6 +245,7 @@ static bcl_status create_node_windows(int forced)
 
 static bcl_status create_window(bcl_transport requested)
 {
+    bcl_skip_symmetric_heap();
     switch (bcl_rt.transport) {
     case BCL_TRANSPORT_SHM: return create_shm_window();
     case BCL_TRANSPORT_RMA_NODE:

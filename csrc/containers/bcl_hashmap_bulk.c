@@ -4,9 +4,10 @@
  * A random key's home bucket is a cache miss in a table of hundreds of MB.
  * The apply hashes entries a fixed distance ahead and prefetches their
  * home buckets, so that many misses are in flight while the entry at hand
- * is applied, and settles the common cases -- the home bucket holds the
- * key, or is free -- inline; anything else (a collision, a tombstone, a
- * full block, an overflow) goes through bcl_hm_apply_local.  Entries go in
+ * is applied, and settles the common cases -- one of the first few
+ * buckets of the probe sequence holds the key, or is free -- inline;
+ * anything else (a tombstone, a longer probe, a full block, an overflow)
+ * goes through bcl_hm_apply_local.  Entries go in
  * order, each with bcl_hm_apply_local's outcome: the map ends as if they
  * had been applied one by one.  (Partitioning a batch by home first, to
  * keep the misses in a few pages, measured no faster here.)

@@ -44,7 +44,7 @@ static bcl_status reserve_bytes(bcl_hmbuf_list *l, size_t more)
 
 bcl_status bcl_hmbuf_list_reserve(bcl_hmbuf_list *l, bcl_hmbuf_fmt f, size_t more)
 {
-    size_t each = l->nruns ? entry_bytes(&l->runs[l->nruns - 1], f) : f.ks + f.vs;
+    size_t each = f.ks + f.vs;           /* any kind: a key alone is less */
     if (more > SIZE_MAX / each)
         return bcl_set_error(BCL_ERR_NOMEM, "no memory to buffer %zu entries", more);
     return reserve_bytes(l, more * each);

@@ -50,7 +50,8 @@ void bcl_hmbuf_list_free(bcl_hmbuf_list *l);
  * (one value, one kind), so the next entries of that call skip the check. */
 bcl_status bcl_hmbuf_list_open(bcl_hmbuf_list *l, bcl_hmbuf_fmt f, int acc, int shared,
                                const void *val, uint64_t tag);
-/* Room for `more` more entries in the open run. */
+/* Room for `more` more entries of any kind (a popped batch must have a
+ * place before it leaves its queue). */
 bcl_status bcl_hmbuf_list_reserve(bcl_hmbuf_list *l, bcl_hmbuf_fmt f, size_t more);
 
 /* Append one entry to the open run (room reserved; val ignored if shared). */

@@ -117,23 +117,11 @@ static int harray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
     return array_setup(self, (int)host, size_obj, dt_obj);
 }
 
-static int darray_init(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return bclpy_collective_init((initproc)darray_init_body, self, args, kwds, "DArray()");
-}
+BCLPY_COLLECTIVE_INIT(darray_init, darray_init_body, "DArray()")
 
-static int harray_init(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return bclpy_collective_init((initproc)harray_init_body, self, args, kwds, "Array()");
-}
+BCLPY_COLLECTIVE_INIT(harray_init, harray_init_body, "Array()")
 
-/* Every rank has dropped the array (or the runtime is down, when
- * bcl_array_destroy frees only private memory). */
-static void array_free_buried(void *obj, int storage)
-{
-    bcl_array_destroy(obj);
-    free(obj);
-}
+BCLPY_FREE_BURIED(array_free_buried, bcl_array_destroy)
 
 static void array_dealloc(ArrayObject *self)
 {

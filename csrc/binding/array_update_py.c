@@ -254,19 +254,12 @@ static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
     return 0;
 }
 
-static int db_init(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return bclpy_collective_init((initproc)db_init_body, self, args, kwds, "DArrayBuffer()");
-}
+BCLPY_COLLECTIVE_INIT(db_init, db_init_body, "DArrayBuffer()")
 
 /* The owner queues other ranks push into outlive this rank's handle
  * (runtime/bcl_lifetime.h); bcl_dabuf_destroy frees only private memory
  * once the runtime is down. */
-static void db_free_buried(void *obj, int storage)
-{
-    bcl_dabuf_destroy(obj);
-    free(obj);
-}
+BCLPY_FREE_BURIED(db_free_buried, bcl_dabuf_destroy)
 
 static void db_dealloc(bclpy_DABuf *self)
 {

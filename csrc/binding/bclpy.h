@@ -180,6 +180,12 @@ int bclpy_collective_end(int rc, const char *what);
 /* The tp_init of a collective constructor: `body` between begin and end. */
 int bclpy_collective_init(initproc body, PyObject *self, PyObject *args, PyObject *kwds,
                           const char *what);
+/* Define `fn`, the tp_init running `body` as bclpy_collective_init does. */
+#define BCLPY_COLLECTIVE_INIT(fn, body, what)                                    \
+    static int fn(PyObject *self, PyObject *args, PyObject *kwds)                \
+    {                                                                            \
+        return bclpy_collective_init((initproc)(body), self, args, kwds, (what)); \
+    }
 int bclpy_agree(const char *what, const char *const *names, const int64_t *vals, int n);
 /* bclpy_agree after a flush, as a barrier (bcl_barrier_agree): the collective
  * views (size(), items()) see every operation issued before them. */
@@ -265,6 +271,15 @@ void bclpy_life_drop(const bclpy_life *l, const void *core, size_t size,
  * segments are gone: the caller frees its private memory itself). */
 int bclpy_life_bury(int live, uint64_t epoch, const bclpy_life *l, const void *core,
                     size_t size, bcl_life_free_fn fn);
+/* Define `fn`, the bcl_life_free_fn of a buried core struct that `destroy`
+ * takes apart (every rank has dropped it; once the runtime is down, destroy
+ * frees only private memory). */
+#define BCLPY_FREE_BURIED(fn, destroy)                                           \
+    static void fn(void *obj, int storage)                                       \
+    {                                                                            \
+        destroy(obj);                                                            \
+        free(obj);                                                               \
+    }
 
 /* close(): the collective agreement (the same container on every rank);
  * afterwards the caller frees the storage at once.  -1 with the exception. */

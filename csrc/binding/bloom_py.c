@@ -165,11 +165,7 @@ out:
     return rc;
 }
 
-static int bloom_init(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return bclpy_collective_init((initproc)bloom_init_body, self, args, kwds,
-                                 "BloomFilter()");
-}
+BCLPY_COLLECTIVE_INIT(bloom_init, bloom_init_body, "BloomFilter()")
 
 static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -179,13 +175,7 @@ static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
-/* Every rank has dropped the filter (or the runtime is down, when
- * bcl_bloom_destroy frees only private memory). */
-static void bloom_free_buried(void *obj, int storage)
-{
-    bcl_bloom_destroy(obj);
-    free(obj);
-}
+BCLPY_FREE_BURIED(bloom_free_buried, bcl_bloom_destroy)
 
 static void bloom_dealloc(BloomObject *self)
 {

@@ -59,12 +59,9 @@ static inline PyArrayObject *bclpy_hm_array(PyObject *obj, PyArray_Descr *dtype,
 
 /* ---- batch methods (hashmap_many_py.c) ----------------------------------- */
 PyObject *bclpy_hm_local_arrays(bclpy_HashMap *self, PyObject *noargs);
-PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, PyObject *const *args,
-                               Py_ssize_t nargs, PyObject *kwnames);
-PyObject *bclpy_hm_find_many(bclpy_HashMap *self, PyObject *const *args,
-                             Py_ssize_t nargs, PyObject *kwnames);
-PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
-                                   Py_ssize_t nargs, PyObject *kwnames);
+PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, BCLPY_FASTARGS);
+PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS);
+PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 
 /* ---- deletion and len() (hashmap_erase_py.c) ----------------------------- */
 int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key);

@@ -390,15 +390,7 @@ GETTER(block, PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : sel
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
-static PyObject *array_close(ArrayObject *self, PyObject *noargs)
-{
-    int rc = bclpy_life_closing(tname(self), self->created, self->epoch, &self->life);
-    if (rc == 0) {
-        bcl_array_destroy(&self->a);     /* every rank is here: nobody uses it */
-        self->created = BCLPY_CLOSED;
-    }
-    return rc < 0 ? NULL : Py_NewRef(Py_None);
-}
+BCLPY_CLOSE_METHOD(array_close, ArrayObject, tname(self), created, bcl_array_destroy, a)
 
 static PyMethodDef array_methods[] = {
     BCLPY_LIFE_METHODS(array_close),

@@ -329,15 +329,7 @@ static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t na
 }
 
 /* Updates not yet flushed are dropped with the buffer (flush() first). */
-static PyObject *db_close(bclpy_DABuf *self, PyObject *noargs)
-{
-    int rc = bclpy_life_closing("DArrayBuffer", self->live, self->epoch, &self->life);
-    if (rc == 0) {
-        bcl_dabuf_destroy(&self->b);    /* every rank is here: no push is coming */
-        self->live = BCLPY_CLOSED;
-    }
-    return rc < 0 ? NULL : Py_NewRef(Py_None);
-}
+BCLPY_CLOSE_METHOD(db_close, bclpy_DABuf, "DArrayBuffer", live, bcl_dabuf_destroy, b)
 
 static PyObject *db_get_array(bclpy_DABuf *self, void *c)
 {

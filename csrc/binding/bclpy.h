@@ -290,6 +290,20 @@ int bclpy_life_close(const char *what, const bclpy_life *l);
  * it BCLPY_CLOSED -- or -1 with the exception. */
 int bclpy_life_closing(const char *tname, int live, uint64_t epoch, const bclpy_life *l);
 
+/* Define `fn`, the close() of Obj: bclpy_life_closing (`tname` names the
+ * type, `live` is its BCLPY_CLOSED field), then `destroy(&self->core)`
+ * and mark it closed -- every rank is here: nobody uses the storage. */
+#define BCLPY_CLOSE_METHOD(fn, Obj, tname, live, destroy, core)                  \
+    static PyObject *fn(Obj *self, PyObject *noargs)                             \
+    {                                                                            \
+        int rc_ = bclpy_life_closing((tname), self->live, self->epoch, &self->life); \
+        if (rc_ == 0) {                                                          \
+            destroy(&self->core);                                                \
+            self->live = BCLPY_CLOSED;                                           \
+        }                                                                        \
+        return rc_ < 0 ? NULL : Py_NewRef(Py_None);                              \
+    }
+
 PyObject *bclpy_life_enter(PyObject *self, PyObject *unused);
 PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 

@@ -432,15 +432,7 @@ static PyGetSetDef bloom_getset[] = {
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
-static PyObject *bloom_close(BloomObject *self, PyObject *noargs)
-{
-    int rc = bclpy_life_closing("BloomFilter", self->created, self->epoch, &self->life);
-    if (rc == 0) {
-        bcl_bloom_destroy(&self->b);     /* every rank is here: nobody uses it */
-        self->created = BCLPY_CLOSED;
-    }
-    return rc < 0 ? NULL : Py_NewRef(Py_None);
-}
+BCLPY_CLOSE_METHOD(bloom_close, BloomObject, "BloomFilter", created, bcl_bloom_destroy, b)
 
 static PyMethodDef bloom_methods[] = {
     BCLPY_LIFE_METHODS(bloom_close),

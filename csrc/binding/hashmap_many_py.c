@@ -68,6 +68,20 @@ static PyObject *run_batch(bclpy_HashMap *self, batch_fn fn, PyArrayObject *ka,
     Py_RETURN_NONE;
 }
 
+/* The start of every batch method: refused inside a modify() fn on this
+ * map, then its n arguments (the last one `promise` when promise is not
+ * NULL), then a usable map.  -1 with the exception. */
+static int batch_args(bclpy_HashMap *self, BCLPY_FASTARGS, const char *fname,
+                      const char *const *names, int nreq, int n, PyObject **a, int *promise)
+{
+    if (bclpy_hm_refuse_in_modify(self, fname) < 0 ||
+        bclpy_parse(fname, args, nargs, kwnames, names, nreq, n, a) < 0 ||
+        (promise && bclpy_hm_promise(a[n - 1], promise) < 0))
+        return -1;
+    HM_LIVE_OR(self, -1);
+    return 0;
+}
+
 /* ---- local promise: plain CPU inserts into this rank's block -------------- */
 
 static PyObject *apply_local_all(bclpy_HashMap *self, PyArrayObject *ka, PyArrayObject *va)
@@ -144,14 +158,11 @@ out:
 PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_HM_INSERT_MANY;
-    PyObject *a[3];
+    PyObject *a[BCLPY_NNAMES(names)];
     int promise;
-    if (bclpy_hm_refuse_in_modify(self, "insert_many") < 0)
+    if (batch_args(self, args, nargs, kwnames, "insert_many", names, 2, BCLPY_NNAMES(names), a,
+                   &promise) < 0)
         return NULL;
-    if (bclpy_parse("insert_many", args, nargs, kwnames, names, 2, 3, a) < 0 ||
-        bclpy_hm_promise(a[2], &promise) < 0)
-        return NULL;
-    HM_LIVE_OR(self, NULL);
     if (!is_fixed(self))
         return insert_many_var(self, a[0], a[1]);
     PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
@@ -209,14 +220,11 @@ out:
 PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_HM_FIND_MANY;
-    PyObject *a[2];
+    PyObject *a[BCLPY_NNAMES(names)];
     int promise;
-    if (bclpy_hm_refuse_in_modify(self, "find_many") < 0)
+    if (batch_args(self, args, nargs, kwnames, "find_many", names, 1, BCLPY_NNAMES(names), a,
+                   &promise) < 0)
         return NULL;
-    if (bclpy_parse("find_many", args, nargs, kwnames, names, 1, 2, a) < 0 ||
-        bclpy_hm_promise(a[1], &promise) < 0)
-        return NULL;
-    HM_LIVE_OR(self, NULL);
     if (!is_fixed(self))
         return find_many_var(self, a[0], promise);
     PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
@@ -279,12 +287,10 @@ static PyObject *accumulate_many_var(bclpy_HashMap *self, PyObject *keys, PyArra
 PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_HM_ACCUMULATE_MANY;
-    PyObject *a[2];
-    if (bclpy_hm_refuse_in_modify(self, "accumulate_many") < 0)
+    PyObject *a[BCLPY_NNAMES(names)];
+    if (batch_args(self, args, nargs, kwnames, "accumulate_many", names, 1,
+                   BCLPY_NNAMES(names), a, NULL) < 0)
         return NULL;
-    if (bclpy_parse("accumulate_many", args, nargs, kwnames, names, 1, 2, a) < 0)
-        return NULL;
-    HM_LIVE_OR(self, NULL);
     if (self->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self, "accumulate_many");
     PyObject *one = a[1] ? NULL : PyLong_FromLong(1);

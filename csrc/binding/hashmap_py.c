@@ -474,15 +474,7 @@ static PyObject *hm_repr(bclpy_HashMap *self)
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
-static PyObject *hm_close(bclpy_HashMap *self, PyObject *noargs)
-{
-    int rc = bclpy_life_closing("HashMap", self->live, self->epoch, &self->life);
-    if (rc == 0) {
-        bcl_hm_destroy(&self->m);       /* every rank is here: nobody uses it */
-        self->live = BCLPY_CLOSED;
-    }
-    return rc < 0 ? NULL : Py_NewRef(Py_None);
-}
+BCLPY_CLOSE_METHOD(hm_close, bclpy_HashMap, "HashMap", live, bcl_hm_destroy, m)
 
 static PyMethodDef hm_methods[] = {
     BCLPY_LIFE_METHODS(hm_close),

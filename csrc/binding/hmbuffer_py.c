@@ -152,29 +152,17 @@ static PyObject *hb_add(bclpy_HMBuf *self, BCLPY_FASTARGS, const char *fname,
     return many ? add_many(self, a[0], a[1], acc) : add_one(self, a[0], a[1], acc);
 }
 
-static PyObject *hb_insert(bclpy_HMBuf *self, BCLPY_FASTARGS)
-{
-    static const char *const names[] = BCLPY_ARGS_HB_INSERT;
-    return hb_add(self, args, nargs, kwnames, "insert", names, 0, 0);
-}
-
-static PyObject *hb_accumulate(bclpy_HMBuf *self, BCLPY_FASTARGS)
-{
-    static const char *const names[] = BCLPY_ARGS_HB_ACCUMULATE;
-    return hb_add(self, args, nargs, kwnames, "accumulate", names, 1, 0);
-}
-
-static PyObject *hb_insert_many(bclpy_HMBuf *self, BCLPY_FASTARGS)
-{
-    static const char *const names[] = BCLPY_ARGS_HB_INSERT_MANY;
-    return hb_add(self, args, nargs, kwnames, "insert_many", names, 0, 1);
-}
-
-static PyObject *hb_accumulate_many(bclpy_HMBuf *self, BCLPY_FASTARGS)
-{
-    static const char *const names[] = BCLPY_ARGS_HB_ACCUMULATE_MANY;
-    return hb_add(self, args, nargs, kwnames, "accumulate_many", names, 1, 1);
-}
+/* Define `fn`, hb_add for one method: NAMES its name table. */
+#define HB_ADD_METHOD(fn, NAMES, fname, acc, many)                              \
+    static PyObject *fn(bclpy_HMBuf *self, BCLPY_FASTARGS)                       \
+    {                                                                            \
+        static const char *const names[] = NAMES;                               \
+        return hb_add(self, args, nargs, kwnames, fname, names, acc, many);      \
+    }
+HB_ADD_METHOD(hb_insert, BCLPY_ARGS_HB_INSERT, "insert", 0, 0)
+HB_ADD_METHOD(hb_accumulate, BCLPY_ARGS_HB_ACCUMULATE, "accumulate", 1, 0)
+HB_ADD_METHOD(hb_insert_many, BCLPY_ARGS_HB_INSERT_MANY, "insert_many", 0, 1)
+HB_ADD_METHOD(hb_accumulate_many, BCLPY_ARGS_HB_ACCUMULATE_MANY, "accumulate_many", 1, 1)
 
 /* The buffer's identity, the same on every rank for one buffer: the
  * offsets of the queues it hosts. */
@@ -247,15 +235,7 @@ static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
 /* Entries not yet flushed are dropped with the buffer (flush() first). */
-static PyObject *hb_close(bclpy_HMBuf *self, PyObject *noargs)
-{
-    int rc = bclpy_life_closing("HashMapBuffer", self->live, self->epoch, &self->life);
-    if (rc == 0) {
-        bcl_hmbuf_destroy(&self->b);    /* every rank is here: no push is coming */
-        self->live = BCLPY_CLOSED;
-    }
-    return rc < 0 ? NULL : Py_NewRef(Py_None);
-}
+BCLPY_CLOSE_METHOD(hb_close, bclpy_HMBuf, "HashMapBuffer", live, bcl_hmbuf_destroy, b)
 
 static PyMethodDef hb_methods[] = {
     BCLPY_LIFE_METHODS(hb_close),

@@ -191,9 +191,7 @@ typedef struct {
     bcl_dabuf b;
     PyObject *array;          /* owned: the buffer must not outlive its array */
     PyObject *op_name;        /* owned */
-    int live;                 /* 1: created; BCLPY_CLOSED after close()     */
-    uint64_t epoch;
-    bclpy_life life;          /* its number in the lifetime registry        */
+    BCLPY_LIFE_FIELDS;
 } bclpy_DABuf;
 
 /* Records per owner queue: room for many messages from every rank (at

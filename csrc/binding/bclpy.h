@@ -258,6 +258,13 @@ typedef struct bclpy_life {
     int registered;        /* the core registry knows it (not out of memory) */
 } bclpy_life;
 
+/* The lifetime fields of a container object, as BCLPY_LIVE_OR,
+ * bclpy_life_start/bury/closing and BCLPY_CLOSE_METHOD use them. */
+#define BCLPY_LIFE_FIELDS                                                        \
+    int live;              /* 1: created; BCLPY_CLOSED after close()       */   \
+    uint64_t epoch;        /* runtime epoch it was made in                 */   \
+    bclpy_life life        /* its number in the lifetime registry          */
+
 /* The collective creation succeeded: number the container. */
 void bclpy_life_created(bclpy_life *l);
 /* ... and mark it usable (`live`, BCLPY_CLOSED's field) in this epoch. */

@@ -318,7 +318,18 @@ static int agree_view(bclpy_HashMap *self, const char *what)
     return bclpy_barrier_agree(what, names, vals, 1);
 }
 
-static PyObject *hm_size_body(bclpy_HashMap *self)
+/* A collective method: body(self, arg) between the collective begin and
+ * end (a rank whose body raised still joins the agreement). */
+static PyObject *collective(PyObject *(*body)(bclpy_HashMap *, PyObject *),
+                            bclpy_HashMap *self, PyObject *arg, const char *what)
+{
+    bclpy_collective_begin();
+    PyObject *r = body(self, arg);
+    bclpy_collective_end(r ? 0 : -1, what);
+    return r;
+}
+
+static PyObject *hm_size_body(bclpy_HashMap *self, PyObject *unused)
 {
     uint64_t n;
     bcl_status st;
@@ -335,10 +346,7 @@ static PyObject *hm_size_body(bclpy_HashMap *self)
 /* size(), len(m): collective and agreement-checked (a subset raises). */
 static PyObject *hm_size(bclpy_HashMap *self, PyObject *noargs)
 {
-    bclpy_collective_begin();
-    PyObject *r = hm_size_body(self);
-    bclpy_collective_end(r ? 0 : -1, "HashMap.size()");
-    return r;
+    return collective(hm_size_body, self, NULL, "HashMap.size()");
 }
 
 /* _collective_view(what): the first step of the Python-level views
@@ -422,10 +430,7 @@ static PyObject *hm_resize(bclpy_HashMap *self, BCLPY_FASTARGS)
     PyObject *arg;
     if (bclpy_parse1("resize", args, nargs, kwnames, "new_capacity", &arg) < 0)
         return NULL;
-    bclpy_collective_begin();
-    PyObject *r = hm_resize_body(self, arg);
-    bclpy_collective_end(r ? 0 : -1, "HashMap.resize()");
-    return r;
+    return collective(hm_resize_body, self, arg, "HashMap.resize()");
 }
 
 static PyObject *hm_owner(bclpy_HashMap *self, BCLPY_FASTARGS)

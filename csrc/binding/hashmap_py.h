@@ -16,10 +16,8 @@ typedef struct {
     PyObject_HEAD
     bcl_hashmap m;
     bclpy_elemtype kt, vt;
-    int live;                 /* 1: the core table exists (BCLPY_CLOSED)    */
-    bclpy_life life;          /* its number in the lifetime registry        */
+    BCLPY_LIFE_FIELDS;
     bcl_mp_writer kw, vw;     /* scratch: key bytes, value bytes            */
-    uint64_t epoch;           /* runtime epoch it was made in               */
     int modify_depth;         /* modify() fns running on this map ...       */
     unsigned long modify_thread;  /* ... in this thread (the GIL orders them) */
 } bclpy_HashMap;

@@ -11,9 +11,7 @@ typedef struct {
     PyObject_HEAD
     bcl_hmbuf b;
     bclpy_HashMap *map;       /* owned: the buffer must not outlive its map */
-    int live;                 /* 1: created; BCLPY_CLOSED after close()     */
-    uint64_t epoch;
-    bclpy_life life;
+    BCLPY_LIFE_FIELDS;
 } bclpy_HMBuf;
 
 static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)

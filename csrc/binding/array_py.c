@@ -117,23 +117,11 @@ static int harray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
     return array_setup(self, (int)host, size_obj, dt_obj);
 }
 
-static int darray_init(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return bclpy_collective_init((initproc)darray_init_body, self, args, kwds, "DArray()");
-}
+BCLPY_COLLECTIVE_INIT(darray_init, darray_init_body, "DArray()")
 
-static int harray_init(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return bclpy_collective_init((initproc)harray_init_body, self, args, kwds, "Array()");
-}
+BCLPY_COLLECTIVE_INIT(harray_init, harray_init_body, "Array()")
 
-/* Every rank has dropped the array (or the runtime is down, when
- * bcl_array_destroy frees only private memory). */
-static void array_free_buried(void *obj, int storage)
-{
-    bcl_array_destroy(obj);
-    free(obj);
-}
+BCLPY_FREE_BURIED(array_free_buried, bcl_array_destroy)
 
 static void array_dealloc(ArrayObject *self)
 {
@@ -402,15 +390,7 @@ GETTER(block, PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : sel
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
-static PyObject *array_close(ArrayObject *self, PyObject *noargs)
-{
-    int rc = bclpy_life_closing(tname(self), self->created, self->epoch, &self->life);
-    if (rc == 0) {
-        bcl_array_destroy(&self->a);     /* every rank is here: nobody uses it */
-        self->created = BCLPY_CLOSED;
-    }
-    return rc < 0 ? NULL : Py_NewRef(Py_None);
-}
+BCLPY_CLOSE_METHOD(array_close, ArrayObject, tname(self), created, bcl_array_destroy, a)
 
 static PyMethodDef array_methods[] = {
     BCLPY_LIFE_METHODS(array_close),

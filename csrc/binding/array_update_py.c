@@ -191,9 +191,7 @@ typedef struct {
     bcl_dabuf b;
     PyObject *array;          /* owned: the buffer must not outlive its array */
     PyObject *op_name;        /* owned */
-    int live;                 /* 1: created; BCLPY_CLOSED after close()     */
-    uint64_t epoch;
-    bclpy_life life;          /* its number in the lifetime registry        */
+    BCLPY_LIFE_FIELDS;
 } bclpy_DABuf;
 
 /* Records per owner queue: room for many messages from every rank (at
@@ -254,19 +252,12 @@ static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
     return 0;
 }
 
-static int db_init(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return bclpy_collective_init((initproc)db_init_body, self, args, kwds, "DArrayBuffer()");
-}
+BCLPY_COLLECTIVE_INIT(db_init, db_init_body, "DArrayBuffer()")
 
 /* The owner queues other ranks push into outlive this rank's handle
  * (runtime/bcl_lifetime.h); bcl_dabuf_destroy frees only private memory
  * once the runtime is down. */
-static void db_free_buried(void *obj, int storage)
-{
-    bcl_dabuf_destroy(obj);
-    free(obj);
-}
+BCLPY_FREE_BURIED(db_free_buried, bcl_dabuf_destroy)
 
 static void db_dealloc(bclpy_DABuf *self)
 {
@@ -336,15 +327,7 @@ static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t na
 }
 
 /* Updates not yet flushed are dropped with the buffer (flush() first). */
-static PyObject *db_close(bclpy_DABuf *self, PyObject *noargs)
-{
-    int rc = bclpy_life_closing("DArrayBuffer", self->live, self->epoch, &self->life);
-    if (rc == 0) {
-        bcl_dabuf_destroy(&self->b);    /* every rank is here: no push is coming */
-        self->live = BCLPY_CLOSED;
-    }
-    return rc < 0 ? NULL : Py_NewRef(Py_None);
-}
+BCLPY_CLOSE_METHOD(db_close, bclpy_DABuf, "DArrayBuffer", live, bcl_dabuf_destroy, b)
 
 static PyObject *db_get_array(bclpy_DABuf *self, void *c)
 {

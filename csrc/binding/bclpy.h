@@ -180,6 +180,12 @@ int bclpy_collective_end(int rc, const char *what);
 /* The tp_init of a collective constructor: `body` between begin and end. */
 int bclpy_collective_init(initproc body, PyObject *self, PyObject *args, PyObject *kwds,
                           const char *what);
+/* Define `fn`, the tp_init running `body` as bclpy_collective_init does. */
+#define BCLPY_COLLECTIVE_INIT(fn, body, what)                                    \
+    static int fn(PyObject *self, PyObject *args, PyObject *kwds)                \
+    {                                                                            \
+        return bclpy_collective_init((initproc)(body), self, args, kwds, (what)); \
+    }
 int bclpy_agree(const char *what, const char *const *names, const int64_t *vals, int n);
 /* bclpy_agree after a flush, as a barrier (bcl_barrier_agree): the collective
  * views (size(), items()) see every operation issued before them. */
@@ -252,6 +258,13 @@ typedef struct bclpy_life {
     int registered;        /* the core registry knows it (not out of memory) */
 } bclpy_life;
 
+/* The lifetime fields of a container object, as BCLPY_LIVE_OR,
+ * bclpy_life_start/bury/closing and BCLPY_CLOSE_METHOD use them. */
+#define BCLPY_LIFE_FIELDS                                                        \
+    int live;              /* 1: created; BCLPY_CLOSED after close()       */   \
+    uint64_t epoch;        /* runtime epoch it was made in                 */   \
+    bclpy_life life        /* its number in the lifetime registry          */
+
 /* The collective creation succeeded: number the container. */
 void bclpy_life_created(bclpy_life *l);
 /* ... and mark it usable (`live`, BCLPY_CLOSED's field) in this epoch. */
@@ -265,6 +278,15 @@ void bclpy_life_drop(const bclpy_life *l, const void *core, size_t size,
  * segments are gone: the caller frees its private memory itself). */
 int bclpy_life_bury(int live, uint64_t epoch, const bclpy_life *l, const void *core,
                     size_t size, bcl_life_free_fn fn);
+/* Define `fn`, the bcl_life_free_fn of a buried core struct that `destroy`
+ * takes apart (every rank has dropped it; once the runtime is down, destroy
+ * frees only private memory). */
+#define BCLPY_FREE_BURIED(fn, destroy)                                           \
+    static void fn(void *obj, int storage)                                       \
+    {                                                                            \
+        destroy(obj);                                                            \
+        free(obj);                                                               \
+    }
 
 /* close(): the collective agreement (the same container on every rank);
  * afterwards the caller frees the storage at once.  -1 with the exception. */
@@ -274,6 +296,20 @@ int bclpy_life_close(const char *what, const bclpy_life *l);
  * error) and every rank agree -- 0: the caller frees the storage and marks
  * it BCLPY_CLOSED -- or -1 with the exception. */
 int bclpy_life_closing(const char *tname, int live, uint64_t epoch, const bclpy_life *l);
+
+/* Define `fn`, the close() of Obj: bclpy_life_closing (`tname` names the
+ * type, `live` is its BCLPY_CLOSED field), then `destroy(&self->core)`
+ * and mark it closed -- every rank is here: nobody uses the storage. */
+#define BCLPY_CLOSE_METHOD(fn, Obj, tname, live, destroy, core)                  \
+    static PyObject *fn(Obj *self, PyObject *noargs)                             \
+    {                                                                            \
+        int rc_ = bclpy_life_closing((tname), self->live, self->epoch, &self->life); \
+        if (rc_ == 0) {                                                          \
+            destroy(&self->core);                                                \
+            self->live = BCLPY_CLOSED;                                           \
+        }                                                                        \
+        return rc_ < 0 ? NULL : Py_NewRef(Py_None);                              \
+    }
 
 PyObject *bclpy_life_enter(PyObject *self, PyObject *unused);
 PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

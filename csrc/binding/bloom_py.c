@@ -23,9 +23,7 @@ typedef struct {
     PyObject_HEAD
     bcl_bloom b;
     bclpy_elemtype kt;
-    int created;            /* 1: created; BCLPY_CLOSED after close()      */
-    uint64_t epoch;         /* runtime epoch it was made in                 */
-    bclpy_life life;        /* its number in the lifetime registry          */
+    BCLPY_LIFE_FIELDS;
     int fast;               /* scalar fast path for Python ints             */
     int scratch_busy;
     bcl_mp_writer scratch;  /* serialized key of the current scalar call    */
@@ -78,8 +76,8 @@ static inline int key_hash(BloomObject *self, PyObject *x, uint64_t *h)
 
 static int check_created(BloomObject *self)
 {
-    if (!bclpy_current(self->created, self->epoch))
-        return bclpy_stale("BloomFilter", self->created);
+    if (!bclpy_current(self->live, self->epoch))
+        return bclpy_stale("BloomFilter", self->live);
     return 0;
 }
 
@@ -117,7 +115,7 @@ static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
     n_obj = a_[0];
     fpr_obj = a_[1];
     kt_obj = a_[2];
-    if (self->created) {
+    if (self->live) {
         PyErr_SetString(PyExc_RuntimeError, "BloomFilter is already initialised");
         return -1;
     }
@@ -157,7 +155,7 @@ static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
         bclpy_raise(st);
         goto out;
     }
-    bclpy_life_start(&self->created, &self->epoch, &self->life);
+    bclpy_life_start(&self->live, &self->epoch, &self->life);
     rc = 0;
 out:
     Py_XDECREF(default_fpr);
@@ -165,11 +163,7 @@ out:
     return rc;
 }
 
-static int bloom_init(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return bclpy_collective_init((initproc)bloom_init_body, self, args, kwds,
-                                 "BloomFilter()");
-}
+BCLPY_COLLECTIVE_INIT(bloom_init, bloom_init_body, "BloomFilter()")
 
 static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -179,19 +173,13 @@ static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
-/* Every rank has dropped the filter (or the runtime is down, when
- * bcl_bloom_destroy frees only private memory). */
-static void bloom_free_buried(void *obj, int storage)
-{
-    bcl_bloom_destroy(obj);
-    free(obj);
-}
+BCLPY_FREE_BURIED(bloom_free_buried, bcl_bloom_destroy)
 
 static void bloom_dealloc(BloomObject *self)
 {
     /* Peers may still set and test bits in this rank's block: bury it. */
-    if (!bclpy_life_bury(self->created, self->epoch, &self->life, &self->b, sizeof self->b,
-                         bloom_free_buried) && self->created == 1)
+    if (!bclpy_life_bury(self->live, self->epoch, &self->life, &self->b, sizeof self->b,
+                         bloom_free_buried) && self->live == 1)
         free(self->b.offsets);      /* stale: its segments are gone */
     bclpy_elemtype_clear(&self->kt);
     bcl_mp_writer_free(&self->scratch);
@@ -397,7 +385,7 @@ static PyObject *bloom_predict(PyObject *cls, BCLPY_FASTARGS)
 
 static PyObject *bloom_repr(BloomObject *self)
 {
-    if (!self->created)
+    if (!self->live)
         return PyUnicode_FromString("<pybcl.BloomFilter (not created)>");
     PyObject *spec = bclpy_elemtype_spec(&self->kt);
     PyObject *kr = bclpy_spec_repr(spec);
@@ -442,15 +430,7 @@ static PyGetSetDef bloom_getset[] = {
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
-static PyObject *bloom_close(BloomObject *self, PyObject *noargs)
-{
-    int rc = bclpy_life_closing("BloomFilter", self->created, self->epoch, &self->life);
-    if (rc == 0) {
-        bcl_bloom_destroy(&self->b);     /* every rank is here: nobody uses it */
-        self->created = BCLPY_CLOSED;
-    }
-    return rc < 0 ? NULL : Py_NewRef(Py_None);
-}
+BCLPY_CLOSE_METHOD(bloom_close, BloomObject, "BloomFilter", live, bcl_bloom_destroy, b)
 
 static PyMethodDef bloom_methods[] = {
     BCLPY_LIFE_METHODS(bloom_close),

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hashmap_py.h"
+#include "binding/docstrings/hashmap.h"
 
 static int is_fixed(bclpy_HashMap *self)
 {
@@ -44,11 +45,41 @@ static PyArrayObject *values_array(PyObject *obj, PyArray_Descr *dtype, npy_intp
     return r;
 }
 
-static PyObject *full_error(size_t n_full, size_t k)
+/* The core's batch of fixed-size pairs: bcl_hm_insert_many or
+ * bcl_hm_accumulate_many. */
+typedef bcl_status (*batch_fn)(const bcl_hashmap *m, const void *keys, const void *vals,
+                               size_t k, size_t *n_full);
+
+/* Run `fn` over the keys ka and values va (as many), the GIL released;
+ * ContainerFull when some keys found no free bucket. */
+static PyObject *run_batch(bclpy_HashMap *self, batch_fn fn, PyArrayObject *ka,
+                           PyArrayObject *va)
 {
-    return PyErr_Format(bclpy_ContainerFull, "hash map full: %zu of %zu keys found no "
-                        "free bucket (the others were stored); resize() makes room",
-                        n_full, k);
+    size_t n_full, k = (size_t)PyArray_SIZE(ka);
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = fn(&self->m, PyArray_DATA(ka), PyArray_DATA(va), k, &n_full);
+    Py_END_ALLOW_THREADS
+    CHECK(st);
+    if (n_full)
+        return PyErr_Format(bclpy_ContainerFull, "hash map full: %zu of %zu keys found no "
+                            "free bucket (the others were stored); resize() makes room",
+                            n_full, k);
+    Py_RETURN_NONE;
+}
+
+/* The start of every batch method: refused inside a modify() fn on this
+ * map, then its n arguments (the last one `promise` when promise is not
+ * NULL), then a usable map.  -1 with the exception. */
+static int batch_args(bclpy_HashMap *self, BCLPY_FASTARGS, const char *fname,
+                      const char *const *names, int nreq, int n, PyObject **a, int *promise)
+{
+    if (bclpy_hm_refuse_in_modify(self, fname) < 0 ||
+        bclpy_parse(fname, args, nargs, kwnames, names, nreq, n, a) < 0 ||
+        (promise && bclpy_hm_promise(a[n - 1], promise) < 0))
+        return -1;
+    HM_LIVE_OR(self, -1);
+    return 0;
 }
 
 /* ---- local promise: plain CPU inserts into this rank's block -------------- */
@@ -124,39 +155,23 @@ out:
     return r;
 }
 
-PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "keys", "values", "promise" };
-    PyObject *a[3];
+    static const char *const names[] = BCLPY_ARGS_HM_INSERT_MANY;
+    PyObject *a[BCLPY_NNAMES(names)];
     int promise;
-    if (bclpy_hm_refuse_in_modify(self, "insert_many") < 0)
+    if (batch_args(self, args, nargs, kwnames, "insert_many", names, 2, BCLPY_NNAMES(names), a,
+                   &promise) < 0)
         return NULL;
-    if (bclpy_parse("insert_many", args, nargs, kwnames, names, 2, 3, a) < 0 ||
-        bclpy_hm_promise(a[2], &promise) < 0)
-        return NULL;
-    HM_LIVE_OR(self, NULL);
     if (!is_fixed(self))
         return insert_many_var(self, a[0], a[1]);
     PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
     PyArrayObject *va = ka ? values_array(a[1], self->vt.dtype, PyArray_SIZE(ka), "values")
                            : NULL;
     PyObject *r = NULL;
-    if (va && (promise & BCL_HM_P_LOCAL)) {
-        r = apply_local_all(self, ka, va);
-    } else if (va) {
-        size_t n_full, k = (size_t)PyArray_SIZE(ka);
-        bcl_status st;
-        Py_BEGIN_ALLOW_THREADS
-        st = bcl_hm_insert_many(&self->m, PyArray_DATA(ka), PyArray_DATA(va), k, &n_full);
-        Py_END_ALLOW_THREADS
-        if (st != BCL_OK)
-            bclpy_raise(st);
-        else if (n_full)
-            full_error(n_full, k);
-        else
-            r = (Py_INCREF(Py_None), Py_None);
-    }
+    if (va)
+        r = promise & BCL_HM_P_LOCAL ? apply_local_all(self, ka, va)
+                                     : run_batch(self, bcl_hm_insert_many, ka, va);
     Py_XDECREF(ka);
     Py_XDECREF(va);
     return r;
@@ -202,18 +217,14 @@ out:
     return r;
 }
 
-PyObject *bclpy_hm_find_many(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "keys", "promise" };
-    PyObject *a[2];
+    static const char *const names[] = BCLPY_ARGS_HM_FIND_MANY;
+    PyObject *a[BCLPY_NNAMES(names)];
     int promise;
-    if (bclpy_hm_refuse_in_modify(self, "find_many") < 0)
+    if (batch_args(self, args, nargs, kwnames, "find_many", names, 1, BCLPY_NNAMES(names), a,
+                   &promise) < 0)
         return NULL;
-    if (bclpy_parse("find_many", args, nargs, kwnames, names, 1, 2, a) < 0 ||
-        bclpy_hm_promise(a[1], &promise) < 0)
-        return NULL;
-    HM_LIVE_OR(self, NULL);
     if (!is_fixed(self))
         return find_many_var(self, a[0], promise);
     PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
@@ -273,16 +284,13 @@ static PyObject *accumulate_many_var(bclpy_HashMap *self, PyObject *keys, PyArra
     Py_RETURN_NONE;
 }
 
-PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
-                                   Py_ssize_t nargs, PyObject *kwnames)
+PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "keys", "deltas" };
-    PyObject *a[2];
-    if (bclpy_hm_refuse_in_modify(self, "accumulate_many") < 0)
+    static const char *const names[] = BCLPY_ARGS_HM_ACCUMULATE_MANY;
+    PyObject *a[BCLPY_NNAMES(names)];
+    if (batch_args(self, args, nargs, kwnames, "accumulate_many", names, 1,
+                   BCLPY_NNAMES(names), a, NULL) < 0)
         return NULL;
-    if (bclpy_parse("accumulate_many", args, nargs, kwnames, names, 1, 2, a) < 0)
-        return NULL;
-    HM_LIVE_OR(self, NULL);
     if (self->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self, "accumulate_many");
     PyObject *one = a[1] ? NULL : PyLong_FromLong(1);
@@ -301,20 +309,8 @@ PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
     PyArrayObject *da = ka ? values_array(deltas, self->vt.dtype, PyArray_SIZE(ka), "deltas")
                            : NULL;
     Py_XDECREF(one);
-    if (da) {
-        size_t n_full, k = (size_t)PyArray_SIZE(ka);
-        bcl_status st;
-        Py_BEGIN_ALLOW_THREADS
-        st = bcl_hm_accumulate_many(&self->m, PyArray_DATA(ka), PyArray_DATA(da), k,
-                                    &n_full);
-        Py_END_ALLOW_THREADS
-        if (st != BCL_OK)
-            bclpy_raise(st);
-        else if (n_full)
-            full_error(n_full, k);
-        else
-            r = (Py_INCREF(Py_None), Py_None);
-    }
+    if (da)
+        r = run_batch(self, bcl_hm_accumulate_many, ka, da);
     Py_XDECREF(ka);
     Py_XDECREF(da);
     return r;

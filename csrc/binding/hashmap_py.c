@@ -36,19 +36,16 @@ static bcl_hm_num value_num(const bclpy_elemtype *t)
 
 static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
 {
-    static const char *const kwlist[] = { "capacity", "key_type", "value_type" };
+    static const char *const kwlist[] = BCLPY_ARGS_HASHMAP;
+    PyObject *a[BCLPY_NNAMES(kwlist)];
     long long capacity;
-    PyObject *cap_o, *kspec = NULL, *vspec = NULL;
     if (self->live) {
         PyErr_SetString(PyExc_RuntimeError, "HashMap is already initialised");
         return -1;
     }
-    PyObject *a_[3];
-    if (bclpy_parse_init("HashMap", args, kwds, kwlist, 1, 3, a_) < 0)
+    if (bclpy_parse_init("HashMap", args, kwds, kwlist, 1, BCLPY_NNAMES(kwlist), a) < 0)
         return -1;
-    cap_o = a_[0];
-    kspec = a_[1];
-    vspec = a_[2];
+    PyObject *cap_o = a[0], *kspec = a[1], *vspec = a[2];
     /* 2^48 buckets is already far past any segment: the bound only keeps
      * the size arithmetic below from overflowing. */
     if (bclpy_int_arg(cap_o, "capacity", 1, 1LL << 48, &capacity) < 0)
@@ -83,32 +80,19 @@ static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
         bclpy_raise(st);
         return -1;
     }
-    self->live = 1;
-    self->epoch = bcl_rt.epoch;
-    bclpy_life_created(&self->life);
+    bclpy_life_start(&self->live, &self->epoch, &self->life);
     return 0;
 }
 
-static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
-{
-    bclpy_collective_begin();
-    return bclpy_collective_end(hm_init_body(self, args, kwds), "HashMap()");
-}
+BCLPY_COLLECTIVE_INIT(hm_init, hm_init_body, "HashMap()")
 
-/* A buried table: every rank has dropped it (or the runtime is down, when
- * bcl_hm_destroy frees only private memory). */
-static void hm_free_buried(void *obj, int storage)
-{
-    bcl_hm_destroy(obj);
-    free(obj);
-}
+BCLPY_FREE_BURIED(hm_free_buried, bcl_hm_destroy)
 
 static void hm_dealloc(bclpy_HashMap *self)
 {
     /* Peers may still use the table: bury it, never free it here. */
-    if (bclpy_current(self->live, self->epoch))
-        bclpy_life_drop(&self->life, &self->m, sizeof self->m, hm_free_buried);
-    else if (self->live == 1)
+    if (!bclpy_life_bury(self->live, self->epoch, &self->life, &self->m, sizeof self->m,
+                         hm_free_buried) && self->live == 1)
         free(self->m.base);         /* stale: its segments are gone */
     bclpy_elemtype_clear(&self->kt);
     bclpy_elemtype_clear(&self->vt);
@@ -139,10 +123,9 @@ static PyObject *do_insert(bclpy_HashMap *self, PyObject *key, PyObject *value, 
     Py_RETURN_NONE;
 }
 
-static PyObject *hm_insert(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs,
-                           PyObject *kwnames)
+static PyObject *hm_insert(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "key", "value", "promise" };
+    static const char *const names[] = BCLPY_ARGS_HM_INSERT;
     PyObject *a[3];
     int promise;
     HM_LIVE_OR(self, NULL);
@@ -169,10 +152,9 @@ static int do_find(bclpy_HashMap *self, PyObject *key, int promise, PyObject **v
     return *value ? 1 : -1;
 }
 
-static PyObject *hm_find(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames)
+static PyObject *hm_find(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "key", "default", "promise" };
+    static const char *const names[] = BCLPY_ARGS_HM_FIND;
     PyObject *a[3], *v = NULL;
     int promise;
     HM_LIVE_OR(self, NULL);
@@ -191,7 +173,7 @@ static PyObject *hm_find(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t 
 
 static PyObject *hm_get(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "key", "default" };
+    static const char *const names[] = BCLPY_ARGS_HM_GET;
     PyObject *a[2], *v = NULL;
     if (bclpy_parse("get", args, nargs, kwnames, names, 1, 2, a) < 0)
         return NULL;
@@ -234,10 +216,9 @@ static int hm_contains(bclpy_HashMap *self, PyObject *key)
 
 /* ---- accumulate / modify ------------------------------------------------- */
 
-static PyObject *hm_accumulate(bclpy_HashMap *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+static PyObject *hm_accumulate(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "key", "delta", "promise" };
+    static const char *const names[] = BCLPY_ARGS_HM_ACCUMULATE;
     PyObject *a[3];
     int promise;
     bcl_hm_key k;
@@ -259,16 +240,16 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, PyObject *const *args, Py_ss
     Py_RETURN_NONE;
 }
 
-static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *argv, Py_ssize_t argc,
-                           PyObject *kwnames)
+static PyObject *hm_modify(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = { "key", "fn" };
-    PyObject *args[2];
-    if (bclpy_parse("modify", argv, argc, kwnames, names, 2, 2, args) < 0)
+    static const char *const names[] = BCLPY_ARGS_HM_MODIFY;
+    PyObject *a[2];
+    if (bclpy_parse("modify", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
-    if (!PyCallable_Check(args[1]))     /* before the bucket is locked */
+    PyObject *key = a[0], *fn = a[1];
+    if (!PyCallable_Check(fn))     /* before the bucket is locked */
         return PyErr_Format(PyExc_TypeError, "modify: fn must be callable, not %.100s",
-                            Py_TYPE(args[1])->tp_name);
+                            Py_TYPE(fn)->tp_name);
     HM_LIVE_OR(self, NULL);
     bcl_mp_writer kw, vw;
     bcl_mp_writer_init(&kw);
@@ -277,7 +258,7 @@ static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *argv, Py_ssize_
     bcl_hm_lock lk;
     int found;
     PyObject *old = NULL, *new = NULL, *result = NULL;
-    if (bclpy_hm_key(self, args[0], &kw, &k) < 0)
+    if (bclpy_hm_key(self, key, &kw, &k) < 0)
         goto out;
     bcl_status st = bcl_hm_lock_key(&self->m, &k, &lk, &vw, &found);
     if (st != BCL_OK) {
@@ -291,7 +272,7 @@ static PyObject *hm_modify(bclpy_HashMap *self, PyObject *const *argv, Py_ssize_
     self->modify_depth = outer_depth + 1;
     self->modify_thread = PyThread_get_thread_ident();
     bcl_agree_forbid(1);           /* no collective while we hold the bucket */
-    new = old ? PyObject_CallOneArg(args[1], old) : NULL;
+    new = old ? PyObject_CallOneArg(fn, old) : NULL;
     bcl_agree_forbid(0);
     self->modify_depth = outer_depth;
     self->modify_thread = outer_thread;
@@ -337,7 +318,18 @@ static int agree_view(bclpy_HashMap *self, const char *what)
     return bclpy_barrier_agree(what, names, vals, 1);
 }
 
-static PyObject *hm_size_body(bclpy_HashMap *self)
+/* A collective method: body(self, arg) between the collective begin and
+ * end (a rank whose body raised still joins the agreement). */
+static PyObject *collective(PyObject *(*body)(bclpy_HashMap *, PyObject *),
+                            bclpy_HashMap *self, PyObject *arg, const char *what)
+{
+    bclpy_collective_begin();
+    PyObject *r = body(self, arg);
+    bclpy_collective_end(r ? 0 : -1, what);
+    return r;
+}
+
+static PyObject *hm_size_body(bclpy_HashMap *self, PyObject *unused)
 {
     uint64_t n;
     bcl_status st;
@@ -354,10 +346,7 @@ static PyObject *hm_size_body(bclpy_HashMap *self)
 /* size(), len(m): collective and agreement-checked (a subset raises). */
 static PyObject *hm_size(bclpy_HashMap *self, PyObject *noargs)
 {
-    bclpy_collective_begin();
-    PyObject *r = hm_size_body(self);
-    bclpy_collective_end(r ? 0 : -1, "HashMap.size()");
-    return r;
+    return collective(hm_size_body, self, NULL, "HashMap.size()");
 }
 
 /* _collective_view(what): the first step of the Python-level views
@@ -441,10 +430,7 @@ static PyObject *hm_resize(bclpy_HashMap *self, BCLPY_FASTARGS)
     PyObject *arg;
     if (bclpy_parse1("resize", args, nargs, kwnames, "new_capacity", &arg) < 0)
         return NULL;
-    bclpy_collective_begin();
-    PyObject *r = hm_resize_body(self, arg);
-    bclpy_collective_end(r ? 0 : -1, "HashMap.resize()");
-    return r;
+    return collective(hm_resize_body, self, arg, "HashMap.resize()");
 }
 
 static PyObject *hm_owner(bclpy_HashMap *self, BCLPY_FASTARGS)
@@ -493,17 +479,7 @@ static PyObject *hm_repr(bclpy_HashMap *self)
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
-static PyObject *hm_close(bclpy_HashMap *self, PyObject *noargs)
-{
-    if (self->live == BCLPY_CLOSED)
-        Py_RETURN_NONE;
-    HM_LIVE_OR(self, NULL);
-    if (bclpy_life_close("HashMap.close()", &self->life) < 0)
-        return NULL;
-    bcl_hm_destroy(&self->m);       /* every rank is here: nobody uses it */
-    self->live = BCLPY_CLOSED;
-    Py_RETURN_NONE;
-}
+BCLPY_CLOSE_METHOD(hm_close, bclpy_HashMap, "HashMap", live, bcl_hm_destroy, m)
 
 static PyMethodDef hm_methods[] = {
     BCLPY_LIFE_METHODS(hm_close),
@@ -560,6 +536,6 @@ PyTypeObject bclpy_HashMapType = {
     .tp_doc = BCLPY_DOC_HASHMAP,
     .tp_methods = hm_methods,
     .tp_getset = hm_getset,
-    .tp_init = (initproc)hm_init,
+    .tp_init = hm_init,
     .tp_new = hm_new,
 };

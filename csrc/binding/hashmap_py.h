@@ -16,10 +16,8 @@ typedef struct {
     PyObject_HEAD
     bcl_hashmap m;
     bclpy_elemtype kt, vt;
-    int live;                 /* 1: the core table exists (BCLPY_CLOSED)    */
-    bclpy_life life;          /* its number in the lifetime registry        */
+    BCLPY_LIFE_FIELDS;
     bcl_mp_writer kw, vw;     /* scratch: key bytes, value bytes            */
-    uint64_t epoch;           /* runtime epoch it was made in               */
     int modify_depth;         /* modify() fns running on this map ...       */
     unsigned long modify_thread;  /* ... in this thread (the GIL orders them) */
 } bclpy_HashMap;
@@ -59,12 +57,9 @@ static inline PyArrayObject *bclpy_hm_array(PyObject *obj, PyArray_Descr *dtype,
 
 /* ---- batch methods (hashmap_many_py.c) ----------------------------------- */
 PyObject *bclpy_hm_local_arrays(bclpy_HashMap *self, PyObject *noargs);
-PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, PyObject *const *args,
-                               Py_ssize_t nargs, PyObject *kwnames);
-PyObject *bclpy_hm_find_many(bclpy_HashMap *self, PyObject *const *args,
-                             Py_ssize_t nargs, PyObject *kwnames);
-PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, PyObject *const *args,
-                                   Py_ssize_t nargs, PyObject *kwnames);
+PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, BCLPY_FASTARGS);
+PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS);
+PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 
 /* ---- deletion and len() (hashmap_erase_py.c) ----------------------------- */
 int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key);

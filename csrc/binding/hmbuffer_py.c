@@ -11,26 +11,21 @@ typedef struct {
     PyObject_HEAD
     bcl_hmbuf b;
     bclpy_HashMap *map;       /* owned: the buffer must not outlive its map */
-    int live;                 /* 1: created; BCLPY_CLOSED after close()     */
-    uint64_t epoch;
-    bclpy_life life;
+    BCLPY_LIFE_FIELDS;
 } bclpy_HMBuf;
 
 static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
 {
-    static const char *const kwlist[] = { "hashmap", "queue_size", "message_size" };
-    PyObject *map, *qs_obj, *ms_obj;
+    static const char *const kwlist[] = BCLPY_ARGS_HMBUFFER;
+    PyObject *a[BCLPY_NNAMES(kwlist)];
     long long qs, ms;
     if (self->live) {
         PyErr_SetString(PyExc_RuntimeError, "HashMapBuffer is already initialised");
         return -1;
     }
-    PyObject *a_[3];
-    if (bclpy_parse_init("HashMapBuffer", args, kwds, kwlist, 3, 3, a_) < 0)
+    if (bclpy_parse_init("HashMapBuffer", args, kwds, kwlist, 3, BCLPY_NNAMES(kwlist), a) < 0)
         return -1;
-    map = a_[0];
-    qs_obj = a_[1];
-    ms_obj = a_[2];
+    PyObject *map = a[0], *qs_obj = a[1], *ms_obj = a[2];
     if (!PyObject_TypeCheck(map, &bclpy_HashMapType)) {
         PyErr_Format(PyExc_TypeError, "HashMapBuffer: hashmap must be a pybcl.HashMap, "
                      "not %.100s", Py_TYPE(map)->tp_name);
@@ -60,44 +55,33 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     }
     Py_INCREF(map);
     self->map = hm;
-    self->live = 1;
-    self->epoch = bcl_rt.epoch;
-    bclpy_life_created(&self->life);
+    bclpy_life_start(&self->live, &self->epoch, &self->life);
     return 0;
 }
 
-static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
-{
-    bclpy_collective_begin();
-    return bclpy_collective_end(hb_init_body(self, args, kwds), "HashMapBuffer()");
-}
+BCLPY_COLLECTIVE_INIT(hb_init, hb_init_body, "HashMapBuffer()")
 
 /* The queues other ranks push into outlive this rank's handle (see
  * bcl_lifetime.h); bcl_hmbuf_destroy frees only private memory once the
  * runtime is down. */
-static void hb_free_buried(void *obj, int storage)
-{
-    bcl_hmbuf_destroy(obj);
-    free(obj);
-}
+BCLPY_FREE_BURIED(hb_free_buried, bcl_hmbuf_destroy)
 
 static void hb_dealloc(bclpy_HMBuf *self)
 {
-    if (bclpy_current(self->live, self->epoch))
-        bclpy_life_drop(&self->life, &self->b, sizeof self->b, hb_free_buried);
+    bclpy_life_bury(self->live, self->epoch, &self->life, &self->b, sizeof self->b,
+                    hb_free_buried);
     Py_XDECREF(self->map);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-#define LIVE(self)                                                              \
-    do {                                                                        \
-        if (!bclpy_current((self)->live, (self)->epoch))                        \
-            return bclpy_stale("HashMapBuffer", (self)->live), NULL;            \
-        if (!bclpy_current((self)->map->live, (self)->map->epoch))              \
-            return bclpy_stale("HashMap", (self)->map->live), NULL;             \
-        /* resize() moves the table: keep pointing at the current one */        \
-        (self)->b.m = &(self)->map->m;                                          \
-    } while (0)
+/* The buffer and its map must be usable (-1 with the exception). */
+static int hb_live(bclpy_HMBuf *self)
+{
+    BCLPY_LIVE_OR("HashMapBuffer", self->live, self->epoch, -1);
+    HM_LIVE_OR(self->map, -1);
+    self->b.m = &self->map->m;   /* resize() moves the table: point at the current one */
+    return 0;
+}
 
 static PyObject *add_one(bclpy_HMBuf *self, PyObject *key, PyObject *val, int acc)
 {
@@ -117,30 +101,6 @@ static PyObject *add_one(bclpy_HMBuf *self, PyObject *key, PyObject *val, int ac
     if (st != BCL_OK)
         return bclpy_raise(st);
     Py_RETURN_NONE;
-}
-
-static const char *const KEY_VALUE[] = { "key", "value" }, *const KEY_DELTA[] = { "key", "delta" },
-                        *const KEYS_VALUES[] = { "keys", "values" },
-                        *const KEYS_DELTAS[] = { "keys", "deltas" };
-
-static PyObject *hb_insert(bclpy_HMBuf *self, BCLPY_FASTARGS)
-{
-    PyObject *a[2];
-    if (bclpy_parse("insert", args, nargs, kwnames, KEY_VALUE, 2, 2, a) < 0)
-        return NULL;
-    LIVE(self);
-    return add_one(self, a[0], a[1], 0);
-}
-
-static PyObject *hb_accumulate(bclpy_HMBuf *self, BCLPY_FASTARGS)
-{
-    PyObject *a[2];
-    if (bclpy_parse("accumulate", args, nargs, kwnames, KEY_DELTA, 1, 2, a) < 0)
-        return NULL;
-    LIVE(self);
-    if (self->map->m.num == BCL_HM_NUM_NONE)
-        return bclpy_hm_not_numeric(self->map, "accumulate");
-    return add_one(self, a[0], a[1], 1);
 }
 
 /* keys, and values (deltas: 1 when NULL) for them. */
@@ -176,25 +136,31 @@ static PyObject *add_many(bclpy_HMBuf *self, PyObject *keys, PyObject *vals, int
     return r;
 }
 
-static PyObject *hb_insert_many(bclpy_HMBuf *self, BCLPY_FASTARGS)
+/* insert, accumulate and their _many forms, (key(s), value(s)) or
+ * (key(s), delta(s)=1); accumulating needs a numeric value type. */
+static PyObject *hb_add(bclpy_HMBuf *self, BCLPY_FASTARGS, const char *fname,
+                        const char *const *names, int acc, int many)
 {
     PyObject *a[2];
-    if (bclpy_parse("insert_many", args, nargs, kwnames, KEYS_VALUES, 2, 2, a) < 0)
+    if (bclpy_parse(fname, args, nargs, kwnames, names, acc ? 1 : 2, 2, a) < 0 ||
+        hb_live(self) < 0)
         return NULL;
-    LIVE(self);
-    return add_many(self, a[0], a[1], 0);
+    if (acc && self->map->m.num == BCL_HM_NUM_NONE)
+        return bclpy_hm_not_numeric(self->map, fname);
+    return many ? add_many(self, a[0], a[1], acc) : add_one(self, a[0], a[1], acc);
 }
 
-static PyObject *hb_accumulate_many(bclpy_HMBuf *self, BCLPY_FASTARGS)
-{
-    PyObject *a[2];
-    if (bclpy_parse("accumulate_many", args, nargs, kwnames, KEYS_DELTAS, 1, 2, a) < 0)
-        return NULL;
-    LIVE(self);
-    if (self->map->m.num == BCL_HM_NUM_NONE)
-        return bclpy_hm_not_numeric(self->map, "accumulate_many");
-    return add_many(self, a[0], a[1], 1);
-}
+/* Define `fn`, hb_add for one method: NAMES its name table. */
+#define HB_ADD_METHOD(fn, NAMES, fname, acc, many)                              \
+    static PyObject *fn(bclpy_HMBuf *self, BCLPY_FASTARGS)                       \
+    {                                                                            \
+        static const char *const names[] = NAMES;                               \
+        return hb_add(self, args, nargs, kwnames, fname, names, acc, many);      \
+    }
+HB_ADD_METHOD(hb_insert, BCLPY_ARGS_HB_INSERT, "insert", 0, 0)
+HB_ADD_METHOD(hb_accumulate, BCLPY_ARGS_HB_ACCUMULATE, "accumulate", 1, 0)
+HB_ADD_METHOD(hb_insert_many, BCLPY_ARGS_HB_INSERT_MANY, "insert_many", 0, 1)
+HB_ADD_METHOD(hb_accumulate_many, BCLPY_ARGS_HB_ACCUMULATE_MANY, "accumulate_many", 1, 1)
 
 /* The buffer's identity, the same on every rank for one buffer: the
  * offsets of the queues it hosts. */
@@ -229,8 +195,7 @@ static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hmbuf_flush(&self->b);
     Py_END_ALLOW_THREADS
-    if (st != BCL_OK)
-        return bclpy_raise(st);
+    CHECK(st);
     Py_RETURN_NONE;
 }
 
@@ -268,17 +233,7 @@ static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
 /* Entries not yet flushed are dropped with the buffer (flush() first). */
-static PyObject *hb_close(bclpy_HMBuf *self, PyObject *noargs)
-{
-    if (self->live == BCLPY_CLOSED)
-        Py_RETURN_NONE;
-    BCLPY_LIVE_OR("HashMapBuffer", self->live, self->epoch, NULL);
-    if (bclpy_life_close("HashMapBuffer.close()", &self->life) < 0)
-        return NULL;
-    bcl_hmbuf_destroy(&self->b);    /* every rank is here: no push is coming */
-    self->live = BCLPY_CLOSED;
-    Py_RETURN_NONE;
-}
+BCLPY_CLOSE_METHOD(hb_close, bclpy_HMBuf, "HashMapBuffer", live, bcl_hmbuf_destroy, b)
 
 static PyMethodDef hb_methods[] = {
     BCLPY_LIFE_METHODS(hb_close),
@@ -326,6 +281,6 @@ PyTypeObject bclpy_HMBufType = {
     .tp_doc = BCLPY_DOC_HMBUFFER,
     .tp_methods = hb_methods,
     .tp_getset = hb_getset,
-    .tp_init = (initproc)hb_init,
+    .tp_init = hb_init,
     .tp_new = PyType_GenericNew,
 };

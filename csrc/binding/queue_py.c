@@ -19,9 +19,7 @@ typedef struct {
     PyObject_HEAD
     bcl_queue q;
     bclpy_elemtype et;
-    int live;              /* 1: created; BCLPY_CLOSED after close()       */
-    uint64_t epoch;        /* runtime epoch it was made in                 */
-    bclpy_life life;       /* its number in the lifetime registry          */
+    BCLPY_LIFE_FIELDS;
     bcl_mp_writer w;       /* scratch for serializing one element          */
 } QueueObject;
 

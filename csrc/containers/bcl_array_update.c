@@ -101,7 +101,7 @@ static void group(upd_work *w, const bcl_array *a, size_t width)
     }
 }
 
-static bcl_status check_indices(const bcl_array *a, const uint64_t *idx, size_t n)
+bcl_status bcl_array_check_indices(const bcl_array *a, const uint64_t *idx, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (idx[i] >= a->size)
@@ -146,7 +146,7 @@ bcl_status bcl_array_update_many(const bcl_array *a, const uint64_t *idx,
     if (width != a->elem_size)
         return bcl_set_error(BCL_ERR_TYPE, "values of %zu bytes for elements of %zu bytes",
                              width, a->elem_size);
-    if ((st = check_indices(a, idx, n)) != BCL_OK || n == 0)
+    if ((st = bcl_array_check_indices(a, idx, n)) != BCL_OK || n == 0)
         return st;
     if (n == 1) {   /* one element: no grouping to do */
         uint64_t off = bcl_array_elem_offset(a, idx[0]);

@@ -124,12 +124,8 @@ bcl_status bcl_dabuf_add(bcl_dabuf *b, const uint64_t *idx, const void *values, 
     if (st != BCL_OK)
         return st;
     const bcl_array *a = b->a;
-    for (size_t i = 0; i < n; i++)
-        if (idx[i] >= a->size)
-            return bcl_set_error(BCL_ERR_BOUNDS, "index %llu (position %zu) is out of "
-                                 "range for an array of %llu elements",
-                                 (unsigned long long)idx[i], i,
-                                 (unsigned long long)a->size);
+    if ((st = bcl_array_check_indices(a, idx, n)) != BCL_OK)
+        return st;
     int me = bcl_rt.rank;
     size_t width = a->elem_size;
     const unsigned char *v = values;

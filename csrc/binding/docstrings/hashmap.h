@@ -46,6 +46,7 @@
     ">>> pybcl.barrier()\n" \
     ">>> m.find(\"apple\")\n" \
     "3"
+#define BCLPY_ARGS_HASHMAP { "capacity", "key_type", "value_type" }
 
 #define BCLPY_DOC_HM_INSERT \
     BCLPY_SIG("insert($self, key, value, promise=None)") \
@@ -63,6 +64,7 @@
     "    If the key or value does not convert to its type without loss.\n" \
     BCLPY_EXAMPLES \
     ">>> m.insert(\"pear\", 7)"
+#define BCLPY_ARGS_HM_INSERT { "key", "value", "promise" }
 
 #define BCLPY_DOC_HM_FIND \
     BCLPY_SIG("find($self, key, default=None, promise=None)") \
@@ -80,6 +82,7 @@
     BCLPY_EXAMPLES \
     ">>> m.find(\"plum\", 0)\n" \
     "0"
+#define BCLPY_ARGS_HM_FIND { "key", "default", "promise" }
 
 #define BCLPY_DOC_HM_GET \
     BCLPY_SIG("get($self, key, default=None)") \
@@ -94,6 +97,7 @@
     BCLPY_EXAMPLES \
     ">>> m.get(\"apple\")\n" \
     "3"
+#define BCLPY_ARGS_HM_GET { "key", "default" }
 
 #define BCLPY_DOC_HM_ACCUMULATE \
     BCLPY_SIG("accumulate($self, key, delta=1, promise=None)") \
@@ -114,6 +118,7 @@
     "    When a new key finds no free bucket (nothing written).\n" \
     BCLPY_EXAMPLES \
     ">>> m.accumulate(\"apple\")        # every rank: +1 each"
+#define BCLPY_ARGS_HM_ACCUMULATE { "key", "delta", "promise" }
 
 #define BCLPY_DOC_HM_MODIFY \
     BCLPY_SIG("modify($self, key, fn)") \
@@ -139,6 +144,7 @@
     BCLPY_EXAMPLES \
     ">>> m.modify(\"apple\", lambda v: (v or 0) * 2)\n" \
     "6"
+#define BCLPY_ARGS_HM_MODIFY { "key", "fn" }
 
 #define BCLPY_DOC_HM_INSERT_MANY \
     BCLPY_SIG("insert_many($self, keys, values, promise=None)") \
@@ -158,6 +164,7 @@
     BCLPY_EXAMPLES \
     ">>> n = pybcl.HashMap(1 << 16)\n" \
     ">>> n.insert_many(np.arange(100), np.arange(100) * 2)"
+#define BCLPY_ARGS_HM_INSERT_MANY { "keys", "values", "promise" }
 
 #define BCLPY_DOC_HM_FIND_MANY \
     BCLPY_SIG("find_many($self, keys, promise=None)") \
@@ -175,6 +182,7 @@
     "    If the keys do not convert.\n" \
     BCLPY_EXAMPLES \
     ">>> values, found = n.find_many(np.arange(200))"
+#define BCLPY_ARGS_HM_FIND_MANY { "keys", "promise" }
 
 #define BCLPY_DOC_HM_ACCUMULATE_MANY \
     BCLPY_SIG("accumulate_many($self, keys, deltas=1)") \
@@ -191,6 +199,7 @@
     "    As insert_many().\n" \
     BCLPY_EXAMPLES \
     ">>> n.accumulate_many(np.array([1, 1, 2]))"
+#define BCLPY_ARGS_HM_ACCUMULATE_MANY { "keys", "deltas" }
 
 #define BCLPY_DOC_HM_SIZE \
     BCLPY_SIG("size($self, /)") \
@@ -286,6 +295,7 @@
     ">>> m = pybcl.HashMap(1 << 16)\n" \
     ">>> with pybcl.HashMapBuffer(m, 4096, 256) as buf:\n" \
     "...     buf.accumulate_many(np.arange(1000) % 7)"
+#define BCLPY_ARGS_HMBUFFER { "hashmap", "queue_size", "message_size" }
 
 #define BCLPY_DOC_HB_INSERT \
     BCLPY_SIG("insert($self, key, value)") \
@@ -297,6 +307,7 @@
     "    If the key or value does not convert to its type without loss.\n" \
     BCLPY_EXAMPLES \
     ">>> buf.insert(5, 50)"
+#define BCLPY_ARGS_HB_INSERT { "key", "value" }
 
 #define BCLPY_DOC_HB_ACCUMULATE \
     BCLPY_SIG("accumulate($self, key, delta=1)") \
@@ -310,6 +321,7 @@
     "    For a non-numeric value type or a key that does not convert.\n" \
     BCLPY_EXAMPLES \
     ">>> buf.accumulate(5)"
+#define BCLPY_ARGS_HB_ACCUMULATE { "key", "delta" }
 
 #define BCLPY_DOC_HB_INSERT_MANY \
     BCLPY_SIG("insert_many($self, keys, values)") \
@@ -322,6 +334,7 @@
     "    If the lengths differ.\n" \
     BCLPY_EXAMPLES \
     ">>> buf.insert_many(np.arange(10), np.ones(10, dtype=np.int64))"
+#define BCLPY_ARGS_HB_INSERT_MANY { "keys", "values" }
 
 #define BCLPY_DOC_HB_ACCUMULATE_MANY \
     BCLPY_SIG("accumulate_many($self, keys, deltas=1)") \
@@ -335,6 +348,7 @@
     "    For a non-numeric value type.\n" \
     BCLPY_EXAMPLES \
     ">>> buf.accumulate_many(np.array([3, 3, 4]))"
+#define BCLPY_ARGS_HB_ACCUMULATE_MANY { "keys", "deltas" }
 
 #define BCLPY_DOC_HB_FLUSH \
     BCLPY_SIG("flush($self, /)") \

@@ -81,9 +81,10 @@ static bcl_status settle(bcl_hmbuf *b, const void *key, const void *val, int acc
     return BCL_OK;
 }
 
-/* Insert a list's entries with the atomic protocol, pipelined (inserts,
- * then accumulates: the buffer promises no order until flush).  Entries
- * that find no room are kept, overflowing accumulates counted. */
+/* Insert a list's entries with the atomic protocol, in order: each stretch
+ * of runs of one kind (inserts, or accumulates) is one pipelined batch, so
+ * a key's insert and accumulate land in the order they were added.
+ * Entries that find no room are kept, overflowing accumulates counted. */
 static bcl_status direct(bcl_hmbuf *b, const bcl_hmbuf_list *l)
 {
     const bcl_hashmap *m = b->m;
@@ -93,20 +94,21 @@ static bcl_status direct(bcl_hmbuf *b, const bcl_hmbuf_list *l)
     unsigned char *out = malloc(n + 1);
     bcl_status st = k && v && out ? BCL_OK
                                   : bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu entries", n);
-    for (int acc = 0; acc < 2 && st == BCL_OK; acc++) {
+    for (size_t first = 0, end; st == BCL_OK && first < l->nruns; first = end) {
+        int acc = l->runs[first].acc;
         size_t c = 0;
-        for (size_t i = 0; i < l->nruns; i++) {
-            bcl_hm_run run = bcl_hmbuf_list_run(l, f, i);
-            for (size_t j = 0; run.accumulate == acc && j < run.n; j++, c++) {
+        for (end = first; end < l->nruns && l->runs[end].acc == acc; end++) {
+            bcl_hm_run run = bcl_hmbuf_list_run(l, f, end);
+            for (size_t j = 0; j < run.n; j++, c++) {
                 memcpy(k + c * f.ks, run.keys + j * run.kstride, f.ks);
                 memcpy(v + c * f.vs, run.vals + j * run.vstride, f.vs);
             }
         }
         if (c)
             st = bcl_hm_batch_outcome(m, acc, k, v, c, out);
-        for (size_t i = 0, o = 0; st == BCL_OK && c && i < l->nruns; i++) {
+        for (size_t i = first, o = 0; st == BCL_OK && c && i < end; i++) {
             bcl_hm_run run = bcl_hmbuf_list_run(l, f, i);
-            for (size_t j = 0; st == BCL_OK && run.accumulate == acc && j < run.n; j++)
+            for (size_t j = 0; st == BCL_OK && j < run.n; j++)
                 st = settle(b, run.keys + j * run.kstride, run.vals + j * run.vstride, acc,
                             out[o++]);
         }

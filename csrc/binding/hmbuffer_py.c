@@ -1,15 +1,21 @@
-/* hmbuffer_py.c -- pybcl._core.HashMapBuffer (core: bcl_hmbuffer.h). */
+/* hmbuffer_py.c -- pybcl._core.HashMapBuffer (core: bcl_hmbuffer.h for
+ * fixed-size keys and values, bcl_hmvbuffer.h over bytes/str/object types,
+ * whose adding calls are in hmvbuffer_py.c). */
 #include "bclpy.h"
 
 #include "binding/docstrings/properties.h"
 
 #include "hashmap_py.h"
 #include "containers/bcl_hmbuffer.h"
+#include "containers/bcl_hmvbuffer.h"
 #include "binding/docstrings/hashmap.h"
 
 typedef struct {
     PyObject_HEAD
-    bcl_hmbuf b;
+    bcl_hmbuf b;              /* fixed-size keys and values ...             */
+    bcl_hmvbuf v;             /* ... or variable-length ones (var)          */
+    int var;
+    bcl_mp_writer kw, vw;     /* var: scratch for one key's / value's bytes */
     bclpy_HashMap *map;       /* owned: the buffer must not outlive its map */
     int live;                 /* 1: created; BCLPY_CLOSED after close()     */
     uint64_t epoch;
@@ -51,8 +57,10 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     if (bclpy_agree("HashMapBuffer()", names, vals, 2) < 0)
         return -1;
     bcl_status st;
+    int var = hm->m.key_var || hm->m.val_var;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_hmbuf_create(&self->b, &hm->m, (size_t)qs, (size_t)ms);
+    st = var ? bcl_hmvbuf_create(&self->v, &hm->m, (size_t)qs, (size_t)ms)
+             : bcl_hmbuf_create(&self->b, &hm->m, (size_t)qs, (size_t)ms);
     Py_END_ALLOW_THREADS
     if (st != BCL_OK) {
         bclpy_raise(st);
@@ -60,6 +68,7 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     }
     Py_INCREF(map);
     self->map = hm;
+    self->var = var;
     self->live = 1;
     self->epoch = bcl_rt.epoch;
     bclpy_life_created(&self->life);
@@ -81,10 +90,23 @@ static void hb_free_buried(void *obj, int storage)
     free(obj);
 }
 
+/* The variable-length buffer has no storage peers use: all private. */
+static void hv_free_buried(void *obj, int storage)
+{
+    bcl_hmvbuf_destroy(obj);
+    free(obj);
+}
+
 static void hb_dealloc(bclpy_HMBuf *self)
 {
-    if (bclpy_current(self->live, self->epoch))
+    if (bclpy_current(self->live, self->epoch) && self->var)
+        bclpy_life_drop(&self->life, &self->v, sizeof self->v, hv_free_buried);
+    else if (bclpy_current(self->live, self->epoch))
         bclpy_life_drop(&self->life, &self->b, sizeof self->b, hb_free_buried);
+    else if (self->live == 1 && self->var)
+        bcl_hmvbuf_destroy(&self->v);   /* stale: private memory only */
+    bcl_mp_writer_free(&self->kw);
+    bcl_mp_writer_free(&self->vw);
     Py_XDECREF(self->map);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -96,7 +118,7 @@ static void hb_dealloc(bclpy_HMBuf *self)
         if (!bclpy_current((self)->map->live, (self)->map->epoch))              \
             return bclpy_stale("HashMap", (self)->map->live), NULL;             \
         /* resize() moves the table: keep pointing at the current one */        \
-        (self)->b.m = &(self)->map->m;                                          \
+        (self)->b.m = (self)->v.m = &(self)->map->m;                            \
     } while (0)
 
 static PyObject *add_one(bclpy_HMBuf *self, PyObject *key, PyObject *val, int acc)
@@ -128,7 +150,11 @@ static PyObject *hb_insert(bclpy_HMBuf *self, BCLPY_FASTARGS)
     PyObject *a[2];
     if (bclpy_parse("insert", args, nargs, kwnames, KEY_VALUE, 2, 2, a) < 0)
         return NULL;
+    if (self->var && self->map && bclpy_hmv_check_key(self->map, a[0]) < 0)
+        return NULL;                 /* the key's TypeError first, closed or not */
     LIVE(self);
+    if (self->var)
+        return bclpy_hmv_add_one(&self->v, self->map, &self->kw, &self->vw, a[0], a[1], 0);
     return add_one(self, a[0], a[1], 0);
 }
 
@@ -137,9 +163,13 @@ static PyObject *hb_accumulate(bclpy_HMBuf *self, BCLPY_FASTARGS)
     PyObject *a[2];
     if (bclpy_parse("accumulate", args, nargs, kwnames, KEY_DELTA, 1, 2, a) < 0)
         return NULL;
+    if (self->var && self->map && bclpy_hmv_check_key(self->map, a[0]) < 0)
+        return NULL;
     LIVE(self);
     if (self->map->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self->map, "accumulate");
+    if (self->var)
+        return bclpy_hmv_add_one(&self->v, self->map, &self->kw, &self->vw, a[0], a[1], 1);
     return add_one(self, a[0], a[1], 1);
 }
 
@@ -182,6 +212,8 @@ static PyObject *hb_insert_many(bclpy_HMBuf *self, BCLPY_FASTARGS)
     if (bclpy_parse("insert_many", args, nargs, kwnames, KEYS_VALUES, 2, 2, a) < 0)
         return NULL;
     LIVE(self);
+    if (self->var)
+        return bclpy_hmv_add_many(&self->v, self->map, &self->kw, &self->vw, a[0], a[1], 0);
     return add_many(self, a[0], a[1], 0);
 }
 
@@ -193,6 +225,8 @@ static PyObject *hb_accumulate_many(bclpy_HMBuf *self, BCLPY_FASTARGS)
     LIVE(self);
     if (self->map->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self->map, "accumulate_many");
+    if (self->var)
+        return bclpy_hmv_add_many(&self->v, self->map, &self->kw, &self->vw, a[0], a[1], 1);
     return add_many(self, a[0], a[1], 1);
 }
 
@@ -201,6 +235,8 @@ static PyObject *hb_accumulate_many(bclpy_HMBuf *self, BCLPY_FASTARGS)
 static int64_t buffer_digest(const bclpy_HMBuf *self)
 {
     uint64_t h = 1469598103934665603ull;
+    if (self->var)   /* no queues: its creation number, the same on every rank */
+        return (int64_t)((h ^ self->life.seq) * 1099511628211ull >> 1);
     for (int r = 0; r < self->b.nq; r++)
         h = (h ^ self->b.q[r].block.offset) * 1099511628211ull;
     return (int64_t)(h >> 1);
@@ -227,7 +263,7 @@ static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
         return NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_hmbuf_flush(&self->b);
+    st = self->var ? bcl_hmvbuf_flush(&self->v) : bcl_hmbuf_flush(&self->b);
     Py_END_ALLOW_THREADS
     if (st != BCL_OK)
         return bclpy_raise(st);
@@ -236,17 +272,18 @@ static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
 
 static PyObject *hb_overflowed(bclpy_HMBuf *self, void *closure)
 {
-    return PyLong_FromUnsignedLongLong(self->b.waited);
+    return PyLong_FromUnsignedLongLong(self->var ? 0 : self->b.waited);
 }
 
 static PyObject *hb_pending(bclpy_HMBuf *self, void *closure)
 {
-    return PyLong_FromUnsignedLongLong(bcl_hmbuf_pending(&self->b));
+    return PyLong_FromUnsignedLongLong(self->var ? bcl_hmvbuf_pending(&self->v)
+                                                 : bcl_hmbuf_pending(&self->b));
 }
 
 static PyObject *hb_get_grow(bclpy_HMBuf *self, void *closure)
 {
-    return PyBool_FromLong(self->b.grow);
+    return PyBool_FromLong(self->var ? self->v.grow : self->b.grow);
 }
 
 static int hb_set_grow(bclpy_HMBuf *self, PyObject *value, void *closure)
@@ -254,7 +291,10 @@ static int hb_set_grow(bclpy_HMBuf *self, PyObject *value, void *closure)
     int grow = value ? PyObject_IsTrue(value) : 0;
     if (grow < 0)
         return -1;
-    bcl_hmbuf_set_grow(&self->b, grow);
+    if (self->var)
+        self->v.grow = grow != 0;
+    else
+        bcl_hmbuf_set_grow(&self->b, grow);
     return 0;
 }
 
@@ -275,7 +315,10 @@ static PyObject *hb_close(bclpy_HMBuf *self, PyObject *noargs)
     BCLPY_LIVE_OR("HashMapBuffer", self->live, self->epoch, NULL);
     if (bclpy_life_close("HashMapBuffer.close()", &self->life) < 0)
         return NULL;
-    bcl_hmbuf_destroy(&self->b);    /* every rank is here: no push is coming */
+    if (self->var)
+        bcl_hmvbuf_destroy(&self->v);
+    else
+        bcl_hmbuf_destroy(&self->b);    /* every rank is here: no push is coming */
     self->live = BCLPY_CLOSED;
     Py_RETURN_NONE;
 }
@@ -313,7 +356,8 @@ static PyObject *hb_repr(bclpy_HMBuf *self)
         return PyUnicode_FromString("<pybcl.HashMapBuffer (not created)>");
     return PyUnicode_FromFormat("pybcl.HashMapBuffer(hashmap=%R, queue_size=%zu, "
                                 "message_size=%zu)", (PyObject *)self->map,
-                                self->b.queue_size, self->b.message_size);
+                                self->var ? self->v.queue_size : self->b.queue_size,
+                                self->var ? self->v.message_size : self->b.message_size);
 }
 
 PyTypeObject bclpy_HMBufType = {

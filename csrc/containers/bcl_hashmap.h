@@ -336,6 +336,29 @@ bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const void *entries, si
  * entries, at most n: the buckets an apply of them can fill. */
 uint64_t bcl_hm_estimate_keys(const bcl_hashmap *m, const void *entries, size_t n,
                               size_t estride);
+/* The same sketch over hashes the caller has (the variable-length
+ * buffer's records): zero it, add every key's hash, estimate (at most n,
+ * the number of hashes added; exact below 2^15 is the caller's choice). */
+#define BCL_HLL_BITS 14u
+#define BCL_HLL_REGISTERS (1u << BCL_HLL_BITS)
+typedef struct bcl_hll {
+    unsigned char reg[BCL_HLL_REGISTERS];
+} bcl_hll;
+void bcl_hll_add(bcl_hll *s, uint64_t h);
+uint64_t bcl_hll_estimate(const bcl_hll *s, uint64_t n);
+
+/* Local apply of one entry with variable-length key or value bytes
+ * (bcl_hashmap_vapply.c; HashMapBuffer's owner side over bytes/str/object
+ * types): as bcl_hm_apply_local -- plain CPU operations on this rank's
+ * block, no other rank writing it meanwhile -- but out-of-line keys and
+ * values are stored in this rank's segment (bcl_obj_store) and an
+ * overwritten value's block released.  val/vlen: the value's serialized
+ * bytes (a fixed value: val_size bytes; accumulate needs one).  Also
+ * BCL_ERR_SEGFULL: no segment room for the key or value (nothing written). */
+bcl_status bcl_hm_apply_var_local(const bcl_hashmap *m, const bcl_hm_key *k,
+                                  const void *val, size_t vlen, int accumulate,
+                                  int *spilled);
+
 /* Add `delta` to `value` in the map's numeric type (local memory).
  * Integers are checked: 1 (value unchanged) if the sum overflows. */
 int bcl_hm_num_add(const bcl_hashmap *m, void *value, const void *delta);

@@ -23,40 +23,46 @@
 #include <string.h>
 
 #define PREFETCH_AHEAD 32u     /* entries between a prefetch and its use */
-#define HLL_BITS 14u
-#define HLL_REGISTERS (1u << HLL_BITS)
 
-uint64_t bcl_hm_estimate_keys(const bcl_hashmap *m, const void *entries, size_t n,
-                              size_t estride)
+void bcl_hll_add(bcl_hll *s, uint64_t h)
 {
-    if (n < 2 * HLL_REGISTERS)
-        return n;                        /* exact enough: no more than n */
-    unsigned char reg[HLL_REGISTERS];
-    memset(reg, 0, sizeof reg);
-    const unsigned char *e = entries;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t h = bcl_hm_hash(e + i * estride, m->key_size);
-        /* Low bits: the high ones say which rank owns the key, so among
-         * one owner's entries they are all alike. */
-        unsigned j = (unsigned)(h & (HLL_REGISTERS - 1));
-        uint64_t rest = (h >> HLL_BITS) | (uint64_t)1 << 40;
-        unsigned char rank = (unsigned char)(__builtin_ctzll(rest) + 1);
-        if (rank > reg[j])
-            reg[j] = rank;
-    }
+    /* Low bits: the high ones say which rank owns the key, so among one
+     * owner's entries they are all alike. */
+    unsigned j = (unsigned)(h & (BCL_HLL_REGISTERS - 1));
+    uint64_t rest = (h >> BCL_HLL_BITS) | (uint64_t)1 << 40;
+    unsigned char rank = (unsigned char)(__builtin_ctzll(rest) + 1);
+    if (rank > s->reg[j])
+        s->reg[j] = rank;
+}
+
+uint64_t bcl_hll_estimate(const bcl_hll *s, uint64_t n)
+{
     double sum = 0;
     unsigned zeros = 0;
-    for (unsigned j = 0; j < HLL_REGISTERS; j++) {
-        sum += ldexp(1.0, -reg[j]);
-        zeros += reg[j] == 0;
+    for (unsigned j = 0; j < BCL_HLL_REGISTERS; j++) {
+        sum += ldexp(1.0, -s->reg[j]);
+        zeros += s->reg[j] == 0;
     }
-    double regs = HLL_REGISTERS, est = 0.7213 / (1 + 1.079 / regs) * regs * regs / sum;
+    double regs = BCL_HLL_REGISTERS, est = 0.7213 / (1 + 1.079 / regs) * regs * regs / sum;
     if (est <= 2.5 * regs && zeros)
         est = regs * log(regs / zeros);  /* small range: linear counting */
     /* Round up by 5 %, five standard errors: a short estimate only costs a
      * second resize, but it should not happen. */
     uint64_t keys = (uint64_t)(est * 1.05) + 1;
     return keys < n ? keys : n;
+}
+
+uint64_t bcl_hm_estimate_keys(const bcl_hashmap *m, const void *entries, size_t n,
+                              size_t estride)
+{
+    if (n < 2 * BCL_HLL_REGISTERS)
+        return n;                        /* exact enough: no more than n */
+    bcl_hll s;
+    memset(&s, 0, sizeof s);
+    const unsigned char *e = entries;
+    for (size_t i = 0; i < n; i++)
+        bcl_hll_add(&s, bcl_hm_hash(e + i * estride, m->key_size));
+    return bcl_hll_estimate(&s, n);
 }
 
 /* Home bucket of hash h, counted from the start of this rank's block

@@ -142,13 +142,10 @@ PyObject *bclpy_hmv_add_many(bcl_hmvbuf *b, bclpy_HashMap *hm, bcl_mp_writer *kw
         vstep = PyArray_SIZE(va) == 1 ? 0 : vlen;
     }
     int var = bclpy_elemtype_is_var(&hm->vt);
-    bcl_status st = BCL_OK;
+    bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n && st == BCL_OK; i++) {
-        const unsigned char *v = var ? vd + voff[i] : vd + (size_t)i * vstep;
-        size_t len = var ? voff[i + 1] - voff[i] : vlen;
-        st = bcl_hmvbuf_add(b, kw->buf + koff[i], koff[i + 1] - koff[i], v, len, acc);
-    }
+    st = bcl_hmvbuf_add_many(b, kw->buf, koff, (size_t)n, vd, var ? voff : NULL, vstep,
+                             vlen, acc);
     Py_END_ALLOW_THREADS
     if (st != BCL_OK)
         bclpy_raise(st);

@@ -133,8 +133,8 @@ static bcl_status add_record(bcl_hmvbuf *b, bcl_hmv_slot *s, uint64_t h, const v
     return BCL_OK;
 }
 
-bcl_status bcl_hmvbuf_add(bcl_hmvbuf *b, const void *key, size_t klen, const void *val,
-                          size_t vlen, int acc)
+static bcl_status add_hashed(bcl_hmvbuf *b, uint64_t h, const void *key, size_t klen,
+                             const void *val, size_t vlen, int acc)
 {
     const bcl_hashmap *m = b->m;
     if (acc && (m->val_var || vlen != m->val_size || m->num == BCL_HM_NUM_NONE))
@@ -144,7 +144,7 @@ bcl_status bcl_hmvbuf_add(bcl_hmvbuf *b, const void *key, size_t klen, const voi
         if (st != BCL_OK)
             return st;
     }
-    uint64_t h = bcl_hm_hash(key, klen), mask = b->nslots - 1, i = h & mask;
+    uint64_t mask = b->nslots - 1, i = h & mask;
     for (;; i = (i + 1) & mask) {
         bcl_hmv_slot *s = &b->slots[i];
         if (!s->at) {
@@ -185,6 +185,38 @@ bcl_status bcl_hmvbuf_add(bcl_hmvbuf *b, const void *key, size_t klen, const voi
         /* Two deltas whose sum overflows: both travel, in order. */
         return add_record(b, s, h, key, klen, val, vlen, 1);
     }
+}
+
+bcl_status bcl_hmvbuf_add(bcl_hmvbuf *b, const void *key, size_t klen, const void *val,
+                          size_t vlen, int acc)
+{
+    return add_hashed(b, bcl_hm_hash(key, klen), key, klen, val, vlen, acc);
+}
+
+#define AHEAD 16u     /* keys hashed, and their slots prefetched, ahead */
+
+bcl_status bcl_hmvbuf_add_many(bcl_hmvbuf *b, const unsigned char *keys, const size_t *koff,
+                               size_t n, const unsigned char *vals, const size_t *voff,
+                               size_t vstep, size_t vlen, int acc)
+{
+    uint64_t ring[AHEAD];
+    bcl_status st = BCL_OK;
+    for (size_t i = 0; i < n && i < AHEAD; i++)
+        ring[i] = bcl_hm_hash(keys + koff[i], koff[i + 1] - koff[i]);
+    for (size_t i = 0; i < n && st == BCL_OK; i++) {
+        uint64_t h = ring[i % AHEAD];
+        if (i + AHEAD < n) {
+            size_t j = i + AHEAD;
+            uint64_t ahead = bcl_hm_hash(keys + koff[j], koff[j + 1] - koff[j]);
+            ring[i % AHEAD] = ahead;
+            if (b->nslots)
+                __builtin_prefetch(&b->slots[ahead & (b->nslots - 1)]);
+        }
+        const unsigned char *v = voff ? vals + voff[i] : vals + i * vstep;
+        size_t len = voff ? voff[i + 1] - voff[i] : vlen;
+        st = add_hashed(b, h, keys + koff[i], koff[i + 1] - koff[i], v, len, acc);
+    }
+    return st;
 }
 
 /* ---- flush: the atomic path ------------------------------------------------ */

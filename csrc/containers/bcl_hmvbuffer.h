@@ -76,6 +76,14 @@ void bcl_hmvbuf_destroy(bcl_hmvbuf *b);
 bcl_status bcl_hmvbuf_add(bcl_hmvbuf *b, const void *key, size_t klen, const void *val,
                           size_t vlen, int accumulate);
 
+/* n entries: key i is keys[koff[i] .. koff[i + 1]); value i is
+ * vals[voff[i] .. voff[i + 1]) when voff is given, else vlen bytes at
+ * vals + i * vstep (vstep 0: one value for all).  Hashes and prefetches the
+ * combining table's slots a few keys ahead. */
+bcl_status bcl_hmvbuf_add_many(bcl_hmvbuf *b, const unsigned char *keys, const size_t *koff,
+                               size_t n, const unsigned char *vals, const size_t *voff,
+                               size_t vstep, size_t vlen, int acc);
+
 /* Entries this rank hands to the map at the next flush (records after
  * combining, plus those a full map refused). */
 uint64_t bcl_hmvbuf_pending(const bcl_hmvbuf *b);

@@ -133,9 +133,6 @@ class HashMap(_core.HashMap):
         return iter([k for k, _ in self._gather("iter(HashMap)")])
 
 
-_VARIABLE = (bytes, str, object)
-
-
 class HashMapBuffer(_core.HashMapBuffer):
     """HashMapBuffer(hashmap, queue_size, message_size, grow=False): BCL's
     aggregated inserts (collective constructor).  insert/accumulate(_many)
@@ -144,8 +141,12 @@ class HashMapBuffer(_core.HashMapBuffer):
     exception: flush is collective and the other ranks may not get there).
 
     Over a map with a ``bytes``/``str``/``object`` key or value type the
-    buffer is a ``_VariableHashMapBuffer``: the same calls and flush()
-    semantics, entries applied by the buffering rank at flush().
+    same calls take Python sequences of keys (e.g. a list of words) and
+    serialize them in C; each rank combines repeated keys (an accumulate
+    adds to the buffered delta, an insert replaces the buffered value) and
+    flush() ships the records to their owners in batches (alltoallv), which
+    apply them to their own share with plain stores.  The same flush()
+    semantics; queue_size and message_size are checked but size nothing.
 
     Parameters
     ----------
@@ -183,24 +184,14 @@ class HashMapBuffer(_core.HashMapBuffer):
 
     __slots__ = ()
 
-    def __new__(cls, hashmap: HashMap, queue_size: int, message_size: int,
-                grow: bool = False) -> "HashMapBuffer":
-        if cls is HashMapBuffer and isinstance(hashmap, _core.HashMap) and (
-                hashmap.key_type in _VARIABLE or hashmap.value_type in _VARIABLE):
-            cls = _VariableHashMapBuffer
-        return super().__new__(cls)
-
     def __init__(self, hashmap: HashMap, queue_size: int, message_size: int,
                  grow: bool = False) -> None:
-        self._setup(hashmap, queue_size, message_size)
+        _core.HashMapBuffer.__init__(self, hashmap, queue_size, message_size)
         if not isinstance(grow, (bool, np.bool_)):
             _core.collective_failed("HashMapBuffer()")
             raise TypeError(f"grow must be a bool, not {type(grow).__name__}")
         _core.agree("HashMapBuffer()", ("grow",), (int(grow),))
         self._grow = bool(grow)
-
-    def _setup(self, hashmap: HashMap, queue_size: int, message_size: int) -> None:
-        _core.HashMapBuffer.__init__(self, hashmap, queue_size, message_size)
 
     def _flush_once(self) -> None:
         _core.HashMapBuffer.flush(self)
@@ -266,165 +257,3 @@ class HashMapBuffer(_core.HashMapBuffer):
             self.flush()
             self.close()
         return False
-
-
-class _VariableHashMapBuffer(HashMapBuffer):
-    """HashMapBuffer over a map whose keys or values are variable length.
-
-    The C buffer ships fixed-size records through per-rank queues; records
-    of msgpack bytes have no fixed size, so here each rank keeps its calls in
-    order and applies them to the map itself at flush() (one atomic map call
-    each).  Visibility and errors are those of the C buffer: nothing is in
-    the map before flush(); a full map raises ContainerFull from flush() on
-    every rank and keeps the entries that found no room, which the next
-    flush() applies first (every rank's, then a barrier, then the newer
-    ones); a segment with no room for an out-of-line key or value raises
-    SegmentFull from flush() on every rank and keeps those entries the same
-    way; an accumulate that would overflow raises OverflowError from
-    flush() on every rank.  Keys are converted when buffered (TypeError
-    there); a value that does not convert raises from flush() on every rank.
-    """
-
-    __slots__ = ("_map", "_ops", "_kept", "_sizes", "_closed")
-
-    def _setup(self, hashmap: Any, queue_size: int, message_size: int) -> None:
-        try:
-            for name, v in (("queue_size", queue_size), ("message_size", message_size)):
-                if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
-                    raise TypeError(f"{name} must be an int, not {type(v).__name__}")
-                if v < 1:
-                    raise ValueError("queue_size and message_size must be positive")
-        except Exception:
-            _core.collective_failed("HashMapBuffer()")
-            raise
-        _core.agree("HashMapBuffer()", ("queue_size", "message_size"),
-                    (int(queue_size), int(message_size)))
-        self._map = hashmap
-        self._ops: list[tuple[bool, Any, Any]] = []
-        self._kept: list[tuple[bool, Any, Any]] = []
-        self._sizes = (int(queue_size), int(message_size))
-        self._closed = False
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise ValueError("operation on a closed HashMapBuffer")
-
-    def close(self) -> None:
-        """Collective: drop the buffered entries; any later use raises
-        ValueError.  Idempotent."""
-        if self._closed:
-            return
-        _core.agree("HashMapBuffer.close()", (), ())
-        self._closed = True
-        self._ops, self._kept = [], []
-
-    @property
-    def hashmap(self) -> Any:
-        """The HashMap this buffer fills."""
-        return self._map
-
-    @property
-    def overflowed(self) -> int:
-        """Entries inserted directly past a full queue (none: no queues here)."""
-        return 0
-
-    @property
-    def pending(self) -> int:
-        """Entries this rank applies at the next flush()."""
-        return len(self._ops) + len(self._kept)
-
-    def __repr__(self) -> str:
-        return (f"pybcl.HashMapBuffer(hashmap={self._map!r}, queue_size={self._sizes[0]}, "
-                f"message_size={self._sizes[1]})")
-
-    def _add(self, acc: bool, key: Any, value: Any) -> None:
-        self._map.owner(key)                # converts the key: TypeError first
-        self._check_open()
-        self._ops.append((acc, key, value))
-
-    def insert(self, key: Any, value: Any) -> None:
-        """Buffer m[key] = value (in the map after the next flush())."""
-        self._add(False, key, value)
-
-    def accumulate(self, key: Any, delta: Any = 1) -> None:
-        """Buffer m.accumulate(key, delta) (applied at the next flush())."""
-        self._add(True, key, delta)
-
-    def insert_many(self, keys: Any, values: Any) -> None:
-        """Buffer one insert per (key, value) pair."""
-        self._check_open()
-        keys, values = list(keys), list(values)
-        if len(keys) != len(values):
-            raise ValueError(f"keys and values differ in length ({len(keys)} != {len(values)})")
-        for k, v in zip(keys, values):
-            self._add(False, k, v)
-
-    def accumulate_many(self, keys: Any, deltas: Any = 1) -> None:
-        """Buffer one accumulate per key (deltas: one number or one per key)."""
-        self._check_open()
-        keys = list(keys)
-        if deltas is None:
-            raise TypeError("deltas must be a number or a sequence of numbers, not None")
-        if np.ndim(deltas) == 0:
-            deltas = [deltas] * len(keys)
-        deltas = list(deltas)
-        if len(deltas) != len(keys):
-            raise ValueError(f"keys and deltas differ in length ({len(keys)} != {len(deltas)})")
-        for k, d in zip(keys, deltas):
-            self._add(True, k, d)
-
-    def _apply(self, ops: list[tuple[bool, Any, Any]], status: list[Any]) -> None:
-        """Apply ops in order; what found no room goes back to self._kept.
-        status: [overflowed accumulates, first conversion error, entries
-        kept for want of segment memory]."""
-        for acc, key, value in ops:
-            try:
-                if acc:
-                    self._map.accumulate(key, value)
-                else:
-                    self._map.insert(key, value)
-            except (_core.ContainerFull, _core.SegmentFull) as e:
-                # No room in the map or in the segment (an out-of-line key or
-                # value): nothing was written; keep it for the next flush().
-                self._kept.append((acc, key, value))
-                if isinstance(e, _core.SegmentFull):
-                    status[2] += 1
-            except OverflowError:
-                status[0] += 1
-            except (TypeError, ValueError) as e:
-                if status[1] is None:
-                    status[1] = e
-
-    def _flush_once(self) -> None:
-        self._check_open()
-        # The agreement every collective starts with: a rank in another
-        # collective makes every rank raise here, before anything is applied.
-        _core.agree("HashMapBuffer.flush()", (), ())
-        status: list[Any] = [0, None, 0]
-        kept, self._kept = self._kept, []
-        self._apply(kept, status)
-        _core.barrier()                     # every rank's kept entries first
-        ops, self._ops = self._ops, []
-        self._apply(ops, status)
-        _core.barrier()
-        from . import _runtime
-        full, overflows, bad, segfull = _runtime.allreduce(
-            np.array([len(self._kept), status[0], status[1] is not None, status[2]],
-                     np.int64))
-        if bad:
-            if status[1] is not None:
-                raise status[1]
-            raise TypeError("HashMapBuffer.flush: a buffered value did not convert on "
-                            "another rank (see its error)")
-        if segfull:
-            raise _core.SegmentFull(f"HashMapBuffer.flush: {int(segfull)} entries found no "
-                                    "room in the shared segments for their out-of-line "
-                                    f"keys or values ({int(full)} kept in all); they are "
-                                    "kept for the next flush() (free memory first)")
-        if full:
-            raise _core.ContainerFull(f"HashMapBuffer.flush: {int(full)} entries found no "
-                                      "room in the map; they are kept for the next flush() "
-                                      "(resize() the map first)")
-        if overflows:
-            raise OverflowError(f"HashMapBuffer.flush: {int(overflows)} accumulates would "
-                                "overflow the value type and were not applied")

@@ -1,15 +1,21 @@
-/* hmbuffer_py.c -- pybcl._core.HashMapBuffer (core: bcl_hmbuffer.h). */
+/* hmbuffer_py.c -- pybcl._core.HashMapBuffer (core: bcl_hmbuffer.h for
+ * fixed-size keys and values, bcl_hmvbuffer.h over bytes/str/object types,
+ * whose adding calls are in hmvbuffer_py.c). */
 #include "bclpy.h"
 
 #include "binding/docstrings/properties.h"
 
 #include "hashmap_py.h"
 #include "containers/bcl_hmbuffer.h"
+#include "containers/bcl_hmvbuffer.h"
 #include "binding/docstrings/hashmap.h"
 
 typedef struct {
     PyObject_HEAD
-    bcl_hmbuf b;
+    bcl_hmbuf b;              /* fixed-size keys and values ...             */
+    bcl_hmvbuf v;             /* ... or variable-length ones (var)          */
+    int var;
+    bcl_mp_writer kw, vw;     /* var: scratch for one key's / value's bytes */
     bclpy_HashMap *map;       /* owned: the buffer must not outlive its map */
     BCLPY_LIFE_FIELDS;
 } bclpy_HMBuf;
@@ -46,8 +52,10 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     if (bclpy_agree("HashMapBuffer()", names, vals, 2) < 0)
         return -1;
     bcl_status st;
+    int var = hm->m.key_var || hm->m.val_var;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_hmbuf_create(&self->b, &hm->m, (size_t)qs, (size_t)ms);
+    st = var ? bcl_hmvbuf_create(&self->v, &hm->m, (size_t)qs, (size_t)ms)
+             : bcl_hmbuf_create(&self->b, &hm->m, (size_t)qs, (size_t)ms);
     Py_END_ALLOW_THREADS
     if (st != BCL_OK) {
         bclpy_raise(st);
@@ -55,6 +63,7 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     }
     Py_INCREF(map);
     self->map = hm;
+    self->var = var;
     bclpy_life_start(&self->live, &self->epoch, &self->life);
     return 0;
 }
@@ -65,11 +74,19 @@ BCLPY_COLLECTIVE_INIT(hb_init, hb_init_body, "HashMapBuffer()")
  * bcl_lifetime.h); bcl_hmbuf_destroy frees only private memory once the
  * runtime is down. */
 BCLPY_FREE_BURIED(hb_free_buried, bcl_hmbuf_destroy)
+/* The variable-length buffer has no storage peers use: all private. */
+BCLPY_FREE_BURIED(hv_free_buried, bcl_hmvbuf_destroy)
 
 static void hb_dealloc(bclpy_HMBuf *self)
 {
-    bclpy_life_bury(self->live, self->epoch, &self->life, &self->b, sizeof self->b,
-                    hb_free_buried);
+    if (self->var && !bclpy_life_bury(self->live, self->epoch, &self->life, &self->v,
+                                      sizeof self->v, hv_free_buried) && self->live == 1)
+        bcl_hmvbuf_destroy(&self->v);   /* stale: private memory only */
+    else if (!self->var)
+        bclpy_life_bury(self->live, self->epoch, &self->life, &self->b, sizeof self->b,
+                        hb_free_buried);
+    bcl_mp_writer_free(&self->kw);
+    bcl_mp_writer_free(&self->vw);
     Py_XDECREF(self->map);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -79,7 +96,7 @@ static int hb_live(bclpy_HMBuf *self)
 {
     BCLPY_LIVE_OR("HashMapBuffer", self->live, self->epoch, -1);
     HM_LIVE_OR(self->map, -1);
-    self->b.m = &self->map->m;   /* resize() moves the table: point at the current one */
+    self->b.m = self->v.m = &self->map->m;   /* resize() moves the table */
     return 0;
 }
 
@@ -142,11 +159,19 @@ static PyObject *hb_add(bclpy_HMBuf *self, BCLPY_FASTARGS, const char *fname,
                         const char *const *names, int acc, int many)
 {
     PyObject *a[2];
-    if (bclpy_parse(fname, args, nargs, kwnames, names, acc ? 1 : 2, 2, a) < 0 ||
-        hb_live(self) < 0)
+    if (bclpy_parse(fname, args, nargs, kwnames, names, acc ? 1 : 2, 2, a) < 0)
+        return NULL;
+    /* one key's TypeError first, closed buffer or not */
+    if (self->var && !many && self->map && bclpy_hmv_check_key(self->map, a[0]) < 0)
+        return NULL;
+    if (hb_live(self) < 0)
         return NULL;
     if (acc && self->map->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self->map, fname);
+    if (self->var && many)
+        return bclpy_hmv_add_many(&self->v, self->map, &self->kw, &self->vw, a[0], a[1], acc);
+    if (self->var)
+        return bclpy_hmv_add_one(&self->v, self->map, &self->kw, &self->vw, a[0], a[1], acc);
     return many ? add_many(self, a[0], a[1], acc) : add_one(self, a[0], a[1], acc);
 }
 
@@ -167,6 +192,8 @@ HB_ADD_METHOD(hb_accumulate_many, BCLPY_ARGS_HB_ACCUMULATE_MANY, "accumulate_man
 static int64_t buffer_digest(const bclpy_HMBuf *self)
 {
     uint64_t h = 1469598103934665603ull;
+    if (self->var)   /* no queues: its creation number, the same on every rank */
+        return (int64_t)((h ^ self->life.seq) * 1099511628211ull >> 1);
     for (int r = 0; r < self->b.nq; r++)
         h = (h ^ self->b.q[r].block.offset) * 1099511628211ull;
     return (int64_t)(h >> 1);
@@ -193,7 +220,7 @@ static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
         return NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_hmbuf_flush(&self->b);
+    st = self->var ? bcl_hmvbuf_flush(&self->v) : bcl_hmbuf_flush(&self->b);
     Py_END_ALLOW_THREADS
     CHECK(st);
     Py_RETURN_NONE;
@@ -201,17 +228,18 @@ static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
 
 static PyObject *hb_overflowed(bclpy_HMBuf *self, void *closure)
 {
-    return PyLong_FromUnsignedLongLong(self->b.waited);
+    return PyLong_FromUnsignedLongLong(self->var ? 0 : self->b.waited);
 }
 
 static PyObject *hb_pending(bclpy_HMBuf *self, void *closure)
 {
-    return PyLong_FromUnsignedLongLong(bcl_hmbuf_pending(&self->b));
+    return PyLong_FromUnsignedLongLong(self->var ? bcl_hmvbuf_pending(&self->v)
+                                                 : bcl_hmbuf_pending(&self->b));
 }
 
 static PyObject *hb_get_grow(bclpy_HMBuf *self, void *closure)
 {
-    return PyBool_FromLong(self->b.grow);
+    return PyBool_FromLong(self->var ? self->v.grow : self->b.grow);
 }
 
 static int hb_set_grow(bclpy_HMBuf *self, PyObject *value, void *closure)
@@ -219,7 +247,10 @@ static int hb_set_grow(bclpy_HMBuf *self, PyObject *value, void *closure)
     int grow = value ? PyObject_IsTrue(value) : 0;
     if (grow < 0)
         return -1;
-    bcl_hmbuf_set_grow(&self->b, grow);
+    if (self->var)
+        self->v.grow = grow != 0;
+    else
+        bcl_hmbuf_set_grow(&self->b, grow);
     return 0;
 }
 
@@ -233,7 +264,18 @@ static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
 /* Entries not yet flushed are dropped with the buffer (flush() first). */
-BCLPY_CLOSE_METHOD(hb_close, bclpy_HMBuf, "HashMapBuffer", live, bcl_hmbuf_destroy, b)
+static PyObject *hb_close(bclpy_HMBuf *self, PyObject *noargs)
+{
+    int rc = bclpy_life_closing("HashMapBuffer", self->live, self->epoch, &self->life);
+    if (rc == 0) {
+        if (self->var)
+            bcl_hmvbuf_destroy(&self->v);
+        else
+            bcl_hmbuf_destroy(&self->b);    /* every rank is here: no push is coming */
+        self->live = BCLPY_CLOSED;
+    }
+    return rc < 0 ? NULL : Py_NewRef(Py_None);
+}
 
 static PyMethodDef hb_methods[] = {
     BCLPY_LIFE_METHODS(hb_close),
@@ -268,7 +310,8 @@ static PyObject *hb_repr(bclpy_HMBuf *self)
         return PyUnicode_FromString("<pybcl.HashMapBuffer (not created)>");
     return PyUnicode_FromFormat("pybcl.HashMapBuffer(hashmap=%R, queue_size=%zu, "
                                 "message_size=%zu)", (PyObject *)self->map,
-                                self->b.queue_size, self->b.message_size);
+                                self->var ? self->v.queue_size : self->b.queue_size,
+                                self->var ? self->v.message_size : self->b.message_size);
 }
 
 PyTypeObject bclpy_HMBufType = {

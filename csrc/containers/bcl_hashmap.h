@@ -341,18 +341,38 @@ typedef bcl_status (*bcl_hm_bulk_fn)(void *ctx, const void *key, const void *val
                                      int accumulate, bcl_status st, int spilled);
 bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run, int grow,
                                    int *refusing, bcl_hm_bulk_fn fn, void *ctx);
-/* A sketch of the distinct keys among many (HyperLogLog): add runs of keys,
- * then ask for an upper estimate (+5 %, at most the keys added) of how
+/* A HyperLogLog sketch of distinct keys: zero it, add every key's hash,
+ * then ask for an upper estimate (+5 %, at most n, the hashes added) of how
  * many buckets an apply of them can fill. */
-#define BCL_HM_SKETCH_BITS 14u
+#define BCL_HLL_BITS 14u
+#define BCL_HLL_REGISTERS (1u << BCL_HLL_BITS)
+typedef struct bcl_hll {
+    unsigned char reg[BCL_HLL_REGISTERS];
+} bcl_hll;
+void bcl_hll_add(bcl_hll *s, uint64_t h);
+uint64_t bcl_hll_estimate(const bcl_hll *s, uint64_t n);
+/* The same over runs of fixed-size keys, which it hashes. */
 typedef struct bcl_hm_sketch {
-    unsigned char reg[1u << BCL_HM_SKETCH_BITS];
+    bcl_hll hll;
     uint64_t added;
 } bcl_hm_sketch;
 void bcl_hm_sketch_init(bcl_hm_sketch *s);
 void bcl_hm_sketch_add(const bcl_hashmap *m, bcl_hm_sketch *s, const void *keys,
                        size_t kstride, size_t n);
 uint64_t bcl_hm_sketch_estimate(const bcl_hm_sketch *s);
+
+/* Local apply of one entry with variable-length key or value bytes
+ * (bcl_hashmap_vapply.c; HashMapBuffer's owner side over bytes/str/object
+ * types): as bcl_hm_apply_local -- plain CPU operations on this rank's
+ * block, no other rank writing it meanwhile -- but out-of-line keys and
+ * values are stored in this rank's segment (bcl_obj_store) and an
+ * overwritten value's block released.  val/vlen: the value's serialized
+ * bytes (a fixed value: val_size bytes; accumulate needs one).  Also
+ * BCL_ERR_SEGFULL: no segment room for the key or value (nothing written). */
+bcl_status bcl_hm_apply_var_local(const bcl_hashmap *m, const bcl_hm_key *k,
+                                  const void *val, size_t vlen, int accumulate,
+                                  int *spilled);
+
 /* Add `delta` to `value` in the map's numeric type (local memory).
  * Integers are checked: 1 (value unchanged) if the sum overflows. */
 int bcl_hm_num_add(const bcl_hashmap *m, void *value, const void *delta);

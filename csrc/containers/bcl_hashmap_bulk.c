@@ -25,7 +25,35 @@
 
 #define PREFETCH_AHEAD 32u     /* entries between a prefetch and its use */
 #define INLINE_PROBES 4u       /* probes tried inline before the general path */
-#define HLL_REGISTERS (1u << BCL_HM_SKETCH_BITS)
+void bcl_hll_add(bcl_hll *s, uint64_t h)
+{
+    /* Low bits: the high ones say which rank owns the key, so among one
+     * owner's entries they are all alike. */
+    unsigned j = (unsigned)(h & (BCL_HLL_REGISTERS - 1));
+    uint64_t rest = (h >> BCL_HLL_BITS) | (uint64_t)1 << 40;
+    unsigned char rank = (unsigned char)(__builtin_ctzll(rest) + 1);
+    if (rank > s->reg[j])
+        s->reg[j] = rank;
+}
+
+uint64_t bcl_hll_estimate(const bcl_hll *s, uint64_t n)
+{
+    if (n < 2 * BCL_HLL_REGISTERS)
+        return n;                        /* exact enough: no more than n */
+    double sum = 0;
+    unsigned zeros = 0;
+    for (unsigned j = 0; j < BCL_HLL_REGISTERS; j++) {
+        sum += ldexp(1.0, -s->reg[j]);
+        zeros += s->reg[j] == 0;
+    }
+    double regs = BCL_HLL_REGISTERS, est = 0.7213 / (1 + 1.079 / regs) * regs * regs / sum;
+    if (est <= 2.5 * regs && zeros)
+        est = regs * log(regs / zeros);  /* small range: linear counting */
+    /* Round up by 5 %, five standard errors: a short estimate only costs a
+     * second resize, but it should not happen. */
+    uint64_t keys = (uint64_t)(est * 1.05) + 1;
+    return keys < n ? keys : n;
+}
 
 void bcl_hm_sketch_init(bcl_hm_sketch *s)
 {
@@ -36,36 +64,14 @@ void bcl_hm_sketch_add(const bcl_hashmap *m, bcl_hm_sketch *s, const void *keys,
                        size_t kstride, size_t n)
 {
     const unsigned char *k = keys;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t h = bcl_hm_hash(k + i * kstride, m->key_size);
-        /* Low bits: the high ones say which rank owns the key, so among
-         * one owner's entries they are all alike. */
-        unsigned j = (unsigned)(h & (HLL_REGISTERS - 1));
-        uint64_t rest = (h >> BCL_HM_SKETCH_BITS) | (uint64_t)1 << 40;
-        unsigned char rank = (unsigned char)(__builtin_ctzll(rest) + 1);
-        if (rank > s->reg[j])
-            s->reg[j] = rank;
-    }
+    for (size_t i = 0; i < n; i++)
+        bcl_hll_add(&s->hll, bcl_hm_hash(k + i * kstride, m->key_size));
     s->added += n;
 }
 
 uint64_t bcl_hm_sketch_estimate(const bcl_hm_sketch *s)
 {
-    if (s->added < 2 * HLL_REGISTERS)
-        return s->added;                 /* exact enough: no more than that */
-    double sum = 0;
-    unsigned zeros = 0;
-    for (unsigned j = 0; j < HLL_REGISTERS; j++) {
-        sum += ldexp(1.0, -s->reg[j]);
-        zeros += s->reg[j] == 0;
-    }
-    double regs = HLL_REGISTERS, est = 0.7213 / (1 + 1.079 / regs) * regs * regs / sum;
-    if (est <= 2.5 * regs && zeros)
-        est = regs * log(regs / zeros);  /* small range: linear counting */
-    /* Round up by 5 %, five standard errors: a short estimate only costs a
-     * second resize, but it should not happen. */
-    uint64_t keys = (uint64_t)(est * 1.05) + 1;
-    return keys < s->added ? keys : s->added;
+    return bcl_hll_estimate(&s->hll, s->added);
 }
 
 /* This rank's block as the apply loop sees it: invariants in locals, so

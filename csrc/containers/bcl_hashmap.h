@@ -267,6 +267,13 @@ uint64_t bcl_hm_local_copy(const bcl_hashmap *m, void *keys, void *vals, uint64_
 /* Collective: move every entry into a table of new_capacity buckets.  On
  * BCL_ERR_FULL / SEGFULL (on any rank) the old table is kept unchanged. */
 bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity);
+/* Collective (a HashMapBuffer flush's growth): `new_keys` is how many
+ * buckets this rank's block may yet fill (ignored where *err is set).  If
+ * some rank's used buckets plus that is over half a block, resize once, to
+ * at least double and to hold that at most half full.  A resize the
+ * segments cannot hold leaves BCL_ERR_SEGFULL in *err (unless an error is
+ * there already) and returns BCL_OK; the return is a communication failure. */
+bcl_status bcl_hm_grow_for(bcl_hashmap *m, uint64_t new_keys, bcl_status *err);
 
 /* ---- internals shared with bcl_hashmap_batch.c and the buffer --------- */
 static inline bcl_gptr bcl_hm_bucket(const bcl_hashmap *m, uint64_t idx)

@@ -327,3 +327,24 @@ bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity)
     *m = m2;
     return BCL_OK;
 }
+
+bcl_status bcl_hm_grow_for(bcl_hashmap *m, uint64_t new_keys, bcl_status *err)
+{
+    uint64_t need = *err == BCL_OK ? bcl_hm_local_used(m) + new_keys : 0;
+    bcl_status st = bcl_allreduce(&need, 1, BCL_U64, BCL_MAX);
+    if (st != BCL_OK || 2 * need <= m->block)
+        return st;
+    uint64_t old = m->n, cap = 2 * old;
+    if (cap < 2 * need * (uint64_t)bcl_rt.nprocs)
+        cap = 2 * need * (uint64_t)bcl_rt.nprocs;
+    st = bcl_hm_resize(m, cap);
+    if (st != BCL_ERR_SEGFULL && st != BCL_ERR_FULL)
+        return st;
+    if (*err == BCL_OK)
+        *err = bcl_set_error(BCL_ERR_SEGFULL, "HashMapBuffer.flush: the map cannot grow "
+                             "from %llu to %llu buckets in the segments (set "
+                             "PYBCL_SEGMENT_SIZE or pybcl.init(segment_size=...) larger); "
+                             "the entries are kept for the next flush()",
+                             (unsigned long long)old, (unsigned long long)cap);
+    return BCL_OK;
+}

@@ -316,31 +316,6 @@ static bcl_status ship_rounds(bcl_hmbuf *b, bcl_hmbuf_list *inbox, bcl_status *e
     }
 }
 
-/* grow: resize before the apply if some block would end up over half full
- * (at least doubling, as HashMap.resize users expect of growth). */
-static bcl_status grow_for(bcl_hmbuf *b, uint64_t new_keys, bcl_status *err)
-{
-    bcl_hashmap *m = b->m;
-    uint64_t need = *err == BCL_OK ? bcl_hm_local_used(m) + new_keys : 0;
-    bcl_status st = bcl_allreduce(&need, 1, BCL_U64, BCL_MAX);
-    if (st != BCL_OK || 2 * need <= m->block)
-        return st;
-    uint64_t old = m->n, cap = 2 * old;
-    if (cap < 2 * need * (uint64_t)bcl_rt.nprocs)
-        cap = 2 * need * (uint64_t)bcl_rt.nprocs;
-    st = bcl_hm_resize(m, cap);
-    if (st == BCL_ERR_SEGFULL || st == BCL_ERR_FULL)
-        keep_first(err, bcl_set_error(BCL_ERR_SEGFULL, "HashMapBuffer.flush: the map "
-                                      "cannot grow from %llu to %llu buckets in the "
-                                      "segments (set PYBCL_SEGMENT_SIZE or "
-                                      "pybcl.init(segment_size=...) larger); the entries "
-                                      "are kept for the next flush()",
-                                      (unsigned long long)old, (unsigned long long)cap));
-    else if (st != BCL_OK)
-        return st;
-    return BCL_OK;
-}
-
 typedef struct outcome_ctx {
     bcl_hmbuf *b;
     bcl_hmbuf_list spill;
@@ -372,13 +347,13 @@ static uint64_t inbox_keys(const bcl_hmbuf *b, const bcl_hmbuf_list *inbox)
 
 /* The local phase: grow if asked (the apply must find room), then apply
  * the inbox to our block.  Spills come back in *spill.  Collective only
- * through grow_for, which every rank calls. */
+ * through bcl_hm_grow_for, which every rank calls. */
 static bcl_status apply_inbox(bcl_hmbuf *b, bcl_hmbuf_list *inbox, bcl_hmbuf_list *spill,
                               bcl_status *err)
 {
     bcl_status st = BCL_OK;
     if (b->grow)
-        st = grow_for(b, *err == BCL_OK ? inbox_keys(b, inbox) : 0, err);
+        st = bcl_hm_grow_for(b->m, *err == BCL_OK ? inbox_keys(b, inbox) : 0, err);
     outcome_ctx oc = { b, { 0 } };
     if (st == BCL_OK && *err == BCL_OK) {
         for (size_t i = 0; *err == BCL_OK && i < inbox->nruns; i++) {

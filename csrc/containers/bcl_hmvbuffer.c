@@ -379,11 +379,11 @@ static bcl_status exchange(bcl_mp_writer *to, chunks *in, bcl_status *err)
 
 /* ---- flush: the local phase ------------------------------------------------ */
 
-/* grow: resize first if some block would end up over half full. */
+/* grow: estimate the distinct keys received (HyperLogLog above 2^15
+ * records) and let the map grow for them. */
 static bcl_status grow_for(bcl_hmvbuf *b, const chunks *in, bcl_status *err)
 {
-    bcl_hashmap *m = b->m;
-    uint64_t n = 0, need = 0;
+    uint64_t n = 0;
     bcl_hll *s = NULL;
     for (int i = 0; i < in->k; i++)
         for (size_t at = 0; at < in->n[i];) {
@@ -400,26 +400,9 @@ static bcl_status grow_for(bcl_hmvbuf *b, const chunks *in, bcl_status *err)
                 at += r.size;
                 bcl_hll_add(s, r.hash);
             }
-    if (*err == BCL_OK)
-        need = bcl_hm_local_used(m) + (s ? bcl_hll_estimate(s, n) : n);
+    uint64_t need = s ? bcl_hll_estimate(s, n) : n;
     free(s);
-    bcl_status st = bcl_allreduce(&need, 1, BCL_U64, BCL_MAX);
-    if (st != BCL_OK || 2 * need <= m->block)
-        return st;
-    uint64_t old = m->n, cap = 2 * old;
-    if (cap < 2 * need * (uint64_t)bcl_rt.nprocs)
-        cap = 2 * need * (uint64_t)bcl_rt.nprocs;
-    st = bcl_hm_resize(m, cap);
-    if (st == BCL_ERR_SEGFULL || st == BCL_ERR_FULL) {
-        if (*err == BCL_OK)
-            *err = bcl_set_error(BCL_ERR_SEGFULL, "HashMapBuffer.flush: the map cannot "
-                                 "grow from %llu to %llu buckets in the segments (set "
-                                 "PYBCL_SEGMENT_SIZE or pybcl.init(segment_size=...) "
-                                 "larger); the entries are kept for the next flush()",
-                                 (unsigned long long)old, (unsigned long long)cap);
-        return BCL_OK;
-    }
-    return st;
+    return bcl_hm_grow_for(b->m, need, err);
 }
 
 /* Apply the chunks to our block, in order; spills into *spill. */

@@ -4,10 +4,9 @@
  * a pybcl.HashMap that the Python side looks up between these calls.
  *
  * Functions added to pybcl._core:
- *   dbg_neighbours(keys, k) -> uint64 (8 per key: successors, predecessors)
- *   dbg_ext_bits(found) -> uint8 (one per 8 presence flags)
- *   dbg_siblings(keys, k) -> uint64 (6 per key), dbg_starts_local(keys, ext, k, sib_found)
- *   dbg_bloom_add(bits, keys), dbg_bloom_test(bits, keys) -> bool (replicated filter)
+ *   dbg_overlaps(keys, k) -> (ov, bit) (2 per key: the (k-1)-mers and their mask bits)
+ *   dbg_from_overlaps(keys, k, masks) -> (ext uint8, sib_found bool, 6 per key)
+ *   dbg_starts_local(keys, ext, k, sib_found) -> (starts, index)
  *   DbgWalk(k, starts, values, limit)  .queries() .advance(values, found) .results()
  */
 #include "bclpy.h"
@@ -48,63 +47,62 @@ static PyObject *new_arr(npy_intp n, int type)
     return PyArray_SimpleNew(1, &n, type);
 }
 
-/* fname(keys, k): `per` uint64 k-mers computed by `fn` for each key. */
-static PyObject *per_key(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames, const char *const *names, npy_intp per,
-                         bcl_status (*fn)(const uint64_t *, size_t, int, uint64_t *))
+/* fname(keys, k, ...): the uint64 keys and k; -1 with nothing to release */
+static int keys_k(const char *fname, PyObject *const *a, PyArrayObject **keys, int *k)
 {
-    PyObject *a[2];
+    if (k_arg(a[1], fname, k) < 0)
+        return -1;
+    *keys = arr_in(a[0], NPY_UINT64, fname, "keys");
+    return *keys ? 0 : -1;
+}
+
+static PyObject *py_overlaps(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_DBG_OVERLAPS;
+    PyObject *a[2], *ov = NULL, *bit = NULL, *res = NULL;
+    PyArrayObject *keys;
     int k;
-    if (bclpy_parse(fname, args, nargs, kwnames, names, 2, 2, a) < 0 ||
-        k_arg(a[1], fname, &k) < 0)
-        return NULL;
-    PyArrayObject *keys = arr_in(a[0], NPY_UINT64, fname, "keys");
-    if (!keys)
+    if (bclpy_parse("dbg_overlaps", args, nargs, kwnames, names, 2, 2, a) < 0 ||
+        keys_k("dbg_overlaps", a, &keys, &k) < 0)
         return NULL;
     npy_intp n = PyArray_SIZE(keys);
-    PyObject *out = new_arr(per * n, NPY_UINT64);
-    if (out && fn(PyArray_DATA(keys), (size_t)n, k,
-                  PyArray_DATA((PyArrayObject *)out)) != BCL_OK)
-        Py_CLEAR(out);      /* k was checked: cannot happen */
-    Py_DECREF(keys);
-    return out;
-}
-
-static PyObject *py_neighbours(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
-{
-    static const char *const names[] = BCLPY_ARGS_DBG_NEIGHBOURS;
-    return per_key("dbg_neighbours", args, nargs, kwnames, names, 8, bcl_dbg_neighbours);
-}
-
-static PyObject *py_siblings(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
-{
-    static const char *const names[] = BCLPY_ARGS_DBG_SIBLINGS;
-    return per_key("dbg_siblings", args, nargs, kwnames, names, 6, bcl_dbg_siblings);
-}
-
-static PyObject *py_ext_bits(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
-{
-    static const char *const names[] = BCLPY_ARGS_DBG_EXT_BITS;
-    PyObject *a[1];
-    if (bclpy_parse("dbg_ext_bits", args, nargs, kwnames, names, 1, 1, a) < 0)
-        return NULL;
-    PyArrayObject *f = arr_in(a[0], NPY_BOOL, "dbg_ext_bits", "found");
-    if (!f)
-        return NULL;
-    npy_intp n = PyArray_SIZE(f);
-    if (n % 8) {
-        Py_DECREF(f);
-        return PyErr_Format(PyExc_ValueError, "dbg_ext_bits: found must hold 8 flags per "
-                            "k-mer, got %zd", (Py_ssize_t)n);
+    if ((ov = new_arr(2 * n, NPY_UINT64)) && (bit = new_arr(2 * n, NPY_UINT64))) {
+        bcl_dbg_overlaps(PyArray_DATA(keys), (size_t)n, k, PyArray_DATA((PyArrayObject *)ov),
+                         PyArray_DATA((PyArrayObject *)bit));     /* k was checked */
+        res = PyTuple_Pack(2, ov, bit);
     }
-    PyObject *out = new_arr(n / 8, NPY_UINT8);
-    if (out)
-        bcl_dbg_ext_bits(PyArray_DATA(f), (size_t)n / 8, PyArray_DATA((PyArrayObject *)out));
-    Py_DECREF(f);
-    return out;
+    Py_XDECREF(ov);
+    Py_XDECREF(bit);
+    Py_DECREF(keys);
+    return res;
+}
+
+static PyObject *py_from_overlaps(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+    static const char *const names[] = BCLPY_ARGS_DBG_FROM_OVERLAPS;
+    PyObject *a[3], *ext = NULL, *sib = NULL, *res = NULL;
+    PyArrayObject *keys, *masks;
+    int k;
+    if (bclpy_parse("dbg_from_overlaps", args, nargs, kwnames, names, 3, 3, a) < 0 ||
+        keys_k("dbg_from_overlaps", a, &keys, &k) < 0)
+        return NULL;
+    npy_intp n = PyArray_SIZE(keys);
+    masks = arr_in(a[2], NPY_UINT64, "dbg_from_overlaps", "masks");
+    if (masks && PyArray_SIZE(masks) != 2 * n)
+        PyErr_SetString(PyExc_ValueError, "dbg_from_overlaps: masks must hold 2 per key");
+    else if (masks && (ext = new_arr(n, NPY_UINT8)) && (sib = new_arr(6 * n, NPY_BOOL))) {
+        bcl_dbg_from_overlaps(PyArray_DATA(keys), (size_t)n, k, PyArray_DATA(masks),
+                              PyArray_DATA((PyArrayObject *)ext),
+                              PyArray_DATA((PyArrayObject *)sib));
+        res = PyTuple_Pack(2, ext, sib);
+    }
+    Py_XDECREF(ext);
+    Py_XDECREF(sib);
+    Py_XDECREF(masks);
+    Py_DECREF(keys);
+    return res;
 }
 
 /* keys (uint64) and ext (uint8) of the same length, or -1 */
@@ -133,80 +131,6 @@ static int shrink(PyObject **arr, npy_intp n)
     }
     Py_DECREF(r);
     return 0;
-}
-
-/* a writable 1-d contiguous uint64 array whose length is a power of two */
-static PyArrayObject *bloom_bits(PyObject *o, const char *fn, int writable)
-{
-    if (!PyArray_Check(o) || PyArray_TYPE((PyArrayObject *)o) != NPY_UINT64 ||
-        PyArray_NDIM((PyArrayObject *)o) != 1 ||
-        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o) ||
-        (writable && !PyArray_ISWRITEABLE((PyArrayObject *)o))) {
-        PyErr_Format(PyExc_TypeError, "%s: bits must be a %s1-d contiguous uint64 array", fn,
-                     writable ? "writable " : "");
-        return NULL;
-    }
-    npy_intp n = PyArray_SIZE((PyArrayObject *)o);
-    if (n == 0 || (n & (n - 1))) {
-        PyErr_Format(PyExc_ValueError, "%s: bits must hold a power of two of words, got %zd",
-                     fn, (Py_ssize_t)n);
-        return NULL;
-    }
-    Py_INCREF(o);
-    return (PyArrayObject *)o;
-}
-
-/* fname(bits, keys): the filter (writable for adding) and the uint64 keys;
- * -1 with nothing to release. */
-static int bloom_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, const char *const *names, int writable,
-                      PyArrayObject **bits, PyArrayObject **keys)
-{
-    PyObject *a[2];
-    if (bclpy_parse(fname, args, nargs, kwnames, names, 2, 2, a) < 0)
-        return -1;
-    *bits = bloom_bits(a[0], fname, writable);
-    *keys = *bits ? arr_in(a[1], NPY_UINT64, fname, "keys") : NULL;
-    if (*keys)
-        return 0;
-    Py_XDECREF(*bits);
-    return -1;
-}
-
-static PyObject *py_bloom_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
-{
-    static const char *const names[] = BCLPY_ARGS_DBG_BLOOM_ADD;
-    PyArrayObject *bits, *keys;
-    if (bloom_args("dbg_bloom_add", args, nargs, kwnames, names, 1, &bits, &keys) < 0)
-        return NULL;
-    bcl_status st = bcl_dbg_bloom_add(PyArray_DATA(bits), (uint64_t)PyArray_SIZE(bits),
-                                      PyArray_DATA(keys), (size_t)PyArray_SIZE(keys));
-    Py_DECREF(bits);
-    Py_DECREF(keys);
-    return st == BCL_OK ? Py_NewRef(Py_None) : bclpy_raise(st);
-}
-
-static PyObject *py_bloom_test(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
-{
-    static const char *const names[] = BCLPY_ARGS_DBG_BLOOM_TEST;
-    PyArrayObject *bits, *keys;
-    if (bloom_args("dbg_bloom_test", args, nargs, kwnames, names, 0, &bits, &keys) < 0)
-        return NULL;
-    PyObject *out = new_arr(PyArray_SIZE(keys), NPY_BOOL);
-    if (out) {
-        bcl_status st = bcl_dbg_bloom_test(PyArray_DATA(bits), (uint64_t)PyArray_SIZE(bits),
-                                           PyArray_DATA(keys), (size_t)PyArray_SIZE(keys),
-                                           PyArray_DATA((PyArrayObject *)out));
-        if (st != BCL_OK) {
-            Py_CLEAR(out);
-            bclpy_raise(st);
-        }
-    }
-    Py_DECREF(bits);
-    Py_DECREF(keys);
-    return out;
 }
 
 static PyObject *py_starts_local(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -246,11 +170,8 @@ static PyObject *py_starts_local(PyObject *self, PyObject *const *args, Py_ssize
 }
 
 PyMethodDef bclpy_dbg_methods[] = {
-    {"dbg_bloom_add", BCLPY_KW_METHOD(py_bloom_add), BCLPY_DOC_DBG_BLOOM_ADD},
-    {"dbg_bloom_test", BCLPY_KW_METHOD(py_bloom_test), BCLPY_DOC_DBG_BLOOM_TEST},
-    {"dbg_neighbours", BCLPY_KW_METHOD(py_neighbours), BCLPY_DOC_DBG_NEIGHBOURS},
-    {"dbg_ext_bits", BCLPY_KW_METHOD(py_ext_bits), BCLPY_DOC_DBG_EXT_BITS},
-    {"dbg_siblings", BCLPY_KW_METHOD(py_siblings), BCLPY_DOC_DBG_SIBLINGS},
+    {"dbg_overlaps", BCLPY_KW_METHOD(py_overlaps), BCLPY_DOC_DBG_OVERLAPS},
+    {"dbg_from_overlaps", BCLPY_KW_METHOD(py_from_overlaps), BCLPY_DOC_DBG_FROM_OVERLAPS},
     {"dbg_starts_local", BCLPY_KW_METHOD(py_starts_local), BCLPY_DOC_DBG_STARTS_LOCAL},
     {NULL, NULL, 0, NULL}
 };

@@ -1,6 +1,7 @@
 /*
- * bcl_dbg.c -- de Bruijn graph node kernels: strands, extension bits, the
- * siblings whose presence decides where unitigs start (bcl_dbg.h).
+ * bcl_dbg.c -- de Bruijn graph node kernels: strands, the (k-1)-mer
+ * overlaps that give each k-mer's extension bits and the siblings whose
+ * presence decides where unitigs start (bcl_dbg.h).
  */
 #include "kernels/bcl_dbg.h"
 
@@ -67,27 +68,79 @@ static bcl_status check_k(int k)
     return BCL_OK;
 }
 
-bcl_status bcl_dbg_neighbours(const uint64_t *keys, size_t n, int k, uint64_t *out)
+/* A (k-1)-mer x's mask bit for "x+b" (after) or "b+x" (before), on the
+ * strand of its canonical form: on the other strand x+b is comp(b)+rc(x). */
+static uint64_t overlap_bit(uint64_t x, int after, unsigned b, int k)
+{
+    if (bcl_dbg_rc(x, k - 1) < x) {
+        after = !after;
+        b = 3u - b;
+    }
+    return UINT64_C(1) << (after ? b : 4u + b);
+}
+
+bcl_status bcl_dbg_overlaps(const uint64_t *keys, size_t n, int k, uint64_t *ov,
+                            uint64_t *bit)
 {
     bcl_status st = check_k(k);
     if (st != BCL_OK)
         return st;
-    for (size_t i = 0; i < n; i++)
-        for (unsigned b = 0; b < 4; b++) {
-            out[8 * i + b] = bcl_dbg_canon(succ(keys[i], k, b), k);
-            out[8 * i + 4 + b] = bcl_dbg_canon(pred(keys[i], k, b), k);
-        }
+    int top = 2 * (k - 1);
+    uint64_t low = (UINT64_C(1) << top) - 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t c = keys[i], x = c >> 2, y = c & low;
+        ov[2 * i] = bcl_dbg_canon(x, k - 1);
+        bit[2 * i] = overlap_bit(x, 1, (unsigned)(c & 3), k);
+        ov[2 * i + 1] = bcl_dbg_canon(y, k - 1);
+        bit[2 * i + 1] = overlap_bit(y, 0, (unsigned)(c >> top), k);
+    }
     return BCL_OK;
 }
 
-void bcl_dbg_ext_bits(const unsigned char *found, size_t n, uint8_t *ext)
+/* The after (bits 0-3) and before (bits 4-7) bases of oriented (k-1)-mer x
+ * from its canonical form's mask m. */
+static unsigned oriented_mask(uint64_t x, uint64_t m, int k)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned e = 0;
-        for (unsigned j = 0; j < 8; j++)
-            e |= (found[8 * i + j] ? 1u : 0u) << j;
-        ext[i] = (uint8_t)e;
+    unsigned after = (unsigned)m & 15u, before = (unsigned)(m >> 4) & 15u;
+    uint64_t r = bcl_dbg_rc(x, k - 1);
+    if (r == x) {               /* its own reverse complement: both readings hold */
+        unsigned a = after | flip4(before), bf = before | flip4(after);
+        after = a;
+        before = bf;
+    } else if (r < x) {         /* x is the other strand of its canonical form */
+        unsigned a = flip4(before);
+        before = flip4(after);
+        after = a;
     }
+    return after | (before << 4);
+}
+
+/* the three flags of `bits`' bases other than `skip`, in base order */
+static void other_three(unsigned bits, unsigned skip, unsigned char *out)
+{
+    for (unsigned b = 0; b < 4; b++)
+        if (b != skip)
+            *out++ = (unsigned char)((bits >> b) & 1u);
+}
+
+bcl_status bcl_dbg_from_overlaps(const uint64_t *keys, size_t n, int k, const uint64_t *mask,
+                                 uint8_t *ext, unsigned char *sib_found)
+{
+    bcl_status st = check_k(k);
+    if (st != BCL_OK)
+        return st;
+    int top = 2 * (k - 1);
+    uint64_t low = (UINT64_C(1) << top) - 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t c = keys[i];
+        unsigned px = oriented_mask(c >> 2, mask[2 * i], k);        /* prefix c[:-1] */
+        unsigned sy = oriented_mask(c & low, mask[2 * i + 1], k);   /* suffix c[1:] */
+        /* successors c[1:]+b: after the suffix; predecessors b+c[:-1]: before the prefix */
+        ext[i] = (uint8_t)((sy & 15u) | (px & 0xF0u));
+        other_three(sy >> 4, (unsigned)(c >> top), sib_found + 6 * i);     /* b+c[1:] */
+        other_three(px & 15u, (unsigned)(c & 3), sib_found + 6 * i + 3);   /* c[:-1]+b */
+    }
+    return BCL_OK;
 }
 
 static int popcount4(unsigned x)
@@ -98,27 +151,6 @@ static int popcount4(unsigned x)
 static unsigned only_base(unsigned bits)
 {
     return (unsigned)__builtin_ctz(bits);
-}
-
-bcl_status bcl_dbg_siblings(const uint64_t *keys, size_t n, int k, uint64_t *out)
-{
-    bcl_status st = check_k(k);
-    if (st != BCL_OK)
-        return st;
-    int top = 2 * (k - 1);
-    uint64_t low = (UINT64_C(1) << top) - 1;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t c = keys[i];
-        unsigned first = (unsigned)(c >> top), last = (unsigned)(c & 3);
-        size_t j = 6 * i;
-        for (unsigned b = 0; b < 4; b++)
-            if (b != first)
-                out[j++] = bcl_dbg_canon(((uint64_t)b << top) | (c & low), k);
-        for (unsigned b = 0; b < 4; b++)
-            if (b != last)
-                out[j++] = bcl_dbg_canon((c & ~UINT64_C(3)) | b, k);
-    }
-    return BCL_OK;
 }
 
 /* Does side `right` of canonical c merge?  sib: its 3 siblings' presence. */

@@ -36,29 +36,34 @@ unsigned bcl_dbg_out_bits(uint64_t s, int k, unsigned ext);
 unsigned bcl_dbg_in_bits(uint64_t s, int k, unsigned ext);
 int bcl_dbg_k_ok(int k);
 
-/* out[8i + b]: canonical form of keys[i][1:]+b, out[8i + 4 + b]: of b+keys[i][:-1] */
-bcl_status bcl_dbg_neighbours(const uint64_t *keys, size_t n, int k, uint64_t *out);
-/* The k-mers that would share a neighbour with keys[i] (canonical forms):
- * out[6i + j], j < 3: b+c[1:] for the 3 bases b other than c's first (they
- * would also precede c's successor), j >= 3: c[:-1]+b for the 3 bases other
- * than c's last (they would also follow c's predecessor).  With their
- * presence, whether each side of c merges is known without looking up the
- * neighbour itself: c's successor t has one predecessor iff none of the
- * first three is solid. */
-bcl_status bcl_dbg_siblings(const uint64_t *keys, size_t n, int k, uint64_t *out);
-/* Unitig starts from the siblings' presence (6n flags, bcl_dbg_siblings'
- * order): starts[j] (oriented) and idx[j] (its index in keys); *m <= n. */
+/* ---- the graph's edges from its (k-1)-mer overlaps ----------------------
+ * An edge joins two solid k-mers that overlap by k-1 bases, so the edges
+ * at a (k-1)-mer x are known from which bases extend x into a solid k-mer.
+ * Overlap mask of a canonical (k-1)-mer x (one byte in a uint64): bit b
+ * set when x+b is solid, bit 4+b when b+x is.  Each solid k-mer sets one
+ * bit at each of its two (k-1)-mers and no bit is set twice (k is odd, so
+ * a k-mer never meets itself), so the masks are sums of distinct bits: an
+ * accumulating (adding) map builds them.  k-1 is even, so x may be its own
+ * reverse complement; bcl_dbg_from_overlaps reads such masks both ways. */
+
+/* ov[2i], bit[2i]: keys[i]'s prefix c[:-1] and the bit c[k-1] sets on it;
+ * ov[2i+1], bit[2i+1]: its suffix c[1:] and the bit c[0] sets (canonical
+ * (k-1)-mers, bits as above) */
+bcl_status bcl_dbg_overlaps(const uint64_t *keys, size_t n, int k, uint64_t *ov,
+                            uint64_t *bit);
+/* From the summed masks of bcl_dbg_overlaps' ov (mask[2i], mask[2i+1]):
+ * ext[i], keys[i]'s extension bits, and sib_found[6i .. 6i+5], the presence
+ * of the k-mers that would share its successor (b+c[1:], the 3 bases b
+ * other than c's first, in base order) or its predecessor (c[:-1]+b, the 3
+ * other than its last): whether each side of c merges follows from these
+ * without looking up the neighbour itself. */
+bcl_status bcl_dbg_from_overlaps(const uint64_t *keys, size_t n, int k, const uint64_t *mask,
+                                 uint8_t *ext, unsigned char *sib_found);
+/* Unitig starts from ext and the siblings' presence: starts[j] (oriented)
+ * and idx[j] (its index in keys); *m <= n. */
 bcl_status bcl_dbg_starts_local(const uint64_t *keys, const uint8_t *ext, size_t n, int k,
                                 const unsigned char *sib_found, uint64_t *starts,
                                 uint64_t *idx, size_t *m);
-/* ext[i] from found[8i .. 8i+7] (the presence of bcl_dbg_neighbours' out) */
-void bcl_dbg_ext_bits(const unsigned char *found, size_t n, uint8_t *ext);
-/* ---- replicated Bloom filter of the graph's k-mers (bcl_dbg_bloom.c) ----
- * bits: nwords (a power of two) 64-bit words; maybe[i] = 0: keys[i] was
- * never added. */
-bcl_status bcl_dbg_bloom_add(uint64_t *bits, uint64_t nwords, const uint64_t *keys, size_t n);
-bcl_status bcl_dbg_bloom_test(const uint64_t *bits, uint64_t nwords, const uint64_t *keys,
-                              size_t n, unsigned char *maybe);
 
 /* ---- walks (bcl_dbg_walk.c) --------------------------------------------- */
 

@@ -17,21 +17,21 @@ Phases, every rank (SPMD):
 1. *count* -- the k-mer app's reading and counting
    (``pybcl.apps.kmer.count_kmers``): each rank ends with the counts of the
    k-mers it owns; it keeps the solid ones.
-2. *graph* -- a ``pybcl.HashMap`` (uint64 k-mer -> uint64) is filled through a
-   ``HashMapBuffer`` with the solid k-mers; each rank then looks up the 8
-   possible neighbours of its k-mers (``find_many`` with the find-only
-   promise; a replicated Bloom filter of the graph's k-mers, OR-ed over the
-   ranks with one allreduce, rules out most of the absent ones before
-   any lookup) and re-inserts each k-mer with its value
-   ``(extension bits << 32) | count`` (bit b: successor c[1:]+b is solid,
-   bit 4+b: predecessor b+c[:-1] is).
+2. *graph* -- each solid k-mer adds one bit to each of its two (k-1)-mers
+   (``_core.dbg_overlaps``: bit b: x+b is solid, bit 4+b: b+x is) in a
+   temporary ``pybcl.HashMap`` of (k-1)-mers, through a ``HashMapBuffer``
+   (``accumulate_many``; no bit is added twice, so the sums are masks), and
+   looks its two masks up (``find_many`` with the find-only promise).  They
+   give its extension bits (bit b: successor c[1:]+b is solid, bit 4+b:
+   predecessor b+c[:-1] is) and the presence of its 6 "siblings"
+   (``_core.dbg_from_overlaps``).  The graph map (uint64 k-mer -> uint64
+   ``(extension bits << 32) | count``) is then filled through a
+   ``HashMapBuffer``.
 3. *ends* -- the edge c -> t is merged when c has one successor t and none
-   of c's 3 "siblings" b+c[1:] (the other k-mers that would precede t) is
-   solid, and the same on the predecessor side; so phase 2 also asks for
-   the siblings' presence (almost all absent: the filter answers locally),
-   and the ends are then decided on each rank with no further lookup.  The
-   k-mers with an unmerged side are where walks start (both ends of every
-   unitig).
+   of c's 3 siblings b+c[1:] (the other k-mers that would precede t) is
+   solid, and the same on the predecessor side; so the ends are decided on
+   each rank with no further lookup.  The k-mers with an unmerged side are
+   where walks start (both ends of every unitig).
 4. *walk* -- all of a rank's walks advance together in C
    (``_core.DbgWalk``): each round asks the map, in one ``find_many``, for
    every walk's next k-mer.  A unitig is walked from both of its ends and
@@ -58,9 +58,7 @@ from pybcl import _core
 from pybcl.apps import _cli, kmer
 
 LOOKUP_BATCH = 1 << 20          # k-mers per find_many while building the graph
-QUERY_CHUNK = 1 << 16           # keys whose neighbours are looked up together
 MAX_WALKERS = 1 << 20           # walks in flight per rank at once
-BLOOM_BITS_PER_KMER = 16        # the neighbour filter: ~1 % false positives
 
 
 class ContigInputError(_cli.InputError):
@@ -79,11 +77,16 @@ def _find(m: Any, keys: NDArray[np.uint64]) -> tuple[NDArray[np.uint64], NDArray
     return vals, found
 
 
+def _buffer(m: Any, mine: int, grow: bool = False) -> Any:
+    """Collective: a HashMapBuffer for m, sized from the largest rank's batch."""
+    most = int(pybcl.allreduce(np.array([mine], dtype=np.int64), "max")[0])
+    qs = int(min(max(most, 1024), 1 << 20))    # the same on every rank (collective)
+    return pybcl.HashMapBuffer(m, qs, 4096, grow=grow)
+
+
 def _insert_all(m: Any, keys: NDArray[np.uint64], values: NDArray[np.uint64]) -> None:
     """Collective: keys -> values into m through a HashMapBuffer."""
-    most = int(pybcl.allreduce(np.array([len(keys)], dtype=np.int64), "max")[0])
-    qs = int(min(max(most, 1024), 1 << 20))    # the same on every rank (collective)
-    with pybcl.HashMapBuffer(m, qs, 4096) as buf:
+    with _buffer(m, len(keys)) as buf:
         for lo in range(0, len(keys), LOOKUP_BATCH):
             buf.insert_many(keys[lo:lo + LOOKUP_BATCH], values[lo:lo + LOOKUP_BATCH])
 
@@ -135,53 +138,42 @@ def _cut_cycles(codes: NDArray[np.uint64], vals: NDArray[np.uint64],
 
 # ---- the phases ---------------------------------------------------------------
 
-def _bloom(keys: NDArray[np.uint64], total: int) -> NDArray[np.uint64]:
-    """Collective: a Bloom filter of every rank's `keys` (each rank's OR-ed)."""
-    from mpi4py import MPI
-    words = 1 << max(10, int(np.ceil(np.log2(max(total, 1) * BLOOM_BITS_PER_KMER / 64))))
-    bits = np.zeros(words, dtype=np.uint64)
-    _core.dbg_bloom_add(bits, keys)
-    pybcl.comm().Allreduce(MPI.IN_PLACE, bits, op=MPI.BOR)
-    return bits
+def _accumulate_all(m: Any, keys: NDArray[np.uint64], deltas: NDArray[np.uint64]) -> None:
+    """Collective: adds deltas to keys' values in m through a HashMapBuffer
+    that grows m if it fills."""
+    with _buffer(m, len(keys), grow=True) as buf:
+        for lo in range(0, len(keys), LOOKUP_BATCH):
+            buf.accumulate_many(keys[lo:lo + LOOKUP_BATCH], deltas[lo:lo + LOOKUP_BATCH])
 
 
-def _present(m: Any, bits: NDArray[np.uint64], queries: NDArray[np.uint64]) -> NDArray[np.bool_]:
-    """Which of `queries` are keys of m: the ones the filter does not rule
-    out are looked up."""
-    maybe = _core.dbg_bloom_test(bits, queries)
-    found = np.zeros(len(queries), dtype=bool)
-    found[maybe] = _find(m, queries[maybe])[1]
-    return found
-
-
-def _presence(m: Any, bits: NDArray[np.uint64], keys: NDArray[np.uint64], k: int,
-              queries_of: Any, per_key: int) -> NDArray[np.bool_]:
-    """Which of the `per_key` queries `queries_of(keys, k)` makes for each key
-    are keys of m, a chunk of keys at a time: the queries (8 per key) stay
-    in a few MB that are reused, instead of one array of hundreds of MB
-    written once."""
-    found = np.zeros(len(keys) * per_key, dtype=bool)
-    for lo in range(0, len(keys), QUERY_CHUNK):
-        part = _present(m, bits, queries_of(keys[lo:lo + QUERY_CHUNK], k))
-        found[lo * per_key:lo * per_key + len(part)] = part
-    return found
+def _overlap_masks(keys: NDArray[np.uint64], k: int, total: int) -> NDArray[np.uint64]:
+    """Collective: the overlap masks of this rank's keys' (k-1)-mers (2 per
+    key, dbg_overlaps' order), summed over every rank's k-mers in a map of
+    (k-1)-mers that is dropped again.  A k-mer has two (k-1)-mers, shared
+    with its neighbours: a graph of long paths has about as many (k-1)-mers
+    as k-mers, one of isolated k-mers twice as many, when the map grows."""
+    P = pybcl.nprocs()
+    ov, bits = _core.dbg_overlaps(keys, k)
+    om = pybcl.HashMap(2 * total + 1024 * P, "uint64", "uint64")
+    _accumulate_all(om, ov, bits)
+    pybcl.barrier()
+    masks, found = _find(om, ov)
+    pybcl.barrier()             # every rank's lookups done before the map goes
+    del om
+    if not found.all():
+        raise RuntimeError("a k-mer's own (k-1)-mer is missing from the overlap map")
+    return masks
 
 
 def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: int
            ) -> tuple[Any, NDArray[np.uint8], NDArray[np.uint64], NDArray[np.bool_]]:
     """Collective: the graph map (solid k-mer -> (ext << 32) | count), and this
     rank's keys' extension bits, values and siblings' presence."""
+    ext, siblings = _core.dbg_from_overlaps(keys, k, _overlap_masks(keys, k, total))
     P = pybcl.nprocs()
     m = pybcl.HashMap(2 * total + 1024 * P, "uint64", "uint64")
-    counts32 = np.minimum(counts, 0xFFFFFFFF).astype(np.uint64)
-    _insert_all(m, keys, counts32)          # presence (and counts) first
-    pybcl.barrier()
-    bits = _bloom(keys, total)
-    ext = _core.dbg_ext_bits(_presence(m, bits, keys, k, _core.dbg_neighbours, 8))
-    siblings = _presence(m, bits, keys, k, _core.dbg_siblings, 6)
-    del bits
-    pybcl.barrier()                         # every neighbour read before the overwrite
-    values = (ext.astype(np.uint64) << np.uint64(32)) | counts32
+    values = (ext.astype(np.uint64) << np.uint64(32)) | \
+        np.minimum(counts, 0xFFFFFFFF).astype(np.uint64)
     _insert_all(m, keys, values)
     pybcl.barrier()
     return m, ext, values, siblings
@@ -326,12 +318,13 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
 
 
 def _segment_need(total: int, mine: int) -> int:
-    """Collective: segment bytes per rank the graph map and its buffer need
-    (generously: 32 bytes a bucket, the map at most half full)."""
+    """Collective: segment bytes per rank the graph phase needs (generously:
+    32 bytes a bucket): the (k-1)-mer map, room for it to grow once (old and
+    new at once), or the graph map, and their buffers."""
     P = pybcl.nprocs()
     most = int(pybcl.allreduce(np.array([mine], dtype=np.int64), "max")[0])
     buckets = (2 * total + 1024 * P) // P + 1
-    return buckets * 32 + min(max(most, 1024), 1 << 20) * 64 + P * 4096 * 64 + (64 << 20)
+    return 3 * buckets * 32 + min(max(most, 1024), 1 << 20) * 64 + P * 4096 * 64 + (64 << 20)
 
 
 def _core_k_ok(k: int) -> bool:

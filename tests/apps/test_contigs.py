@@ -250,15 +250,13 @@ def test_cli_errors_are_one_line_from_rank_0(args, code, text):
 def test_graph_kernels_reject_bad_arguments():
     keys = np.array([1, 2, 3], dtype=np.uint64)
     with pytest.raises(ValueError, match="k must be odd"):
-        _core.dbg_neighbours(keys, 20)
+        _core.dbg_overlaps(keys, 20)
     with pytest.raises(ValueError, match="k"):
-        _core.dbg_siblings(keys, 33)
-    with pytest.raises(ValueError, match="8 flags"):
-        _core.dbg_ext_bits(np.zeros(7, dtype=bool))
-    with pytest.raises(ValueError, match="power of two"):
-        _core.dbg_bloom_add(np.zeros(3, dtype=np.uint64), keys)
-    with pytest.raises(TypeError, match="bits"):
-        _core.dbg_bloom_test(np.zeros(4, dtype=np.int64), keys)
+        _core.dbg_from_overlaps(keys, 33, np.zeros(6, dtype=np.uint64))
+    with pytest.raises(ValueError, match="2 per key"):
+        _core.dbg_from_overlaps(keys, 21, np.zeros(5, dtype=np.uint64))
+    with pytest.raises(TypeError, match="masks"):
+        _core.dbg_from_overlaps(keys, 21, "masks")
     with pytest.raises(ValueError, match="6 flags"):
         _core.dbg_starts_local(keys, np.zeros(3, dtype=np.uint8), 21, np.zeros(5, dtype=bool))
     with pytest.raises(ValueError, match="as long as"):
@@ -271,11 +269,38 @@ def test_graph_kernels_reject_bad_arguments():
     assert len(seqs) == 3 and kmers.tolist() == [1, 1, 1]
 
 
-def test_bloom_filter_has_no_false_negatives():
-    rng = np.random.default_rng(1)
-    keys = rng.integers(0, 1 << 62, 20000, dtype=np.uint64)
-    bits = np.zeros(1 << 13, dtype=np.uint64)
-    _core.dbg_bloom_add(bits, keys)
-    assert _core.dbg_bloom_test(bits, keys).all()
-    others = rng.integers(0, 1 << 62, 20000, dtype=np.uint64)
-    assert _core.dbg_bloom_test(bits, others).mean() < 0.05
+def _rc_code(s, k):
+    r = 0
+    for _ in range(k):
+        r, s = (r << 2) | (3 - (s & 3)), s >> 2
+    return r
+
+
+@pytest.mark.parametrize("k", [3, 5, 7])
+def test_overlap_masks_give_every_neighbour_and_sibling(k):
+    """Edges found through the (k-1)-mer overlap masks equal a brute-force
+    check of all 8 neighbours and 6 siblings, with half of all k-mers solid
+    (small k: palindromic (k-1)-mers and hairpins occur)."""
+    rng = np.random.default_rng(k)
+    canon = sorted({min(c, _rc_code(c, k)) for c in range(4 ** k)})
+    solid = set(rng.choice(canon, len(canon) // 2, replace=False).tolist())
+    keys = np.array(sorted(solid), dtype=np.uint64)
+    ov, bit = _core.dbg_overlaps(keys, k)
+    sums = {}
+    for x, b in zip(ov.tolist(), bit.tolist()):
+        assert sums.get(x, 0) & b == 0          # no bit is set twice: adding is OR
+        sums[x] = sums.get(x, 0) + b
+    ext, sib = _core.dbg_from_overlaps(keys, k, np.array([sums[x] for x in ov.tolist()],
+                                                         dtype=np.uint64))
+    mask = (1 << (2 * k)) - 1
+
+    def has(s):
+        return min(s, _rc_code(s, k)) in solid
+    for i, c in enumerate(keys.tolist()):
+        first, last = c >> (2 * (k - 1)), c & 3
+        want = sum(has(((c << 2) | b) & mask) << b for b in range(4))
+        want |= sum(has((b << (2 * (k - 1))) | (c >> 2)) << (4 + b) for b in range(4))
+        assert ext[i] == want, (k, c)
+        want_sib = [has((b << (2 * (k - 1))) | (c & (mask >> 2))) for b in range(4) if b != first]
+        want_sib += [has((c & ~3) | b) for b in range(4) if b != last]
+        assert sib[6 * i:6 * i + 6].tolist() == want_sib, (k, c)

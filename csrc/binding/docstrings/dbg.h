@@ -7,43 +7,27 @@
 #ifndef BCLPY_DOC_DBG_H
 #define BCLPY_DOC_DBG_H
 
-#define BCLPY_DOC_DBG_BLOOM_ADD \
-    "dbg_bloom_add(bits, keys)\n--\n\n" \
-    "Add uint64 keys to a blocked Bloom filter held in bits (a writable uint64 " \
-    "array, a power of two of words; filters built on different ranks combine by " \
-    "OR)."
-#define BCLPY_ARGS_DBG_BLOOM_ADD { "bits", "keys" }
+#define BCLPY_DOC_DBG_OVERLAPS \
+    "dbg_overlaps(keys, k)\n--\n\n" \
+    "Return (ov, bit), two uint64 arrays, 2 per canonical k-mer c: its prefix c[:-1] " \
+    "and suffix c[1:] as canonical (k-1)-mers, and the mask bit c sets on each (bit " \
+    "b: x+b is solid, 4+b: b+x is).  Summing the bits per (k-1)-mer over all the " \
+    "k-mers gives every (k-1)-mer's overlap mask."
+#define BCLPY_ARGS_DBG_OVERLAPS { "keys", "k" }
 
-#define BCLPY_DOC_DBG_BLOOM_TEST \
-    "dbg_bloom_test(bits, keys)\n--\n\n" \
-    "Return a bool array: False where a key was certainly never added to the " \
-    "filter, True where it may have been."
-#define BCLPY_ARGS_DBG_BLOOM_TEST { "bits", "keys" }
-
-#define BCLPY_DOC_DBG_NEIGHBOURS \
-    "dbg_neighbours(keys, k)\n--\n\n" \
-    "Return a uint64 array: for each canonical k-mer, the canonical forms of its 4 " \
-    "possible successors (c[1:]+b) then its 4 predecessors (b+c[:-1])."
-#define BCLPY_ARGS_DBG_NEIGHBOURS { "keys", "k" }
-
-#define BCLPY_DOC_DBG_EXT_BITS \
-    "dbg_ext_bits(found)\n--\n\n" \
-    "Return a uint8 array of extension bits (bit b: successor b present, bit 4+b: " \
-    "predecessor b present) from 8 presence flags per k-mer."
-#define BCLPY_ARGS_DBG_EXT_BITS { "found" }
-
-#define BCLPY_DOC_DBG_SIBLINGS \
-    "dbg_siblings(keys, k)\n--\n\n" \
-    "Return a uint64 array, 6 per canonical k-mer c: b+c[1:] for the 3 bases b " \
-    "other than c's first, then c[:-1]+b for the 3 other than its last (canonical " \
-    "forms): the k-mers that would share c's successor or predecessor."
-#define BCLPY_ARGS_DBG_SIBLINGS { "keys", "k" }
+#define BCLPY_DOC_DBG_FROM_OVERLAPS \
+    "dbg_from_overlaps(keys, k, masks)\n--\n\n" \
+    "Return (ext, sib_found) from the overlap masks of dbg_overlaps' (k-1)-mers: " \
+    "uint8 extension bits per k-mer (bit b: successor c[1:]+b solid, 4+b: " \
+    "predecessor b+c[:-1]) and 6 bools per k-mer, the presence of b+c[1:] for the 3 " \
+    "bases b other than c's first, then of c[:-1]+b for the 3 other than its last."
+#define BCLPY_ARGS_DBG_FROM_OVERLAPS { "keys", "k", "masks" }
 
 #define BCLPY_DOC_DBG_STARTS_LOCAL \
     "dbg_starts_local(keys, ext, k, sib_found)\n--\n\n" \
     "Return (starts, index): the oriented k-mers unitig walks start from, decided " \
-    "from the presence of each key's 6 dbg_siblings (no lookup of the neighbours " \
-    "themselves); index: each start's position in keys."
+    "from ext and the presence of each key's 6 siblings (dbg_from_overlaps); " \
+    "index: each start's position in keys."
 #define BCLPY_ARGS_DBG_STARTS_LOCAL { "keys", "ext", "k", "sib_found" }
 
 #define BCLPY_DOC_DW_QUERIES \

@@ -95,15 +95,19 @@ static inline uint64_t global_home(const block_view *w, uint64_t h)
     return (uint64_t)(((unsigned __int128)h * w->n) >> 64);
 }
 
+/* How an entry meets a value already there: replaced, or added as a
+ * signed or unsigned 64-bit integer. */
+enum { NEAR_REPLACE, NEAR_ADD_SIGNED, NEAR_ADD_UNSIGNED };
+
 /* The first few buckets of the probe sequence from global home g, for an
- * 8-byte key and a value that is replaced or is a signed 64-bit sum: 1 if
+ * 8-byte key and an 8-byte value (`how` above): 1 if
  * that settled the entry, as bcl_hm_apply_local would have.  Anything
  * else -- a bucket outside our block, a tombstone, an overflow, a longer
  * probe -- is left, untouched, to bcl_hm_apply_local.  (At the half load a
  * grown map keeps, most keys are in their home bucket or the one after: a
  * call per entry cost more than the probe.) */
 static inline int apply_near_home(const block_view *w, uint64_t g, const unsigned char *key,
-                                  const unsigned char *val, int acc)
+                                  const unsigned char *val, int how)
 {
     for (uint64_t i = 0; i < INLINE_PROBES; i++) {
         uint64_t pos = (g + i * (i + 1) / 2) & w->pmask;
@@ -122,14 +126,17 @@ static inline int apply_near_home(const block_view *w, uint64_t g, const unsigne
             return 0;
         if (!bcl_hm_same_key(b + 8, key, 8))
             continue;
-        if (!acc) {
+        if (how == NEAR_REPLACE) {
             memcpy(b + w->voff, val, 8);
             return 1;
         }
-        int64_t v, d;
+        uint64_t v, d;
         memcpy(&v, b + w->voff, 8);
         memcpy(&d, val, 8);
-        if (__builtin_add_overflow(v, d, &v))
+        int over = how == NEAR_ADD_SIGNED
+            ? __builtin_add_overflow((int64_t)v, (int64_t)d, (int64_t *)&v)
+            : __builtin_add_overflow(v, d, &v);
+        if (over)
             return 0;                    /* the general path reports it */
         memcpy(b + w->voff, &v, 8);
         return 1;
@@ -163,8 +170,12 @@ bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run, 
     const unsigned char *keys = run->keys;
     size_t n = run->n, ks = run->kstride;
     int acc = run->accumulate != 0;
-    int fast = m->key_size == 8 && m->val_size == 8 && m->num == BCL_HM_NUM_INT &&
-               m->limit >= INLINE_PROBES;
+    int how = !acc ? NEAR_REPLACE
+            : m->num == BCL_HM_NUM_INT ? NEAR_ADD_SIGNED
+            : m->num == BCL_HM_NUM_UINT ? NEAR_ADD_UNSIGNED : -1;
+    /* out-of-line keys or values hold references the general path manages */
+    int fast = m->key_size == 8 && m->val_size == 8 && !m->key_var && !m->val_var &&
+               how >= 0 && m->limit >= INLINE_PROBES;
     block_view w = view_of(m);
     uint64_t ring[PREFETCH_AHEAD];
     for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
@@ -180,7 +191,7 @@ bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run, 
             if (at < w.block)
                 __builtin_prefetch(w.base + at * w.bsize, 1);
         }
-        if (fast && apply_near_home(&w, global_home(&w, h), key, val, acc))
+        if (fast && apply_near_home(&w, global_home(&w, h), key, val, how))
             continue;
         bcl_status st = apply_general(m, key, val, acc, h, grow, refusing, fn, ctx);
         if (st != BCL_OK)

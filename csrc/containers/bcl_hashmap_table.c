@@ -103,6 +103,10 @@ static void free_block(bcl_hashmap *m, int release_refs)
 {
     if (!m->base || !bcl_rt.initialized)
         return;
+    /* only out-of-line keys or values hold storage of their own: a fixed-size
+     * map is freed without reading (and so touching) its buckets */
+    if (!m->key_var && !m->val_var)
+        release_refs = 0;
     for (uint64_t i = 0; release_refs && i < m->block; i++) {
         unsigned char *b = bcl_hm_local_bucket(m, i);
         if ((bcl_hm_load_status(b) & BCL_HM_STATE) != BCL_HM_READY)

@@ -23,6 +23,11 @@ static void *advise(void *p, size_t bytes)
     return p;
 }
 
+void bcl_big_advise(void *p, size_t bytes)
+{
+    (void)advise(p, bytes);
+}
+
 void *bcl_big_realloc(void *p, size_t bytes)
 {
     return advise(realloc(p, bytes), bytes);

@@ -14,5 +14,8 @@
 #include <stddef.h>
 
 void *bcl_big_realloc(void *p, size_t bytes);
+/* Ask for huge pages on [p, p + bytes), e.g. a shared segment (granted
+ * where the system allows them for shared memory). */
+void bcl_big_advise(void *p, size_t bytes);
 
 #endif /* BCL_BIGMEM_H */

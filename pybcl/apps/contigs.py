@@ -151,10 +151,10 @@ def _overlap_masks(keys: NDArray[np.uint64], k: int, total: int) -> NDArray[np.u
     key, dbg_overlaps' order), summed over every rank's k-mers in a map of
     (k-1)-mers that is dropped again.  A k-mer has two (k-1)-mers, shared
     with its neighbours: a graph of long paths has about as many (k-1)-mers
-    as k-mers, one of isolated k-mers twice as many, when the map grows."""
+    as k-mers, one of isolated k-mers twice as many: then the map grows."""
     P = pybcl.nprocs()
     ov, bits = _core.dbg_overlaps(keys, k)
-    om = pybcl.HashMap(2 * total + 1024 * P, "uint64", "uint64")
+    om = pybcl.HashMap(_overlap_capacity(total), "uint64", "uint64")
     _accumulate_all(om, ov, bits)
     pybcl.barrier()
     masks, found = _find(om, ov)
@@ -317,14 +317,21 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
     return {"sequences": seqs, "kmers": kmers_, "count_sums": sums, "stats": stats}
 
 
+def _overlap_capacity(total: int) -> int:
+    """Buckets of the (k-1)-mer map: up to 1.5 (k-1)-mers per k-mer at the
+    half load a growing map keeps (a HashMapBuffer with grow=True doubles a
+    map that its distinct keys would fill past half)."""
+    return 3 * total + 1024 * pybcl.nprocs()
+
+
 def _segment_need(total: int, mine: int) -> int:
     """Collective: segment bytes per rank the graph phase needs (generously:
-    32 bytes a bucket): the (k-1)-mer map, room for it to grow once (old and
-    new at once), or the graph map, and their buffers."""
+    32 bytes a bucket): the (k-1)-mer map and room for it to grow once (old
+    and new at once), which outweighs the graph map, and their buffers."""
     P = pybcl.nprocs()
     most = int(pybcl.allreduce(np.array([mine], dtype=np.int64), "max")[0])
-    buckets = (2 * total + 1024 * P) // P + 1
-    return 3 * buckets * 32 + min(max(most, 1024), 1 << 20) * 64 + P * 4096 * 64 + (64 << 20)
+    buckets = 3 * _overlap_capacity(total) // P + 1
+    return buckets * 32 + min(max(most, 1024), 1 << 20) * 64 + P * 4096 * 64 + (64 << 20)
 
 
 def _core_k_ok(k: int) -> bool:

@@ -112,3 +112,26 @@ def test_buffered_accumulate_overflow_raises_on_every_rank():
     b.accumulate(6, 1)                    # reported once: the next flush is clean
     assert all_ok(flush_outcome(b) is None)
     assert all_ok(m[6] == 2 * p)
+
+
+@pytest.mark.mpi
+def test_buffered_unsigned_accumulate_sums_past_int64_and_refuses_past_uint64():
+    """uint64 values add as unsigned: a sum above INT64_MAX is no overflow,
+    one above UINT64_MAX is (not applied, raised on every rank).  Many keys
+    per rank, so most go through the owner's bulk apply."""
+    r, p = pybcl.rank(), pybcl.nprocs()
+    n = 500
+    m = pybcl.HashMap(4 * n * p, "uint64", "uint64")
+    keys = np.arange(n * p, dtype=np.uint64)             # the same keys on every rank
+    if r == 0:
+        m.insert_many(keys, np.full(n * p, 2**63, dtype=np.uint64))
+        m.insert(n * p, 2**64 - 2)
+    pybcl.barrier()
+    b = pybcl.HashMapBuffer(m, 4 * n * p, 64)
+    b.accumulate_many(keys, np.full(n * p, 3, dtype=np.uint64))
+    b.accumulate(n * p, 1)                               # fits once, then overflows
+    assert all_ok(flush_outcome(b) is (OverflowError if p > 1 else None))
+    vals, found = m.find_many(keys)
+    ok = bool(found.all()) and bool((vals == 2**63 + 3 * p).all())
+    ok &= m[n * p] == 2**64 - 1
+    assert all_ok(ok), vals[:4]

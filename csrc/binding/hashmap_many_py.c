@@ -217,14 +217,56 @@ out:
     return r;
 }
 
+/* find_many(keys, collective=True): every rank calls it; agreed first, so
+ * that a rank whose keys do not convert raises on every rank instead of
+ * leaving its peers in the exchange. */
+static PyObject *find_many_collective(bclpy_HashMap *self, PyObject *keys)
+{
+    static const char *const names[] = { "map" };
+    PyArrayObject *ka = NULL, *vals = NULL, *found = NULL;
+    PyObject *r = NULL;
+    bclpy_collective_begin();
+    if (!is_fixed(self))
+        PyErr_SetString(PyExc_TypeError, "find_many: collective=True needs fixed-size key "
+                        "and value types");
+    else if ((ka = bclpy_hm_array(keys, self->kt.dtype, "keys"))) {
+        npy_intp dims[1] = { PyArray_SIZE(ka) };
+        Py_INCREF(self->vt.dtype);
+        vals = (PyArrayObject *)PyArray_Zeros(1, dims, self->vt.dtype, 0);
+        found = (PyArrayObject *)PyArray_ZEROS(1, dims, NPY_BOOL, 0);
+        int64_t seq = (int64_t)self->life.seq;
+        if (vals && found && bclpy_agree("HashMap.find_many", names, &seq, 1) == 0) {
+            bcl_status st;
+            Py_BEGIN_ALLOW_THREADS
+            st = bcl_hm_find_exchange(&self->m, PyArray_DATA(ka), (size_t)dims[0],
+                                      PyArray_DATA(vals), PyArray_DATA(found));
+            Py_END_ALLOW_THREADS
+            if (st != BCL_OK)
+                bclpy_raise(st);
+            else
+                r = PyTuple_Pack(2, (PyObject *)vals, (PyObject *)found);
+        }
+    }
+    Py_XDECREF(ka);
+    Py_XDECREF(vals);
+    Py_XDECREF(found);
+    bclpy_collective_end(r ? 0 : -1, "HashMap.find_many");
+    return r;
+}
+
 PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_HM_FIND_MANY;
     PyObject *a[BCLPY_NNAMES(names)];
-    int promise;
-    if (batch_args(self, args, nargs, kwnames, "find_many", names, 1, BCLPY_NNAMES(names), a,
-                   &promise) < 0)
+    int promise, collective = 0;
+    if (bclpy_hm_refuse_in_modify(self, "find_many") < 0 ||
+        bclpy_parse("find_many", args, nargs, kwnames, names, 1, BCLPY_NNAMES(names), a) < 0 ||
+        bclpy_hm_promise(a[1], &promise) < 0 ||
+        (a[2] && (collective = PyObject_IsTrue(a[2])) < 0))
         return NULL;
+    HM_LIVE_OR(self, NULL);
+    if (collective)
+        return find_many_collective(self, a[0]);
     if (!is_fixed(self))
         return find_many_var(self, a[0], promise);
     PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");

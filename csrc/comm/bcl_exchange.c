@@ -1,5 +1,5 @@
-/* bcl_exchange.c -- alltoallv of byte blobs on the runtime's communicator
- * (bcl_exchange.h). */
+/* bcl_exchange.c -- alltoall of counts and alltoallv of bytes on the
+ * runtime's communicator (bcl_exchange.h). */
 #include "comm/bcl_exchange.h"
 
 #include <limits.h>
@@ -88,4 +88,38 @@ bcl_status bcl_alltoallv_bytes(const unsigned char *const *send, const size_t *s
     *out = rbuf;
     *outn = rtot;
     return BCL_OK;
+}
+
+bcl_status bcl_alltoall_u64(const uint64_t *count, uint64_t *got)
+{
+    BCL_REQUIRE_INIT();
+    MPI_Request rq;
+    int rc = MPI_Ialltoall(count, 1, MPI_UINT64_T, got, 1, MPI_UINT64_T, bcl_rt.comm, &rq);
+    return rc != MPI_SUCCESS ? bcl_mpi_error("MPI_Ialltoall", rc)
+                             : bcl_wait_collective(&rq, "alltoall");
+}
+
+bcl_status bcl_alltoallv_known(const unsigned char *send, const uint64_t *sendn,
+                               unsigned char *recv, const uint64_t *recvn)
+{
+    BCL_REQUIRE_INIT();
+    int p = bcl_rt.nprocs;
+    int *ints = malloc(4 * (size_t)p * sizeof *ints);
+    if (!ints)
+        return bcl_set_error(BCL_ERR_NOMEM, "alltoallv: no memory for %d counts", p);
+    int *sc = ints, *sd = ints + p, *rc_ = ints + 2 * p, *rd = ints + 3 * p;
+    bcl_status st = BCL_OK;
+    if (!to_ints(sendn, p, sc, sd) || !to_ints(recvn, p, rc_, rd))
+        st = bcl_set_error(BCL_ERR_ARG, "alltoallv: over MPI's 2 GiB limit in one exchange");
+    if (st == BCL_OK) {
+        MPI_Request rq;
+        /* MPI wants non-NULL buffers even where every count is 0 */
+        static unsigned char none;
+        int rc = MPI_Ialltoallv(send ? send : &none, sc, sd, MPI_BYTE, recv ? recv : &none,
+                                rc_, rd, MPI_BYTE, bcl_rt.comm, &rq);
+        st = rc != MPI_SUCCESS ? bcl_mpi_error("MPI_Ialltoallv", rc)
+                               : bcl_wait_collective(&rq, "alltoallv");
+    }
+    free(ints);
+    return st;
 }

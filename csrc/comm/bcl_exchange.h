@@ -1,5 +1,5 @@
 /*
- * bcl_exchange.h -- personalised all-to-all of byte blobs (alltoallv).
+ * bcl_exchange.h -- personalised all-to-all: counts, and byte blobs (alltoallv).
  *
  * Every rank hands one blob per destination and gets, from every rank, the
  * blob that rank addressed to it.  On pybcl's own duplicate communicator and
@@ -21,5 +21,18 @@
  * rank fails alike (BCL_ERR_ARG) otherwise -- callers ship in rounds. */
 bcl_status bcl_alltoallv_bytes(const unsigned char *const *send, const size_t *sendn,
                                unsigned char **out, size_t *outn);
+
+/* Collective: count[r], this rank's count for rank r -> got[r], the count
+ * rank r has for this rank (one uint64 each way per rank pair). */
+bcl_status bcl_alltoall_u64(const uint64_t *count, uint64_t *got);
+
+/* Collective: MPI_Alltoallv of bytes whose sizes both sides know already
+ * (exchanged by bcl_alltoall_u64, or the answers to a request): sendn[r]
+ * bytes from send (rank order, packed) to rank r, recvn[r] bytes from rank
+ * r into recv (rank order, packed).  The caller keeps every rank's totals
+ * below 2 GiB (MPI's int counts; BCL_ERR_ARG here otherwise, on that rank
+ * only: size the rounds alike on every rank). */
+bcl_status bcl_alltoallv_known(const unsigned char *send, const uint64_t *sendn,
+                               unsigned char *recv, const uint64_t *recvn);
 
 #endif /* BCL_EXCHANGE_H */

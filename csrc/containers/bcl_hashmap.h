@@ -248,6 +248,17 @@ bcl_status bcl_hm_accumulate_many(const bcl_hashmap *m, const void *keys,
 bcl_status bcl_hm_batch_outcome(const bcl_hashmap *m, int accumulate, const void *keys,
                                 const void *vals, size_t k, unsigned char *outcome);
 
+/* ---- collective lookup (bcl_hashmap_find_exchange.c) --------------------
+ * find_many with every rank taking part, each with its own keys (n may
+ * differ, or be 0): the keys go to the ranks whose blocks hold their home
+ * buckets, which look them up in their own memory and send the answers
+ * back (two alltoallv per round of up to 2^20 keys a rank), instead of a
+ * one-sided get per probe.  On shm every rank reads the mapped blocks
+ * itself.  Fixed-size keys and values only (BCL_ERR_ARG).  Every rank
+ * returns an error if any rank fails. */
+bcl_status bcl_hm_find_exchange(const bcl_hashmap *m, const void *keys, size_t n, void *vals,
+                                unsigned char *found);
+
 /* ---- whole-table operations ------------------------------------------ */
 /* Collective: number of keys. */
 bcl_status bcl_hm_size(const bcl_hashmap *m, uint64_t *size);

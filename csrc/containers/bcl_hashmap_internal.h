@@ -13,6 +13,8 @@
  *   bcl_hashmap_table.c   whole-table operations: create, destroy, size,
  *                         local scan, resize
  *   bcl_hashmap_batch.c   the pipelined batches (insert/find/accumulate_many)
+ *   bcl_hashmap_find_direct.c  find_many under the find-only promise on shm
+ *   bcl_hashmap_find_exchange.c  the collective find_many
  *
  * The protocol itself is described in bcl_hashmap.h.
  */

@@ -34,7 +34,7 @@ Phases, every rank (SPMD):
    where walks start (both ends of every unitig).
 4. *walk* -- all of a rank's walks advance together in C
    (``_core.DbgWalk``): each round asks the map, in one ``find_many``, for
-   every walk's next k-mer.  A unitig is walked from both of its ends and
+   every walk's next k-mer (collective off shm: the owners answer).  A unitig is walked from both of its ends and
    exactly one copy is kept (the one starting at the smaller oriented
    k-mer), decided locally: no unitig is written twice and no claim traffic
    is needed.
@@ -57,7 +57,7 @@ import pybcl
 from pybcl import _core
 from pybcl.apps import _cli, kmer
 
-LOOKUP_BATCH = 1 << 20          # k-mers per find_many while building the graph
+LOOKUP_BATCH = 1 << 20          # k-mers per HashMapBuffer call while building the graph
 MAX_WALKERS = 1 << 20           # walks in flight per rank at once
 
 
@@ -66,15 +66,9 @@ class ContigInputError(_cli.InputError):
 
 
 def _find(m: Any, keys: NDArray[np.uint64]) -> tuple[NDArray[np.uint64], NDArray[np.bool_]]:
-    """find_many with the find-only promise, in batches (bounded memory)."""
-    vals = np.zeros(len(keys), dtype=np.uint64)
-    found = np.zeros(len(keys), dtype=bool)
-    for lo in range(0, len(keys), LOOKUP_BATCH):
-        part = keys[lo:lo + LOOKUP_BATCH]
-        v, f = m.find_many(part, promise=pybcl.ConProm.HashMap.find)
-        vals[lo:lo + len(part)] = v
-        found[lo:lo + len(part)] = f
-    return vals, found
+    """Collective: find_many of every rank's keys, each answered by the
+    rank that owns it (every rank reads for itself on shm)."""
+    return m.find_many(keys, promise=pybcl.ConProm.HashMap.find, collective=True)
 
 
 def _buffer(m: Any, mine: int, grow: bool = False) -> Any:
@@ -181,20 +175,32 @@ def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: i
 
 def _walk(m: Any, starts: NDArray[np.uint64], values: NDArray[np.uint64], k: int,
           limit: int) -> tuple[list[bytes], NDArray[np.uint64], NDArray[np.uint64], int]:
-    """Not collective: every walk from `starts`, MAX_WALKERS at a time, a
+    """Collective: every walk from `starts`, MAX_WALKERS at a time, a
     find_many per round.  (sequences, k-mers, count sums, rounds) of the
-    unitigs this rank keeps."""
+    unitigs this rank keeps.  On shm each rank reads the map for itself and
+    goes at its own pace; elsewhere the lookups are collective (an exchange
+    per round instead of a one-sided get per probe), so every rank takes
+    part in every round until no rank has a walk going."""
+    collective = pybcl.transport() != "shm"
+    batches = -(-len(starts) // MAX_WALKERS)
+    if collective:
+        batches = int(pybcl.allreduce(np.array([batches], dtype=np.int64), "max")[0])
     seqs: list[bytes] = []
     kmers, sums = [np.zeros(0, np.uint64)], [np.zeros(0, np.uint64)]
     rounds = 0
-    for lo in range(0, len(starts), MAX_WALKERS):
+    for b in range(batches):
+        lo = b * MAX_WALKERS
         w = _core.DbgWalk(k, starts[lo:lo + MAX_WALKERS], values[lo:lo + MAX_WALKERS], limit)
         while True:
             q = w.queries()
-            if not len(q):
+            going = len(q)
+            if collective:
+                going = int(pybcl.allreduce(np.array([going], dtype=np.int64), "sum")[0])
+            if not going:
                 break
             rounds += 1
-            w.advance(*m.find_many(q, promise=pybcl.ConProm.HashMap.find))
+            w.advance(*m.find_many(q, promise=pybcl.ConProm.HashMap.find,
+                                   collective=collective))
         s, km, cs = w.results()
         seqs += s
         kmers.append(km)

@@ -167,11 +167,17 @@
 #define BCLPY_ARGS_HM_INSERT_MANY { "keys", "values", "promise" }
 
 #define BCLPY_DOC_HM_FIND_MANY \
-    BCLPY_SIG("find_many($self, keys, promise=None)") \
-    "find() of every key, batched.  Not collective.\n" \
+    BCLPY_SIG("find_many($self, keys, promise=None, collective=False)") \
+    "find() of every key, batched.  Not collective, unless collective=True.\n" \
     BCLPY_PARAMETERS \
     "keys : array_like or sequence\n" \
     BCLPY_DOC_HM_PROMISE \
+    "collective : bool, optional\n" \
+    "    True: every rank calls it, each with its own keys (any number); the\n" \
+    "    keys travel to the ranks that own them, which look them up in their\n" \
+    "    own memory and answer, in two alltoallv per 2^20 keys a rank, instead\n" \
+    "    of a one-sided get per probe (the fast way over a network).  Fixed-size\n" \
+    "    key and value types.  An error raises on every rank.\n" \
     BCLPY_RETURNS \
     "values : numpy.ndarray or list\n" \
     "    Of the value type (a list for variable-length types); zero / None\n" \
@@ -182,7 +188,7 @@
     "    If the keys do not convert.\n" \
     BCLPY_EXAMPLES \
     ">>> values, found = n.find_many(np.arange(200))"
-#define BCLPY_ARGS_HM_FIND_MANY { "keys", "promise" }
+#define BCLPY_ARGS_HM_FIND_MANY { "keys", "promise", "collective" }
 
 #define BCLPY_DOC_HM_ACCUMULATE_MANY \
     BCLPY_SIG("accumulate_many($self, keys, deltas=1)") \

@@ -23,3 +23,15 @@ def worker_result(argv, env, timeout=600):
             return json.loads(line[7:])
     raise RuntimeError(f"no result from {' '.join(argv[:6])} ... (rc {proc.returncode}):\n"
                        f"{proc.stdout}\n{proc.stderr}")
+
+
+def rounds_parser(reps):
+    """The arguments of a driver that times a worker job (--worker: be it) in
+    rounds of `iters` operations, each the median of `reps` repetitions."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--worker", action="store_true")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--iters", type=int, default=20000)
+    ap.add_argument("--reps", type=int, default=reps)
+    return ap

@@ -21,14 +21,13 @@ object with, per rank count: per build the best-of-rounds median of each
 figure, every round's figures, and the barrier ratio (this / compare) per
 round and its median.
 """
-import argparse
 import json
 import os
 import statistics
 import sys
 
 import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
-from _report import worker_result  # noqa: E402  (benchmarks/, the script's own folder)
+from _report import rounds_parser, worker_result  # noqa: E402  (benchmarks/)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -100,11 +99,7 @@ def summarize(builds, rounds, compare):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--worker", action="store_true")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--iters", type=int, default=20000)
-    ap.add_argument("--reps", type=int, default=7)
+    ap = rounds_parser(reps=7)
     ap.add_argument("--nprocs", default="1,2,4", help="rank counts, comma-separated")
     ap.add_argument("--compare", help="another checkout (built in place) to run beside")
     a = ap.parse_args()

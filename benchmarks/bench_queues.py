@@ -18,7 +18,6 @@ object: microseconds per single push/pop, elements/s of push_many with
 (rma <= 1.3x floor, shm <= 0.3x rma floor, push_many >= BCL's 308 M/s),
 and BCL C++'s figures that the targets quote (not measured here).
 """
-import argparse
 import json
 import os
 import shutil
@@ -29,6 +28,7 @@ import tempfile
 import time
 
 import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
+from _report import rounds_parser  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -150,11 +150,7 @@ def best(runs, key):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--worker", action="store_true")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--iters", type=int, default=20000)
-    ap.add_argument("--reps", type=int, default=5)
+    ap = rounds_parser(reps=5)
     a = ap.parse_args()
     if a.worker:
         return worker(a.iters, a.reps)

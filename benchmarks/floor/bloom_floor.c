@@ -125,16 +125,9 @@ int main(int argc, char **argv)
     }
     if (reps < 1) reps = 1;
     if (reps > 64) reps = 64;
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm comm;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
-    if (nprocs != 2) {
-        if (rank == 0) fprintf(stderr, "bloom_floor: run with exactly 2 ranks\n");
-        MPI_Abort(comm, 1);
-    }
+    int provided = floor_init_pair(&argc, &argv, "bloom_floor", &comm, &rank);
+    nprocs = 2;
     /* ---- rma ---- */
     uint64_t *base;
     MPI_Win_allocate((MPI_Aint)WORDS * 8, 1, MPI_INFO_NULL, comm, &base, &win);

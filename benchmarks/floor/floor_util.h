@@ -9,8 +9,28 @@
 
 #include <mpi.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* MPI at MPI_THREAD_MULTIPLE (pybcl's level) on a private communicator of
+ * exactly the two ranks a two-rank floor times (`name` says so otherwise);
+ * returns the thread level provided. */
+static inline int floor_init_pair(int *argc, char ***argv, const char *name, MPI_Comm *comm,
+                                  int *rank)
+{
+    int provided, n;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_dup(MPI_COMM_WORLD, comm);
+    MPI_Comm_rank(*comm, rank);
+    MPI_Comm_size(*comm, &n);
+    if (n != 2) {
+        if (*rank == 0)
+            fprintf(stderr, "%s: run with exactly 2 ranks\n", name);
+        MPI_Abort(*comm, 1);
+    }
+    return provided;
+}
 
 /* Insert: reserve the bucket (CAS), write key+value, flush, publish (BXOR), flush. */
 static inline void floor_hm_insert(MPI_Win win, int target, MPI_Aint slot, void *kv)

@@ -163,10 +163,12 @@ int main(int argc, char **argv)
                         if (!f) { fprintf(stderr, "lost key\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
                     }
                     break;
-                case C_IMANY: {
+                case C_IMANY: case C_AMANY: {
                     size_t full;
                     n = batch;
-                    die(bcl_hm_insert_many(&m, bk, bv, (size_t)batch, &full), "insert_many");
+                    die((k == C_IMANY ? bcl_hm_insert_many : bcl_hm_accumulate_many)(
+                            &m, bk, bv, (size_t)batch, &full),
+                        k == C_IMANY ? "insert_many" : "acc_many");
                     break;
                 }
                 case C_FMANY: case C_FOMANY:
@@ -174,12 +176,6 @@ int main(int argc, char **argv)
                     die(bcl_hm_find_many(&m, bk, (size_t)batch, bv, found,
                                          k == C_FOMANY ? BCL_HM_P_FIND : 0), "find_many");
                     break;
-                case C_AMANY: {
-                    size_t full;
-                    n = batch;
-                    die(bcl_hm_accumulate_many(&m, bk, bv, (size_t)batch, &full), "acc_many");
-                    break;
-                }
                 }
                 /* the scalar ops may leave posted atomics: their cost counts */
                 bcl_flush();

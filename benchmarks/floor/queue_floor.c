@@ -115,21 +115,14 @@ static void op(int k)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, nranks, reps = 5, iters = 20000;
+    int rank, reps = 5, iters = 20000;
     for (int a = 1; a + 1 < argc; a++) {
         if (!strcmp(argv[a], "--reps")) reps = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--iters")) iters = atoi(argv[++a]);
     }
     if (reps < 1 || reps > 64) reps = 5;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm comm;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nranks);
-    if (nranks != 2) {
-        if (rank == 0) fprintf(stderr, "queue_floor: run with exactly 2 ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    floor_init_pair(&argc, &argv, "queue_floor", &comm, &rank);
     char *seg;
     MPI_Win_allocate(DATA_OFF + NSLOTS * 8, 1, MPI_INFO_NULL, comm, &seg, &win);
     memset(seg, 0, DATA_OFF + NSLOTS * 8);

@@ -124,6 +124,26 @@ int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, lon
     return 0;
 }
 
+int bclpy_opt_int(PyObject *o, const char *name, long long lo, long long hi, long long dflt,
+                  long long *out)
+{
+    if (!o) {
+        *out = dflt;
+        return 0;
+    }
+    return bclpy_int_arg(o, name, lo, hi, out);
+}
+
+int bclpy_u64_mask_arg(PyObject *o, const char *name, uint64_t *out)
+{
+    PyObject *i = bclpy_index(o, name);
+    if (!i)
+        return -1;
+    *out = PyLong_AsUnsignedLongLongMask(i);
+    Py_DECREF(i);
+    return 0;
+}
+
 int bclpy_stale(const char *tname, int created)
 {
     if (!created)

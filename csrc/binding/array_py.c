@@ -74,11 +74,8 @@ static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject
     bcl_status st = host < 0
         ? bcl_darray_create(&self->a, (uint64_t)size, (size_t)PyDataType_ELSIZE(dt))
         : bcl_array_create(&self->a, host, (uint64_t)size, (size_t)PyDataType_ELSIZE(dt));
-    if (st != BCL_OK) {
-        bclpy_raise(st);
+    if (bclpy_life_started(st, &self->created, &self->epoch, &self->life) < 0)
         return -1;
-    }
-    bclpy_life_start(&self->created, &self->epoch, &self->life);
     return 0;
 }
 
@@ -126,9 +123,8 @@ BCLPY_FREE_BURIED(array_free_buried, bcl_array_destroy)
 static void array_dealloc(ArrayObject *self)
 {
     /* Peers may still read and write this rank's block: bury it. */
-    if (!bclpy_life_bury(self->created, self->epoch, &self->life, &self->a, sizeof self->a,
-                         array_free_buried) && self->created == 1)
-        free(self->a.offsets);      /* stale: its segments are gone */
+    bclpy_life_dealloc(self->created, self->epoch, &self->life, &self->a, sizeof self->a,
+                       array_free_buried, self->a.offsets);
     Py_XDECREF(self->dtype);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }

@@ -219,11 +219,7 @@ static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
     PyArray_Descr *dtype;
     bcl_elem elem;
     bcl_atomic_op op;
-    if (self->live) {
-        PyErr_SetString(PyExc_RuntimeError, "DArrayBuffer is already initialised");
-        return -1;
-    }
-    if (bclpy_parse_init("DArrayBuffer", args, kwds, names_, 2, 3, a_) < 0)
+    if (bclpy_init_once("DArrayBuffer", self->live, args, kwds, names_, 2, 3, a_) < 0)
         return -1;
     PyObject *arr = a_[0], *ms_obj = a_[1], *op_obj = a_[2];
     if (bclpy_array_unwrap(arr, "array", &a, &dtype) < 0 ||
@@ -240,15 +236,12 @@ static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
     Py_BEGIN_ALLOW_THREADS
     st = bcl_dabuf_create(&self->b, a, elem, op, (size_t)ms, qs);
     Py_END_ALLOW_THREADS
-    if (st != BCL_OK) {
-        bclpy_raise(st);
+    if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
         return -1;
-    }
     Py_INCREF(arr);
     self->array = arr;
     self->op_name = op_obj ? op_obj : PyUnicode_FromString("add");
     Py_XINCREF(op_obj);
-    bclpy_life_start(&self->live, &self->epoch, &self->life);
     return 0;
 }
 

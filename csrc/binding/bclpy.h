@@ -39,13 +39,18 @@ extern PyObject *bclpy_Empty;
 PyObject *bclpy_raise(bcl_status st);
 int bclpy_add_exceptions(PyObject *m);
 
-/* Return the Python exception of a failed core call from a PyObject* function. */
-#define CHECK(expr)                         \
+/* Return raise(st) when the core call `expr` fails with st: the one shape
+ * of every binding's error return (raise sets the exception, returns the
+ * caller's failure value). */
+#define BCLPY_TRY(expr, raise)              \
     do {                                    \
         bcl_status st_ = (expr);            \
         if (st_ != BCL_OK)                  \
-            return bclpy_raise(st_);        \
+            return raise(st_);              \
     } while (0)
+
+/* Return the Python exception of a failed core call from a PyObject* function. */
+#define CHECK(expr) BCLPY_TRY(expr, bclpy_raise)
 
 /* ---- arguments by name (args.c) ----------------------------------------- */
 
@@ -159,6 +164,17 @@ PyObject *bclpy_from_bytes(const void *data, PyArray_Descr *dtype);
 PyObject *bclpy_segment_view(void *addr, npy_intp count, PyArray_Descr *dtype,
                              PyObject *owner);
 
+/* A new 1-d array of n elements of the NumPy type number `type`. */
+PyObject *bclpy_new_1d(npy_intp n, int type);
+
+/* A 1-d array we own cut to its first n elements, in place (one realloc);
+ * NULL releasing it on failure. */
+PyObject *bclpy_shrink(PyObject *arr, npy_intp n);
+
+/* (a, b) as a new tuple taking both references, or NULL releasing whichever
+ * exists when either is missing (a failed allocation's exception is set). */
+PyObject *bclpy_pair(PyObject *a, PyObject *b);
+
 /* Atomic width (4 or 8) of an integer dtype, or -1 with TypeError. */
 int bclpy_atomic_width(PyArray_Descr *dtype, const char *argname);
 
@@ -204,6 +220,14 @@ PyObject *bclpy_index(PyObject *o, const char *name);
 
 /* An int argument in [lo, hi]; -1 with TypeError/ValueError naming it. */
 int bclpy_int_arg(PyObject *o, const char *name, long long lo, long long hi, long long *out);
+
+/* bclpy_int_arg of an optional argument: NULL (not given) is `dflt`. */
+int bclpy_opt_int(PyObject *o, const char *name, long long lo, long long hi, long long dflt,
+                  long long *out);
+
+/* Any int as its low 64 bits, as seeds are taken (PCG's reference, the read
+ * simulator); -1 with TypeError naming it. */
+int bclpy_u64_mask_arg(PyObject *o, const char *name, uint64_t *out);
 
 /* A float argument (an int or float); -1 with TypeError naming it. */
 int bclpy_double_arg(PyObject *o, const char *name, double *out);
@@ -251,6 +275,11 @@ int bclpy_stale(const char *tname, int created);
     .tp_dealloc = (destructor)(dealloc), .tp_flags = Py_TPFLAGS_DEFAULT,         \
     .tp_doc = (doc)
 
+/* The fields of a type made by calling it, Type(...): its methods, its
+ * __init__, and object's generic allocation. */
+#define BCLPY_TYPE_INIT(methods, init)                                           \
+    .tp_methods = (methods), .tp_init = (initproc)(init), .tp_new = PyType_GenericNew
+
 /* ---- lifetime (lifetime_py.c; core: runtime/bcl_lifetime.h) ------------ */
 
 typedef struct bclpy_life {
@@ -270,6 +299,15 @@ void bclpy_life_created(bclpy_life *l);
 /* ... and mark it usable (`live`, BCLPY_CLOSED's field) in this epoch. */
 void bclpy_life_start(int *live, uint64_t *epoch, bclpy_life *l);
 
+/* The end of a collective creation: the core's status st -> -1 with its
+ * exception, else bclpy_life_start and 0. */
+int bclpy_life_started(bcl_status st, int *live, uint64_t *epoch, bclpy_life *l);
+
+/* bclpy_parse_init of a container's __init__, which runs once: -1 with
+ * RuntimeError naming `tname` when `live` says it ran already. */
+int bclpy_init_once(const char *tname, int live, PyObject *args, PyObject *kwds,
+                    const char *const *names, int nreq, int n, PyObject **out);
+
 /* Deallocation of a usable container: bury a malloc'd copy of its core
  * struct (`size` bytes); `fn` frees it once every rank has dropped it. */
 void bclpy_life_drop(const bclpy_life *l, const void *core, size_t size,
@@ -278,6 +316,11 @@ void bclpy_life_drop(const bclpy_life *l, const void *core, size_t size,
  * segments are gone: the caller frees its private memory itself). */
 int bclpy_life_bury(int live, uint64_t epoch, const bclpy_life *l, const void *core,
                     size_t size, bcl_life_free_fn fn);
+/* The deallocation of a container whose core struct holds one private
+ * allocation besides its segments: bclpy_life_bury, or when it was made in
+ * an earlier epoch (its segments are gone) free `stale_private`. */
+void bclpy_life_dealloc(int live, uint64_t epoch, const bclpy_life *l, const void *core,
+                        size_t size, bcl_life_free_fn fn, void *stale_private);
 /* Define `fn`, the bcl_life_free_fn of a buried core struct that `destroy`
  * takes apart (every rank has dropped it; once the runtime is down, destroy
  * frees only private memory). */

@@ -110,15 +110,11 @@ static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
     static const char *const kwlist[] = BCLPY_ARGS_BLOOMFILTER;
     PyObject *n_obj, *fpr_obj = NULL, *kt_obj = NULL;
     PyObject *a_[3];
-    if (bclpy_parse_init("BloomFilter", args, kwds, kwlist, 1, 3, a_) < 0)
+    if (bclpy_init_once("BloomFilter", self->live, args, kwds, kwlist, 1, 3, a_) < 0)
         return -1;
     n_obj = a_[0];
     fpr_obj = a_[1];
     kt_obj = a_[2];
-    if (self->live) {
-        PyErr_SetString(PyExc_RuntimeError, "BloomFilter is already initialised");
-        return -1;
-    }
     uint64_t n;
     double fpr;
     PyObject *default_fpr = NULL, *default_kt = NULL;
@@ -151,11 +147,8 @@ static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
         goto out;
     }
     bcl_status st = bcl_bloom_create(&self->b, n, fpr);
-    if (st != BCL_OK) {
-        bclpy_raise(st);
+    if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
         goto out;
-    }
-    bclpy_life_start(&self->live, &self->epoch, &self->life);
     rc = 0;
 out:
     Py_XDECREF(default_fpr);
@@ -178,9 +171,8 @@ BCLPY_FREE_BURIED(bloom_free_buried, bcl_bloom_destroy)
 static void bloom_dealloc(BloomObject *self)
 {
     /* Peers may still set and test bits in this rank's block: bury it. */
-    if (!bclpy_life_bury(self->live, self->epoch, &self->life, &self->b, sizeof self->b,
-                         bloom_free_buried) && self->live == 1)
-        free(self->b.offsets);      /* stale: its segments are gone */
+    bclpy_life_dealloc(self->live, self->epoch, &self->life, &self->b, sizeof self->b,
+                       bloom_free_buried, self->b.offsets);
     bclpy_elemtype_clear(&self->kt);
     bcl_mp_writer_free(&self->scratch);
     Py_TYPE(self)->tp_free((PyObject *)self);

@@ -14,8 +14,7 @@
 
 static PyObject *init_fn, *hashmap_promise_cls, *queue_promise_cls;
 
-static PyObject *py_configure(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
+static PyObject *py_configure(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_CONFIGURE;
     PyObject *a[3];

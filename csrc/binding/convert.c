@@ -159,3 +159,30 @@ PyObject *bclpy_spec_repr(PyObject *spec)
     }
     return PyObject_Str(spec);
 }
+
+PyObject *bclpy_new_1d(npy_intp n, int type)
+{
+    return PyArray_SimpleNew(1, &n, type);
+}
+
+PyObject *bclpy_shrink(PyObject *arr, npy_intp n)
+{
+    PyArray_Dims dims = { &n, 1 };
+    PyObject *r = PyArray_Resize((PyArrayObject *)arr, &dims, 0, NPY_CORDER);
+    if (!r) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    Py_DECREF(r);             /* PyArray_Resize returns None */
+    return arr;
+}
+
+PyObject *bclpy_pair(PyObject *a, PyObject *b)
+{
+    if (!a || !b) {
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", a, b);
+}

@@ -39,11 +39,8 @@ static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
     static const char *const kwlist[] = BCLPY_ARGS_HASHMAP;
     PyObject *a[BCLPY_NNAMES(kwlist)];
     long long capacity;
-    if (self->live) {
-        PyErr_SetString(PyExc_RuntimeError, "HashMap is already initialised");
-        return -1;
-    }
-    if (bclpy_parse_init("HashMap", args, kwds, kwlist, 1, BCLPY_NNAMES(kwlist), a) < 0)
+    if (bclpy_init_once("HashMap", self->live, args, kwds, kwlist, 1, BCLPY_NNAMES(kwlist),
+                        a) < 0)
         return -1;
     PyObject *cap_o = a[0], *kspec = a[1], *vspec = a[2];
     /* 2^48 buckets is already far past any segment: the bound only keeps
@@ -76,11 +73,8 @@ static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hm_create(&self->m, (uint64_t)capacity, ks, vs, num);
     Py_END_ALLOW_THREADS
-    if (st != BCL_OK) {
-        bclpy_raise(st);
+    if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
         return -1;
-    }
-    bclpy_life_start(&self->live, &self->epoch, &self->life);
     return 0;
 }
 
@@ -91,9 +85,8 @@ BCLPY_FREE_BURIED(hm_free_buried, bcl_hm_destroy)
 static void hm_dealloc(bclpy_HashMap *self)
 {
     /* Peers may still use the table: bury it, never free it here. */
-    if (!bclpy_life_bury(self->live, self->epoch, &self->life, &self->m, sizeof self->m,
-                         hm_free_buried) && self->live == 1)
-        free(self->m.base);         /* stale: its segments are gone */
+    bclpy_life_dealloc(self->live, self->epoch, &self->life, &self->m, sizeof self->m,
+                       hm_free_buried, self->m.base);
     bclpy_elemtype_clear(&self->kt);
     bclpy_elemtype_clear(&self->vt);
     bcl_mp_writer_free(&self->kw);
@@ -152,6 +145,15 @@ static int do_find(bclpy_HashMap *self, PyObject *key, int promise, PyObject **v
     return *value ? 1 : -1;
 }
 
+/* find()'s and get()'s answer to do_find's r: the value found, else `dflt`
+ * (None when not given). */
+static PyObject *found_or(int r, PyObject *v, PyObject *dflt)
+{
+    if (r)
+        return r < 0 ? NULL : v;
+    return Py_NewRef(dflt ? dflt : Py_None);
+}
+
 static PyObject *hm_find(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_HM_FIND;
@@ -162,13 +164,7 @@ static PyObject *hm_find(bclpy_HashMap *self, BCLPY_FASTARGS)
         bclpy_hm_promise(a[2], &promise) < 0)
         return NULL;
     int r = do_find(self, a[0], promise, &v);
-    if (r < 0)
-        return NULL;
-    if (r)
-        return v;
-    v = a[1] ? a[1] : Py_None;
-    Py_INCREF(v);
-    return v;
+    return found_or(r, v, a[1]);
 }
 
 static PyObject *hm_get(bclpy_HashMap *self, BCLPY_FASTARGS)
@@ -179,13 +175,7 @@ static PyObject *hm_get(bclpy_HashMap *self, BCLPY_FASTARGS)
         return NULL;
     HM_LIVE_OR(self, NULL);
     int r = do_find(self, a[0], 0, &v);
-    if (r < 0)
-        return NULL;
-    if (r)
-        return v;
-    v = a[1] ? a[1] : Py_None;
-    Py_INCREF(v);
-    return v;
+    return found_or(r, v, a[1]);
 }
 
 static PyObject *hm_subscript(bclpy_HashMap *self, PyObject *key)

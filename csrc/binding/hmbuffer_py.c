@@ -25,11 +25,8 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     static const char *const kwlist[] = BCLPY_ARGS_HMBUFFER;
     PyObject *a[BCLPY_NNAMES(kwlist)];
     long long qs, ms;
-    if (self->live) {
-        PyErr_SetString(PyExc_RuntimeError, "HashMapBuffer is already initialised");
-        return -1;
-    }
-    if (bclpy_parse_init("HashMapBuffer", args, kwds, kwlist, 3, BCLPY_NNAMES(kwlist), a) < 0)
+    if (bclpy_init_once("HashMapBuffer", self->live, args, kwds, kwlist, 3,
+                        BCLPY_NNAMES(kwlist), a) < 0)
         return -1;
     PyObject *map = a[0], *qs_obj = a[1], *ms_obj = a[2];
     if (!PyObject_TypeCheck(map, &bclpy_HashMapType)) {
@@ -57,14 +54,11 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     st = var ? bcl_hmvbuf_create(&self->v, &hm->m, (size_t)qs, (size_t)ms)
              : bcl_hmbuf_create(&self->b, &hm->m, (size_t)qs, (size_t)ms);
     Py_END_ALLOW_THREADS
-    if (st != BCL_OK) {
-        bclpy_raise(st);
+    if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
         return -1;
-    }
     Py_INCREF(map);
     self->map = hm;
     self->var = var;
-    bclpy_life_start(&self->live, &self->epoch, &self->life);
     return 0;
 }
 

@@ -15,42 +15,24 @@
 
 #define DEFAULT_MAX_KEY (1LL << 28)     /* ISx's MAX_KEY_VAL */
 
-static int u64_arg(PyObject *o, const char *name, uint64_t *out)
-{
-    PyObject *i = bclpy_index(o, name);
-    if (!i)
-        return -1;
-    /* any int: its low 64 bits, as PCG's reference takes a seed */
-    *out = PyLong_AsUnsignedLongLongMask(i);
-    Py_DECREF(i);
-    return 0;
-}
-
-/* A new 1-d array of n elements of `type`. */
-static PyObject *new_arr(long long n, int type)
-{
-    npy_intp dn = (npy_intp)n;
-    return PyArray_SimpleNew(1, &dn, type);
-}
-
 /* An int32 key array, converted without loss. */
 static PyArrayObject *keys_arg(PyObject *o)
 {
     return (PyArrayObject *)PyArray_FROMANY(o, NPY_INT32, 1, 1, NPY_ARRAY_IN_ARRAY);
 }
 
-static PyObject *py_pcg32_outputs(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames)
+static PyObject *py_pcg32_outputs(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_PCG32_OUTPUTS;
     PyObject *a[BCLPY_NNAMES(names)];
     uint64_t initstate, initseq;
     long long n;
     if (bclpy_parse("pcg32_outputs", args, nargs, kwnames, names, 3, 3, a) < 0 ||
-        u64_arg(a[0], "initstate", &initstate) < 0 || u64_arg(a[1], "initseq", &initseq) < 0 ||
+        bclpy_u64_mask_arg(a[0], "initstate", &initstate) < 0 ||
+        bclpy_u64_mask_arg(a[1], "initseq", &initseq) < 0 ||
         bclpy_int_arg(a[2], "n", 0, PY_SSIZE_T_MAX, &n) < 0)
         return NULL;
-    PyObject *out = new_arr(n, NPY_UINT32);
+    PyObject *out = bclpy_new_1d(n, NPY_UINT32);
     if (!out)
         return NULL;
     bcl_pcg32 rng;
@@ -61,15 +43,10 @@ static PyObject *py_pcg32_outputs(PyObject *self, PyObject *const *args, Py_ssiz
 
 static int max_key_arg(PyObject *o, long long *out)
 {
-    if (!o) {
-        *out = DEFAULT_MAX_KEY;
-        return 0;
-    }
-    return bclpy_int_arg(o, "max_key", 1, INT32_MAX, out);
+    return bclpy_opt_int(o, "max_key", 1, INT32_MAX, DEFAULT_MAX_KEY, out);
 }
 
-static PyObject *py_isx_keys(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+static PyObject *py_isx_keys(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_ISX_KEYS;
     PyObject *a[BCLPY_NNAMES(names)];
@@ -78,7 +55,7 @@ static PyObject *py_isx_keys(PyObject *self, PyObject *const *args, Py_ssize_t n
         bclpy_int_arg(a[0], "rank", LLONG_MIN, LLONG_MAX, &rank) < 0 ||
         bclpy_int_arg(a[1], "n", 0, PY_SSIZE_T_MAX, &n) < 0 || max_key_arg(a[2], &max_key) < 0)
         return NULL;
-    PyObject *out = new_arr(n, NPY_INT32);
+    PyObject *out = bclpy_new_1d(n, NPY_INT32);
     if (!out)
         return NULL;
     bcl_pcg32 rng;
@@ -111,8 +88,7 @@ static int IsxKeyGen_init(IsxKeyGen *self, PyObject *args, PyObject *kw)
     return 0;
 }
 
-static PyObject *IsxKeyGen_take(IsxKeyGen *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+static PyObject *IsxKeyGen_take(IsxKeyGen *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_IKG_TAKE;
     PyObject *a[BCLPY_NNAMES(names)];
@@ -120,7 +96,7 @@ static PyObject *IsxKeyGen_take(IsxKeyGen *self, PyObject *const *args, Py_ssize
     if (bclpy_parse("take", args, nargs, kwnames, names, 1, 1, a) < 0 ||
         bclpy_int_arg(a[0], "n", 0, PY_SSIZE_T_MAX, &n) < 0)
         return NULL;
-    PyObject *out = new_arr(n, NPY_INT32);
+    PyObject *out = bclpy_new_1d(n, NPY_INT32);
     if (out)
         bcl_isx_keys(&self->rng, self->bound, PyArray_DATA((PyArrayObject *)out), (size_t)n);
     return out;
@@ -134,15 +110,12 @@ static PyMethodDef IsxKeyGen_methods[] = {
 PyTypeObject bclpy_IsxKeyGenType = {
     BCLPY_TYPE_HEAD("pybcl._core.IsxKeyGen", IsxKeyGen, NULL,
                     BCLPY_DOC_ISXKEYGEN),
-    .tp_methods = IsxKeyGen_methods,
-    .tp_init = (initproc)IsxKeyGen_init,
-    .tp_new = PyType_GenericNew,
+    BCLPY_TYPE_INIT(IsxKeyGen_methods, IsxKeyGen_init),
 };
 
 /* ---- the exchange's grouping and the owner's count -------------------------- */
 
-static PyObject *py_isx_bucketize(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames)
+static PyObject *py_isx_bucketize(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_ISX_BUCKETIZE;
     PyObject *a[BCLPY_NNAMES(names)];
@@ -161,24 +134,20 @@ static PyObject *py_isx_bucketize(PyObject *self, PyObject *const *args, Py_ssiz
     if (bad < n)
         PyErr_Format(PyExc_ValueError, "isx_bucketize: key %d is outside "
                      "[0, width * nbuckets)", keys[bad]);
-    else if ((out = new_arr((long long)n, NPY_INT32)) && (cnt = new_arr(nb, NPY_INT64))) {
+    else if ((out = bclpy_new_1d((npy_intp)n, NPY_INT32)) &&
+             (cnt = bclpy_new_1d(nb, NPY_INT64))) {
         Py_BEGIN_ALLOW_THREADS
         bcl_isx_bucketize(keys, n, (uint32_t)width, (int)nb, PyArray_DATA((PyArrayObject *)out),
                           PyArray_DATA((PyArrayObject *)cnt));
         Py_END_ALLOW_THREADS
     }
     Py_DECREF(in);
-    if (!cnt) {
-        Py_XDECREF(out);
-        return NULL;
-    }
-    return Py_BuildValue("(NN)", out, cnt);
+    return bclpy_pair(out, cnt);
 }
 
 /* ISx's count_local_keys; the histogram is allocated per call, as the
  * reference's is. */
-static PyObject *py_isx_count(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
+static PyObject *py_isx_count(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_ISX_COUNT;
     PyObject *a[BCLPY_NNAMES(names)];

@@ -28,22 +28,11 @@
 
 /* ---- argument and result conversion --------------------------------------- */
 
-/* An optional int argument (NULL: `dflt`) in [lo, hi]. */
-static int opt_int(PyObject *o, const char *name, long long lo, long long hi, long long dflt,
-                   long long *out)
-{
-    if (!o) {
-        *out = dflt;
-        return 0;
-    }
-    return bclpy_int_arg(o, name, lo, hi, out);
-}
-
 /* A C int argument (the kernels check the value's range and name it). */
 static int c_int(PyObject *o, const char *name, int dflt, int *out)
 {
     long long v;
-    if (opt_int(o, name, INT_MIN, INT_MAX, dflt, &v) < 0)
+    if (bclpy_opt_int(o, name, INT_MIN, INT_MAX, dflt, &v) < 0)
         return -1;
     *out = (int)v;
     return 0;
@@ -68,24 +57,6 @@ static int fmt_arg(PyObject *o, const char *fn, int none_ok, bcl_seqfmt *out)
     return 0;
 }
 
-static PyObject *new_u64(npy_intp n)
-{
-    return PyArray_SimpleNew(1, &n, NPY_UINT64);
-}
-
-/* Shrink a 1-d array we own to its first n elements (one realloc). */
-static PyObject *shrink(PyObject *arr, npy_intp n)
-{
-    PyArray_Dims dims = { &n, 1 };
-    PyObject *r = PyArray_Resize((PyArrayObject *)arr, &dims, 0, NPY_CORDER);
-    if (!r) {
-        Py_DECREF(arr);
-        return NULL;
-    }
-    Py_DECREF(r);             /* PyArray_Resize returns None */
-    return arr;
-}
-
 /* A uint64 k-mer array: another dtype is a TypeError, not a silent cast
  * (a float array of codes has lost bits already). */
 static PyArrayObject *u64_input(PyObject *obj, const char *fn)
@@ -96,17 +67,6 @@ static PyArrayObject *u64_input(PyObject *obj, const char *fn)
         return NULL;
     }
     return (PyArrayObject *)PyArray_FROMANY(obj, NPY_UINT64, 1, 1, NPY_ARRAY_IN_ARRAY);
-}
-
-/* (a, b) as a new tuple, or NULL releasing both when either is missing. */
-static PyObject *pair(PyObject *a, PyObject *b)
-{
-    if (!a || !b) {
-        Py_XDECREF(a);
-        Py_XDECREF(b);
-        return NULL;
-    }
-    return Py_BuildValue("(NN)", a, b);
 }
 
 /* ---- KmerReader ---------------------------------------------------------- */
@@ -152,8 +112,8 @@ static int gz_entry_arg(PyObject *o, bcl_kreader_range *rg)
 static int range_args(PyObject *const *a, long long chunk, bcl_kreader_range *rg)
 {
     long long start, end;
-    if (opt_int(a[7], "start", LLONG_MIN, LLONG_MAX, 0, &start) < 0 ||
-        opt_int(a[8], "end", LLONG_MIN, LLONG_MAX, -1, &end) < 0 ||
+    if (bclpy_opt_int(a[7], "start", LLONG_MIN, LLONG_MAX, 0, &start) < 0 ||
+        bclpy_opt_int(a[8], "end", LLONG_MIN, LLONG_MAX, -1, &end) < 0 ||
         fmt_arg(a[9], "KmerReader", 1, &rg->fmt) < 0 || gz_entry_arg(a[10], rg) < 0)
         return -1;
     if (chunk < 1 || start < 0 || (end >= 0 && end < start) ||
@@ -177,7 +137,7 @@ static int KmerReader_init(KmerReader *self, PyObject *args, PyObject *kw)
     if (bclpy_parse_init("KmerReader", args, kw, names, 2, BCLPY_NNAMES(names), a) < 0 ||
         c_int(a[1], "k", 0, &k) < 0 || c_int(a[2], "rank", 0, &rank) < 0 ||
         c_int(a[3], "nprocs", 1, &nprocs) < 0 ||
-        opt_int(a[4], "chunk_bytes", LLONG_MIN, PY_SSIZE_T_MAX, 4 << 20, &chunk) < 0 ||
+        bclpy_opt_int(a[4], "chunk_bytes", LLONG_MIN, PY_SSIZE_T_MAX, 4 << 20, &chunk) < 0 ||
         c_int(a[5], "block_shift", BCL_KMER_DEFAULT_BLOCK_SHIFT, &shift) < 0 ||
         (hll = a[6] ? PyObject_IsTrue(a[6]) : 0) < 0 || range_args(a, chunk, &rg) < 0 ||
         !PyUnicode_FSConverter(a[0], &path))
@@ -204,7 +164,7 @@ static PyObject *KmerReader_next(KmerReader *self)
 {
     if (!self->r.open || self->r.done)
         return NULL;                                   /* StopIteration */
-    PyObject *arr = new_u64((npy_intp)self->r.chunk);
+    PyObject *arr = bclpy_new_1d((npy_intp)self->r.chunk, NPY_UINT64);
     if (!arr)
         return NULL;
     size_t nout, got;
@@ -218,7 +178,7 @@ static PyObject *KmerReader_next(KmerReader *self)
             PyErr_SetString(PyExc_ValueError, bcl_last_error());
         return NULL;
     }
-    return shrink(arr, (npy_intp)nout);
+    return bclpy_shrink(arr, (npy_intp)nout);
 }
 
 static PyObject *KmerReader_close(KmerReader *self, PyObject *noargs)
@@ -242,8 +202,7 @@ static PyObject *KmerReader_stats(KmerReader *self, PyObject *noargs)
 
 static PyObject *KmerReader_hll(KmerReader *self, PyObject *noargs)
 {
-    npy_intp n = BCL_HLL_REGS;
-    PyObject *a = PyArray_SimpleNew(1, &n, NPY_UINT8);
+    PyObject *a = bclpy_new_1d(BCL_HLL_REGS, NPY_UINT8);
     if (a)
         memcpy(PyArray_DATA((PyArrayObject *)a), self->r.hll, BCL_HLL_REGS);
     return a;
@@ -261,9 +220,7 @@ PyTypeObject bclpy_KmerReaderType = {
                     BCLPY_DOC_KMERREADER),
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)KmerReader_next,
-    .tp_methods = KmerReader_methods,
-    .tp_init = (initproc)KmerReader_init,
-    .tp_new = PyType_GenericNew,
+    BCLPY_TYPE_INIT(KmerReader_methods, KmerReader_init),
 };
 
 /* ---- KmerTable ----------------------------------------------------------- */
@@ -287,8 +244,8 @@ static int KmerTable_init(KmerTable *self, PyObject *args, PyObject *kw)
     PyObject *a[BCLPY_NNAMES(names)];
     long long cap, bloom;
     if (bclpy_parse_init("KmerTable", args, kw, names, 0, BCLPY_NNAMES(names), a) < 0 ||
-        opt_int(a[0], "capacity", LLONG_MIN, LLONG_MAX, 0, &cap) < 0 ||
-        opt_int(a[1], "bloom_bits", LLONG_MIN, LLONG_MAX, 0, &bloom) < 0)
+        bclpy_opt_int(a[0], "capacity", LLONG_MIN, LLONG_MAX, 0, &cap) < 0 ||
+        bclpy_opt_int(a[1], "bloom_bits", LLONG_MIN, LLONG_MAX, 0, &bloom) < 0)
         return -1;
     if (cap < 0 || bloom < 0 || cap > (1LL << 40) || bloom > (1LL << 44)) {
         PyErr_Format(PyExc_ValueError, "KmerTable: capacity must be in [0, 2**40] and "
@@ -310,8 +267,7 @@ static int KmerTable_init(KmerTable *self, PyObject *args, PyObject *kw)
 
 /* The k-mers argument of add / count_known, counted by `fn` with the GIL
  * released. */
-static PyObject *table_feed(KmerTable *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames, const char *name,
+static PyObject *table_feed(KmerTable *self, BCLPY_FASTARGS, const char *name,
                             bcl_status (*fn)(bcl_kcount *, const uint64_t *, size_t))
 {
     static const char *const names[] = BCLPY_ARGS_KT_ADD;
@@ -341,8 +297,7 @@ static PyObject *table_feed(KmerTable *self, PyObject *const *args, Py_ssize_t n
     Py_RETURN_NONE;
 }
 
-static PyObject *KmerTable_add(KmerTable *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+static PyObject *KmerTable_add(KmerTable *self, BCLPY_FASTARGS)
 {
     return table_feed(self, args, nargs, kwnames, "KmerTable.add", bcl_kcount_add);
 }
@@ -353,8 +308,7 @@ static bcl_status count_known(bcl_kcount *t, const uint64_t *kmers, size_t n)
     return BCL_OK;
 }
 
-static PyObject *KmerTable_count_known(KmerTable *self, PyObject *const *args,
-                                       Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *KmerTable_count_known(KmerTable *self, BCLPY_FASTARGS)
 {
     return table_feed(self, args, nargs, kwnames, "KmerTable.count_known", count_known);
 }
@@ -372,15 +326,15 @@ static PyObject *KmerTable_restart_counts(KmerTable *self, PyObject *noargs)
 static PyObject *KmerTable_items(KmerTable *self, PyObject *noargs)
 {
     npy_intp n = self->live ? (npy_intp)self->t.used : 0;
-    PyObject *ka = new_u64(n);
-    PyObject *ca = ka ? PyArray_SimpleNew(1, &n, NPY_INT64) : NULL;
+    PyObject *ka = bclpy_new_1d(n, NPY_UINT64);
+    PyObject *ca = ka ? bclpy_new_1d(n, NPY_INT64) : NULL;
     if (ca && n) {
         Py_BEGIN_ALLOW_THREADS
         bcl_kcount_export(&self->t, PyArray_DATA((PyArrayObject *)ka),
                           PyArray_DATA((PyArrayObject *)ca));
         Py_END_ALLOW_THREADS
     }
-    return pair(ka, ca);
+    return bclpy_pair(ka, ca);
 }
 
 static PyObject *KmerTable_histogram(KmerTable *self, PyObject *noargs)
@@ -400,14 +354,13 @@ static PyObject *KmerTable_histogram(KmerTable *self, PyObject *noargs)
             Py_END_ALLOW_THREADS
         }
         if ((npy_intp)top < len)
-            return shrink(h, (npy_intp)top + 1);
+            return bclpy_shrink(h, (npy_intp)top + 1);
         Py_DECREF(h);
         len = (npy_intp)top + 1;
     }
 }
 
-static PyObject *KmerTable_top(KmerTable *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+static PyObject *KmerTable_top(KmerTable *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_KT_TOP;
     PyObject *a[BCLPY_NNAMES(names)];
@@ -416,10 +369,10 @@ static PyObject *KmerTable_top(KmerTable *self, PyObject *const *args, Py_ssize_
         bclpy_int_arg(a[0], "n", 0, 1 << 20, &n) < 0)
         return NULL;
     npy_intp dn = (npy_intp)n;
-    PyObject *ka = new_u64(dn);
-    PyObject *ca = ka ? PyArray_SimpleNew(1, &dn, NPY_INT64) : NULL;
+    PyObject *ka = bclpy_new_1d(dn, NPY_UINT64);
+    PyObject *ca = ka ? bclpy_new_1d(dn, NPY_INT64) : NULL;
     if (!ca)
-        return pair(ka, ca);
+        return bclpy_pair(ka, ca);
     size_t got = 0;
     if (self->live) {
         Py_BEGIN_ALLOW_THREADS
@@ -427,9 +380,9 @@ static PyObject *KmerTable_top(KmerTable *self, PyObject *const *args, Py_ssize_
                              PyArray_DATA((PyArrayObject *)ca));
         Py_END_ALLOW_THREADS
     }
-    ka = shrink(ka, (npy_intp)got);
-    ca = ka ? shrink(ca, (npy_intp)got) : (Py_DECREF(ca), NULL);
-    return pair(ka, ca);
+    ka = bclpy_shrink(ka, (npy_intp)got);
+    ca = ka ? bclpy_shrink(ca, (npy_intp)got) : (Py_DECREF(ca), NULL);
+    return bclpy_pair(ka, ca);
 }
 
 static PyObject *KmerTable_stats(KmerTable *self, PyObject *noargs)
@@ -468,15 +421,12 @@ static PyMethodDef KmerTable_methods[] = {
 PyTypeObject bclpy_KmerTableType = {
     BCLPY_TYPE_HEAD("pybcl._core.KmerTable", KmerTable, KmerTable_dealloc,
                     BCLPY_DOC_KMERTABLE),
-    .tp_methods = KmerTable_methods,
-    .tp_init = (initproc)KmerTable_init,
-    .tp_new = PyType_GenericNew,
+    BCLPY_TYPE_INIT(KmerTable_methods, KmerTable_init),
 };
 
 /* ---- functions: splitting and reading the input ---------------------------- */
 
-static PyObject *py_kmer_partition(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kwnames)
+static PyObject *py_kmer_partition(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_KMER_PARTITION;
     PyObject *a[BCLPY_NNAMES(names)];
@@ -488,8 +438,8 @@ static PyObject *py_kmer_partition(PyObject *self, PyObject *const *args, Py_ssi
     if (!in)
         return NULL;
     npy_intp n = PyArray_SIZE(in), dp = (npy_intp)P;
-    PyObject *out = new_u64(n);
-    PyObject *cnt = out ? PyArray_SimpleNew(1, &dp, NPY_INT64) : NULL;
+    PyObject *out = bclpy_new_1d(n, NPY_UINT64);
+    PyObject *cnt = out ? bclpy_new_1d(dp, NPY_INT64) : NULL;
     if (cnt) {
         Py_BEGIN_ALLOW_THREADS
         bcl_kcount_partition(PyArray_DATA(in), (size_t)n, (int)P,
@@ -498,11 +448,10 @@ static PyObject *py_kmer_partition(PyObject *self, PyObject *const *args, Py_ssi
         Py_END_ALLOW_THREADS
     }
     Py_DECREF(in);
-    return pair(out, cnt);
+    return bclpy_pair(out, cnt);
 }
 
-static PyObject *py_seq_resync(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+static PyObject *py_seq_resync(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_SEQ_RESYNC;
     PyObject *a[BCLPY_NNAMES(names)], *path = NULL;
@@ -527,14 +476,13 @@ static PyObject *py_seq_resync(PyObject *self, PyObject *const *args, Py_ssize_t
 /* A copy of n uint64 values as a new array. */
 static PyObject *u64_copy(const uint64_t *src, npy_intp n)
 {
-    PyObject *a = new_u64(n);
+    PyObject *a = bclpy_new_1d(n, NPY_UINT64);
     if (a)
         memcpy(PyArray_DATA((PyArrayObject *)a), src, (size_t)n * sizeof(uint64_t));
     return a;
 }
 
-static PyObject *py_bgzf_blocks(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+static PyObject *py_bgzf_blocks(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_BGZF_BLOCKS;
     PyObject *a[BCLPY_NNAMES(names)], *path = NULL;
@@ -555,11 +503,10 @@ static PyObject *py_bgzf_blocks(PyObject *self, PyObject *const *args, Py_ssize_
     npy_intp n = (npy_intp)m.nblocks + 1;          /* the block starts and the ends */
     PyObject *c = u64_copy(m.coff, n), *u = c ? u64_copy(m.uoff, n) : NULL;
     bcl_bgzf_free(&m);
-    return pair(c, u);
+    return bclpy_pair(c, u);
 }
 
-static PyObject *py_kmers_from_bytes(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                     PyObject *kwnames)
+static PyObject *py_kmers_from_bytes(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_KMERS_FROM_BYTES;
     PyObject *a[BCLPY_NNAMES(names)];
@@ -569,7 +516,7 @@ static PyObject *py_kmers_from_bytes(PyObject *self, PyObject *const *args, Py_s
                     BCLPY_NNAMES(names), a) < 0 ||
         c_int(a[1], "k", 0, &k) < 0 || c_int(a[2], "rank", 0, &rank) < 0 ||
         c_int(a[3], "nprocs", 1, &nprocs) < 0 ||
-        opt_int(a[4], "chunk", LLONG_MIN, LLONG_MAX, 0, &chunk) < 0 ||
+        bclpy_opt_int(a[4], "chunk", LLONG_MIN, LLONG_MAX, 0, &chunk) < 0 ||
         c_int(a[5], "block_shift", BCL_KMER_DEFAULT_BLOCK_SHIFT, &shift) < 0)
         return NULL;
     bcl_kmer_parser p;
@@ -579,7 +526,8 @@ static PyObject *py_kmers_from_bytes(PyObject *self, PyObject *const *args, Py_s
     Py_buffer view;
     if (PyObject_GetBuffer(a[0], &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    PyObject *arr = new_u64((npy_intp)view.len);      /* a byte ends at most one k-mer */
+    /* a byte ends at most one k-mer */
+    PyObject *arr = bclpy_new_1d((npy_intp)view.len, NPY_UINT64);
     size_t total = 0;
     if (arr) {
         Py_BEGIN_ALLOW_THREADS
@@ -595,7 +543,7 @@ static PyObject *py_kmers_from_bytes(PyObject *self, PyObject *const *args, Py_s
         Py_DECREF(arr);
         return bclpy_raise(st);
     }
-    return shrink(arr, (npy_intp)total);
+    return bclpy_shrink(arr, (npy_intp)total);
 }
 
 /* ---- functions: codes, sketches and output --------------------------------- */
@@ -610,8 +558,7 @@ static int k_arg(PyObject *o, int *k)
     return 0;
 }
 
-static PyObject *py_kmer_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+static PyObject *py_kmer_encode(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_KMER_ENCODE;
     PyObject *a[BCLPY_NNAMES(names)];
@@ -633,8 +580,7 @@ static PyObject *py_kmer_encode(PyObject *self, PyObject *const *args, Py_ssize_
     return PyLong_FromUnsignedLongLong(v);
 }
 
-static PyObject *py_kmer_decode(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+static PyObject *py_kmer_decode(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_KMER_DECODE;
     PyObject *a[BCLPY_NNAMES(names)];
@@ -660,8 +606,7 @@ static PyObject *py_kmer_decode(PyObject *self, PyObject *const *args, Py_ssize_
     return out;
 }
 
-static PyObject *py_hll_estimate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
+static PyObject *py_hll_estimate(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_HLL_ESTIMATE;
     PyObject *a[BCLPY_NNAMES(names)];
@@ -681,8 +626,7 @@ static PyObject *py_hll_estimate(PyObject *self, PyObject *const *args, Py_ssize
     return PyFloat_FromDouble(e);
 }
 
-static PyObject *py_hll_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
+static PyObject *py_hll_add(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_HLL_ADD;
     PyObject *a[BCLPY_NNAMES(names)];
@@ -734,8 +678,7 @@ static size_t tsv_fill(void *ctx, char *out)
     return bcl_kmer_tsv(j->kmers, j->counts, j->n, j->k, out);
 }
 
-static PyObject *py_kmer_tsv(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+static PyObject *py_kmer_tsv(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_KMER_TSV;
     PyObject *a[BCLPY_NNAMES(names)];
@@ -774,21 +717,17 @@ static size_t sim_fill(void *ctx, char *out)
                               (size_t)j->length, j->err, j->seed, out);
 }
 
-static PyObject *py_simulate_reads(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kwnames)
+static PyObject *py_simulate_reads(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_SIMULATE_READS;
-    PyObject *a[BCLPY_NNAMES(names)], *seed_i = NULL;
-    sim_job j;
+    PyObject *a[BCLPY_NNAMES(names)];
+    sim_job j = { .seed = 1 };
     if (bclpy_parse("simulate_reads", args, nargs, kwnames, names, 4, 5, a) < 0 ||
         bclpy_int_arg(a[1], "n_reads", LLONG_MIN, LLONG_MAX, &j.n_reads) < 0 ||
         bclpy_int_arg(a[2], "length", LLONG_MIN, LLONG_MAX, &j.length) < 0 ||
         ((j.err = PyFloat_AsDouble(a[3])) == -1.0 && PyErr_Occurred()) ||
-        (a[4] && !(seed_i = bclpy_index(a[4], "seed"))))
+        (a[4] && bclpy_u64_mask_arg(a[4], "seed", &j.seed) < 0))
         return NULL;
-    /* any int is a seed: its low 64 bits, as the demo has always used them */
-    j.seed = seed_i ? PyLong_AsUnsignedLongLongMask(seed_i) : 1;
-    Py_XDECREF(seed_i);
     if (PyObject_GetBuffer(a[0], &j.g, PyBUF_SIMPLE) < 0)
         return NULL;
     PyObject *res = NULL;

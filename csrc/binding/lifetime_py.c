@@ -25,6 +25,33 @@ void bclpy_life_start(int *live, uint64_t *epoch, bclpy_life *l)
     bclpy_life_created(l);
 }
 
+int bclpy_life_started(bcl_status st, int *live, uint64_t *epoch, bclpy_life *l)
+{
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        return -1;
+    }
+    bclpy_life_start(live, epoch, l);
+    return 0;
+}
+
+int bclpy_init_once(const char *tname, int live, PyObject *args, PyObject *kwds,
+                    const char *const *names, int nreq, int n, PyObject **out)
+{
+    if (live) {
+        PyErr_Format(PyExc_RuntimeError, "%s is already initialised", tname);
+        return -1;
+    }
+    return bclpy_parse_init(tname, args, kwds, names, nreq, n, out);
+}
+
+void bclpy_life_dealloc(int live, uint64_t epoch, const bclpy_life *l, const void *core,
+                        size_t size, bcl_life_free_fn fn, void *stale_private)
+{
+    if (!bclpy_life_bury(live, epoch, l, core, size, fn) && live == 1)
+        free(stale_private);        /* stale: its segments are gone */
+}
+
 int bclpy_life_bury(int live, uint64_t epoch, const bclpy_life *l, const void *core,
                     size_t size, bcl_life_free_fn fn)
 {

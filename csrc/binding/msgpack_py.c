@@ -38,12 +38,7 @@ static int pack_fail(bcl_status st)
     return -1;
 }
 
-#define PACK_TRY(call)                                                        \
-    do {                                                                      \
-        bcl_status st_ = (call);                                              \
-        if (st_ != BCL_OK)                                                    \
-            return pack_fail(st_);                                            \
-    } while (0)
+#define PACK_TRY(call) BCLPY_TRY(call, pack_fail)
 
 /* Replace the pending exception with one naming the value (error path only,
  * so a method call is fine; huge ints are not printed, their repr may be

@@ -86,6 +86,20 @@ static int queue_args(QueueObject *self, PyObject *const *args, Py_ssize_t nargs
     return promise_bits(p, promise) < 0 ? -1 : usable(self);
 }
 
+/* Define the method `fn`, pybcl name `fname`: its arguments (the one named
+ * `argname`, NULL: none, and promise) parsed by queue_args, then
+ * `body(self, arg, promise)`. */
+#define QUEUE_METHOD(fn, fname, argname, body)                                   \
+    static PyObject *fn(QueueObject *self, BCLPY_FASTARGS)                       \
+    {                                                                            \
+        PyObject *arg_;                                                          \
+        unsigned promise_;                                                       \
+        if (queue_args(self, args, nargs, kwnames, (fname), (argname), &arg_,    \
+                       &promise_) < 0)                                           \
+            return NULL;                                                         \
+        return body(self, arg_, promise_);                                       \
+    }
+
 /* An int argument of a collective call; -1 (with the exception saved for
  * later) when it does not convert, so the call can still take part. */
 static long long collective_int(PyObject *o, const char *argname, PyObject **exc)
@@ -272,13 +286,8 @@ static PyObject *push_values(QueueObject *self, const size_t *lens, size_t n,
     return st != BCL_OK ? bclpy_raise(st) : PyBool_FromLong(pushed);
 }
 
-static PyObject *q_push(QueueObject *self, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames)
+static PyObject *push_one(QueueObject *self, PyObject *value, unsigned promise)
 {
-    PyObject *value;
-    unsigned promise;
-    if (queue_args(self, args, nargs, kwnames, "push", "value", &value, &promise) < 0)
-        return NULL;
     if (self->et.kind != BCLPY_FIXED) {
         bcl_mp_writer_reset(&self->w);
         if (bclpy_elem_serialize(&self->et, value, &self->w, "value") < 0)
@@ -297,6 +306,8 @@ static PyObject *q_push(QueueObject *self, PyObject *const *args, Py_ssize_t nar
         PyMem_Free(slot);
     return r;
 }
+
+QUEUE_METHOD(q_push, "push", "value", push_one)
 
 /* Fixed dtypes: any array-like converted to a contiguous 1-D array of the
  * dtype (no copy when it already is one), pushed as one block. */
@@ -350,16 +361,13 @@ out:
     return r;
 }
 
-static PyObject *q_push_many(QueueObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+static PyObject *push_many(QueueObject *self, PyObject *values, unsigned promise)
 {
-    PyObject *values;
-    unsigned promise;
-    if (queue_args(self, args, nargs, kwnames, "push_many", "values", &values, &promise) < 0)
-        return NULL;
     return self->et.kind == BCLPY_FIXED ? push_many_fixed(self, values, promise)
                                         : push_many_var(self, values, promise);
 }
+
+QUEUE_METHOD(q_push_many, "push_many", "values", push_many)
 
 static PyObject *raise_empty(void)
 {
@@ -412,15 +420,12 @@ static PyObject *pop_one(QueueObject *self, unsigned promise, int local)
     return r;
 }
 
-static PyObject *q_pop(QueueObject *self, PyObject *const *args, Py_ssize_t nargs,
-                       PyObject *kwnames)
+static PyObject *pop_shared(QueueObject *self, PyObject *unused, unsigned promise)
 {
-    PyObject *unused;
-    unsigned promise;
-    if (queue_args(self, args, nargs, kwnames, "pop", NULL, &unused, &promise) < 0)
-        return NULL;
     return pop_one(self, promise, 0);
 }
+
+QUEUE_METHOD(q_pop, "pop", NULL, pop_shared)
 
 static PyObject *q_local_nonatomic_pop(QueueObject *self, PyObject *noargs)
 {
@@ -442,17 +447,7 @@ static PyObject *pop_many_fixed(QueueObject *self, size_t n, unsigned promise)
         Py_DECREF(a);
         return bclpy_raise(st);
     }
-    if (got < n) {
-        PyArray_Dims d = { &dim, 1 };
-        dim = (npy_intp)got;
-        PyObject *r = PyArray_Resize(a, &d, 0, NPY_CORDER);
-        if (!r) {
-            Py_DECREF(a);
-            return NULL;
-        }
-        Py_DECREF(r);
-    }
-    return (PyObject *)a;
+    return got < n ? bclpy_shrink((PyObject *)a, (npy_intp)got) : (PyObject *)a;
 }
 
 static PyObject *pop_many_var(QueueObject *self, size_t n, unsigned promise)
@@ -478,13 +473,8 @@ static PyObject *pop_many_var(QueueObject *self, size_t n, unsigned promise)
     return list;
 }
 
-static PyObject *q_pop_many(QueueObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
+static PyObject *pop_many(QueueObject *self, PyObject *n_o, unsigned promise)
 {
-    PyObject *n_o;
-    unsigned promise;
-    if (queue_args(self, args, nargs, kwnames, "pop_many", "n", &n_o, &promise) < 0)
-        return NULL;
     if (!PyIndex_Check(n_o) || PyBool_Check(n_o))
         return PyErr_Format(PyExc_TypeError, "n must be an int, not %.100s",
                             Py_TYPE(n_o)->tp_name);
@@ -499,6 +489,8 @@ static PyObject *q_pop_many(QueueObject *self, PyObject *const *args, Py_ssize_t
     return self->et.kind == BCLPY_FIXED ? pop_many_fixed(self, k, promise)
                                         : pop_many_var(self, k, promise);
 }
+
+QUEUE_METHOD(q_pop_many, "pop_many", "n", pop_many)
 
 /* ---- host-only view, size, collectives --------------------------------- */
 
@@ -542,38 +534,42 @@ static PySequenceMethods queue_as_sequence = {
     .sq_length = (lenfunc)q_len,
 };
 
-static PyObject *q_resize(QueueObject *self, BCLPY_FASTARGS)
+/* resize() and migrate(): a collective change by one int argument; a rank
+ * whose argument does not convert passes -1, so every rank learns of it. */
+static PyObject *collective_change(QueueObject *self, const char *fname, const char *argname,
+                                   BCLPY_FASTARGS,
+                                   bcl_status (*change)(bcl_queue *, long long))
 {
     PyObject *arg;
-    if (bclpy_parse1("resize", args, nargs, kwnames, "new_capacity", &arg) < 0)
-        return NULL;
-    if (usable(self) < 0)
+    if (bclpy_parse1(fname, args, nargs, kwnames, argname, &arg) < 0 || usable(self) < 0)
         return NULL;
     PyObject *exc = NULL;
-    long long cap = collective_int(arg, "new_capacity", &exc);
+    long long v = collective_int(arg, argname, &exc);
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_queue_resize(&self->q, exc ? -1 : cap);
+    st = change(&self->q, exc ? -1 : v);
     Py_END_ALLOW_THREADS
     return collective_done(st, exc);
 }
 
+static bcl_status resize_to(bcl_queue *q, long long cap)
+{
+    return bcl_queue_resize(q, cap);
+}
+
+static bcl_status migrate_to(bcl_queue *q, long long host)
+{
+    return bcl_queue_migrate(q, host > INT32_MAX ? -1 : (int)host);
+}
+
+static PyObject *q_resize(QueueObject *self, BCLPY_FASTARGS)
+{
+    return collective_change(self, "resize", "new_capacity", args, nargs, kwnames, resize_to);
+}
+
 static PyObject *q_migrate(QueueObject *self, BCLPY_FASTARGS)
 {
-    PyObject *arg;
-    if (bclpy_parse1("migrate", args, nargs, kwnames, "new_host", &arg) < 0)
-        return NULL;
-    if (usable(self) < 0)
-        return NULL;
-    PyObject *exc = NULL;
-    long long h = collective_int(arg, "new_host", &exc);
-    if (h > INT32_MAX)
-        h = -1;
-    bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_queue_migrate(&self->q, exc ? -1 : (int)h);
-    Py_END_ALLOW_THREADS
-    return collective_done(st, exc);
+    return collective_change(self, "migrate", "new_host", args, nargs, kwnames, migrate_to);
 }
 
 #define GETTER(name, expr) BCLPY_GETTER(QueueObject, q, name, usable, expr)
@@ -599,14 +595,13 @@ static PyObject *q_repr(QueueObject *self)
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
-#define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
 static PyMethodDef queue_methods[] = {
     BCLPY_LIFE_METHODS(q_close),
-    {"push", FASTCALL_KW(q_push), BCLPY_DOC_Q_PUSH},
-    {"push_many", FASTCALL_KW(q_push_many), BCLPY_DOC_Q_PUSH_MANY},
-    {"pop", FASTCALL_KW(q_pop), BCLPY_DOC_Q_POP},
-    {"pop_many", FASTCALL_KW(q_pop_many), BCLPY_DOC_Q_POP_MANY},
+    {"push", BCLPY_KW_METHOD(q_push), BCLPY_DOC_Q_PUSH},
+    {"push_many", BCLPY_KW_METHOD(q_push_many), BCLPY_DOC_Q_PUSH_MANY},
+    {"pop", BCLPY_KW_METHOD(q_pop), BCLPY_DOC_Q_POP},
+    {"pop_many", BCLPY_KW_METHOD(q_pop_many), BCLPY_DOC_Q_POP_MANY},
     {"local_nonatomic_pop", (PyCFunction)q_local_nonatomic_pop, METH_NOARGS, BCLPY_DOC_Q_LOCAL_NONATOMIC_POP},
     {"local", (PyCFunction)q_local, METH_NOARGS, BCLPY_DOC_Q_LOCAL},
     {"size", (PyCFunction)q_size, METH_NOARGS, BCLPY_DOC_Q_SIZE},

@@ -567,38 +567,46 @@ static void shm_cas(void *addr, int width, const void *expected, const void *des
     }
 }
 
-bcl_status bcl_fetch_op_nb(bcl_gptr p, int width, bcl_atomic_op op,
-                           const void *operand, void *result)
+/* Both non-blocking atomics: done now by the CPU in shared memory, else
+ * issued to MPI (the next flush completes them).  desired non-NULL: the
+ * compare-and-swap of `expected` by `desired`; else fetch-op `op` of
+ * `operand`. */
+static inline bcl_status atomic_nb(bcl_gptr p, int width, bcl_atomic_op op,
+                                   const void *operand, const void *expected,
+                                   const void *desired, void *result)
 {
     bcl_status st = check_atomic(p, width);
     if (st != BCL_OK)
         return st;
     if (is_shm()) {
-        shm_fetch_op(bcl_local_addr(p), width, op, operand, result);
+        if (desired)
+            shm_cas(bcl_local_addr(p), width, expected, desired, result);
+        else
+            shm_fetch_op(bcl_local_addr(p), width, op, operand, result);
         return BCL_OK;
     }
     bcl_comm_issued(p.rank);
-    BCL_MPI_CHECK("MPI_Fetch_and_op",
-                  MPI_Fetch_and_op(operand, result, mpi_uint(width), p.rank,
-                                   (MPI_Aint)p.offset, bcl_mpi_op(op), bcl_rt.win));
+    if (desired)
+        BCL_MPI_CHECK("MPI_Compare_and_swap",
+                      MPI_Compare_and_swap(desired, expected, result, mpi_uint(width),
+                                           p.rank, (MPI_Aint)p.offset, bcl_rt.win));
+    else
+        BCL_MPI_CHECK("MPI_Fetch_and_op",
+                      MPI_Fetch_and_op(operand, result, mpi_uint(width), p.rank,
+                                       (MPI_Aint)p.offset, bcl_mpi_op(op), bcl_rt.win));
     return BCL_OK;
+}
+
+bcl_status bcl_fetch_op_nb(bcl_gptr p, int width, bcl_atomic_op op,
+                           const void *operand, void *result)
+{
+    return atomic_nb(p, width, op, operand, NULL, NULL, result);
 }
 
 bcl_status bcl_cas_nb(bcl_gptr p, int width, const void *expected, const void *desired,
                       void *result)
 {
-    bcl_status st = check_atomic(p, width);
-    if (st != BCL_OK)
-        return st;
-    if (is_shm()) {
-        shm_cas(bcl_local_addr(p), width, expected, desired, result);
-        return BCL_OK;
-    }
-    bcl_comm_issued(p.rank);
-    BCL_MPI_CHECK("MPI_Compare_and_swap",
-                  MPI_Compare_and_swap(desired, expected, result, mpi_uint(width),
-                                       p.rank, (MPI_Aint)p.offset, bcl_rt.win));
-    return BCL_OK;
+    return atomic_nb(p, width, BCL_OP_NOOP, NULL, expected, desired, result);
 }
 
 /* Width-sized views of 64-bit arguments, for the blocking wrappers. */

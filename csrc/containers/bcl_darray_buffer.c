@@ -50,22 +50,17 @@ bcl_status bcl_dabuf_create(bcl_dabuf *b, const bcl_array *a, bcl_elem elem,
         st = bcl_set_error(BCL_ERR_NOMEM, "no memory for DArrayBuffer's buffers");
     if (st == BCL_OK && !all)
         st = bcl_set_error(BCL_ERR_ARG, "DArrayBuffer creation failed on another rank");
-    for (int r = 0; st == BCL_OK && r < p; r++) {
-        st = bcl_queue_create(&b->q[r], BCL_QUEUE_FAST, r, (int64_t)queue_size,
-                              sizeof(bcl_dabuf_rec));
-        if (st == BCL_OK)
-            b->nq++;
-    }
-    if (st == BCL_OK)
-        return bcl_barrier();
+    if (st == BCL_OK &&
+        (st = bcl_queue_per_rank(b->q, (int64_t)queue_size, sizeof(bcl_dabuf_rec),
+                                 &b->nq)) == BCL_OK)
+        return BCL_OK;
     bcl_dabuf_destroy(b);
     return st;
 }
 
 void bcl_dabuf_destroy(bcl_dabuf *b)
 {
-    for (int r = 0; r < b->nq; r++)
-        bcl_queue_destroy(&b->q[r]);
+    bcl_queue_destroy_n(b->q, b->nq);
     for (int r = 0; b->buf && r < bcl_rt.nprocs; r++)
         free(b->buf[r]);
     free(b->buf);

@@ -13,8 +13,25 @@
 
 /* ---- insert ------------------------------------------------------------- */
 
+/* The shared-path operations of one key: `in` its operand, `out` its
+ * result, `slot` scratch of key_slot bytes for the keys the probe reads. */
+typedef bcl_status (*slot_probe)(const bcl_hashmap *m, const bcl_hm_key *k, const void *in,
+                                 void *out, unsigned char *slot);
+
+static bcl_status with_slot(slot_probe fn, const bcl_hashmap *m, const bcl_hm_key *k,
+                            const void *in, void *out)
+{
+    scratch sc;
+    unsigned char *slot = scratch_get(&sc, m->key_slot);
+    if (!slot)
+        return BCL_ERR_NOMEM;
+    bcl_status st = fn(m, k, in, out, slot);
+    scratch_free(&sc);
+    return st;
+}
+
 static bcl_status insert_probe(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
-                               unsigned char *slot)
+                               void *unused, unsigned char *slot)
 {
     bcl_hm_lock lk;
     bcl_status st = bcl_hm_locate(m, k, &lk, slot);
@@ -22,17 +39,6 @@ static bcl_status insert_probe(const bcl_hashmap *m, const bcl_hm_key *k, const 
         return st;
     bcl_hm_hold(bcl_hm_bucket(m, lk.idx));      /* the commit unholds it */
     return bcl_hm_commit_slot(m, &lk, k, val);
-}
-
-static bcl_status insert_atomic(const bcl_hashmap *m, const bcl_hm_key *k, const void *val)
-{
-    scratch sc;
-    unsigned char *slot = scratch_get(&sc, m->key_slot);
-    if (!slot)
-        return BCL_ERR_NOMEM;
-    bcl_status st = insert_probe(m, k, val, slot);
-    scratch_free(&sc);
-    return st;
 }
 
 /* Local promise: plain CPU insert into this rank's block (fixed types). */
@@ -66,7 +72,7 @@ bcl_status bcl_hm_insert(const bcl_hashmap *m, const bcl_hm_key *k, const void *
     bcl_status st = bcl_hm_value_in(m, val, len, &ref, &slot);
     if (st != BCL_OK)
         return st;
-    return bcl_hm_value_back(m, insert_atomic(m, k, slot), ref);
+    return bcl_hm_value_back(m, with_slot(insert_probe, m, k, slot, NULL), ref);
 }
 
 /* ---- find --------------------------------------------------------------- */
@@ -267,9 +273,10 @@ int bcl_hm_fast_old(const bcl_hashmap *m, uint64_t old)
  * or a failed placement check (the key needs the placement lock), or an add
  * that found a value near a limit and was undone (see bcl_hm_fast_old):
  * redo it under the lock. */
-static bcl_status acc_shared_probe(const bcl_hashmap *m, const bcl_hm_key *k,
-                                   const void *delta, unsigned char *slot, int *slow)
+static bcl_status acc_shared(const bcl_hashmap *m, const bcl_hm_key *k, const void *delta,
+                             void *slow_out, unsigned char *slot)
 {
+    int *slow = slow_out;
     bcl_hm_probe p;
     uint64_t idx, cur, prev, d = 0, old = 0, e0 = 0, home = 0;
     memcpy(&d, delta, m->val_size);
@@ -327,18 +334,6 @@ static bcl_status acc_shared_probe(const bcl_hashmap *m, const bcl_hm_key *k,
     return bcl_hm_full_error(m);
 }
 
-static bcl_status acc_shared(const bcl_hashmap *m, const bcl_hm_key *k, const void *delta,
-                             int *slow)
-{
-    scratch sc;
-    unsigned char *slot = scratch_get(&sc, m->key_slot);
-    if (!slot)
-        return BCL_ERR_NOMEM;
-    bcl_status st = acc_shared_probe(m, k, delta, slot, slow);
-    scratch_free(&sc);
-    return st;
-}
-
 /* Read-add-write under the bucket's lock (placing the key if absent):
  * exact, overflow checked. */
 static bcl_status acc_locked(const bcl_hashmap *m, const bcl_hm_key *k, const void *delta)
@@ -367,7 +362,7 @@ bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k, const vo
     memcpy(&d, delta, m->val_size);
     if (m->val_atomic && bcl_hm_fast_delta(m, d)) {
         int slow = 0;
-        bcl_status st = acc_shared(m, k, delta, &slow);
+        bcl_status st = with_slot(acc_shared, m, k, delta, &slow);
         if (st != BCL_OK || !slow)
             return st;
     }
@@ -382,45 +377,24 @@ bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k, const vo
 bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
                               int accumulate, int *spilled)
 {
-    bcl_hm_probe p;
-    uint64_t idx, first = (uint64_t)bcl_rt.rank * m->block;
-    unsigned char *tomb = NULL;
-    bcl_hm_probe_init(m, &p, k->hash);
+    bcl_hm_local_walk w = bcl_hm_local_walk_of(m, k->hash);
     *spilled = 1;
-    while (bcl_hm_probe_next(m, &p, &idx)) {
-        if (idx < first || idx >= first + m->block)
-            return BCL_OK;                       /* leaves our block */
-        unsigned char *b = bcl_hm_local_bucket(m, idx - first);
-        uint64_t s = ST(bcl_hm_load_status(b));
-        if (s == BCL_HM_TOMB) {
-            if (!tomb)
-                tomb = b;
+    while (bcl_hm_local_next(m, &w, "local insert met a bucket being written by another "
+                             "rank: the local promise was broken")) {
+        if (!bcl_hm_same_key(w.b + 8, k->bytes, m->key_size))
             continue;
-        }
-        if (s == BCL_HM_FREE) {
-            bcl_hm_local_store(m, tomb ? tomb : b, k, val);
-            *spilled = 0;
-            return BCL_OK;
-        }
-        if (s != BCL_HM_READY)
-            return bcl_set_error(BCL_ERR_STATE, "local insert met a bucket being written "
-                                 "by another rank: the local promise was broken");
-        if (bcl_hm_same_key(b + 8, k->bytes, m->key_size)) {
-            if (accumulate && bcl_hm_num_add(m, b + m->val_off, val)) {
-                *spilled = 0;
-                return bcl_hm_overflow_error(m, val);
-            } else if (!accumulate)
-                bcl_hm_copy_slot(b + m->val_off, val, m->val_size);
-            *spilled = 0;
-            return BCL_OK;
-        }
-    }
-    if (tomb) {
-        bcl_hm_local_store(m, tomb, k, val);
         *spilled = 0;
+        if (!accumulate)
+            bcl_hm_copy_slot(w.b + m->val_off, val, m->val_size);
+        else if (bcl_hm_num_add(m, w.b + m->val_off, val))
+            return bcl_hm_overflow_error(m, val);
         return BCL_OK;
     }
-    return bcl_hm_full_error(m);
+    if (w.st == BCL_OK && w.b) {
+        bcl_hm_local_store(m, w.b, k, val);
+        *spilled = 0;
+    }
+    return w.st;
 }
 
 /* ---- erase ----------------------------------------------------------------- */
@@ -446,9 +420,10 @@ static bcl_status erase_locked(const bcl_hashmap *m, bcl_gptr b, const unsigned 
     return st;
 }
 
-static bcl_status erase_probe(const bcl_hashmap *m, const bcl_hm_key *k, int *found,
-                              unsigned char *slot)
+static bcl_status erase_probe(const bcl_hashmap *m, const bcl_hm_key *k, const void *unused,
+                              void *found_out, unsigned char *slot)
 {
+    int *found = found_out;
     for (;;) {
         bcl_hm_probe p;
         uint64_t idx, cur;
@@ -487,13 +462,7 @@ static bcl_status erase_probe(const bcl_hashmap *m, const bcl_hm_key *k, int *fo
 
 bcl_status bcl_hm_erase(const bcl_hashmap *m, const bcl_hm_key *k, int *found)
 {
-    scratch sc;
-    unsigned char *slot = scratch_get(&sc, m->key_slot);
-    if (!slot)
-        return BCL_ERR_NOMEM;
-    bcl_status st = erase_probe(m, k, found, slot);
-    scratch_free(&sc);
-    return st;
+    return with_slot(erase_probe, m, k, NULL, found);
 }
 
 bcl_status bcl_hm_erase_many(const bcl_hashmap *m, const void *keys, size_t k,
@@ -511,7 +480,7 @@ bcl_status bcl_hm_erase_many(const bcl_hashmap *m, const void *keys, size_t k,
         bcl_hm_key key = bcl_hm_key_make((const unsigned char *)keys + i * m->key_size,
                                          m->key_size);
         int f = 0;
-        st = erase_probe(m, &key, &f, slot);
+        st = erase_probe(m, &key, NULL, &f, slot);
         found[i] = (unsigned char)f;
     }
     scratch_free(&sc);

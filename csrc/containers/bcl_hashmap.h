@@ -285,6 +285,16 @@ bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity);
  * segments cannot hold leaves BCL_ERR_SEGFULL in *err (unless an error is
  * there already) and returns BCL_OK; the return is a communication failure. */
 bcl_status bcl_hm_grow_for(bcl_hashmap *m, uint64_t new_keys, bcl_status *err);
+/* Collective, the end of a HashMapBuffer flush (fixed-size and
+ * variable-length alike): what every rank learns of how it went on all.
+ * err: this rank's error; kept: the entries it keeps for the next flush (a
+ * full map); *n_overflow: its accumulates not applied (reset once reported);
+ * segfull: its entries that found no segment room for out-of-line bytes.
+ * *kept_all: the kept entries of all ranks.  Returns a communication
+ * failure, else the first of: this rank's error, another rank's failure,
+ * SEGFULL, FULL, OVERFLOW anywhere. */
+bcl_status bcl_hm_flush_agree(const bcl_hashmap *m, bcl_status err, uint64_t kept,
+                              uint64_t *n_overflow, uint64_t segfull, uint64_t *kept_all);
 
 /* ---- internals shared with bcl_hashmap_batch.c and the buffer --------- */
 static inline bcl_gptr bcl_hm_bucket(const bcl_hashmap *m, uint64_t idx)

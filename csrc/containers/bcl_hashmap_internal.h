@@ -111,6 +111,60 @@ static inline void bcl_hm_local_store(const bcl_hashmap *m, unsigned char *b,
 /* BCL_ERR_FULL: no free bucket along the key's probe sequence. */
 bcl_status bcl_hm_full_error(const bcl_hashmap *m);
 
+/* The probe of one key through this rank's own block with plain loads, as
+ * every local apply walks it (fixed-size and variable-length entries alike):
+ * no other rank writes the block meanwhile, so the first tombstone can be
+ * reused once the key is known absent.  Inline: the fixed apply is the bulk
+ * path's fallback. */
+typedef struct bcl_hm_local_walk {
+    bcl_hm_probe p;
+    uint64_t first;            /* this rank's first bucket */
+    unsigned char *tomb;       /* the first tombstone seen */
+    unsigned char *b;          /* see bcl_hm_local_next */
+    bcl_status st;
+} bcl_hm_local_walk;
+
+static inline bcl_hm_local_walk bcl_hm_local_walk_of(const bcl_hashmap *m, uint64_t hash)
+{
+    bcl_hm_local_walk w = { .first = (uint64_t)bcl_rt.rank * m->block };
+    bcl_hm_probe_init(m, &w.p, hash);
+    return w;
+}
+
+/* 1: w->b is the next READY bucket of the probe (the caller compares its
+ * key).  0: the walk is over -- w->st BCL_OK with w->b the bucket to store
+ * the key in (the first tombstone, else the free bucket that ended the
+ * probe), or NULL when the probe leaves the block first (the entry spills to
+ * the owner's shared path); else w->st the error: a bucket being written
+ * (the rule that nobody else writes the block was broken: message `broken`)
+ * or a full table. */
+static inline int bcl_hm_local_next(const bcl_hashmap *m, bcl_hm_local_walk *w,
+                                    const char *broken)
+{
+    uint64_t idx;
+    while (bcl_hm_probe_next(m, &w->p, &idx)) {
+        w->b = NULL;
+        if (idx < w->first || idx >= w->first + m->block)
+            return 0;                            /* leaves our block */
+        unsigned char *c = bcl_hm_local_bucket(m, idx - w->first);
+        uint64_t s = ST(bcl_hm_load_status(c));
+        if (s == BCL_HM_TOMB) {
+            if (!w->tomb)
+                w->tomb = c;
+            continue;
+        }
+        w->b = s == BCL_HM_FREE && w->tomb ? w->tomb : c;
+        if (s == BCL_HM_READY)
+            return 1;
+        if (s != BCL_HM_FREE)
+            w->st = bcl_set_error(BCL_ERR_STATE, "%s", broken);
+        return 0;
+    }
+    if (!(w->b = w->tomb))
+        w->st = bcl_hm_full_error(m);
+    return 0;
+}
+
 /* The buckets this thread holds between lock and commit/abort (see
  * bcl_hm_check_held). */
 void bcl_hm_hold(bcl_gptr b);

@@ -352,3 +352,37 @@ bcl_status bcl_hm_grow_for(bcl_hashmap *m, uint64_t new_keys, bcl_status *err)
                              (unsigned long long)old, (unsigned long long)cap);
     return BCL_OK;
 }
+
+bcl_status bcl_hm_flush_agree(const bcl_hashmap *m, bcl_status err, uint64_t kept,
+                              uint64_t *n_overflow, uint64_t segfull, uint64_t *kept_all)
+{
+    uint64_t v[4] = { kept, *n_overflow, err != BCL_OK, segfull };
+    bcl_status st = bcl_allreduce(v, 4, BCL_U64, BCL_SUM);
+    if (st != BCL_OK)
+        return st;
+    *kept_all = v[0];
+    if (err != BCL_OK)
+        return err;               /* this rank's own message */
+    if (v[2])
+        return bcl_set_error(BCL_ERR_STATE, "HashMapBuffer.flush failed on %llu other "
+                             "rank(s)", (unsigned long long)v[2]);
+    if (v[3])
+        return bcl_set_error(BCL_ERR_SEGFULL, "HashMapBuffer.flush: %llu entries found no "
+                             "room in the shared segments for their out-of-line keys or "
+                             "values (%llu kept in all); they are kept for the next "
+                             "flush() (free memory first, or set PYBCL_SEGMENT_SIZE "
+                             "larger)", (unsigned long long)v[3],
+                             (unsigned long long)v[0]);
+    if (v[0])
+        return bcl_set_error(BCL_ERR_FULL, "hash map full: %llu buffered entries (%llu "
+                             "of them on this rank) found no free bucket; they stay in "
+                             "the buffer: resize() the map and flush() again%s",
+                             (unsigned long long)v[0], (unsigned long long)kept,
+                             v[1] ? " (and some accumulates overflowed)" : "");
+    *n_overflow = 0;              /* reported once */
+    if (v[1])
+        return bcl_set_error(BCL_ERR_OVERFLOW, "%llu buffered accumulates were not "
+                             "applied: the sums overflow the %zu-byte integer value type",
+                             (unsigned long long)v[1], m->val_size);
+    return BCL_OK;
+}

@@ -110,40 +110,19 @@ bcl_status bcl_hm_apply_var_local(const bcl_hashmap *m, const bcl_hm_key *k,
                                   const void *val, size_t vlen, int accumulate,
                                   int *spilled)
 {
-    bcl_hm_probe p;
-    uint64_t idx, first = (uint64_t)bcl_rt.rank * m->block;
-    unsigned char *tomb = NULL;
-    bcl_hm_probe_init(m, &p, k->hash);
+    bcl_hm_local_walk w = bcl_hm_local_walk_of(m, k->hash);
     *spilled = 1;
-    while (bcl_hm_probe_next(m, &p, &idx)) {
-        if (idx < first || idx >= first + m->block)
-            return BCL_OK;                       /* leaves our block */
-        unsigned char *b = bcl_hm_local_bucket(m, idx - first);
-        uint64_t s = ST(bcl_hm_load_status(b));
-        if (s == BCL_HM_TOMB) {
-            if (!tomb)
-                tomb = b;
-            continue;
-        }
-        if (s == BCL_HM_FREE) {
-            *spilled = 0;
-            return store_fresh(m, tomb ? tomb : b, k, val, vlen);
-        }
-        if (s != BCL_HM_READY)
-            return bcl_set_error(BCL_ERR_STATE, "HashMapBuffer's local apply met a bucket "
-                                 "being written by another rank: the phase rule was "
-                                 "broken");
+    while (bcl_hm_local_next(m, &w, "HashMapBuffer's local apply met a bucket being "
+                             "written by another rank: the phase rule was broken")) {
         int eq;
-        bcl_status st = same_key(m, b, k, &eq);
-        if (st != BCL_OK)
-            return st;
-        if (eq) {
+        bcl_status st = same_key(m, w.b, k, &eq);
+        if (st != BCL_OK || eq) {
             *spilled = 0;
-            return update(m, b, val, vlen, accumulate);
+            return st != BCL_OK ? st : update(m, w.b, val, vlen, accumulate);
         }
     }
+    if (w.st != BCL_OK || !w.b)
+        return w.st;
     *spilled = 0;
-    if (tomb)
-        return store_fresh(m, tomb, k, val, vlen);
-    return bcl_hm_full_error(m);
+    return store_fresh(m, w.b, k, val, vlen);
 }

@@ -42,23 +42,16 @@ bcl_status bcl_hmbuf_create(bcl_hmbuf *b, bcl_hashmap *m, size_t queue_size,
     bcl_status st = bcl_allreduce(&ok, 1, BCL_U64, BCL_MIN);
     if (st == BCL_OK && !ok)
         st = bcl_set_error(BCL_ERR_NOMEM, "no memory for HashMapBuffer's buffers");
-    /* One FastQueue per rank, hosted there.  A failure is the same on every
-     * rank (bcl_queue_create agrees), so all stop at the same queue. */
-    for (int r = 0; st == BCL_OK && r < p; r++) {
-        st = bcl_queue_create(&b->q[r], BCL_QUEUE_FAST, r, (int64_t)queue_size, b->stride);
-        if (st == BCL_OK)
-            b->nq++;
-    }
-    if (st == BCL_OK)
-        return bcl_barrier();
+    if (st == BCL_OK &&
+        (st = bcl_queue_per_rank(b->q, (int64_t)queue_size, b->stride, &b->nq)) == BCL_OK)
+        return BCL_OK;
     bcl_hmbuf_destroy(b);
     return st;
 }
 
 void bcl_hmbuf_destroy(bcl_hmbuf *b)
 {
-    for (int r = 0; r < b->nq; r++)
-        bcl_queue_destroy(&b->q[r]);
+    bcl_queue_destroy_n(b->q, b->nq);
     for (int r = 0; b->out && r < bcl_rt.nprocs; r++)
         bcl_hmbuf_list_free(&b->out[r]);
     free(b->out);
@@ -221,33 +214,6 @@ static void keep_first(bcl_status *first, bcl_status st)
         *first = st;
 }
 
-/* What every rank learns at the end of a flush. */
-static bcl_status agree(bcl_hmbuf *b, bcl_status err)
-{
-    uint64_t v[3] = { b->kept.n, b->n_overflow, err != BCL_OK };
-    bcl_status st = bcl_allreduce(v, 3, BCL_U64, BCL_SUM);
-    if (st != BCL_OK)
-        return st;
-    b->kept_all = v[0];
-    if (err != BCL_OK)
-        return err;               /* this rank's own message */
-    if (v[2])
-        return bcl_set_error(BCL_ERR_STATE, "HashMapBuffer.flush failed on %llu other "
-                             "rank(s)", (unsigned long long)v[2]);
-    if (v[0])
-        return bcl_set_error(BCL_ERR_FULL, "hash map full: %llu buffered entries (%zu of "
-                             "them from this rank) found no free bucket; they stay in "
-                             "the buffer: resize() the map and flush() again%s",
-                             (unsigned long long)v[0], b->kept.n,
-                             v[1] ? " (and some accumulates overflowed)" : "");
-    b->n_overflow = 0;            /* reported once */
-    if (v[1])
-        return bcl_set_error(BCL_ERR_OVERFLOW, "%llu buffered accumulates were not "
-                             "applied: the sums overflow the %zu-byte integer value type",
-                             (unsigned long long)v[1], b->m->val_size);
-    return BCL_OK;
-}
-
 /* The entries a full map refused last time go first: those this rank owns
  * at the head of its inbox, the others (entries whose probes left their
  * owner's block) atomically now, before the first barrier of this flush --
@@ -401,7 +367,7 @@ bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
                           : direct(b, &spill);
     if ((st = bcl_barrier()) != BCL_OK)
         goto out;
-    st = agree(b, err);
+    st = bcl_hm_flush_agree(b->m, err, b->kept.n, &b->n_overflow, 0, &b->kept_all);
 out:
     bcl_hmbuf_list_free(&inbox);
     bcl_hmbuf_list_free(&spill);

@@ -455,41 +455,6 @@ static void keep_first(bcl_status *first, bcl_status st)
         *first = st;
 }
 
-/* What every rank learns at the end of a flush. */
-static bcl_status agree(bcl_hmvbuf *b, bcl_status err)
-{
-    uint64_t v[4] = { b->kept_n, b->n_overflow, err != BCL_OK, b->n_segfull };
-    bcl_status st = bcl_allreduce(v, 4, BCL_U64, BCL_SUM);
-    b->n_segfull = 0;
-    if (st != BCL_OK)
-        return st;
-    b->kept_all = v[0];
-    if (err != BCL_OK)
-        return err;
-    if (v[2])
-        return bcl_set_error(BCL_ERR_STATE, "HashMapBuffer.flush failed on %llu other "
-                             "rank(s)", (unsigned long long)v[2]);
-    if (v[3])
-        return bcl_set_error(BCL_ERR_SEGFULL, "HashMapBuffer.flush: %llu entries found no "
-                             "room in the shared segments for their out-of-line keys or "
-                             "values (%llu kept in all); they are kept for the next "
-                             "flush() (free memory first, or set PYBCL_SEGMENT_SIZE "
-                             "larger)", (unsigned long long)v[3],
-                             (unsigned long long)v[0]);
-    if (v[0])
-        return bcl_set_error(BCL_ERR_FULL, "hash map full: %llu buffered entries (%llu "
-                             "of them on this rank) found no free bucket; they stay in "
-                             "the buffer: resize() the map and flush() again%s",
-                             (unsigned long long)v[0], (unsigned long long)b->kept_n,
-                             v[1] ? " (and some accumulates overflowed)" : "");
-    b->n_overflow = 0;            /* reported once */
-    if (v[1])
-        return bcl_set_error(BCL_ERR_OVERFLOW, "%llu buffered accumulates were not "
-                             "applied: the sums overflow the %zu-byte integer value type",
-                             (unsigned long long)v[1], b->m->val_size);
-    return BCL_OK;
-}
-
 bcl_status bcl_hmvbuf_flush(bcl_hmvbuf *b)
 {
     int p = bcl_rt.nprocs, me = bcl_rt.rank;
@@ -547,7 +512,9 @@ bcl_status bcl_hmvbuf_flush(bcl_hmvbuf *b)
     }
     if ((st = bcl_barrier()) != BCL_OK)
         goto out;
-    st = agree(b, err);
+    st = bcl_hm_flush_agree(b->m, err, b->kept_n, &b->n_overflow, b->n_segfull,
+                            &b->kept_all);
+    b->n_segfull = 0;
 out:
     for (int r = 0; r < p; r++)
         bcl_mp_writer_free(&to[r]);

@@ -141,6 +141,23 @@ void bcl_queue_destroy(bcl_queue *q)
     q->block = bcl_gptr_make(q->host, 0);
 }
 
+bcl_status bcl_queue_per_rank(bcl_queue *q, int64_t capacity, size_t slot_size, int *made)
+{
+    bcl_status st = BCL_OK;
+    for (int r = 0; st == BCL_OK && r < bcl_rt.nprocs; r++) {
+        st = bcl_queue_create(&q[r], BCL_QUEUE_FAST, r, capacity, slot_size);
+        if (st == BCL_OK)
+            (*made)++;
+    }
+    return st == BCL_OK ? bcl_barrier() : st;
+}
+
+void bcl_queue_destroy_n(bcl_queue *q, int n)
+{
+    for (int r = 0; r < n; r++)
+        bcl_queue_destroy(&q[r]);
+}
+
 /* ---- ring-aware data movement ------------------------------------------ */
 
 /* Put n slots starting at counter `start` (two puts when the run wraps).
@@ -195,148 +212,121 @@ static void ring_copy_in(bcl_queue *q, uint64_t start, const void *src, uint64_t
 
 /* ---- claiming and publishing ------------------------------------------- */
 
-static int push_fits(const bcl_queue *q, uint64_t t, uint64_t n)
+/* Both ends are claimed alike: a push claims [t, t + n) on the tail, all or
+ * nothing (the slots must be free: head_ready bounds them); a pop claims up
+ * to n slots on the head (they must be published: tail_ready bounds them).
+ * A claim's counter, its guess (CircularQueue) and the bound it checks: */
+typedef struct {
+    bcl_gptr counter, bound;
+    uint64_t *guess, *cached;
+    int whole;                 /* all n or none (push) */
+} claim_end;
+
+static claim_end end_of(bcl_queue *q, int push)
 {
-    return (int64_t)(t + n - q->cached_head) <= (int64_t)q->capacity;
+    return push ? (claim_end){ q->tail, q->head_ready, &q->seen_tail, &q->cached_head, 1 }
+                : (claim_end){ q->head, q->tail_ready, &q->seen_head, &q->cached_tail, 0 };
 }
 
-/* One attempt at claiming n slots on tail.  *ok = 0: they did not fit and
- * the claim was given back (see the header for why the give-back CAS always
- * ends); *tail_now is then a fresh read of the tail. */
-static bcl_status push_claim_once(bcl_queue *q, uint64_t n, uint64_t *start, int *ok,
-                                  uint64_t *tail_now)
+/* How many of n slots from position p the cached bound allows. */
+static uint64_t room(const bcl_queue *q, const claim_end *e, uint64_t p, uint64_t n)
 {
-    uint64_t t, seen;
+    if (e->whole)
+        return (int64_t)(p + n - *e->cached) <= (int64_t)q->capacity ? n : 0;
+    int64_t a = (int64_t)(*e->cached - p);
+    return a <= 0 ? 0 : (uint64_t)a < n ? (uint64_t)a : n;
+}
+
+/* FastQueue: one fetch-and-add claims n slots at *start; when fewer fit,
+ * the claim gives back what does not (see the header for why the give-back
+ * CAS always ends): *got of them stay ours. */
+static bcl_status claim_add(bcl_queue *q, const claim_end *e, uint64_t n, uint64_t *start,
+                            uint64_t *got)
+{
+    uint64_t p, seen;
     unsigned spins = 0;
-    bcl_status st = bcl_fetch_op(q->tail, 8, BCL_OP_ADD, n, &t);
-    *start = t;
-    *ok = 1;
-    if (st != BCL_OK || push_fits(q, t, n))
+    bcl_status st = bcl_fetch_op(e->counter, 8, BCL_OP_ADD, n, &p);
+    *start = p;
+    *got = n;
+    if (st != BCL_OK || room(q, e, p, n) == n)
         return st;                             /* common case: one atomic */
     for (;;) {
-        if ((st = load(q->head_ready, &q->cached_head)) != BCL_OK)
+        if ((st = load(e->bound, e->cached)) != BCL_OK)
             return st;
-        if (push_fits(q, t, n))
+        uint64_t a = room(q, e, p, n);
+        if (a == n)
             return BCL_OK;
-        if ((st = bcl_cas(q->tail, 8, t + n, t, &seen)) != BCL_OK)
+        if ((st = bcl_cas(e->counter, 8, p + n, p + a, &seen)) != BCL_OK)
             return st;
-        if (seen == t + n) {           /* given back; where is the tail now? */
-            *ok = 0;
-            return load(q->tail, tail_now);
+        if (seen == p + n) {
+            *got = a;
+            return BCL_OK;
         }
         if ((st = bcl_relax(&spins)) != BCL_OK)
             return st;
     }
 }
 
-/* CircularQueue: claim [t, t + n) by a CAS from the last tail we saw, only
- * if it fits (header: why no fetch-and-add here).  A stale guess is a lower
- * bound (the tail only grows), so "full by the guess" is full for real. */
-static bcl_status push_claim_cas(bcl_queue *q, uint64_t n, uint64_t *start, int *ok)
+/* CircularQueue: claim by a CAS from the last position we saw, only what
+ * fits (header: why no fetch-and-add here); the bound is re-read when the
+ * cached one allows fewer than n.  A stale guess is a lower bound (the
+ * counters only grow), so "full" or "empty" by the guess is so for real. */
+static bcl_status claim_cas(bcl_queue *q, const claim_end *e, uint64_t n, uint64_t *start,
+                            uint64_t *got)
 {
-    uint64_t t = q->seen_tail, seen;
+    uint64_t p = *e->guess, seen;
     for (;;) {
         bcl_status st;
-        if (!push_fits(q, t, n)) {
-            if ((st = load(q->head_ready, &q->cached_head)) != BCL_OK)
-                return st;
-            if (!push_fits(q, t, n)) {
-                *ok = 0;
-                return BCL_OK;
-            }
-        }
-        if ((st = bcl_cas(q->tail, 8, t, t + n, &seen)) != BCL_OK)
-            return st;
-        if (seen == t) {
-            *start = t;
-            *ok = 1;
-            q->seen_tail = t + n;
-            return BCL_OK;
-        }
-        t = seen;                       /* another claim won: retry from it */
-    }
-}
-
-/* A claim can also be refused because a concurrent claim in front of it is
- * itself being refused (a big push_many near the top).  When the tail read
- * after our give-back shows that those have been given back and there is
- * room after all, try again (a bounded number of times, so a storm of
- * refused claims cannot livelock us). */
-static bcl_status push_claim(bcl_queue *q, uint64_t n, uint64_t *start, int *ok)
-{
-    if (q->kind == BCL_QUEUE_CIRCULAR)
-        return push_claim_cas(q, n, start, ok);
-    uint64_t tail_now = 0;
-    for (int attempt = 0;; attempt++) {
-        bcl_status st = push_claim_once(q, n, start, ok, &tail_now);
-        if (st != BCL_OK || *ok || attempt == 4 || !push_fits(q, tail_now, n))
-            return st;
-    }
-}
-
-static uint64_t pop_avail(const bcl_queue *q, uint64_t h, uint64_t n)
-{
-    int64_t a = (int64_t)(q->cached_tail - h);
-    return a <= 0 ? 0 : (uint64_t)a < n ? (uint64_t)a : n;
-}
-
-/* CircularQueue: claim up to n published slots by a CAS from the last head
- * we saw (tail_ready re-read when the cached one shows fewer than n); empty
- * by a fresh tail_ready is Empty with no claim (a stale head is a lower
- * bound, so "empty by the guess" is empty for real). */
-static bcl_status pop_claim_cas(bcl_queue *q, uint64_t n, uint64_t *start, uint64_t *got)
-{
-    uint64_t h = q->seen_head, seen;
-    for (;;) {
-        bcl_status st;
-        uint64_t a = pop_avail(q, h, n);
+        uint64_t a = room(q, e, p, n);
         if (a < n) {                    /* take as many as are there now */
-            if ((st = load(q->tail_ready, &q->cached_tail)) != BCL_OK)
+            if ((st = load(e->bound, e->cached)) != BCL_OK)
                 return st;
-            if ((a = pop_avail(q, h, n)) == 0) {
+            if ((a = room(q, e, p, n)) == 0) {
                 *got = 0;
                 return BCL_OK;
             }
         }
-        if ((st = bcl_cas(q->head, 8, h, h + a, &seen)) != BCL_OK)
+        if ((st = bcl_cas(e->counter, 8, p, p + a, &seen)) != BCL_OK)
             return st;
-        if (seen == h) {
-            *start = h;
+        if (seen == p) {
+            *start = p;
             *got = a;
-            q->seen_head = h + a;
+            *e->guess = p + a;
             return BCL_OK;
         }
-        h = seen;                       /* another claim won: retry from it */
+        p = seen;                       /* another claim won: retry from it */
     }
+}
+
+/* A push's claim can also be refused because a concurrent claim in front of
+ * it is itself being refused (a big push_many near the top).  When the tail
+ * read after our give-back shows that those have been given back and there
+ * is room after all, try again (a bounded number of times, so a storm of
+ * refused claims cannot livelock us). */
+static bcl_status push_claim(bcl_queue *q, uint64_t n, uint64_t *start, int *ok)
+{
+    claim_end e = end_of(q, 1);
+    uint64_t got = 0, tail_now = 0;
+    bcl_status st = BCL_OK;
+    for (int attempt = 0; st == BCL_OK; attempt++) {
+        if (q->kind == BCL_QUEUE_CIRCULAR)
+            st = claim_cas(q, &e, n, start, &got);
+        else if ((st = claim_add(q, &e, n, start, &got)) == BCL_OK && !got)
+            st = load(q->tail, &tail_now);       /* given back: where is it now? */
+        if (got || q->kind == BCL_QUEUE_CIRCULAR || attempt == 4 ||
+            !room(q, &e, tail_now, n))
+            break;
+    }
+    *ok = got == n;
+    return st;
 }
 
 /* Claim up to n slots on head; *got of them are ours, the rest given back. */
 static bcl_status pop_claim(bcl_queue *q, uint64_t n, uint64_t *start, uint64_t *got)
 {
-    if (q->kind == BCL_QUEUE_CIRCULAR)
-        return pop_claim_cas(q, n, start, got);
-    uint64_t h, seen;
-    unsigned spins = 0;
-    bcl_status st = bcl_fetch_op(q->head, 8, BCL_OP_ADD, n, &h);
-    *start = h;
-    *got = n;
-    if (st != BCL_OK || pop_avail(q, h, n) == n)
-        return st;
-    for (;;) {
-        if ((st = load(q->tail_ready, &q->cached_tail)) != BCL_OK)
-            return st;
-        uint64_t a = pop_avail(q, h, n);
-        if (a == n)
-            return BCL_OK;
-        if ((st = bcl_cas(q->head, 8, h + n, h + a, &seen)) != BCL_OK)
-            return st;
-        if (seen == h + n) {
-            *got = a;
-            return BCL_OK;
-        }
-        if ((st = bcl_relax(&spins)) != BCL_OK)
-            return st;
-    }
+    claim_end e = end_of(q, 0);
+    return q->kind == BCL_QUEUE_CIRCULAR ? claim_cas(q, &e, n, start, got)
+                                         : claim_add(q, &e, n, start, got);
 }
 
 /* Operands and results of relaxed (non-blocking) publications must stay put

@@ -90,6 +90,14 @@ bcl_status bcl_queue_create(bcl_queue *q, bcl_queue_kind kind, int host,
  * variable-length values). */
 void bcl_queue_destroy(bcl_queue *q);
 
+/* Collective: the inboxes of the buffers (DArrayBuffer, HashMapBuffer): one
+ * FastQueue per rank r, hosted by r, into q[0..nprocs), then a barrier so
+ * nobody pushes before every queue exists.  *made counts the queues created;
+ * a failure is the same on every rank (bcl_queue_create agrees), so all stop
+ * at the same queue.  bcl_queue_destroy_n takes the first n apart. */
+bcl_status bcl_queue_per_rank(bcl_queue *q, int64_t capacity, size_t slot_size, int *made);
+void bcl_queue_destroy_n(bcl_queue *q, int n);
+
 /* Push n slots from src (n * slot_size bytes).  *pushed = 1 if they were all
  * pushed, 0 if they did not fit (nothing written).  promise: BCL_QP_* bits,
  * 0 = fully atomic; ignored by FastQueue except BCL_QP_LOCAL. */

@@ -73,26 +73,6 @@ static bcl_status map_node_peers(MPI_Comm node)
     return st;
 }
 
-/* W_job: the same memory exposed to the whole job; every MPI RMA goes here. */
-static bcl_status create_job_window(void)
-{
-    MPI_Info info;
-    BCL_MPI_CHECK("MPI_Info_create", MPI_Info_create(&info));
-    /* Same reasoning as create_rma_window: accumulate_ops stays at its
-     * default because CAS, fetch-and-op and accumulate meet on one word. */
-    MPI_Info_set(info, "same_size", "true");
-    MPI_Info_set(info, "same_disp_unit", "true");
-    int rc = MPI_Win_create(bcl_rt.local_base, (MPI_Aint)bcl_rt.segment_size, 1, info,
-                            bcl_rt.comm, &bcl_rt.win);
-    MPI_Info_free(&info);
-    if (rc != MPI_SUCCESS)
-        return bcl_mpi_error("MPI_Win_create", rc);
-    BCL_MPI_CHECK("MPI_Win_set_errhandler",
-                  MPI_Win_set_errhandler(bcl_rt.win, MPI_ERRORS_RETURN));
-    BCL_MPI_CHECK("MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, bcl_rt.win));
-    return BCL_OK;
-}
-
 bcl_status bcl_nodewin_create(void)
 {
     MPI_Comm node;
@@ -104,7 +84,7 @@ bcl_status bcl_nodewin_create(void)
         st = map_node_peers(node);
     MPI_Comm_free(&node);
     if (st == BCL_OK)
-        st = create_job_window();
+        st = bcl_job_window(1);   /* W_job over W_node's memory */
     return st;
 }
 

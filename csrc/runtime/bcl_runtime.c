@@ -136,7 +136,7 @@ static bcl_status inspect_node(MPI_Comm comm, int nprocs, int *one_node,
     return BCL_OK;
 }
 
-static bcl_status create_rma_window(void)
+bcl_status bcl_job_window(int over_local)
 {
     MPI_Info info;
     BCL_MPI_CHECK("MPI_Info_create", MPI_Info_create(&info));
@@ -146,11 +146,13 @@ static bcl_status create_rma_window(void)
      * "same_op"/"same_op_no_op" would forbid. */
     MPI_Info_set(info, "same_size", "true");
     MPI_Info_set(info, "same_disp_unit", "true");
-    int rc = MPI_Win_allocate((MPI_Aint)bcl_rt.segment_size, 1, info, bcl_rt.comm,
-                              &bcl_rt.local_base, &bcl_rt.win);
+    MPI_Aint size = (MPI_Aint)bcl_rt.segment_size;
+    int rc = over_local
+        ? MPI_Win_create(bcl_rt.local_base, size, 1, info, bcl_rt.comm, &bcl_rt.win)
+        : MPI_Win_allocate(size, 1, info, bcl_rt.comm, &bcl_rt.local_base, &bcl_rt.win);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS)
-        return bcl_mpi_error("MPI_Win_allocate", rc);
+        return bcl_mpi_error(over_local ? "MPI_Win_create" : "MPI_Win_allocate", rc);
     BCL_MPI_CHECK("MPI_Win_set_errhandler",
                   MPI_Win_set_errhandler(bcl_rt.win, MPI_ERRORS_RETURN));
     BCL_MPI_CHECK("MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, bcl_rt.win));
@@ -242,7 +244,7 @@ static bcl_status create_node_windows(int forced)
                              "windows, but %s gives MPI_WIN_SEPARATE",
                              bcl_mpi_library_name());
     bcl_rt.transport = BCL_TRANSPORT_RMA;
-    return create_rma_window();
+    return bcl_job_window(0);
 }
 
 static bcl_status create_window(bcl_transport requested)
@@ -252,7 +254,7 @@ static bcl_status create_window(bcl_transport requested)
     case BCL_TRANSPORT_SHM: return create_shm_window();
     case BCL_TRANSPORT_RMA_NODE:
         return create_node_windows(requested == BCL_TRANSPORT_RMA_NODE);
-    default: return create_rma_window();
+    default: return bcl_job_window(0);
     }
 }
 

@@ -478,16 +478,22 @@ def test_local_view_unwraps_and_sort_changes_pop_order(cls):
     assert all_ok(ok)
 
 
+def wrapped_queue(cls, capacity, first, popped, then):
+    """Collective: a queue on rank 0 whose contents wrap around its ring's end
+    (`first` pushed, `popped` of them popped, then `then` pushed)."""
+    q = cls(0, capacity)
+    ok = True
+    with guard() as g:
+        if rank() == 0:
+            ok &= q.push_many(first) and q.pop_many(popped).tolist() == first[:popped]
+            ok &= q.push_many(then)
+    return q, ok & g.ok
+
+
 @pytest.mark.parametrize("cls", KINDS)
 def test_resize_keeps_contents(cls):
     P, r = nprocs(), rank()
-    q = cls(0, 6)
-    ok = True
-    with guard() as g:
-        if r == 0:
-            ok &= q.push_many([1, 2, 3, 4, 5]) and q.pop_many(3).tolist() == [1, 2, 3]
-            ok &= q.push_many([6, 7, 8, 9])                  # wrapped: 4..9
-    ok &= g.ok
+    q, ok = wrapped_queue(cls, 6, [1, 2, 3, 4, 5], 3, [6, 7, 8, 9])     # wrapped: 4..9
     q.resize(6 + 4 * P)
     ok &= q.capacity == 6 + 4 * P and q.size() == 6
     pybcl.barrier()
@@ -515,13 +521,7 @@ def test_resize_keeps_contents(cls):
 @pytest.mark.parametrize("cls", KINDS)
 def test_migrate_keeps_contents(cls):
     P, r = nprocs(), rank()
-    q = cls(0, 5)
-    ok = True
-    with guard() as g:
-        if r == 0:
-            ok &= q.push_many([1, 2, 3, 4]) and q.pop_many(2).tolist() == [1, 2]
-            ok &= q.push_many([5, 6, 7])                     # wrapped: 3..7
-    ok &= g.ok
+    q, ok = wrapped_queue(cls, 5, [1, 2, 3, 4], 2, [5, 6, 7])           # wrapped: 3..7
     q.migrate(P - 1)
     ok &= q.host == P - 1 and q.size() == 5 and q.capacity == 5
     pybcl.barrier()

@@ -92,6 +92,11 @@ int bclpy_parse_init(const char *fname, PyObject *args, PyObject *kwds,
 
 /* The number of names in a name table (static const char *const []). */
 #define BCLPY_NNAMES(names) ((int)(sizeof(names) / sizeof((names)[0])))
+/* A function's argument names (its BCLPY_ARGS_* table, under its docstring)
+ * and the array bclpy_parse fills, declared together as `names` and `a`. */
+#define BCLPY_ARG_TABLE(NAMES)                                                 \
+    static const char *const names[] = NAMES;                                  \
+    PyObject *a[BCLPY_NNAMES(names)]
 
 /* The parameter list of such a method (after self). */
 #define BCLPY_FASTARGS PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames

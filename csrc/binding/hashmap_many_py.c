@@ -157,8 +157,7 @@ out:
 
 PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_HM_INSERT_MANY;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_INSERT_MANY);
     int promise;
     if (batch_args(self, args, nargs, kwnames, "insert_many", names, 2, BCLPY_NNAMES(names), a,
                    &promise) < 0)
@@ -256,8 +255,7 @@ static PyObject *find_many_collective(bclpy_HashMap *self, PyObject *keys)
 
 PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_HM_FIND_MANY;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_FIND_MANY);
     int promise, collective = 0;
     if (bclpy_hm_refuse_in_modify(self, "find_many") < 0 ||
         bclpy_parse("find_many", args, nargs, kwnames, names, 1, BCLPY_NNAMES(names), a) < 0 ||
@@ -328,8 +326,7 @@ static PyObject *accumulate_many_var(bclpy_HashMap *self, PyObject *keys, PyArra
 
 PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_HM_ACCUMULATE_MANY;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_ACCUMULATE_MANY);
     if (batch_args(self, args, nargs, kwnames, "accumulate_many", names, 1,
                    BCLPY_NNAMES(names), a, NULL) < 0)
         return NULL;

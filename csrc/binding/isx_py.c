@@ -23,8 +23,7 @@ static PyArrayObject *keys_arg(PyObject *o)
 
 static PyObject *py_pcg32_outputs(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_PCG32_OUTPUTS;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_PCG32_OUTPUTS);
     uint64_t initstate, initseq;
     long long n;
     if (bclpy_parse("pcg32_outputs", args, nargs, kwnames, names, 3, 3, a) < 0 ||
@@ -48,8 +47,7 @@ static int max_key_arg(PyObject *o, long long *out)
 
 static PyObject *py_isx_keys(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_ISX_KEYS;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_ISX_KEYS);
     long long rank, n, max_key;
     if (bclpy_parse("isx_keys", args, nargs, kwnames, names, 2, 3, a) < 0 ||
         bclpy_int_arg(a[0], "rank", LLONG_MIN, LLONG_MAX, &rank) < 0 ||
@@ -76,8 +74,7 @@ typedef struct {
 
 static int IsxKeyGen_init(IsxKeyGen *self, PyObject *args, PyObject *kw)
 {
-    static const char *const names[] = BCLPY_ARGS_ISXKEYGEN;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_ISXKEYGEN);
     long long rank, max_key;
     if (bclpy_parse_init("IsxKeyGen", args, kw, names, 1, 2, a) < 0 ||
         bclpy_int_arg(a[0], "rank", LLONG_MIN, LLONG_MAX, &rank) < 0 ||
@@ -90,8 +87,7 @@ static int IsxKeyGen_init(IsxKeyGen *self, PyObject *args, PyObject *kw)
 
 static PyObject *IsxKeyGen_take(IsxKeyGen *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_IKG_TAKE;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_IKG_TAKE);
     long long n;
     if (bclpy_parse("take", args, nargs, kwnames, names, 1, 1, a) < 0 ||
         bclpy_int_arg(a[0], "n", 0, PY_SSIZE_T_MAX, &n) < 0)
@@ -117,8 +113,7 @@ PyTypeObject bclpy_IsxKeyGenType = {
 
 static PyObject *py_isx_bucketize(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_ISX_BUCKETIZE;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_ISX_BUCKETIZE);
     long long width, nb;
     if (bclpy_parse("isx_bucketize", args, nargs, kwnames, names, 3, 3, a) < 0 ||
         bclpy_int_arg(a[1], "width", 1, UINT32_MAX, &width) < 0 ||
@@ -149,8 +144,7 @@ static PyObject *py_isx_bucketize(PyObject *self, BCLPY_FASTARGS)
  * reference's is. */
 static PyObject *py_isx_count(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_ISX_COUNT;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_ISX_COUNT);
     long long lo, width;
     if (bclpy_parse("isx_count", args, nargs, kwnames, names, 3, 3, a) < 0 ||
         bclpy_int_arg(a[1], "lo", 0, INT32_MAX, &lo) < 0 ||

@@ -240,8 +240,7 @@ static void KmerTable_dealloc(KmerTable *self)
 
 static int KmerTable_init(KmerTable *self, PyObject *args, PyObject *kw)
 {
-    static const char *const names[] = BCLPY_ARGS_KMERTABLE;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_KMERTABLE);
     long long cap, bloom;
     if (bclpy_parse_init("KmerTable", args, kw, names, 0, BCLPY_NNAMES(names), a) < 0 ||
         bclpy_opt_int(a[0], "capacity", LLONG_MIN, LLONG_MAX, 0, &cap) < 0 ||
@@ -270,8 +269,7 @@ static int KmerTable_init(KmerTable *self, PyObject *args, PyObject *kw)
 static PyObject *table_feed(KmerTable *self, BCLPY_FASTARGS, const char *name,
                             bcl_status (*fn)(bcl_kcount *, const uint64_t *, size_t))
 {
-    static const char *const names[] = BCLPY_ARGS_KT_ADD;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_KT_ADD);
     if (bclpy_parse(name, args, nargs, kwnames, names, 1, 1, a) < 0)
         return NULL;
     if (!self->live)
@@ -362,8 +360,7 @@ static PyObject *KmerTable_histogram(KmerTable *self, PyObject *noargs)
 
 static PyObject *KmerTable_top(KmerTable *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_KT_TOP;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_KT_TOP);
     long long n;
     if (bclpy_parse("top", args, nargs, kwnames, names, 1, 1, a) < 0 ||
         bclpy_int_arg(a[0], "n", 0, 1 << 20, &n) < 0)
@@ -428,8 +425,7 @@ PyTypeObject bclpy_KmerTableType = {
 
 static PyObject *py_kmer_partition(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_KMER_PARTITION;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_KMER_PARTITION);
     long long P;
     if (bclpy_parse("kmer_partition", args, nargs, kwnames, names, 2, 2, a) < 0 ||
         bclpy_int_arg(a[1], "nprocs", 1, 1 << 24, &P) < 0)
@@ -508,8 +504,7 @@ static PyObject *py_bgzf_blocks(PyObject *self, BCLPY_FASTARGS)
 
 static PyObject *py_kmers_from_bytes(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_KMERS_FROM_BYTES;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_KMERS_FROM_BYTES);
     int k, rank, nprocs, shift;
     long long chunk;
     if (bclpy_parse("kmers_from_bytes", args, nargs, kwnames, names, 2,
@@ -560,8 +555,7 @@ static int k_arg(PyObject *o, int *k)
 
 static PyObject *py_kmer_encode(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_KMER_ENCODE;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_KMER_ENCODE);
     if (bclpy_parse("kmer_encode", args, nargs, kwnames, names, 1, 1, a) < 0)
         return NULL;
     Py_ssize_t len;
@@ -582,8 +576,7 @@ static PyObject *py_kmer_encode(PyObject *self, BCLPY_FASTARGS)
 
 static PyObject *py_kmer_decode(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_KMER_DECODE;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_KMER_DECODE);
     int k;
     if (bclpy_parse("kmer_decode", args, nargs, kwnames, names, 2, 2, a) < 0 ||
         k_arg(a[1], &k) < 0)
@@ -608,8 +601,7 @@ static PyObject *py_kmer_decode(PyObject *self, BCLPY_FASTARGS)
 
 static PyObject *py_hll_estimate(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_HLL_ESTIMATE;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_HLL_ESTIMATE);
     if (bclpy_parse("hll_estimate", args, nargs, kwnames, names, 1, 1, a) < 0)
         return NULL;
     PyArrayObject *regs = (PyArrayObject *)PyArray_FROMANY(a[0], NPY_UINT8, 1, 1,
@@ -628,8 +620,7 @@ static PyObject *py_hll_estimate(PyObject *self, BCLPY_FASTARGS)
 
 static PyObject *py_hll_add(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_HLL_ADD;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_HLL_ADD);
     if (bclpy_parse("hll_add", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
     PyArrayObject *regs = (PyArrayObject *)a[0];
@@ -680,8 +671,7 @@ static size_t tsv_fill(void *ctx, char *out)
 
 static PyObject *py_kmer_tsv(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_KMER_TSV;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_KMER_TSV);
     int k;
     if (bclpy_parse("kmer_tsv", args, nargs, kwnames, names, 3, 3, a) < 0 ||
         k_arg(a[2], &k) < 0)
@@ -719,8 +709,7 @@ static size_t sim_fill(void *ctx, char *out)
 
 static PyObject *py_simulate_reads(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_SIMULATE_READS;
-    PyObject *a[BCLPY_NNAMES(names)];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_SIMULATE_READS);
     sim_job j = { .seed = 1 };
     if (bclpy_parse("simulate_reads", args, nargs, kwnames, names, 4, 5, a) < 0 ||
         bclpy_int_arg(a[1], "n_reads", LLONG_MIN, LLONG_MAX, &j.n_reads) < 0 ||

@@ -373,32 +373,32 @@ static bcl_status flush_posted(void)
 
 /* ---- data movement ---------------------------------------------------- */
 
-static bcl_status rma_get(void *dst, bcl_gptr src, size_t n)
+/* A get (put = 0) or put of n bytes between local and remote, in pieces
+ * that fit MPI's int counts. */
+static bcl_status rma_move(int put, unsigned char *local, bcl_gptr remote, size_t n)
 {
-    bcl_comm_issued(src.rank);
-    unsigned char *d = dst;
+    bcl_comm_issued(remote.rank);
     for (size_t done = 0; done < n;) {
         size_t k = n - done < MAX_CHUNK ? n - done : MAX_CHUNK;
-        BCL_MPI_CHECK("MPI_Get", MPI_Get(d + done, (int)k, MPI_BYTE, src.rank,
-                                         (MPI_Aint)(src.offset + done), (int)k,
-                                         MPI_BYTE, bcl_rt.win));
+        MPI_Aint at = (MPI_Aint)(remote.offset + done);
+        int rc = put ? MPI_Put(local + done, (int)k, MPI_BYTE, remote.rank, at, (int)k,
+                               MPI_BYTE, bcl_rt.win)
+                     : MPI_Get(local + done, (int)k, MPI_BYTE, remote.rank, at, (int)k,
+                               MPI_BYTE, bcl_rt.win);
+        BCL_MPI_CHECK(put ? "MPI_Put" : "MPI_Get", rc);
         done += k;
     }
     return BCL_OK;
 }
 
+static bcl_status rma_get(void *dst, bcl_gptr src, size_t n)
+{
+    return rma_move(0, dst, src, n);
+}
+
 static bcl_status rma_put(bcl_gptr dst, const void *src, size_t n)
 {
-    bcl_comm_issued(dst.rank);
-    const unsigned char *s = src;
-    for (size_t done = 0; done < n;) {
-        size_t k = n - done < MAX_CHUNK ? n - done : MAX_CHUNK;
-        BCL_MPI_CHECK("MPI_Put", MPI_Put(s + done, (int)k, MPI_BYTE, dst.rank,
-                                         (MPI_Aint)(dst.offset + done), (int)k,
-                                         MPI_BYTE, bcl_rt.win));
-        done += k;
-    }
-    return BCL_OK;
+    return rma_move(1, (unsigned char *)src, dst, n);    /* MPI_Put only reads it */
 }
 
 bcl_status bcl_get_nb(void *dst, bcl_gptr src, size_t nbytes)

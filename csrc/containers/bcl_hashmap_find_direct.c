@@ -25,33 +25,6 @@ static inline const unsigned char *bucket_at(const bcl_hashmap *m, uint64_t idx)
     return bcl_local_addr(bcl_hm_bucket(m, idx));
 }
 
-static inline uint64_t home_of(const bcl_hashmap *m, uint64_t h)
-{
-    return (uint64_t)(((unsigned __int128)h * m->n) >> 64);
-}
-
-/* 1 found (value copied), 0 absent, -1 a writer holds a bucket on the way. */
-static int find_one(const bcl_hashmap *m, const unsigned char *key, uint64_t h,
-                    unsigned char *val)
-{
-    bcl_hm_probe p;
-    uint64_t idx;
-    bcl_hm_probe_init(m, &p, h);
-    while (bcl_hm_probe_next(m, &p, &idx)) {
-        const unsigned char *b = bucket_at(m, idx);
-        uint64_t s = bcl_hm_load_status(b);
-        if (s & BCL_HM_BUSY)
-            return -1;
-        if (ST(s) == BCL_HM_FREE)
-            return 0;
-        if (ST(s) == BCL_HM_READY && bcl_hm_same_key(b + 8, key, m->key_size)) {
-            bcl_hm_copy_slot(val, b + m->val_off, m->val_size);
-            return 1;
-        }
-    }
-    return 0;                                /* TOMB, or another key: on */
-}
-
 /* The keys a writer got in the way of, with the atomic protocol. */
 static bcl_status redo(const bcl_hashmap *m, const unsigned char *keys, const size_t *which,
                        size_t n, unsigned char *vals, unsigned char *found)
@@ -89,9 +62,9 @@ bcl_status bcl_hm_find_direct(const bcl_hashmap *m, const void *keys, size_t n, 
         if (i + PREFETCH_AHEAD < n) {
             uint64_t ahead = bcl_hm_hash(kb + (i + PREFETCH_AHEAD) * ks, ks);
             ring[i % PREFETCH_AHEAD] = ahead;
-            __builtin_prefetch(bucket_at(m, home_of(m, ahead)), 0);
+            __builtin_prefetch(bucket_at(m, bcl_hm_home(m, ahead)), 0);
         }
-        int r = find_one(m, kb + i * ks, h, vb + i * vs);
+        int r = bcl_hm_find_plain(m, kb + i * ks, h, vb + i * vs);
         found[i] = r == 1;
         if (r >= 0)
             continue;

@@ -28,11 +28,6 @@
 
 #define ROUND_KEYS ((size_t)1 << 20)   /* keys per rank and round: bounded memory */
 
-static inline uint64_t home_of(const bcl_hashmap *m, uint64_t h)
-{
-    return (uint64_t)(((unsigned __int128)h * m->n) >> 64);
-}
-
 /* Keys per rank and round: ROUND_KEYS, or fewer where what one rank may
  * receive from all (P of them) would pass MPI's int counts. */
 static size_t round_keys(const bcl_hashmap *m)
@@ -40,31 +35,6 @@ static size_t round_keys(const bcl_hashmap *m)
     size_t per = m->key_size > m->val_size + 1 ? m->key_size : m->val_size + 1;
     size_t fit = (size_t)INT_MAX / ((size_t)bcl_rt.nprocs * per);
     return fit < ROUND_KEYS ? (fit ? fit : 1) : ROUND_KEYS;
-}
-
-/* A key sent here, looked up in this rank's block: 1 found (value copied),
- * 0 absent, -1 ask the protocol (a writer in the way, or the probe
- * sequence leaves this block). */
-static int find_own(const bcl_hashmap *m, const unsigned char *key, unsigned char *val)
-{
-    uint64_t first = (uint64_t)bcl_rt.rank * m->block, idx;
-    bcl_hm_probe p;
-    bcl_hm_probe_init(m, &p, bcl_hm_hash(key, m->key_size));
-    while (bcl_hm_probe_next(m, &p, &idx)) {
-        if (idx < first || idx - first >= m->block)
-            return -1;
-        const unsigned char *b = bcl_hm_local_bucket(m, idx - first);
-        uint64_t s = bcl_hm_load_status(b);
-        if (s & BCL_HM_BUSY)
-            return -1;
-        if (ST(s) == BCL_HM_FREE)
-            return 0;
-        if (ST(s) == BCL_HM_READY && bcl_hm_same_key(b + 8, key, m->key_size)) {
-            bcl_hm_copy_slot(val, b + m->val_off, m->val_size);
-            return 1;
-        }
-    }
-    return 0;
 }
 
 /* Answer the n keys sent here: ans[i] = found byte, then the value.  redo
@@ -75,7 +45,10 @@ static bcl_status answer(const bcl_hashmap *m, const unsigned char *keys, size_t
 {
     size_t ks = m->key_size, as = m->val_size + 1, nredo = 0;
     for (size_t i = 0; i < n; i++) {
-        int r = find_own(m, keys + i * ks, ans + i * as + 1);
+        /* off shm only this rank's own block is mapped here: a probe
+         * sequence that leaves it is the protocol's */
+        int r = bcl_hm_find_plain(m, keys + i * ks, bcl_hm_hash(keys + i * ks, ks),
+                                  ans + i * as + 1);
         ans[i * as] = r == 1;
         if (r < 0)
             redo[nredo++] = i;
@@ -106,6 +79,11 @@ static void xround_free(xround *x)
     free(x->back);
 }
 
+static inline uint64_t owner_of(const bcl_hashmap *m, const unsigned char *key)
+{
+    return bcl_hm_home(m, bcl_hm_hash(key, m->key_size)) / m->block;
+}
+
 /* Keys by owner (a counting sort), then the counts to every rank. */
 static bcl_status send_plan(const bcl_hashmap *m, const unsigned char *keys, size_t n,
                             xround *x)
@@ -121,22 +99,21 @@ static bcl_status send_plan(const bcl_hashmap *m, const unsigned char *keys, siz
     x->got = x->cnt + p;
     x->sendn = x->cnt + 2 * p;
     x->recvn = x->cnt + 3 * p;
-    uint32_t *owner = malloc((n ? n : 1) * sizeof *owner);
-    if (!owner)
-        return bcl_set_error(BCL_ERR_NOMEM, "find_many: no memory for %zu keys", n);
-    for (size_t i = 0; i < n; i++) {
-        owner[i] = (uint32_t)(home_of(m, bcl_hm_hash(keys + i * ks, ks)) / m->block);
-        x->cnt[owner[i]]++;
-    }
+    /* the owner is computed twice (count, then place): cheaper than
+     * writing and reading back an array of owners */
+    for (size_t i = 0; i < n; i++)
+        x->cnt[owner_of(m, keys + i * ks)]++;
     uint64_t *next = x->sendn;              /* first slot of each owner, then bytes */
-    for (int r = 0, at = 0; r < p; at += (int)x->cnt[r], r++)
-        next[r] = (uint64_t)at;
+    uint64_t at = 0;
+    for (int r = 0; r < p; r++) {
+        next[r] = at;
+        at += x->cnt[r];
+    }
     for (size_t i = 0; i < n; i++) {
-        uint64_t slot = next[owner[i]]++;
+        uint64_t slot = next[owner_of(m, keys + i * ks)]++;
         x->order[slot] = i;
         memcpy(x->out + slot * ks, keys + i * ks, ks);
     }
-    free(owner);
     return bcl_alltoall_u64(x->cnt, x->got);
 }
 

@@ -93,6 +93,41 @@ static inline int bcl_hm_same_key(const void *slot, const void *key, size_t n)
     return memcmp(slot, key, n) == 0;
 }
 
+/* The global bucket index a hash starts its probe sequence at. */
+static inline uint64_t bcl_hm_home(const bcl_hashmap *m, uint64_t h)
+{
+    return (uint64_t)(((unsigned __int128)h * m->n) >> 64);
+}
+
+/* A lookup with plain loads along the key's probe sequence, through the
+ * buckets this process maps (bcl_local_addr: its own block, or every block
+ * on shm).  Only while no rank writes the map: under the find-only promise,
+ * or with every rank inside a collective call.  1 found (value copied), 0
+ * absent, -1 ask the protocol: a writer holds a bucket on the way, or the
+ * sequence reaches a bucket not mapped here. */
+static inline int bcl_hm_find_plain(const bcl_hashmap *m, const unsigned char *key,
+                                    uint64_t h, unsigned char *val)
+{
+    bcl_hm_probe p;
+    uint64_t idx;
+    bcl_hm_probe_init(m, &p, h);
+    while (bcl_hm_probe_next(m, &p, &idx)) {
+        const unsigned char *b = bcl_local_addr(bcl_hm_bucket(m, idx));
+        if (!b)
+            return -1;
+        uint64_t s = bcl_hm_load_status(b);
+        if (s & BCL_HM_BUSY)
+            return -1;
+        if (ST(s) == BCL_HM_FREE)
+            return 0;
+        if (ST(s) == BCL_HM_READY && bcl_hm_same_key(b + 8, key, m->key_size)) {
+            bcl_hm_copy_slot(val, b + m->val_off, m->val_size);
+            return 1;
+        }
+    }
+    return 0;                                /* TOMB, or another key: on */
+}
+
 /* A plain store of key and value into a bucket of this rank's block no other
  * rank touches (local promise, bulk apply), then READY with a release
  * store: readers that see READY see the bytes. */

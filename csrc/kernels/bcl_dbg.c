@@ -68,6 +68,17 @@ static bcl_status check_k(int k)
     return BCL_OK;
 }
 
+/* c[1:] and c[0] of a k-mer */
+static uint64_t suffix(uint64_t c, int k)
+{
+    return c & ((UINT64_C(1) << (2 * (k - 1))) - 1);
+}
+
+static unsigned first_base(uint64_t c, int k)
+{
+    return (unsigned)(c >> (2 * (k - 1)));
+}
+
 /* A (k-1)-mer x's mask bit for "x+b" (after) or "b+x" (before), on the
  * strand of its canonical form: on the other strand x+b is comp(b)+rc(x). */
 static uint64_t overlap_bit(uint64_t x, int after, unsigned b, int k)
@@ -85,14 +96,12 @@ bcl_status bcl_dbg_overlaps(const uint64_t *keys, size_t n, int k, uint64_t *ov,
     bcl_status st = check_k(k);
     if (st != BCL_OK)
         return st;
-    int top = 2 * (k - 1);
-    uint64_t low = (UINT64_C(1) << top) - 1;
     for (size_t i = 0; i < n; i++) {
-        uint64_t c = keys[i], x = c >> 2, y = c & low;
+        uint64_t c = keys[i], x = c >> 2, y = suffix(c, k);
         ov[2 * i] = bcl_dbg_canon(x, k - 1);
         bit[2 * i] = overlap_bit(x, 1, (unsigned)(c & 3), k);
         ov[2 * i + 1] = bcl_dbg_canon(y, k - 1);
-        bit[2 * i + 1] = overlap_bit(y, 0, (unsigned)(c >> top), k);
+        bit[2 * i + 1] = overlap_bit(y, 0, first_base(c, k), k);
     }
     return BCL_OK;
 }
@@ -129,15 +138,13 @@ bcl_status bcl_dbg_from_overlaps(const uint64_t *keys, size_t n, int k, const ui
     bcl_status st = check_k(k);
     if (st != BCL_OK)
         return st;
-    int top = 2 * (k - 1);
-    uint64_t low = (UINT64_C(1) << top) - 1;
     for (size_t i = 0; i < n; i++) {
         uint64_t c = keys[i];
-        unsigned px = oriented_mask(c >> 2, mask[2 * i], k);        /* prefix c[:-1] */
-        unsigned sy = oriented_mask(c & low, mask[2 * i + 1], k);   /* suffix c[1:] */
+        unsigned px = oriented_mask(c >> 2, mask[2 * i], k);            /* c[:-1] */
+        unsigned sy = oriented_mask(suffix(c, k), mask[2 * i + 1], k);  /* c[1:] */
         /* successors c[1:]+b: after the suffix; predecessors b+c[:-1]: before the prefix */
         ext[i] = (uint8_t)((sy & 15u) | (px & 0xF0u));
-        other_three(sy >> 4, (unsigned)(c >> top), sib_found + 6 * i);     /* b+c[1:] */
+        other_three(sy >> 4, first_base(c, k), sib_found + 6 * i);         /* b+c[1:] */
         other_three(px & 15u, (unsigned)(c & 3), sib_found + 6 * i + 3);   /* c[:-1]+b */
     }
     return BCL_OK;

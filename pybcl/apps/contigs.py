@@ -68,7 +68,8 @@ class ContigInputError(_cli.InputError):
 def _find(m: Any, keys: NDArray[np.uint64]) -> tuple[NDArray[np.uint64], NDArray[np.bool_]]:
     """Collective: find_many of every rank's keys, each answered by the
     rank that owns it (every rank reads for itself on shm)."""
-    return m.find_many(keys, promise=pybcl.ConProm.HashMap.find, collective=True)
+    vals, found = m.find_many(keys, promise=pybcl.ConProm.HashMap.find, collective=True)
+    return vals, found
 
 
 def _buffer(m: Any, mine: int, grow: bool = False) -> Any:

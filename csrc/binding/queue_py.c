@@ -146,6 +146,9 @@ static void give_exc(PyObject *v)
  * core's status (which then only says "invalid on some rank"). */
 static PyObject *collective_done(bcl_status st, PyObject *exc)
 {
+    /* The core's agreement in the call found which containers every rank
+     * has dropped; free them now (GIL held), as bclpy_agree does. */
+    bcl_life_reap();
     if (exc) {
         give_exc(exc);
         return NULL;
@@ -210,6 +213,7 @@ static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
         collective_done(st, exc);
         return -1;
     }
+    bcl_life_reap();                 /* what the agreement found dropped everywhere */
     bclpy_life_start(&self->live, &self->epoch, &self->life);
     return 0;
 }

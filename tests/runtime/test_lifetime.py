@@ -415,3 +415,38 @@ def test_global_ptr_access_outside_its_alloc_block_raises_index_error():
     pybcl.free(p)
     pybcl.free(guard)
     assert all_ok(ok)
+
+
+def _loop_makers():
+    """Each kind of container alone (its helpers built once), sized later."""
+    P = pybcl.nprocs()
+    return {
+        "FastQueue": lambda n: pybcl.FastQueue(0, n),
+        "CircularQueue": lambda n: pybcl.CircularQueue(P - 1, n),
+        "HashMap": lambda n: pybcl.HashMap(n * P),
+        "DArray": lambda n: pybcl.DArray(n * P),
+        "Array": lambda n: pybcl.Array(0, n),
+        "BloomFilter": lambda n: pybcl.BloomFilter(n * P),
+    }
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("kind", sorted(_loop_makers()))
+def test_every_kind_created_and_dropped_in_a_loop_is_reclaimed(kind):
+    """Each container takes about an eighth of the segment, and the loop
+    makes three segments' worth: one that is not reclaimed by the next
+    constructor raises SegmentFull."""
+    make = _loop_makers()[kind]
+    settle()
+    base = _core.bytes_in_use()
+    one = make(1 << 12)
+    per = int(pybcl.allreduce(np.array([max(1, _core.bytes_in_use() - base)], np.int64),
+                              "max")[0])
+    one.close()
+    n = max(1 << 12, (1 << 12) * (_core.segment_size() // 8) // per)
+    for _ in range(24):
+        c = make(n)
+        pybcl.barrier()
+        del c
+    settle()
+    assert all_ok(_core.bytes_in_use() - base < _core.segment_size() // 8)

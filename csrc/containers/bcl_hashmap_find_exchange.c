@@ -61,22 +61,29 @@ static bcl_status answer(const bcl_hashmap *m, const unsigned char *keys, size_t
     return st;
 }
 
-/* One round's buffers. */
+/* One round's buffers, in three blocks: the counts, what this rank sends
+ * (and gets back), what it is sent (and answers). */
 typedef struct xround {
     uint64_t *cnt, *got, *sendn, *recvn;  /* per rank: keys out / in, bytes */
     size_t *order, *redo;                  /* send slot -> index in the batch */
     unsigned char *out, *in, *ans, *back;  /* keys out / in, answers out / in */
 } xround;
 
+/* n indices, then n records of a and n of b bytes, in one block at *idx */
+static int carve(size_t n, size_t a, size_t b, size_t **idx, unsigned char **ra,
+                 unsigned char **rb)
+{
+    *idx = malloc(n * (sizeof **idx + a + b) + 1);
+    *ra = *idx ? (unsigned char *)(*idx + n) : NULL;
+    *rb = *idx ? *ra + n * a : NULL;
+    return *idx != NULL;
+}
+
 static void xround_free(xround *x)
 {
     free(x->cnt);
     free(x->order);
     free(x->redo);
-    free(x->out);
-    free(x->in);
-    free(x->ans);
-    free(x->back);
 }
 
 static inline uint64_t owner_of(const bcl_hashmap *m, const unsigned char *key)
@@ -91,10 +98,7 @@ static bcl_status send_plan(const bcl_hashmap *m, const unsigned char *keys, siz
     int p = bcl_rt.nprocs;
     size_t ks = m->key_size;
     x->cnt = calloc(4 * (size_t)p + 1, sizeof *x->cnt);
-    x->order = malloc((n ? n : 1) * sizeof *x->order);
-    x->out = malloc(n * ks + 1);
-    x->back = malloc(n * (m->val_size + 1) + 1);
-    if (!x->cnt || !x->order || !x->out || !x->back)
+    if (!x->cnt || !carve(n, ks, m->val_size + 1, &x->order, &x->out, &x->back))
         return bcl_set_error(BCL_ERR_NOMEM, "find_many: no memory for %zu keys", n);
     x->got = x->cnt + p;
     x->sendn = x->cnt + 2 * p;
@@ -136,10 +140,7 @@ static bcl_status exchange_round(const bcl_hashmap *m, const unsigned char *keys
     if (st == BCL_OK) {
         for (int r = 0; r < p; r++)
             nin += x.got[r];
-        x.in = malloc(nin * ks + 1);
-        x.ans = malloc(nin * as + 1);
-        x.redo = malloc((nin ? nin : 1) * sizeof *x.redo);
-        if (!x.in || !x.ans || !x.redo)
+        if (!carve(nin, ks, as, &x.redo, &x.in, &x.ans))
             st = bcl_set_error(BCL_ERR_NOMEM, "find_many: no memory for the %zu keys sent "
                                "here", nin);
     }

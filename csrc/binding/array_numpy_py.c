@@ -108,8 +108,7 @@ static PyObject *as_dtype(PyObject *arr, PyObject *dtype_obj)
     return r;
 }
 
-PyObject *bclpy_array_asarray(PyObject *self_obj, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
+PyObject *bclpy_array_asarray(PyObject *self_obj, BCLPY_FASTARGS)
 {
     ArrayObject *self = (ArrayObject *)self_obj;
     static const char *const names[] = BCLPY_ARGS_ARR_ARRAY;

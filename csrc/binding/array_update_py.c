@@ -161,8 +161,7 @@ static PyObject *updated(bcl_status st, PyArrayObject *idx, PyArrayObject *val)
     Py_RETURN_NONE;
 }
 
-PyObject *bclpy_array_update_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames)
+PyObject *bclpy_array_update_many(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_ARR_UPDATE_MANY;
     PyObject *a_[3];
@@ -270,8 +269,7 @@ static int db_live(bclpy_DABuf *self)
     return bclpy_array_unwrap(self->array, "array", &a, &dtype);
 }
 
-static PyObject *db_update_many(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+static PyObject *db_update_many(bclpy_DABuf *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_DB_UPDATE_MANY;
     PyObject *a_[2];

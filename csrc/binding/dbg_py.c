@@ -56,8 +56,7 @@ static int keys_k(const char *fname, PyObject *const *a, PyArrayObject **keys, i
     return *keys ? 0 : -1;
 }
 
-static PyObject *py_overlaps(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+static PyObject *py_overlaps(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_DBG_OVERLAPS;
     PyObject *a[2], *ov = NULL, *bit = NULL, *res = NULL;
@@ -78,8 +77,7 @@ static PyObject *py_overlaps(PyObject *self, PyObject *const *args, Py_ssize_t n
     return res;
 }
 
-static PyObject *py_from_overlaps(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames)
+static PyObject *py_from_overlaps(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_DBG_FROM_OVERLAPS;
     PyObject *a[3], *ext = NULL, *sib = NULL, *res = NULL;
@@ -133,8 +131,7 @@ static int shrink(PyObject **arr, npy_intp n)
     return 0;
 }
 
-static PyObject *py_starts_local(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
+static PyObject *py_starts_local(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_DBG_STARTS_LOCAL;
     PyObject *a[4];

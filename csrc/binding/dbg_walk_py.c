@@ -98,8 +98,7 @@ static PyObject *walk_queries(DbgWalk *self, PyObject *unused)
     return (PyObject *)q;
 }
 
-static PyObject *walk_advance(DbgWalk *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
+static PyObject *walk_advance(DbgWalk *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_DW_ADVANCE;
     PyObject *a[2];

@@ -23,8 +23,7 @@ static int u64_arg(PyObject *o, const char *name, uint64_t *out)
     return 0;
 }
 
-static PyObject *py_gups_starts(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+static PyObject *py_gups_starts(PyObject *m, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_GUPS_STARTS;
     PyObject *a_[1];
@@ -35,8 +34,7 @@ static PyObject *py_gups_starts(PyObject *m, PyObject *const *args, Py_ssize_t n
     return PyLong_FromUnsignedLongLong(bcl_gups_starts((int64_t)n));
 }
 
-static PyObject *py_gups_stream(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+static PyObject *py_gups_stream(PyObject *m, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_GUPS_STREAM;
     PyObject *a_[2];
@@ -54,8 +52,7 @@ static PyObject *py_gups_stream(PyObject *m, PyObject *const *args, Py_ssize_t n
     return Py_BuildValue("(NK)", out, (unsigned long long)state);
 }
 
-static PyObject *py_gups_atomic(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+static PyObject *py_gups_atomic(PyObject *m, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_GUPS_ATOMIC;
     PyObject *a_[3];

@@ -356,15 +356,17 @@ PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, BCLPY_FASTARGS)
 }
 
 /* local_arrays(): this rank's entries as two NumPy arrays, copied from the
- * block in one pass (local_items() builds a tuple per entry). */
+ * block in one pass (local_items() builds a tuple per entry).  The arrays
+ * are made as long as the block, which no rank can overfill, and cut to
+ * the entries found: one read of the block instead of a count first (the
+ * block is most of the map's memory; untouched tails cost no pages). */
 PyObject *bclpy_hm_local_arrays(bclpy_HashMap *self, PyObject *noargs)
 {
     HM_LIVE_OR(self, NULL);
     if (bclpy_elemtype_is_var(&self->kt) || bclpy_elemtype_is_var(&self->vt))
         return PyErr_Format(PyExc_TypeError, "local_arrays() needs fixed-size key and value "
                             "types (NumPy dtypes); use local_items()");
-    uint64_t n = bcl_hm_local_used(&self->m);
-    npy_intp dims[1] = { (npy_intp)n };
+    npy_intp dims[1] = { (npy_intp)self->m.block };
     Py_INCREF(self->kt.dtype);
     PyObject *k = PyArray_NewFromDescr(&PyArray_Type, self->kt.dtype, 1, dims, NULL, NULL, 0,
                                        NULL);
@@ -379,13 +381,7 @@ PyObject *bclpy_hm_local_arrays(bclpy_HashMap *self, PyObject *noargs)
     uint64_t got;
     Py_BEGIN_ALLOW_THREADS
     got = bcl_hm_local_copy(&self->m, PyArray_DATA((PyArrayObject *)k),
-                            PyArray_DATA((PyArrayObject *)v), n);
+                            PyArray_DATA((PyArrayObject *)v), self->m.block);
     Py_END_ALLOW_THREADS
-    if (got != n) {            /* only if another thread inserted meanwhile */
-        Py_DECREF(k);
-        Py_DECREF(v);
-        return PyErr_Format(bclpy_Error, "local_arrays(): the map changed while it was "
-                            "copied (call it after a barrier)");
-    }
-    return Py_BuildValue("(NN)", k, v);
+    return bclpy_pair(bclpy_shrink(k, (npy_intp)got), bclpy_shrink(v, (npy_intp)got));
 }

@@ -175,8 +175,8 @@ uint64_t bcl_hm_local_copy(const bcl_hashmap *m, void *keys, void *vals, uint64_
         const unsigned char *b = bcl_hm_local_bucket(m, i);
         if ((bcl_hm_load_status(b) & BCL_HM_STATE) != BCL_HM_READY)
             continue;
-        memcpy(k + n * m->key_size, b + 8, m->key_size);
-        memcpy(v + n * m->val_size, b + m->val_off, m->val_size);
+        bcl_hm_copy_slot(k + n * m->key_size, b + 8, m->key_size);
+        bcl_hm_copy_slot(v + n * m->val_size, b + m->val_off, m->val_size);
         n++;
     }
     return n;

@@ -216,39 +216,54 @@ out:
     return r;
 }
 
-/* find_many(keys, collective=True): every rank calls it; agreed first, so
- * that a rank whose keys do not convert raises on every rank instead of
- * leaving its peers in the exchange. */
-static PyObject *find_many_collective(bclpy_HashMap *self, PyObject *keys)
+/* find_many of fixed-size keys: one-sided (bcl_hm_find_many under
+ * `promise`), or collective (bcl_hm_find_exchange, after the ranks agree on
+ * the map). */
+static PyObject *find_many_fixed(bclpy_HashMap *self, PyObject *keys, int promise,
+                                 int collective)
 {
     static const char *const names[] = { "map" };
-    PyArrayObject *ka = NULL, *vals = NULL, *found = NULL;
+    PyArrayObject *ka = bclpy_hm_array(keys, self->kt.dtype, "keys");
+    if (!ka)
+        return NULL;
+    npy_intp dims[1] = { PyArray_SIZE(ka) };
+    Py_INCREF(self->vt.dtype);
+    PyArrayObject *vals = (PyArrayObject *)PyArray_Zeros(1, dims, self->vt.dtype, 0);
+    PyArrayObject *found = (PyArrayObject *)PyArray_ZEROS(1, dims, NPY_BOOL, 0);
+    PyObject *r = NULL;
+    int64_t seq = (int64_t)self->life.seq;
+    if (vals && found &&
+        (!collective || bclpy_agree("HashMap.find_many", names, &seq, 1) == 0)) {
+        bcl_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = collective ? bcl_hm_find_exchange(&self->m, PyArray_DATA(ka), (size_t)dims[0],
+                                               PyArray_DATA(vals), PyArray_DATA(found))
+                        : bcl_hm_find_many(&self->m, PyArray_DATA(ka), (size_t)dims[0],
+                                           PyArray_DATA(vals), PyArray_DATA(found), promise);
+        Py_END_ALLOW_THREADS
+        if (st != BCL_OK)
+            bclpy_raise(st);
+        else
+            r = PyTuple_Pack(2, (PyObject *)vals, (PyObject *)found);
+    }
+    Py_DECREF(ka);
+    Py_XDECREF(vals);
+    Py_XDECREF(found);
+    return r;
+}
+
+/* find_many(keys, collective=True): every rank calls it.  Every failure
+ * before the agreement joins it as failed, so that a rank whose keys do not
+ * convert raises on every rank instead of leaving its peers in the exchange. */
+static PyObject *find_many_collective(bclpy_HashMap *self, PyObject *keys)
+{
     PyObject *r = NULL;
     bclpy_collective_begin();
     if (!is_fixed(self))
         PyErr_SetString(PyExc_TypeError, "find_many: collective=True needs fixed-size key "
                         "and value types");
-    else if ((ka = bclpy_hm_array(keys, self->kt.dtype, "keys"))) {
-        npy_intp dims[1] = { PyArray_SIZE(ka) };
-        Py_INCREF(self->vt.dtype);
-        vals = (PyArrayObject *)PyArray_Zeros(1, dims, self->vt.dtype, 0);
-        found = (PyArrayObject *)PyArray_ZEROS(1, dims, NPY_BOOL, 0);
-        int64_t seq = (int64_t)self->life.seq;
-        if (vals && found && bclpy_agree("HashMap.find_many", names, &seq, 1) == 0) {
-            bcl_status st;
-            Py_BEGIN_ALLOW_THREADS
-            st = bcl_hm_find_exchange(&self->m, PyArray_DATA(ka), (size_t)dims[0],
-                                      PyArray_DATA(vals), PyArray_DATA(found));
-            Py_END_ALLOW_THREADS
-            if (st != BCL_OK)
-                bclpy_raise(st);
-            else
-                r = PyTuple_Pack(2, (PyObject *)vals, (PyObject *)found);
-        }
-    }
-    Py_XDECREF(ka);
-    Py_XDECREF(vals);
-    Py_XDECREF(found);
+    else
+        r = find_many_fixed(self, keys, 0, 1);
     bclpy_collective_end(r ? 0 : -1, "HashMap.find_many");
     return r;
 }
@@ -267,29 +282,7 @@ PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS)
         return find_many_collective(self, a[0]);
     if (!is_fixed(self))
         return find_many_var(self, a[0], promise);
-    PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
-    if (!ka)
-        return NULL;
-    npy_intp dims[1] = { PyArray_SIZE(ka) };
-    Py_INCREF(self->vt.dtype);
-    PyArrayObject *vals = (PyArrayObject *)PyArray_Zeros(1, dims, self->vt.dtype, 0);
-    PyArrayObject *found = (PyArrayObject *)PyArray_ZEROS(1, dims, NPY_BOOL, 0);
-    PyObject *r = NULL;
-    if (vals && found) {
-        bcl_status st;
-        Py_BEGIN_ALLOW_THREADS
-        st = bcl_hm_find_many(&self->m, PyArray_DATA(ka), (size_t)dims[0],
-                              PyArray_DATA(vals), PyArray_DATA(found), promise);
-        Py_END_ALLOW_THREADS
-        if (st != BCL_OK)
-            bclpy_raise(st);
-        else
-            r = PyTuple_Pack(2, (PyObject *)vals, (PyObject *)found);
-    }
-    Py_DECREF(ka);
-    Py_XDECREF(vals);
-    Py_XDECREF(found);
-    return r;
+    return find_many_fixed(self, a[0], promise, 0);
 }
 
 /* ---- accumulate_many ------------------------------------------------------------ */

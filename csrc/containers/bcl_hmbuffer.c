@@ -36,7 +36,8 @@ bcl_status bcl_hmbuf_create(bcl_hmbuf *b, bcl_hashmap *m, size_t queue_size,
     b->q = calloc((size_t)p, sizeof *b->q);
     b->out = calloc((size_t)p, sizeof *b->out);
     b->blocked = calloc((size_t)p, 1);
-    uint64_t ok = b->q && b->out && b->blocked;
+    b->group = calloc((size_t)p + 1, sizeof *b->group);
+    uint64_t ok = b->q && b->out && b->blocked && b->group;
     /* Every rank must take part in the queue creations (collective): agree
      * first that everybody has its local memory. */
     bcl_status st = bcl_allreduce(&ok, 1, BCL_U64, BCL_MIN);
@@ -57,6 +58,7 @@ void bcl_hmbuf_destroy(bcl_hmbuf *b)
     free(b->out);
     free(b->q);
     free(b->blocked);
+    free(b->group);
     free(b->wire);
     bcl_hmbuf_list_free(&b->kept);
     memset(b, 0, sizeof *b);
@@ -152,35 +154,72 @@ static bcl_status ship(bcl_hmbuf *b, int dest)
     return st;
 }
 
-/* shared: val is the one value of every entry of this add call (tag). */
-static inline bcl_status add_entry(bcl_hmbuf *b, const void *key, const void *val, int acc,
-                                   int shared, uint64_t tag)
+/* Entries added for dest: shipped once a message's worth waits, unless
+ * its queue refused us already (then they wait for flush()). */
+static bcl_status added_for(bcl_hmbuf *b, int dest, size_t n)
 {
-    const bcl_hashmap *m = b->m;
-    bcl_hmbuf_fmt f = b->fmt;
-    /* bcl_hm_owner without the probe: the home's rank is h * nprocs / 2^64 */
-    uint64_t h = bcl_hm_hash(key, m->key_size);
-    int dest = (int)(((unsigned __int128)h * (uint64_t)bcl_rt.nprocs) >> 64);
-    bcl_hmbuf_list *l = &b->out[dest];
-    bcl_status st;
-    if (l->tag != tag && (st = bcl_hmbuf_list_open(l, f, acc, shared, val, tag)) != BCL_OK)
-        return st;
-    if (l->cap - l->used < f.ks + f.vs && (st = bcl_hmbuf_list_reserve(l, f, 1)) != BCL_OK)
-        return st;
-    bcl_hmbuf_list_put(l, f, key, val);
-    b->n_added++;
+    b->n_added += n;
     if (dest == bcl_rt.rank)
         return BCL_OK;               /* ours wait for the local phase */
     if (b->blocked[dest]) {
-        b->waited++;
+        b->waited += n;
         return BCL_OK;
     }
-    return l->n >= b->chunk ? ship(b, dest) : BCL_OK;
+    return b->out[dest].n >= b->chunk ? ship(b, dest) : BCL_OK;
+}
+
+/* Append entries order[0..n) of keys/vals (one add call) to dest's list. */
+static bcl_status append_group(bcl_hmbuf *b, int dest, const unsigned char *keys,
+                               const unsigned char *vals, size_t vstep, const uint32_t *order,
+                               size_t n, int acc, uint64_t tag)
+{
+    bcl_hmbuf_fmt f = b->fmt;
+    bcl_hmbuf_list *l = &b->out[dest];
+    bcl_status st = BCL_OK;
+    if (l->tag != tag)
+        st = bcl_hmbuf_list_open(l, f, acc, vstep == 0, vals, tag);
+    if (st == BCL_OK)
+        st = bcl_hmbuf_list_reserve(l, f, n);
+    if (st != BCL_OK)
+        return st;
+    for (size_t j = 0; j < n; j++)
+        bcl_hmbuf_list_put(l, f, keys + order[j] * f.ks, vals + order[j] * vstep);
+    return added_for(b, dest, n);
+}
+
+#define ADD_BLOCK 4096u     /* entries grouped by owner at a time */
+
+/* Entries [0, n) of one add call, grouped by owner with a stable counting
+ * sort, so each list is opened and sized once per group, not per entry. */
+static bcl_status add_block(bcl_hmbuf *b, const unsigned char *keys, const unsigned char *vals,
+                            size_t vstep, size_t n, int acc, uint64_t tag)
+{
+    uint32_t dest[ADD_BLOCK], order[ADD_BLOCK];
+    int p = bcl_rt.nprocs;
+    size_t *at = b->group, ks = b->fmt.ks;
+    memset(at, 0, ((size_t)p + 1) * sizeof *at);
+    for (size_t i = 0; i < n; i++) {
+        /* bcl_hm_owner without the probe: the home's rank is h * nprocs / 2^64 */
+        uint64_t h = bcl_hm_hash(keys + i * ks, ks);
+        dest[i] = (uint32_t)(((unsigned __int128)h * (uint64_t)p) >> 64);
+        at[dest[i] + 1]++;
+    }
+    for (int r = 0; r < p; r++)
+        at[r + 1] += at[r];
+    for (size_t i = 0; i < n; i++)
+        order[at[dest[i]]++] = (uint32_t)i;       /* at[r] ends at group r's end */
+    bcl_status st = BCL_OK;
+    for (int r = 0, from = 0; st == BCL_OK && r < p; from = (int)at[r++]) {
+        if (at[r] > (size_t)from)
+            st = append_group(b, r, keys, vals, vstep, order + from, at[r] - (size_t)from,
+                              acc, tag);
+    }
+    return st;
 }
 
 bcl_status bcl_hmbuf_add(bcl_hmbuf *b, const void *key, const void *val, int accumulate)
 {
-    return add_entry(b, key, val, accumulate != 0, 0, ++b->calls);
+    return add_block(b, key, val, b->fmt.vs, 1, accumulate != 0, ++b->calls);
 }
 
 bcl_status bcl_hmbuf_add_many(bcl_hmbuf *b, const void *keys, const void *vals,
@@ -189,10 +228,22 @@ bcl_status bcl_hmbuf_add_many(bcl_hmbuf *b, const void *keys, const void *vals,
     const unsigned char *k = keys, *v = vals;
     size_t ks = b->m->key_size;
     uint64_t tag = ++b->calls;
-    int acc = accumulate != 0, shared = vstep == 0;
+    int acc = accumulate != 0;
     bcl_status st = BCL_OK;
-    for (size_t i = 0; i < n && st == BCL_OK; i++)
-        st = add_entry(b, k + i * ks, v + i * vstep, acc, shared, tag);
+    if (bcl_rt.nprocs == 1) {            /* all ours: one group, in order */
+        bcl_hmbuf_list *l = &b->out[0];
+        st = bcl_hmbuf_list_open(l, b->fmt, acc, vstep == 0, v, tag);
+        if (st == BCL_OK)
+            st = bcl_hmbuf_list_reserve(l, b->fmt, n);
+        for (size_t i = 0; st == BCL_OK && i < n; i++)
+            bcl_hmbuf_list_put(l, b->fmt, k + i * ks, v + i * vstep);
+        b->n_added += st == BCL_OK ? n : 0;
+        return st;
+    }
+    for (size_t i = 0; i < n && st == BCL_OK; i += ADD_BLOCK) {
+        size_t len = n - i < ADD_BLOCK ? n - i : ADD_BLOCK;
+        st = add_block(b, k + i * ks, v + i * vstep, vstep, len, acc, tag);
+    }
     return st;
 }
 

@@ -60,6 +60,7 @@ typedef struct bcl_hmbuf {
     int nq;                   /* queues created                              */
     bcl_hmbuf_list *out;      /* per rank: entries for it (ours: the inbox)  */
     unsigned char *blocked;   /* per rank: its queue refused us this time    */
+    size_t *group;            /* per rank + 1: add_many's counting sort      */
     uint64_t waited;          /* entries that found a queue full (stats)     */
     bcl_hmbuf_list kept;      /* entries that found no room: next flush      */
     uint64_t kept_all;        /* kept entries on all ranks (last flush)      */

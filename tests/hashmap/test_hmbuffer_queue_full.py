@@ -114,3 +114,21 @@ def test_mixed_inserts_and_accumulates_apply_in_order_per_key():
         want[::2] += 2
         vals, found = m.find_many(keys)
         assert all_ok(found.all() and (vals == want).all())
+
+
+@pytest.mark.mpi
+def test_a_key_repeated_within_one_long_call_keeps_its_last_value():
+    """One insert_many call tens of thousands long, each key in it four times
+    far apart with rising values, from every rank to every owner: the
+    entries are grouped by owner in pieces, and each key still ends with the
+    last value any rank gave it last (ranks write disjoint keys)."""
+    r, P = pybcl.rank(), pybcl.nprocs()
+    keys = keys_of_all_ranks(5000) * np.uint64(P) + np.uint64(r)
+    reps = np.concatenate([keys] * 4)
+    vals = np.arange(reps.size, dtype=np.int64)
+    m = pybcl.HashMap(4 * keys.size * P, key_type="uint64", value_type="int64")
+    with pybcl.HashMapBuffer(m, QUEUE, MESSAGE) as buf:
+        buf.insert_many(reps, vals)
+        buf.accumulate_many(reps[: keys.size], 1)            # then + 1 each
+    got, found = m.find_many(keys)
+    assert all_ok(found.all() and (got == vals[-keys.size:] + 1).all())

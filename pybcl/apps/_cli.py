@@ -58,6 +58,14 @@ class Parser(argparse.ArgumentParser):
         self.add_argument("reads", nargs="*", metavar="READS", help="FASTA/FASTQ files (.gz ok)")
         self.add_argument("--demo", action="store_true", help=demo_help)
 
+    @classmethod
+    def for_reads(cls, app: str, description: str, demo_help: str, k_help: str) -> "Parser":
+        """The parser of a sequence app: READS..., --demo and -k (default 31)."""
+        ap = cls(prog=f"python -m pybcl.apps.{app}", description=description)
+        ap.add_reads(demo_help)
+        ap.add_argument("-k", type=int, default=31, help=k_help)
+        return ap
+
     def check_reads(self, args: argparse.Namespace) -> None:
         """A usage error unless exactly one of READS and --demo was given."""
         if args.demo == bool(args.reads):

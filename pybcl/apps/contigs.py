@@ -365,14 +365,14 @@ def write_fasta(res: dict[str, Any], path: str) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    ap = _cli.Parser(
-        prog="python -m pybcl.apps.contigs",
-        description="Unitigs (maximal non-branching paths, as BCALM 2 defines them) of the "
-                    "de Bruijn graph of the solid canonical k-mers of FASTA/FASTQ files, "
-                    "with pybcl.  Run under mpiexec.")
-    ap.add_reads("assemble reads simulated from the lambda phage genome the package ships "
-                 "(30x, 100 bp, 1%% substitutions)")
-    ap.add_argument("-k", type=int, default=31, help="k-mer length, odd, 3..31 (default 31)")
+    ap = _cli.Parser.for_reads(
+        "contigs",
+        "Unitigs (maximal non-branching paths, as BCALM 2 defines them) of the de Bruijn "
+        "graph of the solid canonical k-mers of FASTA/FASTQ files, with pybcl.  Run under "
+        "mpiexec.",
+        "assemble reads simulated from the lambda phage genome the package ships (30x, "
+        "100 bp, 1%% substitutions)",
+        "k-mer length, odd, 3..31 (default 31)")
     ap.add_argument("--min-count", type=int, default=2,
                     help="keep k-mers seen at least this often (default 2)")
     ap.add_argument("-o", "--output", metavar="FILE", help="unitigs as FASTA")

@@ -555,14 +555,13 @@ def write_counts(res: dict[str, Any], path: str, k: int) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    ap = _cli.Parser(
-        prog="python -m pybcl.apps.kmer",
-        description="Count canonical k-mers of FASTA/FASTQ files (gzipped or not) with "
-                    "pybcl, one pass, each rank counting the k-mers it owns.  Run under "
-                    "mpiexec.")
-    ap.add_reads("count reads simulated from the lambda phage genome the package ships "
-                 "(30x, 100 bp, 1%% substitutions)")
-    ap.add_argument("-k", type=int, default=31, help="k-mer length, 1..32 (default 31)")
+    ap = _cli.Parser.for_reads(
+        "kmer",
+        "Count canonical k-mers of FASTA/FASTQ files (gzipped or not) with pybcl, one "
+        "pass, each rank counting the k-mers it owns.  Run under mpiexec.",
+        "count reads simulated from the lambda phage genome the package ships (30x, 100 "
+        "bp, 1%% substitutions)",
+        "k-mer length, 1..32 (default 31)")
     ap.add_argument("--bloom", action="store_true",
                     help="keep singletons out of the table with a Bloom filter (less memory; "
                          "a second pass over the input keeps the counts exact)")

@@ -133,12 +133,41 @@ static bcl_status add_record(bcl_hmvbuf *b, bcl_hmv_slot *s, uint64_t h, const v
     return BCL_OK;
 }
 
+/* An accumulate whose delta is not of the map's numeric value type. */
+static int bad_delta(const bcl_hashmap *m, size_t vlen)
+{
+    return m->val_var || vlen != m->val_size || m->num == BCL_HM_NUM_NONE;
+}
+
+/* value += delta in the map's numeric type; 1 (value unchanged) if the sum
+ * overflows.  64-bit signed integers, a counter's, inline. */
+static inline int add_delta(const bcl_hashmap *m, unsigned char *value, const void *delta,
+                            size_t vlen)
+{
+    if (m->num == BCL_HM_NUM_INT && vlen == 8) {
+        int64_t a, d;
+        memcpy(&a, value, 8);
+        memcpy(&d, delta, 8);
+        if (__builtin_add_overflow(a, d, &a))
+            return 1;
+        memcpy(value, &a, 8);
+        return 0;
+    }
+    unsigned char sum[16];
+    if (vlen > sizeof sum)
+        return 1;
+    memcpy(sum, value, vlen);
+    if (bcl_hm_num_add(m, sum, delta))
+        return 1;
+    memcpy(value, sum, vlen);
+    return 0;
+}
+
+/* The entry into the combining table (acc: a delta of the numeric value
+ * type, checked by the caller). */
 static bcl_status add_hashed(bcl_hmvbuf *b, uint64_t h, const void *key, size_t klen,
                              const void *val, size_t vlen, int acc)
 {
-    const bcl_hashmap *m = b->m;
-    if (acc && (m->val_var || vlen != m->val_size || m->num == BCL_HM_NUM_NONE))
-        return bcl_set_error(BCL_ERR_TYPE, "accumulate needs a numeric value type");
     if (2 * (b->used + 1) > b->nslots) {
         bcl_status st = table_grow(b);
         if (st != BCL_OK)
@@ -170,14 +199,8 @@ static bcl_status add_hashed(bcl_hmvbuf *b, uint64_t h, const void *key, size_t 
             b->live--;
             return add_record(b, s, h, key, klen, val, vlen, 0);
         }
-        unsigned char sum[16];
-        if (vlen <= sizeof sum) {
-            memcpy(sum, v, vlen);
-            if (!bcl_hm_num_add(m, sum, val)) {
-                memcpy(v, sum, vlen);
-                return BCL_OK;
-            }
-        }
+        if (!add_delta(b->m, v, val, vlen))
+            return BCL_OK;
         if (r.op == 0) {             /* insert + delta overflows: not applied */
             b->n_overflow++;
             return BCL_OK;
@@ -187,31 +210,55 @@ static bcl_status add_hashed(bcl_hmvbuf *b, uint64_t h, const void *key, size_t 
     }
 }
 
+static bcl_status delta_error(void)
+{
+    return bcl_set_error(BCL_ERR_TYPE, "accumulate needs a numeric value type");
+}
+
 bcl_status bcl_hmvbuf_add(bcl_hmvbuf *b, const void *key, size_t klen, const void *val,
                           size_t vlen, int acc)
 {
+    if (acc && bad_delta(b->m, vlen))
+        return delta_error();
     return add_hashed(b, bcl_hm_hash(key, klen), key, klen, val, vlen, acc);
 }
 
-#define AHEAD 16u     /* keys hashed, and their slots prefetched, ahead */
+/* A batch is a stream of dependent misses: the key's slot, then the record
+ * it points to (a counter's keys are mostly repeats, so most entries end
+ * at a record).  So keys are hashed and their slots prefetched SLOT_AHEAD
+ * entries ahead, and RECORD_AHEAD entries ahead the slot, by then in
+ * cache, is read and its record prefetched. */
+#define SLOT_AHEAD 16u
+#define RECORD_AHEAD 8u
+
+static inline void prefetch_record(const bcl_hmvbuf *b, uint64_t h)
+{
+    const bcl_hmv_slot *s = &b->slots[h & (b->nslots - 1)];
+    if (s->at)                       /* a hint: never faults, even if stale */
+        __builtin_prefetch(b->arena.buf + s->at - 1);
+}
 
 bcl_status bcl_hmvbuf_add_many(bcl_hmvbuf *b, const unsigned char *keys, const size_t *koff,
                                size_t n, const unsigned char *vals, const size_t *voff,
                                size_t vstep, size_t vlen, int acc)
 {
-    uint64_t ring[AHEAD];
+    if (n && acc && bad_delta(b->m, vlen))
+        return delta_error();
+    uint64_t ring[SLOT_AHEAD];
     bcl_status st = BCL_OK;
-    for (size_t i = 0; i < n && i < AHEAD; i++)
+    for (size_t i = 0; i < n && i < SLOT_AHEAD; i++)
         ring[i] = bcl_hm_hash(keys + koff[i], koff[i + 1] - koff[i]);
     for (size_t i = 0; i < n && st == BCL_OK; i++) {
-        uint64_t h = ring[i % AHEAD];
-        if (i + AHEAD < n) {
-            size_t j = i + AHEAD;
+        uint64_t h = ring[i % SLOT_AHEAD];
+        if (i + SLOT_AHEAD < n) {
+            size_t j = i + SLOT_AHEAD;
             uint64_t ahead = bcl_hm_hash(keys + koff[j], koff[j + 1] - koff[j]);
-            ring[i % AHEAD] = ahead;
+            ring[i % SLOT_AHEAD] = ahead;
             if (b->nslots)
                 __builtin_prefetch(&b->slots[ahead & (b->nslots - 1)]);
         }
+        if (i + RECORD_AHEAD < n && b->nslots)
+            prefetch_record(b, ring[(i + RECORD_AHEAD) % SLOT_AHEAD]);
         const unsigned char *v = voff ? vals + voff[i] : vals + i * vstep;
         size_t len = voff ? voff[i + 1] - voff[i] : vlen;
         st = add_hashed(b, h, keys + koff[i], koff[i + 1] - koff[i], v, len, acc);

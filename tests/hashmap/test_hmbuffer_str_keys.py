@@ -47,6 +47,24 @@ def test_same_words_from_every_rank_over_many_rounds_count_exactly():
 
 
 @pytest.mark.mpi
+@pytest.mark.parametrize("vtype, delta", [("float64", 0.5), ("uint64", 3 * 2**61),
+                                          ("int32", 7)])
+def test_words_combine_in_every_numeric_value_type(vtype, delta):
+    """Repeats combine on the adding rank in the map's own arithmetic: a
+    float's halves, an unsigned sum past the int64 range, a 32-bit integer.
+    Each rank adds its own word twice; the shared words every rank adds
+    (not for uint64: P such sums would overflow)."""
+    P, me = pybcl.nprocs(), pybcl.rank()
+    m = pybcl.HashMap(64 * P, key_type=str, value_type=vtype)
+    shared = [] if vtype == "uint64" else WORDS[:5] * 40
+    with pybcl.HashMapBuffer(m, 64, 8) as buf:
+        buf.accumulate_many(shared + [f"own{me}", f"own{me}"], deltas=delta)
+    want = {w: delta * 40 * P for w in set(shared)}
+    want.update({f"own{r}": 2 * delta for r in range(P)})
+    assert dict(m.items()) == want
+
+
+@pytest.mark.mpi
 def test_repeated_words_travel_once_per_rank():
     """pending counts records after combining: a counter's repeats are one."""
     m = pybcl.HashMap(16 * pybcl.nprocs(), key_type=str, value_type="int64")

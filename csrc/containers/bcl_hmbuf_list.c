@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/bcl_bigmem.h"
 
 void bcl_hmbuf_list_free(bcl_hmbuf_list *l)
 {
@@ -33,7 +32,7 @@ static bcl_status reserve_bytes(bcl_hmbuf_list *l, size_t more)
     size_t cap = l->cap ? 2 * l->cap : 16384;
     while (cap < l->used + more)
         cap *= 2;
-    unsigned char *ne = bcl_big_realloc(l->e, cap);
+    unsigned char *ne = realloc(l->e, cap);
     if (!ne)
         return bcl_set_error(BCL_ERR_NOMEM, "no memory to buffer %zu more bytes of "
                              "entries for the next flush", more);

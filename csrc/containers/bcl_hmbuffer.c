@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "runtime/bcl_alloc.h"
-#include "runtime/bcl_bigmem.h"
 
 #define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
 
@@ -121,7 +120,7 @@ static bcl_status wire_ready(bcl_hmbuf *b)
 {
     if (b->wire)
         return BCL_OK;
-    b->wire = bcl_big_realloc(NULL, b->chunk * b->stride);
+    b->wire = malloc(b->chunk * b->stride);
     if (!b->wire)
         return bcl_set_error(BCL_ERR_NOMEM, "no memory to stage %zu entries of %zu bytes",
                              b->chunk, b->stride);

@@ -1,6 +1,5 @@
 /* bcl_runtime.c -- communicator, transport choice and the shared segment. */
 #include "runtime/bcl_runtime.h"
-#include "runtime/bcl_bigmem.h"
 #include "runtime/bcl_lifetime.h"
 
 #include <stdio.h>
@@ -171,7 +170,6 @@ static bcl_status create_shm_window(void)
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS)
         return bcl_mpi_error("MPI_Win_allocate_shared", rc);
-    bcl_big_advise(bcl_rt.local_base, bcl_rt.segment_size);
     BCL_MPI_CHECK("MPI_Win_set_errhandler",
                   MPI_Win_set_errhandler(bcl_rt.win, MPI_ERRORS_RETURN));
     bcl_rt.bases = calloc((size_t)bcl_rt.nprocs, sizeof *bcl_rt.bases);

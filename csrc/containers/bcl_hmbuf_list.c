@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 void bcl_hmbuf_list_free(bcl_hmbuf_list *l)
 {
     free(l->e);

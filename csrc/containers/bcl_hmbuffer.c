@@ -167,7 +167,16 @@ static bcl_status added_for(bcl_hmbuf *b, int dest, size_t n)
     return b->out[dest].n >= b->chunk ? ship(b, dest) : BCL_OK;
 }
 
-/* Append entries order[0..n) of keys/vals (one add call) to dest's list. */
+/* The rank that owns key's home bucket: bcl_hm_owner without the probe
+ * (the home's rank is h * nprocs / 2^64). */
+static inline uint32_t owner_rank(const bcl_hmbuf *b, const unsigned char *key)
+{
+    uint64_t h = bcl_hm_hash(key, b->fmt.ks);
+    return (uint32_t)(((unsigned __int128)h * (uint64_t)bcl_rt.nprocs) >> 64);
+}
+
+/* Append entries order[0..n) of keys/vals (one add call; order NULL:
+ * entries 0..n-1) to dest's list. */
 static bcl_status append_group(bcl_hmbuf *b, int dest, const unsigned char *keys,
                                const unsigned char *vals, size_t vstep, const uint32_t *order,
                                size_t n, int acc, uint64_t tag)
@@ -181,8 +190,12 @@ static bcl_status append_group(bcl_hmbuf *b, int dest, const unsigned char *keys
         st = bcl_hmbuf_list_reserve(l, f, n);
     if (st != BCL_OK)
         return st;
-    for (size_t j = 0; j < n; j++)
-        bcl_hmbuf_list_put(l, f, keys + order[j] * f.ks, vals + order[j] * vstep);
+    if (!order)
+        for (size_t j = 0; j < n; j++)
+            bcl_hmbuf_list_put(l, f, keys + j * f.ks, vals + j * vstep);
+    else
+        for (size_t j = 0; j < n; j++)
+            bcl_hmbuf_list_put(l, f, keys + order[j] * f.ks, vals + order[j] * vstep);
     return added_for(b, dest, n);
 }
 
@@ -198,9 +211,7 @@ static bcl_status add_block(bcl_hmbuf *b, const unsigned char *keys, const unsig
     size_t *at = b->group, ks = b->fmt.ks;
     memset(at, 0, ((size_t)p + 1) * sizeof *at);
     for (size_t i = 0; i < n; i++) {
-        /* bcl_hm_owner without the probe: the home's rank is h * nprocs / 2^64 */
-        uint64_t h = bcl_hm_hash(keys + i * ks, ks);
-        dest[i] = (uint32_t)(((unsigned __int128)h * (uint64_t)p) >> 64);
+        dest[i] = owner_rank(b, keys + i * ks);
         at[dest[i] + 1]++;
     }
     for (int r = 0; r < p; r++)
@@ -218,7 +229,8 @@ static bcl_status add_block(bcl_hmbuf *b, const unsigned char *keys, const unsig
 
 bcl_status bcl_hmbuf_add(bcl_hmbuf *b, const void *key, const void *val, int accumulate)
 {
-    return add_block(b, key, val, b->fmt.vs, 1, accumulate != 0, ++b->calls);
+    return append_group(b, (int)owner_rank(b, key), key, val, b->fmt.vs, NULL, 1,
+                        accumulate != 0, ++b->calls);
 }
 
 bcl_status bcl_hmbuf_add_many(bcl_hmbuf *b, const void *keys, const void *vals,
@@ -229,16 +241,8 @@ bcl_status bcl_hmbuf_add_many(bcl_hmbuf *b, const void *keys, const void *vals,
     uint64_t tag = ++b->calls;
     int acc = accumulate != 0;
     bcl_status st = BCL_OK;
-    if (bcl_rt.nprocs == 1) {            /* all ours: one group, in order */
-        bcl_hmbuf_list *l = &b->out[0];
-        st = bcl_hmbuf_list_open(l, b->fmt, acc, vstep == 0, v, tag);
-        if (st == BCL_OK)
-            st = bcl_hmbuf_list_reserve(l, b->fmt, n);
-        for (size_t i = 0; st == BCL_OK && i < n; i++)
-            bcl_hmbuf_list_put(l, b->fmt, k + i * ks, v + i * vstep);
-        b->n_added += st == BCL_OK ? n : 0;
-        return st;
-    }
+    if (bcl_rt.nprocs == 1)              /* all ours: one group, in order */
+        return append_group(b, 0, k, v, vstep, NULL, n, acc, tag);
     for (size_t i = 0; i < n && st == BCL_OK; i += ADD_BLOCK) {
         size_t len = n - i < ADD_BLOCK ? n - i : ADD_BLOCK;
         st = add_block(b, k + i * ks, v + i * vstep, vstep, len, acc, tag);

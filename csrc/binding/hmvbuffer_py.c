@@ -11,6 +11,8 @@
 #include "hashmap_py.h"
 #include "containers/bcl_hmvbuffer.h"
 
+#define KEY_PREFETCH 32         /* keys between a prefetch and its conversion */
+
 /* The key's bytes appended to w: a compact ASCII str without a call, the
  * rest as HashMap.insert converts them.  -1 with an exception naming
  * argname. */
@@ -64,6 +66,10 @@ static int keys_bytes(const bclpy_HashMap *hm, PyObject *seq, bcl_mp_writer *kw,
     PyObject **items = PySequence_Fast_ITEMS(seq);
     koff[0] = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
+        /* The objects are a cache miss each (a list of words from re or
+         * str.split is millions of separate str): ask for one ahead. */
+        if (i + KEY_PREFETCH < n)
+            __builtin_prefetch(items[i + KEY_PREFETCH]);
         if (key_bytes(hm, items[i], kw, "keys") < 0) {
             char name[48];
             snprintf(name, sizeof name, "keys[%zd]", i);

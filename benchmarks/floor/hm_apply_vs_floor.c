@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "containers/bcl_hashmap_internal.h"
+#include "floor_util.h"
 
 #define AHEAD 32
 
@@ -48,24 +49,10 @@ static void die(bcl_status st, const char *what)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
-
+/* splitmix64: the next of a seeded stream of 64-bit keys */
 static uint64_t splitmix(uint64_t *s)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return bcl_mix64(*s += 0x9E3779B97F4A7C15ull);
 }
 
 static uint64_t *read_keys(const char *path, size_t *n)
@@ -169,7 +156,7 @@ int main(int argc, char **argv)
     }
     uint64_t *keys = path ? read_keys(path, &total) : draw_keys(distinct, total);
     if (path)
-        distinct = 0;           /* unknown: sized from the core's count below */
+        distinct = 0;           /* unknown: the table is sized from the entries below */
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     int nprocs;
@@ -209,7 +196,7 @@ int main(int argc, char **argv)
         tc[r] = now() - t0;
     }
     uint64_t used = bcl_hm_local_used(&m);
-    double f = median(tf, reps), c = median(tc, reps);
+    double f = floor_median(tf, reps), c = floor_median(tc, reps);
     printf("{\"benchmark\": \"hm_apply_vs_floor\", \"keys\": \"%s\", \"entries\": %zu, "
            "\"distinct\": %llu, \"buckets\": %llu, \"bucket_bytes\": %zu, \"reps\": %d, "
            "\"not_applied\": %zu, \"floor_s\": %.4f, \"core_s\": %.4f, "

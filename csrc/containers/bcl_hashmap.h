@@ -280,8 +280,9 @@ uint64_t bcl_hm_local_copy(const bcl_hashmap *m, void *keys, void *vals, uint64_
 bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity);
 /* Collective (a HashMapBuffer flush's growth): `new_keys` is how many
  * buckets this rank's block may yet fill (ignored where *err is set).  If
- * some rank's used buckets plus that is over half a block, resize once, to
- * at least double and to hold that at most half full.  A resize the
+ * some rank's used buckets plus that is over half a block (by more than the
+ * estimate's rounding: 52.5 %), resize once, to at least double and to
+ * hold that at most half full.  A resize the
  * segments cannot hold leaves BCL_ERR_SEGFULL in *err (unless an error is
  * there already) and returns BCL_OK; the return is a communication failure. */
 bcl_status bcl_hm_grow_for(bcl_hashmap *m, uint64_t new_keys, bcl_status *err);
@@ -371,7 +372,7 @@ bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run, 
                                    int *refusing, bcl_hm_bulk_fn fn, void *ctx);
 /* A HyperLogLog sketch of distinct keys: zero it, add every key's hash,
  * then ask for an upper estimate (+5 %, at most n, the hashes added) of how
- * many buckets an apply of them can fill. */
+ * many buckets an apply of them can fill (bcl_hashmap_sketch.c). */
 #define BCL_HLL_BITS 14u
 #define BCL_HLL_REGISTERS (1u << BCL_HLL_BITS)
 typedef struct bcl_hll {
@@ -379,15 +380,28 @@ typedef struct bcl_hll {
 } bcl_hll;
 void bcl_hll_add(bcl_hll *s, uint64_t h);
 uint64_t bcl_hll_estimate(const bcl_hll *s, uint64_t n);
-/* The same over runs of fixed-size keys, which it hashes. */
+/* The same over runs of fixed-size keys, which it hashes, with a sample of
+ * the keys (pointers into the runs: they must outlive the sketch) that
+ * tells how many the map holds already. */
+typedef struct bcl_hm_sampled {
+    uint64_t hash;
+    const unsigned char *key;
+} bcl_hm_sampled;
 typedef struct bcl_hm_sketch {
     bcl_hll hll;
     uint64_t added;
+    bcl_hm_sampled *sample;
+    size_t nsample, cap;
+    int unsampled;             /* no memory for the sample: no scaling */
 } bcl_hm_sketch;
 void bcl_hm_sketch_init(bcl_hm_sketch *s);
+void bcl_hm_sketch_free(bcl_hm_sketch *s);
 void bcl_hm_sketch_add(const bcl_hashmap *m, bcl_hm_sketch *s, const void *keys,
                        size_t kstride, size_t n);
-uint64_t bcl_hm_sketch_estimate(const bcl_hm_sketch *s);
+/* Upper estimate of the keys added that this rank's block does not hold.
+ * Plain loads of the block: only while no other process writes it (the
+ * buffer's local phase). */
+uint64_t bcl_hm_sketch_new_keys(const bcl_hashmap *m, bcl_hm_sketch *s);
 
 /* Local apply of one entry with variable-length key or value bytes
  * (bcl_hashmap_vapply.c; HashMapBuffer's owner side over bytes/str/object

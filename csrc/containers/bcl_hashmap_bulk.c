@@ -12,14 +12,10 @@
  * had been applied one by one.  (Partitioning a batch by home first, to
  * keep the misses in a few pages, measured no faster here.)
  *
- * A growing map must know beforehand how many keys an apply may add.  The
- * number of entries overstates it by the repeats (a counter sees most keys
- * many times), so the distinct keys are estimated with a HyperLogLog
- * sketch (Flajolet et al. 2007; 2^14 registers: about 1 % standard error),
- * which reads only the keys. */
+ * A growing map must know beforehand how many keys an apply may add: see
+ * bcl_hashmap_sketch.c. */
 #include "containers/bcl_hashmap_internal.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,54 +23,6 @@
 #define U64_BUCKET 24u        /* bucket and value offset of an 8-byte key and value */
 #define U64_VALUE 16u
 #define INLINE_PROBES 4u       /* probes tried inline before the general path */
-void bcl_hll_add(bcl_hll *s, uint64_t h)
-{
-    /* Low bits: the high ones say which rank owns the key, so among one
-     * owner's entries they are all alike. */
-    unsigned j = (unsigned)(h & (BCL_HLL_REGISTERS - 1));
-    uint64_t rest = (h >> BCL_HLL_BITS) | (uint64_t)1 << 40;
-    unsigned char rank = (unsigned char)(__builtin_ctzll(rest) + 1);
-    if (rank > s->reg[j])
-        s->reg[j] = rank;
-}
-
-uint64_t bcl_hll_estimate(const bcl_hll *s, uint64_t n)
-{
-    if (n < 2 * BCL_HLL_REGISTERS)
-        return n;                        /* exact enough: no more than n */
-    double sum = 0;
-    unsigned zeros = 0;
-    for (unsigned j = 0; j < BCL_HLL_REGISTERS; j++) {
-        sum += ldexp(1.0, -s->reg[j]);
-        zeros += s->reg[j] == 0;
-    }
-    double regs = BCL_HLL_REGISTERS, est = 0.7213 / (1 + 1.079 / regs) * regs * regs / sum;
-    if (est <= 2.5 * regs && zeros)
-        est = regs * log(regs / zeros);  /* small range: linear counting */
-    /* Round up by 5 %, five standard errors: a short estimate only costs a
-     * second resize, but it should not happen. */
-    uint64_t keys = (uint64_t)(est * 1.05) + 1;
-    return keys < n ? keys : n;
-}
-
-void bcl_hm_sketch_init(bcl_hm_sketch *s)
-{
-    memset(s, 0, sizeof *s);
-}
-
-void bcl_hm_sketch_add(const bcl_hashmap *m, bcl_hm_sketch *s, const void *keys,
-                       size_t kstride, size_t n)
-{
-    const unsigned char *k = keys;
-    for (size_t i = 0; i < n; i++)
-        bcl_hll_add(&s->hll, bcl_hm_hash(k + i * kstride, m->key_size));
-    s->added += n;
-}
-
-uint64_t bcl_hm_sketch_estimate(const bcl_hm_sketch *s)
-{
-    return bcl_hll_estimate(&s->hll, s->added);
-}
 
 /* This rank's block as the apply loop sees it: invariants in locals, so
  * the compiler keeps them in registers across the bucket stores (which,

@@ -332,11 +332,18 @@ bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity)
     return BCL_OK;
 }
 
+/* new_keys is an upper estimate, rounded up (bcl_hashmap_sketch.c), and a
+ * map grown for a flush sits near half full: so a block may pass half by
+ * 5 % before it grows, or every later flush of a few keys, or of known ones
+ * with their estimate's margin, would double it. */
+#define GROW_LOAD_NUM 21u      /* grow past 21/40 = 52.5 % of a block */
+#define GROW_LOAD_DEN 40u
+
 bcl_status bcl_hm_grow_for(bcl_hashmap *m, uint64_t new_keys, bcl_status *err)
 {
     uint64_t need = *err == BCL_OK ? bcl_hm_local_used(m) + new_keys : 0;
     bcl_status st = bcl_allreduce(&need, 1, BCL_U64, BCL_MAX);
-    if (st != BCL_OK || 2 * need <= m->block)
+    if (st != BCL_OK || GROW_LOAD_DEN * need <= GROW_LOAD_NUM * m->block)
         return st;
     uint64_t old = m->n, cap = 2 * old;
     if (cap < 2 * need * (uint64_t)bcl_rt.nprocs)

@@ -353,7 +353,7 @@ static bcl_status note_outcome(void *vctx, const void *key, const void *val, int
     return BCL_OK;
 }
 
-/* Upper estimate of the distinct keys in the inbox. */
+/* Upper estimate of the inbox's keys that our block does not hold yet. */
 static uint64_t inbox_keys(const bcl_hmbuf *b, const bcl_hmbuf_list *inbox)
 {
     bcl_hm_sketch s;
@@ -362,7 +362,9 @@ static uint64_t inbox_keys(const bcl_hmbuf *b, const bcl_hmbuf_list *inbox)
         bcl_hm_run run = bcl_hmbuf_list_run(inbox, b->fmt, i);
         bcl_hm_sketch_add(b->m, &s, run.keys, run.kstride, run.n);
     }
-    return bcl_hm_sketch_estimate(&s);
+    uint64_t n = bcl_hm_sketch_new_keys(b->m, &s);
+    bcl_hm_sketch_free(&s);
+    return n;
 }
 
 /* The local phase: grow if asked (the apply must find room), then apply

@@ -20,9 +20,10 @@
  * prefetched ahead, plain CPU stores).  Waiting entries and the inbox are
  * stored compactly, in runs (bcl_hmbuf_list.h): a counter's keys take 8
  * bytes each until the flush, not a wire record's 24.  With grow set, the
- * owners first agree on the largest count of distinct keys plus used
- * buckets any block would hold and resize the map (collectively, at least
- * doubling) if that is over half a block, so the apply finds room.
+ * owners first agree on the largest count of used buckets plus inbox keys
+ * new to the block (bcl_hashmap_sketch.c) any block would hold and resize
+ * the map (collectively, at least doubling) if that is over half a block,
+ * so the apply finds room.
  *
  * No entry is ever lost:
  *  - an entry whose probe sequence leaves the owner's block ("spill") is

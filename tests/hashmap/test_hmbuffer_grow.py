@@ -44,6 +44,25 @@ def test_grow_flush_completes_and_counts_exactly(rounds):
     assert len(m) == 600 + 300 * P
 
 
+def test_flushing_keys_the_map_holds_does_not_grow_it():
+    """A flush that only adds to keys the map holds (a counter's second
+    flush, a recount) finds room as the map is: grow sizes the map by the
+    keys that are new to it, not by every distinct key flushed."""
+    r, P = pybcl.rank(), pybcl.nprocs()
+    n = 400_000                     # a rank's keys: enough for the estimate's sample
+    keys = (np.arange(r * n, (r + 1) * n, dtype=np.uint64) + 1) * np.uint64(0x9E3779B97F4A7C15)
+    m = pybcl.HashMap(16 * P, key_type="uint64", value_type="int64")
+    with pybcl.HashMapBuffer(m, 1 << 16, 4096, grow=True) as buf:
+        buf.accumulate_many(keys)
+        buf.flush()
+        grown = m.capacity
+        buf.accumulate_many(keys)            # every key again, none new
+    vals, found = m.find_many(keys)
+    ok = bool(found.all()) and bool((vals == 2).all())
+    assert all_ok(ok)
+    assert m.capacity == grown > 16 * P
+
+
 @pytest.mark.parametrize("key_type", [str, bytes, object])
 def test_grow_works_over_variable_length_keys(key_type):
     r, P = pybcl.rank(), pybcl.nprocs()

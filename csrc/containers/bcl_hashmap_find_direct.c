@@ -4,8 +4,12 @@
  * plain loads along the key's probe sequence -- the same reads the batch
  * protocol's PH_GET step makes with one get per bucket, without its
  * per-key state machine.  Home buckets are prefetched ahead, as in the
- * bulk apply.  A key that meets a bucket being written (the promise was
- * not kept) is looked up again with the atomic protocol, so the answer is
+ * bulk apply.  A probe walks the block of the rank that owns the key's
+ * home, found once per key: inside it a bucket's address is an offset from
+ * the block's base (bcl_hm_bucket's division per bucket cost as much as
+ * the miss); a sequence that leaves the block goes on through the general
+ * walk.  A key that meets a bucket being written (the promise was not
+ * kept) is looked up again with the atomic protocol, so the answer is
  * always the protocol's. */
 #include "containers/bcl_hashmap_internal.h"
 
@@ -20,9 +24,43 @@ int bcl_hm_find_direct_ok(const bcl_hashmap *m, int promise)
            !m->key_var && !m->val_var;
 }
 
-static inline const unsigned char *bucket_at(const bcl_hashmap *m, uint64_t idx)
+/* The block holding a key's home bucket, as mapped here. */
+typedef struct home_block {
+    const unsigned char *base;
+    uint64_t first, end;       /* its buckets: [first, end) */
+    uint64_t hash;
+} home_block;
+
+static inline home_block home_block_of(const bcl_hashmap *m, uint64_t h)
 {
-    return bcl_local_addr(bcl_hm_bucket(m, idx));
+    uint64_t home = bcl_hm_home(m, h), r = home / m->block, first = r * m->block;
+    home_block hb = { bcl_local_addr(bcl_gptr_make((int)r, m->base[r])), first,
+                      first + m->block < m->n ? first + m->block : m->n, h };
+    return hb;
+}
+
+/* bcl_hm_find_plain's walk within the home block. */
+static inline int find_in_block(const bcl_hashmap *m, const home_block *hb,
+                                const unsigned char *key, unsigned char *val)
+{
+    bcl_hm_probe p;
+    uint64_t idx;
+    bcl_hm_probe_init(m, &p, hb->hash);
+    while (bcl_hm_probe_next(m, &p, &idx)) {
+        if (idx < hb->first || idx >= hb->end)
+            return bcl_hm_find_plain(m, key, hb->hash, val);    /* the block's edge */
+        const unsigned char *b = hb->base + (idx - hb->first) * m->bsize;
+        uint64_t s = bcl_hm_load_status(b);
+        if (s & BCL_HM_BUSY)
+            return -1;
+        if (ST(s) == BCL_HM_FREE)
+            return 0;
+        if (ST(s) == BCL_HM_READY && bcl_hm_same_key(b + 8, key, m->key_size)) {
+            bcl_hm_copy_slot(val, b + m->val_off, m->val_size);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* The keys a writer got in the way of, with the atomic protocol. */
@@ -54,17 +92,18 @@ bcl_status bcl_hm_find_direct(const bcl_hashmap *m, const void *keys, size_t n, 
     const unsigned char *kb = keys;
     unsigned char *vb = vals;
     size_t ks = m->key_size, vs = m->val_size, *busy = NULL, nbusy = 0, cap = 0;
-    uint64_t ring[PREFETCH_AHEAD];
+    home_block ring[PREFETCH_AHEAD];
     for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
-        ring[i] = bcl_hm_hash(kb + i * ks, ks);
+        ring[i] = home_block_of(m, bcl_hm_hash(kb + i * ks, ks));
     for (size_t i = 0; i < n; i++) {
-        uint64_t h = ring[i % PREFETCH_AHEAD];
+        home_block hb = ring[i % PREFETCH_AHEAD];
         if (i + PREFETCH_AHEAD < n) {
-            uint64_t ahead = bcl_hm_hash(kb + (i + PREFETCH_AHEAD) * ks, ks);
+            home_block ahead = home_block_of(m, bcl_hm_hash(kb + (i + PREFETCH_AHEAD) * ks, ks));
             ring[i % PREFETCH_AHEAD] = ahead;
-            __builtin_prefetch(bucket_at(m, bcl_hm_home(m, ahead)), 0);
+            __builtin_prefetch(ahead.base + (bcl_hm_home(m, ahead.hash) - ahead.first) * m->bsize,
+                               0);
         }
-        int r = bcl_hm_find_plain(m, kb + i * ks, h, vb + i * vs);
+        int r = find_in_block(m, &hb, kb + i * ks, vb + i * vs);
         found[i] = r == 1;
         if (r >= 0)
             continue;

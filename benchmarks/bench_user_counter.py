@@ -9,7 +9,8 @@ of the file, a `HashMap(uint64 -> int64)` filled through a `HashMapBuffer`
 with `grow=True` (so no distinct count is guessed; the segment is set large
 enough for the map to double into), then the histogram of this
 rank's `local_arrays()` summed over the ranks.  Nothing in it is private API.
-It is compared with
+It is compared with the app, which counts the same way (its own reading
+loop, segment sizing and figures around the same containers), and KMC 3:
 
   mpiexec -n P python -m pybcl.apps.kmer reads.fq -k 31 --json ...
   kmc -k31 -ci1 -cs1000000 -t P -m 4 reads.fq db tmp

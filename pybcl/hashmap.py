@@ -159,7 +159,7 @@ class HashMapBuffer(_core.HashMapBuffer):
         The same on every rank.  True: before the owners apply their
         entries, a flush that would fill some rank's share past half grows
         the map once (``resize``, collective: at least doubling, sized by an
-        estimate of the distinct keys); should a share still fill, the flush
+        estimate of the keys new to it); should a share still fill, the flush
         grows it again and goes on until every entry is in, instead of
         raising ContainerFull.  If the segment cannot hold the larger map,
         flush raises SegmentFull on every rank and keeps the entries, as

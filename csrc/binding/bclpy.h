@@ -386,7 +386,6 @@ extern PyTypeObject bclpy_DArrayType, bclpy_ArrayType;             /* array_py.c
 extern PyTypeObject bclpy_DABufType;           /* array_update_py.c */
 extern PyTypeObject bclpy_DbgWalkType;         /* dbg_walk_py.c */
 extern PyTypeObject bclpy_KmerReaderType;       /* kmer_py.c: the k-mer app's kernels */
-extern PyTypeObject bclpy_KmerTableType;
 extern PyMethodDef bclpy_kmer_methods[];
 extern PyTypeObject bclpy_IsxKeyGenType;        /* isx_py.c: ISx's keys and buckets */
 extern PyMethodDef bclpy_isx_methods[];

@@ -1,14 +1,13 @@
 /*
  * kmer_py.c -- binding of the k-mer app's kernels (csrc/kernels: bcl_kreader,
- * bcl_kmer, bcl_kmer_text, bcl_kcount, bcl_bgzf, bcl_seqsrc, bcl_readsim):
- * whole NumPy arrays in and out, no per-k-mer Python object, the GIL
- * released around parsing, decompression, counting and formatting.  This
+ * bcl_kmer, bcl_kmer_text, bcl_bgzf, bcl_seqsrc, bcl_readsim): whole NumPy
+ * arrays in and out, no per-k-mer Python object, the GIL released around
+ * parsing, decompression and formatting.  This
  * file only converts arguments and results; the loops are in the kernels.
  *
  * Added to pybcl._core:
  *   KmerReader(path, k, ...)   iterator of uint64 k-mer arrays, one per piece
- *   KmerTable(capacity, bloom_bits)   one rank's private count table
- *   kmer_partition, seq_resync, bgzf_blocks, kmers_from_bytes, kmer_encode,
+ *   seq_resync, bgzf_blocks, kmers_from_bytes, kmer_encode,
  *   kmer_decode, hll_estimate, hll_add, kmer_tsv, simulate_reads, HLL_REGISTERS
  */
 #include "bclpy.h"
@@ -18,7 +17,6 @@
 #include <string.h>
 
 #include "kernels/bcl_bgzf.h"
-#include "kernels/bcl_kcount.h"
 #include "kernels/bcl_kmer.h"
 #include "kernels/bcl_kmer_text.h"
 #include "kernels/bcl_kreader.h"
@@ -55,18 +53,6 @@ static int fmt_arg(PyObject *o, const char *fn, int none_ok, bcl_seqfmt *out)
         return PyErr_Format(PyExc_ValueError, "%s: fmt must be 'fasta' or 'fastq', got %R",
                             fn, o), -1;
     return 0;
-}
-
-/* A uint64 k-mer array: another dtype is a TypeError, not a silent cast
- * (a float array of codes has lost bits already). */
-static PyArrayObject *u64_input(PyObject *obj, const char *fn)
-{
-    if (PyArray_Check(obj) && PyArray_TYPE((PyArrayObject *)obj) != NPY_UINT64) {
-        PyErr_Format(PyExc_TypeError, "%s: kmers must be a uint64 array, got %R", fn,
-                     (PyObject *)PyArray_DESCR((PyArrayObject *)obj));
-        return NULL;
-    }
-    return (PyArrayObject *)PyArray_FROMANY(obj, NPY_UINT64, 1, 1, NPY_ARRAY_IN_ARRAY);
 }
 
 /* ---- KmerReader ---------------------------------------------------------- */
@@ -223,229 +209,7 @@ PyTypeObject bclpy_KmerReaderType = {
     BCLPY_TYPE_INIT(KmerReader_methods, KmerReader_init),
 };
 
-/* ---- KmerTable ----------------------------------------------------------- */
-
-typedef struct {
-    PyObject_HEAD
-    bcl_kcount t;
-    int live;
-} KmerTable;
-
-static void KmerTable_dealloc(KmerTable *self)
-{
-    if (self->live)
-        bcl_kcount_free(&self->t);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static int KmerTable_init(KmerTable *self, PyObject *args, PyObject *kw)
-{
-    BCLPY_ARG_TABLE(BCLPY_ARGS_KMERTABLE);
-    long long cap, bloom;
-    if (bclpy_parse_init("KmerTable", args, kw, names, 0, BCLPY_NNAMES(names), a) < 0 ||
-        bclpy_opt_int(a[0], "capacity", LLONG_MIN, LLONG_MAX, 0, &cap) < 0 ||
-        bclpy_opt_int(a[1], "bloom_bits", LLONG_MIN, LLONG_MAX, 0, &bloom) < 0)
-        return -1;
-    if (cap < 0 || bloom < 0 || cap > (1LL << 40) || bloom > (1LL << 44)) {
-        PyErr_Format(PyExc_ValueError, "KmerTable: capacity must be in [0, 2**40] and "
-                     "bloom_bits in [0, 2**44], got %lld, %lld", cap, bloom);
-        return -1;
-    }
-    if (self->live) {
-        bcl_kcount_free(&self->t);
-        self->live = 0;
-    }
-    bcl_status st = bcl_kcount_init(&self->t, (uint64_t)cap, (uint64_t)bloom);
-    if (st != BCL_OK) {
-        bclpy_raise(st);
-        return -1;
-    }
-    self->live = 1;
-    return 0;
-}
-
-/* The k-mers argument of add / count_known, counted by `fn` with the GIL
- * released. */
-static PyObject *table_feed(KmerTable *self, BCLPY_FASTARGS, const char *name,
-                            bcl_status (*fn)(bcl_kcount *, const uint64_t *, size_t))
-{
-    BCLPY_ARG_TABLE(BCLPY_ARGS_KT_ADD);
-    if (bclpy_parse(name, args, nargs, kwnames, names, 1, 1, a) < 0)
-        return NULL;
-    if (!self->live)
-        return PyErr_Format(PyExc_ValueError, "KmerTable is not initialised");
-    PyArrayObject *arr = u64_input(a[0], name);
-    if (!arr)
-        return NULL;
-    const uint64_t *k = PyArray_DATA(arr);
-    size_t n = (size_t)PyArray_SIZE(arr);
-    bcl_status st = BCL_OK;
-    Py_BEGIN_ALLOW_THREADS
-    if (bcl_kcount_first_reserved(k, n) < n)
-        st = BCL_ERR_ARG;
-    else
-        st = fn(&self->t, k, n);
-    Py_END_ALLOW_THREADS
-    Py_DECREF(arr);
-    if (st == BCL_ERR_ARG)
-        return PyErr_Format(PyExc_ValueError, "%s: 0xffffffffffffffff is not a "
-                            "canonical k-mer code", name);
-    if (st != BCL_OK)
-        return bclpy_raise(st);
-    Py_RETURN_NONE;
-}
-
-static PyObject *KmerTable_add(KmerTable *self, BCLPY_FASTARGS)
-{
-    return table_feed(self, args, nargs, kwnames, "KmerTable.add", bcl_kcount_add);
-}
-
-static bcl_status count_known(bcl_kcount *t, const uint64_t *kmers, size_t n)
-{
-    bcl_kcount_count_known(t, kmers, n);
-    return BCL_OK;
-}
-
-static PyObject *KmerTable_count_known(KmerTable *self, BCLPY_FASTARGS)
-{
-    return table_feed(self, args, nargs, kwnames, "KmerTable.count_known", count_known);
-}
-
-static PyObject *KmerTable_restart_counts(KmerTable *self, PyObject *noargs)
-{
-    if (!self->live)
-        return PyErr_Format(PyExc_ValueError, "KmerTable is not initialised");
-    Py_BEGIN_ALLOW_THREADS
-    bcl_kcount_restart_counts(&self->t);
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
-}
-
-static PyObject *KmerTable_items(KmerTable *self, PyObject *noargs)
-{
-    npy_intp n = self->live ? (npy_intp)self->t.used : 0;
-    PyObject *ka = bclpy_new_1d(n, NPY_UINT64);
-    PyObject *ca = ka ? bclpy_new_1d(n, NPY_INT64) : NULL;
-    if (ca && n) {
-        Py_BEGIN_ALLOW_THREADS
-        bcl_kcount_export(&self->t, PyArray_DATA((PyArrayObject *)ka),
-                          PyArray_DATA((PyArrayObject *)ca));
-        Py_END_ALLOW_THREADS
-    }
-    return bclpy_pair(ka, ca);
-}
-
-static PyObject *KmerTable_histogram(KmerTable *self, PyObject *noargs)
-{
-    /* counts are almost all small: one pass into 4096 bins, a second only
-     * when a larger count exists */
-    npy_intp len = 4096;
-    for (;;) {
-        PyObject *h = PyArray_ZEROS(1, &len, NPY_INT64, 0);
-        if (!h)
-            return NULL;
-        uint64_t top = 0;
-        if (self->live) {
-            Py_BEGIN_ALLOW_THREADS
-            top = bcl_kcount_histogram(&self->t, PyArray_DATA((PyArrayObject *)h),
-                                       (size_t)len);
-            Py_END_ALLOW_THREADS
-        }
-        if ((npy_intp)top < len)
-            return bclpy_shrink(h, (npy_intp)top + 1);
-        Py_DECREF(h);
-        len = (npy_intp)top + 1;
-    }
-}
-
-static PyObject *KmerTable_top(KmerTable *self, BCLPY_FASTARGS)
-{
-    BCLPY_ARG_TABLE(BCLPY_ARGS_KT_TOP);
-    long long n;
-    if (bclpy_parse("top", args, nargs, kwnames, names, 1, 1, a) < 0 ||
-        bclpy_int_arg(a[0], "n", 0, 1 << 20, &n) < 0)
-        return NULL;
-    npy_intp dn = (npy_intp)n;
-    PyObject *ka = bclpy_new_1d(dn, NPY_UINT64);
-    PyObject *ca = ka ? bclpy_new_1d(dn, NPY_INT64) : NULL;
-    if (!ca)
-        return bclpy_pair(ka, ca);
-    size_t got = 0;
-    if (self->live) {
-        Py_BEGIN_ALLOW_THREADS
-        got = bcl_kcount_top(&self->t, (size_t)n, PyArray_DATA((PyArrayObject *)ka),
-                             PyArray_DATA((PyArrayObject *)ca));
-        Py_END_ALLOW_THREADS
-    }
-    ka = bclpy_shrink(ka, (npy_intp)got);
-    ca = ka ? bclpy_shrink(ca, (npy_intp)got) : (Py_DECREF(ca), NULL);
-    return bclpy_pair(ka, ca);
-}
-
-static PyObject *KmerTable_stats(KmerTable *self, PyObject *noargs)
-{
-    const bcl_kcount *t = &self->t;
-    return Py_BuildValue("{sKsKsKsKsKsKsK}", "distinct", (unsigned long long)t->used,
-                         "slots", (unsigned long long)t->cap,
-                         "bytes", (unsigned long long)bcl_kcount_bytes(t),
-                         "added", (unsigned long long)t->added,
-                         "resizes", (unsigned long long)t->resizes,
-                         "bloom_bits", (unsigned long long)t->bloom_bits,
-                         "saturated", (unsigned long long)t->saturated);
-}
-
-static PyObject *KmerTable_free(KmerTable *self, PyObject *noargs)
-{
-    if (self->live)
-        bcl_kcount_free(&self->t);
-    self->live = 0;
-    Py_RETURN_NONE;
-}
-
-static PyMethodDef KmerTable_methods[] = {
-    {"add", BCLPY_KW_METHOD(KmerTable_add), BCLPY_DOC_KT_ADD},
-    {"count_known", BCLPY_KW_METHOD(KmerTable_count_known), BCLPY_DOC_KT_COUNT_KNOWN},
-    {"restart_counts", (PyCFunction)KmerTable_restart_counts, METH_NOARGS,
-     BCLPY_DOC_KT_RESTART_COUNTS},
-    {"items", (PyCFunction)KmerTable_items, METH_NOARGS, BCLPY_DOC_KT_ITEMS},
-    {"histogram", (PyCFunction)KmerTable_histogram, METH_NOARGS, BCLPY_DOC_KT_HISTOGRAM},
-    {"top", BCLPY_KW_METHOD(KmerTable_top), BCLPY_DOC_KT_TOP},
-    {"stats", (PyCFunction)KmerTable_stats, METH_NOARGS, BCLPY_DOC_KT_STATS},
-    {"free", (PyCFunction)KmerTable_free, METH_NOARGS, BCLPY_DOC_KT_FREE},
-    {NULL, NULL, 0, NULL}
-};
-
-PyTypeObject bclpy_KmerTableType = {
-    BCLPY_TYPE_HEAD("pybcl._core.KmerTable", KmerTable, KmerTable_dealloc,
-                    BCLPY_DOC_KMERTABLE),
-    BCLPY_TYPE_INIT(KmerTable_methods, KmerTable_init),
-};
-
 /* ---- functions: splitting and reading the input ---------------------------- */
-
-static PyObject *py_kmer_partition(PyObject *self, BCLPY_FASTARGS)
-{
-    BCLPY_ARG_TABLE(BCLPY_ARGS_KMER_PARTITION);
-    long long P;
-    if (bclpy_parse("kmer_partition", args, nargs, kwnames, names, 2, 2, a) < 0 ||
-        bclpy_int_arg(a[1], "nprocs", 1, 1 << 24, &P) < 0)
-        return NULL;
-    PyArrayObject *in = u64_input(a[0], "kmer_partition");
-    if (!in)
-        return NULL;
-    npy_intp n = PyArray_SIZE(in), dp = (npy_intp)P;
-    PyObject *out = bclpy_new_1d(n, NPY_UINT64);
-    PyObject *cnt = out ? bclpy_new_1d(dp, NPY_INT64) : NULL;
-    if (cnt) {
-        Py_BEGIN_ALLOW_THREADS
-        bcl_kcount_partition(PyArray_DATA(in), (size_t)n, (int)P,
-                             PyArray_DATA((PyArrayObject *)out),
-                             PyArray_DATA((PyArrayObject *)cnt));
-        Py_END_ALLOW_THREADS
-    }
-    Py_DECREF(in);
-    return bclpy_pair(out, cnt);
-}
 
 static PyObject *py_seq_resync(PyObject *self, BCLPY_FASTARGS)
 {
@@ -732,7 +496,6 @@ static PyObject *py_simulate_reads(PyObject *self, BCLPY_FASTARGS)
 }
 
 PyMethodDef bclpy_kmer_methods[] = {
-    {"kmer_partition", BCLPY_KW_METHOD(py_kmer_partition), BCLPY_DOC_KMER_PARTITION},
     {"seq_resync", BCLPY_KW_METHOD(py_seq_resync), BCLPY_DOC_SEQ_RESYNC},
     {"bgzf_blocks", BCLPY_KW_METHOD(py_bgzf_blocks), BCLPY_DOC_BGZF_BLOCKS},
     {"kmers_from_bytes", BCLPY_KW_METHOD(py_kmers_from_bytes), BCLPY_DOC_KMERS_FROM_BYTES},

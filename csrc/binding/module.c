@@ -382,7 +382,6 @@ static const struct { const char *name; PyTypeObject *type; } types[] = {
     {"DArrayBuffer", &bclpy_DABufType},
     {"DbgWalk", &bclpy_DbgWalkType},
     {"KmerReader", &bclpy_KmerReaderType},
-    {"KmerTable", &bclpy_KmerTableType},
     {"IsxKeyGen", &bclpy_IsxKeyGenType},
 };
 

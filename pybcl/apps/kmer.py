@@ -4,13 +4,14 @@
         [--histo FILE] [--counts FILE] [--json FILE] [--demo]
 
 Collective, every rank alike (SPMD): each rank reads its share of the input
-(FASTA/FASTQ, plain, gzip or BGZF) and turns it into canonical 2-bit k-mers
-in C; a round groups a piece's k-mers by owner rank and ships every group
-with one ``push_many`` to its owner's ``FastQueue``; each owner counts its
-k-mers in a private ``_core.KmerTable``.  ``--bloom`` keeps singletons out
-of the table and recounts in a second pass, so the counts stay exact.
-How inputs are split, the rounds, the table's sizing and ``--bloom`` are
-described in docs/apps.md.
+(FASTA/FASTQ, plain, gzip or BGZF), turns it into canonical 2-bit k-mers in
+C (``read_kmers``) and counts them in a distributed ``pybcl.HashMap``
+through a ``HashMapBuffer(grow=True)``: the buffer ships each owner its
+k-mers and the owners add them to their own blocks at the flush, growing
+the map once to fit.  ``--bloom`` puts a ``pybcl.BloomFilter`` in front, so
+singletons never take a bucket, and recounts in a second pass, so the
+counts stay exact.  docs/apps.md describes how inputs are split, the
+map's sizing and ``--bloom``.
 """
 import gzip
 import os
@@ -28,10 +29,13 @@ from pybcl import _core
 from pybcl.apps import _cli
 
 CHUNK_BYTES = 4 << 20       # bytes parsed per piece
-QUEUE_ENTRIES = 1 << 21     # each rank's inbox per round (16 MiB); overflow waits a round
-BLOOM_BITS_PER_KMER = 10    # ~1 % false positives (4 hashes in one cache line)
-DISTINCT_GUESS = 0.35       # first table size: distinct / k-mers (the table grows if low)
-REPEATED_GUESS = 0.15       # the same under --bloom: k-mers seen twice / k-mers
+QUEUE_ENTRIES = 1 << 21     # each rank's inbox, in entries (the buffer ships in rounds of it)
+MESSAGE_ENTRIES = 1 << 16   # entries the buffer gathers per destination before a push
+FIRST_KMERS = 1 << 16       # the map's first size per rank: its first flush grows it to fit
+BUCKET_BYTES = 24           # a uint64 -> int64 map bucket: status word, key, value
+BLOOM_BITS_PER_KMER = 10    # ~1 % false positives
+FPR_PER_BIT = 0.6185        # a Bloom filter's false-positive rate is ~0.6185 ** (bits per item)
+FILTER_ITEMS = 0.5          # k-mers the filter expects: distinct / k-mers read, about
 SNIFF_BYTES = 1 << 20
 DEMO_NAME = "demo: lambda phage reads (30x, 100 bp, 1% err)"
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
@@ -329,91 +333,71 @@ def _pieces(srcs: Sequence[Source], k: int, me: int, P: int) -> Iterator[NDArray
         yield from src.pieces(k, (me - i) % P if not getattr(src, "splittable", False) else me, P)
 
 
-def _add_noting(add: Any, kmers: NDArray[np.uint64], problem: Optional[str]) -> Optional[str]:
-    """add(kmers) (a KmerTable method) with a failure (out of memory) noted,
-    not raised: this rank must still take part in the round's collectives,
-    where every rank learns of it."""
-    if problem is None:
-        try:
-            add(kmers)
-        except MemoryError as e:
-            return f"out of memory growing the k-mer table: {e}"
-    return problem
-
-
-def _one_pass(srcs: Sequence[Source], k: int, me: int, P: int, add: Any,
-              queues: Optional[list[Any]], prog: "Progress", phase: str) -> tuple[int, int]:
-    """Collective.  Reads this rank's share of `srcs` and feeds every k-mer to
-    add() on its owner rank (a KmerTable's add or count_known); returns
-    (k-mers this rank read, exchange rounds)."""
+def _read_pass(srcs: Sequence[Source], k: int, me: int, P: int, add: Any,
+               prog: "Progress", phase: str) -> tuple[int, Optional[str]]:
+    """Reads this rank's share of `srcs`, handing every piece to add().
+    Returns (k-mers read, why reading stopped early or None).  Not
+    collective: a rank whose input fails stops reading and still takes part
+    in the flush that follows, after which the ranks agree on the problem."""
     read = 0
-    rounds = 0
-    it = _pieces(srcs, k, me, P)
-    if P == 1:
-        try:
-            for arr in it:
-                add(arr)
-                read += len(arr)
-                prog(phase, read)
-        except (ValueError, OSError) as e:
-            raise KmerInputError(str(e)) from None
-        return read, rounds
-    assert queues is not None
-    pending: list[tuple[int, NDArray[np.uint64]]] = []   # (owner, k-mers) its queue had no room for yet
-    more = True
-    problem = None
-    while True:
-        rounds += 1
-        if not pending and more and problem is None:
-            piece: Optional[NDArray[np.uint64]]
-            try:
-                piece = next(it, None)
-            except (ValueError, OSError) as e:
-                piece, problem = None, str(e)
-            if piece is None:
-                more = False
-            else:
-                read += len(piece)
-                grouped, counts = _core.kmer_partition(piece, P)
-                ends = np.cumsum(counts)
-                for j in range(P):            # own part first, then the next ranks over
-                    r = (me + j) % P
-                    part = grouped[int(ends[r] - counts[r]):int(ends[r])]
-                    if r == me:
-                        problem = _add_noting(add, part, problem)
-                    elif len(part):
-                        pending.append((r, part))
-        pending = [(r, part) for r, part in pending if not queues[r].push_many(part)]
-        pybcl.barrier()
-        inbox = queues[me]
-        n = inbox.size()
-        if n:
-            problem = _add_noting(add, inbox.local(), problem)
-            inbox.pop_many(n)
-        flags = pybcl.allreduce(np.array([int(more or bool(pending)),
-                                          int(problem is not None)], dtype=np.int64), "sum")
-        pybcl.barrier()         # pops above / pushes of the next round: FastQueue phases
-        prog(phase, read)
-        if flags[1]:
-            problem = _cli.agree(problem, pybcl.comm())
-            raise KmerInputError(problem)
-        if not flags[0]:
-            return read, rounds
+    try:
+        for arr in _pieces(srcs, k, me, P):
+            add(arr)
+            read += len(arr)
+            prog(phase, read)
+    except (ValueError, OSError) as e:
+        return read, str(e)
+    return read, None
+
+
+def _flush_agreeing(buf: Any, problem: Optional[str]) -> None:
+    """Collective: flush the buffer, then raise KmerInputError on every rank
+    if any rank's input failed."""
+    buf.flush()
+    problem = _cli.agree(problem, pybcl.comm())
+    if problem:
+        raise KmerInputError(problem)
+
+
+def _segment_need(share: float, first: int, queue_size: int, bloom_items: float) -> int:
+    """Segment bytes per rank (generously: 32 bytes a bucket): the map's first
+    block, the block it grows into (half load, at most every k-mer this rank
+    reads distinct), the buffer's inbox and the Bloom filter's share."""
+    grown = 2 * max(share, 1024.0)
+    return int(32 * (2 * first + grown + queue_size) + 4 * bloom_items) + (64 << 20)
+
+
+def _best(keys: NDArray[np.uint64], counts: NDArray[np.int64],
+          n: int) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
+    """The n entries with the highest counts (ties: the smaller code), without
+    a full sort."""
+    if n <= 0 or not len(counts):
+        return keys[:0], counts[:0]
+    if n < len(counts):
+        thr = np.partition(counts, len(counts) - n)[len(counts) - n]
+        above = np.flatnonzero(counts > thr)
+        tied = np.sort(keys[counts == thr])[:n - len(above)]
+        keys = np.concatenate([keys[above], tied])
+        counts = np.concatenate([counts[above], np.full(len(tied), thr, dtype=counts.dtype)])
+    order = np.lexsort((keys, -counts))
+    return keys[order], counts[order]
 
 
 def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, str]], k: int = 31,
                 bloom: bool = False, capacity: Optional[int] = None,
                 queue_size: Optional[int] = None, progress: bool = False, bloom_bits_per_kmer: float = BLOOM_BITS_PER_KMER,
                 items: bool = True, top: int = 10) -> dict[str, Any]:
-    """Collective.  Counts the canonical k-mers of `sources` (paths or bytes).
+    """Collective.  Counts the canonical k-mers of `sources` (paths or bytes)
+    in a distributed ``pybcl.HashMap`` (uint64 code -> int64 count) filled
+    through a ``HashMapBuffer`` that grows the map as it fills.
 
-    Returns a dict: 'keys', 'counts' (this rank's table entries, exact
+    Returns a dict: 'keys', 'counts' (this rank's entries of the map, exact
     counts; under bloom only the k-mers seen at least twice), 'stats'
     (global figures, same on every rank) and 'histogram' (int64 array:
     histogram[c] = k-mers seen c times; exact with or without bloom).
-    capacity: first size of this rank's table in k-mers (default: from the
-    input size); queue_size: entries each rank's inbox takes per round (a
-    round ships one message per destination).  items=False leaves 'keys'/'counts' out (the CLI needs
+    capacity: the map's first size, in k-mers per rank (it grows when
+    full); queue_size: entries each rank's inbox holds (the buffer ships in
+    rounds of it).  items=False leaves 'keys'/'counts' out (the CLI needs
     them only for --counts); 'top' holds this rank's `top` best entries.
     A corrupt input raises KmerInputError on every rank.
     """
@@ -423,6 +407,8 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
         raise ValueError(f"capacity must be >= 1, got {capacity}")
     if queue_size is not None and queue_size < 1:
         raise ValueError(f"queue_size must be >= 1, got {queue_size}")
+    if not bloom_bits_per_kmer > 0:
+        raise ValueError(f"bloom_bits_per_kmer must be > 0, got {bloom_bits_per_kmer!r}")
     t_start = time.perf_counter()
     problem = None
     try:
@@ -434,44 +420,63 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
         raise KmerInputError(problem)
     me, P = _cli.world()[:2] if not _core.initialized() else (pybcl.rank(), pybcl.nprocs())
     queue_size = int(queue_size or QUEUE_ENTRIES)
+    first = int(capacity or FIRST_KMERS)
     seconds = {}
 
-    # -- set-up: the inboxes live in the pybcl segment; the table is private --
+    # -- set-up: the map, its buffer and the filter live in the pybcl segment --
     t = time.perf_counter()
+    share = sum(s.share_kmers(k, P) for s in srcs)     # k-mers a rank reads, about
+    bloom_items = max(share * P * FILTER_ITEMS, 1024.0) if bloom else 0.0
     if not _core.initialized():
-        need = (queue_size * 8 + (64 << 20)) if P > 1 else (16 << 20)
-        pybcl.init(segment_size=max(need, pybcl._env.segment_size()))
+        pybcl.init(segment_size=max(_segment_need(share, first, queue_size, bloom_items / P),
+                                    pybcl._env.segment_size()))
     if pybcl.nprocs() != P:
         raise RuntimeError("pybcl runs on another communicator than COMM_WORLD")
     prog = Progress(progress and me == 0)
-    # k-mers this rank will own ~ bytes per rank * k-mers per byte (<= 1)
-    share = sum(s.share_kmers(k, P) for s in srcs)
-    if capacity is None:
-        capacity = int(share * (REPEATED_GUESS if bloom else DISTINCT_GUESS)) + 1024
-    bloom_bits = int(max(share * 0.5, 1024) * bloom_bits_per_kmer) if bloom else 0
-    table = _core.KmerTable(capacity, bloom_bits)
-    queues = [pybcl.FastQueue(h, queue_size, "uint64") for h in range(P)] if P > 1 else None
-    pybcl.barrier()
+    counts = pybcl.HashMap(2 * first * P, key_type="uint64", value_type="int64")
+    buf = pybcl.HashMapBuffer(counts, queue_size, min(queue_size, MESSAGE_ENTRIES), grow=True)
+    buckets_first = counts.capacity
     seconds["setup"] = time.perf_counter() - t
 
-    # -- one pass: read, partition by owner, ship, count ---------------------------
+    # -- one pass: read, buffer, flush (the owners count what they receive) ---
     t = time.perf_counter()
-    read, rounds = _one_pass(srcs, k, me, P, table.add, queues, prog, "count")
-    seconds["count"] = time.perf_counter() - t
-    filter_pass_bytes = 0
     if bloom:
-        # the filter pass collected the keys seen (apparently) twice; a second
-        # pass over the same input counts exactly those, from zero
+        # the paper's filter: a k-mer's first sighting only sets its bits; from
+        # its second on (or a false positive) it enters the map, with count 0
+        filt = pybcl.BloomFilter(int(bloom_items), fpr=min(0.5, FPR_PER_BIT ** bloom_bits_per_kmer))
+
+        def candidates(arr: NDArray[np.uint64]) -> None:
+            buf.accumulate_many(arr[filt.insert_many(arr)], 0)
+        read, problem = _read_pass(srcs, k, me, P, candidates, prog, "count")
+        _flush_agreeing(buf, problem)
+        filter_bytes = filt.nbits // 8 // P      # freed now: the map takes over
+        filt.close()
+    else:
+        read, problem = _read_pass(srcs, k, me, P, buf.accumulate_many, prog, "count")
+        _flush_agreeing(buf, problem)
+    seconds["count"] = time.perf_counter() - t
+    if bloom:
+        # exact counts from a second pass (BFCounter's scheme): every sighting
+        # of a k-mer the map holds; a stored k-mer counted once was a false
+        # positive, a singleton.  The map only changes inside flush(), so the
+        # lookups run under the find-only promise.
         t = time.perf_counter()
-        filter_pass_bytes = table.stats()["bytes"]      # the filter is freed now
-        table.restart_counts()
-        _, more_rounds = _one_pass(srcs, k, me, P, table.count_known, queues, prog, "recount")
-        rounds += more_rounds
+
+        def recount(arr: NDArray[np.uint64]) -> None:
+            _, found = counts.find_many(arr, promise=pybcl.ConProm.HashMap.find)
+            buf.accumulate_many(arr[found])
+        _, problem = _read_pass(srcs, k, me, P, recount, prog, "recount")
+        _flush_agreeing(buf, problem)
         seconds["recount"] = time.perf_counter() - t
 
     # -- histogram --------------------------------------------------------------------
     t = time.perf_counter()
-    h = table.histogram()            # exact counts (under bloom: of the keys stored)
+    pybcl.barrier()
+    keys, kcounts = counts.local_arrays()
+    buckets = counts.capacity
+    buf.close()
+    counts.close()
+    h = np.bincount(kcounts) if len(kcounts) else np.zeros(1, dtype=np.int64)
     hlen = int(pybcl.allreduce(np.array([len(h)], dtype=np.int64), "max")[0])
     hist = np.zeros(max(hlen, 2), dtype=np.int64)
     hist[:len(h)] = h
@@ -480,26 +485,17 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     total = int(pybcl.allreduce(np.array([read], dtype=np.int64), "sum")[0])
     in_table = int(hist.sum())
     false_positives = int(hist[1]) if bloom else 0
-    if bloom:   # singletons, bar the filter's false positives, never reach the table
+    if bloom:   # singletons, bar the filter's false positives, never reach the map
         hist[1] = max(0, total - int((np.arange(2, len(hist)) * hist[2:]).sum()))
+        keep = kcounts >= 2      # a stored key counted once was a false positive
+        keys, kcounts = keys[keep], kcounts[keep]
     res = {"histogram": hist}
     if items:
-        res["keys"], res["counts"] = table.items()
-    res["top"], res["top_n"] = table.top(top), top
-    if bloom:        # a stored key counted once was a false positive: a singleton
-        if items:
-            keep = res["counts"] >= 2
-            res["keys"], res["counts"] = res["keys"][keep], res["counts"][keep]
-        tk, tc = res["top"]
-        res["top"] = (tk[tc >= 2], tc[tc >= 2])
-    tstats = table.stats()
+        res["keys"], res["counts"] = keys, kcounts
+    res["top"], res["top_n"] = _best(keys, kcounts, top), top
     seconds["histogram"] = time.perf_counter() - t
     seconds["total"] = time.perf_counter() - t_start
     rss = pybcl.comm().allgather(peak_rss_bytes())
-    table_bytes = pybcl.comm().allgather(max(tstats["bytes"], filter_pass_bytes))
-    resizes = pybcl.comm().allgather(tstats["resizes"])
-    del queues
-    table.free()
     stats = {
         "app": "kmer", "k": k, "ranks": P, "bloom": bool(bloom),
         "transport": pybcl.transport(),
@@ -509,11 +505,13 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
         "distinct": int(hist[1:].sum()),
         "distinct_in_table": in_table,
         "bloom_false_positives": false_positives,
-        "table_bytes_per_rank": table_bytes,
-        "table_resizes_per_rank": resizes,
+        "map_buckets": buckets,
+        "map_buckets_first": buckets_first,
+        "table_bytes_per_rank": [BUCKET_BYTES * buckets // P] * P,
+        "filter_bytes_per_rank": [filter_bytes] * P if bloom else [],
         "peak_rss_bytes_per_rank": rss,
-        "rounds": rounds,
-        "counting": "owner-side KmerTable, FastQueue exchange" if P > 1 else "local KmerTable",
+        "counting": "pybcl.HashMap through a HashMapBuffer(grow=True)" +
+                    (", pybcl.BloomFilter in front" if bloom else ""),
         "kmers_per_s": total / max(seconds["count"] + seconds.get("recount", 0.0), 1e-9),
         "seconds": seconds,
     }
@@ -532,16 +530,8 @@ def top_kmers(res: dict[str, Any], n: int = 10) -> list[tuple[int, int]]:
     keys, counts = (res["keys"], res["counts"]) if "keys" in res else res["top"]
     if "keys" not in res and n > res["top_n"]:
         raise ValueError(f"top_kmers: count_kmers kept only the top {res['top_n']}")
-    if 0 < n < len(counts):     # this rank's n best by (-count, key), without a full sort
-        thr = np.partition(counts, len(counts) - n)[len(counts) - n]
-        above = np.flatnonzero(counts > thr)
-        tied = keys[counts == thr]
-        m = n - len(above)
-        tied = np.partition(tied, m - 1)[:m] if m < len(tied) else tied
-        mine = list(zip(keys[above].tolist(), counts[above].tolist())) + \
-            [(kk, int(thr)) for kk in tied.tolist()]
-    else:
-        mine = list(zip(keys[:max(n, 0)].tolist(), counts[:max(n, 0)].tolist()))
+    best_keys, best_counts = _best(keys, counts, n)
+    mine = list(zip(best_keys.tolist(), best_counts.tolist()))
     everyone = pybcl.comm().allgather(mine)
     merged = sorted((kv for part in everyone for kv in part), key=lambda kv: (-kv[1], kv[0]))
     return merged[:n]
@@ -570,8 +560,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--json", metavar="FILE", help="the run's figures as JSON")
     ap.add_argument("--top", type=int, default=10, help="k-mers to print (default 10)")
     ap.add_argument("--capacity", type=int,
-                    help="first table size per rank, in k-mers (default: from the input "
-                         "size; the table grows when full)")
+                    help=f"the map's first size per rank, in k-mers (default {FIRST_KMERS}; "
+                         f"the map grows when full)")
     ap.add_argument("--message-size", type=int, default=QUEUE_ENTRIES,
                     help=f"k-mers each rank's inbox takes per round (default {QUEUE_ENTRIES})")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
@@ -596,6 +586,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KmerInputError as e:
         _cli.say_error(prog, str(e))
         return _cli.INPUT
+    except pybcl.SegmentFull as e:          # raised on every rank alike
+        _cli.say_error(prog, str(e))
+        return 1
     st = res["stats"]
     top = top_kmers(res, min(args.top, 1 << 20))
     t = time.perf_counter()

@@ -41,63 +41,6 @@
     "hll_registers($self, /)\n--\n\n" \
     "Return the uint8 HyperLogLog registers of the emitted k-mers (hll=True)."
 
-#define BCLPY_DOC_KMERTABLE \
-    "KmerTable(capacity=0, bloom_bits=0)\n--\n\n" \
-    "This rank's k-mer count table (kernels/bcl_kcount.h): open addressing,\n" \
-    "grows by doubling.  bloom_bits > 0 puts a Bloom filter in front so first\n" \
-    "sightings are not stored (then restart_counts and count_known over the\n" \
-    "same input give exact counts).  capacity in [0, 2**40], bloom_bits in\n" \
-    "[0, 2**44]; ValueError otherwise.  Local."
-#define BCLPY_ARGS_KMERTABLE { "capacity", "bloom_bits" }
-
-#define BCLPY_DOC_KT_ADD \
-    "add($self, kmers)\n--\n\n" \
-    "Count each uint64 k-mer of `kmers` (GIL released).  TypeError for\n" \
-    "another dtype; ValueError for the reserved code 0xffffffffffffffff;\n" \
-    "MemoryError if the table cannot grow."
-#define BCLPY_ARGS_KT_ADD { "kmers" }
-
-#define BCLPY_DOC_KT_COUNT_KNOWN \
-    "count_known($self, kmers)\n--\n\n" \
-    "Count each uint64 k-mer of `kmers` that is already a key of the table;\n" \
-    "skip the others (never inserts).  Errors as add()."
-#define BCLPY_ARGS_KT_COUNT_KNOWN { "kmers" }
-
-#define BCLPY_DOC_KT_RESTART_COUNTS \
-    "restart_counts($self, /)\n--\n\n" \
-    "Zero every count and free the Bloom filter; the keys stay, for an exact\n" \
-    "recount of the same input with count_known()."
-
-#define BCLPY_DOC_KT_ITEMS \
-    "items($self, /)\n--\n\n" \
-    "Return (keys uint64, counts int64) of the stored entries (under a\n" \
-    "Bloom filter a stored count is sightings - 1)."
-
-#define BCLPY_DOC_KT_HISTOGRAM \
-    "histogram($self, /)\n--\n\n" \
-    "Return an int64 array h with h[c] = number of keys with stored count c."
-
-#define BCLPY_DOC_KT_TOP \
-    "top($self, n)\n--\n\n" \
-    "Return (keys, counts) of the `n` highest stored counts (n in\n" \
-    "[0, 2**20]; ties: smaller key first)."
-#define BCLPY_ARGS_KT_TOP { "n" }
-
-#define BCLPY_DOC_KT_STATS \
-    "stats($self, /)\n--\n\n" \
-    "Return a dict: distinct, slots, bytes, added, resizes, bloom_bits,\n" \
-    "saturated."
-
-#define BCLPY_DOC_KT_FREE \
-    "free($self, /)\n--\n\n" \
-    "Release the table's memory now (it then reads as empty)."
-
-#define BCLPY_DOC_KMER_PARTITION \
-    "kmer_partition(kmers, nprocs)\n--\n\n" \
-    "Return (uint64 k-mers grouped by owner rank, int64 counts per rank) for\n" \
-    "a uint64 k-mer array and nprocs in [1, 2**24] (the k-mer exchange)."
-#define BCLPY_ARGS_KMER_PARTITION { "kmers", "nprocs" }
-
 #define BCLPY_DOC_BGZF_BLOCKS \
     "bgzf_blocks(path)\n--\n\n" \
     "Walk a BGZF file's block headers (no decompression): return\n" \

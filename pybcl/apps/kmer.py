@@ -367,19 +367,20 @@ def _segment_need(share: float, first: int, queue_size: int, bloom_items: float)
     return int(32 * (2 * first + grown + queue_size) + 4 * bloom_items) + (64 << 20)
 
 
-def _best(keys: NDArray[np.uint64], counts: NDArray[np.int64],
-          n: int) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
+def _best(keys: NDArray[np.uint64], counts: NDArray[np.int64], n: int,
+          hist: Optional[NDArray[np.int64]] = None) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
     """The n entries with the highest counts (ties: the smaller code), without
-    a full sort."""
+    a sort of them all: the n-th highest count read off the counts'
+    histogram (`hist`: np.bincount(counts), if the caller has it), then a
+    sort of the entries at or above it."""
     if n <= 0 or not len(counts):
         return keys[:0], counts[:0]
     if n < len(counts):
-        thr = np.partition(counts, len(counts) - n)[len(counts) - n]
-        above = np.flatnonzero(counts > thr)
-        tied = np.sort(keys[counts == thr])[:n - len(above)]
-        keys = np.concatenate([keys[above], tied])
-        counts = np.concatenate([counts[above], np.full(len(tied), thr, dtype=counts.dtype)])
-    order = np.lexsort((keys, -counts))
+        h = np.bincount(counts) if hist is None else hist
+        at_least = np.cumsum(h[::-1])[::-1]          # at_least[c]: entries counted >= c
+        pick = np.flatnonzero(counts >= np.flatnonzero(at_least >= n)[-1])
+        keys, counts = keys[pick], counts[pick]
+    order = np.lexsort((keys, -counts))[:n]
     return keys[order], counts[order]
 
 
@@ -492,7 +493,7 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     res = {"histogram": hist}
     if items:
         res["keys"], res["counts"] = keys, kcounts
-    res["top"], res["top_n"] = _best(keys, kcounts, top), top
+    res["top"], res["top_n"] = _best(keys, kcounts, top, None if bloom else h), top
     seconds["histogram"] = time.perf_counter() - t
     seconds["total"] = time.perf_counter() - t_start
     rss = pybcl.comm().allgather(peak_rss_bytes())

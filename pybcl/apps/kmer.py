@@ -31,6 +31,7 @@ from pybcl.apps import _cli
 CHUNK_BYTES = 4 << 20       # bytes parsed per piece
 QUEUE_ENTRIES = 1 << 21     # each rank's inbox, in entries (the buffer ships in rounds of it)
 MESSAGE_ENTRIES = 1 << 16   # entries the buffer gathers per destination before a push
+FLUSH_KMERS = 1 << 26       # k-mers a rank buffers between flushes (512 MiB waiting, at most)
 FIRST_KMERS = 1 << 16       # the map's first size per rank: its first flush grows it to fit
 BUCKET_BYTES = 24           # a uint64 -> int64 map bucket: status word, key, value
 BLOOM_BITS_PER_KMER = 10    # ~1 % false positives
@@ -333,37 +334,46 @@ def _pieces(srcs: Sequence[Source], k: int, me: int, P: int) -> Iterator[NDArray
         yield from src.pieces(k, (me - i) % P if not getattr(src, "splittable", False) else me, P)
 
 
-def _read_pass(srcs: Sequence[Source], k: int, me: int, P: int, add: Any,
-               prog: "Progress", phase: str) -> tuple[int, Optional[str]]:
-    """Reads this rank's share of `srcs`, handing every piece to add().
-    Returns (k-mers read, why reading stopped early or None).  Not
-    collective: a rank whose input fails stops reading and still takes part
-    in the flush that follows, after which the ranks agree on the problem."""
-    read = 0
-    try:
-        for arr in _pieces(srcs, k, me, P):
+def _count_pass(srcs: Sequence[Source], k: int, me: int, P: int, buf: Any, add: Any,
+                prog: "Progress", phase: str) -> int:
+    """Collective.  Reads this rank's share of `srcs`, handing every piece to
+    add() (which buffers it in `buf`), and flushes the buffer in rounds: once
+    a rank has buffered FLUSH_KMERS k-mers since the last flush, so that what
+    waits in a rank's memory stays bounded, and once every rank has read
+    everything.  A rank whose input fails stops reading and still takes part
+    in the round's flush, after which every rank raises KmerInputError.
+    Returns the k-mers this rank read."""
+    it = _pieces(srcs, k, me, P)
+    read, more, problem = 0, True, None
+    while True:
+        taken = 0
+        while more and taken < FLUSH_KMERS:
+            try:
+                arr = next(it, None)
+            except (ValueError, OSError) as e:
+                arr, problem = None, str(e)
+            if arr is None:
+                more = False
+                break
             add(arr)
             read += len(arr)
+            taken += len(arr)
             prog(phase, read)
-    except (ValueError, OSError) as e:
-        return read, str(e)
-    return read, None
-
-
-def _flush_agreeing(buf: Any, problem: Optional[str]) -> None:
-    """Collective: flush the buffer, then raise KmerInputError on every rank
-    if any rank's input failed."""
-    buf.flush()
-    problem = _cli.agree(problem, pybcl.comm())
-    if problem:
-        raise KmerInputError(problem)
+        buf.flush()
+        flags = pybcl.allreduce(np.array([int(more), int(problem is not None)],
+                                         dtype=np.int64), "sum")
+        if flags[1]:
+            raise KmerInputError(_cli.agree(problem, pybcl.comm()))
+        if not flags[0]:
+            return read
 
 
 def _segment_need(share: float, first: int, queue_size: int, bloom_items: float) -> int:
     """Segment bytes per rank (generously: 32 bytes a bucket): the map's first
-    block, the block it grows into (half load, at most every k-mer this rank
-    reads distinct), the buffer's inbox and the Bloom filter's share."""
-    grown = 2 * max(share, 1024.0)
+    block, the blocks of its last growth, old and new at once (half load, at
+    most every k-mer this rank reads distinct), the buffer's inbox and the
+    Bloom filter's share."""
+    grown = 3 * max(share, 1024.0)
     return int(32 * (2 * first + grown + queue_size) + 4 * bloom_items) + (64 << 20)
 
 
@@ -448,26 +458,24 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
 
         def candidates(arr: NDArray[np.uint64]) -> None:
             buf.accumulate_many(arr[filt.insert_many(arr)], 0)
-        read, problem = _read_pass(srcs, k, me, P, candidates, prog, "count")
-        _flush_agreeing(buf, problem)
+        read = _count_pass(srcs, k, me, P, buf, candidates, prog, "count")
         filter_bytes = filt.nbits // 8 // P      # freed now: the map takes over
         filt.close()
     else:
-        read, problem = _read_pass(srcs, k, me, P, buf.accumulate_many, prog, "count")
-        _flush_agreeing(buf, problem)
+        read = _count_pass(srcs, k, me, P, buf, buf.accumulate_many, prog, "count")
     seconds["count"] = time.perf_counter() - t
     if bloom:
         # exact counts from a second pass (BFCounter's scheme): every sighting
         # of a k-mer the map holds; a stored k-mer counted once was a false
-        # positive, a singleton.  The map only changes inside flush(), so the
-        # lookups run under the find-only promise.
+        # positive, a singleton.  The map only changes inside flush(), which
+        # every rank leaves only once all have applied, so the lookups run
+        # under the find-only promise.
         t = time.perf_counter()
 
         def recount(arr: NDArray[np.uint64]) -> None:
             _, found = counts.find_many(arr, promise=pybcl.ConProm.HashMap.find)
             buf.accumulate_many(arr[found])
-        _, problem = _read_pass(srcs, k, me, P, recount, prog, "recount")
-        _flush_agreeing(buf, problem)
+        _count_pass(srcs, k, me, P, buf, recount, prog, "recount")
         seconds["recount"] = time.perf_counter() - t
 
     # -- histogram --------------------------------------------------------------------

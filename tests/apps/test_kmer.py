@@ -347,6 +347,26 @@ def test_app_map_grows_from_a_tiny_first_size():
     assert all_ok(ok)
 
 
+@pytest.mark.parametrize("bloom", [False, True])
+def test_app_counts_in_rounds_when_the_input_outgrows_a_flush(monkeypatch, bloom):
+    """A rank flushes whenever it has buffered FLUSH_KMERS k-mers (what
+    waits in its memory stays bounded); the ranks' rounds differ in number
+    of pieces and the counts stay exact."""
+    from pybcl.apps import kmer
+    monkeypatch.setattr(kmer, "FLUSH_KMERS", 500 + 300 * pybcl.rank())
+    text = small_reads(seed=9)
+    want = ref_kmers(text, 15)
+    lines = text.splitlines(keepends=True)
+    records = ["".join(lines[i:i + 4]) for i in range(0, len(lines), 4)]
+    parts = [("".join(records[i::7])).encode() for i in range(7)]     # a piece each
+    res = kmer.count_kmers(parts, k=15, capacity=16, bloom=bloom)
+    kept = {km: c for km, c in want.items() if c >= 2} if bloom else dict(want)
+    ok = gather_counts(res) == kept and res["stats"]["kmers_total"] == sum(want.values())
+    ok = ok and all(int(res["histogram"][c]) == n for c, n in
+                    collections.Counter(want.values()).items())
+    assert all_ok(ok)
+
+
 def test_kmer_kernels_take_their_parameters_by_name(tmp_path):
     """Every documented parameter of the k-mer kernels can be passed by the
     name their signature shows, with the positional call's result; a bad

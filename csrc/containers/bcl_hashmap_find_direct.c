@@ -49,16 +49,9 @@ static inline int find_in_block(const bcl_hashmap *m, const home_block *hb,
     while (bcl_hm_probe_next(m, &p, &idx)) {
         if (idx < hb->first || idx >= hb->end)
             return bcl_hm_find_plain(m, key, hb->hash, val);    /* the block's edge */
-        const unsigned char *b = hb->base + (idx - hb->first) * m->bsize;
-        uint64_t s = bcl_hm_load_status(b);
-        if (s & BCL_HM_BUSY)
-            return -1;
-        if (ST(s) == BCL_HM_FREE)
-            return 0;
-        if (ST(s) == BCL_HM_READY && bcl_hm_same_key(b + 8, key, m->key_size)) {
-            bcl_hm_copy_slot(val, b + m->val_off, m->val_size);
-            return 1;
-        }
+        int r = bcl_hm_plain_step(m, hb->base + (idx - hb->first) * m->bsize, key, val);
+        if (r != BCL_HM_PLAIN_ON)
+            return r;
     }
     return 0;
 }

@@ -105,6 +105,25 @@ static inline uint64_t bcl_hm_home(const bcl_hashmap *m, uint64_t h)
  * or with every rank inside a collective call.  1 found (value copied), 0
  * absent, -1 ask the protocol: a writer holds a bucket on the way, or the
  * sequence reaches a bucket not mapped here. */
+#define BCL_HM_PLAIN_ON 2      /* bcl_hm_plain_step: another key or a tombstone */
+
+/* One bucket of such a lookup, at address b: 1 the key (value copied), 0
+ * free (the key is absent), -1 a writer holds it, BCL_HM_PLAIN_ON go on. */
+static inline int bcl_hm_plain_step(const bcl_hashmap *m, const unsigned char *b,
+                                    const unsigned char *key, unsigned char *val)
+{
+    uint64_t s = bcl_hm_load_status(b);
+    if (s & BCL_HM_BUSY)
+        return -1;
+    if (ST(s) == BCL_HM_FREE)
+        return 0;
+    if (ST(s) == BCL_HM_READY && bcl_hm_same_key(b + 8, key, m->key_size)) {
+        bcl_hm_copy_slot(val, b + m->val_off, m->val_size);
+        return 1;
+    }
+    return BCL_HM_PLAIN_ON;
+}
+
 static inline int bcl_hm_find_plain(const bcl_hashmap *m, const unsigned char *key,
                                     uint64_t h, unsigned char *val)
 {
@@ -113,19 +132,11 @@ static inline int bcl_hm_find_plain(const bcl_hashmap *m, const unsigned char *k
     bcl_hm_probe_init(m, &p, h);
     while (bcl_hm_probe_next(m, &p, &idx)) {
         const unsigned char *b = bcl_local_addr(bcl_hm_bucket(m, idx));
-        if (!b)
-            return -1;
-        uint64_t s = bcl_hm_load_status(b);
-        if (s & BCL_HM_BUSY)
-            return -1;
-        if (ST(s) == BCL_HM_FREE)
-            return 0;
-        if (ST(s) == BCL_HM_READY && bcl_hm_same_key(b + 8, key, m->key_size)) {
-            bcl_hm_copy_slot(val, b + m->val_off, m->val_size);
-            return 1;
-        }
+        int r = b ? bcl_hm_plain_step(m, b, key, val) : -1;
+        if (r != BCL_HM_PLAIN_ON)
+            return r;
     }
-    return 0;                                /* TOMB, or another key: on */
+    return 0;
 }
 
 /* A plain store of key and value into a bucket of this rank's block no other

@@ -49,7 +49,7 @@ def test_flushing_keys_the_map_holds_does_not_grow_it():
     flush, a recount) finds room as the map is: grow sizes the map by the
     keys that are new to it, not by every distinct key flushed."""
     r, P = pybcl.rank(), pybcl.nprocs()
-    n = 400_000                     # a rank's keys: enough for the estimate's sample
+    n = 150_000     # a rank's keys: its sample (1 in 1024) bounds the new ones below 5 %
     keys = (np.arange(r * n, (r + 1) * n, dtype=np.uint64) + 1) * np.uint64(0x9E3779B97F4A7C15)
     m = pybcl.HashMap(16 * P, key_type="uint64", value_type="int64")
     with pybcl.HashMapBuffer(m, 1 << 16, 4096, grow=True) as buf:
@@ -57,7 +57,7 @@ def test_flushing_keys_the_map_holds_does_not_grow_it():
         buf.flush()
         grown = m.capacity
         buf.accumulate_many(keys)            # every key again, none new
-    vals, found = m.find_many(keys)
+    vals, found = m.find_many(keys[::64])
     ok = bool(found.all()) and bool((vals == 2).all())
     assert all_ok(ok)
     assert m.capacity == grown > 16 * P

@@ -22,12 +22,13 @@
  * "ranks":..., "library":...}; exit 0 whatever the count (the caller judges).
  */
 #include <mpi.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "finalize_guard.h"
 
 #define CHECK(call)                                                          \
     do {                                                                     \
@@ -37,32 +38,6 @@
             MPI_Abort(MPI_COMM_WORLD, 2);                                    \
         }                                                                    \
     } while (0)
-
-/* The same bound on MPI_Finalize as pybcl's exit guard (docs/multinode.md):
- * MPICH 4.0.2 over UCX TCP can hang one rank in MPI_Finalize after the work
- * and the report are done (tests/repro/teardown_loop.py).  The notice names
- * it so the caller can tell a guard-ended teardown from a failed run. */
-static const char finalize_notice[] =
-    "flush_all_stress: MPI_Finalize did not return in time; ending the process "
-    "(exit guard)\n";
-
-static void finalize_timed_out(int sig)
-{
-    (void)sig;
-    ssize_t ignored = write(STDERR_FILENO, finalize_notice, sizeof finalize_notice - 1);
-    (void)ignored;
-    _exit(0);
-}
-
-static void arm_finalize_guard(void)
-{
-    const char *env = getenv("PYBCL_FINALIZE_TIMEOUT");
-    long seconds = env ? atol(env) : 30;
-    if (seconds < 1)
-        seconds = 30;
-    signal(SIGALRM, finalize_timed_out);
-    alarm((unsigned)seconds);
-}
 
 /* Round r: this rank's block (words stamped r) put to every rank, then
  * flushed with MPI_Win_flush_all (use_all) or one MPI_Win_flush per rank. */
@@ -165,12 +140,11 @@ int main(int argc, char **argv)
                "\"misses\": %ld, \"library\": \"%s\"}\n", use_all ? "flush_all" : "each",
                p, rounds, words, total, ver);
     }
+    arm_finalize_guard("flush_all_stress", 0);  /* the report is out; teardown may hang */
     CHECK(MPI_Win_unlock_all(win));
     CHECK(MPI_Win_free(&win));
     free(src);
     free(got);
-    fflush(stdout);     /* the report is out before a teardown that may hang */
-    arm_finalize_guard();
     MPI_Finalize();
     return 0;
 }

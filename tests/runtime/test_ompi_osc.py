@@ -91,4 +91,11 @@ def test_plain_mpi_cas64_with_pybcls_setting(tmp_path):
         env[needed[0]] = needed[1]
     proc = subprocess.run(mpiexec_argv(2) + [str(exe)], env=env, capture_output=True,
                           text=True, timeout=120)
-    assert proc.returncode == 0 and proc.stdout.count(": ok") == 2, proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    # Over TCP a rank may hang in MPI's teardown after its verdict (MPICH 4.0.2
+    # + UCX); the program's guard ends it with that verdict as its status, and
+    # hydra may then kill the other rank (exit 9).  Such a run still finished:
+    # the rule of scripts/run_multihost.sh's job_ok.  Any other failure fails.
+    guard_ended = "(exit guard)" in proc.stderr
+    assert proc.returncode == 0 or guard_ended, out
+    assert proc.stdout.count(": ok") == 2 and "WRONG" not in proc.stdout, out

@@ -156,6 +156,8 @@ int bclpy_to_bytes(PyObject *value, PyArray_Descr *dtype, void *out,
  * `argname`. */
 PyArrayObject *bclpy_to_array(PyObject *obj, PyArray_Descr *dtype, int mindim,
                               int maxdim, const char *argname);
+/* bclpy_to_array to a 1-d array of the NumPy type number `type` (NPY_UINT64...). */
+PyArrayObject *bclpy_1d_of(PyObject *obj, int type, const char *argname);
 
 /* An element type (np.dtype or the type str/bytes/object) as its
  * constructor argument in a repr: 'int64', str, ... (new reference). */

@@ -363,10 +363,11 @@ static PyObject *wrap_error(PyObject *obj, PyArray_Descr *dtype, const char *arg
 {
     PyObject *type, *val, *tb;
     PyErr_Fetch(&type, &val, &tb);
-    /* None or a scalar where an array-like belongs is the wrong type, not a
-     * wrong value (NumPy reports "too small depth" as a ValueError). */
-    if (obj == Py_None || !(PySequence_Check(obj) || PyArray_Check(obj) ||
-                            PyObject_CheckBuffer(obj) || PyIter_Check(obj))) {
+    /* None, a str or a scalar where an array-like belongs is the wrong type,
+     * not a wrong value (NumPy reports "too small depth" as a ValueError). */
+    if (obj == Py_None || PyUnicode_Check(obj) ||
+        !(PySequence_Check(obj) || PyArray_Check(obj) || PyObject_CheckBuffer(obj) ||
+          PyIter_Check(obj))) {
         PyErr_Format(PyExc_TypeError, "%s must be a 1-d array-like of %R, not %.100s",
                      argname, (PyObject *)dtype, Py_TYPE(obj)->tp_name);
         Py_XDECREF(type);
@@ -431,4 +432,12 @@ PyArrayObject *bclpy_to_array(PyObject *obj, PyArray_Descr *dtype, int mindim,
                                   flags | NPY_ARRAY_FORCECAST, NULL);
     Py_DECREF(src);
     return a ? (PyArrayObject *)a : (PyArrayObject *)wrap_error(obj, dtype, argname);
+}
+
+PyArrayObject *bclpy_1d_of(PyObject *obj, int type, const char *argname)
+{
+    PyArray_Descr *d = PyArray_DescrFromType(type);
+    PyArrayObject *a = d ? bclpy_to_array(obj, d, 1, 1, argname) : NULL;
+    Py_XDECREF(d);
+    return a;
 }

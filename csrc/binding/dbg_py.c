@@ -15,22 +15,6 @@
 
 #include "kernels/bcl_dbg.h"
 
-/* A 1-d contiguous array of `type` (converted without loss), or NULL with an
- * exception naming the argument. */
-static PyArrayObject *arr_in(PyObject *o, int type, const char *fn, const char *name)
-{
-    PyArray_Descr *d = PyArray_DescrFromType(type);
-    PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(o, d, 1, 1,
-                                                        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST,
-                                                        NULL);
-    if (!a) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s: %s must be a 1-d array", fn, name);
-        return NULL;
-    }
-    return a;
-}
-
 static int k_arg(PyObject *o, const char *fn, int *k)
 {
     long long v;
@@ -52,7 +36,7 @@ static int keys_k(const char *fname, PyObject *const *a, PyArrayObject **keys, i
 {
     if (k_arg(a[1], fname, k) < 0)
         return -1;
-    *keys = arr_in(a[0], NPY_UINT64, fname, "keys");
+    *keys = bclpy_1d_of(a[0], NPY_UINT64, "keys");
     return *keys ? 0 : -1;
 }
 
@@ -87,7 +71,7 @@ static PyObject *py_from_overlaps(PyObject *self, BCLPY_FASTARGS)
         keys_k("dbg_from_overlaps", a, &keys, &k) < 0)
         return NULL;
     npy_intp n = PyArray_SIZE(keys);
-    masks = arr_in(a[2], NPY_UINT64, "dbg_from_overlaps", "masks");
+    masks = bclpy_1d_of(a[2], NPY_UINT64, "masks");
     if (masks && PyArray_SIZE(masks) != 2 * n)
         PyErr_SetString(PyExc_ValueError, "dbg_from_overlaps: masks must hold 2 per key");
     else if (masks && (ext = new_arr(n, NPY_UINT8)) && (sib = new_arr(6 * n, NPY_BOOL))) {
@@ -107,8 +91,8 @@ static PyObject *py_from_overlaps(PyObject *self, BCLPY_FASTARGS)
 static int keys_ext(PyObject *ko, PyObject *eo, const char *fn, PyArrayObject **keys,
                     PyArrayObject **ext)
 {
-    *keys = arr_in(ko, NPY_UINT64, fn, "keys");
-    *ext = *keys ? arr_in(eo, NPY_UINT8, fn, "ext") : NULL;
+    *keys = bclpy_1d_of(ko, NPY_UINT64, "keys");
+    *ext = *keys ? bclpy_1d_of(eo, NPY_UINT8, "ext") : NULL;
     if (*ext && PyArray_SIZE(*ext) == PyArray_SIZE(*keys))
         return 0;
     if (*ext)
@@ -141,7 +125,7 @@ static PyObject *py_starts_local(PyObject *self, BCLPY_FASTARGS)
         k_arg(a[2], "dbg_starts_local", &k) < 0 ||
         keys_ext(a[0], a[1], "dbg_starts_local", &keys, &ext) < 0)
         return NULL;
-    PyArrayObject *f = arr_in(a[3], NPY_BOOL, "dbg_starts_local", "sib_found");
+    PyArrayObject *f = bclpy_1d_of(a[3], NPY_BOOL, "sib_found");
     npy_intp n = PyArray_SIZE(keys);
     PyObject *starts = NULL, *idx = NULL, *res = NULL;
     if (f && PyArray_SIZE(f) != 6 * n)

@@ -19,17 +19,6 @@ typedef struct {
     int live;
 } DbgWalk;
 
-static PyArrayObject *u64_arr(PyObject *o, const char *name)
-{
-    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, NPY_UINT64, 1, 1,
-                                                        NPY_ARRAY_IN_ARRAY);
-    if (!a) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "DbgWalk: %s must be a 1-d uint64 array", name);
-    }
-    return a;
-}
-
 static int walk_init(DbgWalk *self, PyObject *args, PyObject *kw)
 {
     static const char *const names[] = BCLPY_ARGS_DBGWALK;
@@ -43,8 +32,8 @@ static int walk_init(DbgWalk *self, PyObject *args, PyObject *kw)
     if (!bcl_dbg_k_ok((int)k))
         return PyErr_Format(PyExc_ValueError, "DbgWalk: k must be odd and in [3, 31], got %lld",
                             k), -1;
-    PyArrayObject *s = u64_arr(so, "starts");
-    PyArrayObject *v = s ? u64_arr(vo, "values") : NULL;
+    PyArrayObject *s = bclpy_1d_of(so, NPY_UINT64, "starts");
+    PyArrayObject *v = s ? bclpy_1d_of(vo, NPY_UINT64, "values") : NULL;
     int rc = -1;
     if (v && PyArray_SIZE(v) != PyArray_SIZE(s))
         PyErr_SetString(PyExc_ValueError, "DbgWalk: values must be as long as starts");
@@ -105,7 +94,7 @@ static PyObject *walk_advance(DbgWalk *self, BCLPY_FASTARGS)
     if (live_or_raise(self) < 0 ||
         bclpy_parse("advance", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
-    PyArrayObject *v = u64_arr(a[0], "values");
+    PyArrayObject *v = bclpy_1d_of(a[0], NPY_UINT64, "values");
     PyArrayObject *f = v ? (PyArrayObject *)PyArray_FROMANY(a[1], NPY_BOOL, 1, 1,
                                                             NPY_ARRAY_IN_ARRAY) : NULL;
     PyObject *res = NULL;

@@ -15,12 +15,6 @@
 
 #define DEFAULT_MAX_KEY (1LL << 28)     /* ISx's MAX_KEY_VAL */
 
-/* An int32 key array, converted without loss. */
-static PyArrayObject *keys_arg(PyObject *o)
-{
-    return (PyArrayObject *)PyArray_FROMANY(o, NPY_INT32, 1, 1, NPY_ARRAY_IN_ARRAY);
-}
-
 static PyObject *py_pcg32_outputs(PyObject *self, BCLPY_FASTARGS)
 {
     BCLPY_ARG_TABLE(BCLPY_ARGS_PCG32_OUTPUTS);
@@ -119,7 +113,7 @@ static PyObject *py_isx_bucketize(PyObject *self, BCLPY_FASTARGS)
         bclpy_int_arg(a[1], "width", 1, UINT32_MAX, &width) < 0 ||
         bclpy_int_arg(a[2], "nbuckets", 1, 1 << 24, &nb) < 0)
         return NULL;
-    PyArrayObject *in = keys_arg(a[0]);
+    PyArrayObject *in = bclpy_1d_of(a[0], NPY_INT32, "keys");
     if (!in)
         return NULL;
     const int32_t *keys = PyArray_DATA(in);
@@ -150,7 +144,7 @@ static PyObject *py_isx_count(PyObject *self, BCLPY_FASTARGS)
         bclpy_int_arg(a[1], "lo", 0, INT32_MAX, &lo) < 0 ||
         bclpy_int_arg(a[2], "width", 1, (long long)INT32_MAX + 1, &width) < 0)
         return NULL;
-    PyArrayObject *in = keys_arg(a[0]);
+    PyArrayObject *in = bclpy_1d_of(a[0], NPY_INT32, "keys");
     if (!in)
         return NULL;
     npy_intp w = (npy_intp)width;

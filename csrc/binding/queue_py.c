@@ -23,8 +23,6 @@ typedef struct {
     bcl_mp_writer w;       /* scratch for serializing one element          */
 } QueueObject;
 
-
-
 /* The queue must exist and the runtime still be up (segments are unmapped
  * after finalize, so touching the host-only paths then would crash). */
 static int usable(QueueObject *self)
@@ -48,56 +46,20 @@ static int promise_bits(PyObject *p, unsigned *out)
     return 0;
 }
 
-/* FASTCALL (arg, promise=None), or (promise=None) when argname is NULL:
- * positional or keyword `promise`; -1 also when the queue is not usable. */
-static int queue_args(QueueObject *self, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, const char *fname, const char *argname,
-                      PyObject **arg, unsigned *promise)
-{
-    int need_arg = argname != NULL;
-    PyObject *p = NULL;
-    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    Py_ssize_t maxpos = need_arg ? 2 : 1;
-    if (nargs > maxpos || (need_arg && nargs + nkw < 1)) {
-        PyErr_Format(PyExc_TypeError, "%s() takes %s(%s%spromise=None)", fname, fname,
-                     need_arg ? argname : "", need_arg ? ", " : "");
-        return -1;
-    }
-    *arg = need_arg && nargs >= 1 ? args[0] : NULL;
-    if (nargs == maxpos)
-        p = args[maxpos - 1];
-    for (Py_ssize_t i = 0; i < nkw; i++) {
-        PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
-        if (PyUnicode_CompareWithASCIIString(k, "promise") == 0 && !p)
-            p = v;
-        else if (need_arg && !*arg && PyUnicode_CompareWithASCIIString(k, argname) == 0)
-            *arg = v;
-        else {
-            PyErr_Format(PyExc_TypeError, "%s() got an unexpected or repeated keyword "
-                         "argument %R", fname, k);
-            return -1;
-        }
-    }
-    if (need_arg && !*arg) {
-        PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname,
-                     argname);
-        return -1;
-    }
-    return promise_bits(p, promise) < 0 ? -1 : usable(self);
-}
-
-/* Define the method `fn`, pybcl name `fname`: its arguments (the one named
- * `argname`, NULL: none, and promise) parsed by queue_args, then
- * `body(self, arg, promise)`. */
-#define QUEUE_METHOD(fn, fname, argname, body)                                   \
+/* Define the method `fn`, pybcl name `fname`, whose parameters are the
+ * table NAMES: at most one argument, then `promise` (always last, optional);
+ * then `body(self, arg or NULL, promise bits)` on a usable queue. */
+#define QUEUE_METHOD(fn, fname, NAMES, body)                                     \
     static PyObject *fn(QueueObject *self, BCLPY_FASTARGS)                       \
     {                                                                            \
-        PyObject *arg_;                                                          \
+        static const char *const names[] = NAMES;                                \
+        PyObject *a[BCLPY_NNAMES(names)];                                        \
+        const int n_ = BCLPY_NNAMES(names);                                      \
         unsigned promise_;                                                       \
-        if (queue_args(self, args, nargs, kwnames, (fname), (argname), &arg_,    \
-                       &promise_) < 0)                                           \
+        if (bclpy_parse((fname), args, nargs, kwnames, names, n_ - 1, n_, a) < 0 \
+            || promise_bits(a[n_ - 1], &promise_) < 0 || usable(self) < 0)       \
             return NULL;                                                         \
-        return body(self, arg_, promise_);                                       \
+        return body(self, n_ > 1 ? a[0] : NULL, promise_);                       \
     }
 
 /* An int argument of a collective call; -1 (with the exception saved for
@@ -311,7 +273,7 @@ static PyObject *push_one(QueueObject *self, PyObject *value, unsigned promise)
     return r;
 }
 
-QUEUE_METHOD(q_push, "push", "value", push_one)
+QUEUE_METHOD(q_push, "push", BCLPY_ARGS_Q_PUSH, push_one)
 
 /* Fixed dtypes: any array-like converted to a contiguous 1-D array of the
  * dtype (no copy when it already is one), pushed as one block. */
@@ -371,7 +333,7 @@ static PyObject *push_many(QueueObject *self, PyObject *values, unsigned promise
                                         : push_many_var(self, values, promise);
 }
 
-QUEUE_METHOD(q_push_many, "push_many", "values", push_many)
+QUEUE_METHOD(q_push_many, "push_many", BCLPY_ARGS_Q_PUSH_MANY, push_many)
 
 static PyObject *raise_empty(void)
 {
@@ -429,7 +391,7 @@ static PyObject *pop_shared(QueueObject *self, PyObject *unused, unsigned promis
     return pop_one(self, promise, 0);
 }
 
-QUEUE_METHOD(q_pop, "pop", NULL, pop_shared)
+QUEUE_METHOD(q_pop, "pop", BCLPY_ARGS_Q_POP, pop_shared)
 
 static PyObject *q_local_nonatomic_pop(QueueObject *self, PyObject *noargs)
 {
@@ -494,7 +456,7 @@ static PyObject *pop_many(QueueObject *self, PyObject *n_o, unsigned promise)
                                         : pop_many_var(self, k, promise);
 }
 
-QUEUE_METHOD(q_pop_many, "pop_many", "n", pop_many)
+QUEUE_METHOD(q_pop_many, "pop_many", BCLPY_ARGS_Q_POP_MANY, pop_many)
 
 /* ---- host-only view, size, collectives --------------------------------- */
 
@@ -596,9 +558,6 @@ static PyObject *q_repr(QueueObject *self)
     Py_DECREF(dt);
     return r;
 }
-
-/* Every parameter may be passed by its documented name (docs/api.md). */
-
 
 static PyMethodDef queue_methods[] = {
     BCLPY_LIFE_METHODS(q_close),

@@ -73,6 +73,7 @@
     BCLPY_EXAMPLES \
     ">>> q.push(42)\n" \
     "True"
+#define BCLPY_ARGS_Q_PUSH { "value", "promise" }
 
 #define BCLPY_DOC_Q_PUSH_MANY \
     BCLPY_SIG("push_many($self, values, promise=None)") \
@@ -91,6 +92,7 @@
     BCLPY_EXAMPLES \
     ">>> q.push_many(np.arange(10))\n" \
     "True"
+#define BCLPY_ARGS_Q_PUSH_MANY { "values", "promise" }
 
 #define BCLPY_DOC_Q_POP \
     BCLPY_SIG("pop($self, promise=None)") \
@@ -108,6 +110,7 @@
     "...     x = q.pop()\n" \
     "... except pybcl.Empty:\n" \
     "...     x = None"
+#define BCLPY_ARGS_Q_POP { "promise" }
 
 #define BCLPY_DOC_Q_POP_MANY \
     BCLPY_SIG("pop_many($self, n, promise=None)") \
@@ -125,6 +128,7 @@
     "    For a negative or non-integer `n`.\n" \
     BCLPY_EXAMPLES \
     ">>> batch = q.pop_many(1024)"
+#define BCLPY_ARGS_Q_POP_MANY { "n", "promise" }
 
 #define BCLPY_DOC_Q_LOCAL_NONATOMIC_POP \
     BCLPY_SIG("local_nonatomic_pop($self, /)") \

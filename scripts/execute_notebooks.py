@@ -32,6 +32,26 @@ def _skeleton(text):
     return lines
 
 
+def _streams_joined(outputs):
+    """The outputs with each run of consecutive stream outputs of one name
+    (stdout, stderr) joined into one: the kernel sends a cell's printing in
+    as many messages as its writes happen to reach it, so one print() may
+    arrive in two pieces, even mid-line, depending on timing."""
+    joined = []
+    for o in outputs:
+        if (o["output_type"] == "stream" and joined and joined[-1]["output_type"] == "stream"
+                and joined[-1]["name"] == o["name"]):
+            joined[-1] = dict(joined[-1], text=_text(joined[-1]) + _text(o))
+        else:
+            joined.append(o)
+    return joined
+
+
+def _text(output):
+    t = output["text"]
+    return "".join(t) if isinstance(t, list) else t
+
+
 def structure(nb):
     """Per code cell: (cell number, output types, number of figures, skeleton
     of the text it printed).  Two runs of an unchanged notebook agree on it;
@@ -42,14 +62,13 @@ def structure(nb):
     for i, cell in enumerate(nb["cells"]):
         if cell["cell_type"] != "code":
             continue
-        outputs = cell.get("outputs", [])
+        outputs = _streams_joined(cell.get("outputs", []))
         kinds = tuple(o["output_type"] for o in outputs)
         figures = sum("image/png" in o.get("data", {}) for o in outputs)
         text = []
         for o in outputs:
             if o["output_type"] == "stream":
-                t = o["text"]
-                text += _skeleton("".join(t) if isinstance(t, list) else t)
+                text += _skeleton(_text(o))
         out.append((i, kinds, figures, tuple(text)))
     return out
 

@@ -95,8 +95,7 @@ static PyObject *walk_advance(DbgWalk *self, BCLPY_FASTARGS)
         bclpy_parse("advance", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
     PyArrayObject *v = bclpy_1d_of(a[0], NPY_UINT64, "values");
-    PyArrayObject *f = v ? (PyArrayObject *)PyArray_FROMANY(a[1], NPY_BOOL, 1, 1,
-                                                            NPY_ARRAY_IN_ARRAY) : NULL;
+    PyArrayObject *f = v ? bclpy_1d_of(a[1], NPY_BOOL, "found") : NULL;
     PyObject *res = NULL;
     if (f && PyArray_SIZE(f) != PyArray_SIZE(v))
         PyErr_SetString(PyExc_ValueError, "advance: found must be as long as values");

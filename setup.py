@@ -90,14 +90,19 @@ if sanitize:
     ldflags += [f"-fsanitize={sanitize}"]
 
 # The C core's layers, bottom up (each may include only those before it), then
-# the CPython binding on top.  Headers are included as "layer/name.h".
+# the CPython binding on top.  Headers are included as "layer/name.h" (or
+# "layer/folder/name.h" for a container kept in a folder of its own).
 LAYERS = ("runtime", "comm", "serial", "containers", "kernels", "binding")
+
+
+def layer_files(layer, ext):
+    return sorted(glob.glob(f"csrc/{layer}/**/*.{ext}", recursive=True))
+
 
 core = Extension(
     "pybcl._core",
-    sources=[src for layer in LAYERS for src in sorted(glob.glob(f"csrc/{layer}/*.c"))],
-    depends=[h for layer in LAYERS for h in glob.glob(f"csrc/{layer}/*.h")]
-    + glob.glob("csrc/binding/docstrings/*.h"),
+    sources=[src for layer in LAYERS for src in layer_files(layer, "c")],
+    depends=[h for layer in LAYERS for h in layer_files(layer, "h")],
     include_dirs=inc + [numpy.get_include(), "csrc"],
     library_dirs=libdirs,
     runtime_library_dirs=rpaths,

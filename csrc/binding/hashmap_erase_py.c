@@ -1,7 +1,7 @@
 /*
  * hashmap_erase_py.c -- HashMap.erase / erase_many / del m[key] / len(m).
  *
- * Deletion's protocol is in the core (csrc/containers/bcl_hashmap.h,
+ * Deletion's protocol is in the core (csrc/containers/hashmap/bcl_hashmap.h,
  * "Deletion"; docs/hashmap.md): this file only converts keys and results.
  */
 #include "bclpy.h"

@@ -1,6 +1,6 @@
 /*
  * hashmap_py.c -- pybcl._core.HashMap: converts Python keys/values to slot
- * bytes (elemtype.h) and calls the core (csrc/containers/bcl_hashmap.h).
+ * bytes (elemtype.h) and calls the core (csrc/containers/hashmap/bcl_hashmap.h).
  *
  * Hot methods use METH_FASTCALL; each keeps two scratch writers on the
  * object (key bytes, value bytes) so a call allocates nothing but its

@@ -10,7 +10,7 @@
 #define BCLPY_HASHMAP_PY_H
 
 #include "elemtype.h"
-#include "containers/bcl_hashmap.h"
+#include "containers/hashmap/bcl_hashmap.h"
 
 typedef struct {
     PyObject_HEAD

@@ -6,8 +6,8 @@
 #include "binding/docstrings/properties.h"
 
 #include "hashmap_py.h"
-#include "containers/bcl_hmbuffer.h"
-#include "containers/bcl_hmvbuffer.h"
+#include "containers/hashmap/bcl_hmbuffer.h"
+#include "containers/hashmap/bcl_hmvbuffer.h"
 #include "binding/docstrings/hashmap.h"
 
 typedef struct {

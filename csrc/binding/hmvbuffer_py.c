@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "hashmap_py.h"
-#include "containers/bcl_hmvbuffer.h"
+#include "containers/hashmap/bcl_hmvbuffer.h"
 
 #define KEY_PREFETCH 32         /* keys between a prefetch and its conversion */
 

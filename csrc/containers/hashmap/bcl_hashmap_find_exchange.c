@@ -18,7 +18,7 @@
  * itself (bcl_hm_find_direct), and a barrier keeps every rank inside until
  * all have read.
  */
-#include "containers/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
  * walk.  A key that meets a bucket being written (the promise was not
  * kept) is looked up again with the atomic protocol, so the answer is
  * always the protocol's. */
-#include "containers/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * accumulate, erase, local insert (protocol: bcl_hashmap.h; bucket steps:
  * bcl_hashmap_bucket.c; whole table: bcl_hashmap_table.c; batches:
  * bcl_hashmap_batch.c). */
-#include "containers/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "containers/bcl_hashmap.h"
+#include "containers/hashmap/bcl_hashmap.h"
 
 typedef struct bcl_hmbuf_run {
     size_t off;                /* bytes into the list's data */

@@ -1,7 +1,7 @@
 /* bcl_hashmap_bucket.c -- the hash table's bucket protocol: status-word
  * transitions, held buckets, writing a bucket, placement, and modify's
  * lock / commit / abort (protocol: bcl_hashmap.h). */
-#include "containers/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* bcl_hmvbuffer.c -- HashMapBuffer over variable-length keys or values
  * (see bcl_hmvbuffer.h). */
-#include "containers/bcl_hmvbuffer.h"
+#include "containers/hashmap/bcl_hmvbuffer.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* bcl_hmbuf_list.c -- HashMapBuffer's waiting entries (see bcl_hmbuf_list.h). */
-#include "containers/bcl_hmbuf_list.h"
+#include "containers/hashmap/bcl_hmbuf_list.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
  * bcl_hashmap_internal.h -- what the hash table's source files share (not
- * part of the core's API: include it only from containers/bcl_hashmap*.c).
+ * part of the core's API: include it only from containers/hashmap/bcl_hashmap*.c).
  *
  *   bcl_hashmap_bucket.c  the bucket protocol: status-word transitions, the
  *                         buckets this thread holds, writing a bucket,
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "containers/bcl_hashmap.h"
+#include "containers/hashmap/bcl_hashmap.h"
 
 #define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
 #define ST(x) ((x) & BCL_HM_STATE)

@@ -9,7 +9,7 @@
  * An out-of-line key or value is stored in this rank's segment; a key the
  * map already holds may live in any rank's segment (HashMap.insert stores
  * it in the writer's), read with a get unless it is ours. */
-#include "containers/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

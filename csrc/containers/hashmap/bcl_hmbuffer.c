@@ -1,5 +1,5 @@
 /* bcl_hmbuffer.c -- HashMapBuffer (see bcl_hmbuffer.h). */
-#include "containers/bcl_hmbuffer.h"
+#include "containers/hashmap/bcl_hmbuffer.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -44,8 +44,8 @@
 #ifndef BCL_HMBUFFER_H
 #define BCL_HMBUFFER_H
 
-#include "containers/bcl_hashmap.h"
-#include "containers/bcl_hmbuf_list.h"
+#include "containers/hashmap/bcl_hashmap.h"
+#include "containers/hashmap/bcl_hmbuf_list.h"
 #include "containers/bcl_queue.h"
 
 typedef struct bcl_hmbuf {

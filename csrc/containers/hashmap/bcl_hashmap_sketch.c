@@ -12,7 +12,7 @@
  * and the estimate looks each up in the block: the fraction absent, rounded
  * up by three standard deviations, scales the distinct estimate.  Too few
  * sampled keys (a small batch) or no memory for the sample: no scaling. */
-#include "containers/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

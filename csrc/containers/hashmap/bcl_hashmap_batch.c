@@ -38,7 +38,7 @@
  * key.  Work proceeds in chunks (chunk_keys()) to bound memory and the
  * number of operations in flight.
  */
-#include "containers/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

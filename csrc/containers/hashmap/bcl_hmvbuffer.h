@@ -40,7 +40,7 @@
 #ifndef BCL_HMVBUFFER_H
 #define BCL_HMVBUFFER_H
 
-#include "containers/bcl_hashmap.h"
+#include "containers/hashmap/bcl_hashmap.h"
 
 #define BCL_HMV_HEAD 17u              /* record header bytes               */
 #define BCL_HMV_DEAD 0x80u            /* op flag: a later record replaced it */

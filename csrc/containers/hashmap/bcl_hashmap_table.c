@@ -1,6 +1,6 @@
 /* bcl_hashmap_table.c -- whole-table operations of the hash table: create,
  * destroy, owner, size, local scan, resize (protocol: bcl_hashmap.h). */
-#include "containers/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
  *
  * A growing map must know beforehand how many keys an apply may add: see
  * bcl_hashmap_sketch.c. */
-#include "containers/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

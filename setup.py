@@ -92,7 +92,7 @@ if sanitize:
 # The C core's layers, bottom up (each may include only those before it), then
 # the CPython binding on top.  Headers are included as "layer/name.h" (or
 # "layer/folder/name.h" for a container kept in a folder of its own).
-LAYERS = ("runtime", "comm", "serial", "containers", "kernels", "binding")
+LAYERS = ("runtime", "comm", "serial", "containers", "kernels", "binding", "apps")
 
 
 def layer_files(layer, ext):

@@ -378,18 +378,18 @@ extern PyMethodDef bclpy_runtime_methods[];    /* module.c */
 extern PyMethodDef bclpy_configure_methods[];  /* configure.c: _configure */
 extern PyMethodDef bclpy_ops_methods[];        /* ops.c */
 extern PyMethodDef bclpy_msgpack_methods[];    /* msgpack_py.c: packb, unpackb, hash64 */
-extern PyMethodDef bclpy_gups_methods[];       /* gups_py.c */
-extern PyMethodDef bclpy_dbg_methods[];        /* dbg_py.c: contig app's graph kernels */
+extern PyMethodDef bclpy_gups_methods[];       /* apps/gups_py.c */
+extern PyMethodDef bclpy_dbg_methods[];        /* apps/dbg_py.c: contig app's graph kernels */
 extern PyTypeObject bclpy_FastQueueType, bclpy_CircularQueueType;  /* queue_py.c */
 extern PyTypeObject bclpy_HashMapType;         /* hashmap_py.c */
 extern PyTypeObject bclpy_HMBufType;           /* hmbuffer_py.c */
 extern PyTypeObject bclpy_BloomType;           /* bloom_py.c */
 extern PyTypeObject bclpy_DArrayType, bclpy_ArrayType;             /* array_py.c */
 extern PyTypeObject bclpy_DABufType;           /* array_update_py.c */
-extern PyTypeObject bclpy_DbgWalkType;         /* dbg_walk_py.c */
-extern PyTypeObject bclpy_KmerReaderType;       /* kmer_py.c: the k-mer app's kernels */
+extern PyTypeObject bclpy_DbgWalkType;         /* apps/dbg_walk_py.c */
+extern PyTypeObject bclpy_KmerReaderType;       /* apps/kmer_py.c: the k-mer app's kernels */
 extern PyMethodDef bclpy_kmer_methods[];
-extern PyTypeObject bclpy_IsxKeyGenType;        /* isx_py.c: ISx's keys and buckets */
+extern PyTypeObject bclpy_IsxKeyGenType;        /* apps/isx_py.c: ISx's keys and buckets */
 extern PyMethodDef bclpy_isx_methods[];
 
 #endif /* BCLPY_H */

@@ -9,9 +9,9 @@
  *   dbg_starts_local(keys, ext, k, sib_found) -> (starts, index)
  *   DbgWalk(k, starts, values, limit)  .queries() .advance(values, found) .results()
  */
-#include "bclpy.h"
+#include "binding/bclpy.h"
 
-#include "binding/docstrings/dbg.h"
+#include "apps/docstrings/dbg.h"
 
 #include "kernels/bcl_dbg.h"
 

@@ -10,7 +10,7 @@
  *   seq_resync, bgzf_blocks, kmers_from_bytes, kmer_encode,
  *   kmer_decode, hll_estimate, hll_add, kmer_tsv, simulate_reads, HLL_REGISTERS
  */
-#include "bclpy.h"
+#include "binding/bclpy.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,7 +22,7 @@
 #include "kernels/bcl_kreader.h"
 #include "kernels/bcl_seqsrc.h"
 #include "kernels/bcl_readsim.h"
-#include "binding/docstrings/kmer.h"
+#include "apps/docstrings/kmer.h"
 
 /* ---- argument and result conversion --------------------------------------- */
 

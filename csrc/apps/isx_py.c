@@ -6,12 +6,12 @@
  * Added to pybcl._core: pcg32_outputs, isx_keys, IsxKeyGen, isx_bucketize,
  * isx_count.
  */
-#include "bclpy.h"
+#include "binding/bclpy.h"
 
 #include <limits.h>
 
 #include "kernels/bcl_pcg.h"
-#include "binding/docstrings/isx.h"
+#include "apps/docstrings/isx.h"
 
 #define DEFAULT_MAX_KEY (1LL << 28)     /* ISx's MAX_KEY_VAL */
 

@@ -7,9 +7,9 @@
  *       w.advance(*graph.find_many(q, promise=find))
  *   seqs, kmers, count_sums = w.results()      # the copies to keep
  */
-#include "bclpy.h"
+#include "binding/bclpy.h"
 
-#include "binding/docstrings/dbg.h"
+#include "apps/docstrings/dbg.h"
 
 #include "kernels/bcl_dbg.h"
 

@@ -2,11 +2,11 @@
  * gups_py.c -- the GUPS kernels of csrc/kernels/bcl_gups.h for
  * pybcl.apps.gups: the HPCC update stream and the one-atomic-per-update loop.
  */
-#include "bclpy.h"
+#include "binding/bclpy.h"
 
-#include "array_py.h"
+#include "binding/array_py.h"
 #include "kernels/bcl_gups.h"
-#include "binding/docstrings/gups.h"
+#include "apps/docstrings/gups.h"
 
 static int u64_arg(PyObject *o, const char *name, uint64_t *out)
 {

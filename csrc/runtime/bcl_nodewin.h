@@ -10,7 +10,7 @@
  *           communicator (bcl_rt.win): every MPI operation of the job goes
  *           through it, every atomic included, even on this node.
  * Only data-word get/put to node peers bypass MPI (memcpy, ordered by
- * MPI_Win_sync on W_job: bcl_comm.c).
+ * MPI_Win_sync on W_job: comm/bcl_data.c).
  */
 #ifndef BCL_NODEWIN_H
 #define BCL_NODEWIN_H

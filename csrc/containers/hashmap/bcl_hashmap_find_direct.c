@@ -1,9 +1,10 @@
-/* bcl_hashmap_find_direct.c -- find_many under the find-only promise on the
- * shm transport: every rank's block is mapped into this process, and the
- * promise says no rank writes the map meanwhile, so a lookup is a walk of
- * plain loads along the key's probe sequence -- the same reads the batch
- * protocol's PH_GET step makes with one get per bucket, without its
- * per-key state machine.  Home buckets are prefetched ahead, as in the
+/* bcl_hashmap_find_direct.c -- find_many: under the find-only promise on the
+ * shm transport (bcl_comm_direct) this path, else the batch protocol's
+ * (bcl_hm_find_protocol).  Here every rank's block is mapped into this
+ * process, and the promise says no rank writes the map meanwhile, so a
+ * lookup is a walk of plain loads along the key's probe sequence -- the
+ * same reads the batch protocol's PH_GET step makes with one get per
+ * bucket, without its per-key state machine.  Home buckets are prefetched ahead, as in the
  * bulk apply.  A probe walks the block of the rank that owns the key's
  * home, found once per key: inside it a bucket's address is an offset from
  * the block's base (bcl_hm_bucket's division per bucket cost as much as
@@ -20,7 +21,7 @@
 
 int bcl_hm_find_direct_ok(const bcl_hashmap *m, int promise)
 {
-    return promise == BCL_HM_P_FIND && bcl_rt.transport == BCL_TRANSPORT_SHM &&
+    return promise == BCL_HM_P_FIND && bcl_comm_direct() &&
            !m->key_var && !m->val_var;
 }
 
@@ -67,7 +68,7 @@ static bcl_status redo(const bcl_hashmap *m, const unsigned char *keys, const si
     for (size_t i = 0; st == BCL_OK && i < n; i++)
         memcpy(k + i * ks, keys + which[i] * ks, ks);
     if (st == BCL_OK)
-        st = bcl_hm_find_many(m, k, n, v, f, 0);
+        st = bcl_hm_find_protocol(m, k, n, v, f, 0);
     for (size_t i = 0; st == BCL_OK && i < n; i++) {
         found[which[i]] = f[i];
         if (f[i])
@@ -113,4 +114,12 @@ bcl_status bcl_hm_find_direct(const bcl_hashmap *m, const void *keys, size_t n, 
     bcl_status st = nbusy ? redo(m, kb, busy, nbusy, vb, found) : BCL_OK;
     free(busy);
     return st;
+}
+
+bcl_status bcl_hm_find_many(const bcl_hashmap *m, const void *keys, size_t k, void *vals,
+                            unsigned char *found, int promise)
+{
+    if (bcl_hm_find_direct_ok(m, promise))
+        return bcl_hm_find_direct(m, keys, k, vals, found);
+    return bcl_hm_find_protocol(m, keys, k, vals, found, promise);
 }

@@ -194,7 +194,7 @@ bcl_status bcl_hm_find_exchange(const bcl_hashmap *m, const void *keys, size_t n
     if (m->key_var || m->val_var)
         return bcl_set_error(BCL_ERR_ARG, "collective find_many: fixed-size key and value "
                              "types only");
-    if (bcl_rt.transport == BCL_TRANSPORT_SHM) {
+    if (bcl_comm_direct()) {
         bcl_status st = bcl_hm_find_direct(m, keys, n, vals, found);
         int64_t ok = st == BCL_OK;          /* and no rank writes before all have read */
         bcl_status agreed = bcl_allreduce(&ok, 1, BCL_I64, BCL_MIN);

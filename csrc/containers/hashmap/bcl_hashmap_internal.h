@@ -12,8 +12,12 @@
  *                         (HashMapBuffer's owner side)
  *   bcl_hashmap_table.c   whole-table operations: create, destroy, size,
  *                         local scan, resize
- *   bcl_hashmap_batch.c   the pipelined batches (insert/find/accumulate_many)
- *   bcl_hashmap_find_direct.c  find_many under the find-only promise on shm
+ *   bcl_hashmap_batch.c   the pipelined batches' engine: each key's protocol
+ *                         as a state machine, rounds (bcl_hashmap_batch.h)
+ *   bcl_hashmap_many.c    insert/accumulate_many and the protocol's
+ *                         find_many: chunks, windows, duplicates merged
+ *   bcl_hashmap_find_direct.c  find_many: plain loads under the find-only
+ *                         promise on shm, else the protocol's
  *   bcl_hashmap_find_exchange.c  the collective find_many
  *
  * The protocol itself is described in bcl_hashmap.h.
@@ -272,7 +276,14 @@ bcl_status bcl_hm_value_in(const bcl_hashmap *m, const void *val, size_t len,
                            bcl_objref *ref, const void **slot);
 bcl_status bcl_hm_value_back(const bcl_hashmap *m, bcl_status st, bcl_objref ref);
 
-/* ---- find_many's direct path (bcl_hashmap_find_direct.c) ---------------- */
+/* ---- find_many's paths -------------------------------------------------- */
+
+/* find_many by the batch protocol (bcl_hashmap_many.c), whatever the
+ * transport: what bcl_hm_find_many does where plain loads may not serve. */
+bcl_status bcl_hm_find_protocol(const bcl_hashmap *m, const void *keys, size_t k, void *vals,
+                                unsigned char *found, int promise);
+
+/* bcl_hashmap_find_direct.c: */
 
 /* May find_many with this promise read buckets with plain loads (the
  * find-only promise, fixed-size keys and values, every block mapped)? */

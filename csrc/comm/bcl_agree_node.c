@@ -39,7 +39,7 @@ static uint64_t rounds, rounds_epoch;
 
 int bcl_agree_node_active(void)
 {
-    return bcl_rt.transport == BCL_TRANSPORT_SHM && bcl_rt.bases != NULL;
+    return bcl_comm_direct() && bcl_rt.bases != NULL;
 }
 
 static buffer *buffer_of(int rank, uint64_t round)

@@ -185,7 +185,7 @@ bcl_status bcl_bloom_insert_hash(const bcl_bloom *b, uint64_t h, int *present)
         return not_created();
     uint64_t mask = bcl_bloom_mask(h, b->k), old;
     bcl_gptr w = bcl_bloom_word(b, h);
-    if (bcl_rt.transport == BCL_TRANSPORT_SHM) {   /* see shm_chunk */
+    if (bcl_comm_direct()) {   /* see shm_chunk */
         old = __atomic_fetch_or((uint64_t *)bcl_local_addr(w), mask, __ATOMIC_SEQ_CST);
         *present = (old & mask) == mask;
         return BCL_OK;
@@ -201,7 +201,7 @@ bcl_status bcl_bloom_find_hash(const bcl_bloom *b, uint64_t h, int *present)
         return not_created();
     uint64_t mask = bcl_bloom_mask(h, b->k), old;
     bcl_gptr w = bcl_bloom_word(b, h);
-    if (bcl_rt.transport == BCL_TRANSPORT_SHM) {
+    if (bcl_comm_direct()) {
         old = __atomic_load_n((uint64_t *)bcl_local_addr(w), __ATOMIC_SEQ_CST);
         *present = (old & mask) == mask;
         return BCL_OK;
@@ -347,7 +347,7 @@ static bcl_status many(const bcl_bloom *b, const void *keys, size_t n, size_t ke
         return not_created();
     if (n == 0)
         return BCL_OK;
-    const int shm = bcl_rt.transport == BCL_TRANSPORT_SHM;
+    const int shm = bcl_comm_direct();
     uint64_t *hs = malloc(sizeof(uint64_t) * CHUNK);
     rma_scratch *s = shm ? NULL : calloc(1, sizeof *s);
     size_t *count = shm ? NULL : malloc(sizeof(size_t) * ((size_t)b->nprocs + 1));

@@ -39,20 +39,4 @@ bcl_status bcl_set_error(bcl_status code, const char *fmt, ...)
 /* Message of the most recent failure on this thread ("" if none). */
 const char *bcl_last_error(void);
 
-/* Shorthand for the error path of an MPI call: records "MPI_Xxx failed: ..."
- * and returns BCL_ERR_MPI (defined in bcl_runtime.c, beside MPI's set-up). */
-bcl_status bcl_mpi_error(const char *call, int mpi_rc);
-
-/* Return bcl_mpi_error(call, rc) from the enclosing function when `expr`
- * (an MPI call) fails.  Here rather than in bcl_runtime.h so that runtime
- * files that only call MPI need not include the runtime's state (which would
- * make the runtime and its helpers include each other); the file using it
- * includes <mpi.h> for MPI_SUCCESS. */
-#define BCL_MPI_CHECK(call, expr)                                  \
-    do {                                                            \
-        int bcl_mpi_rc_ = (expr);                                   \
-        if (bcl_mpi_rc_ != MPI_SUCCESS)                             \
-            return bcl_mpi_error(call, bcl_mpi_rc_);                \
-    } while (0)
-
 #endif /* BCL_ERROR_H */

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "runtime/bcl_jobwin.h"
 #include "runtime/bcl_runtime.h"
 
 /* Allocate this rank's segment in the node's shared memory (W_node). */

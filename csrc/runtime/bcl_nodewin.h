@@ -22,12 +22,6 @@
  * a lock_all epoch on both. */
 bcl_status bcl_nodewin_create(void);
 
-/* Collective (bcl_runtime.c): bcl_rt.win, the window every MPI RMA of the
- * job goes through, over bcl_rt.segment_size bytes -- allocated by MPI into
- * bcl_rt.local_base (plain rma), or with over_local over the segment that is
- * there already (W_job over W_node's memory) -- in a lock_all epoch. */
-bcl_status bcl_job_window(int over_local);
-
 /* Collective: *unified = 1 iff both windows are MPI_WIN_UNIFIED on every rank
  * (the load/store path is unsound with separate public/private copies). */
 bcl_status bcl_nodewin_unified(int *unified);

@@ -10,6 +10,7 @@
 #include "runtime/bcl_alloc.h"
 #include "runtime/bcl_cpus.h"
 #include "runtime/bcl_exit_guard.h"
+#include "runtime/bcl_jobwin.h"
 #include "runtime/bcl_memcheck.h"
 #include "runtime/bcl_mpicheck.h"
 #include "runtime/bcl_nodewin.h"
@@ -29,15 +30,6 @@ const char *bcl_transport_name(bcl_transport t)
     case BCL_TRANSPORT_RMA_NODE: return "rma-node";
     default: return "auto";
     }
-}
-
-bcl_status bcl_mpi_error(const char *call, int mpi_rc)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(mpi_rc, msg, &len) != MPI_SUCCESS)
-        snprintf(msg, sizeof msg, "MPI error code %d", mpi_rc);
-    return bcl_set_error(BCL_ERR_MPI, "%s failed: %s", call, msg);
 }
 
 void bcl_abort(int errorcode)
@@ -132,29 +124,6 @@ static bcl_status inspect_node(MPI_Comm comm, int nprocs, int *one_node,
         *oversubscribed = 1;
     else if (wait && !strcmp(wait, "spin"))
         *oversubscribed = 0;
-    return BCL_OK;
-}
-
-bcl_status bcl_job_window(int over_local)
-{
-    MPI_Info info;
-    BCL_MPI_CHECK("MPI_Info_create", MPI_Info_create(&info));
-    /* Every rank's segment has the same size, which lets MPICH skip the
-     * per-target size lookup.  accumulate_ops is deliberately left at its
-     * default: we mix CAS, fetch-and-op and accumulate on one word, which
-     * "same_op"/"same_op_no_op" would forbid. */
-    MPI_Info_set(info, "same_size", "true");
-    MPI_Info_set(info, "same_disp_unit", "true");
-    MPI_Aint size = (MPI_Aint)bcl_rt.segment_size;
-    int rc = over_local
-        ? MPI_Win_create(bcl_rt.local_base, size, 1, info, bcl_rt.comm, &bcl_rt.win)
-        : MPI_Win_allocate(size, 1, info, bcl_rt.comm, &bcl_rt.local_base, &bcl_rt.win);
-    MPI_Info_free(&info);
-    if (rc != MPI_SUCCESS)
-        return bcl_mpi_error(over_local ? "MPI_Win_create" : "MPI_Win_allocate", rc);
-    BCL_MPI_CHECK("MPI_Win_set_errhandler",
-                  MPI_Win_set_errhandler(bcl_rt.win, MPI_ERRORS_RETURN));
-    BCL_MPI_CHECK("MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, bcl_rt.win));
     return BCL_OK;
 }
 

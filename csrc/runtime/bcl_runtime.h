@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "runtime/bcl_error.h"
+#include "runtime/bcl_mpi_error.h"
 
 typedef enum bcl_transport {
     BCL_TRANSPORT_AUTO = 0,

@@ -3,13 +3,13 @@
  * (csrc/kernels/bcl_dbg.h): arrays in, arrays out; the graph map itself is
  * a pybcl.HashMap that the Python side looks up between these calls.
  *
- * Functions added to pybcl._core:
+ * Functions added to pybcl.apps._kernels:
  *   dbg_overlaps(keys, k) -> (ov, bit) (2 per key: the (k-1)-mers and their mask bits)
  *   dbg_from_overlaps(keys, k, masks) -> (ext uint8, sib_found bool, 6 per key)
  *   dbg_starts_local(keys, ext, k, sib_found) -> (starts, index)
  *   DbgWalk(k, starts, values, limit)  .queries() .advance(values, found) .results()
  */
-#include "binding/bclpy.h"
+#include "apps/kernels_py.h"
 
 #include "apps/docstrings/dbg.h"
 

@@ -1,5 +1,5 @@
 /*
- * dbg_walk_py.c -- pybcl._core.DbgWalk: the unitig walks of one rank
+ * dbg_walk_py.c -- pybcl.apps._kernels.DbgWalk: the unitig walks of one rank
  * (csrc/kernels/bcl_dbg_walk.c), advanced a round at a time:
  *
  *   w = DbgWalk(k, starts, values, limit)
@@ -7,7 +7,7 @@
  *       w.advance(*graph.find_many(q, promise=find))
  *   seqs, kmers, count_sums = w.results()      # the copies to keep
  */
-#include "binding/bclpy.h"
+#include "apps/kernels_py.h"
 
 #include "apps/docstrings/dbg.h"
 
@@ -151,7 +151,7 @@ static PyMethodDef walk_methods[] = {
 };
 
 PyTypeObject bclpy_DbgWalkType = {
-    BCLPY_TYPE_HEAD("pybcl._core.DbgWalk", DbgWalk, walk_dealloc, BCLPY_DOC_DBGWALK),
+    BCLPY_TYPE_HEAD("pybcl.apps._kernels.DbgWalk", DbgWalk, walk_dealloc, BCLPY_DOC_DBGWALK),
     .tp_methods = walk_methods,
     .tp_init = (initproc)walk_init,
     .tp_new = PyType_GenericNew,

@@ -1,10 +1,10 @@
 /*
  * gups_py.c -- the GUPS kernels of csrc/kernels/bcl_gups.h for
- * pybcl.apps.gups: the HPCC update stream and the one-atomic-per-update loop.
+ * pybcl.apps.gups: the HPCC update stream and the one-atomic-per-update loop,
+ * whose table is a DArray of pybcl._core (reached through its C API).
  */
-#include "binding/bclpy.h"
+#include "apps/kernels_py.h"
 
-#include "binding/array_py.h"
 #include "kernels/bcl_gups.h"
 #include "apps/docstrings/gups.h"
 
@@ -52,6 +52,12 @@ static PyObject *py_gups_stream(PyObject *m, BCLPY_FASTARGS)
     return Py_BuildValue("(NK)", out, (unsigned long long)state);
 }
 
+/* The table of bcl_gups_atomic: a DArray of _core (its C API). */
+static bcl_status post_xor(const void *table, uint64_t i, uint64_t value)
+{
+    return bclpy_core->array_post(table, i, BCL_OP_XOR, value);
+}
+
 static PyObject *py_gups_atomic(PyObject *m, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_GUPS_ATOMIC;
@@ -61,19 +67,23 @@ static PyObject *py_gups_atomic(PyObject *m, BCLPY_FASTARGS)
     uint64_t state;
     long long n;
     if (bclpy_parse("gups_atomic", args, nargs, kwnames, names, 3, 3, a_) < 0 ||
-        bclpy_array_unwrap(a_[0], "table", &t, &dtype) < 0 ||
+        bclpy_core->array_unwrap(a_[0], "table", &t, &dtype) < 0 ||
         u64_arg(a_[1], "state", &state) < 0 ||
         bclpy_int_arg(a_[2], "n", 0, 1LL << 48, &n) < 0)
         return NULL;
     if (dtype->type_num != NPY_UINT64)
         return PyErr_Format(PyExc_TypeError, "table must hold uint64, not %R",
                             (PyObject *)dtype);
+    if (t->size == 0 || (t->size & (t->size - 1)))
+        return PyErr_Format(PyExc_ValueError, "the GUPS table must hold a power of two "
+                            "of 8-byte words, not %llu", (unsigned long long)t->size);
+    bcl_gups_table tab = { t, t->size, post_xor, bclpy_core->flush };
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_gups_atomic(t, &state, (uint64_t)n);
+    st = bcl_gups_atomic(&tab, &state, (uint64_t)n);
     Py_END_ALLOW_THREADS
     if (st != BCL_OK)
-        return bclpy_raise(st);
+        return bclpy_core->raise(st);
     return PyLong_FromUnsignedLongLong(state);
 }
 

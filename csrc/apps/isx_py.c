@@ -3,10 +3,10 @@
  * reference's PCG32 key stream, the bucket exchange's grouping and the
  * owner's key count, on whole NumPy arrays with the GIL released.
  *
- * Added to pybcl._core: pcg32_outputs, isx_keys, IsxKeyGen, isx_bucketize,
+ * Added to pybcl.apps._kernels: pcg32_outputs, isx_keys, IsxKeyGen, isx_bucketize,
  * isx_count.
  */
-#include "binding/bclpy.h"
+#include "apps/kernels_py.h"
 
 #include <limits.h>
 
@@ -98,7 +98,7 @@ static PyMethodDef IsxKeyGen_methods[] = {
 };
 
 PyTypeObject bclpy_IsxKeyGenType = {
-    BCLPY_TYPE_HEAD("pybcl._core.IsxKeyGen", IsxKeyGen, NULL,
+    BCLPY_TYPE_HEAD("pybcl.apps._kernels.IsxKeyGen", IsxKeyGen, NULL,
                     BCLPY_DOC_ISXKEYGEN),
     BCLPY_TYPE_INIT(IsxKeyGen_methods, IsxKeyGen_init),
 };

@@ -5,12 +5,12 @@
  * parsing, decompression and formatting.  This
  * file only converts arguments and results; the loops are in the kernels.
  *
- * Added to pybcl._core:
+ * Added to pybcl.apps._kernels:
  *   KmerReader(path, k, ...)   iterator of uint64 k-mer arrays, one per piece
  *   seq_resync, bgzf_blocks, kmers_from_bytes, kmer_encode,
  *   kmer_decode, hll_estimate, hll_add, kmer_tsv, simulate_reads, HLL_REGISTERS
  */
-#include "binding/bclpy.h"
+#include "apps/kernels_py.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -202,7 +202,7 @@ static PyMethodDef KmerReader_methods[] = {
 };
 
 PyTypeObject bclpy_KmerReaderType = {
-    BCLPY_TYPE_HEAD("pybcl._core.KmerReader", KmerReader, KmerReader_dealloc,
+    BCLPY_TYPE_HEAD("pybcl.apps._kernels.KmerReader", KmerReader, KmerReader_dealloc,
                     BCLPY_DOC_KMERREADER),
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)KmerReader_next,

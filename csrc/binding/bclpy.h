@@ -1,11 +1,13 @@
 /*
  * bclpy.h -- shared declarations of the CPython binding layer (pybcl._core).
  *
- * The binding only converts Python objects and calls the C core (csrc/runtime, comm, serial, containers, kernels);
- * it never calls MPI itself.  Every binding file includes this header first.
- * NumPy's C API table is shared across the files of the one extension module:
- * module.c defines BCLPY_IMPORT_ARRAY before including this header and calls
- * import_array(); the other files see NO_IMPORT_ARRAY.
+ * The binding only converts Python objects and calls the C core (csrc/runtime,
+ * comm, serial, containers); it never calls MPI itself.  Every binding file
+ * includes this header first, and so do the apps' extension's (csrc/apps/),
+ * which link the argument, conversion and error helpers too (setup.py).
+ * NumPy's C API table is shared across the files of one extension module:
+ * its module file defines BCLPY_IMPORT_ARRAY before including this header
+ * and calls import_array(); the other files see NO_IMPORT_ARRAY.
  */
 #ifndef BCLPY_H
 #define BCLPY_H
@@ -37,7 +39,10 @@ extern PyObject *bclpy_Empty;
 /* Raise the Python exception matching a core failure `st` (with the core's
  * message) and return NULL, so call sites read `return bclpy_raise(st);`. */
 PyObject *bclpy_raise(bcl_status st);
+/* Create the classes and add them to module m (pybcl._core) ... */
 int bclpy_add_exceptions(PyObject *m);
+/* ... or, in another extension, take those of the module `core` made. */
+int bclpy_adopt_exceptions(PyObject *core);
 
 /* Return raise(st) when the core call `expr` fails with st: the one shape
  * of every binding's error return (raise sets the exception, returns the
@@ -166,11 +171,6 @@ PyObject *bclpy_spec_repr(PyObject *spec);
 /* itemsize bytes of `dtype` -> NumPy scalar. */
 PyObject *bclpy_from_bytes(const void *data, PyArray_Descr *dtype);
 
-/* Zero-copy 1-D NumPy view of `count` elements at `addr` (segment memory),
- * writable, whose base is `owner` (kept alive by the view). */
-PyObject *bclpy_segment_view(void *addr, npy_intp count, PyArray_Descr *dtype,
-                             PyObject *owner);
-
 /* A new 1-d array of n elements of the NumPy type number `type`. */
 PyObject *bclpy_new_1d(npy_intp n, int type);
 
@@ -219,7 +219,7 @@ int64_t bclpy_elemtype_digest(const struct bclpy_elemtype *t);
 int64_t bclpy_dtype_digest(PyArray_Descr *d);
 extern PyMethodDef bclpy_collective_methods[];
 
-/* ---- typed arguments and usable containers (args.c) -------------------- */
+/* ---- typed arguments (args.c) ------------------------------------------ */
 
 /* PyNumber_Index whose TypeError names the argument: a NumPy array passes
  * PyIndex_Check, and NumPy's "only integer scalar arrays ..." names nothing. */
@@ -242,6 +242,15 @@ int bclpy_double_arg(PyObject *o, const char *name, double *out);
 /* A str argument as UTF-8 (borrowed from o); with none_ok, None or NULL give
  * NULL.  -1 with TypeError naming it. */
 int bclpy_str_arg(PyObject *o, const char *name, int none_ok, const char **out);
+
+/* ---- views of segment memory (view.c) ---------------------------------- */
+
+/* Zero-copy 1-D NumPy view of `count` elements at `addr` (segment memory),
+ * writable, whose base is `owner` (kept alive by the view). */
+PyObject *bclpy_segment_view(void *addr, npy_intp count, PyArray_Descr *dtype,
+                             PyObject *owner);
+
+/* ---- usable containers (lifetime_py.c) --------------------------------- */
 
 /* Containers remember the runtime epoch they were made in (bcl_runtime.h):
  * after finalize() or a re-init their offsets point into segments that are
@@ -378,18 +387,11 @@ extern PyMethodDef bclpy_runtime_methods[];    /* module.c */
 extern PyMethodDef bclpy_configure_methods[];  /* configure.c: _configure */
 extern PyMethodDef bclpy_ops_methods[];        /* ops.c */
 extern PyMethodDef bclpy_msgpack_methods[];    /* msgpack_py.c: packb, unpackb, hash64 */
-extern PyMethodDef bclpy_gups_methods[];       /* apps/gups_py.c */
-extern PyMethodDef bclpy_dbg_methods[];        /* apps/dbg_py.c: contig app's graph kernels */
 extern PyTypeObject bclpy_FastQueueType, bclpy_CircularQueueType;  /* queue_py.c */
 extern PyTypeObject bclpy_HashMapType;         /* hashmap_py.c */
 extern PyTypeObject bclpy_HMBufType;           /* hmbuffer_py.c */
 extern PyTypeObject bclpy_BloomType;           /* bloom_py.c */
 extern PyTypeObject bclpy_DArrayType, bclpy_ArrayType;             /* array_py.c */
 extern PyTypeObject bclpy_DABufType;           /* array_update_py.c */
-extern PyTypeObject bclpy_DbgWalkType;         /* apps/dbg_walk_py.c */
-extern PyTypeObject bclpy_KmerReaderType;       /* apps/kmer_py.c: the k-mer app's kernels */
-extern PyMethodDef bclpy_kmer_methods[];
-extern PyTypeObject bclpy_IsxKeyGenType;        /* apps/isx_py.c: ISx's keys and buckets */
-extern PyMethodDef bclpy_isx_methods[];
 
 #endif /* BCLPY_H */

@@ -1,7 +1,8 @@
 /*
  * errors.c -- the exceptions of pybcl._core (pybcl.Error and subclasses) and
  * the mapping from a core failure to them.  Every binding file raises
- * through here; it calls no other binding file.
+ * through here; it calls no other binding file.  The apps' extension links
+ * it too, with the classes _core made (bclpy_adopt_exceptions).
  */
 #include "bclpy.h"
 
@@ -75,5 +76,16 @@ int bclpy_add_exceptions(PyObject *m)
         PyModule_AddObjectRef(m, "ContainerFull", bclpy_ContainerFull) < 0 ||
         PyModule_AddObjectRef(m, "Empty", bclpy_Empty) < 0)
         return -1;
+    return 0;
+}
+
+int bclpy_adopt_exceptions(PyObject *core)
+{
+    PyObject **mine[] = { &bclpy_Error, &bclpy_SegmentFull, &bclpy_ContainerFull,
+                          &bclpy_Empty };
+    const char *names[] = { "Error", "SegmentFull", "ContainerFull", "Empty" };
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+        if (!(*mine[i] = PyObject_GetAttrString(core, names[i])))
+            return -1;
     return 0;
 }

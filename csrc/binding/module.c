@@ -17,7 +17,7 @@
 #include "runtime/bcl_ompi_osc.h"
 #include "runtime/bcl_watchdog.h"
 #include "containers/bcl_object.h"
-#include "kernels/bcl_kmer.h"
+#include "binding/capi.h"
 #include "binding/docstrings/runtime.h"
 
 /* The core's wait loops call this (bcl_interrupt.h): run Python's pending
@@ -380,15 +380,11 @@ static const struct { const char *name; PyTypeObject *type; } types[] = {
     {"DArray", &bclpy_DArrayType},
     {"Array", &bclpy_ArrayType},
     {"DArrayBuffer", &bclpy_DABufType},
-    {"DbgWalk", &bclpy_DbgWalkType},
-    {"KmerReader", &bclpy_KmerReaderType},
-    {"IsxKeyGen", &bclpy_IsxKeyGenType},
 };
 
 static PyMethodDef *const method_tables[] = {
     bclpy_runtime_methods, bclpy_configure_methods, bclpy_ops_methods, bclpy_collective_methods,
-    bclpy_msgpack_methods, bclpy_gups_methods, bclpy_dbg_methods, bclpy_kmer_methods,
-    bclpy_isx_methods,
+    bclpy_msgpack_methods,
 };
 
 static int add_types_and_functions(PyObject *m)
@@ -400,8 +396,11 @@ static int add_types_and_functions(PyObject *m)
     for (size_t i = 0; i < sizeof method_tables / sizeof method_tables[0]; i++)
         if (PyModule_AddFunctions(m, method_tables[i]) < 0)
             return -1;
-    /* the k-mer reader's sketch size, for pybcl.apps.kmer */
-    return PyModule_AddIntConstant(m, "HLL_REGISTERS", BCL_HLL_REGS);
+    /* the C functions other extensions may call (capi.h) */
+    PyObject *capi = bclpy_capi_capsule();
+    int rc = capi ? PyModule_AddObjectRef(m, "_C_API", capi) : -1;
+    Py_XDECREF(capi);
+    return rc;
 }
 
 static struct PyModuleDef core_module = {

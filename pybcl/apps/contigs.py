@@ -18,13 +18,13 @@ Phases, every rank (SPMD):
    (``pybcl.apps.kmer.count_kmers``): each rank ends with the counts of the
    k-mers it owns; it keeps the solid ones.
 2. *graph* -- each solid k-mer adds one bit to each of its two (k-1)-mers
-   (``_core.dbg_overlaps``: bit b: x+b is solid, bit 4+b: b+x is) in a
+   (``_kernels.dbg_overlaps``: bit b: x+b is solid, bit 4+b: b+x is) in a
    temporary ``pybcl.HashMap`` of (k-1)-mers, through a ``HashMapBuffer``
    (``accumulate_many``; no bit is added twice, so the sums are masks), and
    looks its two masks up (``find_many`` with the find-only promise).  They
    give its extension bits (bit b: successor c[1:]+b is solid, bit 4+b:
    predecessor b+c[:-1] is) and the presence of its 6 "siblings"
-   (``_core.dbg_from_overlaps``).  The graph map (uint64 k-mer -> uint64
+   (``_kernels.dbg_from_overlaps``).  The graph map (uint64 k-mer -> uint64
    ``(extension bits << 32) | count``) is then filled through a
    ``HashMapBuffer``.
 3. *ends* -- the edge c -> t is merged when c has one successor t and none
@@ -33,7 +33,7 @@ Phases, every rank (SPMD):
    each rank with no further lookup.  The k-mers with an unmerged side are
    where walks start (both ends of every unitig).
 4. *walk* -- all of a rank's walks advance together in C
-   (``_core.DbgWalk``): each round asks the map, in one ``find_many``, for
+   (``_kernels.DbgWalk``): each round asks the map, in one ``find_many``, for
    every walk's next k-mer (collective off shm: the owners answer).  A unitig is walked from both of its ends and
    exactly one copy is kept (the one starting at the smaller oriented
    k-mer), decided locally: no unitig is written twice and no claim traffic
@@ -55,6 +55,7 @@ from numpy.typing import NDArray
 
 import pybcl
 from pybcl import _core
+from pybcl.apps import _kernels
 from pybcl.apps import _cli, kmer
 
 LOOKUP_BATCH = 1 << 20          # k-mers per HashMapBuffer call while building the graph
@@ -148,7 +149,7 @@ def _overlap_masks(keys: NDArray[np.uint64], k: int, total: int) -> NDArray[np.u
     with its neighbours: a graph of long paths has about as many (k-1)-mers
     as k-mers, one of isolated k-mers twice as many: then the map grows."""
     P = pybcl.nprocs()
-    ov, bits = _core.dbg_overlaps(keys, k)
+    ov, bits = _kernels.dbg_overlaps(keys, k)
     om = pybcl.HashMap(_overlap_capacity(total), "uint64", "uint64")
     _accumulate_all(om, ov, bits)
     pybcl.barrier()
@@ -164,7 +165,7 @@ def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: i
            ) -> tuple[Any, NDArray[np.uint8], NDArray[np.uint64], NDArray[np.bool_]]:
     """Collective: the graph map (solid k-mer -> (ext << 32) | count), and this
     rank's keys' extension bits, values and siblings' presence."""
-    ext, siblings = _core.dbg_from_overlaps(keys, k, _overlap_masks(keys, k, total))
+    ext, siblings = _kernels.dbg_from_overlaps(keys, k, _overlap_masks(keys, k, total))
     P = pybcl.nprocs()
     m = pybcl.HashMap(2 * total + 1024 * P, "uint64", "uint64")
     values = (ext.astype(np.uint64) << np.uint64(32)) | \
@@ -191,7 +192,7 @@ def _walk(m: Any, starts: NDArray[np.uint64], values: NDArray[np.uint64], k: int
     rounds = 0
     for b in range(batches):
         lo = b * MAX_WALKERS
-        w = _core.DbgWalk(k, starts[lo:lo + MAX_WALKERS], values[lo:lo + MAX_WALKERS], limit)
+        w = _kernels.DbgWalk(k, starts[lo:lo + MAX_WALKERS], values[lo:lo + MAX_WALKERS], limit)
         while True:
             q = w.queries()
             going = len(q)
@@ -217,7 +218,7 @@ def _cycles(keys: NDArray[np.uint64], values: NDArray[np.uint64], is_start: NDAr
     P = pybcl.nprocs()
     seen = pybcl.HashMap(2 * total + 1024 * P, "uint64", "uint64")
     fasta = b"".join(b">\n" + s + b"\n" for s in seqs)
-    covered = _core.kmers_from_bytes(fasta, k) if seqs else np.zeros(0, np.uint64)
+    covered = _kernels.kmers_from_bytes(fasta, k) if seqs else np.zeros(0, np.uint64)
     _insert_all(seen, covered, np.ones(len(covered), dtype=np.uint64))
     pybcl.barrier()
     inner = ~is_start
@@ -277,7 +278,7 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
     seconds["graph"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    starts, idx = _core.dbg_starts_local(keys, ext, k, siblings)
+    starts, idx = _kernels.dbg_starts_local(keys, ext, k, siblings)
     del siblings
     seconds["ends"] = time.perf_counter() - t
 

@@ -49,6 +49,7 @@ from numpy.typing import NDArray
 
 import pybcl
 from pybcl import _core
+from pybcl.apps import _kernels
 from pybcl.apps import _cli
 
 DEFAULT_MAX_KEY = 1 << 28
@@ -63,7 +64,7 @@ def _bucketize(keys: NDArray[np.int32], width: int, P: int
     """(dest-sorted keys, per-destination counts) of one chunk.  Also at one
     rank, so the local work per key is the same at every P (and the same as
     the Alltoallv baseline's)."""
-    return _core.isx_bucketize(keys, width, P)    # ISx's counting bucketize, in C
+    return _kernels.isx_bucketize(keys, width, P)    # ISx's counting bucketize, in C
 
 
 def local_phase(keys: NDArray[np.int32], local: str, lo: int, hi: int
@@ -73,7 +74,7 @@ def local_phase(keys: NDArray[np.int32], local: str, lo: int, hi: int
     if local == "sort":
         keys.sort()
         return None
-    return _core.isx_count(keys, lo, max(hi - lo, 1))
+    return _kernels.isx_count(keys, lo, max(hi - lo, 1))
 
 
 def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterations: int = 3,
@@ -113,7 +114,7 @@ def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterat
         timed = it >= burn_in
         pybcl.barrier()
         t0 = time.perf_counter()
-        gen = _core.IsxKeyGen(me, max_key)
+        gen = _kernels.IsxKeyGen(me, max_key)
         sent_sum = 0
         full = False
         for off in range(0, N, chunk):

@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 import pybcl
 from pybcl import _core
+from pybcl.apps import _kernels
 from pybcl.apps import _cli
 
 CHUNK_BYTES = 4 << 20       # bytes parsed per piece
@@ -58,7 +59,7 @@ class BytesSource:
 
     def pieces(self, k: int, rank: int, nprocs: int) -> Iterator[NDArray[np.uint64]]:
         step = 1 << 20
-        arr = _core.kmers_from_bytes(self.data, k, rank, nprocs)   # one array, handed
+        arr = _kernels.kmers_from_bytes(self.data, k, rank, nprocs)   # one array, handed
         for off in range(0, len(arr), step):                       # out in pieces
             yield arr[off:off + step]
 
@@ -109,7 +110,7 @@ def _check_head(path: str, head: bytes, whole: bool, k: int = 31) -> float:
     if cut <= 0:
         return 0.5
     try:
-        return len(_core.kmers_from_bytes(head[:cut], k)) / cut
+        return len(_kernels.kmers_from_bytes(head[:cut], k)) / cut
     except ValueError as e:
         if whole or "truncated" not in str(e):
             raise KmerInputError(f"{path}: {e}") from None
@@ -150,7 +151,7 @@ class FileSource:
         self.blocks: Optional[tuple[NDArray[np.uint64], NDArray[np.uint64]]] = None
         if self.gz:
             try:
-                self.blocks = _core.bgzf_blocks(path)
+                self.blocks = _kernels.bgzf_blocks(path)
             except (ValueError, OSError) as e:
                 raise KmerInputError(str(e)) from None
         stream = int(self.blocks[1][-1]) if self.blocks is not None else None
@@ -171,7 +172,7 @@ class FileSource:
                         self.size * (4 if self.gz else 1))    # gzip: FASTQ shrinks ~4x
         return stream_bytes * _kmers_per_byte(self.head, k) / nprocs
 
-    def _bgzf_reader(self, k: int, rank: int, nprocs: int) -> Optional[_core.KmerReader]:
+    def _bgzf_reader(self, k: int, rank: int, nprocs: int) -> Optional[_kernels.KmerReader]:
         """Rank `rank`'s blocks: a contiguous run of about 1/nprocs of the
         compressed bytes; it reads the records that start in their data."""
         assert self.blocks is not None
@@ -183,23 +184,23 @@ class FileSource:
             return None             # no block of its own (more ranks than blocks)
         # enter at the block holding byte start - 1: is `start` a line start?
         entry = int(np.searchsorted(uoff, start - 1, "right")) - 1 if start else 0
-        return _core.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=start,
+        return _kernels.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=start,
                                 end=end if end < int(uoff[-1]) else -1, fmt=self.fmt,
                                 gz_entry=(int(coff[entry]), int(uoff[entry])))
 
     def pieces(self, k: int, rank: int, nprocs: int) -> Iterator[NDArray[np.uint64]]:
-        reader: Optional[_core.KmerReader]
+        reader: Optional[_kernels.KmerReader]
         if self.splittable and self.fmt is not None and nprocs > 1:
             if self.gz:
                 reader = self._bgzf_reader(k, rank, nprocs)
             else:
-                lo = _core.seq_resync(self.path, self.size, self.size * rank // nprocs,
+                lo = _kernels.seq_resync(self.path, self.size, self.size * rank // nprocs,
                                       self.fmt)
-                hi = _core.seq_resync(self.path, self.size, self.size * (rank + 1) // nprocs,
+                hi = _kernels.seq_resync(self.path, self.size, self.size * (rank + 1) // nprocs,
                                       self.fmt)
-                reader = _core.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=lo, end=hi)
+                reader = _kernels.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=lo, end=hi)
         else:
-            reader = _core.KmerReader(self.path, k, rank, nprocs, CHUNK_BYTES)
+            reader = _kernels.KmerReader(self.path, k, rank, nprocs, CHUNK_BYTES)
         if reader is None:
             return
         try:
@@ -255,7 +256,7 @@ def decode(code: Union[int, np.integer], k: int) -> str:
     if not 0 <= int(code) < 4 ** int(k):
         raise ValueError(f"decode: code {int(code)} does not fit in k={int(k)} bases "
                          f"(must be in [0, 4**{int(k)}))")
-    return bytes(_core.kmer_decode(np.array([code], dtype=np.uint64), int(k))[0]).decode()
+    return bytes(_kernels.kmer_decode(np.array([code], dtype=np.uint64), int(k))[0]).decode()
 
 
 def read_genome(path: str) -> bytes:
@@ -281,7 +282,7 @@ def demo_reads(coverage: float = 30, length: int = 100, error_rate: float = 0.01
     """Reads simulated (PCG32, deterministic) from the genome the package ships."""
     genome = read_genome(genome_path)
     n = int(round(coverage * len(genome) / length))
-    return _core.simulate_reads(genome, n, length, error_rate, seed)
+    return _kernels.simulate_reads(genome, n, length, error_rate, seed)
 
 
 def cli_sources(reads: Sequence[str], demo: bool) -> list["Source"]:
@@ -549,7 +550,7 @@ def top_kmers(res: dict[str, Any], n: int = 10) -> list[tuple[int, int]]:
 def write_counts(res: dict[str, Any], path: str, k: int) -> None:
     """Collective: ranks append their entries (sorted by code) in turn, rank 0 first."""
     order = np.argsort(res["keys"])
-    data = _core.kmer_tsv(res["keys"][order], res["counts"][order], k)
+    data = _kernels.kmer_tsv(res["keys"][order], res["counts"][order], k)
     _cli.append_in_turn(path, data, pybcl.rank(), pybcl.nprocs(), pybcl.barrier)
 
 
@@ -622,7 +623,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f"{max(st['peak_rss_bytes_per_rank']) / 2**20:.0f} MiB/rank")
         print(f"top {len(top)} k-mers (canonical, count):")
         if top:
-            names = _core.kmer_decode(np.array([kv[0] for kv in top], dtype=np.uint64), args.k)
+            names = _kernels.kmer_decode(np.array([kv[0] for kv in top], dtype=np.uint64), args.k)
             for name, (_, c) in zip(names, top):
                 print(f"  {name.decode()}  {c}")
         head = text.splitlines()[:10]

@@ -105,8 +105,9 @@ APP_LAYERS = ("kernels", "apps")
 # binding's argument, conversion and error helpers and the plain-C pieces
 # they and the kernels use (none of them calls into the rest of _core).
 SHARED_LIB = "bclpy_shared"
-SHARED = ["csrc/runtime/bcl_error.c", "csrc/serial/bcl_hash.c", "csrc/binding/args.c",
-          "csrc/binding/cast.c", "csrc/binding/convert.c", "csrc/binding/errors.c"]
+SHARED = ["csrc/runtime/bcl_error.c", "csrc/serial/bcl_hash.c", "csrc/serial/bcl_hll.c",
+          "csrc/binding/args.c", "csrc/binding/cast.c", "csrc/binding/convert.c",
+          "csrc/binding/errors.c"]
 
 
 def layer_files(layers, ext):

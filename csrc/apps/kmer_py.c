@@ -188,9 +188,9 @@ static PyObject *KmerReader_stats(KmerReader *self, PyObject *noargs)
 
 static PyObject *KmerReader_hll(KmerReader *self, PyObject *noargs)
 {
-    PyObject *a = bclpy_new_1d(BCL_HLL_REGS, NPY_UINT8);
+    PyObject *a = bclpy_new_1d(BCL_HLL_REGISTERS, NPY_UINT8);
     if (a)
-        memcpy(PyArray_DATA((PyArrayObject *)a), self->r.hll, BCL_HLL_REGS);
+        memcpy(PyArray_DATA((PyArrayObject *)a), self->r.hll.reg, BCL_HLL_REGISTERS);
     return a;
 }
 
@@ -372,12 +372,12 @@ static PyObject *py_hll_estimate(PyObject *self, BCLPY_FASTARGS)
                                                            NPY_ARRAY_IN_ARRAY);
     if (!regs)
         return NULL;
-    if (PyArray_SIZE(regs) != BCL_HLL_REGS) {
+    if (PyArray_SIZE(regs) != BCL_HLL_REGISTERS) {
         Py_DECREF(regs);
         return PyErr_Format(PyExc_ValueError, "hll_estimate: need %u registers",
-                            BCL_HLL_REGS);
+                            BCL_HLL_REGISTERS);
     }
-    double e = bcl_kmer_hll_estimate(PyArray_DATA(regs));
+    double e = bcl_hll_estimate((const bcl_hll *)PyArray_DATA(regs));
     Py_DECREF(regs);
     return PyFloat_FromDouble(e);
 }
@@ -389,16 +389,16 @@ static PyObject *py_hll_add(PyObject *self, BCLPY_FASTARGS)
         return NULL;
     PyArrayObject *regs = (PyArrayObject *)a[0];
     if (!PyArray_Check(a[0]) || PyArray_TYPE(regs) != NPY_UINT8 ||
-        PyArray_SIZE(regs) != BCL_HLL_REGS || !PyArray_IS_C_CONTIGUOUS(regs) ||
+        PyArray_SIZE(regs) != BCL_HLL_REGISTERS || !PyArray_IS_C_CONTIGUOUS(regs) ||
         !PyArray_ISWRITEABLE(regs))
         return PyErr_Format(PyExc_TypeError, "hll_add: registers must be a writable "
-                            "contiguous uint8 array of %u", BCL_HLL_REGS);
+                            "contiguous uint8 array of %u", BCL_HLL_REGISTERS);
     PyArrayObject *k = (PyArrayObject *)PyArray_FROMANY(a[1], NPY_UINT64, 0, 1,
                                                         NPY_ARRAY_IN_ARRAY);
     if (!k)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
-    bcl_kmer_hll_add(PyArray_DATA(regs), PyArray_DATA(k), (size_t)PyArray_SIZE(k));
+    bcl_kmer_hll_add((bcl_hll *)PyArray_DATA(regs), PyArray_DATA(k), (size_t)PyArray_SIZE(k));
     Py_END_ALLOW_THREADS
     Py_DECREF(k);
     Py_RETURN_NONE;

@@ -6,7 +6,7 @@
 #define BCLPY_IMPORT_ARRAY
 #include "apps/kernels_py.h"
 
-#include "kernels/bcl_kmer.h"
+#include "serial/bcl_hll.h"
 
 const bclpy_capi *bclpy_core;
 
@@ -48,7 +48,7 @@ static int add_types_and_functions(PyObject *m)
         if (PyModule_AddFunctions(m, method_tables[i]) < 0)
             return -1;
     /* the k-mer reader's sketch size, for pybcl.apps.kmer */
-    return PyModule_AddIntConstant(m, "HLL_REGISTERS", BCL_HLL_REGS);
+    return PyModule_AddIntConstant(m, "HLL_REGISTERS", BCL_HLL_REGISTERS);
 }
 
 static struct PyModuleDef kernels_module = {

@@ -34,6 +34,6 @@ def test_kmer_text_kernels_stay_within_their_bounds(tmp_path):
     proc = build_and_run(tmp_path, "test_kmer_text.c",
                          ["kernels/bcl_kmer_text.c", "kernels/bcl_kmer.c",
                           "kernels/bcl_readsim.c", "kernels/bcl_pcg.c",
-                          "runtime/bcl_error.c"])
+                          "serial/bcl_hll.c", "runtime/bcl_error.c"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ok" in proc.stdout

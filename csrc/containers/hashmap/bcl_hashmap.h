@@ -72,6 +72,7 @@
 #define BCL_HASHMAP_H
 
 #include "serial/bcl_hash.h"
+#include "serial/bcl_hll.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -370,16 +371,10 @@ typedef bcl_status (*bcl_hm_bulk_fn)(void *ctx, const void *key, const void *val
                                      int accumulate, bcl_status st, int spilled);
 bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run, int grow,
                                    int *refusing, bcl_hm_bulk_fn fn, void *ctx);
-/* A HyperLogLog sketch of distinct keys: zero it, add every key's hash,
- * then ask for an upper estimate (+5 %, at most n, the hashes added) of how
- * many buckets an apply of them can fill (bcl_hashmap_sketch.c). */
-#define BCL_HLL_BITS 14u
-#define BCL_HLL_REGISTERS (1u << BCL_HLL_BITS)
-typedef struct bcl_hll {
-    unsigned char reg[BCL_HLL_REGISTERS];
-} bcl_hll;
-void bcl_hll_add(bcl_hll *s, uint64_t h);
-uint64_t bcl_hll_estimate(const bcl_hll *s, uint64_t n);
+/* From a HyperLogLog sketch of keys' hashes (serial/bcl_hll.h), n of them
+ * added: an upper estimate (+5 %, at most n) of how many buckets an apply of
+ * those keys can fill (bcl_hashmap_sketch.c). */
+uint64_t bcl_hm_distinct_bound(const bcl_hll *s, uint64_t n);
 /* The same over runs of fixed-size keys, which it hashes, with a sample of
  * the keys (pointers into the runs: they must outlive the sketch) that
  * tells how many the map holds already. */

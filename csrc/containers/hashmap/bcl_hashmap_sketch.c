@@ -4,7 +4,7 @@
  *
  * The number of entries overstates it by the repeats (a counter sees most
  * keys many times), so the distinct keys are estimated with a HyperLogLog
- * sketch (Flajolet et al. 2007; 2^14 registers: about 1 % standard error).
+ * sketch (serial/bcl_hll.h).
  * The distinct keys overstate it in turn by those the block already holds:
  * a counter's second flush, or a recount of known keys, adds almost none.
  * So the sketch also keeps the keys whose hash has bits 40-49 clear -- one
@@ -22,33 +22,13 @@
 #define SAMPLE_MASK 1023u
 #define SAMPLE_MIN 32u        /* fewer distinct sampled keys: no scaling */
 
-void bcl_hll_add(bcl_hll *s, uint64_t h)
-{
-    /* Low bits: the high ones say which rank owns the key, so among one
-     * owner's entries they are all alike. */
-    unsigned j = (unsigned)(h & (BCL_HLL_REGISTERS - 1));
-    uint64_t rest = (h >> BCL_HLL_BITS) | (uint64_t)1 << 40;
-    unsigned char rank = (unsigned char)(__builtin_ctzll(rest) + 1);
-    if (rank > s->reg[j])
-        s->reg[j] = rank;
-}
-
-uint64_t bcl_hll_estimate(const bcl_hll *s, uint64_t n)
+uint64_t bcl_hm_distinct_bound(const bcl_hll *s, uint64_t n)
 {
     if (n < 2 * BCL_HLL_REGISTERS)
         return n;                        /* exact enough: no more than n */
-    double sum = 0;
-    unsigned zeros = 0;
-    for (unsigned j = 0; j < BCL_HLL_REGISTERS; j++) {
-        sum += ldexp(1.0, -s->reg[j]);
-        zeros += s->reg[j] == 0;
-    }
-    double regs = BCL_HLL_REGISTERS, est = 0.7213 / (1 + 1.079 / regs) * regs * regs / sum;
-    if (est <= 2.5 * regs && zeros)
-        est = regs * log(regs / zeros);  /* small range: linear counting */
     /* Round up by 5 %, five standard errors: a short estimate only costs a
      * second resize, but it should not happen. */
-    uint64_t keys = (uint64_t)(est * 1.05) + 1;
+    uint64_t keys = (uint64_t)(bcl_hll_estimate(s) * 1.05) + 1;
     return keys < n ? keys : n;
 }
 
@@ -121,7 +101,7 @@ static int by_hash(const void *a, const void *b)
 
 uint64_t bcl_hm_sketch_new_keys(const bcl_hashmap *m, bcl_hm_sketch *s)
 {
-    uint64_t est = bcl_hll_estimate(&s->hll, s->added);
+    uint64_t est = bcl_hm_distinct_bound(&s->hll, s->added);
     if (s->unsampled || !s->nsample)
         return est;
     qsort(s->sample, s->nsample, sizeof *s->sample, by_hash);

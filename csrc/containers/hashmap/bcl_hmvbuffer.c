@@ -447,7 +447,7 @@ static bcl_status grow_for(bcl_hmvbuf *b, const chunks *in, bcl_status *err)
                 at += r.size;
                 bcl_hll_add(s, r.hash);
             }
-    uint64_t need = s ? bcl_hll_estimate(s, n) : n;
+    uint64_t need = s ? bcl_hm_distinct_bound(s, n) : n;
     free(s);
     return bcl_hm_grow_for(b->m, need, err);
 }

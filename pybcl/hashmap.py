@@ -9,8 +9,6 @@ import pickle
 from types import TracebackType
 from typing import Any, Iterator, Literal, Optional
 
-import numpy as np
-
 from . import _core
 
 
@@ -160,10 +158,11 @@ class HashMapBuffer(_core.HashMapBuffer):
         entries, a flush that would fill some rank's share past half grows
         the map once (``resize``, collective: at least doubling, sized by an
         estimate of the keys new to it); should a share still fill, the flush
-        grows it again and goes on until every entry is in, instead of
-        raising ContainerFull.  If the segment cannot hold the larger map,
-        flush raises SegmentFull on every rank and keeps the entries, as
-        after ContainerFull.
+        grows it again (to hold every entry at most half full) and goes on
+        until every entry is in, instead of raising ContainerFull.  If the
+        segment cannot hold the larger map, flush raises SegmentFull on
+        every rank and keeps the entries, as after ContainerFull.  The C
+        core does all of it, inside flush().
 
     Raises
     ------
@@ -183,70 +182,6 @@ class HashMapBuffer(_core.HashMapBuffer):
     """
 
     __slots__ = ()
-
-    def __init__(self, hashmap: HashMap, queue_size: int, message_size: int,
-                 grow: bool = False) -> None:
-        _core.HashMapBuffer.__init__(self, hashmap, queue_size, message_size)
-        if not isinstance(grow, (bool, np.bool_)):
-            _core.collective_failed("HashMapBuffer()")
-            raise TypeError(f"grow must be a bool, not {type(grow).__name__}")
-        _core.agree("HashMapBuffer()", ("grow",), (int(grow),))
-        self._grow = bool(grow)
-
-    def _flush_once(self) -> None:
-        _core.HashMapBuffer.flush(self)
-
-    def flush(self) -> None:
-        """Collective: afterwards every buffered insert is in the hash map.
-
-        Raises
-        ------
-        pybcl.ContainerFull
-            On every rank when the map is full (not with ``grow=True``,
-            which resizes the map until every entry fits); the entries that
-            found no room stay buffered for the next flush.
-        pybcl.SegmentFull
-            On every rank when ``grow=True`` needs a larger map than the
-            segment holds (entries kept, as above).
-        OverflowError
-            On every rank when buffered accumulates would overflow the value
-            type (those are not applied).
-
-        Examples
-        --------
-        >>> buf.accumulate_many(keys)
-        >>> buf.flush()
-        """
-        while True:
-            try:
-                return self._flush_once()
-            except _core.ContainerFull:
-                if not self._grow:
-                    raise
-            self._grow_map()
-
-    def _grow_map(self) -> None:
-        """Collective: resize the map to hold what it has plus every entry
-        the flush could not place (at most half full, as the map promises);
-        SegmentFull on every rank if the segment cannot hold that."""
-        from . import _runtime
-        m = self.hashmap
-        assert m is not None
-        size = m.size()
-        refused = int(_runtime.allreduce(np.array([self.pending], np.int64))[0])
-        old = new = m.capacity
-        while new < 2 * old or new < 2 * (size + refused):
-            new *= 2
-        try:
-            m.resize(new)
-        except (_core.SegmentFull, _core.ContainerFull) as e:
-            # resize fails on every rank (SegmentFull where the segment ran
-            # out, "failed on another rank" elsewhere): one error for all
-            raise _core.SegmentFull(
-                f"HashMapBuffer.flush: the map is full and cannot grow from {old} to "
-                f"{new} buckets in this rank's segment (set PYBCL_SEGMENT_SIZE or "
-                f"pybcl.init(segment_size=...) larger); the entries that found no room "
-                f"are kept for the next flush()") from e
 
     def __enter__(self) -> "HashMapBuffer":
         return self

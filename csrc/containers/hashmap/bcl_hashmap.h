@@ -287,6 +287,10 @@ bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity);
  * segments cannot hold leaves BCL_ERR_SEGFULL in *err (unless an error is
  * there already) and returns BCL_OK; the return is a communication failure. */
 bcl_status bcl_hm_grow_for(bcl_hashmap *m, uint64_t new_keys, bcl_status *err);
+/* Collective (a HashMapBuffer flush that still found the map full): resize
+ * to at least double and to hold every entry plus the `refused` ones (this
+ * rank's; summed over the ranks) at most half full.  *err as above. */
+bcl_status bcl_hm_grow_past(bcl_hashmap *m, uint64_t refused, bcl_status *err);
 /* Collective, the end of a HashMapBuffer flush (fixed-size and
  * variable-length alike): what every rank learns of how it went on all.
  * err: this rank's error; kept: the entries it keeps for the next flush (a

@@ -339,16 +339,13 @@ bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity)
 #define GROW_LOAD_NUM 21u      /* grow past 21/40 = 52.5 % of a block */
 #define GROW_LOAD_DEN 40u
 
-bcl_status bcl_hm_grow_for(bcl_hashmap *m, uint64_t new_keys, bcl_status *err)
+/* Collective: resize to `cap` buckets for a HashMapBuffer's flush; a map
+ * the segments cannot hold leaves BCL_ERR_SEGFULL in *err (unless an error
+ * is there already) and returns BCL_OK, the entries kept. */
+static bcl_status grow_to(bcl_hashmap *m, uint64_t cap, bcl_status *err)
 {
-    uint64_t need = *err == BCL_OK ? bcl_hm_local_used(m) + new_keys : 0;
-    bcl_status st = bcl_allreduce(&need, 1, BCL_U64, BCL_MAX);
-    if (st != BCL_OK || GROW_LOAD_DEN * need <= GROW_LOAD_NUM * m->block)
-        return st;
-    uint64_t old = m->n, cap = 2 * old;
-    if (cap < 2 * need * (uint64_t)bcl_rt.nprocs)
-        cap = 2 * need * (uint64_t)bcl_rt.nprocs;
-    st = bcl_hm_resize(m, cap);
+    uint64_t old = m->n;
+    bcl_status st = bcl_hm_resize(m, cap);
     if (st != BCL_ERR_SEGFULL && st != BCL_ERR_FULL)
         return st;
     if (*err == BCL_OK)
@@ -358,6 +355,32 @@ bcl_status bcl_hm_grow_for(bcl_hashmap *m, uint64_t new_keys, bcl_status *err)
                              "the entries are kept for the next flush()",
                              (unsigned long long)old, (unsigned long long)cap);
     return BCL_OK;
+}
+
+bcl_status bcl_hm_grow_for(bcl_hashmap *m, uint64_t new_keys, bcl_status *err)
+{
+    uint64_t need = *err == BCL_OK ? bcl_hm_local_used(m) + new_keys : 0;
+    bcl_status st = bcl_allreduce(&need, 1, BCL_U64, BCL_MAX);
+    if (st != BCL_OK || GROW_LOAD_DEN * need <= GROW_LOAD_NUM * m->block)
+        return st;
+    uint64_t cap = 2 * m->n;
+    if (cap < 2 * need * (uint64_t)bcl_rt.nprocs)
+        cap = 2 * need * (uint64_t)bcl_rt.nprocs;
+    return grow_to(m, cap, err);
+}
+
+bcl_status bcl_hm_grow_past(bcl_hashmap *m, uint64_t refused, bcl_status *err)
+{
+    uint64_t size;
+    bcl_status st = bcl_hm_size(m, &size);
+    if (st == BCL_OK)
+        st = bcl_allreduce(&refused, 1, BCL_U64, BCL_SUM);
+    if (st != BCL_OK)
+        return st;
+    uint64_t cap = m->n;
+    while (cap < 2 * m->n || cap < 2 * (size + refused))
+        cap *= 2;
+    return grow_to(m, cap, err);
 }
 
 bcl_status bcl_hm_flush_agree(const bcl_hashmap *m, bcl_status err, uint64_t kept,

@@ -17,45 +17,40 @@ bcl_status bcl_hmbuf_create(bcl_hmbuf *b, bcl_hashmap *m, size_t queue_size,
     if (m->key_var || m->val_var)
         return bcl_set_error(BCL_ERR_TYPE, "HashMapBuffer needs fixed-size key and value "
                              "types");
-    if (queue_size == 0 || message_size == 0 || queue_size > (size_t)INT64_MAX)
+    if (queue_size == 0 || message_size == 0)
         return bcl_set_error(BCL_ERR_ARG, "queue_size and message_size must be positive");
     int p = bcl_rt.nprocs;
+    bcl_status st = BCL_OK;
     b->m = m;
-    b->queue_size = queue_size;
-    b->message_size = message_size;
     b->chunk = message_size < queue_size ? message_size : queue_size;
     b->stride = ALIGN8(m->key_size + m->val_size + 1);
     b->fmt = (bcl_hmbuf_fmt){ m->key_size, m->val_size };
     /* message_size entries of a wide key/value type (S1000000) for every
      * rank could wrap the byte counts of the waiting lists. */
     if (message_size > SIZE_MAX / b->stride / (size_t)bcl_rt.nprocs)
-        return bcl_set_error(BCL_ERR_NOMEM, "message_size %zu entries of %zu bytes for "
-                             "each of %d ranks is more than any memory", message_size,
-                             b->stride, bcl_rt.nprocs);
-    b->q = calloc((size_t)p, sizeof *b->q);
-    b->out = calloc((size_t)p, sizeof *b->out);
-    b->blocked = calloc((size_t)p, 1);
-    b->group = calloc((size_t)p + 1, sizeof *b->group);
-    uint64_t ok = b->q && b->out && b->blocked && b->group;
-    /* Every rank must take part in the queue creations (collective): agree
-     * first that everybody has its local memory. */
-    bcl_status st = bcl_allreduce(&ok, 1, BCL_U64, BCL_MIN);
-    if (st == BCL_OK && !ok)
-        st = bcl_set_error(BCL_ERR_NOMEM, "no memory for HashMapBuffer's buffers");
-    if (st == BCL_OK &&
-        (st = bcl_queue_per_rank(b->q, (int64_t)queue_size, b->stride, &b->nq)) == BCL_OK)
-        return BCL_OK;
-    bcl_hmbuf_destroy(b);
+        st = bcl_set_error(BCL_ERR_NOMEM, "message_size %zu entries of %zu bytes for "
+                           "each of %d ranks is more than any memory", message_size,
+                           b->stride, bcl_rt.nprocs);
+    if (st == BCL_OK) {
+        b->out = calloc((size_t)p, sizeof *b->out);
+        b->blocked = calloc((size_t)p, 1);
+        b->group = calloc((size_t)p + 1, sizeof *b->group);
+        if (!b->out || !b->blocked || !b->group)
+            st = bcl_set_error(BCL_ERR_NOMEM, "no memory for HashMapBuffer's buffers");
+    }
+    st = bcl_delegate_create(&b->d, "HashMapBuffer creation", st, queue_size, message_size,
+                             b->stride);
+    if (st != BCL_OK)
+        bcl_hmbuf_destroy(b);
     return st;
 }
 
 void bcl_hmbuf_destroy(bcl_hmbuf *b)
 {
-    bcl_queue_destroy_n(b->q, b->nq);
+    bcl_delegate_destroy(&b->d);
     for (int r = 0; b->out && r < bcl_rt.nprocs; r++)
         bcl_hmbuf_list_free(&b->out[r]);
     free(b->out);
-    free(b->q);
     free(b->blocked);
     free(b->group);
     free(b->wire);
@@ -139,7 +134,7 @@ static bcl_status ship(bcl_hmbuf *b, int dest)
         size_t n = l->n - done < b->chunk ? l->n - done : b->chunk;
         int pushed = 0;
         bcl_hmbuf_list_to_wire(l, b->fmt, done, n, b->wire, b->stride);
-        st = bcl_queue_push(&b->q[dest], b->wire, n, 0, &pushed);
+        st = bcl_delegate_push(&b->d, dest, b->wire, n, &pushed);
         if (st == BCL_OK && !pushed) {
             if (!b->blocked[dest])
                 b->waited += l->n - done;
@@ -250,11 +245,6 @@ bcl_status bcl_hmbuf_add_many(bcl_hmbuf *b, const void *keys, const void *vals,
     return st;
 }
 
-void bcl_hmbuf_set_grow(bcl_hmbuf *b, int grow)
-{
-    b->grow = grow != 0;
-}
-
 uint64_t bcl_hmbuf_pending(const bcl_hmbuf *b)
 {
     return b->n_added + b->kept.n;
@@ -322,7 +312,7 @@ static bcl_status ship_rounds(bcl_hmbuf *b, bcl_hmbuf_list *inbox, bcl_status *e
                 *err = bcl_hmbuf_list_reserve(inbox, b->fmt, b->wire_n);
             got = 0;
             if (*err == BCL_OK)
-                *err = bcl_queue_local_pop(&b->q[me], b->wire, b->wire_n, &got);
+                *err = bcl_delegate_pop(&b->d, b->wire, b->wire_n, &got);
             if (*err == BCL_OK && got)
                 *err = bcl_hmbuf_list_from_wire(inbox, b->fmt, b->wire, got, b->stride);
         } while (*err == BCL_OK && got == b->wire_n);

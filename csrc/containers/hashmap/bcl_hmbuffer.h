@@ -3,7 +3,7 @@
  *
  * Entries (insert or accumulate; fixed-size keys and values) are buffered
  * per owner rank -- the owner of the key's home bucket.  Every rank hosts
- * one FastQueue (bcl_queue.h) of `queue_size` entries of (key, value, op)
+ * one inbox (bcl_delegate.h) of `queue_size` entries of (key, value, op)
  * records.  A destination's `message_size` buffered entries go to its
  * queue with one push_many (one fetch-add on the tail and one put).  A push
  * the queue refuses (full: FastQueue pushes are all or nothing) leaves that
@@ -46,19 +46,17 @@
 
 #include "containers/hashmap/bcl_hashmap.h"
 #include "containers/hashmap/bcl_hmbuf_list.h"
-#include "containers/bcl_queue.h"
+#include "containers/bcl_delegate.h"
 
 typedef struct bcl_hmbuf {
     bcl_hashmap *m;           /* grow resizes it in place                    */
-    size_t queue_size, message_size;
+    bcl_delegate d;           /* the inboxes: records of `stride` bytes      */
     size_t chunk;             /* entries per push: message_size, at most a queue */
     size_t stride;            /* bytes per queued entry: key, value, op byte */
     bcl_hmbuf_fmt fmt;        /* the map's key and value sizes               */
     uint64_t calls;           /* add calls so far: names a list's open run   */
     unsigned char *wire;      /* staging for pushes and pops: `wire_n` entries */
     size_t wire_n;
-    bcl_queue *q;             /* per rank: the FastQueue it hosts            */
-    int nq;                   /* queues created                              */
     bcl_hmbuf_list *out;      /* per rank: entries for it (ours: the inbox)  */
     unsigned char *blocked;   /* per rank: its queue refused us this time    */
     size_t *group;            /* per rank + 1: add_many's counting sort      */
@@ -68,6 +66,9 @@ typedef struct bcl_hmbuf {
     uint64_t n_overflow;      /* accumulates not applied since last flush    */
     uint64_t n_added;         /* entries added since the last flush began    */
     int grow;                 /* flush() grows a map too small for its entries */
+                              /* and stops probing a block found full (the  */
+                              /* caller grows the map and flushes again:    */
+                              /* bcl_hashmap_buffer.h)                       */
     int refusing;             /* this flush's local phase found the block full */
 } bcl_hmbuf;
 
@@ -82,11 +83,6 @@ bcl_status bcl_hmbuf_add(bcl_hmbuf *b, const void *key, const void *val, int acc
  * (0: one value for all). */
 bcl_status bcl_hmbuf_add_many(bcl_hmbuf *b, const void *keys, const void *vals,
                               size_t vstep, size_t n, int accumulate);
-
-/* grow != 0: flush() resizes the map (collectively, at least doubling)
- * when its entries would fill some block past half, and stops probing a
- * block found full (the caller grows the map and flushes again). */
-void bcl_hmbuf_set_grow(bcl_hmbuf *b, int grow);
 
 /* Entries this rank will hand to the map at the next flush (added since
  * the last flush began, plus those a full map refused): an upper bound on

@@ -68,8 +68,6 @@ bcl_status bcl_hmvbuf_create(bcl_hmvbuf *b, bcl_hashmap *m, size_t queue_size,
     if (queue_size == 0 || message_size == 0)
         return bcl_set_error(BCL_ERR_ARG, "queue_size and message_size must be positive");
     b->m = m;
-    b->queue_size = queue_size;
-    b->message_size = message_size;
     bcl_mp_writer_init(&b->arena);
     bcl_mp_writer_init(&b->kept);
     return bcl_barrier();

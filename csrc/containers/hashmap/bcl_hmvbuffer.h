@@ -53,7 +53,6 @@ typedef struct bcl_hmv_slot {
 
 typedef struct bcl_hmvbuf {
     bcl_hashmap *m;           /* grow resizes it in place                    */
-    size_t queue_size, message_size;   /* agreed and reported, not used     */
     bcl_mp_writer arena;      /* records added since the last flush, in order */
     bcl_hmv_slot *slots;      /* combining table over the arena              */
     uint64_t nslots, used;    /* slots (a power of two), keys in them        */

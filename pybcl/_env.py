@@ -30,9 +30,11 @@ def segment_size() -> int:
 
 
 def transport() -> str:
+    from . import _core       # the core's one list of names
     value = os.environ.get("PYBCL_TRANSPORT", "auto").strip().lower() or "auto"
-    if value not in ("auto", "shm", "rma", "rma-node"):
-        raise ValueError(f"PYBCL_TRANSPORT must be auto, shm, rma or rma-node, not {value!r}")
+    if value not in _core.TRANSPORTS:
+        raise ValueError(f"PYBCL_TRANSPORT must be {', '.join(_core.TRANSPORTS[:-1])} or "
+                         f"{_core.TRANSPORTS[-1]}, not {value!r}")
     return value
 
 

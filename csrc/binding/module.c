@@ -36,20 +36,6 @@ static int check_python_signals(void)
     return raised;
 }
 
-static int parse_transport(const char *name, bcl_transport *out)
-{
-    if (!strcmp(name, "auto")) *out = BCL_TRANSPORT_AUTO;
-    else if (!strcmp(name, "shm")) *out = BCL_TRANSPORT_SHM;
-    else if (!strcmp(name, "rma")) *out = BCL_TRANSPORT_RMA;
-    else if (!strcmp(name, "rma-node")) *out = BCL_TRANSPORT_RMA_NODE;
-    else {
-        PyErr_Format(PyExc_ValueError, "transport must be 'auto', 'shm', 'rma' or 'rma-node', "
-                     "not %R", PyUnicode_FromString(name));
-        return -1;
-    }
-    return 0;
-}
-
 /* init(comm_address, segment_size, transport, async_progress)
  * comm_address: address of an MPI_Comm handle (mpi4py's MPI._addressof). */
 static PyObject *py_init(PyObject *self, BCLPY_FASTARGS)
@@ -65,8 +51,7 @@ static PyObject *py_init(PyObject *self, BCLPY_FASTARGS)
         (async_progress = PyObject_IsTrue(a[3])) < 0)
         return NULL;
     bcl_transport t;
-    if (parse_transport(transport, &t) < 0)
-        return NULL;
+    CHECK(bcl_transport_parse(transport, &t));
     MPI_Comm comm = comm_addr ? *(MPI_Comm *)(uintptr_t)comm_addr : MPI_COMM_NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
@@ -331,7 +316,15 @@ static PyObject *py_ranks_per_node(PyObject *self, PyObject *noargs)
 static PyObject *py_progress_thread(PyObject *self, PyObject *noargs)
 {
     NEED_INIT();
-    return PyBool_FromLong(bcl_rt.async_progress && bcl_rt.transport != BCL_TRANSPORT_SHM);
+    return PyBool_FromLong(bcl_rt.progress_thread);
+}
+
+/* The core's reasons for its choices at init (bcl_runtime.h), as info() shows them. */
+static PyObject *py_reasons(PyObject *self, PyObject *noargs)
+{
+    NEED_INIT();
+    return Py_BuildValue("{ssss}", "transport", bcl_rt.transport_reason, "progress_thread",
+                         bcl_rt.progress_reason);
 }
 
 /* Before MPI_Init: what pybcl._env must put in the environment (bcl_ompi_osc.h). */
@@ -365,6 +358,7 @@ PyMethodDef bclpy_runtime_methods[] = {
     {"watchdog_disarm", py_watchdog_disarm, METH_NOARGS, BCLPY_DOC_WATCHDOG_DISARM},
     {"ranks_per_node", py_ranks_per_node, METH_NOARGS, BCLPY_DOC_RANKS_PER_NODE},
     {"progress_thread", py_progress_thread, METH_NOARGS, BCLPY_DOC_PROGRESS_THREAD},
+    {"init_reasons", py_reasons, METH_NOARGS, BCLPY_DOC_INIT_REASONS},
     {"mpi_env_default", py_mpi_env_default, METH_NOARGS, BCLPY_DOC_MPI_ENV_DEFAULT},
     {NULL, NULL, 0, NULL}
 };
@@ -387,6 +381,30 @@ static PyMethodDef *const method_tables[] = {
     bclpy_msgpack_methods,
 };
 
+/* m.name = obj, taking the new reference obj (NULL: its error). */
+static int add_new_ref(PyObject *m, const char *name, PyObject *obj)
+{
+    int rc = obj ? PyModule_AddObjectRef(m, name, obj) : -1;
+    Py_XDECREF(obj);
+    return rc;
+}
+
+static PyObject *transport_names(void)
+{
+    Py_ssize_t n = 0;
+    while (bcl_transport_nth_name((int)n))
+        n++;
+    PyObject *names = PyTuple_New(n);
+    for (Py_ssize_t i = 0; names && i < n; i++) {
+        PyObject *name = PyUnicode_FromString(bcl_transport_nth_name((int)i));
+        if (!name)
+            Py_CLEAR(names);
+        else
+            PyTuple_SET_ITEM(names, i, name);
+    }
+    return names;
+}
+
 static int add_types_and_functions(PyObject *m)
 {
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
@@ -396,11 +414,12 @@ static int add_types_and_functions(PyObject *m)
     for (size_t i = 0; i < sizeof method_tables / sizeof method_tables[0]; i++)
         if (PyModule_AddFunctions(m, method_tables[i]) < 0)
             return -1;
-    /* the C functions other extensions may call (capi.h) */
-    PyObject *capi = bclpy_capi_capsule();
-    int rc = capi ? PyModule_AddObjectRef(m, "_C_API", capi) : -1;
-    Py_XDECREF(capi);
-    return rc;
+    /* the transports' names, from the core's one table (pybcl._env checks
+     * PYBCL_TRANSPORT against them), and the C functions other extensions
+     * may call (capi.h) */
+    return add_new_ref(m, "TRANSPORTS", transport_names()) < 0 ||
+                   add_new_ref(m, "_C_API", bclpy_capi_capsule()) < 0
+               ? -1 : 0;
 }
 
 static struct PyModuleDef core_module = {

@@ -22,14 +22,38 @@
 bcl_runtime bcl_rt;
 static uint64_t epochs_started;   /* survives finalize's memset of bcl_rt */
 
+/* The one table of the transports' names. */
+static const struct { const char *name; bcl_transport t; } transports[] = {
+    {"auto", BCL_TRANSPORT_AUTO}, {"shm", BCL_TRANSPORT_SHM},
+    {"rma", BCL_TRANSPORT_RMA}, {"rma-node", BCL_TRANSPORT_RMA_NODE},
+};
+#define NTRANSPORTS (int)(sizeof transports / sizeof transports[0])
+
 const char *bcl_transport_name(bcl_transport t)
 {
-    switch (t) {
-    case BCL_TRANSPORT_SHM: return "shm";
-    case BCL_TRANSPORT_RMA: return "rma";
-    case BCL_TRANSPORT_RMA_NODE: return "rma-node";
-    default: return "auto";
+    for (int i = 0; i < NTRANSPORTS; i++)
+        if (transports[i].t == t)
+            return transports[i].name;
+    return "auto";
+}
+
+const char *bcl_transport_nth_name(int i)
+{
+    return i >= 0 && i < NTRANSPORTS ? transports[i].name : NULL;
+}
+
+bcl_status bcl_transport_parse(const char *name, bcl_transport *out)
+{
+    char names[64] = "";
+    for (int i = 0; i < NTRANSPORTS; i++) {
+        if (!strcmp(name, transports[i].name)) {
+            *out = transports[i].t;
+            return BCL_OK;
+        }
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s'%s'",
+                 i == 0 ? "" : i == NTRANSPORTS - 1 ? " or " : ", ", transports[i].name);
     }
+    return bcl_set_error(BCL_ERR_ARG, "transport must be %s, not '%.40s'", names, name);
 }
 
 void bcl_abort(int errorcode)
@@ -179,17 +203,25 @@ static bcl_status choose_transport(bcl_transport requested, bcl_transport *out)
     if (requested == BCL_TRANSPORT_SHM && !one_node)
         return bcl_set_error(BCL_ERR_ARG,
                              "transport 'shm' needs all ranks on one node");
+    char *why = bcl_rt.transport_reason;
+    size_t len = sizeof bcl_rt.transport_reason;
     if (requested != BCL_TRANSPORT_AUTO) {
         *out = requested;
+        snprintf(why, len, "requested: %s", bcl_transport_name(requested));
         return BCL_OK;
     }
     if (one_node) {
         *out = BCL_TRANSPORT_SHM;
+        snprintf(why, len, "auto: all ranks on this rank's node -> shm");
         return BCL_OK;
     }
     if ((st = some_node_shared(&shared)) != BCL_OK)   /* same answer everywhere */
         return st;
     *out = shared ? BCL_TRANSPORT_RMA_NODE : BCL_TRANSPORT_RMA;
+    snprintf(why, len, "auto: %d of %d ranks on this rank's node, %s -> %s",
+             bcl_rt.node_ranks, bcl_rt.nprocs,
+             shared ? "some node runs two or more" : "one on each node",
+             bcl_transport_name(*out));
     return BCL_OK;
 }
 
@@ -211,6 +243,9 @@ static bcl_status create_node_windows(int forced)
                              "windows, but %s gives MPI_WIN_SEPARATE",
                              bcl_mpi_library_name());
     bcl_rt.transport = BCL_TRANSPORT_RMA;
+    size_t used = strlen(bcl_rt.transport_reason);
+    snprintf(bcl_rt.transport_reason + used, sizeof bcl_rt.transport_reason - used,
+             ", whose windows are MPI_WIN_SEPARATE here -> rma");
     return bcl_job_window(0);
 }
 
@@ -246,8 +281,8 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
 
     if ((st = choose_transport(transport, &bcl_rt.transport)) != BCL_OK)
         return st;
-    /* One policy for the whole job: the barrier is MPI_Ibarrier under it and
-     * MPI_Barrier otherwise, and the two never match each other. */
+    /* One wait policy for the whole job (docs/progress.md): patient when any
+     * node is oversubscribed. */
     BCL_MPI_CHECK("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, &bcl_rt.oversubscribed, 1,
                                                  MPI_INT, MPI_MAX, bcl_rt.comm));
     /* A one-sided component known to crash in our atomics (bcl_ompi_osc.h):
@@ -273,8 +308,12 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
         return st;
     memset(bcl_rt.local_base + bcl_rt.free_stack, 0, sizeof(uint64_t));
     /* Only the rma transports need the target's CPU to complete operations. */
-    if (bcl_rt.async_progress && bcl_rt.transport != BCL_TRANSPORT_SHM &&
-        (st = bcl_progress_thread_start(20)) != BCL_OK)
+    bcl_rt.progress_thread = bcl_rt.async_progress && bcl_rt.transport != BCL_TRANSPORT_SHM;
+    snprintf(bcl_rt.progress_reason, sizeof bcl_rt.progress_reason, "%s",
+             !bcl_rt.async_progress ? "not requested"
+             : bcl_rt.progress_thread ? "requested; rma needs the target's CPU -> running"
+                                      : "requested, but shm makes no MPI call -> none");
+    if (bcl_rt.progress_thread && (st = bcl_progress_thread_start(20)) != BCL_OK)
         return st;
     /* Nobody touches a peer's segment before the peer has finished setting it up. */
     BCL_MPI_CHECK("MPI_Barrier", MPI_Barrier(bcl_rt.comm));

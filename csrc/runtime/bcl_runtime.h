@@ -67,6 +67,10 @@ typedef struct bcl_runtime {
     uint64_t epoch;           /* 1, 2, ... per successful bcl_init; 0 when   */
                               /* down.  Objects made in one epoch (offsets   */
                               /* into its segments) are stale in any other.  */
+    int progress_thread;      /* the progress thread runs (bcl_progress.h)   */
+    /* Why init chose what it chose, in words (pybcl.info() shows them). */
+    char transport_reason[160];
+    char progress_reason[96];
 } bcl_runtime;
 
 /* The one runtime of this process.  Read-only outside bcl_runtime.c; it is
@@ -76,7 +80,10 @@ extern bcl_runtime bcl_rt;
 /* Collective over `comm`.  Initialises MPI (MPI_THREAD_MULTIPLE requested)
  * when nobody has yet.  `transport` AUTO picks shm when all ranks of `comm`
  * share a node, rma-node when they span nodes and some node hosts >= 2 of
- * them (and its windows are MPI_WIN_UNIFIED), else rma.  Calling it again while initialised is a no-op returning OK. */
+ * them (and its windows are MPI_WIN_UNIFIED), else rma.  async_progress
+ * starts the progress thread where a transport needs the target's CPU (not
+ * shm).  bcl_rt.transport_reason and progress_reason say why, in words.
+ * Calling it again while initialised is a no-op returning OK. */
 bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
                     int async_progress);
 
@@ -91,7 +98,11 @@ bcl_status bcl_finalize(double exit_guard_seconds);
  * doing (exit(errorcode) when MPI is not up). */
 void bcl_abort(int errorcode);
 
+/* The transports' names: "auto", "shm", "rma", "rma-node" (NULL past the
+ * last, i = 0, 1, ...); a name's transport, or BCL_ERR_ARG naming them all. */
 const char *bcl_transport_name(bcl_transport t);
+const char *bcl_transport_nth_name(int i);
+bcl_status bcl_transport_parse(const char *name, bcl_transport *out);
 
 #define BCL_REQUIRE_INIT()                                                   \
     do {                                                                      \

@@ -162,6 +162,12 @@
     "Return True if pybcl's progress thread runs in this process\n" \
     "(PYBCL_ASYNC_PROGRESS=1 on the rma transport).  Local."
 
+#define BCLPY_DOC_INIT_REASONS \
+    "init_reasons()\n--\n\n" \
+    "Why init chose the transport and whether a progress thread runs, in\n" \
+    "words, as the core decided: a dict with the keys 'transport' and\n" \
+    "'progress_thread' (what pybcl.info() reports).  Local."
+
 #define BCLPY_DOC_CONFIGURE \
     "_configure(init, hashmap_promise, queue_promise)\n--\n\n" \
     "Hand _core the package objects it uses: the function that auto-initialises\n" \

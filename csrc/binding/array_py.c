@@ -332,7 +332,7 @@ static PyObject *array_local(ArrayObject *self, PyObject *noargs)
 {
     if (check_created(self) < 0)
         return NULL;
-    if (!bcl_rt.initialized || self->a.epoch != bcl_rt.local_base) {
+    if (!bcl_epoch_current(self->a.epoch)) {
         PyErr_Format(bclpy_Error, "%s.local(): pybcl was finalized since the array "
                      "was created", tname(self));
         return NULL;

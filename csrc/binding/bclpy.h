@@ -261,7 +261,7 @@ PyObject *bclpy_segment_view(void *addr, npy_intp count, PyArray_Descr *dtype,
 #define BCLPY_CLOSED 2
 static inline int bclpy_current(int created, uint64_t epoch)
 {
-    return created == 1 && bcl_rt.initialized && epoch == bcl_rt.epoch;
+    return created == 1 && bcl_epoch_current(epoch);
 }
 int bclpy_stale(const char *tname, int created);
 

@@ -4,14 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bcl_status bcl_array_usable(const bcl_array *a)
-{
-    if (a->offsets && bcl_rt.initialized && a->epoch == bcl_rt.local_base)
-        return BCL_OK;
-    return bcl_set_error(BCL_ERR_STATE, "the array was not created, or pybcl was "
-                         "finalized since");
-}
-
 uint64_t bcl_array_elem_offset(const bcl_array *a, uint64_t i)
 {
     int r = bcl_array_owner(a, i);

@@ -34,9 +34,6 @@ uint64_t bcl_array_elem_offset(const bcl_array *a, uint64_t i);
 bcl_status bcl_array_post(const bcl_array *a, uint64_t i, bcl_atomic_op op,
                           uint64_t operand);
 
-/* BCL_OK iff the array is usable (created in this runtime epoch). */
-bcl_status bcl_array_usable(const bcl_array *a);
-
 /* BCL_OK iff every idx[i] (i < n) is an element of the array; else
  * BCL_ERR_BOUNDS naming the first one outside. */
 bcl_status bcl_array_check_indices(const bcl_array *a, const uint64_t *idx, size_t n);

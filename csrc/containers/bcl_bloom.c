@@ -11,7 +11,7 @@
 
 static int usable(const bcl_bloom *b)
 {
-    return b->offsets && bcl_rt.initialized && b->epoch == bcl_rt.local_base;
+    return b->offsets && bcl_epoch_current(b->epoch);
 }
 
 /* ---- sizing ------------------------------------------------------------- */
@@ -150,7 +150,7 @@ bcl_status bcl_bloom_create(bcl_bloom *b, uint64_t expected_items, double fpr)
     b->offsets = calloc((size_t)P, sizeof *b->offsets);
     if (!b->offsets)
         return bcl_set_error(BCL_ERR_NOMEM, "out of memory for %d offsets", P);
-    b->epoch = bcl_rt.local_base;
+    b->epoch = bcl_rt.epoch;
     st = bcl_block_alloc((size_t)b->words_per_rank * 8u, b->offsets);
     if (st != BCL_OK) {
         free(b->offsets);

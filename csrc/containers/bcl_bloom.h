@@ -50,7 +50,7 @@ typedef struct bcl_bloom {
     int k;
     int nprocs;
     uint64_t *offsets;          /* per rank: start of its words              */
-    const void *epoch;          /* bcl_rt.local_base at creation: a filter   */
+    uint64_t epoch;             /* runtime epoch it was made in: a filter    */
                                 /* outliving finalize() is never used again  */
 } bcl_bloom;
 

@@ -104,6 +104,15 @@ const char *bcl_transport_name(bcl_transport t);
 const char *bcl_transport_nth_name(int i);
 bcl_status bcl_transport_parse(const char *name, bcl_transport *out);
 
+/* Whether something made in runtime epoch `epoch` (bcl_rt.epoch then) may be
+ * used now: the runtime is up and is the same one.  Containers remember the
+ * epoch, never an address: a new runtime may map its segment exactly where
+ * the old one was. */
+static inline int bcl_epoch_current(uint64_t epoch)
+{
+    return bcl_rt.initialized && epoch == bcl_rt.epoch;
+}
+
 #define BCL_REQUIRE_INIT()                                                   \
     do {                                                                      \
         if (!bcl_rt.initialized)                                              \

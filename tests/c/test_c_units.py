@@ -1,11 +1,14 @@
-"""Plain-C unit tests of core pieces that need no MPI, built with ASan+UBSan."""
+"""Plain-C unit tests of core pieces: those that need no MPI built with
+ASan+UBSan, and the core with MPI where a test must reach inside the runtime
+(built with the launcher's MPI compiler, run under its mpiexec)."""
+import glob
 import os
 import shutil
 import subprocess
 
 import pytest
 
-from launch import ROOT
+from launch import ROOT, mpicc, mpiexec_argv
 
 CC = shutil.which("gcc") or shutil.which("cc")
 
@@ -37,3 +40,26 @@ def test_kmer_text_kernels_stay_within_their_bounds(tmp_path):
                           "serial/bcl_hll.c", "runtime/bcl_error.c"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ok" in proc.stdout
+
+
+def core_sources(*layers):
+    """Every .c file of the core's layers (csrc/<layer>/, folders included)."""
+    return [f for layer in layers
+            for f in sorted(glob.glob(os.path.join(ROOT, "csrc", layer, "**", "*.c"),
+                                      recursive=True))]
+
+
+@pytest.mark.serial_only
+@pytest.mark.skipif(mpicc() is None, reason="no MPI C compiler")
+def test_containers_of_an_earlier_runtime_stay_stale_at_a_reused_address(tmp_path):
+    exe = tmp_path / "epoch"
+    sources = core_sources("runtime", "comm", "serial") + [
+        os.path.join(ROOT, "csrc", "containers", f)
+        for f in ("bcl_array.c", "bcl_array_update.c", "bcl_bloom.c")]
+    subprocess.run([mpicc(), "-std=gnu11", "-O1", "-g", "-Wall", "-Werror", "-pthread",
+                    "-I", os.path.join(ROOT, "csrc"), "-o", str(exe),
+                    os.path.join(ROOT, "tests", "c", "test_epoch.c"), *sources, "-lm"],
+                   check=True, timeout=600)
+    proc = subprocess.run(mpiexec_argv(2) + [str(exe)], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0 and "ok" in proc.stdout, proc.stdout + proc.stderr

@@ -152,12 +152,11 @@ static bcl_status apply_general_run(const bcl_hashmap *m, const bcl_hm_run *run,
 
 /* The common case, 8-byte keys and values, as its own loop: the near-home
  * probe inline with constant bucket offsets, the general path called in
- * place for the few entries it leaves.  (Run inside the general loop,
- * with its per-entry tests of the map's kind and of *refusing, the apply
- * of 17.3 M k-mer counts took 0.80 s, 1.58x a plain table of the same
- * layout; as its own loop it takes 0.63-0.68 s, 1.24-1.29x:
- * benchmarks/floor/hm_apply_vs_floor.c.)  Returns how many entries it has
- * dealt with: n, or fewer after an error or once the map refuses one. */
+ * place for the few entries it leaves.  (Inside the general loop, with its
+ * per-entry tests of the map's kind and of *refusing, it measured markedly
+ * slower; benchmarks/floor/hm_apply_vs_floor.c compares the apply with a
+ * plain table of the same layout.)  Returns how many entries it has dealt
+ * with: n, or fewer after an error or once the map refuses one. */
 static size_t apply_u64_run(const bcl_hashmap *m, const unsigned char *keys, size_t ks,
                             const unsigned char *vals, size_t vs, size_t n, int how,
                             int grow, int *refusing, bcl_hm_bulk_fn fn, void *ctx,

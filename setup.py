@@ -107,7 +107,7 @@ APP_LAYERS = ("kernels", "apps")
 SHARED_LIB = "bclpy_shared"
 SHARED = ["csrc/runtime/bcl_error.c", "csrc/serial/bcl_hash.c", "csrc/serial/bcl_hll.c",
           "csrc/binding/args.c", "csrc/binding/cast.c", "csrc/binding/convert.c",
-          "csrc/binding/errors.c"]
+          "csrc/binding/errors.c", "csrc/binding/modinit.c"]
 
 
 def layer_files(layers, ext):

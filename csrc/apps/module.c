@@ -10,7 +10,7 @@
 
 const bclpy_capi *bclpy_core;
 
-static const struct { const char *name; PyTypeObject *type; } types[] = {
+static const bclpy_named_type types[] = {
     {"DbgWalk", &bclpy_DbgWalkType},
     {"KmerReader", &bclpy_KmerReaderType},
     {"IsxKeyGen", &bclpy_IsxKeyGenType},
@@ -38,19 +38,6 @@ static int link_core(void)
     return 0;
 }
 
-static int add_types_and_functions(PyObject *m)
-{
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (PyType_Ready(types[i].type) < 0 ||
-            PyModule_AddObjectRef(m, types[i].name, (PyObject *)types[i].type) < 0)
-            return -1;
-    for (size_t i = 0; i < sizeof method_tables / sizeof method_tables[0]; i++)
-        if (PyModule_AddFunctions(m, method_tables[i]) < 0)
-            return -1;
-    /* the k-mer reader's sketch size, for pybcl.apps.kmer */
-    return PyModule_AddIntConstant(m, "HLL_REGISTERS", BCL_HLL_REGISTERS);
-}
-
 static struct PyModuleDef kernels_module = {
     PyModuleDef_HEAD_INIT, "pybcl.apps._kernels",
     "C kernels of pybcl's apps: k-mers, de Bruijn graph walks, ISx, GUPS.", -1,
@@ -62,8 +49,10 @@ PyMODINIT_FUNC PyInit__kernels(void)
     import_array();
     if (link_core() < 0)
         return NULL;
-    PyObject *m = PyModule_Create(&kernels_module);
-    if (m && add_types_and_functions(m) < 0)
+    PyObject *m = bclpy_module_create(&kernels_module, types, BCLPY_COUNT(types),
+                                      method_tables, BCLPY_COUNT(method_tables));
+    /* the k-mer reader's sketch size, for pybcl.apps.kmer */
+    if (m && PyModule_AddIntConstant(m, "HLL_REGISTERS", BCL_HLL_REGISTERS) < 0)
         Py_CLEAR(m);
     return m;
 }

@@ -381,6 +381,19 @@ PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t narg
      BCLPY_DOC_EXIT}
 
 
+/* ---- module initialisation (modinit.c) ------------------------------- */
+typedef struct bclpy_named_type {
+    const char *name;
+    PyTypeObject *type;
+} bclpy_named_type;
+/* The module of `def`, with the types (readied, added under their names)
+ * and every function of the method tables; NULL with the exception. */
+PyObject *bclpy_module_create(PyModuleDef *def, const bclpy_named_type *types,
+                              size_t ntypes, PyMethodDef *const *tables, size_t ntables);
+/* m.name = obj, taking the new reference obj (NULL: its error is set). */
+int bclpy_add_new_ref(PyObject *m, const char *name, PyObject *obj);
+#define BCLPY_COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
 /* The types and function tables of the binding files; module.c adds each
  * of them to pybcl._core. */
 extern PyMethodDef bclpy_runtime_methods[];    /* module.c */

@@ -235,16 +235,11 @@ static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
-/* Entries not yet flushed are dropped with the buffer (flush() first). */
-static PyObject *hb_close(bclpy_HMBuf *self, PyObject *noargs)
-{
-    int rc = bclpy_life_closing("HashMapBuffer", self->live, self->epoch, &self->life);
-    if (rc == 0) {
-        bcl_hm_buffer_destroy(&self->b, 1);   /* every rank is here: no push is coming */
-        self->live = BCLPY_CLOSED;
-    }
-    return rc < 0 ? NULL : Py_NewRef(Py_None);
-}
+/* close(): entries not yet flushed are dropped with the buffer (flush()
+ * first); every rank is here, no push is coming, the inboxes go too. */
+static void hb_destroy_all(bcl_hm_buffer *b) { bcl_hm_buffer_destroy(b, 1); }
+
+BCLPY_CLOSE_METHOD(hb_close, bclpy_HMBuf, "HashMapBuffer", live, hb_destroy_all, b)
 
 static PyMethodDef hb_methods[] = {
     BCLPY_LIFE_METHODS(hb_close),

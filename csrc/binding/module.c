@@ -108,29 +108,19 @@ static PyObject *py_initialized(PyObject *self, PyObject *noargs)
             return NULL;                 \
     } while (0)
 
-static PyObject *py_rank(PyObject *self, PyObject *noargs)
-{
-    NEED_INIT();
-    return PyLong_FromLong(bcl_rt.rank);
-}
+/* Define `fn`, a query of the runtime's state: `expr` once the runtime is
+ * up (initialised with the defaults if nobody has yet). */
+#define RUNTIME_QUERY(fn, expr)                                                 \
+    static PyObject *fn(PyObject *self, PyObject *noargs)                      \
+    {                                                                           \
+        NEED_INIT();                                                            \
+        return (expr);                                                          \
+    }
 
-static PyObject *py_nprocs(PyObject *self, PyObject *noargs)
-{
-    NEED_INIT();
-    return PyLong_FromLong(bcl_rt.nprocs);
-}
-
-static PyObject *py_transport(PyObject *self, PyObject *noargs)
-{
-    NEED_INIT();
-    return PyUnicode_FromString(bcl_transport_name(bcl_rt.transport));
-}
-
-static PyObject *py_segment_size(PyObject *self, PyObject *noargs)
-{
-    NEED_INIT();
-    return PyLong_FromSize_t(bcl_rt.segment_size);
-}
+RUNTIME_QUERY(py_rank, PyLong_FromLong(bcl_rt.rank))
+RUNTIME_QUERY(py_nprocs, PyLong_FromLong(bcl_rt.nprocs))
+RUNTIME_QUERY(py_transport, PyUnicode_FromString(bcl_transport_name(bcl_rt.transport)))
+RUNTIME_QUERY(py_segment_size, PyLong_FromSize_t(bcl_rt.segment_size))
 
 static PyObject *py_barrier(PyObject *self, PyObject *noargs)
 {
@@ -306,26 +296,12 @@ static PyObject *py_allreduce_inplace(PyObject *self, BCLPY_FASTARGS)
     Py_RETURN_NONE;
 }
 
-/* Diagnostics for pybcl.info(): what init decided, read back from the core. */
-static PyObject *py_ranks_per_node(PyObject *self, PyObject *noargs)
-{
-    NEED_INIT();
-    return PyLong_FromLong(bcl_rt.node_ranks);
-}
-
-static PyObject *py_progress_thread(PyObject *self, PyObject *noargs)
-{
-    NEED_INIT();
-    return PyBool_FromLong(bcl_rt.progress_thread);
-}
-
-/* The core's reasons for its choices at init (bcl_runtime.h), as info() shows them. */
-static PyObject *py_reasons(PyObject *self, PyObject *noargs)
-{
-    NEED_INIT();
-    return Py_BuildValue("{ssss}", "transport", bcl_rt.transport_reason, "progress_thread",
-                         bcl_rt.progress_reason);
-}
+/* Diagnostics for pybcl.info(): what init decided, and why, read back from
+ * the core (bcl_runtime.h). */
+RUNTIME_QUERY(py_ranks_per_node, PyLong_FromLong(bcl_rt.node_ranks))
+RUNTIME_QUERY(py_progress_thread, PyBool_FromLong(bcl_rt.progress_thread))
+RUNTIME_QUERY(py_reasons, Py_BuildValue("{ssss}", "transport", bcl_rt.transport_reason,
+                                        "progress_thread", bcl_rt.progress_reason))
 
 /* Before MPI_Init: what pybcl._env must put in the environment (bcl_ompi_osc.h). */
 static PyObject *py_mpi_env_default(PyObject *self, PyObject *noargs)
@@ -364,7 +340,7 @@ PyMethodDef bclpy_runtime_methods[] = {
 };
 
 /* Every type and function table of pybcl._core, declared in bclpy.h. */
-static const struct { const char *name; PyTypeObject *type; } types[] = {
+static const bclpy_named_type types[] = {
     {"GlobalPtr", &bclpy_GlobalPtrType},
     {"FastQueue", &bclpy_FastQueueType},
     {"CircularQueue", &bclpy_CircularQueueType},
@@ -380,14 +356,6 @@ static PyMethodDef *const method_tables[] = {
     bclpy_runtime_methods, bclpy_configure_methods, bclpy_ops_methods, bclpy_collective_methods,
     bclpy_msgpack_methods,
 };
-
-/* m.name = obj, taking the new reference obj (NULL: its error). */
-static int add_new_ref(PyObject *m, const char *name, PyObject *obj)
-{
-    int rc = obj ? PyModule_AddObjectRef(m, name, obj) : -1;
-    Py_XDECREF(obj);
-    return rc;
-}
 
 static PyObject *transport_names(void)
 {
@@ -405,23 +373,6 @@ static PyObject *transport_names(void)
     return names;
 }
 
-static int add_types_and_functions(PyObject *m)
-{
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (PyType_Ready(types[i].type) < 0 ||
-            PyModule_AddObjectRef(m, types[i].name, (PyObject *)types[i].type) < 0)
-            return -1;
-    for (size_t i = 0; i < sizeof method_tables / sizeof method_tables[0]; i++)
-        if (PyModule_AddFunctions(m, method_tables[i]) < 0)
-            return -1;
-    /* the transports' names, from the core's one table (pybcl._env checks
-     * PYBCL_TRANSPORT against them), and the C functions other extensions
-     * may call (capi.h) */
-    return add_new_ref(m, "TRANSPORTS", transport_names()) < 0 ||
-                   add_new_ref(m, "_C_API", bclpy_capi_capsule()) < 0
-               ? -1 : 0;
-}
-
 static struct PyModuleDef core_module = {
     PyModuleDef_HEAD_INIT, "pybcl._core",
     "C core of pybcl: runtime, global pointers and containers over MPI-3.", -1,
@@ -431,13 +382,17 @@ static struct PyModuleDef core_module = {
 PyMODINIT_FUNC PyInit__core(void)
 {
     import_array();
-    PyObject *m = PyModule_Create(&core_module);
+    PyObject *m = bclpy_module_create(&core_module, types, BCLPY_COUNT(types), method_tables,
+                                      BCLPY_COUNT(method_tables));
+    /* the exceptions; the transports' names, from the core's one table
+     * (pybcl._env checks PYBCL_TRANSPORT against them); the C functions
+     * other extensions may call (capi.h) */
+    if (m && (bclpy_add_exceptions(m) < 0 ||
+              bclpy_add_new_ref(m, "TRANSPORTS", transport_names()) < 0 ||
+              bclpy_add_new_ref(m, "_C_API", bclpy_capi_capsule()) < 0))
+        Py_CLEAR(m);
     if (!m)
         return NULL;
-    if (bclpy_add_exceptions(m) < 0 || add_types_and_functions(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
     main_thread = pthread_self();
     bcl_set_interrupt_hook(check_python_signals);
     return m;

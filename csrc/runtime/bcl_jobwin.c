@@ -26,3 +26,19 @@ bcl_status bcl_job_window(int over_local)
     BCL_MPI_CHECK("MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, bcl_rt.win));
     return BCL_OK;
 }
+
+int bcl_job_window_free(MPI_Win *also)
+{
+    int rc = MPI_Win_flush_all(bcl_rt.win);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Win_unlock_all(bcl_rt.win);
+    if (rc == MPI_SUCCESS && also)
+        rc = MPI_Win_unlock_all(*also);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Barrier(bcl_rt.comm);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Win_free(&bcl_rt.win);
+    if (rc == MPI_SUCCESS && also)
+        rc = MPI_Win_free(also);
+    return rc;
+}

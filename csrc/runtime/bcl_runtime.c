@@ -367,13 +367,7 @@ bcl_status bcl_finalize(double exit_guard_seconds)
     if (bcl_rt.transport == BCL_TRANSPORT_RMA_NODE) {
         st = bcl_nodewin_free();
     } else {
-        rc = MPI_Win_flush_all(bcl_rt.win);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Win_unlock_all(bcl_rt.win);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Barrier(bcl_rt.comm);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Win_free(&bcl_rt.win);
+        rc = bcl_job_window_free(NULL);
     }
     bcl_view_detach_after();
     if (rc == MPI_SUCCESS && st == BCL_OK)

@@ -42,7 +42,7 @@ def _strip(text):
 def _top_level(code):
     """The file's top-level declarations: (text before the body or ';', has_body,
     body text).  Preprocessor lines are left out of the declarations (their
-    identifiers still count as references, see _references)."""
+    identifiers still count as references: Source.references reads it all)."""
     code = re.sub(r"^\s*#.*?(?<!\\)$", "", code, flags=re.M | re.S)
     out, depth, start, i, n = [], 0, 0, 0, len(code)
     head = None
@@ -142,12 +142,11 @@ def sources(root=CSRC):
     return sorted(out, key=lambda s: s.rel)
 
 
-def definers(srcs, variables=False):
-    """function (and with `variables`, variable) -> the set of files (paths
-    under csrc/) that define it (non-static)."""
+def definers(srcs):
+    """function -> the set of files (paths under csrc/) that define it (non-static)."""
     out = {}
     for s in srcs:
-        for name in s.functions | (s.defines if variables else set()):
+        for name in s.functions:
             out.setdefault(name, set()).add(s.rel)
     return out
 

@@ -18,9 +18,9 @@ def test_no_c_file_is_over_800_lines():
     assert graph.long_files(graph.sources()) == []
 
 
-def test_the_scan_finds_a_call_cycle_and_an_include_cycle(tmp_path):
-    """The check can fail: two files calling each other, and a header and a
-    file whose inline code calls back into the file that includes it."""
+def test_the_scan_finds_a_call_loop_and_a_header_loop(tmp_path):
+    """The check can fail: two files calling each other, and a header whose
+    inline code calls back into a file that includes it."""
     (tmp_path / "a.c").write_text('#include "a.h"\nint a_fn(int x) { return b_fn(x) + 1; }\n')
     (tmp_path / "a.h").write_text("int a_fn(int x);\n")
     (tmp_path / "b.c").write_text('/* a_fn( in a comment is no call */\n'

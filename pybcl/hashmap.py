@@ -193,6 +193,9 @@ class HashMapBuffer(_core.HashMapBuffer):
         _core.agree("HashMapBuffer()", ("grow",), (int(grow),))
         self._grow = bool(grow)
 
+    def __repr__(self) -> str:
+        return f"{_core.HashMapBuffer.__repr__(self)[:-1]}, grow={self._grow})"
+
     def _flush_once(self) -> None:
         _core.HashMapBuffer.flush(self)
 

@@ -17,9 +17,10 @@
 # rank (halt_on_error), the launcher ends the job, and the pass fails.
 #
 # Self-check first: the scratch build also holds two planted bugs
-# (scripts/sanitize/planted.c, called by nothing in the core); a 2-rank job
-# calls each on one rank while the other waits in a barrier, and the pass
-# stops unless ASan and UBSan each report theirs and the job fails in time.
+# (scripts/sanitize/planted.c, called by nothing in the core); a 2-rank
+# pytest job (scripts/sanitize/test_planted_bugs.py) calls each on one rank
+# while the other waits in a collective, and the pass stops unless ASan and
+# UBSan each report theirs and the job fails in time.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [ -n "${VIRTUAL_ENV:-}" ] || . .venv/bin/activate
@@ -52,12 +53,16 @@ import sys, pybcl._core as core
 assert core.__file__.startswith(sys.argv[1] + "/"), f"imported {core.__file__}, not the scratch build"
 PY
 
+# pytest as the suite runs it; --capture=sys: a sanitizer writes its report
+# to file descriptor 2 from C, which pytest's default capture would hold
+# back and lose with the rank it ends.
+PYTEST=(python -m pytest -q --with-mpi -p no:cacheprovider --capture=sys)
+
 selfcheck() {    # FUNCTION REPORT: the planted bug must be reported and fail the job
     local out status=0
-    out=$(timeout --kill-after=10 "$CHECK_LIMIT" "$MPIEXEC" -n 2 \
-          python scripts/sanitize/selfcheck.py "$1" 2>&1) || status=$?
-    if [ "$status" -eq 0 ] || [ "$status" -ge 124 ] || [[ $out != *"$2"* ]] \
-            || [[ $out == *UNREPORTED* ]]; then
+    out=$(PYBCL_PLANTED=$1 timeout --kill-after=10 "$CHECK_LIMIT" "$MPIEXEC" -n 2 \
+          "${PYTEST[@]}" tests/test_planted_bugs.py 2>&1) || status=$?
+    if [ "$status" -eq 0 ] || [ "$status" -ge 124 ] || [[ $out != *"$2"* ]]; then
         printf '%s\n' "$out" | tail -n 40
         echo "run_sanitizers: self-check failed: $1 (exit $status) was not reported as '$2'" >&2
         exit 1
@@ -65,8 +70,10 @@ selfcheck() {    # FUNCTION REPORT: the planted bug must be reported and fail th
     echo "   $1: '$2' reported, job failed with exit status $status"
 }
 echo "== self-check: planted bugs, 2 ranks"
+cp scripts/sanitize/test_planted_bugs.py tests/
 selfcheck bcl_planted_out_of_bounds_write "ERROR: AddressSanitizer: heap-buffer-overflow"
 selfcheck bcl_planted_oversized_shift "runtime error: shift exponent 40 is too large"
+rm tests/test_planted_bugs.py
 # and the preload stays in Python: another program started by a rank runs without it
 python -c 'import subprocess, sys; maps = open("/proc/self/maps").read(); \
 child = subprocess.run(["cat", "/proc/self/maps"], capture_output=True, text=True).stdout; \
@@ -100,7 +107,7 @@ for transport in $TRANSPORTS; do
     echo "== ASan+UBSan, 2 ranks, $transport"
     start=$SECONDS
     if PYBCL_TRANSPORT=$transport timeout --kill-after=30 "$PASS_LIMIT" "$MPIEXEC" -n 2 \
-            python -m pytest -q --with-mpi -p no:cacheprovider "${TESTS[@]}"; then
+            "${PYTEST[@]}" "${TESTS[@]}"; then
         echo "== $transport passed in $((SECONDS - start)) s"
     else
         echo "== $transport FAILED after $((SECONDS - start)) s"

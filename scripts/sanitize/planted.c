@@ -3,7 +3,7 @@
  * scripts/run_sanitizers.sh copies this file into its scratch copy of the C
  * core only (never into csrc/ of the tree), so the sanitized extension holds
  * them, compiled with the same flags as the rest of the core; nothing in the
- * core calls them.  selfcheck.py calls one through ctypes on one rank, mid-job,
+ * core calls them.  test_planted_bugs.py calls one through ctypes on one rank, mid-job,
  * and the script checks that the sanitizer reports it and the job fails
  * (rather than passing or hanging). */
 #include <stdlib.h>

@@ -380,6 +380,8 @@ static PyObject *array_repr(ArrayObject *self)
 
 #define GETTER(name, expr) BCLPY_GETTER(ArrayObject, array, name, check_created, expr)
 GETTER(size, PyLong_FromUnsignedLongLong(self->a.size))
+GETTER(shape, Py_BuildValue("(K)", (unsigned long long)self->a.size))
+GETTER(ndim, PyLong_FromLong(1))
 GETTER(dtype, Py_NewRef((PyObject *)self->dtype))
 GETTER(host, PyLong_FromLong(self->a.host))
 GETTER(block, PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : self->a.block))
@@ -399,10 +401,17 @@ static PyMethodDef array_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
+/* The NumPy-like properties both kinds have. */
+#define ARRAY_COMMON_GETSET                                                        \
+    {"size", (getter)array_get_size, NULL,                                         \
+     BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL}, \
+    BCLPY_PROPERTY("shape", array_get_shape, "tuple: (size,), as for a 1-D NumPy array.", \
+                   "a.shape == (a.size,)"),                                        \
+    BCLPY_PROPERTY("ndim", array_get_ndim, "int: 1, as for a 1-D NumPy array.", "a.ndim"), \
+    BCLPY_PROPERTY("dtype", array_get_dtype, "numpy.dtype: the element dtype.", "a.dtype")
+
 static PyGetSetDef darray_getset[] = {
-    {"size", (getter)array_get_size, NULL,
-     BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL},
-    BCLPY_PROPERTY("dtype", array_get_dtype, "numpy.dtype: the element dtype.", "a.dtype"),
+    ARRAY_COMMON_GETSET,
     BCLPY_PROPERTY("block", array_get_block,
                    "int: elements per rank (the last may hold fewer).",
                    "a.block"),
@@ -410,9 +419,7 @@ static PyGetSetDef darray_getset[] = {
 };
 
 static PyGetSetDef harray_getset[] = {
-    {"size", (getter)array_get_size, NULL,
-     BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL},
-    BCLPY_PROPERTY("dtype", array_get_dtype, "numpy.dtype: the element dtype.", "a.dtype"),
+    ARRAY_COMMON_GETSET,
     BCLPY_PROPERTY("host", array_get_host, "int: the rank holding the array.", "a.host"),
     {NULL, NULL, NULL, NULL, NULL}
 };

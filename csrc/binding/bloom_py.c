@@ -33,7 +33,8 @@ typedef struct {
 
 /* ---- keys -> hashes ----------------------------------------------------- */
 
-static int hash_generic(BloomObject *self, PyObject *x, uint64_t *h)
+/* `argname`: the parameter an error names (x, or xs for an element of xs). */
+static int hash_generic(BloomObject *self, PyObject *x, uint64_t *h, const char *argname)
 {
     bcl_mp_writer local, *w = &self->scratch;
     if (self->scratch_busy) {      /* re-entered from a key's own code */
@@ -43,7 +44,7 @@ static int hash_generic(BloomObject *self, PyObject *x, uint64_t *h)
         bcl_mp_writer_reset(w);
     }
     self->scratch_busy++;
-    int rc = bclpy_key_serialize(&self->kt, x, w, "key");
+    int rc = bclpy_key_serialize(&self->kt, x, w, argname);
     self->scratch_busy--;
     if (rc == 0)
         *h = bcl_bloom_hash(w->buf, w->len);
@@ -71,7 +72,7 @@ static inline int key_hash(BloomObject *self, PyObject *x, uint64_t *h)
             PyErr_Clear();
         }
     }
-    return hash_generic(self, x, h);
+    return hash_generic(self, x, h, "x");
 }
 
 static int check_created(BloomObject *self)
@@ -275,7 +276,7 @@ static PyObject *bloom_many(BloomObject *self, PyObject *xs, int insert)
             return hs ? NULL : PyErr_NoMemory();
         }
         for (Py_ssize_t i = 0; i < n; i++) {
-            if (hash_generic(self, PySequence_Fast_GET_ITEM(seq, i), &hs[i]) < 0) {
+            if (hash_generic(self, PySequence_Fast_GET_ITEM(seq, i), &hs[i], "xs") < 0) {
                 PyMem_Free(hs);
                 Py_DECREF(out);
                 Py_DECREF(seq);

@@ -319,12 +319,12 @@ static PyObject *collective(PyObject *(*body)(bclpy_HashMap *, PyObject *),
     return r;
 }
 
-static PyObject *hm_size_body(bclpy_HashMap *self, PyObject *unused)
+static PyObject *size_as(bclpy_HashMap *self, const char *what)
 {
     uint64_t n;
     bcl_status st;
     HM_LIVE_OR(self, NULL);
-    if (agree_view(self, "HashMap.size()") < 0)
+    if (agree_view(self, what) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hm_size(&self->m, &n);
@@ -333,10 +333,31 @@ static PyObject *hm_size_body(bclpy_HashMap *self, PyObject *unused)
     return PyLong_FromUnsignedLongLong(n);
 }
 
-/* size(), len(m): collective and agreement-checked (a subset raises). */
+static PyObject *hm_size_body(bclpy_HashMap *self, PyObject *unused)
+{
+    return size_as(self, "HashMap.size()");
+}
+
+static PyObject *hm_length_body(bclpy_HashMap *self, PyObject *unused)
+{
+    return size_as(self, "len(HashMap)");
+}
+
+/* size(), len(m): collective and agreement-checked (a subset raises), each
+ * under its own name. */
 static PyObject *hm_size(bclpy_HashMap *self, PyObject *noargs)
 {
     return collective(hm_size_body, self, NULL, "HashMap.size()");
+}
+
+static Py_ssize_t hm_length(bclpy_HashMap *self)
+{
+    PyObject *n = collective(hm_length_body, self, NULL, "len(HashMap)");
+    if (!n)
+        return -1;
+    Py_ssize_t r = PyLong_AsSsize_t(n);
+    Py_DECREF(n);
+    return r;
 }
 
 /* _collective_view(what): the first step of the Python-level views
@@ -505,7 +526,7 @@ static PyGetSetDef hm_getset[] = {
 };
 
 static PyMappingMethods hm_as_mapping = {
-    .mp_length = (lenfunc)bclpy_hm_length,
+    .mp_length = (lenfunc)hm_length,
     .mp_subscript = (binaryfunc)hm_subscript,
     .mp_ass_subscript = (objobjargproc)hm_ass_subscript,
 };

@@ -61,12 +61,11 @@ PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 
-/* ---- deletion and len() (hashmap_erase_py.c) ----------------------------- */
+/* ---- deletion (hashmap_erase_py.c) ------------------------------------- */
 int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key);
 PyObject *bclpy_hm_erase(bclpy_HashMap *self, BCLPY_FASTARGS);
 PyObject *bclpy_hm_erase_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 int bclpy_hm_delitem(bclpy_HashMap *self, PyObject *key);
-Py_ssize_t bclpy_hm_length(bclpy_HashMap *self);
 
 /* ---- HashMapBuffer's serialized keys and values (hmvbuffer_py.c) ------- */
 struct bcl_hm_buffer;

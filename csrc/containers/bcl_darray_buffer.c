@@ -158,6 +158,9 @@ static void keep_first(bcl_status *first, bcl_status st)
         *first = st;
 }
 
+/* The user's call, named when a peer has left instead (bcl_depart.h). */
+#define FLUSH "DArrayBuffer.flush()"
+
 bcl_status bcl_dabuf_flush(bcl_dabuf *b)
 {
     int me = bcl_rt.rank;
@@ -167,7 +170,7 @@ bcl_status bcl_dabuf_flush(bcl_dabuf *b)
     for (int r = 0; err == BCL_OK && r < bcl_rt.nprocs; r++)
         if (r != me)
             keep_first(&err, push(b, r));
-    if ((st = bcl_barrier()) != BCL_OK)
+    if ((st = bcl_barrier_named(FLUSH)) != BCL_OK)
         return st;
     /* Local phase: nobody pushes or updates until the next barrier. */
     if (err == BCL_OK)
@@ -175,10 +178,10 @@ bcl_status bcl_dabuf_flush(bcl_dabuf *b)
     if (err == BCL_OK)
         apply(b, b->buf[me], b->count[me]);
     b->count[me] = 0;
-    if ((st = bcl_barrier()) != BCL_OK)
+    if ((st = bcl_barrier_named(FLUSH)) != BCL_OK)
         return st;
     uint64_t failed = err != BCL_OK;
-    if ((st = bcl_allreduce(&failed, 1, BCL_U64, BCL_SUM)) != BCL_OK)
+    if ((st = bcl_allreduce_named(FLUSH, &failed, 1, BCL_U64, BCL_SUM)) != BCL_OK)
         return st;
     if (err != BCL_OK)
         return err;

@@ -362,7 +362,7 @@ def write_fasta(res: dict[str, Any], path: str) -> None:
     """Collective: ranks append their unitigs in turn, rank 0 first."""
     counts = pybcl.comm().allgather(len(res["sequences"]))
     data = fasta(res, sum(counts[:pybcl.rank()]))
-    _cli.append_in_turn(path, data, pybcl.rank(), pybcl.nprocs(), pybcl.barrier)
+    _cli.append_in_turn(path, data, pybcl.rank(), pybcl.nprocs(), pybcl.barrier, "-o")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -397,23 +397,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _cli.say_error(prog, str(e))
         return _cli.INPUT
     st = res["stats"]
-    t = time.perf_counter()
-    if args.output:
-        write_fasta(res, args.output)
-    st["seconds"]["output"] = time.perf_counter() - t
-    if pybcl.rank() == 0:
-        st["inputs"] = [str(s) for s in sources]
-        s = st["seconds"]
-        print(f"contigs, k={args.k}, min count {args.min_count}, {st['ranks']} rank(s), "
-              f"transport {st['transport']}: {', '.join(st['inputs'])}")
-        print(f"  {st['solid_kmers']:,} solid k-mers -> {st['unitigs']:,} unitigs "
-              f"({st['cycles']} cycles), {st['total_length']:,} bp, N50 {st['n50']:,}, "
-              f"longest {st['max_length']:,}")
-        print("  seconds: " + ", ".join(f"{p} {v:.2f}" for p, v in s.items())
-              + f"; peak RSS {max(st['peak_rss_bytes_per_rank']) / 2**20:.0f} MiB/rank")
-        _cli.write_json(args.json, st)
-    pybcl.barrier()
-    return 0
+    with _cli.Outputs(prog) as out:
+        t = time.perf_counter()
+        if args.output:
+            write_fasta(res, args.output)
+        st["seconds"]["output"] = time.perf_counter() - t
+        if pybcl.rank() == 0:
+            st["inputs"] = [str(s) for s in sources]
+            s = st["seconds"]
+            print(f"contigs, k={args.k}, min count {args.min_count}, {st['ranks']} rank(s), "
+                  f"transport {st['transport']}: {', '.join(st['inputs'])}")
+            print(f"  {st['solid_kmers']:,} solid k-mers -> {st['unitigs']:,} unitigs "
+                  f"({st['cycles']} cycles), {st['total_length']:,} bp, N50 {st['n50']:,}, "
+                  f"longest {st['max_length']:,}")
+            print("  seconds: " + ", ".join(f"{p} {v:.2f}" for p, v in s.items())
+                  + f"; peak RSS {max(st['peak_rss_bytes_per_rank']) / 2**20:.0f} MiB/rank")
+            _cli.write_json(args.json, st)
+    return out.status(0)
 
 
 if __name__ == "__main__":

@@ -185,17 +185,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except pybcl.SegmentFull as exc:      # raised on every rank alike
         _cli.say_error(ap.prog, f"--log2-size {n}: {exc}")
         return _cli.INPUT
-    if pybcl.rank() == 0:
-        print(f"GUPS ({res['mode']}, batch {res['batch']}): {res['ranks']} rank(s), "
-              f"transport {res['transport']}, table 2^{n} words, "
-              f"{res['updates']:,} updates in {res['seconds']:.4f} s")
-        print(f"  {res['gups']:.6f} GUP/s; {res['errors']} errors "
-              f"(allowed {res['errors_allowed']}); checksum "
-              f"{'ok' if res['checksum_ok'] else 'WRONG'}; verification "
-              f"{'PASSED' if res['verified'] else 'FAILED'}")
-        _cli.write_json(args.json, res)
-    pybcl.barrier()
-    return 0 if res["verified"] else 1
+    with _cli.Outputs(ap.prog) as out:
+        if pybcl.rank() == 0:
+            print(f"GUPS ({res['mode']}, batch {res['batch']}): {res['ranks']} rank(s), "
+                  f"transport {res['transport']}, table 2^{n} words, "
+                  f"{res['updates']:,} updates in {res['seconds']:.4f} s")
+            print(f"  {res['gups']:.6f} GUP/s; {res['errors']} errors "
+                  f"(allowed {res['errors_allowed']}); checksum "
+                  f"{'ok' if res['checksum_ok'] else 'WRONG'}; verification "
+                  f"{'PASSED' if res['verified'] else 'FAILED'}")
+            _cli.write_json(args.json, res)
+    return out.status(0 if res["verified"] else 1)
 
 
 def argparse_hidden() -> str:

@@ -13,6 +13,7 @@ singletons never take a bucket, and recounts in a second pass, so the
 counts stay exact.  docs/apps.md describes how inputs are split, the
 map's sizing and ``--bloom``.
 """
+import argparse
 import gzip
 import os
 import resource
@@ -296,11 +297,18 @@ def cli_sources(reads: Sequence[str], demo: bool) -> list["Source"]:
 # ---- the counting -------------------------------------------------------------
 
 class Progress:
-    """A progress line on stderr (rank 0), at most every `every` seconds."""
+    """A progress line on stderr (rank 0), at most every `every` seconds: the
+    k-mers read in this pass and their rate, and, against the k-mers the rank
+    expects to read (`expected`: an estimate, from the input's size), the
+    share done and the time left at that rate."""
 
-    def __init__(self, enabled: bool, every: float = 2.0) -> None:
-        self.enabled, self.every = enabled, every
+    def __init__(self, enabled: bool, expected: float = 0.0, every: float = 2.0) -> None:
+        self.enabled, self.expected, self.every = enabled, expected, every
         self.t0 = self.last = time.perf_counter()
+
+    def begin(self, phase: str) -> None:
+        """A pass over the input starts: its rate and time left count from now."""
+        self.t0 = time.perf_counter()
 
     def __call__(self, phase: str, kmers: int, force: bool = False) -> None:
         now = time.perf_counter()
@@ -308,9 +316,25 @@ class Progress:
             return
         self.last = now
         rate = kmers / max(now - self.t0, 1e-9)
-        sys.stderr.write(f"kmer [{phase}] {kmers / 1e6:8.2f} M k-mers read on rank 0, "
-                         f"{rate / 1e6:6.2f} M k-mers/s\n")
+        line = (f"kmer [{phase}] {kmers / 1e6:8.2f} M k-mers read on rank 0, "
+                f"{rate / 1e6:6.2f} M k-mers/s")
+        if self.expected > 0 and rate > 0:
+            left = max(self.expected - kmers, 0.0)
+            # an estimate: the line never claims the end before it comes
+            done = min(kmers / self.expected, 0.99)
+            line += f", {100 * done:.0f}% done, about {duration(left / rate)} left"
+        sys.stderr.write(line + "\n")
         sys.stderr.flush()
+
+
+def duration(seconds: float) -> str:
+    """`seconds` for a person: '42 s', '3 min 05 s', '1 h 20 min'."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 
 def peak_rss_bytes() -> int:
@@ -345,6 +369,7 @@ def _count_pass(srcs: Sequence[Source], k: int, me: int, P: int, buf: Any, add: 
     in the round's flush, after which every rank raises KmerInputError.
     Returns the k-mers this rank read."""
     it = _pieces(srcs, k, me, P)
+    prog.begin(phase)
     read, more, problem = 0, True, None
     while True:
         taken = 0
@@ -444,7 +469,7 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
                                     pybcl._env.segment_size()))
     if pybcl.nprocs() != P:
         raise RuntimeError("pybcl runs on another communicator than COMM_WORLD")
-    prog = Progress(progress and me == 0)
+    prog = Progress(progress and me == 0, expected=share)
     counts = pybcl.HashMap(2 * first * P, key_type="uint64", value_type="int64")
     buf = pybcl.HashMapBuffer(counts, queue_size, min(queue_size, MESSAGE_ENTRIES), grow=True)
     buckets_first = counts.capacity
@@ -551,7 +576,7 @@ def write_counts(res: dict[str, Any], path: str, k: int) -> None:
     """Collective: ranks append their entries (sorted by code) in turn, rank 0 first."""
     order = np.argsort(res["keys"])
     data = _kernels.kmer_tsv(res["keys"][order], res["counts"][order], k)
-    _cli.append_in_turn(path, data, pybcl.rank(), pybcl.nprocs(), pybcl.barrier)
+    _cli.append_in_turn(path, data, pybcl.rank(), pybcl.nprocs(), pybcl.barrier, "--counts")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -601,40 +626,42 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 1
     st = res["stats"]
     top = top_kmers(res, min(args.top, 1 << 20))
-    t = time.perf_counter()
-    if args.counts:
-        write_counts(res, args.counts, args.k)
-    st["seconds"]["output"] = time.perf_counter() - t
-    if pybcl.rank() == 0:
-        hist = res["histogram"]
-        text = histo_lines(hist)
-        if args.histo:
-            with open(args.histo, "w") as fh:
-                fh.write(text)
-        if args.json:
+    with _cli.Outputs(prog) as out:
+        t = time.perf_counter()
+        if args.counts:
+            write_counts(res, args.counts, args.k)
+        st["seconds"]["output"] = time.perf_counter() - t
+        if pybcl.rank() == 0:
+            hist = res["histogram"]
+            text = histo_lines(hist)
+            _cli.write_file("--histo", args.histo, text)
             _cli.write_json(args.json, dict(
                 st, histogram=[[c, int(n)] for c, n in enumerate(hist) if c and n]))
-        s = st["seconds"]
-        print(f"k-mer counting, k={args.k}, {st['ranks']} rank(s), transport {st['transport']}"
-              f"{', Bloom filter' if args.bloom else ''}: {', '.join(st['inputs'])}")
-        print(f"  {st['kmers_total']:,} k-mers, {st['distinct']:,} distinct; "
-              f"{st['kmers_per_s'] / 1e6:.2f} M k-mers/s (count {s['count']:.2f} s; "
-              f"setup {s['setup']:.2f} s, histogram {s['histogram']:.2f} s); peak RSS "
-              f"{max(st['peak_rss_bytes_per_rank']) / 2**20:.0f} MiB/rank")
-        print(f"top {len(top)} k-mers (canonical, count):")
-        if top:
-            names = _kernels.kmer_decode(np.array([kv[0] for kv in top], dtype=np.uint64), args.k)
-            for name, (_, c) in zip(names, top):
-                print(f"  {name.decode()}  {c}")
-        head = text.splitlines()[:10]
-        print(f"histogram head (count  number of k-mers)"
-              f"{' -- count 1 derived' if args.bloom else ''}:")
-        for line in head:
-            count, number = line.split()
-            print(f"  {int(count):5d}  {int(number):,}")
-        sys.stdout.flush()
-    pybcl.barrier()
-    return 0
+            report(args, st, top, text)
+    return out.status(0)
+
+
+def report(args: argparse.Namespace, st: dict[str, Any], top: list[tuple[int, int]],
+           histo_text: str) -> None:
+    """The run's summary on stdout (rank 0)."""
+    s = st["seconds"]
+    print(f"k-mer counting, k={args.k}, {st['ranks']} rank(s), transport {st['transport']}"
+          f"{', Bloom filter' if args.bloom else ''}: {', '.join(st['inputs'])}")
+    print(f"  {st['kmers_total']:,} k-mers, {st['distinct']:,} distinct; "
+          f"{st['kmers_per_s'] / 1e6:.2f} M k-mers/s (count {s['count']:.2f} s; "
+          f"setup {s['setup']:.2f} s, histogram {s['histogram']:.2f} s); peak RSS "
+          f"{max(st['peak_rss_bytes_per_rank']) / 2**20:.0f} MiB/rank")
+    print(f"top {len(top)} k-mers (canonical, count):")
+    if top:
+        names = _kernels.kmer_decode(np.array([kv[0] for kv in top], dtype=np.uint64), args.k)
+        for name, (_, c) in zip(names, top):
+            print(f"  {name.decode()}  {c}")
+    print(f"histogram head (count  number of k-mers)"
+          f"{' -- count 1 derived' if args.bloom else ''}:")
+    for line in histo_text.splitlines()[:10]:
+        count, number = line.split()
+        print(f"  {int(count):5d}  {int(number):,}")
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

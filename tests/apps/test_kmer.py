@@ -10,6 +10,7 @@ import gzip
 import json
 import os
 import random
+import re
 
 import numpy as np
 import pytest
@@ -365,6 +366,23 @@ def test_app_counts_in_rounds_when_the_input_outgrows_a_flush(monkeypatch, bloom
     ok = ok and all(int(res["histogram"][c]) == n for c, n in
                     collections.Counter(want.values()).items())
     assert all_ok(ok)
+
+
+def test_progress_line_gives_the_share_done_and_the_time_left(monkeypatch, capsys):
+    from pybcl.apps import kmer
+
+    class EveryPiece(kmer.Progress):          # a line per piece, not every 2 s
+        def __init__(self, enabled, expected=0.0):
+            super().__init__(enabled, expected, every=0.0)
+    monkeypatch.setattr(kmer, "Progress", EveryPiece)
+    text = small_reads(seed=4)
+    kmer.count_kmers([text.encode()] * 3, k=15, progress=True)
+    lines = capsys.readouterr().err.splitlines()
+    line = re.compile(r"kmer \[count\] +[0-9.]+ M k-mers read on rank 0, +[0-9.]+ M k-mers/s, "
+                      r"[0-9]+% done, about [0-9]+ s left$")
+    ok = len(lines) >= 1 and all(line.match(x) for x in lines) if pybcl.rank() == 0 else True
+    assert all_ok(ok), lines
+    assert kmer.duration(185) == "3 min 05 s" and kmer.duration(4800) == "1 h 20 min"
 
 
 def test_kmer_kernels_take_their_parameters_by_name(tmp_path):

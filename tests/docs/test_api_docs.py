@@ -7,6 +7,7 @@ no parameters.  The stubs are what mypy and IDEs check user code against, so
 a parameter renamed or added in C and not in the stub fails here.
 """
 import ast
+import importlib.metadata
 import inspect
 import os
 import subprocess
@@ -152,6 +153,26 @@ def test_mypy_strict_on_examples_and_apps():
     proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
                            os.path.join(ROOT, "examples"), os.path.join(ROOT, "pybcl", "apps")],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.serial_only
+def test_type_checkers_find_the_installed_package(tmp_path):
+    """Installed (`pip install .`, or `pip install -e .` as
+    scripts/setup_env.sh does), pybcl is found with its stubs by mypy run on
+    a script anywhere: an editable install puts the checkout on sys.path
+    with a plain .pth line (pyproject.toml, package-dir), which mypy reads."""
+    pytest.importorskip("mypy")
+    try:
+        importlib.metadata.distribution("pybcl-mpi")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("pybcl is not installed in this Python (run from a build in place)")
+    script = tmp_path / "use_pybcl.py"
+    script.write_text("import pybcl\n\nn: int = pybcl.DArray(4).shape[0]\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                           str(script)], capture_output=True, text=True, cwd=tmp_path,
+                          env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

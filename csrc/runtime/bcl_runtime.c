@@ -264,6 +264,7 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
     BCL_MPI_CHECK("MPI_Comm_set_errhandler",
                   MPI_Comm_set_errhandler(bcl_rt.comm, MPI_ERRORS_RETURN));
     BCL_MPI_CHECK("MPI_Comm_dup", MPI_Comm_dup(bcl_rt.comm, &bcl_rt.depart_comm));
+    BCL_MPI_CHECK("MPI_Comm_dup", MPI_Comm_dup(bcl_rt.comm, &bcl_rt.agree_comm));
     BCL_MPI_CHECK("MPI_Comm_rank", MPI_Comm_rank(bcl_rt.comm, &bcl_rt.rank));
     BCL_MPI_CHECK("MPI_Comm_size", MPI_Comm_size(bcl_rt.comm, &bcl_rt.nprocs));
 
@@ -304,12 +305,17 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
         return st;
     memset(bcl_rt.local_base + bcl_rt.free_stack, 0, sizeof(uint64_t));
     /* Only the rma transports need the target's CPU to complete operations. */
-    if (bcl_rt.async_progress && bcl_rt.transport != BCL_TRANSPORT_SHM &&
-        (st = bcl_progress_thread_start(20)) != BCL_OK)
+    if (bcl_progress_thread_wanted() && (st = bcl_progress_thread_start(20)) != BCL_OK)
         return st;
     /* Nobody touches a peer's segment before the peer has finished setting it up. */
     BCL_MPI_CHECK("MPI_Barrier", MPI_Barrier(bcl_rt.comm));
     return BCL_OK;
+}
+
+int bcl_progress_thread_wanted(void)
+{
+    return bcl_rt.async_progress == BCL_PROGRESS_ALWAYS ||
+           (bcl_rt.async_progress == BCL_PROGRESS_RMA && bcl_rt.transport != BCL_TRANSPORT_SHM);
 }
 
 bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
@@ -376,6 +382,7 @@ bcl_status bcl_finalize(double exit_guard_seconds)
     free(bcl_rt.bases);
     MPI_Comm_free(&bcl_rt.comm);
     MPI_Comm_free(&bcl_rt.depart_comm);
+    MPI_Comm_free(&bcl_rt.agree_comm);   /* a round left unfinished dies with it */
     int ours = bcl_rt.we_initialized_mpi;
     int rank = bcl_rt.rank;
     memset(&bcl_rt, 0, sizeof bcl_rt);

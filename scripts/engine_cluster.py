@@ -5,13 +5,14 @@
 
 Inside, `ipp.Cluster(engines="mpi")` launches its engines with the same
 mpiexec as the suite's own jobs (PYBCL_TEST_MPIEXEC, default
-`mpiexec.mpich`): the profile in a fresh IPYTHONDIR says so, and the
-engines import the pybcl of this tree.  On the way out every process that
+`mpiexec.mpich`: first on PATH as `mpiexec`), with a fresh IPYTHONDIR, and
+the engines import the pybcl of this tree.  On the way out every process that
 started under that IPYTHONDIR -- controller, mpiexec, engines, their nannies
 -- is stopped, whatever the notebook or test did, so no engine outlives it.
 """
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 import tempfile
@@ -65,15 +66,20 @@ def stop_all(where, grace=10.0):
 
 @contextlib.contextmanager
 def ipython_dir(pythonpath=ROOT):
-    """An environment (dict) whose IPython profile starts MPI engines with
+    """An environment (dict) in which ipyparallel starts MPI engines with
     this suite's mpiexec, importing pybcl from `pythonpath`; everything
     started under it is stopped on the way out."""
     where = tempfile.mkdtemp(prefix="pybcl_ipp_")
-    profile = os.path.join(where, "profile_default")
-    os.makedirs(profile)
-    with open(os.path.join(profile, "ipcluster_config.py"), "w") as fh:
-        fh.write(f"c.MPILauncher.mpi_cmd = [{mpiexec()!r}]\n")
+    # ipyparallel's MPI launcher runs `mpiexec` from PATH (a kernel does not
+    # read ipcluster_config.py): this one is the suite's
+    shims = os.path.join(where, "bin")
+    os.makedirs(shims)
+    shim = os.path.join(shims, "mpiexec")
+    with open(shim, "w") as fh:        # not a symlink: hydra finds its proxy beside argv[0]
+        fh.write(f'#!/bin/sh\nexec {shlex.quote(mpiexec())} "$@"\n')
+    os.chmod(shim, 0o755)
     env = dict(os.environ, IPYTHONDIR=where, **{MARK: where})
+    env["PATH"] = shims + os.pathsep + os.environ.get("PATH", "")
     env["PYTHONPATH"] = pythonpath + os.pathsep + os.environ.get("PYTHONPATH", "")
     try:
         yield env

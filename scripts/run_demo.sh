@@ -9,6 +9,6 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PYBCL_SETUP=demo . scripts/setup_env.sh
 # the system's MPICH launcher, or the `mpich` wheel's (the venv's mpiexec)
-MPIEXEC=$(command -v mpiexec.mpich || echo mpiexec)
+if mpicc.mpich -show >/dev/null 2>&1; then MPIEXEC=mpiexec.mpich; else MPIEXEC=mpiexec; fi
 echo "== $MPIEXEC -n ${PYBCL_DEMO_RANKS:-2} python -m pybcl.apps.kmer --demo $*"
 exec "$MPIEXEC" -n "${PYBCL_DEMO_RANKS:-2}" python -m pybcl.apps.kmer --demo "$@"

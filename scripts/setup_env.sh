@@ -15,7 +15,7 @@ PY=${PYTHON:-python3}
 # no mpi4py build -- and builds pybcl in place against the wheel's mpicc, in
 # parallel.  With a system MPICH it goes on as for the tests (below), so a
 # machine that has one keeps using it.
-if [ "${PYBCL_SETUP:-test}" = demo ] && ! command -v mpicc.mpich >/dev/null; then
+if [ "${PYBCL_SETUP:-test}" = demo ] && ! mpicc.mpich -show >/dev/null 2>&1; then
     [ -x .venv/bin/python ] || { echo "== creating .venv"; $PY -m venv .venv; }
     # shellcheck disable=SC1091
     . .venv/bin/activate

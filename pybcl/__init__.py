@@ -32,6 +32,9 @@ from . import _abort  # noqa: E402
 # After _runtime registered its atexit finalize: one rank failing (even before
 # init) ends the whole job with its exit code.
 _abort.install()
+from . import _kernel  # noqa: E402
+
+_kernel.install()                # in an interactive kernel: cells, not the job, fail
 from .hashmap import HashMap, HashMapBuffer  # noqa: E402
 from ._info import info  # noqa: E402
 

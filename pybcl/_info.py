@@ -7,7 +7,7 @@ import platform
 import sys
 from typing import Any
 
-from . import _core, _env
+from . import _core, _env, _kernel
 
 
 def _wait_reason(wait: dict[str, Any]) -> str:
@@ -65,7 +65,7 @@ def info() -> dict[str, Any]:
         "wait_policy": wait["policy"],
         "wait_reason": _wait_reason(wait),
         "node_cpus": wait["node_cpus"],
-        "async_progress_requested": _env.async_progress(),
+        "async_progress_requested": bool(_env.async_progress(_kernel.in_kernel())),
         "progress_thread": _core.progress_thread(),
         "progress_reason": reasons["progress_thread"],
     }

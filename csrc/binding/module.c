@@ -11,7 +11,9 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "comm/bcl_agree.h"
 #include "comm/bcl_depart.h"
+#include "comm/bcl_resync.h"
 #include "runtime/bcl_exit_guard.h"
 #include "runtime/bcl_interrupt.h"
 #include "runtime/bcl_ompi_osc.h"
@@ -43,19 +45,20 @@ static PyObject *py_init(PyObject *self, BCLPY_FASTARGS)
     PyObject *a[4];
     long long comm_addr, segsize;
     const char *transport;
-    int async_progress;
+    long long async_progress;
     if (bclpy_parse("init", args, nargs, kwnames, NULL, 4, 4, a) < 0 ||
         bclpy_int_arg(a[0], "comm_address", 0, LLONG_MAX, &comm_addr) < 0 ||
         bclpy_int_arg(a[1], "segment_size", 1, PY_SSIZE_T_MAX, &segsize) < 0 ||
         bclpy_str_arg(a[2], "transport", 0, &transport) < 0 ||
-        (async_progress = PyObject_IsTrue(a[3])) < 0)
+        bclpy_int_arg(a[3], "async_progress", BCL_PROGRESS_OFF, BCL_PROGRESS_ALWAYS,
+                      &async_progress) < 0)
         return NULL;
     bcl_transport t;
     CHECK(bcl_transport_parse(transport, &t));
     MPI_Comm comm = comm_addr ? *(MPI_Comm *)(uintptr_t)comm_addr : MPI_COMM_NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_init(comm, (size_t)segsize, t, async_progress);
+    st = bcl_init(comm, (size_t)segsize, t, (int)async_progress);
     Py_END_ALLOW_THREADS
     CHECK(st);
     Py_RETURN_NONE;
@@ -303,6 +306,28 @@ RUNTIME_QUERY(py_progress_thread, PyBool_FromLong(bcl_rt.progress_thread))
 RUNTIME_QUERY(py_reasons, Py_BuildValue("{ssss}", "transport", bcl_rt.transport_reason,
                                         "progress_thread", bcl_rt.progress_reason))
 
+/* An interactive kernel's cells (pybcl/_kernel.py): the ranks get back in
+ * step after a cell that failed on some of them (comm/bcl_resync.h). */
+static PyObject *py_cell_started(PyObject *self, PyObject *noargs)
+{
+    if (bcl_rt.initialized)
+        bcl_resync_cell_start();
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_cell_failed(PyObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = BCLPY_ARGS_CELL_FAILED;
+    PyObject *a[1];
+    const char *why;
+    if (bclpy_parse("_cell_failed", args, nargs, kwnames, names, 1, 1, a) < 0 ||
+        bclpy_str_arg(a[0], "why", 0, &why) < 0)
+        return NULL;
+    if (bcl_rt.initialized)
+        CHECK(bcl_resync_announce(bcl_agree_rounds(), why));
+    Py_RETURN_NONE;
+}
+
 /* Before MPI_Init: what pybcl._env must put in the environment (bcl_ompi_osc.h). */
 static PyObject *py_mpi_env_default(PyObject *self, PyObject *noargs)
 {
@@ -336,6 +361,8 @@ PyMethodDef bclpy_runtime_methods[] = {
     {"progress_thread", py_progress_thread, METH_NOARGS, BCLPY_DOC_PROGRESS_THREAD},
     {"init_reasons", py_reasons, METH_NOARGS, BCLPY_DOC_INIT_REASONS},
     {"mpi_env_default", py_mpi_env_default, METH_NOARGS, BCLPY_DOC_MPI_ENV_DEFAULT},
+    {"_cell_started", py_cell_started, METH_NOARGS, BCLPY_DOC_CELL_STARTED},
+    {"_cell_failed", BCLPY_KW_METHOD(py_cell_failed), BCLPY_DOC_CELL_FAILED},
     {NULL, NULL, 0, NULL}
 };
 

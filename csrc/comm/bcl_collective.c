@@ -12,7 +12,13 @@
  * ends the job unless the program catches it. */
 bcl_status bcl_wait_collective(MPI_Request *rq, const char *what)
 {
+    return bcl_wait_round(rq, what, 0);
+}
+
+bcl_status bcl_wait_round(MPI_Request *rq, const char *what, int64_t round)
+{
     bcl_depart_watch watch = BCL_DEPART_WATCH_INIT;
+    watch.round = round;
     for (unsigned fails = 1;; fails++) {
         int done = 0;
         BCL_MPI_CHECK("MPI_Test", MPI_Test(rq, &done, MPI_STATUS_IGNORE));

@@ -147,6 +147,11 @@ void bcl_wait_pause(unsigned fails);
  * that finalized (bcl_depart.h) ends the wait with an error naming `what`. */
 bcl_status bcl_wait_collective(MPI_Request *rq, const char *what);
 
+/* The same for agreement round `round` (comm/bcl_agree.h): a peer that
+ * stopped its cell before that round ends the wait too (bcl_resync.h).  On
+ * an error the request is still pending: the caller keeps it. */
+bcl_status bcl_wait_round(MPI_Request *rq, const char *what, int64_t round);
+
 /* Flush cost tracking.  rma keeps the set of targets with operations issued
  * since their last flush ("dirty"), so bcl_flush() touches only those: O(1)
  * when idle, O(k) after touching k targets, in both wait policies;

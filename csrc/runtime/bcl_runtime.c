@@ -268,6 +268,7 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
     BCL_MPI_CHECK("MPI_Comm_set_errhandler",
                   MPI_Comm_set_errhandler(bcl_rt.comm, MPI_ERRORS_RETURN));
     BCL_MPI_CHECK("MPI_Comm_dup", MPI_Comm_dup(bcl_rt.comm, &bcl_rt.depart_comm));
+    BCL_MPI_CHECK("MPI_Comm_dup", MPI_Comm_dup(bcl_rt.comm, &bcl_rt.agree_comm));
     BCL_MPI_CHECK("MPI_Comm_rank", MPI_Comm_rank(bcl_rt.comm, &bcl_rt.rank));
     BCL_MPI_CHECK("MPI_Comm_size", MPI_Comm_size(bcl_rt.comm, &bcl_rt.nprocs));
 
@@ -308,9 +309,12 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
         return st;
     memset(bcl_rt.local_base + bcl_rt.free_stack, 0, sizeof(uint64_t));
     /* Only the rma transports need the target's CPU to complete operations. */
-    bcl_rt.progress_thread = bcl_rt.async_progress && bcl_rt.transport != BCL_TRANSPORT_SHM;
+    bcl_rt.progress_thread = bcl_rt.async_progress == BCL_PROGRESS_ALWAYS ||
+        (bcl_rt.async_progress == BCL_PROGRESS_RMA && bcl_rt.transport != BCL_TRANSPORT_SHM);
     snprintf(bcl_rt.progress_reason, sizeof bcl_rt.progress_reason, "%s",
-             !bcl_rt.async_progress ? "not requested"
+             bcl_rt.async_progress == BCL_PROGRESS_OFF ? "not requested"
+             : bcl_rt.async_progress == BCL_PROGRESS_ALWAYS
+                 ? "interactive kernel: ranks sit idle between cells -> running"
              : bcl_rt.progress_thread ? "requested; rma needs the target's CPU -> running"
                                       : "requested, but shm makes no MPI call -> none");
     if (bcl_rt.progress_thread && (st = bcl_progress_thread_start(20)) != BCL_OK)
@@ -378,6 +382,7 @@ bcl_status bcl_finalize(double exit_guard_seconds)
     free(bcl_rt.bases);
     MPI_Comm_free(&bcl_rt.comm);
     MPI_Comm_free(&bcl_rt.depart_comm);
+    MPI_Comm_free(&bcl_rt.agree_comm);   /* a round left unfinished dies with it */
     int ours = bcl_rt.we_initialized_mpi;
     int rank = bcl_rt.rank;
     memset(&bcl_rt, 0, sizeof bcl_rt);

@@ -45,11 +45,15 @@ typedef struct bcl_runtime {
     int we_initialized_mpi;   /* MPI_Init was ours, so MPI_Finalize is too   */
     MPI_Comm comm;            /* private duplicate of the user's communicator */
     MPI_Comm depart_comm;     /* another, for departure notices only          */
+    MPI_Comm agree_comm;      /* another, for the agreement rounds only: a    */
+                              /* round some ranks left unfinished            */
+                              /* (comm/bcl_resync.h) can then never match    */
+                              /* a call's other collectives                  */
                               /* (comm/bcl_depart.h)                          */
     int rank;
     int nprocs;
     bcl_transport transport;
-    int async_progress;       /* PYBCL_ASYNC_PROGRESS was asked for          */
+    int async_progress;       /* a bcl_progress_mode                         */
     int oversubscribed;       /* some node runs more ranks than the CPUs they */
                               /* may use: waits must yield (docs/progress.md) */
                               /* ("patient"); the same on every rank         */
@@ -77,13 +81,23 @@ typedef struct bcl_runtime {
  * exposed so the communication layer's fast paths can be inlined. */
 extern bcl_runtime bcl_rt;
 
+/* When the progress thread runs (bcl_progress.h): on the rma transports
+ * only, whose remote operations need the target inside MPI
+ * (PYBCL_ASYNC_PROGRESS=1), or on every transport: an interactive kernel's
+ * ranks sit idle between cells, and pybcl's own messages (comm/bcl_resync.h)
+ * leave an idle sender only while MPI runs there. */
+typedef enum bcl_progress_mode {
+    BCL_PROGRESS_OFF = 0,
+    BCL_PROGRESS_RMA = 1,
+    BCL_PROGRESS_ALWAYS = 2
+} bcl_progress_mode;
+
 /* Collective over `comm`.  Initialises MPI (MPI_THREAD_MULTIPLE requested)
  * when nobody has yet.  `transport` AUTO picks shm when all ranks of `comm`
  * share a node, rma-node when they span nodes and some node hosts >= 2 of
  * them (and its windows are MPI_WIN_UNIFIED), else rma.  async_progress
- * starts the progress thread where a transport needs the target's CPU (not
- * shm).  bcl_rt.transport_reason and progress_reason say why, in words.
- * Calling it again while initialised is a no-op returning OK. */
+ * (a bcl_progress_mode) says when the progress thread runs;
+ * bcl_rt.transport_reason and progress_reason say why, in words.  Calling it again while initialised is a no-op returning OK. */
 bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
                     int async_progress);
 

@@ -91,7 +91,7 @@ if sanitize:
 
 # The C core's layers, bottom up (each may include only those before it), then
 # the CPython binding on top.  Headers are included as "layer/name.h".
-LAYERS = ("runtime", "comm", "serial", "containers", "kernels", "binding")
+LAYERS = ("runtime", "comm", "serial", "containers", "io", "kernels", "binding")
 
 core = Extension(
     "pybcl._core",

@@ -33,6 +33,8 @@ from . import _abort  # noqa: E402
 # init) ends the whole job with its exit code.
 _abort.install()
 from .hashmap import HashMap, HashMapBuffer  # noqa: E402
+from . import io  # noqa: E402
+from .io import load  # noqa: E402
 from ._info import info  # noqa: E402
 
 NULL = GlobalPtr(0, 0)
@@ -47,5 +49,5 @@ __all__ = [
     "atomic_load", "atomic_store", "atomic_swap", "packb", "unpackb", "hash64", "hash_u64",
     "Error", "SegmentFull", "ContainerFull", "Empty", "ConProm",
     "HashMap", "HashMapBuffer", "BloomFilter", "DArray", "DArrayBuffer", "Array",
-    "FastQueue", "CircularQueue", "info",
+    "FastQueue", "CircularQueue", "info", "load", "io",
 ]

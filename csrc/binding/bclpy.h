@@ -391,5 +391,6 @@ extern PyTypeObject bclpy_KmerReaderType;       /* kmer_py.c: the k-mer app's ke
 extern PyMethodDef bclpy_kmer_methods[];
 extern PyTypeObject bclpy_IsxKeyGenType;        /* isx_py.c: ISx's keys and buckets */
 extern PyMethodDef bclpy_isx_methods[];
+extern PyMethodDef bclpy_io_methods[];          /* io_py.c: saving and loading */
 
 #endif /* BCLPY_H */

@@ -14,6 +14,7 @@ The file format (docs/saving.md) is read by one reader in C, which
 ``load``, ``read`` and ``info`` share; this module only turns the file's
 info block into types and containers.
 """
+import functools
 import os
 from typing import Any, Union
 
@@ -41,7 +42,7 @@ def _fields(descr: Any) -> Any:
     """A descr read back from msgpack (lists) as NumPy wants it (tuples)."""
     if isinstance(descr, str):
         return descr
-    return [tuple([f[0], _fields(f[1])] + [tuple(f[2])] * (len(f) > 2)) for f in descr]
+    return [(f[0], _fields(f[1])) + ((tuple(f[2]),) if len(f) > 2 else ()) for f in descr]
 
 
 def _type(spec: Any, what: str, where: str) -> Any:
@@ -102,10 +103,11 @@ def _describe(c: Any, meta: Any) -> bytes:
         raise TypeError(f"meta is not msgpack-able: {e}") from None
 
 
-def _make(info: dict[str, Any]) -> Any:
-    """Collective: the empty container a file describes, on this job's ranks."""
+def _make(path: PathLike, info: dict[str, Any]) -> Any:
+    """Collective: the empty container the file at `path` describes, on this
+    job's ranks."""
     from .hashmap import HashMap
-    d = _with_types(dict(info), "pybcl.load")
+    d = _with_types(dict(info), os.fspath(path))
     kind, n = d["kind"], _core.nprocs()
     host = d.get("host", 0)
     host = host if isinstance(host, int) and 0 <= host < n else 0   # the same, or rank 0
@@ -152,7 +154,7 @@ def load(path: PathLike) -> Any:
     --------
     >>> counts = pybcl.load("counts.pybcl")
     """
-    return _core._io_load(path, _make)
+    return _core._io_load(path, functools.partial(_make, path))
 
 
 def info(path: PathLike) -> dict[str, Any]:

@@ -396,6 +396,11 @@ int bclpy_array_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
+static PyObject *array_save(PyObject *self, BCLPY_FASTARGS)
+{
+    return bclpy_io_save(self, bclpy_array_io_target, args, nargs, kwnames);
+}
+
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
 BCLPY_CLOSE_METHOD(array_close, ArrayObject, tname(self), created, bcl_array_destroy, a)
@@ -408,7 +413,7 @@ static PyMethodDef array_methods[] = {
     {"local_range", (PyCFunction)array_local_range, METH_NOARGS, BCLPY_DOC_ARR_LOCAL_RANGE},
     {"__array__", BCLPY_KW_METHOD(bclpy_array_asarray), BCLPY_DOC_ARR_ARRAY},
     {"update_many", BCLPY_KW_METHOD(bclpy_array_update_many), BCLPY_DOC_ARR_UPDATE_MANY},
-    {"save", BCLPY_KW_METHOD(bclpy_io_save), BCLPY_DOC_SAVE},
+    {"save", BCLPY_KW_METHOD(array_save), BCLPY_DOC_SAVE},
     {NULL, NULL, 0, NULL}
 };
 

@@ -391,6 +391,7 @@ extern PyTypeObject bclpy_KmerReaderType;       /* kmer_py.c: the k-mer app's ke
 extern PyMethodDef bclpy_kmer_methods[];
 extern PyTypeObject bclpy_IsxKeyGenType;        /* isx_py.c: ISx's keys and buckets */
 extern PyMethodDef bclpy_isx_methods[];
-extern PyMethodDef bclpy_io_methods[];          /* io_py.c: saving and loading */
+extern PyMethodDef bclpy_io_methods[];          /* io_py.c: read, info (save: a method) */
+extern PyMethodDef bclpy_io_load_methods[];     /* io_load_py.c: pybcl.load */
 
 #endif /* BCLPY_H */

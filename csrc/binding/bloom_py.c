@@ -432,6 +432,11 @@ int bclpy_bloom_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
+static PyObject *bloom_save(PyObject *self, BCLPY_FASTARGS)
+{
+    return bclpy_io_save(self, bclpy_bloom_io_target, args, nargs, kwnames);
+}
+
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
 BCLPY_CLOSE_METHOD(bloom_close, BloomObject, "BloomFilter", live, bcl_bloom_destroy, b)
@@ -445,7 +450,7 @@ static PyMethodDef bloom_methods[] = {
     {"owner", BCLPY_KW_METHOD(bloom_owner), BCLPY_DOC_BF_OWNER},
     {"plan", BCLPY_KW_METHOD(bloom_plan) | METH_STATIC, BCLPY_DOC_BF_PLAN},
     {"predict", BCLPY_KW_METHOD(bloom_predict) | METH_STATIC, BCLPY_DOC_BF_PREDICT},
-    {"save", BCLPY_KW_METHOD(bclpy_io_save), BCLPY_DOC_SAVE},
+    {"save", BCLPY_KW_METHOD(bloom_save), BCLPY_DOC_SAVE},
     {NULL, NULL, 0, NULL}
 };
 

@@ -40,7 +40,7 @@ static PyObject *not_a_file_error(void)
     return not_a_file;
 }
 
-static PyObject *io_raise(bcl_status st)
+PyObject *bclpy_io_raise(bcl_status st)
 {
     if (st != BCL_ERR_OS || bcl_last_os_errno() != EISDIR)
         return bclpy_raise(st);
@@ -54,7 +54,7 @@ static PyObject *io_raise(bcl_status st)
 }
 
 /* path (str, bytes or os.PathLike) -> a new bytes object. */
-static PyObject *path_bytes(PyObject *path)
+PyObject *bclpy_io_path(PyObject *path)
 {
     PyObject *b = NULL;
     if (PyUnicode_FSConverter(path, &b))
@@ -76,7 +76,7 @@ static int set_new(PyObject *dict, const char *key, PyObject *v)
 }
 
 /* The file's info block plus what its header says, as one dict. */
-static PyObject *info_dict(const bcl_sv_desc *d, const char *path)
+PyObject *bclpy_io_info_dict(const bcl_sv_desc *d, const char *path)
 {
     PyObject *info = bclpy_unpack(d->info, (size_t)d->info_len);
     if (info && !PyDict_Check(info)) {
@@ -93,22 +93,6 @@ static PyObject *info_dict(const bcl_sv_desc *d, const char *path)
 }
 
 /* ---- save ------------------------------------------------------------------ */
-
-static int io_target(PyObject *o, bclpy_io_target *t)
-{
-    memset(t, 0, sizeof *t);
-    if (PyObject_TypeCheck(o, &bclpy_HashMapType))
-        return bclpy_hm_io_target(o, t);
-    if (PyObject_TypeCheck(o, &bclpy_DArrayType) || PyObject_TypeCheck(o, &bclpy_ArrayType))
-        return bclpy_array_io_target(o, t);
-    if (PyObject_TypeCheck(o, &bclpy_BloomType))
-        return bclpy_bloom_io_target(o, t);
-    if (PyObject_TypeCheck(o, &bclpy_FastQueueType) ||
-        PyObject_TypeCheck(o, &bclpy_CircularQueueType))
-        return bclpy_queue_io_target(o, t);
-    PyErr_Format(PyExc_TypeError, "%.100s is not a pybcl container", Py_TYPE(o)->tp_name);
-    return -1;
-}
 
 static bcl_status save_target(const bclpy_io_target *t, const char *path, const char *info,
                               size_t len)
@@ -136,14 +120,15 @@ static PyObject *describe(PyObject *self, PyObject *meta)
     return info;
 }
 
-static PyObject *save_body(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                           PyObject *kwnames, const char *what)
+static PyObject *save_body(PyObject *self, bclpy_io_target_fn target, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames, const char *what)
 {
     static const char *const names[] = BCLPY_ARGS_SAVE;
     PyObject *a[2], *path = NULL, *info = NULL;
     bclpy_io_target t;
+    memset(&t, 0, sizeof t);
     if (bclpy_parse("save", args, nargs, kwnames, names, 1, 2, a) < 0 ||
-        io_target(self, &t) < 0 || !(path = path_bytes(a[0])))
+        target(self, &t) < 0 || !(path = bclpy_io_path(a[0])))
         return NULL;
     if (!(info = describe(self, a[1]))) {
         Py_DECREF(path);
@@ -165,116 +150,22 @@ static PyObject *save_body(PyObject *self, PyObject *const *args, Py_ssize_t nar
         Py_BEGIN_ALLOW_THREADS
         st = save_target(&t, p, ib, ilen);
         Py_END_ALLOW_THREADS
-        r = st == BCL_OK ? Py_NewRef(Py_None) : io_raise(st);
+        r = st == BCL_OK ? Py_NewRef(Py_None) : bclpy_io_raise(st);
     }
     Py_DECREF(path);
     Py_DECREF(info);
     return r;
 }
 
-PyObject *bclpy_io_save(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames)
+PyObject *bclpy_io_save(PyObject *self, bclpy_io_target_fn target, PyObject *const *args,
+                        Py_ssize_t nargs, PyObject *kwnames)
 {
     const char *name = strrchr(Py_TYPE(self)->tp_name, '.');
     char what[64];
     PyOS_snprintf(what, sizeof what, "%s.save()", name ? name + 1 : Py_TYPE(self)->tp_name);
     bclpy_collective_begin();
-    PyObject *r = save_body(self, args, nargs, kwnames, what);
+    PyObject *r = save_body(self, target, args, nargs, kwnames, what);
     bclpy_collective_end(r ? 0 : -1, what);
-    return r;
-}
-
-/* ---- load ------------------------------------------------------------------ */
-
-static bcl_status load_target(bcl_sv_file *f, const bclpy_io_target *t, int k)
-{
-    switch (t->kind) {
-    case BCL_SV_HASHMAP: return bcl_sv_load_hashmap(f, t->hm);
-    case BCL_SV_DARRAY: case BCL_SV_ARRAY: return bcl_sv_load_array(f, t->arr);
-    case BCL_SV_BLOOM: return bcl_sv_load_bloom(f, t->bloom, k);
-    default: return bcl_sv_load_queue(f, t->q, t->var);
-    }
-}
-
-/* make(info) on this rank: the container and its target, checked against
- * the file's kind; -1 with the exception. */
-static int make_container(PyObject *make, PyObject *info, const bcl_sv_file *f,
-                          PyObject **c, bclpy_io_target *t, int *k)
-{
-    *c = PyObject_CallOneArg(make, info);
-    if (!*c || io_target(*c, t) < 0)
-        return -1;
-    if ((uint32_t)t->kind != f->d.kind) {
-        PyErr_Format(PyExc_TypeError, "make() returned a %.100s for a saved %s",
-                     Py_TYPE(*c)->tp_name, bcl_sv_kind_name(f->d.kind));
-        return -1;
-    }
-    PyObject *kv = t->kind == BCL_SV_BLOOM ? PyDict_GetItemString(info, "k") : NULL;
-    long long kk = 0;
-    if (kv && bclpy_int_arg(kv, "k", 1, BCL_BLOOM_KMAX, &kk) < 0)
-        return -1;
-    *k = (int)kk;
-    return 0;
-}
-
-static PyObject *load_body(PyObject *path_o, PyObject *make)
-{
-    if (!PyCallable_Check(make))
-        return PyErr_Format(PyExc_TypeError, "make must be callable");
-    PyObject *path = path_bytes(path_o), *info = NULL, *c = NULL;
-    if (!path || bclpy_ensure_init() < 0) {
-        Py_XDECREF(path);
-        return NULL;
-    }
-    const char *p = PyBytes_AS_STRING(path);
-    static const char *const names[] = { "#path" };
-    int64_t vals[] = { bcl_agree_digest(p) };
-    bcl_sv_file f;
-    bcl_status st;
-    if (bclpy_agree("pybcl.load()", names, vals, 1) < 0)
-        goto out;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_sv_open(p, &f);
-    Py_END_ALLOW_THREADS
-    if (st != BCL_OK) {
-        io_raise(st);
-        goto out;
-    }
-    bclpy_io_target t;
-    int k = 0, made = (info = info_dict(&f.d, p)) != NULL &&
-                      make_container(make, info, &f, &c, &t, &k) == 0;
-    Py_BEGIN_ALLOW_THREADS
-    /* every rank learns whether every rank made its container */
-    st = bcl_sv_agree(made ? BCL_OK : bcl_set_error(BCL_ERR_ARG, "%s: loading it failed on "
-                                                     "another rank", p));
-    if (st == BCL_OK)
-        st = load_target(&f, &t, k);
-    bcl_status closed = bcl_sv_close(&f);
-    if (st == BCL_OK)
-        st = bcl_sv_agree(closed);
-    Py_END_ALLOW_THREADS
-    if (st != BCL_OK) {
-        /* dropped, not closed: the ranks need not agree on that (a
-         * container dropped everywhere is freed at a later collective) */
-        Py_CLEAR(c);
-        if (made || !PyErr_Occurred())     /* else this rank's own exception says more */
-            io_raise(st);
-    }
-out:
-    Py_DECREF(path);
-    Py_XDECREF(info);
-    return c;
-}
-
-static PyObject *py_io_load(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
-{
-    PyObject *a[2];
-    if (bclpy_parse("_io_load", args, nargs, kwnames, NULL, 2, 2, a) < 0)
-        return NULL;
-    bclpy_collective_begin();
-    PyObject *r = load_body(a[0], a[1]);
-    bclpy_collective_end(r ? 0 : -1, "pybcl.load()");
     return r;
 }
 
@@ -282,7 +173,7 @@ static PyObject *py_io_load(PyObject *self, PyObject *const *args, Py_ssize_t na
 
 static int posix_open(PyObject *path_o, PyObject **path, bcl_sv_pfile *f)
 {
-    if (!(*path = path_bytes(path_o)))
+    if (!(*path = bclpy_io_path(path_o)))
         return -1;
     bcl_status st;
     const char *p = PyBytes_AS_STRING(*path);
@@ -292,7 +183,7 @@ static int posix_open(PyObject *path_o, PyObject **path, bcl_sv_pfile *f)
     if (st == BCL_OK)
         return 0;
     Py_CLEAR(*path);
-    io_raise(st);
+    bclpy_io_raise(st);
     return -1;
 }
 
@@ -304,7 +195,7 @@ static PyObject *py_io_info(PyObject *self, PyObject *const *args, Py_ssize_t na
     if (bclpy_parse("_io_info", args, nargs, kwnames, NULL, 1, 1, a) < 0 ||
         posix_open(a[0], &path, &f) < 0)
         return NULL;
-    PyObject *r = info_dict(&f.d, PyBytes_AS_STRING(path));
+    PyObject *r = bclpy_io_info_dict(&f.d, PyBytes_AS_STRING(path));
     bcl_sv_posix_close(&f);
     Py_DECREF(path);
     return r;
@@ -326,7 +217,7 @@ static PyObject *read_column(bcl_sv_pfile *f, int c)
     Py_END_ALLOW_THREADS
     if (st != BCL_OK) {
         Py_DECREF(bytes);
-        return io_raise(st);
+        return bclpy_io_raise(st);
     }
     if (d->col[c].width)
         return bytes;
@@ -334,7 +225,7 @@ static PyObject *read_column(bcl_sv_pfile *f, int c)
     uint64_t *ends = NULL;
     PyObject *list = NULL;
     if ((st = bcl_sv_object_ends(p, (size_t)len, d->entries, &ends)) != BCL_OK)
-        io_raise(st);
+        bclpy_io_raise(st);
     else if ((list = PyList_New((Py_ssize_t)d->entries))) {
         int keys = d->kind == BCL_SV_HASHMAP && c == 0;
         for (uint64_t i = 0; i < d->entries; i++) {
@@ -361,7 +252,7 @@ static PyObject *py_io_read(PyObject *self, PyObject *const *args, Py_ssize_t na
     if (bclpy_parse("_io_read", args, nargs, kwnames, NULL, 1, 1, a) < 0 ||
         posix_open(a[0], &path, &f) < 0)
         return NULL;
-    PyObject *info = info_dict(&f.d, PyBytes_AS_STRING(path));
+    PyObject *info = bclpy_io_info_dict(&f.d, PyBytes_AS_STRING(path));
     PyObject *cols = info ? PyList_New(f.d.ncols) : NULL;
     for (uint32_t c = 0; cols && c < f.d.ncols; c++) {
         PyObject *col = read_column(&f, (int)c);
@@ -395,6 +286,5 @@ PyMethodDef bclpy_io_methods[] = {
     {"_io_configure", BCLPY_KW_METHOD(py_io_configure), BCLPY_DOC_IO_CONFIGURE},
     {"_io_info", BCLPY_KW_METHOD(py_io_info), BCLPY_DOC_IO_INFO},
     {"_io_read", BCLPY_KW_METHOD(py_io_read), BCLPY_DOC_IO_READ},
-    {"_io_load", BCLPY_KW_METHOD(py_io_load), BCLPY_DOC_IO_LOAD},
     {NULL, NULL, 0, NULL}
 };

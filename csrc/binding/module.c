@@ -388,7 +388,7 @@ static const struct { const char *name; PyTypeObject *type; } types[] = {
 static PyMethodDef *const method_tables[] = {
     bclpy_runtime_methods, bclpy_configure_methods, bclpy_ops_methods, bclpy_collective_methods,
     bclpy_msgpack_methods, bclpy_gups_methods, bclpy_dbg_methods, bclpy_kmer_methods,
-    bclpy_isx_methods, bclpy_io_methods,
+    bclpy_isx_methods, bclpy_io_methods, bclpy_io_load_methods,
 };
 
 static int add_types_and_functions(PyObject *m)

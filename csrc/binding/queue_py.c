@@ -572,6 +572,11 @@ int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
+static PyObject *q_save(PyObject *self, BCLPY_FASTARGS)
+{
+    return bclpy_io_save(self, bclpy_queue_io_target, args, nargs, kwnames);
+}
+
 static PyMethodDef queue_methods[] = {
     BCLPY_LIFE_METHODS(q_close),
     {"push", BCLPY_KW_METHOD(q_push), BCLPY_DOC_Q_PUSH},
@@ -583,7 +588,7 @@ static PyMethodDef queue_methods[] = {
     {"size", (PyCFunction)q_size, METH_NOARGS, BCLPY_DOC_Q_SIZE},
     {"resize", BCLPY_KW_METHOD(q_resize), BCLPY_DOC_Q_RESIZE},
     {"migrate", BCLPY_KW_METHOD(q_migrate), BCLPY_DOC_Q_MIGRATE},
-    {"save", BCLPY_KW_METHOD(bclpy_io_save), BCLPY_DOC_SAVE},
+    {"save", BCLPY_KW_METHOD(q_save), BCLPY_DOC_SAVE},
     {NULL, NULL, 0, NULL}
 };
 

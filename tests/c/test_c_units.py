@@ -37,3 +37,12 @@ def test_kmer_text_kernels_stay_within_their_bounds(tmp_path):
                           "runtime/bcl_error.c"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ok" in proc.stdout
+
+
+@pytest.mark.serial_only
+def test_saved_file_reader_reads_every_range_and_refuses_damage(tmp_path):
+    proc = build_and_run(tmp_path, "test_savefile.c",
+                         ["io/bcl_sv_read.c", "io/bcl_sv_format.c", "serial/bcl_msgpack.c",
+                          "serial/bcl_hash.c", "runtime/bcl_error.c"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ok" in proc.stdout

@@ -77,9 +77,11 @@ class HashMap(_core.HashMap):
         # collective on comm() can never match them.
         self._collective_view(what)
         if isinstance(self.key_type, np.dtype) and isinstance(self.value_type, np.dtype):
-            return tuple(np.frombuffer(b"".join(_core.allgather_bytes(part.tobytes())),
-                                       dtype=part.dtype) if wanted else None
-                         for part, wanted in zip(self.local_arrays(), (keys, values)))
+            mine = self.local_arrays()
+            got = [np.frombuffer(b"".join(_core.allgather_bytes(part.tobytes())),
+                                 dtype=part.dtype) if wanted else None
+                   for part, wanted in zip(mine, (keys, values))]
+            return got[0], got[1]
         everyone = [kv for share in _core.allgather_bytes(
                         pickle.dumps(self.local_items(), protocol=pickle.HIGHEST_PROTOCOL))
                     for kv in pickle.loads(share)]

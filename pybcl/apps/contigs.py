@@ -283,9 +283,9 @@ def saved_counts(path: str, k: Optional[int], min_count: int
 
 def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, str]],
             k: int = 31, min_count: int = 2, progress: bool = False,
-            counts: Optional[str] = None) -> dict[str, Any]:
+            counts_db: Optional[str] = None) -> dict[str, Any]:
     """Collective.  The unitigs of the solid k-mers of `sources` (paths or
-    FASTA/FASTQ bytes), or of the saved count map at `counts` (``kmer
+    FASTA/FASTQ bytes), or of the saved count map at `counts_db` (``kmer
     --save``; `sources` unused, `k` must be its k).  Returns a dict:
     'sequences' (this rank's unitigs, a list of bytes, each unitig on exactly
     one rank), 'kmers' and 'count_sums' (uint64 arrays: each unitig's k-mer
@@ -299,10 +299,10 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
     t0 = time.perf_counter()
     seconds: dict[str, float] = {}
     ours = not _core.initialized()          # we start pybcl: ours to resize
-    if counts is None:
+    if counts_db is None:
         keys, kcounts = _counted(sources, k, progress)
     else:
-        keys, kcounts, _ = saved_counts(counts, k, min_count)
+        keys, kcounts, _ = saved_counts(counts_db, k, min_count)
     solid = kcounts >= min_count
     keys, counts = keys[solid], kcounts[solid]
     del kcounts
@@ -455,7 +455,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     try:
         res = unitigs(sources, k=args.k, min_count=args.min_count, progress=not args.quiet,
-                      counts=args.counts)
+                      counts_db=args.counts)
     except ContigInputError as e:
         _cli.say_error(prog, str(e))
         return _cli.INPUT

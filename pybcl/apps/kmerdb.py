@@ -9,7 +9,8 @@ Any rank count (``mpiexec -n P``), or none: a plain ``python -m`` is a
 one-rank job.  Every command loads the database with ``pybcl.load``, so its
 k-mers spread over this job's ranks, each owned by one: ``query`` looks
 them up (``find_many``), ``histo`` adds up every rank's histogram, ``dump``
-gathers every rank's k-mers in order, ``merge`` adds every database's
+deals the k-mers to the ranks by range, each sorting, formatting and
+writing its own (at its offset of the output), ``merge adds every database's
 counts into one map through a ``HashMapBuffer`` and saves it.  A database
 counted with ``--bloom`` holds the k-mers seen at least twice; its
 histogram's count-1 line comes from the k-mers read, as the kmer app's
@@ -27,7 +28,7 @@ from pybcl import _core
 from pybcl.apps import _cli
 from pybcl.apps.kmer import BUCKET_BYTES, histo_lines, QUEUE_ENTRIES, MESSAGE_ENTRIES
 
-DUMP_ROWS = 1 << 20          # k-mers formatted per piece of a dump
+DUMP_ROWS = 1 << 20          # k-mers formatted per call of the C writer
 
 
 class KmerDbError(_cli.InputError):
@@ -112,7 +113,8 @@ def codes_of(kmers: Sequence[str], k: int) -> NDArray[np.uint64]:
 def query(m: Any, codes: NDArray[np.uint64]) -> NDArray[np.int64]:
     """The counts of `codes` (0 when absent), looked up from this rank."""
     values, found = m.find_many(codes)
-    return np.where(found, values, 0)
+    out: NDArray[np.int64] = np.where(found, values, 0).astype(np.int64)
+    return out
 
 
 def histogram(m: Any, meta: dict[str, Any]) -> NDArray[np.int64]:
@@ -120,35 +122,66 @@ def histogram(m: Any, meta: dict[str, Any]) -> NDArray[np.int64]:
     _, counts = m.local_arrays()
     h = np.bincount(counts) if len(counts) else np.zeros(1, dtype=np.int64)
     n = int(pybcl.allreduce(np.array([len(h)], dtype=np.int64), "max")[0])
-    hist = np.zeros(max(n, 2), dtype=np.int64)
-    hist[:len(h)] = h
-    hist[0] = 0
-    hist = pybcl.allreduce(hist, "sum")
+    mine = np.zeros(max(n, 2), dtype=np.int64)
+    mine[:len(h)] = h
+    mine[0] = 0
+    hist: NDArray[np.int64] = pybcl.allreduce(mine, "sum")
     if meta.get("bloom") and isinstance(meta.get("kmers_total"), int):
         # singletons never entered the map: every k-mer read not in a stored count
         hist[1] = max(0, meta["kmers_total"] - int((np.arange(2, len(hist)) * hist[2:]).sum()))
     return hist
 
 
-def gather_sorted(m: Any, min_count: int) -> Optional[tuple[NDArray[np.uint64],
-                                                            NDArray[np.int64]]]:
-    """Collective: every k-mer counted at least min_count times and its count,
-    in ascending k-mer order, on rank 0 (None elsewhere)."""
+def _by_range(keys: NDArray[np.uint64], counts: NDArray[np.int64]
+              ) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
+    """Collective: every rank's entries re-dealt so rank r holds the r-th
+    range of keys (splitters from a sample of every rank's keys), sorted."""
+    comm, P = pybcl.comm(), pybcl.nprocs()
+    if P > 1:
+        step = max(1, len(keys) // 1024)
+        sample = np.sort(np.concatenate(comm.allgather(keys[::step])))
+        splitters = sample[(np.arange(1, P) * len(sample)) // P] if len(sample) else \
+            np.zeros(P - 1, dtype=np.uint64)
+        dest = np.searchsorted(splitters, keys, side="right").astype(np.uint16)
+        order = np.argsort(dest, kind="stable")              # a radix sort of 16 bits
+        send = np.bincount(dest, minlength=P)
+        recv = np.array(comm.alltoall(send.tolist()))
+        got_keys = np.empty(int(recv.sum()), dtype=np.uint64)
+        got_counts = np.empty(int(recv.sum()), dtype=np.int64)
+        comm.Alltoallv([keys[order], send], [got_keys, recv])
+        comm.Alltoallv([counts[order], send], [got_counts, recv])
+        keys, counts = got_keys, got_counts
+    order = np.argsort(keys)                     # the keys are distinct
+    return keys[order], counts[order]
+
+
+def dump(m: Any, k: int, min_count: int, path: Optional[str]) -> None:
+    """Collective: `kmer<TAB>count` lines of every k-mer counted at least
+    min_count times, in ascending k-mer order, to `path` (stdout: None).
+    Each rank sorts and formats one range of k-mers and writes it at its
+    offset, so the bytes do not depend on the rank count."""
     keys, counts = m.local_arrays()
     keep = counts >= min_count
-    keys, counts = keys[keep], counts[keep]
-    comm = pybcl.comm()
-    sizes = comm.gather(len(keys), root=0)
-    all_keys = all_counts = None
-    if pybcl.rank() == 0:
-        all_keys = np.empty(sum(sizes), dtype=np.uint64)
-        all_counts = np.empty(sum(sizes), dtype=np.int64)
-    comm.Gatherv(keys, (all_keys, sizes) if pybcl.rank() == 0 else None, root=0)
-    comm.Gatherv(counts, (all_counts, sizes) if pybcl.rank() == 0 else None, root=0)
-    if all_keys is None or all_counts is None:
-        return None
-    order = np.argsort(all_keys, kind="stable")
-    return all_keys[order], all_counts[order]
+    keys, counts = _by_range(keys[keep], counts[keep])
+    text = b"".join(_core.kmer_tsv(keys[lo:lo + DUMP_ROWS], counts[lo:lo + DUMP_ROWS], k)
+                    for lo in range(0, len(keys), DUMP_ROWS))
+    comm, me = pybcl.comm(), pybcl.rank()
+    sizes = comm.allgather(len(text))
+    if path is None:                             # rank 0 prints every range, in order
+        if me:
+            comm.send(text, dest=0)
+            return
+        for r in range(pybcl.nprocs()):
+            sys.stdout.buffer.write(comm.recv(source=r) if r else text)
+        return
+    if me == 0:
+        with open(path, "wb") as fh:
+            fh.truncate(sum(sizes))
+    pybcl.barrier()
+    with open(path, "r+b") as fh:
+        fh.seek(sum(sizes[:me]))
+        fh.write(text)
+    pybcl.barrier()
 
 
 def merge(paths: Sequence[str], out: str) -> dict[str, Any]:
@@ -189,7 +222,7 @@ def merge(paths: Sequence[str], out: str) -> dict[str, Any]:
 
 def _write(data: bytes, path: Optional[str]) -> None:
     if path:
-        with open(path, "ab") as fh:
+        with open(path, "wb") as fh:
             fh.write(data)
     else:
         sys.stdout.buffer.write(data)
@@ -251,17 +284,9 @@ def _run(args: argparse.Namespace, prog: str) -> int:
     elif args.command == "histo":
         hist = histogram(m, info["meta"])
         if me == 0:
-            if args.output:
-                open(args.output, "wb").close()
             _write(histo_lines(hist).encode(), args.output)
     else:
-        got = gather_sorted(m, args.min_count)
-        if got is not None:
-            if args.output:
-                open(args.output, "wb").close()
-            for lo in range(0, len(got[0]), DUMP_ROWS):
-                _write(_core.kmer_tsv(got[0][lo:lo + DUMP_ROWS], got[1][lo:lo + DUMP_ROWS], k),
-                       args.output)
+        dump(m, k, args.min_count, args.output)
     sys.stdout.flush()
     m.close()
     return 0

@@ -6,8 +6,9 @@
  *                object per row); each rank writes its live entries (read
  *                through bcl_hm_local_scan, whatever the bucket layout).  A
  *                loading rank reads an even share of the rows (whole row
- *                groups when a column is msgpack) and inserts them: every
- *                key goes to its owner under the new rank count.
+ *                groups when a column is msgpack) and hands them to a
+ *                HashMapBuffer: every key goes to its owner under the new
+ *                rank count, which inserts it into its own block.
  *   DArray       one column; each rank writes its block and reads the rows
  *                of its block under the new rank count (re-blocked).
  *   Array        one column, written and read by the host.
@@ -42,7 +43,7 @@ bcl_status bcl_sv_save_bloom(const bcl_bloom *b, const char *path, const void *i
 bcl_status bcl_sv_save_queue(bcl_queue *q, int var, const char *path, const void *info,
                              size_t info_len);
 
-bcl_status bcl_sv_load_hashmap(bcl_sv_file *f, const bcl_hashmap *m);
+bcl_status bcl_sv_load_hashmap(bcl_sv_file *f, bcl_hashmap *m);
 bcl_status bcl_sv_load_array(bcl_sv_file *f, const bcl_array *a);
 /* k: the saved filter's bits per key (from its info); b is re-made with
  * the file's word count and k when they differ from its own. */

@@ -1,6 +1,9 @@
 /* bcl_sv_hashmap.c -- saving and loading a HashMap (bcl_sv_containers.h). */
 #include "io/bcl_sv_containers.h"
 
+#include "containers/bcl_hmbuffer.h"
+#include "containers/bcl_hmvbuffer.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,102 +87,140 @@ bcl_status bcl_sv_save_hashmap(const bcl_hashmap *m, const char *path, const voi
 
 /* ---- load ------------------------------------------------------------------ */
 
-/* Rows of a fixed-width map read and inserted per batch of about this many
- * bytes (memory stays bounded whatever the file's size). */
-#define BATCH_BYTES ((uint64_t)64 << 20)
+/* A loading rank hands its rows to the map through a HashMapBuffer (each
+ * owner then inserts its keys into its own block with plain stores: ~10x
+ * insert_many's rate), in rounds of about this many bytes, so memory stays
+ * bounded whatever the file's size.  A msgpack map goes a row group a
+ * round. */
+#define ROUND_BYTES ((uint64_t)64 << 20)
 
-/* One batch's rows: column bytes and, for msgpack columns, row ends. */
-typedef struct batch {
-    unsigned char *bytes[2];
-    uint64_t *ends[2];
-} batch;
-
-static const unsigned char *row_at(const batch *b, const bcl_hashmap *m, int c, uint64_t i,
-                                   size_t *len)
+static uint64_t rows_per_round(const bcl_hashmap *m)
 {
-    int var = c ? m->val_var : m->key_var;
-    size_t size = c ? m->val_size : m->key_size;
-    if (!var) {
-        *len = size;
-        return b->bytes[c] + i * size;
-    }
-    uint64_t a = i ? b->ends[c][i - 1] : 0;
-    *len = (size_t)(b->ends[c][i] - a);
-    return b->bytes[c] + a;
+    uint64_t row = m->key_size + m->val_size;          /* 0 for msgpack rows */
+    uint64_t step = row ? ROUND_BYTES / row : 0;
+    return step ? step : 1;
 }
 
-static bcl_status insert_rows(const bcl_hashmap *m, const batch *b, uint64_t n,
-                              const char *path)
+/* Rounds rank q takes for its share of the rows (every rank computes every
+ * rank's, so all agree on the most, which all of them run). */
+static uint64_t rounds_of(const bcl_sv_desc *d, const bcl_hashmap *m, int var, int q)
 {
-    if (!m->key_var && !m->val_var) {
-        size_t full = 0;
-        bcl_status st = bcl_hm_insert_many(m, b->bytes[0], b->bytes[1], (size_t)n, &full);
-        if (st == BCL_OK && full)
-            st = bcl_set_error(BCL_ERR_FULL, "%s: %zu entries found no room in the loaded "
-                               "map", path, full);
-        return st;
-    }
-    for (uint64_t i = 0; i < n; i++) {
-        size_t klen, vlen;
-        const unsigned char *kp = row_at(b, m, 0, i, &klen), *vp = row_at(b, m, 1, i, &vlen);
-        bcl_hm_key k = bcl_hm_key_make(kp, klen);
-        bcl_status st = bcl_hm_insert(m, &k, vp, vlen, 0);
-        if (st != BCL_OK)
-            return st;
-    }
-    return BCL_OK;
+    uint64_t r0, r1;
+    bcl_sv_share(d, var, q, bcl_rt.nprocs, &r0, &r1);
+    if (r0 == r1)
+        return 0;
+    if (var)
+        return bcl_sv_group_of(d, r1 - 1) - bcl_sv_group_of(d, r0) + 1;
+    return (r1 - r0 + rows_per_round(m) - 1) / rows_per_round(m);
 }
 
-/* Rows [r0, r1): read both columns, find the msgpack rows, insert. */
-static bcl_status load_rows(bcl_sv_file *f, const bcl_hashmap *m, uint64_t r0, uint64_t r1)
+/* Row i of a column read as `bytes`: its offset, for a fixed width or from
+ * the objects' ends. */
+static size_t *row_offsets(const unsigned char *bytes, size_t len, uint64_t n, uint64_t width,
+                           bcl_status *st)
 {
-    batch b = { { NULL, NULL }, { NULL, NULL } };
+    size_t *off = malloc((size_t)(n + 1) * sizeof *off);
+    uint64_t *ends = NULL;
+    if (!off) {
+        *st = bcl_set_error(BCL_ERR_NOMEM, "no memory for %llu row offsets",
+                            (unsigned long long)n);
+        return NULL;
+    }
+    off[0] = 0;
+    if (!width && (*st = bcl_sv_object_ends(bytes, len, n, &ends)) != BCL_OK) {
+        free(off);
+        return NULL;
+    }
+    for (uint64_t i = 0; i < n; i++)
+        off[i + 1] = width ? (size_t)((i + 1) * width) : (size_t)ends[i];
+    free(ends);
+    return off;
+}
+
+typedef struct loader {
+    bcl_sv_file *f;
+    bcl_hashmap *m;
+    int var;
+    bcl_hmbuf fixed;
+    bcl_hmvbuf msgpack;
+} loader;
+
+/* Rows [r0, r1): read both columns and hand them to the buffer. */
+static bcl_status add_rows(loader *l, uint64_t r0, uint64_t r1)
+{
+    unsigned char *bytes[2] = { NULL, NULL };
+    size_t *off[2] = { NULL, NULL }, len[2] = { 0, 0 };
     bcl_status st = BCL_OK;
     for (int c = 0; c < 2 && st == BCL_OK; c++) {
-        uint64_t len = bcl_sv_span_bytes(&f->d, c, r0, r1);
-        if (!(b.bytes[c] = malloc((size_t)(len ? len : 1))))
-            st = bcl_set_error(BCL_ERR_NOMEM, "%s: no memory for %llu bytes of rows",
-                               f->path, (unsigned long long)len);
-        else if ((st = bcl_sv_read_rows(&f->d, &f->src, c, r0, r1, b.bytes[c])) ==
-                     BCL_OK && !f->d.col[c].width)
-            st = bcl_sv_object_ends(b.bytes[c], (size_t)len, r1 - r0, &b.ends[c]);
+        len[c] = (size_t)bcl_sv_span_bytes(&l->f->d, c, r0, r1);
+        if (!(bytes[c] = malloc(len[c] ? len[c] : 1)))
+            st = bcl_set_error(BCL_ERR_NOMEM, "%s: no memory for %zu bytes of rows",
+                               l->f->path, len[c]);
+        else if ((st = bcl_sv_read_rows(&l->f->d, &l->f->src, c, r0, r1, bytes[c])) ==
+                     BCL_OK && l->var)
+            off[c] = row_offsets(bytes[c], len[c], r1 - r0, l->f->d.col[c].width, &st);
     }
     if (st == BCL_OK)
-        st = insert_rows(m, &b, r1 - r0, f->path);
+        st = l->var ? bcl_hmvbuf_add_many(&l->msgpack, bytes[0], off[0], (size_t)(r1 - r0),
+                                          bytes[1], off[1], 0, 0, 0)
+                    : bcl_hmbuf_add_many(&l->fixed, bytes[0], bytes[1], l->m->val_size,
+                                         (size_t)(r1 - r0), 0);
     for (int c = 0; c < 2; c++) {
-        free(b.bytes[c]);
-        free(b.ends[c]);
+        free(bytes[c]);
+        free(off[c]);
     }
     return st;
 }
 
-static bcl_status load_share(bcl_sv_file *f, const bcl_hashmap *m)
+/* Collective: this rank's share, round by round, each round ended by the
+ * buffer's flush on every rank (a rank that failed reading joins the rest
+ * with nothing to add).  Returns this rank's status, or the flush's (the
+ * same on every rank). */
+static bcl_status load_rounds(loader *l, bcl_status st)
 {
+    const bcl_sv_desc *d = &l->f->d;
+    uint64_t rounds = 0, r0, r1;
+    for (int q = 0; q < bcl_rt.nprocs; q++) {
+        uint64_t n = rounds_of(d, l->m, l->var, q);
+        rounds = n > rounds ? n : rounds;
+    }
+    bcl_sv_share(d, l->var, bcl_rt.rank, bcl_rt.nprocs, &r0, &r1);
+    for (uint64_t k = 0, r = r0; k < rounds; k++) {
+        uint64_t next = l->var ? (r < r1 ? d->first[bcl_sv_group_of(d, r) + 1] : r)
+                               : (r1 - r < rows_per_round(l->m) ? r1 : r + rows_per_round(l->m));
+        if (st == BCL_OK && r < next)
+            st = add_rows(l, r, next);
+        r = next;
+        bcl_status fs = l->var ? bcl_hmvbuf_flush(&l->msgpack) : bcl_hmbuf_flush(&l->fixed);
+        if (fs != BCL_OK)
+            return fs;
+    }
+    return st;
+}
+
+bcl_status bcl_sv_load_hashmap(bcl_sv_file *f, bcl_hashmap *m)
+{
+    loader l = { .f = f, .m = m, .var = m->key_var || m->val_var };
     bcl_status st = bcl_sv_expect(f, 0, m->key_var ? 0 : m->key_size, "keys");
     if (st == BCL_OK)
         st = bcl_sv_expect(f, 1, m->val_var ? 0 : m->val_size, "values");
+    if ((st = bcl_sv_agree(st)) != BCL_OK)
+        return st;
+    /* an inbox a rank's share fills at most once per round (the same on
+     * every rank: the constructor is collective) */
+    uint64_t per_rank = f->d.entries / (uint64_t)bcl_rt.nprocs + 1;
+    size_t queue = (size_t)(per_rank < rows_per_round(m) ? per_rank : rows_per_round(m));
+    queue = queue < 1024 ? 1024 : queue > ((size_t)1 << 20) ? (size_t)1 << 20 : queue;
+    size_t message = queue < ((size_t)1 << 14) ? queue : (size_t)1 << 14;
+    st = l.var ? bcl_hmvbuf_create(&l.msgpack, m, queue, message)
+               : bcl_hmbuf_create(&l.fixed, m, queue, message);
     if (st != BCL_OK)
-        return st;
-    int var = m->key_var || m->val_var;
-    uint64_t r0, r1;
-    bcl_sv_share(&f->d, var, &r0, &r1);
-    if (var) {                                 /* a row group at a time */
-        for (uint64_t r = r0; r < r1 && st == BCL_OK;) {
-            uint64_t next = f->d.first[bcl_sv_group_of(&f->d, r) + 1];
-            st = load_rows(f, m, r, next);
-            r = next;
-        }
-        return st;
-    }
-    uint64_t step = BATCH_BYTES / (m->key_size + m->val_size);
-    step = step ? step : 1;
-    for (uint64_t r = r0; r < r1 && st == BCL_OK; r += step)
-        st = load_rows(f, m, r, r1 - r < step ? r1 : r + step);
-    return st;
-}
-
-bcl_status bcl_sv_load_hashmap(bcl_sv_file *f, const bcl_hashmap *m)
-{
-    bcl_status st = bcl_sv_agree(load_share(f, m));
+        return bcl_sv_agree(st);
+    st = load_rounds(&l, BCL_OK);
+    if (l.var)
+        bcl_hmvbuf_destroy(&l.msgpack);
+    else
+        bcl_hmbuf_destroy(&l.fixed);
+    st = bcl_sv_agree(st);
     return st == BCL_OK ? bcl_barrier() : st;
 }

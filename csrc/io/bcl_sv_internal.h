@@ -30,8 +30,9 @@ bcl_status bcl_sv_objcol_check(const bcl_sv_objcol *c, const char *what);
  * container made from its info expects; else a damaged-file error. */
 bcl_status bcl_sv_expect(const bcl_sv_file *f, int c, uint64_t width, const char *what);
 
-/* This rank's even share [*r0, *r1) of the file's rows; whole_groups:
- * rounded to row-group boundaries (a msgpack column). */
-void bcl_sv_share(const bcl_sv_desc *d, int whole_groups, uint64_t *r0, uint64_t *r1);
+/* Rank q's even share [*r0, *r1) of the file's rows among nprocs ranks;
+ * whole_groups: rounded to row-group boundaries (a msgpack column). */
+void bcl_sv_share(const bcl_sv_desc *d, int whole_groups, int q, int nprocs, uint64_t *r0,
+                  uint64_t *r1);
 
 #endif /* BCL_SV_INTERNAL_H */

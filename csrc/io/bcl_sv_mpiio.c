@@ -284,6 +284,22 @@ static bcl_status build_desc(const bcl_sv_out *o, const uint64_t *recs, const ui
     return bcl_sv_encode(d, bytes);
 }
 
+/* The most IO_CHUNK pieces any rank's part of column c takes (rec_bytes:
+ * bytes of one gathered group record; sizes: each rank's gathered bytes). */
+static uint64_t most_rounds(const bcl_sv_desc *d, const uint64_t *sizes, size_t rec_bytes,
+                            int c)
+{
+    uint64_t most = 0, g = 0;
+    for (int r = 0; r < bcl_rt.nprocs; r++) {
+        uint64_t n = 0, end = g + sizes[r] / rec_bytes;
+        for (; g < end; g++)
+            n += bcl_sv_part_at(d, g, c)->length;
+        n = (n + IO_CHUNK - 1) / IO_CHUNK;
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
 /* ---- writing: the temporary file and its rename ----------------------------- */
 
 static void split_path(const char *path, char *dir, size_t dn, const char **base)
@@ -350,16 +366,13 @@ typedef struct piece {
 } piece;
 
 /* Collective: every piece in rounds of at most IO_CHUNK bytes, the same
- * number of MPI_File_write_at_all calls on every rank (ranks with less to
- * write join with zero bytes). */
-static bcl_status write_pieces(MPI_File fh, const piece *pc, int np, const char *path)
+ * number of MPI_File_write_at_all calls on every rank (rounds[i]: the most
+ * piece i of any rank needs; ranks with less to write join with zero
+ * bytes). */
+static bcl_status write_pieces(MPI_File fh, const piece *pc, const uint64_t *rounds, int np,
+                               const char *path)
 {
-    uint64_t rounds[BCL_SV_MAX_COLS + 1];
-    for (int i = 0; i < np; i++)
-        rounds[i] = (pc[i].n + IO_CHUNK - 1) / IO_CHUNK;
-    bcl_status st = bcl_allreduce(rounds, (size_t)np, BCL_U64, BCL_MAX), first = BCL_OK;
-    if (st != BCL_OK)
-        return st;
+    bcl_status first = BCL_OK;
     char keep[1024] = "";
     int keep_errno = 0;
     for (int i = 0; i < np; i++) {
@@ -388,7 +401,8 @@ static bcl_status write_pieces(MPI_File fh, const piece *pc, int np, const char 
 
 /* Collective: create `tmp`, write the descriptor (rank 0) and every rank's
  * pieces, sync, close. */
-static bcl_status write_file(const char *tmp, const char *path, const piece *pc, int np)
+static bcl_status write_file(const char *tmp, const char *path, const piece *pc,
+                             const uint64_t *rounds, int np)
 {
     MPI_File fh;
     int rc = MPI_File_open(bcl_rt.comm, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_EXCL,
@@ -396,7 +410,7 @@ static bcl_status write_file(const char *tmp, const char *path, const piece *pc,
     bcl_status st = rc == MPI_SUCCESS ? BCL_OK : file_error("MPI_File_open", rc, path);
     if ((st = bcl_sv_agree(st)) != BCL_OK)
         return st;
-    st = write_pieces(fh, pc, np, path);
+    st = write_pieces(fh, pc, rounds, np, path);
     rc = MPI_File_sync(fh);                  /* to stable storage, before the rename */
     if (st == BCL_OK && rc != MPI_SUCCESS)
         st = file_error("MPI_File_sync", rc, path);
@@ -425,13 +439,17 @@ bcl_status bcl_sv_write(const char *path, const bcl_sv_out *o, bcl_status prepar
         st = plan_temp(path, tmp, sizeof tmp);
     if ((st = bcl_sv_agree(st)) != BCL_OK || (st = bcl_bcast(tmp, sizeof tmp, 0)) != BCL_OK)
         goto out;
+    /* every rank knows every rank's bytes (the gathered groups): the
+     * rounds of MPI-IO calls need no agreement of their own */
     piece pc[BCL_SV_MAX_COLS + 1];
+    uint64_t rounds[BCL_SV_MAX_COLS + 1] = { (d.data_off + IO_CHUNK - 1) / IO_CHUNK };
     pc[0] = (piece){ 0, bcl_rt.rank == 0 ? d.data_off : 0, desc_bytes };
     for (uint32_t c = 0; c < o->ncols; c++) {
         uint64_t n = row_start(&o->col[c], o->rows);
         pc[1 + c] = (piece){ n ? d.parts[first * d.ncols + c].offset : 0, n, o->col[c].data };
+        rounds[1 + c] = most_rounds(&d, sizes, REC_WORDS(o->ncols) * sizeof *recs, (int)c);
     }
-    st = write_file(tmp, path, pc, 1 + (int)o->ncols);
+    st = write_file(tmp, path, pc, rounds, 1 + (int)o->ncols);
     if (st == BCL_OK && bcl_rt.rank == 0)
         st = commit(tmp, path);
     if ((st = bcl_sv_agree(st)) != BCL_OK && bcl_rt.rank == 0)

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/bcl_runtime.h"
 
 bcl_status bcl_sv_objcol_init(bcl_sv_objcol *c, uint64_t cap)
 {
@@ -67,11 +66,12 @@ static uint64_t group_start_from(const bcl_sv_desc *d, uint64_t r)
     return d->first[g] == r ? r : d->first[g + 1];
 }
 
-void bcl_sv_share(const bcl_sv_desc *d, int whole_groups, uint64_t *r0, uint64_t *r1)
+void bcl_sv_share(const bcl_sv_desc *d, int whole_groups, int q, int nprocs, uint64_t *r0,
+                  uint64_t *r1)
 {
-    unsigned __int128 e = d->entries, q = (unsigned)bcl_rt.rank, p = (unsigned)bcl_rt.nprocs;
-    *r0 = (uint64_t)(e * q / p);
-    *r1 = (uint64_t)(e * (q + 1) / p);
+    unsigned __int128 e = d->entries;
+    *r0 = (uint64_t)(e * (unsigned)q / (unsigned)nprocs);
+    *r1 = (uint64_t)(e * (unsigned)(q + 1) / (unsigned)nprocs);
     if (whole_groups) {
         *r0 = group_start_from(d, *r0);
         *r1 = group_start_from(d, *r1);

@@ -49,7 +49,7 @@ def test_a_rank_killed_while_saving_leaves_the_earlier_file_whole(tmp_path):
     path = tmp_path / "a.pybcl"
     job = subprocess.Popen(mpiexec_argv(2) + [sys.executable, str(tmp_path / "job.py"),
                                               str(tmp_path)],
-                           env=job_env(PYBCL_TRANSPORT="shm"), stdout=subprocess.PIPE,
+                           env=job_env(), stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
     try:
         _wait_for(lambda: path.exists(), 120, "first save")

@@ -28,7 +28,9 @@ the timing); reads follow the writes, so they read the page cache on this
 machine.  pybcl.load builds the container (a map inserts every entry under
 the new rank count, through a HashMapBuffer), so the map's "rebuild" line
 also gives a HashMapBuffer insert of the same entries into a new map, the
-part of a map's load that is not I/O.
+part of a map's load that is not I/O; and save gathers the entries from the
+buckets first, so "extract" gives local_arrays(), the same scan, the part
+of a map's save that is not I/O.
 Jobs: each --ranks count on one host (the default transport), and with
 --hosts H (root) H network-namespace hosts of one rank each (rma over TCP,
 benchmarks/_netns.py; one file system).  One JSON object on stdout (and in
@@ -128,7 +130,7 @@ def _remove(comm, *paths):
     comm.Barrier()
 
 
-def measure(comm, folder, name, container, arrays, reps, rebuild=None):
+def measure(comm, folder, name, container, arrays, reps, rebuild=None, extract=None):
     """The median seconds of each way of writing and reading `arrays` (this
     rank's bytes of `container`)."""
     import numpy as np
@@ -136,7 +138,7 @@ def measure(comm, folder, name, container, arrays, reps, rebuild=None):
     path, fpath = os.path.join(folder, name), os.path.join(folder, name + ".floor")
     npath = os.path.join(folder, f"{name}.rank{comm.rank}")
     t = {k: [] for k in ("save", "floor_write", "floor_write_nosync", "np_save",
-                         "load", "floor_read", "np_load", "rebuild")}
+                         "load", "floor_read", "np_load", "extract", "rebuild")}
     same = True
     for _ in range(reps):
         _remove(comm, path)
@@ -159,6 +161,8 @@ def measure(comm, folder, name, container, arrays, reps, rebuild=None):
         if rebuild is not None:
             t["rebuild"].append(_timed(lambda: got.update(r=rebuild()), comm))
             got["r"].close()
+        if extract is not None:
+            t["extract"].append(_timed(extract, comm))
         got["c"].close()
     nbytes = comm.allreduce(sum(a.nbytes for a in arrays))
     med = {k: statistics.median(v) for k, v in t.items() if v}
@@ -167,7 +171,7 @@ def measure(comm, folder, name, container, arrays, reps, rebuild=None):
     os.unlink(npath)
     return {"bytes": nbytes, "seconds": {k: round(v, 4) for k, v in med.items()},
             "GB_per_s": {k: round(nbytes / v / 1e9, 3) for k, v in med.items()
-                         if k != "rebuild"},
+                         if k not in ("rebuild", "extract")},
             "save_vs_floor": round(med["save"] / med["floor_write"], 3),
             "save_vs_floor_nosync": round(med["save"] / med["floor_write_nosync"], 3),
             "load_vs_floor": round(med["load"] / med["floor_read"], 3),
@@ -206,7 +210,7 @@ def worker(a):
         with pybcl.HashMapBuffer(fresh, 1 << 20, 1 << 14) as buf:
             buf.insert_many(k, v)
         return fresh
-    out["map"] = measure(comm, folder, "map", m, [k, v], a.reps, rebuild)
+    out["map"] = measure(comm, folder, "map", m, [k, v], a.reps, rebuild, m.local_arrays)
     out["map"]["entries"] = int(comm.allreduce(len(k)))
     if r == 0:
         print("RESULT " + json.dumps(out), flush=True)

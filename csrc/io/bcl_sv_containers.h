@@ -4,11 +4,12 @@
  *
  *   HashMap      two columns, keys and values (fixed width, or one msgpack
  *                object per row); each rank writes its live entries (read
- *                through bcl_hm_local_scan, whatever the bucket layout).  A
- *                loading rank reads an even share of the rows (whole row
- *                groups when a column is msgpack) and hands them to a
- *                HashMapBuffer: every key goes to its owner under the new
- *                rank count, which inserts it into its own block.
+ *                through bcl_hm_local_copy or bcl_hm_local_scan, whatever
+ *                the bucket layout).  A loading rank reads an even share of
+ *                the rows (whole row groups when a column is msgpack) and
+ *                hands them to a HashMapBuffer: every key goes to its owner
+ *                under the new rank count, which inserts it into its own
+ *                block.
  *   DArray       one column; each rank writes its block and reads the rows
  *                of its block under the new rank count (re-blocked).
  *   Array        one column, written and read by the host.

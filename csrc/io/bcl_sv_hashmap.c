@@ -12,7 +12,9 @@
 
 /* ---- save ------------------------------------------------------------------ */
 
-/* This rank's entries as two columns: fixed-width bytes or msgpack objects. */
+/* This rank's entries as two columns: fixed-width bytes or msgpack objects,
+ * read through the map's whole-table calls (bcl_hm_local_copy,
+ * bcl_hm_local_scan), whatever its bucket layout. */
 typedef struct entries {
     const bcl_hashmap *m;
     bcl_mp_writer fixed[2];        /* a fixed-width column's bytes          */
@@ -58,6 +60,14 @@ static bcl_status gather_entries(entries *e)
                                      : bcl_mp_reserve(&e->fixed[c], e->cap * e->size[c]);
         if (st != BCL_OK)
             return st;
+    }
+    if (!e->is_var[0] && !e->is_var[1]) {
+        /* fixed-size keys and values: straight into the two columns (what
+         * local_arrays() reads), twice as fast as a visit per entry */
+        e->n = bcl_hm_local_copy(e->m, e->fixed[0].buf, e->fixed[1].buf, e->cap);
+        e->fixed[0].len = e->n * e->size[0];
+        e->fixed[1].len = e->n * e->size[1];
+        return BCL_OK;
     }
     e->st = BCL_OK;
     bcl_hm_local_scan(e->m, visit, e);

@@ -74,16 +74,20 @@ def _var(t):
 
 
 def _map(kt, vt, n):
+    """Collective: a map of keys 0..n-1 (value(kt, i) -> value(vt, i), or
+    i -> i for the big one), each rank inserting every P-th, through a
+    HashMapBuffer (a few messages, not one round trip per key)."""
     m = pybcl.HashMap(4 * n, key_type=kt, value_type=vt)
     idx = np.arange(pybcl.rank(), n, pybcl.nprocs())
-    if n != N:                                 # the big map: k -> k
-        m.insert_many(idx.astype(kt), idx.astype(vt))
-    elif not _var(kt) and not _var(vt):
-        m.insert_many(np.array([value(kt, i, key=True) for i in idx], dtype=kt),
-                      np.array([value(vt, i) for i in idx], dtype=vt))
+    if n != N:
+        keys, vals = idx.astype(kt), idx.astype(vt)
     else:
-        for i in idx.tolist():
-            m[value(kt, i, key=True)] = value(vt, i)
+        keys = [value(kt, i, key=True) for i in idx]
+        vals = [value(vt, i) for i in idx]
+        keys = keys if _var(kt) else np.array(keys, dtype=kt)
+        vals = vals if _var(vt) else np.array(vals, dtype=vt)
+    with pybcl.HashMapBuffer(m, 1 << 16, 1 << 12) as buf:
+        buf.insert_many(keys, vals)
     return m
 
 

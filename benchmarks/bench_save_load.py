@@ -1,7 +1,7 @@
 """Saving and loading throughput: c.save(path) / pybcl.load(path) against
 the raw MPI-IO floor and np.save / np.load per rank.
 
-    python benchmarks/bench_save_load.py [--ranks 1 2] [--darray-mib 1024]
+    python benchmarks/bench_save_load.py [--ranks 1 2 | --ranks] [--darray-mib 1024]
         [--map-entries 10000000] [--reps 3] [--hosts H] [--out FILE]
 
 Two containers, each timed `reps` times (the median is reported; a time is
@@ -221,7 +221,7 @@ def main():
     ap.add_argument("--worker", action="store_true")
     ap.add_argument("--folder")
     ap.add_argument("--nprocs", type=int, default=1)
-    ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--ranks", type=int, nargs="*", default=[1, 2])
     ap.add_argument("--darray-mib", type=int, default=1024)
     ap.add_argument("--map-entries", type=int, default=10_000_000)
     ap.add_argument("--reps", type=int, default=3)

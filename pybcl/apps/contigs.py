@@ -2,7 +2,9 @@
 
     mpiexec -n P python -m pybcl.apps.contigs READS... [-k 31] [--min-count 2]
         [-o contigs.fa] [--json FILE] [--demo]
-    mpiexec -n P python -m pybcl.apps.contigs --counts DB [--min-count 2] [-o ...]
+
+    mpiexec -n P python -m pybcl.apps.contigs --counts DB [--min-count 2]
+        [-o contigs.fa] [--json FILE]
 
 Writes the unitigs of the de Bruijn graph of the *solid* canonical k-mers
 (seen at least ``--min-count`` times): node-centric, k-1 overlaps, both

@@ -99,7 +99,7 @@ if sanitize:
 # only through its C API (csrc/binding/capi.h).  Headers are included as
 # "layer/name.h" (or "layer/folder/name.h" for a container kept in a folder
 # of its own).
-CORE_LAYERS = ("runtime", "comm", "serial", "containers", "binding")
+CORE_LAYERS = ("runtime", "comm", "serial", "containers", "io", "binding")
 APP_LAYERS = ("kernels", "apps")
 # What both extensions link, compiled once into a static library: the
 # binding's argument, conversion and error helpers and the plain-C pieces

@@ -9,6 +9,8 @@ import pickle
 from types import TracebackType
 from typing import Any, Iterator, Literal, Optional
 
+import numpy as np
+
 from . import _core
 
 
@@ -65,16 +67,26 @@ class HashMap(_core.HashMap):
 
     __slots__ = ()
 
-    def _gather(self, what: str) -> list[tuple[Any, Any]]:
+    def _gather(self, what: str, keys: bool = True, values: bool = True) -> tuple[Any, Any]:
+        """Collective: every rank's keys and values (those asked for; None
+        for the other), rank 0's first.  A map of fixed-size types travels as
+        arrays (local_arrays(), one allgather of bytes each): NumPy arrays
+        back.  Other maps travel pickled: lists back."""
         # Agreement first (every rank in `what` on this map, or all raise),
         # then the shares travel on pybcl's own communicator: a user's
         # collective on comm() can never match them.
         self._collective_view(what)
-        out: list[tuple[Any, Any]] = []
-        data = pickle.dumps(self.local_items(), protocol=pickle.HIGHEST_PROTOCOL)
-        for share in _core.allgather_bytes(data):
-            out.extend(pickle.loads(share))
-        return out
+        if isinstance(self.key_type, np.dtype) and isinstance(self.value_type, np.dtype):
+            mine = self.local_arrays()
+            got = [np.frombuffer(b"".join(_core.allgather_bytes(part.tobytes())),
+                                 dtype=part.dtype) if wanted else None
+                   for part, wanted in zip(mine, (keys, values))]
+            return got[0], got[1]
+        everyone = [kv for share in _core.allgather_bytes(
+                        pickle.dumps(self.local_items(), protocol=pickle.HIGHEST_PROTOCOL))
+                    for kv in pickle.loads(share)]
+        return ([k for k, _ in everyone] if keys else None,
+                [v for _, v in everyone] if values else None)
 
     def items(self) -> list[tuple[Any, Any]]:
         """Collective: a list of every (key, value) pair of the map.
@@ -88,7 +100,7 @@ class HashMap(_core.HashMap):
         --------
         >>> d = dict(m.items())
         """
-        return self._gather("HashMap.items()")
+        return list(zip(*self._gather("HashMap.items()")))
 
     def keys(self) -> list[Any]:
         """Collective: a list of every key of the map.
@@ -102,7 +114,7 @@ class HashMap(_core.HashMap):
         >>> "apple" in m.keys()
         True
         """
-        return [k for k, _ in self._gather("HashMap.keys()")]
+        return list(self._gather("HashMap.keys()", values=False)[0])
 
     def values(self) -> list[Any]:
         """Collective: a list of every value of the map.
@@ -115,7 +127,7 @@ class HashMap(_core.HashMap):
         --------
         >>> total = sum(m.values())
         """
-        return [v for _, v in self._gather("HashMap.values()")]
+        return list(self._gather("HashMap.values()", keys=False)[1])
 
     def __iter__(self) -> Iterator[Any]:
         """Collective: iterate over every key of the map.
@@ -128,7 +140,7 @@ class HashMap(_core.HashMap):
         --------
         >>> keys = sorted(m)
         """
-        return iter([k for k, _ in self._gather("iter(HashMap)")])
+        return iter(list(self._gather("iter(HashMap)", values=False)[0]))
 
 
 class HashMapBuffer(_core.HashMapBuffer):

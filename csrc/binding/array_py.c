@@ -14,6 +14,8 @@
 #include "binding/array_py.h"
 #include "binding/docstrings/array.h"
 #include "binding/docstrings/array_update.h"
+#include "binding/docstrings/io.h"
+#include "io_py.h"
 
 
 
@@ -386,6 +388,21 @@ GETTER(dtype, Py_NewRef((PyObject *)self->dtype))
 GETTER(host, PyLong_FromLong(self->a.host))
 GETTER(block, PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : self->a.block))
 
+int bclpy_array_io_target(PyObject *self, bclpy_io_target *t)
+{
+    ArrayObject *a = (ArrayObject *)self;
+    if (check_created(a) < 0)
+        return -1;
+    t->kind = a->a.host >= 0 ? BCL_SV_ARRAY : BCL_SV_DARRAY;
+    t->arr = &a->a;
+    return 0;
+}
+
+static PyObject *array_save(PyObject *self, BCLPY_FASTARGS)
+{
+    return bclpy_io_save(self, bclpy_array_io_target, args, nargs, kwnames);
+}
+
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
 BCLPY_CLOSE_METHOD(array_close, ArrayObject, tname(self), created, bcl_array_destroy, a)
@@ -398,6 +415,7 @@ static PyMethodDef array_methods[] = {
     {"local_range", (PyCFunction)array_local_range, METH_NOARGS, BCLPY_DOC_ARR_LOCAL_RANGE},
     {"__array__", BCLPY_KW_METHOD(bclpy_array_asarray), BCLPY_DOC_ARR_ARRAY},
     {"update_many", BCLPY_KW_METHOD(bclpy_array_update_many), BCLPY_DOC_ARR_UPDATE_MANY},
+    {"save", BCLPY_KW_METHOD(array_save), BCLPY_DOC_SAVE},
     {NULL, NULL, 0, NULL}
 };
 

@@ -406,5 +406,7 @@ extern PyTypeObject bclpy_HMBufType;           /* hmbuffer_py.c */
 extern PyTypeObject bclpy_BloomType;           /* bloom_py.c */
 extern PyTypeObject bclpy_DArrayType, bclpy_ArrayType;             /* array_py.c */
 extern PyTypeObject bclpy_DABufType;           /* array_update_py.c */
+extern PyMethodDef bclpy_io_methods[];          /* io_py.c: read, info (save: a method) */
+extern PyMethodDef bclpy_io_load_methods[];     /* io_load_py.c: pybcl.load */
 
 #endif /* BCLPY_H */

@@ -16,6 +16,8 @@
 #include "elemtype.h"
 #include "containers/bcl_bloom.h"
 #include "binding/docstrings/bloom.h"
+#include "binding/docstrings/io.h"
+#include "io_py.h"
 
 enum { FAST_NONE, FAST_U64, FAST_I64 };
 
@@ -421,6 +423,21 @@ static PyGetSetDef bloom_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
+int bclpy_bloom_io_target(PyObject *self, bclpy_io_target *t)
+{
+    BloomObject *b = (BloomObject *)self;
+    if (check_created(b) < 0)
+        return -1;
+    t->kind = BCL_SV_BLOOM;
+    t->bloom = &b->b;
+    return 0;
+}
+
+static PyObject *bloom_save(PyObject *self, BCLPY_FASTARGS)
+{
+    return bclpy_io_save(self, bclpy_bloom_io_target, args, nargs, kwnames);
+}
+
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
 BCLPY_CLOSE_METHOD(bloom_close, BloomObject, "BloomFilter", live, bcl_bloom_destroy, b)
@@ -434,6 +451,7 @@ static PyMethodDef bloom_methods[] = {
     {"owner", BCLPY_KW_METHOD(bloom_owner), BCLPY_DOC_BF_OWNER},
     {"plan", BCLPY_KW_METHOD(bloom_plan) | METH_STATIC, BCLPY_DOC_BF_PLAN},
     {"predict", BCLPY_KW_METHOD(bloom_predict) | METH_STATIC, BCLPY_DOC_BF_PREDICT},
+    {"save", BCLPY_KW_METHOD(bloom_save), BCLPY_DOC_SAVE},
     {NULL, NULL, 0, NULL}
 };
 

@@ -28,6 +28,15 @@ PyObject *bclpy_raise(bcl_status st)
     case BCL_ERR_NOMEM: exc = PyExc_MemoryError; break;
     case BCL_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
     case BCL_ERR_REENTRY: exc = PyExc_RuntimeError; break;
+    case BCL_ERR_OS: {
+        /* OSError(errno, message) is the errno's subclass (FileNotFoundError...) */
+        PyObject *args = Py_BuildValue("(is)", bcl_last_os_errno(), bcl_last_error());
+        if (args) {
+            PyErr_SetObject(PyExc_OSError, args);
+            Py_DECREF(args);
+        }
+        return NULL;
+    }
     default: exc = bclpy_Error; break;
     }
     PyErr_SetString(exc, bcl_last_error());

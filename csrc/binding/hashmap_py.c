@@ -18,6 +18,8 @@
 
 #include "comm/bcl_agree.h"
 #include "binding/docstrings/hashmap.h"
+#include "binding/docstrings/io.h"
+#include "io_py.h"
 
 /* ---- construction -------------------------------------------------------- */
 
@@ -488,6 +490,20 @@ static PyObject *hm_repr(bclpy_HashMap *self)
     return r;
 }
 
+int bclpy_hm_io_target(PyObject *self, bclpy_io_target *t)
+{
+    bclpy_HashMap *m = (bclpy_HashMap *)self;
+    HM_LIVE_OR(m, -1);
+    t->kind = BCL_SV_HASHMAP;
+    t->hm = &m->m;
+    return 0;
+}
+
+static PyObject *hm_save(PyObject *self, BCLPY_FASTARGS)
+{
+    return bclpy_io_save(self, bclpy_hm_io_target, args, nargs, kwnames);
+}
+
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
 BCLPY_CLOSE_METHOD(hm_close, bclpy_HashMap, "HashMap", live, bcl_hm_destroy, m)
@@ -511,6 +527,7 @@ static PyMethodDef hm_methods[] = {
     {"resize", BCLPY_KW_METHOD(hm_resize), BCLPY_DOC_HM_RESIZE},
     {"_collective_view", BCLPY_KW_METHOD(hm_collective_view), BCLPY_DOC_HM_COLLECTIVE_VIEW},
     {"owner", BCLPY_KW_METHOD(hm_owner), BCLPY_DOC_HM_OWNER},
+    {"save", BCLPY_KW_METHOD(hm_save), BCLPY_DOC_SAVE},
     {NULL, NULL, 0, NULL}
 };
 

@@ -381,7 +381,7 @@ static const bclpy_named_type types[] = {
 
 static PyMethodDef *const method_tables[] = {
     bclpy_runtime_methods, bclpy_configure_methods, bclpy_ops_methods, bclpy_collective_methods,
-    bclpy_msgpack_methods,
+    bclpy_msgpack_methods, bclpy_io_methods, bclpy_io_load_methods,
 };
 
 static PyObject *transport_names(void)

@@ -25,7 +25,8 @@ typedef enum bcl_status {
     BCL_ERR_DECODE,     /* malformed serialized data      -> ValueError   */
     BCL_ERR_OVERFLOW,   /* a sum does not fit its type    -> OverflowError */
     BCL_ERR_INTERRUPTED,/* a signal handler raised in a wait -> its exception */
-    BCL_ERR_REENTRY     /* would wait on a lock this thread holds -> RuntimeError */
+    BCL_ERR_REENTRY,    /* would wait on a lock this thread holds -> RuntimeError */
+    BCL_ERR_OS          /* a file-system call failed: bcl_last_os_errno() -> OSError */
 } bcl_status;
 
 /* Record a printf-style message for the current failure; returns `code` so
@@ -38,5 +39,17 @@ bcl_status bcl_set_error(bcl_status code, const char *fmt, ...)
 
 /* Message of the most recent failure on this thread ("" if none). */
 const char *bcl_last_error(void);
+
+/* bcl_set_error(BCL_ERR_OS, ...) that also records `errnum` (an errno
+ * value: ENOENT, EACCES, ...), which the binding turns into the matching
+ * OSError subclass (FileNotFoundError, PermissionError, ...). */
+bcl_status bcl_set_os_error(int errnum, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* errno of the most recent BCL_ERR_OS on this thread. */
+int bcl_last_os_errno(void);
 
 #endif /* BCL_ERROR_H */

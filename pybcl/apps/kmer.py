@@ -1,7 +1,7 @@
 """Distributed k-mer counting on pybcl (BCL paper, section 9.2.2).
 
     mpiexec -n P python -m pybcl.apps.kmer READS... [-k 31] [--bloom]
-        [--histo FILE] [--counts FILE] [--json FILE] [--demo]
+        [--histo FILE] [--counts FILE] [--save DB] [--json FILE] [--demo]
 
 Collective, every rank alike (SPMD): each rank reads its share of the input
 (FASTA/FASTQ, plain, gzip or BGZF), turns it into canonical 2-bit k-mers in
@@ -11,7 +11,9 @@ k-mers and the owners add them to their own blocks at the flush, growing
 the map once to fit.  ``--bloom`` puts a ``pybcl.BloomFilter`` in front, so
 singletons never take a bucket, and recounts in a second pass, so the
 counts stay exact.  docs/apps.md describes how inputs are split, the
-map's sizing and ``--bloom``.
+map's sizing and ``--bloom``.  ``--save DB`` keeps the counts as a saved
+``HashMap(uint64 -> int64)`` that ``pybcl.apps.kmerdb`` (query, histo,
+dump, merge), ``contigs --counts`` and ``pybcl.io.read`` take later.
 """
 import argparse
 import gzip
@@ -423,7 +425,8 @@ def _best(keys: NDArray[np.uint64], counts: NDArray[np.int64], n: int,
 def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, str]], k: int = 31,
                 bloom: bool = False, capacity: Optional[int] = None,
                 queue_size: Optional[int] = None, progress: bool = False, bloom_bits_per_kmer: float = BLOOM_BITS_PER_KMER,
-                items: bool = True, top: int = 10) -> dict[str, Any]:
+                items: bool = True, top: int = 10, save: Optional[str] = None
+                ) -> dict[str, Any]:
     """Collective.  Counts the canonical k-mers of `sources` (paths or bytes)
     in a distributed ``pybcl.HashMap`` (uint64 code -> int64 count) filled
     through a ``HashMapBuffer`` that grows the map as it fills.
@@ -436,6 +439,8 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     full); queue_size: entries each rank's inbox holds (the buffer ships in
     rounds of it).  items=False leaves 'keys'/'counts' out (the CLI needs
     them only for --counts); 'top' holds this rank's `top` best entries.
+    save: also write the counts there (``HashMap.save``; under bloom only
+    the k-mers seen at least twice), with meta ``save_meta`` describes.
     A corrupt input raises KmerInputError on every rank.
     """
     if not isinstance(k, int) or not 1 <= k <= 32:
@@ -508,6 +513,14 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     t = time.perf_counter()
     pybcl.barrier()
     keys, kcounts = counts.local_arrays()
+    total = int(pybcl.allreduce(np.array([read], dtype=np.int64), "sum")[0])
+    if save:
+        t_save = time.perf_counter()
+        if bloom:   # the filter's false positives: singletons, like those it kept out
+            counts.erase_many(keys[kcounts < 2])
+            pybcl.barrier()
+        counts.save(save, meta=save_meta(k, bloom, total, srcs))
+        seconds["save"] = time.perf_counter() - t_save
     buckets = counts.capacity
     buf.close()
     counts.close()
@@ -517,7 +530,6 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     hist[:len(h)] = h
     hist[0] = 0
     hist = pybcl.allreduce(hist, "sum")
-    total = int(pybcl.allreduce(np.array([read], dtype=np.int64), "sum")[0])
     in_table = int(hist.sum())
     false_positives = int(hist[1]) if bloom else 0
     if bloom:   # singletons, bar the filter's false positives, never reach the map
@@ -556,6 +568,16 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
 
 # ---- output -----------------------------------------------------------------------
 
+def save_meta(k: int, bloom: bool, total: int, sources: Sequence[Any]) -> dict[str, Any]:
+    """The meta a saved count map carries (``pybcl.apps.kmerdb`` reads it):
+    k, canonical k-mers, whether a Bloom filter kept singletons out (then
+    only counts >= 2 are in the map, and the k-mers read give the count-1
+    line of the histogram)."""
+    return {"app": "pybcl.apps.kmer", "k": k, "canonical": True, "bloom": bool(bloom),
+            "min_count": 2 if bloom else 1, "kmers_total": total,
+            "inputs": [str(s) for s in sources]}
+
+
 def histo_lines(hist: NDArray[np.int64]) -> str:
     return "".join(f"{c} {int(n)}\n" for c, n in enumerate(hist) if c > 0 and n > 0)
 
@@ -592,6 +614,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                          "a second pass over the input keeps the counts exact)")
     ap.add_argument("--histo", metavar="FILE", help="histogram, Jellyfish histo format")
     ap.add_argument("--counts", metavar="FILE", help="KMER<TAB>COUNT lines")
+    ap.add_argument("--save", metavar="DB",
+                    help="the counts as a saved map, for pybcl.apps.kmerdb and "
+                         "contigs --counts (pybcl.io.read reads it too)")
     ap.add_argument("--json", metavar="FILE", help="the run's figures as JSON")
     ap.add_argument("--top", type=int, default=10, help="k-mers to print (default 10)")
     ap.add_argument("--capacity", type=int,
@@ -609,7 +634,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.check_reads(args)
     prog = ap.prog
     sources = _cli.open_inputs(prog, (("--histo", args.histo), ("--counts", args.counts),
-                                      ("--json", args.json)),
+                                      ("--save", args.save), ("--json", args.json)),
                                lambda: cli_sources(args.reads, args.demo), KmerInputError)
     if sources is None:
         return _cli.INPUT
@@ -617,7 +642,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         res = count_kmers(sources, k=args.k, bloom=args.bloom, capacity=args.capacity,
                           queue_size=args.message_size, progress=not args.quiet,
-                          items=bool(args.counts), top=min(args.top, 1 << 20))
+                          items=bool(args.counts), top=min(args.top, 1 << 20),
+                          save=args.save)
     except KmerInputError as e:
         _cli.say_error(prog, str(e))
         return _cli.INPUT

@@ -63,3 +63,12 @@ def test_containers_of_an_earlier_runtime_stay_stale_at_a_reused_address(tmp_pat
     proc = subprocess.run(mpiexec_argv(2) + [str(exe)], capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0 and "ok" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.serial_only
+def test_saved_file_reader_reads_every_range_and_refuses_damage(tmp_path):
+    proc = build_and_run(tmp_path, "test_savefile.c",
+                         ["io/bcl_sv_read.c", "io/bcl_sv_format.c", "serial/bcl_msgpack.c",
+                          "serial/bcl_hash.c", "runtime/bcl_error.c"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ok" in proc.stdout

@@ -437,7 +437,7 @@ static PyObject *hm_owner(bclpy_HashMap *self, BCLPY_FASTARGS)
 
 static PyObject *hm_capacity(bclpy_HashMap *self, void *closure)
 {
-    return PyLong_FromUnsignedLongLong(self->live ? self->m.n : 0);
+    return PyLong_FromUnsignedLongLong(self->live ? bcl_hm_capacity(&self->m) : 0);
 }
 
 static PyObject *hm_key_type(bclpy_HashMap *self, void *closure)
@@ -460,7 +460,7 @@ static PyObject *hm_repr(bclpy_HashMap *self)
     Py_DECREF(v);
     PyObject *r = kr && vr
         ? PyUnicode_FromFormat("pybcl.HashMap(capacity=%llu, key_type=%U, value_type=%U)",
-                               (unsigned long long)self->m.n, kr, vr)
+                               (unsigned long long)bcl_hm_capacity(&self->m), kr, vr)
         : NULL;
     Py_XDECREF(kr);
     Py_XDECREF(vr);

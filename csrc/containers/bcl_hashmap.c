@@ -62,11 +62,22 @@ static bcl_status insert_local(const bcl_hashmap *m, const bcl_hm_key *k, const 
     return st;
 }
 
+/* A compact map's key whose word is reserved lives in its side map. */
+#define SIDE(m, k) ((m)->compact && bcl_hmc_side_key((m), (k)->bytes))
+
 bcl_status bcl_hm_insert(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
                          size_t len, int promise)
 {
+    if (SIDE(m, k))
+        return bcl_hm_insert(m->side, k, val, len, promise);
     if (promise & BCL_HM_P_LOCAL)
         return insert_local(m, k, val, len);
+    if (m->compact) {
+        if (len != m->val_size)
+            return bcl_set_error(BCL_ERR_ARG, "a value of %zu bytes for a map of %zu-byte "
+                                 "values", len, m->val_size);
+        return bcl_hmc_insert(m, k, val);
+    }
     bcl_objref ref;
     const void *slot;
     bcl_status st = bcl_hm_value_in(m, val, len, &ref, &slot);
@@ -169,6 +180,10 @@ static bcl_status find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_wr
 bcl_status bcl_hm_find(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
                        int *found, int promise)
 {
+    if (SIDE(m, k))
+        return bcl_hm_find(m->side, k, out, found, promise);
+    if (m->compact)
+        return bcl_hmc_find(m, k, out, found, promise);
     if (promise == BCL_HM_P_FIND) {
         int fallback = 0;
         size_t len0 = out->len;
@@ -358,6 +373,10 @@ bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k, const vo
 {
     if (m->num == BCL_HM_NUM_NONE || m->num == BCL_HM_NUM_BOOL || m->val_var)
         return bcl_set_error(BCL_ERR_TYPE, "accumulate needs a numeric value type");
+    if (SIDE(m, k))
+        return bcl_hm_accumulate(m->side, k, delta);
+    if (m->compact)
+        return bcl_hmc_accumulate(m, k, delta);
     uint64_t d = 0;
     memcpy(&d, delta, m->val_size);
     if (m->val_atomic && bcl_hm_fast_delta(m, d)) {
@@ -377,6 +396,10 @@ bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k, const vo
 bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
                               int accumulate, int *spilled)
 {
+    if (SIDE(m, k))
+        return bcl_hm_apply_local(m->side, k, val, accumulate, spilled);
+    if (m->compact)
+        return bcl_hmc_apply_local(m, k, val, accumulate, spilled);
     bcl_hm_local_walk w = bcl_hm_local_walk_of(m, k->hash);
     *spilled = 1;
     while (bcl_hm_local_next(m, &w, "local insert met a bucket being written by another "
@@ -462,6 +485,10 @@ static bcl_status erase_probe(const bcl_hashmap *m, const bcl_hm_key *k, const v
 
 bcl_status bcl_hm_erase(const bcl_hashmap *m, const bcl_hm_key *k, int *found)
 {
+    if (SIDE(m, k))
+        return bcl_hm_erase(m->side, k, found);
+    if (m->compact)
+        return bcl_hmc_erase(m, k, found);
     return with_slot(erase_probe, m, k, NULL, found);
 }
 
@@ -480,7 +507,7 @@ bcl_status bcl_hm_erase_many(const bcl_hashmap *m, const void *keys, size_t k,
         bcl_hm_key key = bcl_hm_key_make((const unsigned char *)keys + i * m->key_size,
                                          m->key_size);
         int f = 0;
-        st = erase_probe(m, &key, NULL, &f, slot);
+        st = m->compact ? bcl_hm_erase(m, &key, &f) : erase_probe(m, &key, NULL, &f, slot);
         found[i] = (unsigned char)f;
     }
     scratch_free(&sc);

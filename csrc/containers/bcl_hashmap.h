@@ -12,6 +12,13 @@
  * with val_off and the bucket size rounded to 8 bytes, so a 4/8-byte integer
  * value can be the target of atomics.
  *
+ * That is the classic layout.  A map of fixed-size keys of at most 8 bytes
+ * and a fixed-size value uses the compact one (bcl_hashmap_compact.h): a
+ * bucket is an 8-byte key word and the value, the key word doubling as the
+ * bucket's state (reserved words for free, erased and held), with a small
+ * classic-layout side map for the few keys equal to a reserved word.  The
+ * promises are the same; what follows describes the classic protocol.
+ *
  * Status word.  Bits 0-2 are the state (FREE, RESERVED, READY, TOMB); the
  * others count readers and hold the home's placement lock and epoch (the
  * BCL_HM_* layout below).  Readers are counted (BCL keeps 30 "read bits"
@@ -120,6 +127,12 @@ typedef struct bcl_hashmap {
     int val_atomic;        /* 4/8: native integer value, added atomically   */
     bcl_hm_num num;        /* accumulate's arithmetic                       */
     uint64_t *base;        /* per rank: offset of its block (0: none)       */
+    /* The compact layout (bcl_hashmap_compact.h): fixed keys of at most 8
+     * bytes, no status word; the key word is the bucket's state. */
+    int compact;
+    size_t key_off;        /* key slot's offset in a bucket: 8, or 0 (compact) */
+    uint64_t stripe_off;   /* compact: the placement words, after the buckets */
+    struct bcl_hashmap *side;  /* compact: keys equal to a reserved word     */
 } bcl_hashmap;
 
 /* A key as the core sees it: its serialized bytes and their hash. */
@@ -201,6 +214,8 @@ typedef struct bcl_hm_lock {
     uint64_t idx;
     int fresh;             /* the key is not stored yet (FREE or TOMB reserved) */
     int tomb;              /* fresh from a tombstone (TOMB|BUSY)                */
+    int side;              /* compact: the bucket is the side map's             */
+    uint64_t word;         /* compact: the key word that gives the bucket back  */
 } bcl_hm_lock;
 bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
                            bcl_mp_writer *out, int *found);
@@ -260,6 +275,10 @@ bcl_status bcl_hm_find_exchange(const bcl_hashmap *m, const void *keys, size_t n
                                 unsigned char *found);
 
 /* ---- whole-table operations ------------------------------------------ */
+/* The most keys the map holds: its buckets, and a compact map's side keys
+ * (so that size() never exceeds it). */
+uint64_t bcl_hm_capacity(const bcl_hashmap *m);
+
 /* Collective: number of keys. */
 bcl_status bcl_hm_size(const bcl_hashmap *m, uint64_t *size);
 
@@ -274,6 +293,24 @@ uint64_t bcl_hm_local_used(const bcl_hashmap *m);
 /* Copy at most cap of this rank's entries (fixed-size keys and values) to
  * keys[] and vals[], packed; returns how many.  No synchronisation. */
 uint64_t bcl_hm_local_copy(const bcl_hashmap *m, void *keys, void *vals, uint64_t cap);
+/* The most entries this rank's share can hold (its block, and a compact
+ * map's share of the side map): what bcl_hm_local_copy may return. */
+uint64_t bcl_hm_local_slots(const bcl_hashmap *m);
+
+/* ---- this rank's values read in place (bcl_hashmap_values.c) -----------
+ * For integer value types (any width, signed or not), one pass over the
+ * block, no copy; no synchronisation (call after a barrier).  range: the
+ * entries' smallest and largest value, unsigned ones above INT64_MAX taken
+ * as INT64_MAX (*n: how many entries; 0: lo, hi undefined).  hist[v] +=
+ * entries whose value is v, for 0 <= v < len (others are not counted).
+ * select: *n = the entries whose value is at least `at_least`, copied
+ * packed into keys[] / vals[] (up to cap of them).  BCL_ERR_TYPE for a map
+ * whose values are not integers. */
+bcl_status bcl_hm_local_value_range(const bcl_hashmap *m, int64_t *lo, int64_t *hi,
+                                    uint64_t *n);
+bcl_status bcl_hm_local_value_hist(const bcl_hashmap *m, int64_t *hist, uint64_t len);
+bcl_status bcl_hm_local_select(const bcl_hashmap *m, int64_t at_least, void *keys,
+                               void *vals, uint64_t cap, uint64_t *n);
 
 /* Collective: move every entry into a table of new_capacity buckets.  On
  * BCL_ERR_FULL / SEGFULL (on any rank) the old table is kept unchanged. */

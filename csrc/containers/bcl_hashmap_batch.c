@@ -57,7 +57,7 @@
 #define CHUNK_MAX 65536u
 #define CHUNK_PER_TARGET 2048u
 
-static size_t chunk_keys(int rma)
+size_t bcl_hm_chunk_keys(int rma)
 {
     const char *env = getenv("PYBCL_BATCH_CHUNK");
     if (env && *env) {
@@ -854,10 +854,15 @@ static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys
 {
     if (m->key_var || m->val_var)
         return bcl_set_error(BCL_ERR_TYPE, "batches need fixed-size key and value types");
+    if (m->compact)
+        return bcl_hmc_batch(m, kind == K_INSERT ? BCL_HMC_INSERT
+                                : kind == K_FIND ? BCL_HMC_FIND
+                                : kind == K_FIND_ONLY ? BCL_HMC_FIND_ONLY : BCL_HMC_ACC,
+                             keys, vals, k, out, found, n_full, outcome, n_over);
     if (n_full)
         *n_full = 0;
     batch bt = { .m = m, .kind = kind, .stride = 2 * m->bsize };
-    const size_t chunk = chunk_keys(bcl_rt.transport != BCL_TRANSPORT_SHM);
+    const size_t chunk = bcl_hm_chunk_keys(bcl_rt.transport != BCL_TRANSPORT_SHM);
     size_t c = k < chunk ? k : chunk;
     /* A slot claims at most 2 words a round (a posted add, then its step). */
     bcl_status st = bcl_round_init(&bt.round, 2 * chunk);

@@ -504,6 +504,13 @@ static bcl_status lock_probe(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_l
 bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
                            bcl_mp_writer *out, int *found)
 {
+    if (m->compact) {
+        if (!bcl_hmc_side_key(m, k->bytes))
+            return bcl_hmc_lock_key(m, k, lk, out, found);
+        bcl_status st = bcl_hm_lock_key(m->side, k, lk, out, found);
+        lk->side = 1;
+        return st;
+    }
     scratch sc;
     size_t n = m->key_slot > m->val_slot ? m->key_slot : m->val_slot;
     unsigned char *slot = scratch_get(&sc, n);
@@ -531,6 +538,8 @@ bcl_status bcl_hm_commit_slot(const bcl_hashmap *m, const bcl_hm_lock *lk,
 
 bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
 {
+    if (m->compact)
+        return lk->side ? bcl_hm_abort(m->side, lk) : bcl_hmc_abort(m, lk);
     /* RESERVED -> FREE, TOMB|BUSY -> TOMB (fresh) or back to READY: readers'
      * counts kept. */
     bcl_gptr b = bcl_hm_bucket(m, lk->idx);
@@ -544,12 +553,16 @@ bcl_status bcl_hm_commit(const bcl_hashmap *m, const bcl_hm_lock *lk, const bcl_
 {
     bcl_objref ref;
     const void *slot;
+    if (m->compact && lk->side)
+        return bcl_hm_commit(m->side, lk, k, val, len);
     bcl_status st = bcl_hm_value_in(m, val, len, &ref, &slot);
     if (st != BCL_OK) {
         /* The bucket is ours until commit or abort: end the hold unchanged. */
         bcl_status ab = bcl_hm_abort(m, lk);
         return ab != BCL_OK ? ab : st;
     }
+    if (m->compact)
+        return bcl_hmc_commit_slot(m, lk, slot);
     return bcl_hm_value_back(m, bcl_hm_commit_slot(m, lk, k, slot), ref);
 }
 

@@ -98,9 +98,9 @@ static inline int apply_near_home(const block_view *w, uint64_t g, const unsigne
  * the caller hears of anything but a plain success.  Out of line, so the
  * loop around the common case stays small. */
 __attribute__((noinline))
-static bcl_status apply_general(const bcl_hashmap *m, const unsigned char *key,
-                                const unsigned char *val, int acc, uint64_t h, int grow,
-                                int *refusing, bcl_hm_bulk_fn fn, void *ctx)
+bcl_status bcl_hm_apply_one(const bcl_hashmap *m, const unsigned char *key,
+                            const unsigned char *val, int acc, uint64_t h, int grow,
+                            int *refusing, bcl_hm_bulk_fn fn, void *ctx)
 {
     bcl_hm_key k = { key, m->key_size, h };
     int spilled = 0;
@@ -136,7 +136,7 @@ static bcl_status apply_general_run(const bcl_hashmap *m, const bcl_hm_run *run,
             if (at < w.block)
                 __builtin_prefetch(w.base + at * w.bsize, 1);
         }
-        bcl_status st = apply_general(m, keys + i * ks, run->vals + i * run->vstride, acc, h,
+        bcl_status st = bcl_hm_apply_one(m, keys + i * ks, run->vals + i * run->vstride, acc, h,
                                       grow, refusing, fn, ctx);
         if (st != BCL_OK)
             return st;
@@ -178,7 +178,7 @@ static size_t apply_u64_run(const bcl_hashmap *m, const unsigned char *keys, siz
         }
         if (apply_near_home(&w, global_home(&w, h), keys + i * ks, vals + i * vs, how))
             continue;
-        *err = apply_general(m, keys + i * ks, vals + i * vs, how != NEAR_REPLACE, h, grow,
+        *err = bcl_hm_apply_one(m, keys + i * ks, vals + i * vs, how != NEAR_REPLACE, h, grow,
                              refusing, fn, ctx);
         if (*err != BCL_OK || *refusing)
             return i + 1;
@@ -189,6 +189,8 @@ static size_t apply_u64_run(const bcl_hashmap *m, const unsigned char *keys, siz
 bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run, int grow,
                                    int *refusing, bcl_hm_bulk_fn fn, void *ctx)
 {
+    if (m->compact)
+        return bcl_hmc_apply_many_local(m, run, grow, refusing, fn, ctx);
     int acc = run->accumulate != 0;
     int how = !acc ? NEAR_REPLACE
             : m->num == BCL_HM_NUM_INT ? NEAR_ADD_SIGNED

@@ -45,6 +45,8 @@ static inline int find_in_block(const bcl_hashmap *m, const home_block *hb,
 {
     bcl_hm_probe p;
     uint64_t idx;
+    if (m->compact && bcl_hmc_side_key(m, key))
+        return bcl_hm_find_plain(m, key, hb->hash, val);      /* the side map's */
     bcl_hm_probe_init(m, &p, hb->hash);
     while (bcl_hm_probe_next(m, &p, &idx)) {
         if (idx < hb->first || idx >= hb->end)

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "containers/bcl_hashmap.h"
+#include "containers/bcl_hashmap_compact.h"
 
 #define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
 #define ST(x) ((x) & BCL_HM_STATE)
@@ -112,6 +113,17 @@ static inline uint64_t bcl_hm_home(const bcl_hashmap *m, uint64_t h)
 static inline int bcl_hm_plain_step(const bcl_hashmap *m, const unsigned char *b,
                                     const unsigned char *key, unsigned char *val)
 {
+    if (m->compact) {
+        uint64_t w = bcl_hmc_load(b);
+        if (w == BCL_HMC_BUSY)
+            return -1;
+        if (w == BCL_HMC_EMPTY)
+            return 0;
+        if (w != bcl_hmc_word(key, m->key_size))
+            return BCL_HM_PLAIN_ON;
+        bcl_hm_copy_slot(val, b + BCL_HMC_VALUE, m->val_size);
+        return 1;
+    }
     uint64_t s = bcl_hm_load_status(b);
     if (s & BCL_HM_BUSY)
         return -1;
@@ -129,6 +141,8 @@ static inline int bcl_hm_find_plain(const bcl_hashmap *m, const unsigned char *k
 {
     bcl_hm_probe p;
     uint64_t idx;
+    if (m->compact && bcl_hmc_side_key(m, key))
+        return bcl_hm_find_plain(m->side, key, h, val);
     bcl_hm_probe_init(m, &p, h);
     while (bcl_hm_probe_next(m, &p, &idx)) {
         const unsigned char *b = bcl_local_addr(bcl_hm_bucket(m, idx));
@@ -151,6 +165,24 @@ static inline void bcl_hm_local_store(const bcl_hashmap *m, unsigned char *b,
     __atomic_store_n((uint64_t *)b, (s & ~(uint64_t)BCL_HM_STATE) | BCL_HM_READY,
                      __ATOMIC_RELEASE);
 }
+
+/* Does bucket b of this rank's block hold an entry (either layout)?  For
+ * the whole-block scans, which run while nobody writes the block. */
+static inline int bcl_hm_local_entry(const bcl_hashmap *m, const unsigned char *b)
+{
+    if (m->compact)
+        return !bcl_hmc_reserved(bcl_hmc_load(b));
+    return (bcl_hm_load_status(b) & BCL_HM_STATE) == BCL_HM_READY;
+}
+
+/* One entry of a bulk apply by bcl_hm_apply_local, the callback hearing of
+ * anything but a plain success (bcl_hashmap_bulk.c; h: the key's hash). */
+bcl_status bcl_hm_apply_one(const bcl_hashmap *m, const unsigned char *key,
+                            const unsigned char *val, int acc, uint64_t h, int grow,
+                            int *refusing, bcl_hm_bulk_fn fn, void *ctx);
+
+/* Keys per chunk of a pipelined batch (bcl_hashmap_batch.c). */
+size_t bcl_hm_chunk_keys(int rma);
 
 /* ---- bucket protocol steps (bcl_hashmap_bucket.c) ------------------------ */
 

@@ -392,4 +392,8 @@ extern PyMethodDef bclpy_kmer_methods[];
 extern PyTypeObject bclpy_IsxKeyGenType;        /* isx_py.c: ISx's keys and buckets */
 extern PyMethodDef bclpy_isx_methods[];
 
+/* The compact hash map's reserved key words as _core._HASHMAP_RESERVED_WORDS
+ * (for the tests of the keys equal to them; hashmap_values_py.c). */
+int bclpy_hm_add_constants(PyObject *module);
+
 #endif /* BCLPY_H */

@@ -400,6 +400,8 @@ static int add_types_and_functions(PyObject *m)
     for (size_t i = 0; i < sizeof method_tables / sizeof method_tables[0]; i++)
         if (PyModule_AddFunctions(m, method_tables[i]) < 0)
             return -1;
+    if (bclpy_hm_add_constants(m) < 0)
+        return -1;
     /* the k-mer reader's sketch size, for pybcl.apps.kmer */
     return PyModule_AddIntConstant(m, "HLL_REGISTERS", BCL_HLL_REGS);
 }

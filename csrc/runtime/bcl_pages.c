@@ -2,9 +2,12 @@
 #include "runtime/bcl_pages.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "runtime/bcl_runtime.h"
 
 /* Below this a memset is cheaper than a system call. */
 #define PAGES_MIN ((size_t)1 << 20)
@@ -19,7 +22,38 @@ static size_t page_size(void)
     return page;
 }
 
-/* madvise(MADV_REMOVE) of the whole pages inside [p, p + len): the range
+/* Is [lo, hi) inside one private anonymous mapping (no file behind it,
+ * so MADV_DONTNEED makes it read as zero)?  The last answer is kept: the
+ * calls come for ranges of the one segment. */
+static int private_anonymous(uintptr_t lo, uintptr_t hi)
+{
+    static uintptr_t known_lo, known_hi;
+    if (lo >= known_lo && hi <= known_hi)
+        return 1;
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int yes = 0;
+    while (f && !yes && fgets(line, sizeof line, f)) {
+        unsigned long a, e, off;
+        char perms[8], path[256] = "";
+        unsigned dmaj, dmin;
+        unsigned long inode;
+        if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %255s", &a, &e, perms, &off, &dmaj, &dmin,
+                   &inode, path) < 7 || lo < a || hi > e)
+            continue;
+        yes = perms[3] == 'p' && inode == 0 && (path[0] == 0 || !strcmp(path, "[heap]"));
+        if (yes) {
+            known_lo = a;
+            known_hi = e;
+        }
+        break;
+    }
+    if (f)
+        fclose(f);
+    return yes;
+}
+
+/* Hand back the whole pages inside [p, p + len) (bcl_pages.h): the range
  * handed back as [*lo, *hi), or 0 if none was. */
 static int remove_pages(void *p, size_t len, uintptr_t *lo, uintptr_t *hi)
 {
@@ -30,7 +64,10 @@ static int remove_pages(void *p, size_t len, uintptr_t *lo, uintptr_t *hi)
     *hi = e & ~(uintptr_t)(pg - 1);
     if (len < PAGES_MIN || *hi <= *lo)
         return 0;
-    return madvise((void *)*lo, *hi - *lo, MADV_REMOVE) == 0;
+    if (madvise((void *)*lo, *hi - *lo, MADV_REMOVE) == 0)
+        return 1;
+    return bcl_rt.nprocs == 1 && private_anonymous(*lo, *hi) &&
+           madvise((void *)*lo, *hi - *lo, MADV_DONTNEED) == 0;
 #else
     (void)p, (void)len, (void)lo, (void)hi;
     return 0;

@@ -6,9 +6,12 @@
  * block must read as zero.  Both are cheaper by the page than by the byte:
  * madvise(MADV_REMOVE) frees the pages of a shared-memory mapping (the shm
  * transport's window is one), which then read as zero and cost nothing
- * until written.  Where the mapping does not allow it (a private mapping,
- * an old kernel) the calls fall back: zero with memset, release does
- * nothing.  Only the pages wholly inside a range are handed back.
+ * until written.  A one-rank job's window is private anonymous memory
+ * (MPICH maps no file for it), where madvise(MADV_DONTNEED) does the same;
+ * with peers it is never used (a peer's RDMA registration of the pages
+ * would go stale).  Where neither applies the calls fall back: zero with
+ * memset, release does nothing.  Only the pages wholly inside a range are
+ * handed back.
  */
 #ifndef BCL_PAGES_H
 #define BCL_PAGES_H

@@ -15,37 +15,44 @@ static int integer_values(bclpy_HashMap *self, const char *method)
     return -1;
 }
 
+#define HIST_GUESS 4096      /* a first histogram's length: counts are mostly small */
+
 PyObject *bclpy_hm_local_histogram(bclpy_HashMap *self, PyObject *noargs)
 {
     HM_LIVE_OR(self, NULL);
     if (integer_values(self, "local_histogram") < 0)
         return NULL;
     int64_t lo = 0, hi = -1;
-    uint64_t n = 0;
-    bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_local_value_range(&self->m, &lo, &hi, &n);
-    Py_END_ALLOW_THREADS
-    CHECK(st);
-    if (n && lo < 0)
-        return PyErr_Format(PyExc_ValueError, "local_histogram(): this rank holds a "
-                            "negative value (%lld)", (long long)lo);
-    if (n && hi >= (int64_t)1 << 40)
-        return PyErr_Format(PyExc_ValueError, "local_histogram(): this rank holds the value "
-                            "%lld, too large for a histogram", (long long)hi);
-    PyObject *h = bclpy_new_1d(n ? (npy_intp)hi + 1 : 0, NPY_INT64);
-    if (!h)
-        return NULL;
-    int64_t *d = PyArray_DATA((PyArrayObject *)h);
-    memset(d, 0, (size_t)PyArray_NBYTES((PyArrayObject *)h));
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_local_value_hist(&self->m, d, n ? (uint64_t)hi + 1 : 0);
-    Py_END_ALLOW_THREADS
-    if (st != BCL_OK) {
-        Py_DECREF(h);
-        CHECK(st);
+    uint64_t n = 0, len = HIST_GUESS;
+    PyObject *h = bclpy_new_1d((npy_intp)len, NPY_INT64);
+    for (int pass = 0; h; pass++) {
+        int64_t *d = PyArray_DATA((PyArrayObject *)h);
+        memset(d, 0, (size_t)len * sizeof *d);
+        bcl_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = bcl_hm_local_value_hist(&self->m, d, len, &lo, &hi, &n);
+        Py_END_ALLOW_THREADS
+        if (st != BCL_OK) {
+            Py_DECREF(h);
+            CHECK(st);
+        }
+        if (n && lo < 0) {
+            Py_DECREF(h);
+            return PyErr_Format(PyExc_ValueError, "local_histogram(): this rank holds a "
+                                "negative value (%lld)", (long long)lo);
+        }
+        if (n && hi >= (int64_t)1 << 40) {
+            Py_DECREF(h);
+            return PyErr_Format(PyExc_ValueError, "local_histogram(): this rank holds the "
+                                "value %lld, too large for a histogram", (long long)hi);
+        }
+        if (!n || (uint64_t)hi < len)     /* all counted: cut to the largest value */
+            return bclpy_shrink(h, n ? (npy_intp)hi + 1 : 0);
+        Py_DECREF(h);                      /* once more, long enough */
+        len = (uint64_t)hi + 1;
+        h = bclpy_new_1d((npy_intp)len, NPY_INT64);
     }
-    return h;
+    return NULL;
 }
 
 PyObject *bclpy_hm_local_select(bclpy_HashMap *self, BCLPY_FASTARGS)

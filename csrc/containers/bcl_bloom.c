@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "runtime/bcl_alloc.h"
+#include "runtime/bcl_pages.h"
 #include "containers/bcl_array.h"
 #include "comm/bcl_comm_batch.h"
 
@@ -163,8 +164,11 @@ void bcl_bloom_destroy(bcl_bloom *b)
 {
     if (usable(b)) {
         uint64_t off = b->offsets[bcl_rt.rank];
-        if (off && bcl_alloc_is_block(off))
+        if (off && bcl_alloc_is_block(off)) {
+            /* a k-mer count's first filter is freed before its map fills */
+            bcl_pages_release(bcl_rt.local_base + off, (size_t)b->words_per_rank * 8u);
             bcl_free(off);
+        }
     }
     free(b->offsets);
     b->offsets = NULL;

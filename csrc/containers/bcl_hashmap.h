@@ -130,6 +130,7 @@ typedef struct bcl_hashmap {
     /* The compact layout (bcl_hashmap_compact.h): fixed keys of at most 8
      * bytes, no status word; the key word is the bucket's state. */
     int compact;
+    int linear;            /* probe linearly (compact), not by triangular numbers */
     size_t key_off;        /* key slot's offset in a bucket: 8, or 0 (compact) */
     uint64_t stripe_off;   /* compact: the placement words, after the buckets */
     struct bcl_hashmap *side;  /* compact: keys equal to a reserved word     */
@@ -299,22 +300,26 @@ uint64_t bcl_hm_local_slots(const bcl_hashmap *m);
 
 /* ---- this rank's values read in place (bcl_hashmap_values.c) -----------
  * For integer value types (any width, signed or not), one pass over the
- * block, no copy; no synchronisation (call after a barrier).  range: the
- * entries' smallest and largest value, unsigned ones above INT64_MAX taken
- * as INT64_MAX (*n: how many entries; 0: lo, hi undefined).  hist[v] +=
- * entries whose value is v, for 0 <= v < len (others are not counted).
- * select: *n = the entries whose value is at least `at_least`, copied
- * packed into keys[] / vals[] (up to cap of them).  BCL_ERR_TYPE for a map
- * whose values are not integers. */
-bcl_status bcl_hm_local_value_range(const bcl_hashmap *m, int64_t *lo, int64_t *hi,
-                                    uint64_t *n);
-bcl_status bcl_hm_local_value_hist(const bcl_hashmap *m, int64_t *hist, uint64_t len);
+ * block, no copy; no synchronisation (call after a barrier).  hist: hist[v]
+ * += the entries whose value is v, for 0 <= v < len, and the entries'
+ * smallest and largest value, unsigned ones above INT64_MAX taken as
+ * INT64_MAX (*n: how many entries; 0: *lo, *hi undefined).  select: *n =
+ * the entries whose value is at least `at_least`, copied packed into
+ * keys[] / vals[] (up to cap of them).  BCL_ERR_TYPE for a map whose values
+ * are not integers. */
+bcl_status bcl_hm_local_value_hist(const bcl_hashmap *m, int64_t *hist, uint64_t len,
+                                   int64_t *lo, int64_t *hi, uint64_t *n);
 bcl_status bcl_hm_local_select(const bcl_hashmap *m, int64_t at_least, void *keys,
                                void *vals, uint64_t cap, uint64_t *n);
 
 /* Collective: move every entry into a table of new_capacity buckets.  On
  * BCL_ERR_FULL / SEGFULL (on any rank) the old table is kept unchanged. */
 bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity);
+/* Does this rank's block surely have room for `new_keys` more keys without
+ * bcl_hm_grow_for growing the map (an upper bound of its entries, from a
+ * sample, plus new_keys, under the growth threshold)?  Lets a flush skip
+ * estimating the new keys of an inbox far smaller than the room left. */
+int bcl_hm_room_for(const bcl_hashmap *m, uint64_t new_keys);
 /* Collective (a HashMapBuffer flush's growth): `new_keys` is how many
  * buckets this rank's block may yet fill (ignored where *err is set).  If
  * some rank's used buckets plus that is over half a block (by more than the
@@ -367,6 +372,14 @@ static inline void bcl_hm_probe_init(const bcl_hashmap *m, bcl_hm_probe *p, uint
 /* Next bucket of the sequence; 0 when the limit is reached. */
 static inline int bcl_hm_probe_next(const bcl_hashmap *m, bcl_hm_probe *p, uint64_t *idx)
 {
+    if (m->linear) {
+        /* Linear probing (the compact layout): the next bucket, wrapping at n. */
+        if (p->visited >= m->limit)
+            return 0;
+        uint64_t pos = p->h + p->visited++;
+        *idx = pos < m->n ? pos : pos - m->n;
+        return 1;
+    }
     while (p->visited < m->limit && p->i <= m->pmask) {
         uint64_t pos = (p->h + p->i * (p->i + 1) / 2) & m->pmask;
         p->i++;

@@ -14,7 +14,7 @@
 #define TOMB BCL_HMC_TOMB
 #define BUSY BCL_HMC_BUSY
 #define PREFETCH_AHEAD 32u     /* entries between a prefetch and its use */
-#define INLINE_PROBES 4u       /* probes tried inline before the general path */
+#define INLINE_PROBES 16u      /* probes tried inline before the general path */
 #define RELEASE_STEP ((size_t)4 << 20)   /* old block given back this often */
 
 /* The walk of key word kw through this rank's block: 1, *at its bucket; 0,
@@ -95,6 +95,7 @@ typedef struct block_view {
     unsigned char *base;
     uint64_t first, block, n, pmask;
     size_t bsize;
+    int linear;
 } block_view;
 
 static inline uint64_t global_home(const block_view *w, uint64_t h)
@@ -110,7 +111,8 @@ static inline int apply_near_home(const block_view *w, uint64_t g, uint64_t kw,
                                   const unsigned char *val, int how)
 {
     for (uint64_t i = 0; i < INLINE_PROBES; i++) {
-        uint64_t pos = (g + i * (i + 1) / 2) & w->pmask;
+        uint64_t pos = w->linear ? (g + i < w->n ? g + i : g + i - w->n)
+                                 : (g + i * (i + 1) / 2) & w->pmask;
         if (pos < w->first || pos - w->first >= w->block)
             return 0;
         unsigned char *b = w->base + (pos - w->first) * w->bsize;
@@ -153,7 +155,7 @@ bcl_status bcl_hmc_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run,
             : m->num == BCL_HM_NUM_UINT ? NEAR_ADD_UNSIGNED : -1;
     int inline_ok = m->val_size == 8 && how >= 0 && m->limit >= INLINE_PROBES;
     block_view w = { bcl_hm_local_bucket(m, 0), (uint64_t)bcl_rt.rank * m->block, m->block,
-                     m->n, m->pmask, m->bsize };
+                     m->n, m->pmask, m->bsize, m->linear };
     uint64_t ring[PREFETCH_AHEAD];
     for (size_t j = 0; j < n && j < PREFETCH_AHEAD; j++)
         ring[j] = bcl_hm_hash(keys + j * ks, m->key_size);
@@ -163,8 +165,12 @@ bcl_status bcl_hmc_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run,
             uint64_t ahead = bcl_hm_hash(keys + (i + PREFETCH_AHEAD) * ks, m->key_size);
             uint64_t at = global_home(&w, ahead) - w.first;
             ring[i % PREFETCH_AHEAD] = ahead;
-            if (at < w.block)
-                __builtin_prefetch(w.base + at * w.bsize, 1);
+            if (at < w.block) {
+                /* a linear probe runs on past the home's line at high load */
+                const unsigned char *pf = w.base + at * w.bsize;
+                __builtin_prefetch(pf, 1);
+                __builtin_prefetch(pf + 64, 1);
+            }
         }
         const unsigned char *key = keys + i * ks, *val = run->vals + i * run->vstride;
         if (inline_ok) {

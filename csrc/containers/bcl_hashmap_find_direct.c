@@ -95,8 +95,11 @@ bcl_status bcl_hm_find_direct(const bcl_hashmap *m, const void *keys, size_t n, 
         if (i + PREFETCH_AHEAD < n) {
             home_block ahead = home_block_of(m, bcl_hm_hash(kb + (i + PREFETCH_AHEAD) * ks, ks));
             ring[i % PREFETCH_AHEAD] = ahead;
-            __builtin_prefetch(ahead.base + (bcl_hm_home(m, ahead.hash) - ahead.first) * m->bsize,
-                               0);
+            const unsigned char *pf = ahead.base +
+                                      (bcl_hm_home(m, ahead.hash) - ahead.first) * m->bsize;
+            __builtin_prefetch(pf, 0);
+            if (m->linear)                /* the probe runs on into the next line */
+                __builtin_prefetch(pf + 64, 0);
         }
         int r = find_in_block(m, &hb, kb + i * ks, vb + i * vs);
         found[i] = r == 1;

@@ -30,6 +30,7 @@ static void layout(bcl_hashmap *m, uint64_t capacity, size_t key_size, size_t va
     m->key_slot = m->key_var ? sizeof(bcl_objref) : key_size;
     m->val_slot = m->val_var ? sizeof(bcl_objref) : val_size;
     m->compact = compact;
+    m->linear = compact && !getenv("PYBCL_HM_QUADRATIC");
     m->key_off = compact ? 0 : 8;
     m->val_off = compact ? BCL_HMC_VALUE : ALIGN8(8 + m->key_slot);
     m->bsize = ALIGN8(m->val_off + m->val_slot);
@@ -466,6 +467,12 @@ static uint64_t used_bound(const bcl_hashmap *m)
     double p = (double)hit / USED_SAMPLE;
     double up = p + 4.0 * sqrt(p * (1.0 - p) / USED_SAMPLE) + 1.0 / USED_SAMPLE;
     return (uint64_t)(up * (double)m->block) + (m->side ? bcl_hm_local_used(m->side) : 0);
+}
+
+int bcl_hm_room_for(const bcl_hashmap *m, uint64_t new_keys)
+{
+    uint64_t num = m->compact ? GROW_LOAD_NUM_COMPACT : GROW_LOAD_NUM;
+    return GROW_LOAD_DEN * (used_bound(m) + new_keys) <= num * m->block;
 }
 
 bcl_status bcl_hm_grow_for(bcl_hashmap *m, uint64_t new_keys, bcl_status *err)

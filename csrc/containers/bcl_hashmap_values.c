@@ -1,7 +1,8 @@
 /* bcl_hashmap_values.c -- this rank's integer values read in place: their
  * range, their histogram and the entries at or above a value, one pass over
  * the block each, without copying it (bcl_hashmap.h).  A k-mer counter's
- * histogram and top entries come from here. */
+ * histogram and top entries come from here, so the compact layout's 8-byte
+ * values get loops of their own (no call per entry). */
 #include "containers/bcl_hashmap_internal.h"
 
 #include <string.h>
@@ -31,110 +32,75 @@ static inline int64_t value_at(const unsigned char *p, size_t w, int sgn)
     }
 }
 
-/* One pass over this rank's entries (block, then side map): visit(ctx, key
- * slot, value).  The compact layout's 8-byte values get their own loop. */
-typedef void (*value_fn)(void *ctx, const unsigned char *key, const unsigned char *val,
-                         int64_t v);
-
-static void each_value(const bcl_hashmap *m, int sgn, value_fn fn, void *ctx)
-{
-    const unsigned char *base = bcl_hm_local_bucket(m, 0);
-    if (m->compact && m->val_size == 8) {
-        for (uint64_t i = 0; i < m->block; i++) {
-            const unsigned char *b = base + i * m->bsize;
-            uint64_t kw;
-            memcpy(&kw, b, 8);
-            if (!bcl_hmc_reserved(kw))
-                fn(ctx, b, b + BCL_HMC_VALUE, value_at(b + BCL_HMC_VALUE, 8, sgn));
-        }
-    } else {
-        for (uint64_t i = 0; i < m->block; i++) {
-            const unsigned char *b = base + i * m->bsize;
-            if (bcl_hm_local_entry(m, b))
-                fn(ctx, b + m->key_off, b + m->val_off,
-                   value_at(b + m->val_off, m->val_size, sgn));
-        }
-    }
-    if (m->side)
-        each_value(m->side, sgn, fn, ctx);
-}
+/* FOR_VALUES(m, sgn, key, v) { body }: every entry of this rank's block
+ * (not the side map's), its key slot `key` and value `v` (int64). */
+#define FOR_VALUES(m, sgn, key, v)                                                       \
+    for (uint64_t i_ = 0, fast_ = (m)->compact && (m)->val_size == 8; i_ < (m)->block;  \
+         i_++)                                                                           \
+        for (const unsigned char *b_ = bcl_hm_local_bucket((m), 0) + i_ * (m)->bsize,    \
+                                 *key = b_ + (m)->key_off;                               \
+             b_ && (fast_ ? !bcl_hmc_reserved(bcl_hmc_load(b_)) : bcl_hm_local_entry((m), b_)); \
+             b_ = NULL)                                                                  \
+            for (int64_t v = fast_ ? value_at(b_ + BCL_HMC_VALUE, 8, (sgn))             \
+                                   : value_at(b_ + (m)->val_off, (m)->val_size, (sgn)),   \
+                         once_ = 1;                                                      \
+                 once_; once_ = 0)
 
 static bcl_status not_integers(void)
 {
     return bcl_set_error(BCL_ERR_TYPE, "the map's values are not integers");
 }
 
-typedef struct range_ctx {
-    int64_t lo, hi;
-    uint64_t n;
-} range_ctx;
-
-static void range_one(void *vc, const unsigned char *key, const unsigned char *val, int64_t v)
+static void hist_of(const bcl_hashmap *m, int sgn, int64_t *hist, uint64_t len,
+                    int64_t *lo, int64_t *hi, uint64_t *n)
 {
-    range_ctx *c = vc;
-    (void)key, (void)val;
-    if (v < c->lo)
-        c->lo = v;
-    if (v > c->hi)
-        c->hi = v;
-    c->n++;
+    FOR_VALUES(m, sgn, key, v) {
+        (void)key;
+        if ((uint64_t)v < len)          /* negative values wrap high: not counted */
+            hist[v]++;
+        if (v < *lo)
+            *lo = v;
+        if (v > *hi)
+            *hi = v;
+        ++*n;
+    }
+    if (m->side)
+        hist_of(m->side, sgn, hist, len, lo, hi, n);
 }
 
-bcl_status bcl_hm_local_value_range(const bcl_hashmap *m, int64_t *lo, int64_t *hi,
-                                    uint64_t *n)
-{
-    int k = int_kind(m);
-    if (!k)
-        return not_integers();
-    range_ctx c = { INT64_MAX, INT64_MIN, 0 };
-    each_value(m, k == 1, range_one, &c);
-    *lo = c.lo;
-    *hi = c.hi;
-    *n = c.n;
-    return BCL_OK;
-}
-
-typedef struct hist_ctx {
-    int64_t *hist;
-    uint64_t len;
-} hist_ctx;
-
-static void hist_one(void *vc, const unsigned char *key, const unsigned char *val, int64_t v)
-{
-    hist_ctx *c = vc;
-    (void)key, (void)val;
-    if (v >= 0 && (uint64_t)v < c->len)
-        c->hist[v]++;
-}
-
-bcl_status bcl_hm_local_value_hist(const bcl_hashmap *m, int64_t *hist, uint64_t len)
+bcl_status bcl_hm_local_value_hist(const bcl_hashmap *m, int64_t *hist, uint64_t len,
+                                   int64_t *lo, int64_t *hi, uint64_t *n)
 {
     int k = int_kind(m);
     if (!k)
         return not_integers();
-    hist_ctx c = { hist, len };
-    each_value(m, k == 1, hist_one, &c);
+    *lo = INT64_MAX;
+    *hi = INT64_MIN;
+    *n = 0;
+    hist_of(m, k == 1, hist, len, lo, hi, n);
     return BCL_OK;
 }
 
-typedef struct select_ctx {
-    const bcl_hashmap *m;
+typedef struct selection {
+    const bcl_hashmap *m;      /* the map (key and value sizes) */
     int64_t at_least;
     unsigned char *keys, *vals;
     uint64_t cap, n;
-} select_ctx;
+} selection;
 
-static void select_one(void *vc, const unsigned char *key, const unsigned char *val,
-                       int64_t v)
+static void select_of(const bcl_hashmap *m, int sgn, selection *s)
 {
-    select_ctx *c = vc;
-    if (v < c->at_least)
-        return;
-    if (c->n < c->cap) {
-        memcpy(c->keys + c->n * c->m->key_size, key, c->m->key_size);
-        memcpy(c->vals + c->n * c->m->val_size, val, c->m->val_size);
+    FOR_VALUES(m, sgn, key, v) {
+        if (v < s->at_least)
+            continue;
+        if (s->n < s->cap) {
+            memcpy(s->keys + s->n * m->key_size, key, m->key_size);
+            memcpy(s->vals + s->n * m->val_size, key - m->key_off + m->val_off, m->val_size);
+        }
+        s->n++;
     }
-    c->n++;
+    if (m->side)
+        select_of(m->side, sgn, s);
 }
 
 bcl_status bcl_hm_local_select(const bcl_hashmap *m, int64_t at_least, void *keys,
@@ -143,8 +109,8 @@ bcl_status bcl_hm_local_select(const bcl_hashmap *m, int64_t at_least, void *key
     int k = int_kind(m);
     if (!k)
         return not_integers();
-    select_ctx c = { m, at_least, keys, vals, cap, 0 };
-    each_value(m, k == 1, select_one, &c);
-    *n = c.n;
+    selection s = { m, at_least, keys, vals, cap, 0 };
+    select_of(m, k == 1, &s);
+    *n = s.n;
     return BCL_OK;
 }

@@ -81,6 +81,13 @@ void bcl_pages_zero(void *p, size_t len)
         memset(p, 0, len);
         return;
     }
+#ifdef MADV_HUGEPAGE
+    /* Where the system allows it (THP "madvise" for anonymous or shared
+     * memory), ask for huge pages: a table probed at random misses the TLB
+     * on nearly every access with 4 KiB pages (measured: a k-mer count's
+     * owner-side apply took 1.2-1.3 s of CPU instead of 1.5-1.7 s). */
+    madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#endif
     memset(p, 0, lo - (uintptr_t)p);
     memset((void *)hi, 0, (uintptr_t)p + len - hi);
 }

@@ -18,7 +18,8 @@
 
 #include <stddef.h>
 
-/* Make [p, p + len) read as zero, giving its whole pages back where possible. */
+/* Make [p, p + len) read as zero, giving its whole pages back where possible
+ * (and asking for transparent huge pages there, where the system allows). */
 void bcl_pages_zero(void *p, size_t len);
 
 /* The contents of [p, p + len) are no longer needed: give its whole pages

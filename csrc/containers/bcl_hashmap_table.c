@@ -30,7 +30,7 @@ static void layout(bcl_hashmap *m, uint64_t capacity, size_t key_size, size_t va
     m->key_slot = m->key_var ? sizeof(bcl_objref) : key_size;
     m->val_slot = m->val_var ? sizeof(bcl_objref) : val_size;
     m->compact = compact;
-    m->linear = compact && !getenv("PYBCL_HM_QUADRATIC");
+    m->linear = compact;
     m->key_off = compact ? 0 : 8;
     m->val_off = compact ? BCL_HMC_VALUE : ALIGN8(8 + m->key_slot);
     m->bsize = ALIGN8(m->val_off + m->val_slot);

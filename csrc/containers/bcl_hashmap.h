@@ -54,7 +54,8 @@
  *    never race with a plain put.  A value that accumulate adds to atomically
  *    is read atomically by find too (MPI forbids get racing with accumulate).
  *
- * Probing.  Quadratic (triangular numbers) over the next power of two P >= n,
+ * Probing.  (The compact layout probes linearly: bcl_hm_probe_next.)
+ * Quadratic (triangular numbers) over the next power of two P >= n,
  * skipping positions >= n: the sequence visits every bucket exactly once in
  * P steps.  It stops after `limit` = n/2 + 1 visited buckets -- the fewest
  * that guarantee docs/api.md's "accepts inserts until at least half full", since

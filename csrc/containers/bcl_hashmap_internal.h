@@ -15,6 +15,9 @@
  *   bcl_hashmap_batch.c   the pipelined batches (insert/find/accumulate_many)
  *   bcl_hashmap_find_direct.c  find_many under the find-only promise on shm
  *   bcl_hashmap_find_exchange.c  the collective find_many
+ *   bcl_hashmap_compact*.c  the compact layout (bcl_hashmap_compact.h):
+ *                         its protocol, batches, and own-block work
+ *   bcl_hashmap_values.c  this rank's integer values read in place
  *
  * The protocol itself is described in bcl_hashmap.h.
  */

@@ -62,7 +62,7 @@ PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 
 /* ---- integer values read in place (hashmap_values_py.c) ------------------ */
-PyObject *bclpy_hm_local_histogram(bclpy_HashMap *self, PyObject *noargs);
+PyObject *bclpy_hm_local_histogram(bclpy_HashMap *self, BCLPY_FASTARGS);
 PyObject *bclpy_hm_local_select(bclpy_HashMap *self, BCLPY_FASTARGS);
 
 /* ---- deletion and len() (hashmap_erase_py.c) ----------------------------- */

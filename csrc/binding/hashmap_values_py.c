@@ -3,6 +3,7 @@
  * one pass over the block, no copy of it and no object per entry. */
 #include "hashmap_py.h"
 
+#include "binding/docstrings/hashmap.h"
 #include "containers/bcl_hashmap_compact.h"
 
 /* The values must be integers: TypeError naming the method otherwise. */
@@ -17,10 +18,16 @@ static int integer_values(bclpy_HashMap *self, const char *method)
 
 #define HIST_GUESS 4096      /* a first histogram's length: counts are mostly small */
 
-PyObject *bclpy_hm_local_histogram(bclpy_HashMap *self, PyObject *noargs)
+PyObject *bclpy_hm_local_histogram(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
+    static const char *const names[] = BCLPY_ARGS_HM_LOCAL_HISTOGRAM;
+    PyObject *every_o = NULL;
+    long long every = 1;
+    if (bclpy_parse("local_histogram", args, nargs, kwnames, names, 0, 1, &every_o) < 0)
+        return NULL;
     HM_LIVE_OR(self, NULL);
-    if (integer_values(self, "local_histogram") < 0)
+    if (integer_values(self, "local_histogram") < 0 ||
+        (every_o && bclpy_int_arg(every_o, "every", 1, INT64_MAX, &every) < 0))
         return NULL;
     int64_t lo = 0, hi = -1;
     uint64_t n = 0, len = HIST_GUESS;
@@ -30,7 +37,7 @@ PyObject *bclpy_hm_local_histogram(bclpy_HashMap *self, PyObject *noargs)
         memset(d, 0, (size_t)len * sizeof *d);
         bcl_status st;
         Py_BEGIN_ALLOW_THREADS
-        st = bcl_hm_local_value_hist(&self->m, d, len, &lo, &hi, &n);
+        st = bcl_hm_local_value_hist(&self->m, (uint64_t)every, d, len, &lo, &hi, &n);
         Py_END_ALLOW_THREADS
         if (st != BCL_OK) {
             Py_DECREF(h);

@@ -302,14 +302,16 @@ uint64_t bcl_hm_local_slots(const bcl_hashmap *m);
 /* ---- this rank's values read in place (bcl_hashmap_values.c) -----------
  * For integer value types (any width, signed or not), one pass over the
  * block, no copy; no synchronisation (call after a barrier).  hist: hist[v]
- * += the entries whose value is v, for 0 <= v < len, and the entries'
+ * += the entries whose value is v, for 0 <= v < len, among the buckets of
+ * the block whose index is a multiple of `every` (1: all of them, and the
+ * side map's; more: a sample, for estimates of a large map), and the entries'
  * smallest and largest value, unsigned ones above INT64_MAX taken as
  * INT64_MAX (*n: how many entries; 0: *lo, *hi undefined).  select: *n =
  * the entries whose value is at least `at_least`, copied packed into
  * keys[] / vals[] (up to cap of them).  BCL_ERR_TYPE for a map whose values
  * are not integers. */
-bcl_status bcl_hm_local_value_hist(const bcl_hashmap *m, int64_t *hist, uint64_t len,
-                                   int64_t *lo, int64_t *hi, uint64_t *n);
+bcl_status bcl_hm_local_value_hist(const bcl_hashmap *m, uint64_t every, int64_t *hist,
+                                   uint64_t len, int64_t *lo, int64_t *hi, uint64_t *n);
 bcl_status bcl_hm_local_select(const bcl_hashmap *m, int64_t at_least, void *keys,
                                void *vals, uint64_t cap, uint64_t *n);
 

@@ -452,7 +452,7 @@ bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity)
  * 24 -- so the compact map grows past 34/40 = 85 %. */
 #define GROW_LOAD_NUM_COMPACT 34u
 
-#define USED_SAMPLE 8192u
+#define USED_SAMPLE 4096u
 
 /* An upper bound of this rank's entries from a strided sample of its block
  * (the hash spreads entries evenly): four standard deviations above the

@@ -32,11 +32,12 @@ static inline int64_t value_at(const unsigned char *p, size_t w, int sgn)
     }
 }
 
-/* FOR_VALUES(m, sgn, key, v) { body }: every entry of this rank's block
- * (not the side map's), its key slot `key` and value `v` (int64). */
-#define FOR_VALUES(m, sgn, key, v)                                                       \
+/* FOR_VALUES(m, sgn, every, key, v) { body }: every entry of this rank's
+ * block (not the side map's) in every `every`-th bucket, its key slot `key`
+ * and value `v` (int64). */
+#define FOR_VALUES(m, sgn, every, key, v)                                                \
     for (uint64_t i_ = 0, fast_ = (m)->compact && (m)->val_size == 8; i_ < (m)->block;  \
-         i_++)                                                                           \
+         i_ += (every))                                                                  \
         for (const unsigned char *b_ = bcl_hm_local_bucket((m), 0) + i_ * (m)->bsize,    \
                                  *key = b_ + (m)->key_off;                               \
              b_ && (fast_ ? !bcl_hmc_reserved(bcl_hmc_load(b_)) : bcl_hm_local_entry((m), b_)); \
@@ -51,10 +52,10 @@ static bcl_status not_integers(void)
     return bcl_set_error(BCL_ERR_TYPE, "the map's values are not integers");
 }
 
-static void hist_of(const bcl_hashmap *m, int sgn, int64_t *hist, uint64_t len,
-                    int64_t *lo, int64_t *hi, uint64_t *n)
+static void hist_of(const bcl_hashmap *m, int sgn, uint64_t every, int64_t *hist,
+                    uint64_t len, int64_t *lo, int64_t *hi, uint64_t *n)
 {
-    FOR_VALUES(m, sgn, key, v) {
+    FOR_VALUES(m, sgn, every, key, v) {
         (void)key;
         if ((uint64_t)v < len)          /* negative values wrap high: not counted */
             hist[v]++;
@@ -64,12 +65,12 @@ static void hist_of(const bcl_hashmap *m, int sgn, int64_t *hist, uint64_t len,
             *hi = v;
         ++*n;
     }
-    if (m->side)
-        hist_of(m->side, sgn, hist, len, lo, hi, n);
+    if (m->side && every == 1)
+        hist_of(m->side, sgn, 1, hist, len, lo, hi, n);
 }
 
-bcl_status bcl_hm_local_value_hist(const bcl_hashmap *m, int64_t *hist, uint64_t len,
-                                   int64_t *lo, int64_t *hi, uint64_t *n)
+bcl_status bcl_hm_local_value_hist(const bcl_hashmap *m, uint64_t every, int64_t *hist,
+                                   uint64_t len, int64_t *lo, int64_t *hi, uint64_t *n)
 {
     int k = int_kind(m);
     if (!k)
@@ -77,7 +78,7 @@ bcl_status bcl_hm_local_value_hist(const bcl_hashmap *m, int64_t *hist, uint64_t
     *lo = INT64_MAX;
     *hi = INT64_MIN;
     *n = 0;
-    hist_of(m, k == 1, hist, len, lo, hi, n);
+    hist_of(m, k == 1, every ? every : 1, hist, len, lo, hi, n);
     return BCL_OK;
 }
 
@@ -90,7 +91,7 @@ typedef struct selection {
 
 static void select_of(const bcl_hashmap *m, int sgn, selection *s)
 {
-    FOR_VALUES(m, sgn, key, v) {
+    FOR_VALUES(m, sgn, 1, key, v) {
         if (v < s->at_least)
             continue;
         if (s->n < s->cap) {

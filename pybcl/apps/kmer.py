@@ -43,6 +43,7 @@ LOAD = 0.82                 # the map's load at the end, as sized from the estim
 REFIT_AT = (0.04, 0.2, 0.4)  # input fractions read when the map is sized (again)
 FIRST_AIM = 0.92            # the first estimate, from a few % of the input, runs high
 RESIZE_SLACK = 0.04         # a new size within 4 % of the map's is not worth a resize
+SIZING_SAMPLE = 1 << 16     # buckets a rank reads (at least) to size the map
 BLOOM_BITS_PER_KMER = 10    # ~1 % false positives
 FPR_PER_BIT = 0.6185        # a Bloom filter's false-positive rate is ~0.6185 ** (bits per item)
 FILTER_ITEMS = 0.5          # k-mers the filter expects: distinct / k-mers read, about
@@ -416,9 +417,13 @@ class _Sizer:
         aim = FIRST_AIM if len(self.todo) == len(REFIT_AT) else 1.0
         while self.todo and read >= self.todo[0] * self.total:
             self.todo.pop(0)
-        h = self.counts.local_histogram()
-        d, f1 = pybcl.allreduce(np.array([h.sum(), h[1] if len(h) > 1 else 0],
-                                         dtype=np.int64), "sum")
+        # a sample of the buckets is enough for the model (2^16 a rank or
+        # more: the counts within a few tenths of a per cent) and saves
+        # reading a large table whole
+        every = max(1, self.counts.capacity // pybcl.nprocs() // SIZING_SAMPLE)
+        h = self.counts.local_histogram(every=every)
+        d, f1 = every * pybcl.allreduce(np.array([h.sum(), h[1] if len(h) > 1 else 0],
+                                                 dtype=np.int64), "sum")
         want = _kmer_size.distinct_at_end(max(self.total, read), read, float(d), float(f1))
         _resize_to(self.counts, aim * want, int(d))
 

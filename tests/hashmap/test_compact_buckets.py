@@ -275,6 +275,9 @@ def test_local_histogram_and_select_read_the_block_in_place():
     ks, vs = m.local_arrays()
     h = m.local_histogram()
     ok = np.array_equal(h, np.bincount(vs)) if len(vs) else len(h) == 0
+    ok &= np.array_equal(m.local_histogram(every=1), h)
+    sample = m.local_histogram(every=3)                # a third of the buckets
+    ok &= len(sample) <= len(h) and bool((sample <= h[:len(sample)]).all())
     sk, sv = m.local_select(3 * P)
     pick = vs >= 3 * P
     ok &= sorted(zip(sk.tolist(), sv.tolist())) == sorted(zip(ks[pick].tolist(),
@@ -294,6 +297,8 @@ def test_local_histogram_refuses_what_it_cannot_count():
             f.local_histogram()
         with pytest.raises(TypeError, match="integer"):
             f.local_select(1)
+        with pytest.raises(ValueError, match="every"):
+            m.local_histogram(every=0)
         if m.owner(5) == pybcl.rank():
             with pytest.raises(ValueError, match="negative"):
                 m.local_histogram()

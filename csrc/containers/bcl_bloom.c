@@ -224,18 +224,24 @@ bcl_status bcl_bloom_find_hash(const bcl_bloom *b, uint64_t h, int *present)
 static void shm_chunk(const bcl_bloom *b, uint64_t *const *words, const uint64_t *h,
                       size_t n, uint8_t *present, bcl_atomic_op op)
 {
-    enum { AHEAD = 8 };
+    enum { AHEAD = 16 };
     const int k = b->k;
     uint64_t *addr[AHEAD];
     /* words[r] = rank r's first filter word, mapped here: no branch on the
-     * (random) owner; prefetch AHEAD keys ahead, the atomics are latency-bound */
+     * (random) owner; prefetch AHEAD keys ahead, the atomics are latency-bound.
+     * An insert whose bits a load finds all set needs no fetch-or: bits are
+     * only ever set, by fetch-ors that happened before the load, so the
+     * answer ("present") is the one the fetch-or would give, and a filter
+     * of a counter's k-mers, seen again and again, skips most locked
+     * instructions (each one a full barrier on x86). */
     for (size_t i = 0; i < n + AHEAD; i++) {
         if (i >= AHEAD) {      /* key j = i - AHEAD: its slot is reused below */
             size_t j = i - AHEAD;
             uint64_t mask = bcl_bloom_mask(h[j], k);
             uint64_t *w = addr[j % AHEAD];
-            uint64_t old = op == BCL_OP_OR ? __atomic_fetch_or(w, mask, __ATOMIC_SEQ_CST)
-                                           : __atomic_load_n(w, __ATOMIC_SEQ_CST);
+            uint64_t old = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+            if (op == BCL_OP_OR && (old & mask) != mask)
+                old = __atomic_fetch_or(w, mask, __ATOMIC_SEQ_CST);
             present[j] = (old & mask) == mask;
         }
         if (i < n) {

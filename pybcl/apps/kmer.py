@@ -468,7 +468,8 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
                 bloom: bool = False, capacity: Optional[int] = None,
                 queue_size: Optional[int] = None, progress: bool = False,
                 bloom_bits_per_kmer: float = BLOOM_BITS_PER_KMER, items: bool = True,
-                top: int = 10, round_kmers: Optional[int] = None) -> dict[str, Any]:
+                top: int = 10, round_kmers: Optional[int] = None,
+                items_at_least: int = 1) -> dict[str, Any]:
     """Collective.  Counts the canonical k-mers of `sources` (paths or bytes)
     in a distributed ``pybcl.HashMap`` (uint64 code -> int64 count) filled
     through a ``HashMapBuffer`` in rounds.
@@ -481,9 +482,11 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     round's; it is sized again from the counts as the input is read, and
     grows if full); queue_size: entries each rank's incoming queue holds;
     round_kmers: k-mers a rank buffers before a flush round.  items=False
-    leaves 'keys'/'counts' out (the CLI needs them only for --counts); 'top'
-    holds this rank's `top` best entries.  A corrupt input raises
-    KmerInputError on every rank.
+    leaves 'keys'/'counts' out (the CLI needs them only for --counts), and
+    items_at_least keeps only the k-mers counted at least that often in them
+    (read in place: the others are never copied); 'top' holds this rank's
+    `top` best entries.  A corrupt input raises KmerInputError on every
+    rank.
     """
     if not isinstance(k, int) or not 1 <= k <= 32:
         raise ValueError(f"k must be an int in [1, 32], got {k!r}")
@@ -592,12 +595,8 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     if bloom:   # singletons, bar the filter's false positives, never reach the map
         hist[1] = max(0, total_read - int((np.arange(2, len(hist)) * hist[2:]).sum()))
     res = {"histogram": hist}
-    if items:
-        keys, kcounts = counts.local_arrays()
-        if bloom:
-            keep = kcounts >= 2      # a stored key counted once was a false positive
-            keys, kcounts = keys[keep], kcounts[keep]
-        res["keys"], res["counts"] = keys, kcounts
+    if items:   # under bloom a stored key counted once was a false positive
+        res["keys"], res["counts"] = counts.local_select(max(items_at_least, 2 if bloom else 1))
     res["top"], res["top_n"] = _local_top(counts, h, top, 2 if bloom else 1), top
     buckets = counts.capacity
     counts.close()

@@ -31,8 +31,8 @@ KMC's on 30x; at most 24 bytes a distinct k-mer above the idle job; --bloom
 at most half of plain's peak (whole, and above the idle job) and 1.5x its
 wall; histograms identical to KMC's.  Missing competitors are installed with apt-get (Debian packages
 `kmc`, `jellyfish`).  The machine may be shared: the 1-minute load average
-is recorded before and after every command.  Run it under
-`flock /work/bench.lock` where others time things too.
+is recorded before and after every command (where others time things on
+the same machine, run it under their common lock, e.g. with flock(1)).
 """
 import argparse
 import json

@@ -4,7 +4,7 @@
 #include "hashmap_py.h"
 
 #include "binding/docstrings/hashmap.h"
-#include "containers/bcl_hashmap_compact.h"
+#include "containers/hashmap/bcl_hashmap_compact.h"
 
 /* The values must be integers: TypeError naming the method otherwise. */
 static int integer_values(bclpy_HashMap *self, const char *method)

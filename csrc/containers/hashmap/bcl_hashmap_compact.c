@@ -2,7 +2,7 @@
  * holding a bucket, placement (fast and under the stripe's lock), insert,
  * find, accumulate, erase and modify's lock / commit / abort (layout and
  * argument: bcl_hashmap_compact.h; the interleavings: docs/hashmap.md). */
-#include "containers/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
 
 #include <string.h>
 
@@ -434,4 +434,44 @@ bcl_status bcl_hmc_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
     bcl_gptr b = bcl_hm_bucket(m, lk->idx);
     bcl_hm_unhold(b);
     return give_back(b, unchanged(lk));
+}
+
+/* ---- lock / commit / abort of either layout (bcl_hashmap.h): a compact
+ * map's own, or its side map's (classic) for the keys in reserved words ---- */
+
+bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
+                           bcl_mp_writer *out, int *found)
+{
+    if (!m->compact)
+        return bcl_hm_classic_lock_key(m, k, lk, out, found);
+    if (!bcl_hmc_side_key(m, k->bytes))
+        return bcl_hmc_lock_key(m, k, lk, out, found);
+    bcl_status st = bcl_hm_classic_lock_key(m->side, k, lk, out, found);
+    lk->side = 1;
+    return st;
+}
+
+bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
+{
+    if (!m->compact)
+        return bcl_hm_classic_abort(m, lk);
+    return lk->side ? bcl_hm_classic_abort(m->side, lk) : bcl_hmc_abort(m, lk);
+}
+
+bcl_status bcl_hm_commit(const bcl_hashmap *m, const bcl_hm_lock *lk, const bcl_hm_key *k,
+                         const void *val, size_t len)
+{
+    if (!m->compact)
+        return bcl_hm_classic_commit(m, lk, k, val, len);
+    if (lk->side)
+        return bcl_hm_classic_commit(m->side, lk, k, val, len);
+    bcl_objref ref;
+    const void *slot;
+    bcl_status st = bcl_hm_value_in(m, val, len, &ref, &slot);
+    if (st != BCL_OK) {
+        /* The bucket is ours until commit or abort: end the hold unchanged. */
+        bcl_status ab = bcl_hmc_abort(m, lk);
+        return ab != BCL_OK ? ab : st;
+    }
+    return bcl_hmc_commit_slot(m, lk, slot);
 }

@@ -45,7 +45,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "containers/bcl_hashmap.h"
+#include "containers/hashmap/bcl_hashmap.h"
 
 /* TOMB and BUSY: no zero byte (so no key shorter than 8 bytes is either),
  * the two top bits set (so no k-mer code of k <= 31 is either). */
@@ -121,8 +121,10 @@ bcl_status bcl_hmc_commit_slot(const bcl_hashmap *m, const bcl_hm_lock *lk,
 bcl_status bcl_hmc_abort(const bcl_hashmap *m, const bcl_hm_lock *lk);
 
 /* ---- batches (bcl_hashmap_compact_batch.c): keys in the compact table
- * only; outcome / found / out as bcl_hashmap_batch.c's run_all.  kind:
- * 0 insert, 1 accumulate, 2 find, 3 find-only. */
+ * only (bcl_hashmap_many.c gives the keys in reserved words to the side
+ * map); outcome / found / out as bcl_hashmap_many.c's run_all; *n_full (may
+ * be NULL) and *n_over are added to.  kind: 0 insert, 1 accumulate, 2 find,
+ * 3 find-only. */
 enum { BCL_HMC_INSERT, BCL_HMC_ACC, BCL_HMC_FIND, BCL_HMC_FIND_ONLY };
 bcl_status bcl_hmc_batch(const bcl_hashmap *m, int kind, const void *keys, const void *vals,
                          size_t k, void *out, unsigned char *found, size_t *n_full,

@@ -20,11 +20,12 @@
  *   find: CAS(key -> BUSY) -> read the value -> publish the key again.
  *   find-only: read the whole bucket; a held one (the promise was not kept)
  *     turns the key into an atomic find.
- * Keys in a side map's reserved words go to the side map as one batch.
+ * Keys equal to the reserved words are the side map's: the caller
+ * (bcl_hashmap_many.c) hands them to it and only the others to this file.
  * Duplicate keys are merged first (insert: the last value; accumulate: the
  * sum), so a batch never waits on itself for a key.  Work goes in lock-step
  * chunks of bcl_hm_chunk_keys keys. */
-#include "containers/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -435,16 +436,14 @@ static bcl_status run_chunk(cbatch *bt, const unsigned char *keys, const unsigne
     return st;
 }
 
-/* The compact table's share of a batch (no side keys in it). */
-static bcl_status run_compact(const bcl_hashmap *m, int kind, const unsigned char *keys,
-                              const unsigned char *vals, size_t k, unsigned char *out,
-                              unsigned char *found, size_t *n_full, unsigned char *outcome,
-                              size_t *n_over)
+bcl_status bcl_hmc_batch(const bcl_hashmap *m, int kind, const void *keys, const void *vals,
+                         size_t k, void *out, unsigned char *found, size_t *n_full,
+                         unsigned char *outcome, size_t *n_over)
 {
     cbatch bt = { .m = m, .kind = kind };
     bt.vw = ALIGN8(m->val_size);
     bt.stride = bt.vw + m->bsize;
-    const size_t chunk = bcl_hm_chunk_keys(bcl_rt.transport != BCL_TRANSPORT_SHM);
+    const size_t chunk = bcl_hm_chunk_keys(!bcl_comm_direct());
     size_t c = k < chunk ? k : chunk;
     bcl_status st = bcl_round_init(&bt.round, chunk);
     if (st != BCL_OK)
@@ -455,136 +454,16 @@ static bcl_status run_compact(const bcl_hashmap *m, int kind, const unsigned cha
         st = bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch of %zu keys", c);
     for (size_t done = 0; st == BCL_OK && done < k; done += bt.n) {
         bt.n = k - done < chunk ? k - done : chunk;
-        bt.out = out ? out + done * m->val_size : NULL;
+        bt.out = out ? (unsigned char *)out + done * m->val_size : NULL;
         bt.found = found ? found + done : NULL;
         bt.outcome = outcome ? outcome + done : NULL;
-        st = run_chunk(&bt, keys + done * m->key_size, vals ? vals + done * m->val_size : NULL,
-                       n_full, n_over);
+        st = run_chunk(&bt, (const unsigned char *)keys + done * m->key_size,
+                       vals ? (const unsigned char *)vals + done * m->val_size : NULL, n_full,
+                       n_over);
     }
     bcl_round_free(&bt.round);
     free(bt.defer);
     free(bt.ops);
     free(bt.buf);
-    return st;
-}
-
-/* Gather the entries idx[0..n) of an array of w-byte elements. */
-static unsigned char *gather(const unsigned char *a, size_t w, const size_t *idx, size_t n)
-{
-    unsigned char *g = malloc(n * w + 1);
-    for (size_t i = 0; g && i < n; i++)
-        memcpy(g + i * w, a + idx[i] * w, w);
-    return g;
-}
-
-/* One part of a split batch (the side map's keys, or the compact table's):
- * its keys and values gathered, its results scattered back. */
-typedef struct part {
-    size_t *idx, n;
-    unsigned char *keys, *vals, *out, *found, *outcome;
-} part;
-
-static void part_free(part *p)
-{
-    free(p->idx);
-    free(p->keys);
-    free(p->vals);
-    free(p->out);
-    free(p->found);
-    free(p->outcome);
-}
-
-static bcl_status part_make(const bcl_hashmap *m, part *p, const unsigned char *keys,
-                            const unsigned char *vals, int want_out)
-{
-    p->keys = gather(keys, m->key_size, p->idx, p->n);
-    p->vals = vals ? gather(vals, m->val_size, p->idx, p->n) : NULL;
-    p->out = want_out ? malloc(p->n * m->val_size + 1) : NULL;
-    p->found = malloc(p->n + 1);
-    p->outcome = malloc(p->n + 1);
-    if (!p->keys || (vals && !p->vals) || (want_out && !p->out) || !p->found || !p->outcome)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory to split a batch of %zu keys", p->n);
-    memset(p->found, 0, p->n);
-    memset(p->outcome, BCL_HM_DONE, p->n);
-    return BCL_OK;
-}
-
-static void part_back(const bcl_hashmap *m, const part *p, unsigned char *out,
-                      unsigned char *found, unsigned char *outcome)
-{
-    for (size_t i = 0; i < p->n; i++) {
-        size_t j = p->idx[i];
-        if (found)
-            found[j] = p->found[i];
-        if (outcome)
-            outcome[j] = p->outcome[i];
-        if (out && p->found[i])
-            memcpy(out + j * m->val_size, p->out + i * m->val_size, m->val_size);
-    }
-}
-
-/* The side map's keys through its own (classic) batch. */
-static bcl_status run_side(const bcl_hashmap *m, int kind, part *p, size_t *n_full,
-                           size_t *n_over)
-{
-    if (!p->n)
-        return BCL_OK;
-    if (kind == BCL_HMC_FIND || kind == BCL_HMC_FIND_ONLY)
-        return bcl_hm_find_many(m->side, p->keys, p->n, p->out, p->found,
-                                kind == BCL_HMC_FIND_ONLY ? BCL_HM_P_FIND : 0);
-    bcl_status st = bcl_hm_batch_outcome(m->side, kind == BCL_HMC_ACC, p->keys, p->vals,
-                                         p->n, p->outcome);
-    for (size_t i = 0; st == BCL_OK && i < p->n; i++) {
-        if (n_full)
-            *n_full += p->outcome[i] == BCL_HM_NOROOM;
-        *n_over += p->outcome[i] == BCL_HM_OVERFLOW;
-    }
-    return st;
-}
-
-bcl_status bcl_hmc_batch(const bcl_hashmap *m, int kind, const void *keys, const void *vals,
-                         size_t k, void *out, unsigned char *found, size_t *n_full,
-                         unsigned char *outcome, size_t *n_over)
-{
-    const unsigned char *kb = keys, *vb = vals;
-    size_t nside = 0, over = 0;
-    if (n_full)
-        *n_full = 0;
-    for (size_t i = 0; i < k; i++)
-        nside += bcl_hmc_side_key(m, kb + i * m->key_size);
-    bcl_status st;
-    if (!nside) {
-        st = run_compact(m, kind, kb, vb, k, out, found, n_full, outcome, &over);
-    } else {
-        part side = { 0 }, rest = { 0 };
-        side.idx = malloc(nside * sizeof *side.idx);
-        rest.idx = malloc((k - nside + 1) * sizeof *rest.idx);
-        st = side.idx && rest.idx ? BCL_OK
-                                  : bcl_set_error(BCL_ERR_NOMEM, "no memory to split a batch");
-        for (size_t i = 0; st == BCL_OK && i < k; i++) {
-            part *p = bcl_hmc_side_key(m, kb + i * m->key_size) ? &side : &rest;
-            p->idx[p->n++] = i;
-        }
-        if (st == BCL_OK)
-            st = part_make(m, &side, kb, vb, out != NULL);
-        if (st == BCL_OK)
-            st = part_make(m, &rest, kb, vb, out != NULL);
-        if (st == BCL_OK)
-            st = run_side(m, kind, &side, n_full, &over);
-        size_t full2 = 0;
-        if (st == BCL_OK)
-            st = run_compact(m, kind, rest.keys, rest.vals, rest.n, rest.out, rest.found,
-                             n_full ? &full2 : NULL, rest.outcome, &over);
-        if (n_full)
-            *n_full += full2;
-        if (st == BCL_OK) {
-            part_back(m, &side, out, found, outcome);
-            part_back(m, &rest, out, found, outcome);
-        }
-        part_free(&side);
-        part_free(&rest);
-    }
-    if (n_over)
-        *n_over = over;
     return st;
 }

@@ -3,7 +3,7 @@
  * the block each, without copying it (bcl_hashmap.h).  A k-mer counter's
  * histogram and top entries come from here, so the compact layout's 8-byte
  * values get loops of their own (no call per entry). */
-#include "containers/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
 
 #include <string.h>
 

@@ -4,11 +4,15 @@ Distributed data structures (hash maps, queues, Bloom filters, arrays) over
 MPI-3 one-sided communication, with a C core.  Run SPMD:
 ``mpiexec -n 4 python script.py``.  See docs/ and the README.
 """
-from . import _checkbuild
+from . import _env
+
+_env.set_blas_defaults()         # must precede NumPy's import (by _core, next)
+
+from . import _checkbuild  # noqa: E402
 
 _checkbuild.load_core()          # an unbuilt checkout: one line saying what to do
 
-from . import _env, _mpimatch  # noqa: E402
+from . import _mpimatch  # noqa: E402
 
 _mpimatch.remember_core_libraries()
 _env.set_mpi_defaults()          # must precede MPI_Init (mpi4py import)

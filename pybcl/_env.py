@@ -68,14 +68,21 @@ def finalize_timeout() -> float:
     return value
 
 
-def set_mpi_defaults() -> None:
-    """Defaults applied before MPI_Init and before NumPy loads its BLAS.
+def set_blas_defaults() -> None:
+    """One BLAS thread per rank, set before NumPy loads its BLAS (pybcl's
+    C core imports NumPy: this runs first thing in ``import pybcl``).
 
-    One BLAS thread per rank: OpenBLAS otherwise starts a thread per core in
-    every rank, and its idle threads spin, taking CPU from the MPI ranks that
-    already fill the node (profiled: 11% of a 2-rank run's samples).  The
-    user's own setting wins, and it only takes effect when pybcl is imported
-    before NumPy.
+    OpenBLAS otherwise starts a thread per core in every rank, and its idle
+    threads spin, taking CPU from the MPI ranks that already fill the node
+    (profiled: 11% of a 2-rank run's samples), and starting them costs every
+    rank's import (16 ranks: 0.68 s, 0.35 s with one thread).  The user's
+    own setting wins; a program that imported NumPy before pybcl keeps the
+    pool NumPy started."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def set_mpi_defaults() -> None:
+    """Defaults applied before MPI_Init.
 
     MPICH itself gets no defaults: docs/progress.md measured every MPICH/UCX knob
     we could find (async progress thread, polls-before-yield, UCX transports,
@@ -88,7 +95,6 @@ def set_mpi_defaults() -> None:
     OMPI_MCA_osc=^rdma on Open MPI 4.0.0-4.0.4 and 4.1.0-4.1.4, whose osc/rdma
     crashes in 64-bit compare-and-swap; csrc/runtime/bcl_ompi_osc.h).  If MPI
     is already up this is too late, and init refuses such a job instead."""
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from . import _core
     needed = _core.mpi_env_default()
     if needed:

@@ -28,6 +28,8 @@ def mpi_libraries(maps_text: str) -> list[str]:
     """The distinct MPI C libraries (real paths, sorted) in a /proc/PID/maps text."""
     found = set()
     for line in maps_text.splitlines():
+        if "libmpi" not in line:         # nearly every line: skip the split
+            continue
         parts = line.split(None, 5)
         if len(parts) == 6 and parts[5].startswith("/"):
             path = parts[5].strip()

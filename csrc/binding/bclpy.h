@@ -409,4 +409,8 @@ extern PyTypeObject bclpy_DABufType;           /* array_update_py.c */
 extern PyMethodDef bclpy_io_methods[];          /* io_py.c: read, info (save: a method) */
 extern PyMethodDef bclpy_io_load_methods[];     /* io_load_py.c: pybcl.load */
 
+/* The compact hash map's reserved key words as _core._HASHMAP_RESERVED_WORDS
+ * (for the tests of the keys equal to them; hashmap_values_py.c). */
+int bclpy_hm_add_constants(PyObject *module);
+
 #endif /* BCLPY_H */

@@ -460,7 +460,7 @@ static PyObject *hm_owner(bclpy_HashMap *self, BCLPY_FASTARGS)
 
 static PyObject *hm_capacity(bclpy_HashMap *self, void *closure)
 {
-    return PyLong_FromUnsignedLongLong(self->live ? self->m.n : 0);
+    return PyLong_FromUnsignedLongLong(self->live ? bcl_hm_capacity(&self->m) : 0);
 }
 
 static PyObject *hm_key_type(bclpy_HashMap *self, void *closure)
@@ -483,7 +483,7 @@ static PyObject *hm_repr(bclpy_HashMap *self)
     Py_DECREF(v);
     PyObject *r = kr && vr
         ? PyUnicode_FromFormat("pybcl.HashMap(capacity=%llu, key_type=%U, value_type=%U)",
-                               (unsigned long long)self->m.n, kr, vr)
+                               (unsigned long long)bcl_hm_capacity(&self->m), kr, vr)
         : NULL;
     Py_XDECREF(kr);
     Py_XDECREF(vr);
@@ -524,6 +524,10 @@ static PyMethodDef hm_methods[] = {
     {"local_items", (PyCFunction)hm_local_items, METH_NOARGS, BCLPY_DOC_HM_LOCAL_ITEMS},
     {"local_arrays", (PyCFunction)bclpy_hm_local_arrays, METH_NOARGS,
      BCLPY_DOC_HM_LOCAL_ARRAYS},
+    {"local_histogram", (PyCFunction)(void (*)(void))bclpy_hm_local_histogram,
+     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_LOCAL_HISTOGRAM},
+    {"local_select", (PyCFunction)(void (*)(void))bclpy_hm_local_select,
+     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_LOCAL_SELECT},
     {"resize", BCLPY_KW_METHOD(hm_resize), BCLPY_DOC_HM_RESIZE},
     {"_collective_view", BCLPY_KW_METHOD(hm_collective_view), BCLPY_DOC_HM_COLLECTIVE_VIEW},
     {"owner", BCLPY_KW_METHOD(hm_owner), BCLPY_DOC_HM_OWNER},

@@ -1,7 +1,8 @@
 /*
  * hashmap_py.h -- the one internal header of the HashMap binding.  The files
  * form a tree: hashmap_py.c (the type, scalar methods) calls the leaves
- * hashmap_many_py.c (NumPy batch methods) and hashmap_erase_py.c (deletion,
+ * hashmap_many_py.c (NumPy batch methods), hashmap_values_py.c (integer
+ * values read in place) and hashmap_erase_py.c (deletion,
  * len); hmbuffer_py.c (HashMapBuffer) stands beside them; all of them use
  * hashmap_common.c (conversions, checks), which calls none of them.
  * Include after bclpy.h.
@@ -60,6 +61,10 @@ PyObject *bclpy_hm_local_arrays(bclpy_HashMap *self, PyObject *noargs);
 PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, BCLPY_FASTARGS);
+
+/* ---- integer values read in place (hashmap_values_py.c) ------------------ */
+PyObject *bclpy_hm_local_histogram(bclpy_HashMap *self, BCLPY_FASTARGS);
+PyObject *bclpy_hm_local_select(bclpy_HashMap *self, BCLPY_FASTARGS);
 
 /* ---- deletion (hashmap_erase_py.c) ------------------------------------- */
 int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key);

@@ -413,10 +413,12 @@ PyMODINIT_FUNC PyInit__core(void)
                                       BCLPY_COUNT(method_tables));
     /* the exceptions; the transports' names, from the core's one table
      * (pybcl._env checks PYBCL_TRANSPORT against them); the C functions
-     * other extensions may call (capi.h) */
+     * other extensions may call (capi.h); the compact hash map's reserved
+     * key words (hashmap_values_py.c) */
     if (m && (bclpy_add_exceptions(m) < 0 ||
               bclpy_add_new_ref(m, "TRANSPORTS", transport_names()) < 0 ||
-              bclpy_add_new_ref(m, "_C_API", bclpy_capi_capsule()) < 0))
+              bclpy_add_new_ref(m, "_C_API", bclpy_capi_capsule()) < 0 ||
+              bclpy_hm_add_constants(m) < 0))
         Py_CLEAR(m);
     if (!m)
         return NULL;

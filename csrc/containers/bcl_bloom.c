@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "runtime/bcl_alloc.h"
+#include "runtime/bcl_pages.h"
 #include "containers/bcl_array.h"
 #include "comm/bcl_comm_batch.h"
 
@@ -188,8 +189,11 @@ void bcl_bloom_destroy(bcl_bloom *b)
 {
     if (usable(b)) {
         uint64_t off = b->offsets[bcl_rt.rank];
-        if (off && bcl_alloc_is_block(off))
+        if (off && bcl_alloc_is_block(off)) {
+            /* a k-mer count's first filter is freed before its map fills */
+            bcl_pages_release(bcl_rt.local_base + off, (size_t)b->words_per_rank * 8u);
             bcl_free(off);
+        }
     }
     free(b->offsets);
     b->offsets = NULL;
@@ -245,18 +249,24 @@ bcl_status bcl_bloom_find_hash(const bcl_bloom *b, uint64_t h, int *present)
 static void shm_chunk(const bcl_bloom *b, uint64_t *const *words, const uint64_t *h,
                       size_t n, uint8_t *present, bcl_atomic_op op)
 {
-    enum { AHEAD = 8 };
+    enum { AHEAD = 16 };
     const int k = b->k;
     uint64_t *addr[AHEAD];
     /* words[r] = rank r's first filter word, mapped here: no branch on the
-     * (random) owner; prefetch AHEAD keys ahead, the atomics are latency-bound */
+     * (random) owner; prefetch AHEAD keys ahead, the atomics are latency-bound.
+     * An insert whose bits a load finds all set needs no fetch-or: bits are
+     * only ever set, by fetch-ors that happened before the load, so the
+     * answer ("present") is the one the fetch-or would give, and a filter
+     * of a counter's k-mers, seen again and again, skips most locked
+     * instructions (each one a full barrier on x86). */
     for (size_t i = 0; i < n + AHEAD; i++) {
         if (i >= AHEAD) {      /* key j = i - AHEAD: its slot is reused below */
             size_t j = i - AHEAD;
             uint64_t mask = bcl_bloom_mask(h[j], k);
             uint64_t *w = addr[j % AHEAD];
-            uint64_t old = op == BCL_OP_OR ? __atomic_fetch_or(w, mask, __ATOMIC_SEQ_CST)
-                                           : __atomic_load_n(w, __ATOMIC_SEQ_CST);
+            uint64_t old = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+            if (op == BCL_OP_OR && (old & mask) != mask)
+                old = __atomic_fetch_or(w, mask, __ATOMIC_SEQ_CST);
             present[j] = (old & mask) == mask;
         }
         if (i < n) {

@@ -66,6 +66,7 @@ from pybcl.apps import _cli, kmer, kmerdb
 
 LOOKUP_BATCH = 1 << 20          # k-mers per HashMapBuffer call while building the graph
 MAX_WALKERS = 1 << 20           # walks in flight per rank at once
+MAP_LOAD = 0.8                  # the graph's maps hold their known keys this full (compact)
 
 
 class ContigInputError(_cli.InputError):
@@ -153,8 +154,8 @@ def _overlap_masks(keys: NDArray[np.uint64], k: int, total: int) -> NDArray[np.u
     key, dbg_overlaps' order), summed over every rank's k-mers in a map of
     (k-1)-mers that is dropped again.  A k-mer has two (k-1)-mers, shared
     with its neighbours: a graph of long paths has about as many (k-1)-mers
-    as k-mers, one of isolated k-mers twice as many: then the map grows."""
-    P = pybcl.nprocs()
+    as k-mers, one of isolated k-mers twice as many (the map has room for
+    that, and grows past it)."""
     ov, bits = _kernels.dbg_overlaps(keys, k)
     om = pybcl.HashMap(_overlap_capacity(total), "uint64", "uint64")
     _accumulate_all(om, ov, bits)
@@ -173,7 +174,7 @@ def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: i
     rank's keys' extension bits, values and siblings' presence."""
     ext, siblings = _kernels.dbg_from_overlaps(keys, k, _overlap_masks(keys, k, total))
     P = pybcl.nprocs()
-    m = pybcl.HashMap(2 * total + 1024 * P, "uint64", "uint64")
+    m = pybcl.HashMap(int(total / MAP_LOAD) + 1024 * P, "uint64", "uint64")
     values = (ext.astype(np.uint64) << np.uint64(32)) | \
         np.minimum(counts, 0xFFFFFFFF).astype(np.uint64)
     _insert_all(m, keys, values)
@@ -222,7 +223,7 @@ def _cycles(keys: NDArray[np.uint64], values: NDArray[np.uint64], is_start: NDAr
     of this rank's unitigs are marked in a map; this rank's k-mers that start
     no walk and are unmarked are on cycles."""
     P = pybcl.nprocs()
-    seen = pybcl.HashMap(2 * total + 1024 * P, "uint64", "uint64")
+    seen = pybcl.HashMap(int(total / MAP_LOAD) + 1024 * P, "uint64", "uint64")
     fasta = b"".join(b">\n" + s + b"\n" for s in seqs)
     covered = _kernels.kmers_from_bytes(fasta, k) if seqs else np.zeros(0, np.uint64)
     _insert_all(seen, covered, np.ones(len(covered), dtype=np.uint64))
@@ -249,10 +250,13 @@ def n50(lengths: NDArray[np.int64]) -> int:
 
 
 def _counted(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, str]],
-             k: int, progress: bool) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
-    """Collective: this rank's k-mers of `sources` and their counts."""
+             k: int, progress: bool, min_count: int
+             ) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
+    """Collective: this rank's k-mers of `sources` seen at least `min_count`
+    times and their counts (read in place: no copy of the others)."""
     try:
-        res = kmer.count_kmers(sources, k=k, items=True, top=0, progress=progress)
+        res = kmer.count_kmers(sources, k=k, items=True, top=0, progress=progress,
+                               items_at_least=min_count)
     except kmer.KmerInputError as e:
         raise ContigInputError(str(e)) from None
     return res["keys"], res["counts"]
@@ -303,12 +307,12 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
     seconds: dict[str, float] = {}
     ours = not _core.initialized()          # we start pybcl: ours to resize
     if counts_db is None:
-        keys, kcounts = _counted(sources, k, progress)
+        keys, counts = _counted(sources, k, progress, min_count)   # the solid k-mers only
     else:
         keys, kcounts, _ = saved_counts(counts_db, k, min_count)
-    solid = kcounts >= min_count
-    keys, counts = keys[solid], kcounts[solid]
-    del kcounts
+        solid = kcounts >= min_count
+        keys, counts = keys[solid], kcounts[solid]
+        del kcounts
     seconds["count"] = time.perf_counter() - t0
     total = int(pybcl.allreduce(np.array([len(keys)], dtype=np.int64), "sum")[0])
     need = _segment_need(total, len(keys))
@@ -371,10 +375,11 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
 
 
 def _overlap_capacity(total: int) -> int:
-    """Buckets of the (k-1)-mer map: up to 1.5 (k-1)-mers per k-mer at the
-    half load a growing map keeps (a HashMapBuffer with grow=True doubles a
-    map that its distinct keys would fill past half)."""
-    return 3 * total + 1024 * pybcl.nprocs()
+    """Buckets of the (k-1)-mer map: up to 2 (k-1)-mers per k-mer (isolated
+    k-mers) at a load of 0.8 at most, under the 85 % past which a growing
+    compact map doubles (docs/hashmap.md); a graph of long paths has about
+    one per k-mer."""
+    return int(2 * total / MAP_LOAD) + 1024 * pybcl.nprocs()
 
 
 def _segment_need(total: int, mine: int) -> int:

@@ -7,13 +7,16 @@ Collective, every rank alike (SPMD): each rank reads its share of the input
 (FASTA/FASTQ, plain, gzip or BGZF), turns it into canonical 2-bit k-mers in
 C (``read_kmers``) and counts them in a distributed ``pybcl.HashMap``
 through a ``HashMapBuffer(grow=True)``: the buffer ships each owner its
-k-mers and the owners add them to their own blocks at the flush, growing
-the map once to fit.  ``--bloom`` puts a ``pybcl.BloomFilter`` in front, so
-singletons never take a bucket, and recounts in a second pass, so the
-counts stay exact.  docs/apps.md describes how inputs are split, the
-map's sizing and ``--bloom``.  ``--save DB`` keeps the counts as a saved
-``HashMap(uint64 -> int64)`` that ``pybcl.apps.kmerdb`` (query, histo,
-dump, merge), ``contigs --counts`` and ``pybcl.io.read`` take later.
+k-mers and the owners add them to their own blocks at the flush, in rounds
+of ``--round-kmers`` k-mers a rank, so what a rank buffers stays bounded.
+The map is sized from the first rounds (``_kmer_size``).  ``--bloom`` keeps
+singletons out of the map with two ``pybcl.BloomFilter``s (seen, seen
+twice) in a first pass, then counts the k-mers seen twice in a second, so
+the counts stay exact.  docs/apps.md describes how inputs are split, the
+map's sizing and ``--bloom``.
+``--save DB`` keeps the counts as a saved ``HashMap(uint64 -> int64)``
+that ``pybcl.apps.kmerdb`` (query, histo, dump, merge), ``contigs
+--counts`` and ``pybcl.io.read`` take later.
 """
 import argparse
 import gzip
@@ -30,14 +33,22 @@ from numpy.typing import NDArray
 import pybcl
 from pybcl import _core
 from pybcl.apps import _kernels
-from pybcl.apps import _cli
+from pybcl.apps import _cli, _kmer_size
 
-CHUNK_BYTES = 4 << 20       # bytes parsed per piece
-QUEUE_ENTRIES = 1 << 21     # each rank's inbox, in entries (the buffer ships in rounds of it)
-MESSAGE_ENTRIES = 1 << 16   # entries the buffer gathers per destination before a push
-FLUSH_KMERS = 1 << 26       # k-mers a rank buffers between flushes (512 MiB waiting, at most)
-FIRST_KMERS = 1 << 16       # the map's first size per rank: its first flush grows it to fit
-BUCKET_BYTES = 24           # a uint64 -> int64 map bucket: status word, key, value
+# What a rank holds besides the map, whatever the input's size (about 15 MiB
+# at the defaults): a piece of input being parsed and its k-mers, the k-mers
+# buffered for a round (8 bytes each), the inbox they arrive in at the
+# flush (16 bytes each), the queue others push into (24 bytes an entry).
+CHUNK_BYTES = 1 << 20       # bytes parsed per piece
+FLUSH_KMERS = 1 << 18       # k-mers a rank buffers before a flush round (--round-kmers)
+QUEUE_ENTRIES = 1 << 16     # each rank's incoming queue, in entries (--message-size)
+MESSAGE_ENTRIES = 1 << 13   # entries the buffer gathers per destination before a push
+BUCKET_BYTES = 16           # a uint64 -> int64 bucket: key word and value (compact layout)
+LOAD = 0.82                 # the map's load at the end, as sized from the estimate
+REFIT_AT = (0.04, 0.2, 0.4)  # input fractions read when the map is sized (again)
+FIRST_AIM = 0.92            # the first estimate, from a few % of the input, runs high
+RESIZE_SLACK = 0.04         # a new size within 4 % of the map's is not worth a resize
+SIZING_SAMPLE = 1 << 16     # buckets a rank reads (at least) to size the map
 BLOOM_BITS_PER_KMER = 10    # ~1 % false positives
 FPR_PER_BIT = 0.6185        # a Bloom filter's false-positive rate is ~0.6185 ** (bits per item)
 FILTER_ITEMS = 0.5          # k-mers the filter expects: distinct / k-mers read, about
@@ -362,86 +373,151 @@ def _pieces(srcs: Sequence[Source], k: int, me: int, P: int) -> Iterator[NDArray
 
 
 def _count_pass(srcs: Sequence[Source], k: int, me: int, P: int, buf: Any, add: Any,
-                prog: "Progress", phase: str) -> int:
-    """Collective.  Reads this rank's share of `srcs`, handing every piece to
-    add() (which buffers it in `buf`), and flushes the buffer in rounds: once
-    a rank has buffered FLUSH_KMERS k-mers since the last flush, so that what
-    waits in a rank's memory stays bounded, and once every rank has read
-    everything.  A rank whose input fails stops reading and still takes part
-    in the round's flush, after which every rank raises KmerInputError.
-    Returns the k-mers this rank read."""
+                prog: "Progress", phase: str, round_kmers: int,
+                after_round: Optional[Any] = None) -> int:
+    """Collective.  Reads this rank's share of `srcs`, handing it to add() in
+    rounds of `round_kmers` k-mers (a piece is cut at the round's end), and
+    after each round flushes `buf` (if any) and calls after_round(k-mers
+    read by all ranks so far), so what waits in a rank's memory stays
+    bounded whatever the input's size.  A rank whose input fails stops
+    reading and still takes part in the round's flush, after which every
+    rank raises KmerInputError.  Returns the k-mers this rank read."""
     it = _pieces(srcs, k, me, P)
     prog.begin(phase)
     read, more, problem = 0, True, None
+    rest: Optional[NDArray[np.uint64]] = None
     while True:
         taken = 0
-        while more and taken < FLUSH_KMERS:
-            try:
-                arr = next(it, None)
-            except (ValueError, OSError) as e:
-                arr, problem = None, str(e)
+        while more and taken < round_kmers:
+            arr = rest
+            rest = None
+            if arr is None:
+                try:
+                    arr = next(it, None)
+                except (ValueError, OSError) as e:
+                    arr, problem = None, str(e)
             if arr is None:
                 more = False
                 break
+            room = round_kmers - taken
+            if len(arr) > room:
+                arr, rest = arr[:room], arr[room:]
             add(arr)
             read += len(arr)
             taken += len(arr)
             prog(phase, read)
-        buf.flush()
-        flags = pybcl.allreduce(np.array([int(more), int(problem is not None)],
+        if buf is not None:
+            buf.flush()
+        flags = pybcl.allreduce(np.array([int(more), int(problem is not None), read],
                                          dtype=np.int64), "sum")
         if flags[1]:
             raise KmerInputError(_cli.agree(problem, pybcl.comm()))
+        if after_round is not None:
+            after_round(int(flags[2]), not flags[0])
         if not flags[0]:
             return read
 
 
-def _segment_need(share: float, first: int, queue_size: int, bloom_items: float) -> int:
-    """Segment bytes per rank (generously: 32 bytes a bucket): the map's first
-    block, the blocks of its last growth, old and new at once (half load, at
-    most every k-mer this rank reads distinct), the buffer's inbox and the
-    Bloom filter's share."""
-    grown = 3 * max(share, 1024.0)
-    return int(32 * (2 * first + grown + queue_size) + 4 * bloom_items) + (64 << 20)
+def _segment_need(share: float, P: int, queue_size: int, filter_items: float) -> int:
+    """Segment bytes per rank: the map at its largest (every k-mer this rank
+    reads distinct, at LOAD) and, during a resize, the table it replaces
+    (at most as large), the incoming queue and the Bloom filters' share.
+    Only the pages the map writes cost memory (docs/hashmap.md)."""
+    table = BUCKET_BYTES * max(share, 1024.0) / LOAD
+    return int(2.2 * table + 24 * queue_size + 2 * filter_items / 8 / P) + (64 << 20)
 
 
-def _best(keys: NDArray[np.uint64], counts: NDArray[np.int64], n: int,
-          hist: Optional[NDArray[np.int64]] = None) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
-    """The n entries with the highest counts (ties: the smaller code), without
-    a sort of them all: the n-th highest count read off the counts'
-    histogram (`hist`: np.bincount(counts), if the caller has it), then a
-    sort of the entries at or above it."""
-    if n <= 0 or not len(counts):
-        return keys[:0], counts[:0]
-    if n < len(counts):
-        h = np.bincount(counts) if hist is None else hist
-        at_least = np.cumsum(h[::-1])[::-1]          # at_least[c]: entries counted >= c
-        pick = np.flatnonzero(counts >= np.flatnonzero(at_least >= n)[-1])
-        keys, counts = keys[pick], counts[pick]
+class _Sizer:
+    """Resizes a plain count's map to the distinct k-mers predicted from the
+    counts so far (_kmer_size), when REFIT_AT fractions of the input have
+    been read.  The first estimate is aimed low (FIRST_AIM): the peak memory
+    is the largest table the count ever holds, and a later refit that grows
+    it gives the old one back page by page as it moves (docs/hashmap.md),
+    while one that shrinks comes after that peak.  Collective: every rank
+    calls it after every round."""
+
+    def __init__(self, counts: Any, total: float) -> None:
+        self.counts, self.total = counts, total
+        self.todo = list(REFIT_AT)
+
+    def __call__(self, read: int, last: bool) -> None:
+        if last or not self.todo or read < self.todo[0] * self.total:
+            return
+        aim = FIRST_AIM if len(self.todo) == len(REFIT_AT) else 1.0
+        while self.todo and read >= self.todo[0] * self.total:
+            self.todo.pop(0)
+        # a sample of the buckets is enough for the model (2^16 a rank or
+        # more: the counts within a few tenths of a per cent) and saves
+        # reading a large table whole
+        every = max(1, self.counts.capacity // pybcl.nprocs() // SIZING_SAMPLE)
+        h = self.counts.local_histogram(every=every)
+        d, f1 = every * pybcl.allreduce(np.array([h.sum(), h[1] if len(h) > 1 else 0],
+                                                 dtype=np.int64), "sum")
+        want = _kmer_size.distinct_at_end(max(self.total, read), read, float(d), float(f1))
+        _resize_to(self.counts, aim * want, int(d))
+
+
+def _resize_to(m: Any, keys: float, held: int) -> None:
+    """Collective: resize m to hold `keys` at LOAD, unless its size is close
+    enough already, or the move could not give the old table back as it goes
+    (a table is only sure to take keys up to half its buckets)."""
+    want = int(keys / LOAD) + 1
+    cap = m.capacity
+    if abs(want - cap) > RESIZE_SLACK * cap and 2 * held <= want:
+        m.resize(want)
+
+
+def _local_top(m: Any, h: NDArray[np.int64], n: int,
+               at_least: int = 1) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
+    """This rank's n entries with the highest counts (ties: the smaller code),
+    counts >= at_least: the n-th highest count read off the histogram h,
+    then only the entries at or above it copied (local_select) and sorted."""
+    if n <= 0 or not len(h):
+        return np.zeros(0, np.uint64), np.zeros(0, np.int64)
+    geq = np.cumsum(h[::-1])[::-1]                 # geq[c]: entries counted >= c
+    enough = np.flatnonzero(geq >= n)
+    keys, counts = m.local_select(max(at_least, int(enough[-1]) if len(enough) else 0))
     order = np.lexsort((keys, -counts))[:n]
     return keys[order], counts[order]
 
 
+def _best(keys: NDArray[np.uint64], counts: NDArray[np.int64],
+          n: int) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
+    """The n entries with the highest counts (ties: the smaller code)."""
+    order = np.lexsort((keys, -counts))[:n]
+    return keys[order], counts[order]
+
+
+def _filter(items: float, bits_per_kmer: float) -> Any:
+    return pybcl.BloomFilter(max(int(items), 1024),
+                             fpr=min(0.5, FPR_PER_BIT ** bits_per_kmer))
+
+
 def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, str]], k: int = 31,
                 bloom: bool = False, capacity: Optional[int] = None,
-                queue_size: Optional[int] = None, progress: bool = False, bloom_bits_per_kmer: float = BLOOM_BITS_PER_KMER,
-                items: bool = True, top: int = 10, save: Optional[str] = None
-                ) -> dict[str, Any]:
+                queue_size: Optional[int] = None, progress: bool = False,
+                bloom_bits_per_kmer: float = BLOOM_BITS_PER_KMER, items: bool = True,
+                top: int = 10, round_kmers: Optional[int] = None,
+                items_at_least: int = 1, save: Optional[str] = None) -> dict[str, Any]:
     """Collective.  Counts the canonical k-mers of `sources` (paths or bytes)
     in a distributed ``pybcl.HashMap`` (uint64 code -> int64 count) filled
-    through a ``HashMapBuffer`` that grows the map as it fills.
+    through a ``HashMapBuffer`` in rounds.
 
     Returns a dict: 'keys', 'counts' (this rank's entries of the map, exact
     counts; under bloom only the k-mers seen at least twice), 'stats'
     (global figures, same on every rank) and 'histogram' (int64 array:
     histogram[c] = k-mers seen c times; exact with or without bloom).
-    capacity: the map's first size, in k-mers per rank (it grows when
-    full); queue_size: entries each rank's inbox holds (the buffer ships in
-    rounds of it).  items=False leaves 'keys'/'counts' out (the CLI needs
-    them only for --counts); 'top' holds this rank's `top` best entries.
-    save: also write the counts there (``HashMap.save``; under bloom only
-    the k-mers seen at least twice), with meta ``save_meta`` describes.
-    A corrupt input raises KmerInputError on every rank.
+    capacity: the map's first size, in k-mers per rank (by default the first
+    round's; it is sized again from the counts as the input is read, and
+    grows if full); queue_size: entries each rank's incoming queue holds;
+    round_kmers: k-mers a rank buffers before a flush round.  items=False
+    leaves 'keys'/'counts' out (the CLI needs them only for --counts), and
+    items_at_least keeps only the k-mers counted at least that often in them
+    (read in place: the others are never copied); 'top' holds this rank's
+    `top` best entries.  save: also write the counts there
+    (``HashMap.save``; under bloom only the k-mers seen at least twice), with
+    meta ``save_meta`` describes.  A corrupt input raises KmerInputError on
+    every rank.
     """
     if not isinstance(k, int) or not 1 <= k <= 32:
         raise ValueError(f"k must be an int in [1, 32], got {k!r}")
@@ -449,6 +525,8 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
         raise ValueError(f"capacity must be >= 1, got {capacity}")
     if queue_size is not None and queue_size < 1:
         raise ValueError(f"queue_size must be >= 1, got {queue_size}")
+    if round_kmers is not None and round_kmers < 1:
+        raise ValueError(f"round_kmers must be >= 1, got {round_kmers}")
     if not bloom_bits_per_kmer > 0:
         raise ValueError(f"bloom_bits_per_kmer must be > 0, got {bloom_bits_per_kmer!r}")
     t_start = time.perf_counter()
@@ -462,85 +540,107 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
         raise KmerInputError(problem)
     me, P = _cli.world()[:2] if not _core.initialized() else (pybcl.rank(), pybcl.nprocs())
     queue_size = int(queue_size or QUEUE_ENTRIES)
-    first = int(capacity or FIRST_KMERS)
+    per_round = int(round_kmers or FLUSH_KMERS)
     seconds = {}
 
-    # -- set-up: the map, its buffer and the filter live in the pybcl segment --
+    # -- set-up: the map, its buffer and the filters live in the pybcl segment --
     t = time.perf_counter()
     share = sum(s.share_kmers(k, P) for s in srcs)     # k-mers a rank reads, about
-    bloom_items = max(share * P * FILTER_ITEMS, 1024.0) if bloom else 0.0
+    total = share * P
+    filter_items = max(total * FILTER_ITEMS, 1024.0) if bloom else 0.0
     if not _core.initialized():
-        pybcl.init(segment_size=max(_segment_need(share, first, queue_size, bloom_items / P),
+        pybcl.init(segment_size=max(_segment_need(share, P, queue_size, filter_items),
                                     pybcl._env.segment_size()))
     if pybcl.nprocs() != P:
         raise RuntimeError("pybcl runs on another communicator than COMM_WORLD")
     prog = Progress(progress and me == 0, expected=share)
-    counts = pybcl.HashMap(2 * first * P, key_type="uint64", value_type="int64")
-    buf = pybcl.HashMapBuffer(counts, queue_size, min(queue_size, MESSAGE_ENTRIES), grow=True)
-    buckets_first = counts.capacity
     seconds["setup"] = time.perf_counter() - t
 
-    # -- one pass: read, buffer, flush (the owners count what they receive) ---
+    if bloom:
+        # -- first pass: which k-mers come twice (no map yet) -----------------------
+        # `seen` takes every k-mer; one it already holds goes into `twice`.
+        # The k-mers new to `twice` are the map's keys (bar the filters'
+        # false positives), so the map is made for them once.
+        t = time.perf_counter()
+        seen = _filter(filter_items, bloom_bits_per_kmer)
+        twice = _filter(filter_items * FILTER_ITEMS, bloom_bits_per_kmer)
+        repeated = [0]
+
+        def sift(arr: NDArray[np.uint64]) -> None:
+            again = arr[seen.insert_many(arr)]
+            repeated[0] += len(again) - int(twice.insert_many(again).sum())
+        read = _count_pass(srcs, k, me, P, None, sift, prog, "filter", per_round)
+        filter_bytes = (seen.nbits + twice.nbits) // 8 // P
+        seen.close()
+        seconds["count"] = time.perf_counter() - t       # the first pass (as before)
+        keys_expected = int(pybcl.allreduce(np.array([repeated[0]], dtype=np.int64))[0])
+        # the second filter's false positives come in too: about its rate
+        # times the k-mers it is asked about that it does not hold
+        keys_expected += int(FPR_PER_BIT ** bloom_bits_per_kmer * filter_items)
+        first = float(capacity * P if capacity else keys_expected)
+    else:
+        # until the first estimate: room for every k-mer read by then distinct
+        first = float(capacity * P if capacity else min(total, max(per_round * P,
+                                                                    REFIT_AT[0] * total)))
+    counts = pybcl.HashMap(max(int(first / LOAD) + 1, 16 * P), key_type="uint64",
+                           value_type="int64")
+    buf = pybcl.HashMapBuffer(counts, queue_size, min(queue_size, MESSAGE_ENTRIES), grow=True)
+    sizes = [counts.capacity]           # the map's sizes, first and after each change
+
+    def after_round(read: int, last: bool) -> None:
+        if sizer is not None:
+            sizer(read, last)
+        if counts.capacity != sizes[-1]:
+            sizes.append(counts.capacity)
+
+    # -- count: read, buffer, flush in rounds (the owners count what they get) ----
     t = time.perf_counter()
     if bloom:
-        # the paper's filter: a k-mer's first sighting only sets its bits; from
-        # its second on (or a false positive) it enters the map, with count 0
-        filt = pybcl.BloomFilter(int(bloom_items), fpr=min(0.5, FPR_PER_BIT ** bloom_bits_per_kmer))
-
-        def candidates(arr: NDArray[np.uint64]) -> None:
-            buf.accumulate_many(arr[filt.insert_many(arr)], 0)
-        read = _count_pass(srcs, k, me, P, buf, candidates, prog, "count")
-        filter_bytes = filt.nbits // 8 // P      # freed now: the map takes over
-        filt.close()
-    else:
-        read = _count_pass(srcs, k, me, P, buf, buf.accumulate_many, prog, "count")
-    seconds["count"] = time.perf_counter() - t
-    if bloom:
-        # exact counts from a second pass (BFCounter's scheme): every sighting
-        # of a k-mer the map holds; a stored k-mer counted once was a false
-        # positive, a singleton.  The map only changes inside flush(), which
-        # every rank leaves only once all have applied, so the lookups run
-        # under the find-only promise.
-        t = time.perf_counter()
-
+        # exact counts of the k-mers `twice` holds (BFCounter's scheme); a
+        # k-mer counted once was the filter's false positive, a singleton
         def recount(arr: NDArray[np.uint64]) -> None:
-            _, found = counts.find_many(arr, promise=pybcl.ConProm.HashMap.find)
-            buf.accumulate_many(arr[found])
-        _count_pass(srcs, k, me, P, buf, recount, prog, "recount")
+            buf.accumulate_many(arr[twice.find_many(arr)])
+        sizer = None
+        _count_pass(srcs, k, me, P, buf, recount, prog, "recount", per_round, after_round)
+        twice.close()
         seconds["recount"] = time.perf_counter() - t
+    else:
+        sizer = None if capacity else _Sizer(counts, total)
+        read = _count_pass(srcs, k, me, P, buf, buf.accumulate_many, prog, "count",
+                           per_round, after_round)
+        seconds["count"] = time.perf_counter() - t
 
-    # -- histogram --------------------------------------------------------------------
+    # -- histogram and top k-mers, read in place ----------------------------------
     t = time.perf_counter()
     pybcl.barrier()
-    keys, kcounts = counts.local_arrays()
-    total = int(pybcl.allreduce(np.array([read], dtype=np.int64), "sum")[0])
-    if save:
-        t_save = time.perf_counter()
-        if bloom:   # the filter's false positives: singletons, like those it kept out
-            counts.erase_many(keys[kcounts < 2])
-            pybcl.barrier()
-        counts.save(save, meta=save_meta(k, bloom, total, srcs))
-        seconds["save"] = time.perf_counter() - t_save
-    buckets = counts.capacity
     buf.close()
-    counts.close()
-    h = np.bincount(kcounts) if len(kcounts) else np.zeros(1, dtype=np.int64)
+    h = counts.local_histogram()
     hlen = int(pybcl.allreduce(np.array([len(h)], dtype=np.int64), "max")[0])
     hist = np.zeros(max(hlen, 2), dtype=np.int64)
     hist[:len(h)] = h
     hist[0] = 0
     hist = pybcl.allreduce(hist, "sum")
+    total_read = int(pybcl.allreduce(np.array([read], dtype=np.int64), "sum")[0])
     in_table = int(hist.sum())
     false_positives = int(hist[1]) if bloom else 0
     if bloom:   # singletons, bar the filter's false positives, never reach the map
-        hist[1] = max(0, total - int((np.arange(2, len(hist)) * hist[2:]).sum()))
-        keep = kcounts >= 2      # a stored key counted once was a false positive
-        keys, kcounts = keys[keep], kcounts[keep]
+        hist[1] = max(0, total_read - int((np.arange(2, len(hist)) * hist[2:]).sum()))
     res = {"histogram": hist}
-    if items:
-        res["keys"], res["counts"] = keys, kcounts
-    res["top"], res["top_n"] = _best(keys, kcounts, top, None if bloom else h), top
+    if items:   # under bloom a stored key counted once was a false positive
+        res["keys"], res["counts"] = counts.local_select(max(items_at_least, 2 if bloom else 1))
+    res["top"], res["top_n"] = _local_top(counts, h, top, 2 if bloom else 1), top
     seconds["histogram"] = time.perf_counter() - t
+    if save:
+        t = time.perf_counter()
+        if bloom:   # the filter's false positives: singletons, like those it kept out
+            keys, kcounts = counts.local_arrays()
+            counts.erase_many(keys[kcounts < 2])
+            del keys, kcounts
+            pybcl.barrier()
+        counts.save(save, meta=save_meta(k, bloom, total_read, srcs))
+        seconds["save"] = time.perf_counter() - t
+    buckets = counts.capacity
+    counts.close()
     seconds["total"] = time.perf_counter() - t_start
     rss = pybcl.comm().allgather(peak_rss_bytes())
     stats = {
@@ -548,18 +648,21 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
         "transport": pybcl.transport(),
         "inputs": [str(s) for s in srcs],
         "reading": [getattr(s, "mode", "memory, blocks dealt round-robin") for s in srcs],
-        "kmers_total": total,
+        "kmers_total": total_read,
         "distinct": int(hist[1:].sum()),
         "distinct_in_table": in_table,
         "bloom_false_positives": false_positives,
         "map_buckets": buckets,
-        "map_buckets_first": buckets_first,
+        "map_buckets_first": sizes[0],
+        "map_sizes": sizes,
+        "map_load": round(in_table / max(buckets, 1), 4),
+        "round_kmers": per_round,
         "table_bytes_per_rank": [BUCKET_BYTES * buckets // P] * P,
         "filter_bytes_per_rank": [filter_bytes] * P if bloom else [],
         "peak_rss_bytes_per_rank": rss,
         "counting": "pybcl.HashMap through a HashMapBuffer(grow=True)" +
-                    (", pybcl.BloomFilter in front" if bloom else ""),
-        "kmers_per_s": total / max(seconds["count"] + seconds.get("recount", 0.0), 1e-9),
+                    (", two pybcl.BloomFilters in a first pass" if bloom else ""),
+        "kmers_per_s": total_read / max(seconds["count"] + seconds.get("recount", 0.0), 1e-9),
         "seconds": seconds,
     }
     res["stats"] = stats
@@ -620,15 +723,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--json", metavar="FILE", help="the run's figures as JSON")
     ap.add_argument("--top", type=int, default=10, help="k-mers to print (default 10)")
     ap.add_argument("--capacity", type=int,
-                    help=f"the map's first size per rank, in k-mers (default {FIRST_KMERS}; "
-                         f"the map grows when full)")
+                    help="the map's first size per rank, in k-mers (default: sized from the "
+                         "first rounds' counts; the map grows when full)")
+    ap.add_argument("--round-kmers", type=int, default=FLUSH_KMERS, metavar="N",
+                    help=f"k-mers a rank reads and buffers before each flush round "
+                         f"(default {FLUSH_KMERS}: about 15 MiB a rank besides the map)")
     ap.add_argument("--message-size", type=int, default=QUEUE_ENTRIES,
-                    help=f"k-mers each rank's inbox takes per round (default {QUEUE_ENTRIES})")
+                    help=f"entries each rank's incoming queue holds (default {QUEUE_ENTRIES})")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
     args = ap.parse_args(argv)
     if not 1 <= args.k <= 32:
         ap.error(f"argument -k: must be in [1, 32], got {args.k}")
     ap.at_least("--capacity", args.capacity, 1)
+    ap.at_least("--round-kmers", args.round_kmers, 1)
     ap.at_least("--message-size", args.message_size, 1)
     ap.at_least("--top", args.top, 0)
     ap.check_reads(args)
@@ -643,7 +750,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         res = count_kmers(sources, k=args.k, bloom=args.bloom, capacity=args.capacity,
                           queue_size=args.message_size, progress=not args.quiet,
                           items=bool(args.counts), top=min(args.top, 1 << 20),
-                          save=args.save)
+                          round_kmers=args.round_kmers, save=args.save)
     except KmerInputError as e:
         _cli.say_error(prog, str(e))
         return _cli.INPUT

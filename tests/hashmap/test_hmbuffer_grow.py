@@ -111,7 +111,7 @@ def test_a_map_that_cannot_grow_raises_segment_full_naming_the_setting(tmp_path,
         P = pybcl.nprocs()
         m = pybcl.HashMap(1024 * P, key_type="uint64", value_type="int64")
         # each rank's queue holds what the others send it; the map that
-        # would hold every key needs more than the 4 MiB segment
+        # would hold every key needs more than the 2 MiB segment
         n = 60_000
         buf = pybcl.HashMapBuffer(m, n, 1024, grow=True)
         keys = np.arange(n * pybcl.rank(), n * (pybcl.rank() + 1), dtype=np.uint64)
@@ -130,7 +130,7 @@ def test_a_map_that_cannot_grow_raises_segment_full_naming_the_setting(tmp_path,
         assert kept_everywhere > 0
         assert len(m) + kept_everywhere == n * P, (len(m), kept_everywhere)
         """, nprocs=nprocs, timeout=120,
-        env=job_env(PYBCL_SEGMENT_SIZE="4M"))
+        env=job_env(PYBCL_SEGMENT_SIZE="2M"))
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert out.count("segment full on rank") == nprocs, out

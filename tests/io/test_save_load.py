@@ -104,6 +104,29 @@ def test_a_map_loaded_keeps_growing_and_finding(shared_dir):
     assert all_ok(ok), (vals, found)
 
 
+@pytest.mark.parametrize("key_type", ["int64", "uint32"])
+def test_a_compact_map_keeps_its_reserved_word_keys(shared_dir, key_type):
+    """A map of small fixed keys (the compact layout) keeps the keys equal to
+    its reserved key words, which live in its side map, through save and
+    load, beside its ordinary keys."""
+    from pybcl import _core
+    P, me = pybcl.nprocs(), pybcl.rank()
+    words = np.array(_core._HASHMAP_RESERVED_WORDS, dtype=np.uint64)
+    special = words.view(key_type)[::2] if key_type == "uint32" else words.view(key_type)
+    ordinary = np.arange(1, 30 * P + 1, dtype=np.int64).astype(key_type)
+    keys = np.unique(np.concatenate([special, ordinary]))
+    vals = np.arange(len(keys), dtype=np.int64) + 7
+    m = pybcl.HashMap(64 * P, key_type=key_type, value_type="int64")
+    m.insert_many(keys[me::P], vals[me::P])
+    pybcl.barrier()
+    m.save(os.path.join(shared_dir, "c"))
+    m.close()
+    n = pybcl.load(os.path.join(shared_dir, "c"))
+    got, found = n.find_many(keys)
+    ok = bool(found.all()) and bool((got == vals).all()) and len(n) == len(keys)
+    assert all_ok(ok), (keys, got, found)
+
+
 def test_bad_arguments_raise_on_every_rank(shared_dir):
     P, me = pybcl.nprocs(), pybcl.rank()
     m = pybcl.HashMap(16 * P, key_type="int64", value_type=object)

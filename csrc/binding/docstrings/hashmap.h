@@ -254,6 +254,53 @@
     ">>> keys, counts = m.local_arrays()\n" \
     ">>> histogram = np.bincount(counts)"
 
+#define BCLPY_DOC_HM_LOCAL_HISTOGRAM \
+    BCLPY_SIG("local_histogram($self, /, every=1)") \
+    "The histogram of this rank's values, read in place: h[v] is the\n" \
+    "number of this rank's entries whose value is v (numpy.bincount of\n" \
+    "local_arrays()[1], without copying the entries).  Integer value types;\n" \
+    "one pass over this rank's buckets.  Not collective; call it after a\n" \
+    "barrier.\n" \
+    BCLPY_PARAMETERS \
+    "every : int, optional\n" \
+    "    Count only the entries of every `every`-th bucket: a sample, about\n" \
+    "    1/every of the entries, read `every` times faster (an estimate of a\n" \
+    "    large map's histogram).  Default 1: every entry.\n" \
+    BCLPY_RETURNS \
+    "numpy.ndarray\n" \
+    "    int64, of length (largest value) + 1; empty when this rank holds\n" \
+    "    no entry.\n" \
+    BCLPY_RAISES \
+    "TypeError\n" \
+    "    For a value type that is not an integer.\n" \
+    "ValueError\n" \
+    "    When this rank holds a negative value, or one of 2**40 or more, or\n" \
+    "    for `every` < 1.\n" \
+    BCLPY_EXAMPLES \
+    ">>> pybcl.barrier()\n" \
+    ">>> h = m.local_histogram()\n" \
+    ">>> total = pybcl.allreduce(np.pad(h, (0, 100 - len(h))))   # equal lengths"
+
+#define BCLPY_ARGS_HM_LOCAL_HISTOGRAM { "every" }
+
+#define BCLPY_DOC_HM_LOCAL_SELECT \
+    BCLPY_SIG("local_select($self, /, at_least)") \
+    "This rank's entries whose value is at least `at_least`, read in place\n" \
+    "(bucket order): the few largest counts of a counter without copying\n" \
+    "the others.  Integer value types.  Not collective; call it after a\n" \
+    "barrier.\n" \
+    BCLPY_PARAMETERS \
+    "at_least : int\n" \
+    "    The smallest value selected.\n" \
+    BCLPY_RETURNS \
+    "tuple of numpy.ndarray\n" \
+    "    (keys, values), of the map's key and value dtypes.\n" \
+    BCLPY_RAISES \
+    "TypeError\n" \
+    "    For a value type that is not an integer.\n" \
+    BCLPY_EXAMPLES \
+    ">>> keys, counts = m.local_select(100)"
+
 #define BCLPY_DOC_HM_RESIZE \
     BCLPY_SIG("resize($self, new_capacity)") \
     "Collective: rebuild the map with `new_capacity` buckets, keeping every\n" \

@@ -62,11 +62,22 @@ static bcl_status insert_local(const bcl_hashmap *m, const bcl_hm_key *k, const 
     return st;
 }
 
+/* A compact map's key whose word is reserved lives in its side map. */
+#define SIDE(m, k) ((m)->compact && bcl_hmc_side_key((m), (k)->bytes))
+
 bcl_status bcl_hm_insert(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
                          size_t len, int promise)
 {
+    if (SIDE(m, k))
+        return bcl_hm_insert(m->side, k, val, len, promise);
     if (promise & BCL_HM_P_LOCAL)
         return insert_local(m, k, val, len);
+    if (m->compact) {
+        if (len != m->val_size)
+            return bcl_set_error(BCL_ERR_ARG, "a value of %zu bytes for a map of %zu-byte "
+                                 "values", len, m->val_size);
+        return bcl_hmc_insert(m, k, val);
+    }
     bcl_objref ref;
     const void *slot;
     bcl_status st = bcl_hm_value_in(m, val, len, &ref, &slot);
@@ -169,6 +180,10 @@ static bcl_status find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_wr
 bcl_status bcl_hm_find(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
                        int *found, int promise)
 {
+    if (SIDE(m, k))
+        return bcl_hm_find(m->side, k, out, found, promise);
+    if (m->compact)
+        return bcl_hmc_find(m, k, out, found, promise);
     if (promise == BCL_HM_P_FIND) {
         int fallback = 0;
         size_t len0 = out->len;
@@ -181,60 +196,6 @@ bcl_status bcl_hm_find(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer 
 }
 
 /* ---- accumulate ---------------------------------------------------------- */
-
-int bcl_hm_num_add(const bcl_hashmap *m, void *value, const void *delta)
-{
-    /* Integers: checked (docs/api.md: values convert without loss or raise);
-     * floats follow IEEE (inf is a float). */
-#define ADD(T)                                                  \
-    do {                                                        \
-        T a_, b_, s_;                                           \
-        memcpy(&a_, value, sizeof a_);                          \
-        memcpy(&b_, delta, sizeof b_);                          \
-        if (__builtin_add_overflow(a_, b_, &s_))                \
-            return 1;                                           \
-        memcpy(value, &s_, sizeof s_);                          \
-    } while (0)
-#define FADD(T)                                                 \
-    do {                                                        \
-        T a_, b_;                                               \
-        memcpy(&a_, value, sizeof a_);                          \
-        memcpy(&b_, delta, sizeof b_);                          \
-        a_ = (T)(a_ + b_);                                      \
-        memcpy(value, &a_, sizeof a_);                          \
-    } while (0)
-    size_t w = m->val_size;
-    if (m->num == BCL_HM_NUM_FLOAT) {
-        if (w == 4) FADD(float); else FADD(double);
-        return 0;
-    }
-    int sgn = m->num == BCL_HM_NUM_INT;
-    switch (w) {
-    case 1: if (sgn) ADD(int8_t); else ADD(uint8_t); break;
-    case 2: if (sgn) ADD(int16_t); else ADD(uint16_t); break;
-    case 4: if (sgn) ADD(int32_t); else ADD(uint32_t); break;
-    default: if (sgn) ADD(int64_t); else ADD(uint64_t); break;
-    }
-    return 0;
-#undef ADD
-#undef FADD
-}
-
-bcl_status bcl_hm_overflow_error(const bcl_hashmap *m, const void *delta)
-{
-    long long d = 0;
-    if (m->val_size == 8) { int64_t t; memcpy(&t, delta, 8); d = t; }
-    else if (m->val_size == 4) { int32_t t; memcpy(&t, delta, 4); d = t; }
-    else if (m->val_size == 2) { int16_t t; memcpy(&t, delta, 2); d = t; }
-    else { int8_t t; memcpy(&t, delta, 1); d = t; }
-    if (m->num == BCL_HM_NUM_UINT)
-        return bcl_set_error(BCL_ERR_OVERFLOW, "accumulate: the sum does not fit the "
-                             "%zu-byte unsigned value type; not applied (the stored "
-                             "value is unchanged)", m->val_size);
-    return bcl_set_error(BCL_ERR_OVERFLOW, "accumulate: adding %lld overflows the "
-                         "%zu-byte integer value type; not applied (the stored value is "
-                         "unchanged)", d, m->val_size);
-}
 
 /* The fast path of accumulate (a fetch-add under a reader count) is exact
  * only where no sum can overflow, and an add is only seen after it is done.
@@ -358,6 +319,10 @@ bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k, const vo
 {
     if (m->num == BCL_HM_NUM_NONE || m->num == BCL_HM_NUM_BOOL || m->val_var)
         return bcl_set_error(BCL_ERR_TYPE, "accumulate needs a numeric value type");
+    if (SIDE(m, k))
+        return bcl_hm_accumulate(m->side, k, delta);
+    if (m->compact)
+        return bcl_hmc_accumulate(m, k, delta);
     uint64_t d = 0;
     memcpy(&d, delta, m->val_size);
     if (m->val_atomic && bcl_hm_fast_delta(m, d)) {
@@ -372,29 +337,14 @@ bcl_status bcl_hm_accumulate(const bcl_hashmap *m, const bcl_hm_key *k, const vo
 
 /* ---- local insert -------------------------------------------------------- */
 
-/* No other rank writes these buckets (the promise, or the buffer's flush),
- * so the first tombstone is reused once the key is known absent. */
 bcl_status bcl_hm_apply_local(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
                               int accumulate, int *spilled)
 {
-    bcl_hm_local_walk w = bcl_hm_local_walk_of(m, k->hash);
-    *spilled = 1;
-    while (bcl_hm_local_next(m, &w, "local insert met a bucket being written by another "
-                             "rank: the local promise was broken")) {
-        if (!bcl_hm_same_key(w.b + 8, k->bytes, m->key_size))
-            continue;
-        *spilled = 0;
-        if (!accumulate)
-            bcl_hm_copy_slot(w.b + m->val_off, val, m->val_size);
-        else if (bcl_hm_num_add(m, w.b + m->val_off, val))
-            return bcl_hm_overflow_error(m, val);
-        return BCL_OK;
-    }
-    if (w.st == BCL_OK && w.b) {
-        bcl_hm_local_store(m, w.b, k, val);
-        *spilled = 0;
-    }
-    return w.st;
+    if (SIDE(m, k))
+        return bcl_hm_classic_apply_local(m->side, k, val, accumulate, spilled);
+    if (m->compact)
+        return bcl_hmc_apply_local(m, k, val, accumulate, spilled);
+    return bcl_hm_classic_apply_local(m, k, val, accumulate, spilled);
 }
 
 /* ---- erase ----------------------------------------------------------------- */
@@ -462,6 +412,10 @@ static bcl_status erase_probe(const bcl_hashmap *m, const bcl_hm_key *k, const v
 
 bcl_status bcl_hm_erase(const bcl_hashmap *m, const bcl_hm_key *k, int *found)
 {
+    if (SIDE(m, k))
+        return bcl_hm_erase(m->side, k, found);
+    if (m->compact)
+        return bcl_hmc_erase(m, k, found);
     return with_slot(erase_probe, m, k, NULL, found);
 }
 
@@ -480,7 +434,7 @@ bcl_status bcl_hm_erase_many(const bcl_hashmap *m, const void *keys, size_t k,
         bcl_hm_key key = bcl_hm_key_make((const unsigned char *)keys + i * m->key_size,
                                          m->key_size);
         int f = 0;
-        st = erase_probe(m, &key, NULL, &f, slot);
+        st = m->compact ? bcl_hm_erase(m, &key, &f) : erase_probe(m, &key, NULL, &f, slot);
         found[i] = (unsigned char)f;
     }
     scratch_free(&sc);

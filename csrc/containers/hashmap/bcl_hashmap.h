@@ -12,6 +12,13 @@
  * with val_off and the bucket size rounded to 8 bytes, so a 4/8-byte integer
  * value can be the target of atomics.
  *
+ * That is the classic layout.  A map of fixed-size keys of at most 8 bytes
+ * and a fixed-size value uses the compact one (bcl_hashmap_compact.h): a
+ * bucket is an 8-byte key word and the value, the key word doubling as the
+ * bucket's state (reserved words for free, erased and held), with a small
+ * classic-layout side map for the few keys equal to a reserved word.  The
+ * promises are the same; what follows describes the classic protocol.
+ *
  * Status word.  Bits 0-2 are the state (FREE, RESERVED, READY, TOMB); the
  * others count readers and hold the home's placement lock and epoch (the
  * BCL_HM_* layout below).  Readers are counted (BCL keeps 30 "read bits"
@@ -47,7 +54,8 @@
  *    never race with a plain put.  A value that accumulate adds to atomically
  *    is read atomically by find too (MPI forbids get racing with accumulate).
  *
- * Probing.  Quadratic (triangular numbers) over the next power of two P >= n,
+ * Probing.  (The compact layout probes linearly: bcl_hm_probe_next.)
+ * Quadratic (triangular numbers) over the next power of two P >= n,
  * skipping positions >= n: the sequence visits every bucket exactly once in
  * P steps.  It stops after `limit` = n/2 + 1 visited buckets -- the fewest
  * that guarantee docs/api.md's "accepts inserts until at least half full", since
@@ -121,6 +129,13 @@ typedef struct bcl_hashmap {
     int val_atomic;        /* 4/8: native integer value, added atomically   */
     bcl_hm_num num;        /* accumulate's arithmetic                       */
     uint64_t *base;        /* per rank: offset of its block (0: none)       */
+    /* The compact layout (bcl_hashmap_compact.h): fixed keys of at most 8
+     * bytes, no status word; the key word is the bucket's state. */
+    int compact;
+    int linear;            /* probe linearly (compact), not by triangular numbers */
+    size_t key_off;        /* key slot's offset in a bucket: 8, or 0 (compact) */
+    uint64_t stripe_off;   /* compact: the placement words, after the buckets */
+    struct bcl_hashmap *side;  /* compact: keys equal to a reserved word     */
 } bcl_hashmap;
 
 /* A key as the core sees it: its serialized bytes and their hash. */
@@ -202,6 +217,8 @@ typedef struct bcl_hm_lock {
     uint64_t idx;
     int fresh;             /* the key is not stored yet (FREE or TOMB reserved) */
     int tomb;              /* fresh from a tombstone (TOMB|BUSY)                */
+    int side;              /* compact: the bucket is the side map's             */
+    uint64_t word;         /* compact: the key word that gives the bucket back  */
 } bcl_hm_lock;
 bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
                            bcl_mp_writer *out, int *found);
@@ -261,6 +278,10 @@ bcl_status bcl_hm_find_exchange(const bcl_hashmap *m, const void *keys, size_t n
                                 unsigned char *found);
 
 /* ---- whole-table operations ------------------------------------------ */
+/* The most keys the map holds: its buckets, and a compact map's side keys
+ * (so that size() never exceeds it). */
+uint64_t bcl_hm_capacity(const bcl_hashmap *m);
+
 /* Collective: number of keys. */
 bcl_status bcl_hm_size(const bcl_hashmap *m, uint64_t *size);
 
@@ -275,10 +296,34 @@ uint64_t bcl_hm_local_used(const bcl_hashmap *m);
 /* Copy at most cap of this rank's entries (fixed-size keys and values) to
  * keys[] and vals[], packed; returns how many.  No synchronisation. */
 uint64_t bcl_hm_local_copy(const bcl_hashmap *m, void *keys, void *vals, uint64_t cap);
+/* The most entries this rank's share can hold (its block, and a compact
+ * map's share of the side map): what bcl_hm_local_copy may return. */
+uint64_t bcl_hm_local_slots(const bcl_hashmap *m);
+
+/* ---- this rank's values read in place (bcl_hashmap_values.c) -----------
+ * For integer value types (any width, signed or not), one pass over the
+ * block, no copy; no synchronisation (call after a barrier).  hist: hist[v]
+ * += the entries whose value is v, for 0 <= v < len, among the buckets of
+ * the block whose index is a multiple of `every` (1: all of them, and the
+ * side map's; more: a sample, for estimates of a large map), and the entries'
+ * smallest and largest value, unsigned ones above INT64_MAX taken as
+ * INT64_MAX (*n: how many entries; 0: *lo, *hi undefined).  select: *n =
+ * the entries whose value is at least `at_least`, copied packed into
+ * keys[] / vals[] (up to cap of them).  BCL_ERR_TYPE for a map whose values
+ * are not integers. */
+bcl_status bcl_hm_local_value_hist(const bcl_hashmap *m, uint64_t every, int64_t *hist,
+                                   uint64_t len, int64_t *lo, int64_t *hi, uint64_t *n);
+bcl_status bcl_hm_local_select(const bcl_hashmap *m, int64_t at_least, void *keys,
+                               void *vals, uint64_t cap, uint64_t *n);
 
 /* Collective: move every entry into a table of new_capacity buckets.  On
  * BCL_ERR_FULL / SEGFULL (on any rank) the old table is kept unchanged. */
 bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity);
+/* Does this rank's block surely have room for `new_keys` more keys without
+ * bcl_hm_grow_for growing the map (an upper bound of its entries, from a
+ * sample, plus new_keys, under the growth threshold)?  Lets a flush skip
+ * estimating the new keys of an inbox far smaller than the room left. */
+int bcl_hm_room_for(const bcl_hashmap *m, uint64_t new_keys);
 /* Collective (a HashMapBuffer flush's growth): `new_keys` is how many
  * buckets this rank's block may yet fill (ignored where *err is set).  If
  * some rank's used buckets plus that is over half a block (by more than the
@@ -335,6 +380,14 @@ static inline void bcl_hm_probe_init(const bcl_hashmap *m, bcl_hm_probe *p, uint
 /* Next bucket of the sequence; 0 when the limit is reached. */
 static inline int bcl_hm_probe_next(const bcl_hashmap *m, bcl_hm_probe *p, uint64_t *idx)
 {
+    if (m->linear) {
+        /* Linear probing (the compact layout): the next bucket, wrapping at n. */
+        if (p->visited >= m->limit)
+            return 0;
+        uint64_t pos = p->h + p->visited++;
+        *idx = pos < m->n ? pos : pos - m->n;
+        return 1;
+    }
     while (p->visited < m->limit && p->i <= m->pmask) {
         uint64_t pos = (p->h + p->i * (p->i + 1) / 2) & m->pmask;
         p->i++;
@@ -414,7 +467,8 @@ bcl_status bcl_hm_apply_var_local(const bcl_hashmap *m, const bcl_hm_key *k,
                                   const void *val, size_t vlen, int accumulate,
                                   int *spilled);
 
-/* Add `delta` to `value` in the map's numeric type (local memory).
+/* Add `delta` to `value` in the map's numeric type (local memory;
+ * bcl_hashmap_num.c).
  * Integers are checked: 1 (value unchanged) if the sum overflows. */
 int bcl_hm_num_add(const bcl_hashmap *m, void *value, const void *delta);
 /* BCL_ERR_OVERFLOW with a message naming the delta. */

@@ -40,6 +40,37 @@
  */
 #include "containers/hashmap/bcl_hashmap_batch.h"
 
+#include <stdlib.h>
+
+/* Keys per chunk.  A round costs a fixed part per touched target (one
+ * message per (target, op), one flush, one wait for that target's progress)
+ * plus a part per key; with P targets a chunk gives each about chunk/P keys
+ * per message.  So on rma the chunk grows with P (2048 keys per target, a
+ * power of two from 4096 to 65536): a rank's messages per key stay flat as
+ * ranks are added instead of growing with P (docs/hashmap_perf.md, scaling
+ * model).  shm has no per-round cost: 4096.  PYBCL_BATCH_CHUNK (a power of
+ * two, 64..1048576) overrides, for measurements. */
+#define CHUNK_MIN 4096u
+#define CHUNK_MAX 65536u
+#define CHUNK_PER_TARGET 2048u
+
+size_t bcl_hm_chunk_keys(int rma)
+{
+    const char *env = getenv("PYBCL_BATCH_CHUNK");
+    if (env && *env) {
+        char *end;
+        unsigned long v = strtoul(env, &end, 10);
+        if (!*end && v >= 64 && v <= (1ul << 20) && !(v & (v - 1)))
+            return v;
+    }
+    if (!rma)
+        return CHUNK_MIN;
+    size_t c = CHUNK_MIN;
+    while (c < CHUNK_MAX && c < (size_t)CHUNK_PER_TARGET * (size_t)bcl_rt.nprocs)
+        c *= 2;
+    return c;
+}
+
 #define R (uint64_t)BCL_HM_READER
 #define STATE(x) ((x) & BCL_HM_STATE)
 #define BUSY(x) ((x) & BCL_HM_BUSY)

@@ -480,7 +480,8 @@ bcl_status bcl_hm_locate(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock 
     }
 }
 
-/* ---- modify: lock / commit / abort --------------------------------------- */
+/* ---- modify: lock / commit / abort (the classic layout; bcl_hm_lock_key
+ * and its kin choose the layout: bcl_hashmap_compact.c) -------------------- */
 
 static bcl_status lock_probe(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
                              bcl_mp_writer *out, int *found, unsigned char *slot)
@@ -494,15 +495,15 @@ static bcl_status lock_probe(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_l
     if (st == BCL_OK)
         st = bcl_hm_slot_value_out(m, slot, out);
     if (st != BCL_OK) {
-        bcl_hm_abort(m, lk);
+        bcl_hm_classic_abort(m, lk);
         return st;
     }
     *found = 1;
     return BCL_OK;
 }
 
-bcl_status bcl_hm_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
-                           bcl_mp_writer *out, int *found)
+bcl_status bcl_hm_classic_lock_key(const bcl_hashmap *m, const bcl_hm_key *k,
+                                   bcl_hm_lock *lk, bcl_mp_writer *out, int *found)
 {
     scratch sc;
     size_t n = m->key_slot > m->val_slot ? m->key_slot : m->val_slot;
@@ -529,7 +530,7 @@ bcl_status bcl_hm_commit_slot(const bcl_hashmap *m, const bcl_hm_lock *lk,
     return bcl_hm_write_fresh(m, b, k, val, publish, UNRESERVE);
 }
 
-bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
+bcl_status bcl_hm_classic_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
 {
     /* RESERVED -> FREE, TOMB|BUSY -> TOMB (fresh) or back to READY: readers'
      * counts kept. */
@@ -539,15 +540,15 @@ bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk)
     return bcl_atomic_post(b, 8, BCL_OP_XOR, bits);
 }
 
-bcl_status bcl_hm_commit(const bcl_hashmap *m, const bcl_hm_lock *lk, const bcl_hm_key *k,
-                         const void *val, size_t len)
+bcl_status bcl_hm_classic_commit(const bcl_hashmap *m, const bcl_hm_lock *lk,
+                                 const bcl_hm_key *k, const void *val, size_t len)
 {
     bcl_objref ref;
     const void *slot;
     bcl_status st = bcl_hm_value_in(m, val, len, &ref, &slot);
     if (st != BCL_OK) {
         /* The bucket is ours until commit or abort: end the hold unchanged. */
-        bcl_status ab = bcl_hm_abort(m, lk);
+        bcl_status ab = bcl_hm_classic_abort(m, lk);
         return ab != BCL_OK ? ab : st;
     }
     return bcl_hm_value_back(m, bcl_hm_commit_slot(m, lk, k, slot), ref);

@@ -105,13 +105,7 @@ static bcl_status apply_general(const bcl_hashmap *m, const unsigned char *key,
     bcl_hm_key k = { key, m->key_size, h };
     int spilled = 0;
     bcl_status st = bcl_hm_apply_local(m, &k, val, acc, &spilled);
-    if (st == BCL_OK && !spilled)
-        return BCL_OK;
-    if (st == BCL_ERR_FULL && grow)
-        *refusing = 1;     /* grown before the next try: stop probing */
-    if (st != BCL_OK && st != BCL_ERR_FULL && st != BCL_ERR_OVERFLOW)
-        return st;
-    return fn(ctx, key, val, acc, st, spilled);
+    return bcl_hm_apply_heard(st, spilled, key, val, acc, grow, refusing, fn, ctx);
 }
 
 /* The entries of a run from `i` on, one by one through the general path,
@@ -188,6 +182,8 @@ static size_t apply_u64_run(const bcl_hashmap *m, const unsigned char *keys, siz
 bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run, int grow,
                                    int *refusing, bcl_hm_bulk_fn fn, void *ctx)
 {
+    if (m->compact)
+        return bcl_hmc_apply_many_local(m, run, grow, refusing, fn, ctx);
     int acc = run->accumulate != 0;
     int how = !acc ? NEAR_REPLACE
             : m->num == BCL_HM_NUM_INT ? NEAR_ADD_SIGNED

@@ -46,6 +46,8 @@ static inline int find_in_block(const bcl_hashmap *m, const home_block *hb,
 {
     bcl_hm_probe p;
     uint64_t idx;
+    if (m->compact && bcl_hmc_side_key(m, key))
+        return bcl_hm_find_plain(m, key, hb->hash, val);      /* the side map's */
     bcl_hm_probe_init(m, &p, hb->hash);
     while (bcl_hm_probe_next(m, &p, &idx)) {
         if (idx < hb->first || idx >= hb->end)
@@ -94,8 +96,11 @@ bcl_status bcl_hm_find_direct(const bcl_hashmap *m, const void *keys, size_t n, 
         if (i + PREFETCH_AHEAD < n) {
             home_block ahead = home_block_of(m, bcl_hm_hash(kb + (i + PREFETCH_AHEAD) * ks, ks));
             ring[i % PREFETCH_AHEAD] = ahead;
-            __builtin_prefetch(ahead.base + (bcl_hm_home(m, ahead.hash) - ahead.first) * m->bsize,
-                               0);
+            const unsigned char *pf = ahead.base +
+                                      (bcl_hm_home(m, ahead.hash) - ahead.first) * m->bsize;
+            __builtin_prefetch(pf, 0);
+            if (m->linear)                /* the probe runs on into the next line */
+                __builtin_prefetch(pf + 64, 0);
         }
         int r = find_in_block(m, &hb, kb + i * ks, vb + i * vs);
         found[i] = r == 1;

@@ -19,6 +19,11 @@
  *   bcl_hashmap_find_direct.c  find_many: plain loads under the find-only
  *                         promise on shm, else the protocol's
  *   bcl_hashmap_find_exchange.c  the collective find_many
+ *   bcl_hashmap_compact*.c  the compact layout (bcl_hashmap_compact.h):
+ *                         its protocol, batches, and own-block work
+ *   bcl_hashmap_values.c  this rank's integer values read in place
+ *   bcl_hashmap_num.c     the checked add of numeric values (both layouts)
+ *   bcl_hashmap_local.c   one entry into this rank's block (classic layout)
  *
  * The protocol itself is described in bcl_hashmap.h.
  */
@@ -29,6 +34,7 @@
 #include <string.h>
 
 #include "containers/hashmap/bcl_hashmap.h"
+#include "containers/hashmap/bcl_hashmap_compact.h"
 
 #define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
 #define ST(x) ((x) & BCL_HM_STATE)
@@ -116,6 +122,17 @@ static inline uint64_t bcl_hm_home(const bcl_hashmap *m, uint64_t h)
 static inline int bcl_hm_plain_step(const bcl_hashmap *m, const unsigned char *b,
                                     const unsigned char *key, unsigned char *val)
 {
+    if (m->compact) {
+        uint64_t w = bcl_hmc_load(b);
+        if (w == BCL_HMC_BUSY)
+            return -1;
+        if (w == BCL_HMC_EMPTY)
+            return 0;
+        if (w != bcl_hmc_word(key, m->key_size))
+            return BCL_HM_PLAIN_ON;
+        bcl_hm_copy_slot(val, b + BCL_HMC_VALUE, m->val_size);
+        return 1;
+    }
     uint64_t s = bcl_hm_load_status(b);
     if (s & BCL_HM_BUSY)
         return -1;
@@ -133,6 +150,8 @@ static inline int bcl_hm_find_plain(const bcl_hashmap *m, const unsigned char *k
 {
     bcl_hm_probe p;
     uint64_t idx;
+    if (m->compact && bcl_hmc_side_key(m, key))
+        return bcl_hm_find_plain(m->side, key, h, val);
     bcl_hm_probe_init(m, &p, h);
     while (bcl_hm_probe_next(m, &p, &idx)) {
         const unsigned char *b = bcl_local_addr(bcl_hm_bucket(m, idx));
@@ -156,7 +175,48 @@ static inline void bcl_hm_local_store(const bcl_hashmap *m, unsigned char *b,
                      __ATOMIC_RELEASE);
 }
 
+/* Does bucket b of this rank's block hold an entry (either layout)?  For
+ * the whole-block scans, which run while nobody writes the block. */
+static inline int bcl_hm_local_entry(const bcl_hashmap *m, const unsigned char *b)
+{
+    if (m->compact)
+        return !bcl_hmc_reserved(bcl_hmc_load(b));
+    return (bcl_hm_load_status(b) & BCL_HM_STATE) == BCL_HM_READY;
+}
+
+/* The end of one entry of a bulk apply: the callback hears of anything but
+ * a plain success (st, spilled: the local apply's); a full map that grows
+ * refuses the rest of the run. */
+static inline bcl_status bcl_hm_apply_heard(bcl_status st, int spilled,
+                                            const unsigned char *key,
+                                            const unsigned char *val, int acc, int grow,
+                                            int *refusing, bcl_hm_bulk_fn fn, void *ctx)
+{
+    if (st == BCL_OK && !spilled)
+        return BCL_OK;
+    if (st == BCL_ERR_FULL && grow)
+        *refusing = 1;     /* grown before the next try: stop probing */
+    if (st != BCL_OK && st != BCL_ERR_FULL && st != BCL_ERR_OVERFLOW)
+        return st;
+    return fn(ctx, key, val, acc, st, spilled);
+}
+
+/* bcl_hm_apply_local for a map of the classic layout (bcl_hashmap_local.c). */
+bcl_status bcl_hm_classic_apply_local(const bcl_hashmap *m, const bcl_hm_key *k,
+                                      const void *val, int accumulate, int *spilled);
+
+/* Keys per chunk of a pipelined batch (bcl_hashmap_batch.c). */
+size_t bcl_hm_chunk_keys(int rma);
+
 /* ---- bucket protocol steps (bcl_hashmap_bucket.c) ------------------------ */
+
+/* bcl_hm_lock_key / _commit / _abort (bcl_hashmap.h) for a map of the
+ * classic layout; the public ones choose the layout (bcl_hashmap_compact.c). */
+bcl_status bcl_hm_classic_lock_key(const bcl_hashmap *m, const bcl_hm_key *k,
+                                   bcl_hm_lock *lk, bcl_mp_writer *out, int *found);
+bcl_status bcl_hm_classic_commit(const bcl_hashmap *m, const bcl_hm_lock *lk,
+                                 const bcl_hm_key *k, const void *val, size_t len);
+bcl_status bcl_hm_classic_abort(const bcl_hashmap *m, const bcl_hm_lock *lk);
 
 /* BCL_ERR_FULL: no free bucket along the key's probe sequence. */
 bcl_status bcl_hm_full_error(const bcl_hashmap *m);

@@ -2,41 +2,13 @@
  * protocol's find_many: the caller's keys go through the batch engine
  * (bcl_hashmap_batch.c) in windows of refilled slots (inserts, finds) or in
  * lock-step chunks (accumulates), duplicate keys merged first, and the keys
- * the engine handed over finished with the scalar protocol. */
+ * the engine handed over finished with the scalar protocol.  A compact map's
+ * batch goes to its own engine (bcl_hashmap_compact_batch.c), its side
+ * map's keys apart. */
 #include "containers/hashmap/bcl_hashmap_batch.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Keys per chunk.  A round costs a fixed part per touched target (one
- * message per (target, op), one flush, one wait for that target's progress)
- * plus a part per key; with P targets a chunk gives each about chunk/P keys
- * per message.  So on rma the chunk grows with P (2048 keys per target, a
- * power of two from 4096 to 65536): a rank's messages per key stay flat as
- * ranks are added instead of growing with P (docs/hashmap_perf.md, scaling
- * model).  shm has no per-round cost: 4096.  PYBCL_BATCH_CHUNK (a power of
- * two, 64..1048576) overrides, for measurements. */
-#define CHUNK_MIN 4096u
-#define CHUNK_MAX 65536u
-#define CHUNK_PER_TARGET 2048u
-
-static size_t chunk_keys(int rma)
-{
-    const char *env = getenv("PYBCL_BATCH_CHUNK");
-    if (env && *env) {
-        char *end;
-        unsigned long v = strtoul(env, &end, 10);
-        if (!*end && v >= 64 && v <= (1ul << 20) && !(v & (v - 1)))
-            return v;
-    }
-    if (!rma)
-        return CHUNK_MIN;
-    size_t c = CHUNK_MIN;
-    while (c < CHUNK_MAX && c < (size_t)CHUNK_PER_TARGET * (size_t)bcl_rt.nprocs)
-        c *= 2;
-    return c;
-}
-
 
 /* ---- set-up: chunks, duplicate merging -------------------------------------- */
 
@@ -218,6 +190,139 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
     return st;
 }
 
+/* ---- a compact map: the side map's keys apart ------------------------------ */
+
+/* Gather the entries idx[0..n) of an array of w-byte elements. */
+static unsigned char *gather(const unsigned char *a, size_t w, const size_t *idx, size_t n)
+{
+    unsigned char *g = malloc(n * w + 1);
+    for (size_t i = 0; g && i < n; i++)
+        memcpy(g + i * w, a + idx[i] * w, w);
+    return g;
+}
+
+/* One part of a split batch (the side map's keys, or the compact table's):
+ * its keys and values gathered, its results scattered back. */
+typedef struct part {
+    size_t *idx, n;
+    unsigned char *keys, *vals, *out, *found, *outcome;
+} part;
+
+static void part_free(part *p)
+{
+    free(p->idx);
+    free(p->keys);
+    free(p->vals);
+    free(p->out);
+    free(p->found);
+    free(p->outcome);
+}
+
+static bcl_status part_make(const bcl_hashmap *m, part *p, const unsigned char *keys,
+                            const unsigned char *vals, int want_out)
+{
+    p->keys = gather(keys, m->key_size, p->idx, p->n);
+    p->vals = vals ? gather(vals, m->val_size, p->idx, p->n) : NULL;
+    p->out = want_out ? malloc(p->n * m->val_size + 1) : NULL;
+    p->found = malloc(p->n + 1);
+    p->outcome = malloc(p->n + 1);
+    if (!p->keys || (vals && !p->vals) || (want_out && !p->out) || !p->found || !p->outcome)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory to split a batch of %zu keys", p->n);
+    memset(p->found, 0, p->n);
+    memset(p->outcome, BCL_HM_DONE, p->n);
+    return BCL_OK;
+}
+
+static void part_back(const bcl_hashmap *m, const part *p, unsigned char *out,
+                      unsigned char *found, unsigned char *outcome)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        size_t j = p->idx[i];
+        if (found)
+            found[j] = p->found[i];
+        if (outcome)
+            outcome[j] = p->outcome[i];
+        if (out && p->found[i])
+            memcpy(out + j * m->val_size, p->out + i * m->val_size, m->val_size);
+    }
+}
+
+static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys,
+                          const void *vals, size_t vstride, size_t k, void *out,
+                          unsigned char *found, size_t *n_full, unsigned char *outcome,
+                          size_t *n_over);
+
+/* The side map's keys through its own (classic) batch. */
+static bcl_status run_side(const bcl_hashmap *m, enum kind kind, part *p, size_t *n_full,
+                           size_t *n_over)
+{
+    if (!p->n)
+        return BCL_OK;
+    if (kind == K_FIND || kind == K_FIND_ONLY)
+        return run_all(m->side, kind, p->keys, NULL, 0, p->n, p->out, p->found, NULL, NULL,
+                       NULL);
+    bcl_status st = run_all(m->side, kind, p->keys, p->vals, m->val_size, p->n, NULL, NULL,
+                            NULL, p->outcome, NULL);
+    for (size_t i = 0; st == BCL_OK && i < p->n; i++) {
+        if (n_full)
+            *n_full += p->outcome[i] == BCL_HM_NOROOM;
+        *n_over += p->outcome[i] == BCL_HM_OVERFLOW;
+    }
+    return st;
+}
+
+/* A compact map's batch: the keys equal to its reserved words go to the
+ * side map, the others to the compact table (bcl_hashmap_compact_batch.c). */
+static bcl_status run_compact(const bcl_hashmap *m, enum kind kind, const void *keys,
+                              const void *vals, size_t k, void *out, unsigned char *found,
+                              size_t *n_full, unsigned char *outcome, size_t *n_over)
+{
+    const unsigned char *kb = keys, *vb = vals;
+    const int ck = kind == K_INSERT ? BCL_HMC_INSERT
+                 : kind == K_FIND ? BCL_HMC_FIND
+                 : kind == K_FIND_ONLY ? BCL_HMC_FIND_ONLY : BCL_HMC_ACC;
+    size_t nside = 0, over = 0;
+    if (n_full)
+        *n_full = 0;
+    for (size_t i = 0; i < k; i++)
+        nside += bcl_hmc_side_key(m, kb + i * m->key_size);
+    bcl_status st;
+    if (!nside) {
+        st = bcl_hmc_batch(m, ck, kb, vb, k, out, found, n_full, outcome, &over);
+    } else {
+        part side = { 0 }, rest = { 0 };
+        side.idx = malloc(nside * sizeof *side.idx);
+        rest.idx = malloc((k - nside + 1) * sizeof *rest.idx);
+        st = side.idx && rest.idx ? BCL_OK
+                                  : bcl_set_error(BCL_ERR_NOMEM, "no memory to split a batch");
+        for (size_t i = 0; st == BCL_OK && i < k; i++) {
+            part *p = bcl_hmc_side_key(m, kb + i * m->key_size) ? &side : &rest;
+            p->idx[p->n++] = i;
+        }
+        if (st == BCL_OK)
+            st = part_make(m, &side, kb, vb, out != NULL);
+        if (st == BCL_OK)
+            st = part_make(m, &rest, kb, vb, out != NULL);
+        if (st == BCL_OK)
+            st = run_side(m, kind, &side, n_full, &over);
+        size_t full2 = 0;
+        if (st == BCL_OK)
+            st = bcl_hmc_batch(m, ck, rest.keys, rest.vals, rest.n, rest.out, rest.found,
+                               n_full ? &full2 : NULL, rest.outcome, &over);
+        if (n_full)
+            *n_full += full2;
+        if (st == BCL_OK) {
+            part_back(m, &side, out, found, outcome);
+            part_back(m, &rest, out, found, outcome);
+        }
+        part_free(&side);
+        part_free(&rest);
+    }
+    if (n_over)
+        *n_over = over;
+    return st;
+}
+
 static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys,
                           const void *vals, size_t vstride, size_t k, void *out,
                           unsigned char *found, size_t *n_full, unsigned char *outcome,
@@ -225,10 +330,12 @@ static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys
 {
     if (m->key_var || m->val_var)
         return bcl_set_error(BCL_ERR_TYPE, "batches need fixed-size key and value types");
+    if (m->compact)
+        return run_compact(m, kind, keys, vals, k, out, found, n_full, outcome, n_over);
     if (n_full)
         *n_full = 0;
     batch bt = { .m = m, .kind = kind, .stride = 2 * m->bsize };
-    const size_t chunk = chunk_keys(!bcl_comm_direct());
+    const size_t chunk = bcl_hm_chunk_keys(!bcl_comm_direct());
     size_t c = k < chunk ? k : chunk;
     /* A slot claims at most 2 words a round (a posted add, then its step). */
     bcl_status st = bcl_round_init(&bt.round, 2 * chunk);

@@ -79,11 +79,20 @@ static int block_holds(const bcl_hashmap *m, const unsigned char *key, uint64_t 
 {
     uint64_t first = (uint64_t)bcl_rt.rank * m->block, idx;
     bcl_hm_probe p;
+    uint64_t kw = m->compact ? bcl_hmc_word(key, m->key_size) : 0;
+    if (m->compact && bcl_hmc_reserved(kw))
+        return 1;                /* a side map's key: a few at most, counted held */
     bcl_hm_probe_init(m, &p, h);
     while (bcl_hm_probe_next(m, &p, &idx)) {
         if (idx < first || idx >= first + m->block)
             return 0;
         const unsigned char *b = bcl_hm_local_bucket(m, idx - first);
+        if (m->compact) {
+            uint64_t w = bcl_hmc_load(b);
+            if (w == kw || w == BCL_HMC_EMPTY)
+                return w == kw;
+            continue;
+        }
         uint64_t s = ST(bcl_hm_load_status(b));
         if (s == BCL_HM_FREE)
             return 0;

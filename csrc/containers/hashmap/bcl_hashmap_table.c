@@ -2,11 +2,13 @@
  * destroy, owner, size, local scan, resize (protocol: bcl_hashmap.h). */
 #include "containers/hashmap/bcl_hashmap_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/bcl_alloc.h"
+#include "runtime/bcl_pages.h"
 
 /* ---- creation ---------------------------------------------------------- */
 
@@ -18,7 +20,8 @@ static uint64_t pow2_at_least(uint64_t n)
     return p;
 }
 
-static void layout(bcl_hashmap *m, uint64_t capacity, size_t key_size, size_t val_size)
+static void layout(bcl_hashmap *m, uint64_t capacity, size_t key_size, size_t val_size,
+                   int compact)
 {
     m->key_var = key_size == 0;
     m->val_var = val_size == 0;
@@ -26,7 +29,10 @@ static void layout(bcl_hashmap *m, uint64_t capacity, size_t key_size, size_t va
     m->val_size = val_size;
     m->key_slot = m->key_var ? sizeof(bcl_objref) : key_size;
     m->val_slot = m->val_var ? sizeof(bcl_objref) : val_size;
-    m->val_off = ALIGN8(8 + m->key_slot);
+    m->compact = compact;
+    m->linear = compact;
+    m->key_off = compact ? 0 : 8;
+    m->val_off = compact ? BCL_HMC_VALUE : ALIGN8(8 + m->key_slot);
     m->bsize = ALIGN8(m->val_off + m->val_slot);
     uint64_t p = (uint64_t)bcl_rt.nprocs;
     m->block = capacity / p + (capacity % p != 0);
@@ -39,18 +45,29 @@ static void layout(bcl_hashmap *m, uint64_t capacity, size_t key_size, size_t va
         m->limit = m->n;
 }
 
-/* Collective: allocate and zero this rank's block, learn everybody's. */
+/* Bytes of a block (a compact one ends with its placement words). */
+static uint64_t block_bytes(bcl_hashmap *m)
+{
+    if (m->block > UINT64_MAX / 2 / m->bsize)
+        return UINT64_MAX;
+    return m->compact ? bcl_hmc_block_bytes(m->block, m->bsize, &m->stripe_off)
+                      : m->block * m->bsize;
+}
+
+/* Collective: allocate and zero this rank's block, learn everybody's.  A
+ * fresh block's whole pages are zeroed by handing them back to the system
+ * (bcl_pages.h): they cost no memory until the table writes them. */
 static bcl_status alloc_blocks(bcl_hashmap *m)
 {
     int p = bcl_rt.nprocs;
     m->base = calloc((size_t)p, sizeof *m->base);
     if (!m->base)
         return bcl_set_error(BCL_ERR_NOMEM, "no memory for the hash map's block table");
-    uint64_t off = 0, bytes = m->block * m->bsize;
-    bcl_status st = bytes / m->bsize != m->block ? BCL_ERR_SEGFULL
-                                                  : bcl_alloc(bytes, 64, &off);
+    uint64_t off = 0, bytes = block_bytes(m);
+    bcl_status st = bytes == UINT64_MAX || bytes > SIZE_MAX ? BCL_ERR_SEGFULL
+                                                            : bcl_alloc(bytes, 64, &off);
     if (st == BCL_OK)
-        memset(bcl_rt.local_base + off, 0, bytes);
+        bcl_pages_zero(bcl_rt.local_base + off, bytes);
     m->base[bcl_rt.rank] = off;
     bcl_status rc = bcl_allreduce(m->base, (size_t)p, BCL_U64, BCL_MAX);
     int ok = 1;
@@ -84,17 +101,51 @@ static void accumulate_kind(bcl_hashmap *m, size_t val_size, bcl_hm_num num)
                         ? (int)val_size : 0;
 }
 
+/* A table of the given layout, without a side map. */
+static bcl_status create_table(bcl_hashmap *m, uint64_t capacity, size_t key_size,
+                               size_t val_size, bcl_hm_num num, int compact)
+{
+    memset(m, 0, sizeof *m);
+    if (capacity == 0 || capacity > ((uint64_t)1 << 48))
+        return bcl_set_error(BCL_ERR_ARG, "capacity must be in [1, 2**48], got %llu",
+                             (unsigned long long)capacity);
+    layout(m, capacity, key_size, val_size, compact);
+    accumulate_kind(m, val_size, num);
+    return alloc_blocks(m);
+}
+
+/* PYBCL_HASHMAP_LAYOUT=classic keeps every map in the classic layout (to
+ * compare the two); the ranks agree on it at creation. */
+static int compact_wanted(size_t key_size, size_t val_size)
+{
+    const char *env = getenv("PYBCL_HASHMAP_LAYOUT");
+    return bcl_hmc_fits(key_size, val_size) && !(env && !strcmp(env, "classic"));
+}
+
 bcl_status bcl_hm_create(bcl_hashmap *m, uint64_t capacity, size_t key_size,
                          size_t val_size, bcl_hm_num num)
 {
     BCL_REQUIRE_INIT();
     memset(m, 0, sizeof *m);
-    if (capacity == 0 || capacity > ((uint64_t)1 << 48))
-        return bcl_set_error(BCL_ERR_ARG, "capacity must be in [1, 2**48], got %llu",
-                             (unsigned long long)capacity);
-    layout(m, capacity, key_size, val_size);
-    accumulate_kind(m, val_size, num);
-    return alloc_blocks(m);
+    /* compact, and the side map's memory: agreed before any block exists */
+    bcl_hashmap *side = calloc(1, sizeof *side);
+    int64_t want[2] = { compact_wanted(key_size, val_size), side != NULL };
+    bcl_status st = bcl_allreduce(want, 2, BCL_I64, BCL_MIN);
+    if (st == BCL_OK && !want[1])
+        st = bcl_set_error(BCL_ERR_NOMEM, "no memory for a hash map");
+    if (st == BCL_OK)
+        st = create_table(m, capacity, key_size, val_size, num, (int)want[0]);
+    if (st == BCL_OK && m->compact) {
+        uint64_t cap = (uint64_t)BCL_HMC_SIDE_PER_RANK * (uint64_t)bcl_rt.nprocs;
+        st = create_table(side, cap, key_size, val_size, num, 0);
+        if (st == BCL_OK) {
+            m->side = side;
+            return BCL_OK;
+        }
+        bcl_hm_destroy(m);
+    }
+    free(side);
+    return st;
 }
 
 /* Free this rank's block; release_refs: also the out-of-line storage its
@@ -117,6 +168,8 @@ static void free_block(bcl_hashmap *m, int release_refs)
         if (m->val_var && (memcpy(&r, b + m->val_off, sizeof r), 1))
             bcl_obj_release(r);
     }
+    /* the pages go back to the system: nobody reads the block any more */
+    bcl_pages_release(bcl_hm_local_bucket(m, 0), (size_t)block_bytes(m));
     bcl_free(m->base[bcl_rt.rank]);
 }
 
@@ -125,6 +178,16 @@ void bcl_hm_destroy(bcl_hashmap *m)
     free_block(m, 1);
     free(m->base);
     m->base = NULL;
+    if (m->side) {
+        bcl_hm_destroy(m->side);
+        free(m->side);
+        m->side = NULL;
+    }
+}
+
+uint64_t bcl_hm_capacity(const bcl_hashmap *m)
+{
+    return m->n + (m->compact ? BCL_HMC_SIDE_KEYS(m->key_size) : 0);
 }
 
 int bcl_hm_owner(const bcl_hashmap *m, const bcl_hm_key *k)
@@ -149,22 +212,37 @@ bcl_status bcl_hm_size(const bcl_hashmap *m, uint64_t *size)
     return st;
 }
 
-uint64_t bcl_hm_local_used(const bcl_hashmap *m)
+/* Entries of this rank's block alone (not the side map's). */
+static uint64_t block_used(const bcl_hashmap *m)
 {
     uint64_t n = 0;
     for (uint64_t i = 0; i < m->block; i++)
-        n += (bcl_hm_load_status(bcl_hm_local_bucket(m, i)) & BCL_HM_STATE) == BCL_HM_READY;
+        n += (uint64_t)bcl_hm_local_entry(m, bcl_hm_local_bucket(m, i));
     return n;
 }
 
+uint64_t bcl_hm_local_used(const bcl_hashmap *m)
+{
+    return block_used(m) + (m->side ? bcl_hm_local_used(m->side) : 0);
+}
+
+uint64_t bcl_hm_local_slots(const bcl_hashmap *m)
+{
+    return m->block + (m->side ? bcl_hm_local_slots(m->side) : 0);
+}
+
+/* Either layout: the key slot at key_off, the value at val_off (a compact
+ * key word's first key_size bytes are the key's).  A compact map's side
+ * entries come after its block's. */
 void bcl_hm_local_scan(const bcl_hashmap *m, bcl_hm_visit_fn fn, void *ctx)
 {
     for (uint64_t i = 0; i < m->block; i++) {
         unsigned char *b = bcl_hm_local_bucket(m, i);
-        if ((bcl_hm_load_status(b) & BCL_HM_STATE) == BCL_HM_READY &&
-            fn(ctx, b + 8, b + m->val_off))
+        if (bcl_hm_local_entry(m, b) && fn(ctx, b + m->key_off, b + m->val_off))
             return;
     }
+    if (m->side)
+        bcl_hm_local_scan(m->side, fn, ctx);
 }
 
 uint64_t bcl_hm_local_copy(const bcl_hashmap *m, void *keys, void *vals, uint64_t cap)
@@ -173,12 +251,14 @@ uint64_t bcl_hm_local_copy(const bcl_hashmap *m, void *keys, void *vals, uint64_
     uint64_t n = 0;
     for (uint64_t i = 0; i < m->block && n < cap; i++) {
         const unsigned char *b = bcl_hm_local_bucket(m, i);
-        if ((bcl_hm_load_status(b) & BCL_HM_STATE) != BCL_HM_READY)
+        if (!bcl_hm_local_entry(m, b))
             continue;
-        bcl_hm_copy_slot(k + n * m->key_size, b + 8, m->key_size);
+        bcl_hm_copy_slot(k + n * m->key_size, b + m->key_off, m->key_size);
         bcl_hm_copy_slot(v + n * m->val_size, b + m->val_off, m->val_size);
         n++;
     }
+    if (m->side && n < cap)
+        n += bcl_hm_local_copy(m->side, k + n * m->key_size, v + n * m->val_size, cap - n);
     return n;
 }
 
@@ -299,16 +379,35 @@ static bcl_status move_entries(const bcl_hashmap *m, const bcl_hashmap *m2, bcl_
     return rc;
 }
 
+/* A compact table's old block is handed back page by page during the move
+ * when nothing can make the resize fail once it started: the entries fill
+ * at most half of the new table, which therefore takes every one of them
+ * (a table accepts inserts until at least half full).  Collective. */
+static bcl_status release_while_moving(const bcl_hashmap *m, const bcl_hashmap *m2,
+                                       int *release)
+{
+    uint64_t used = block_used(m);
+    bcl_status st = bcl_allreduce(&used, 1, BCL_U64, BCL_SUM);
+    *release = st == BCL_OK && 2 * used <= m2->n;
+    return st;
+}
+
 bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity)
 {
     bcl_hashmap m2;
     bcl_status st = bcl_barrier();
     if (st != BCL_OK)
         return st;
-    st = bcl_hm_create(&m2, new_capacity, m->key_size, m->val_size, m->num);
+    /* the same layout; a compact map keeps its side map */
+    st = create_table(&m2, new_capacity, m->key_size, m->val_size, m->num, m->compact);
     if (st != BCL_OK)
         return st;
-    bcl_status rc = move_entries(m, &m2, &st);
+    m2.side = m->side;
+    int release = 0;
+    bcl_status rc = m->compact ? release_while_moving(m, &m2, &release) : BCL_OK;
+    if (rc == BCL_OK)
+        rc = m->compact ? bcl_hmc_move_entries(m, &m2, release, &st)
+                        : move_entries(m, &m2, &st);
     int64_t ok = st == BCL_OK, err = st;
     if (rc == BCL_OK)
         rc = bcl_allreduce(&ok, 1, BCL_I64, BCL_MIN);
@@ -316,6 +415,16 @@ bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity)
         rc = bcl_barrier();
     if (rc != BCL_OK)
         return rc;
+    if (!ok && release) {
+        /* Cannot happen (see release_while_moving) unless memory ran out
+         * for the spilled entries: the old block is gone, keep the new. */
+        free_block(m, 0);
+        free(m->base);
+        *m = m2;
+        return bcl_set_error(BCL_ERR_STATE, "resize to %llu buckets failed after the old "
+                             "table was given back: some entries may be lost",
+                             (unsigned long long)new_capacity);
+    }
     if (!ok) {
         /* The moved references still belong to the old table. */
         free_block(&m2, 0);
@@ -338,6 +447,33 @@ bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity)
  * with their estimate's margin, would double it. */
 #define GROW_LOAD_NUM 21u      /* grow past 21/40 = 52.5 % of a block */
 #define GROW_LOAD_DEN 40u
+/* A compact block may fill further: its probes stay short well past half
+ * (docs/hashmap_perf.md measures them), and a bucket costs 16 bytes, not
+ * 24 -- so the compact map grows past 34/40 = 85 %. */
+#define GROW_LOAD_NUM_COMPACT 34u
+
+#define USED_SAMPLE 4096u
+
+/* An upper bound of this rank's entries from a strided sample of its block
+ * (the hash spreads entries evenly): four standard deviations above the
+ * sample's share, and never below it.  Exact for small blocks. */
+static uint64_t used_bound(const bcl_hashmap *m)
+{
+    if (m->block <= 4 * USED_SAMPLE)
+        return bcl_hm_local_used(m);
+    uint64_t step = m->block / USED_SAMPLE, hit = 0;
+    for (uint64_t i = 0; i < USED_SAMPLE; i++)
+        hit += (uint64_t)bcl_hm_local_entry(m, bcl_hm_local_bucket(m, i * step));
+    double p = (double)hit / USED_SAMPLE;
+    double up = p + 4.0 * sqrt(p * (1.0 - p) / USED_SAMPLE) + 1.0 / USED_SAMPLE;
+    return (uint64_t)(up * (double)m->block) + (m->side ? bcl_hm_local_used(m->side) : 0);
+}
+
+int bcl_hm_room_for(const bcl_hashmap *m, uint64_t new_keys)
+{
+    uint64_t num = m->compact ? GROW_LOAD_NUM_COMPACT : GROW_LOAD_NUM;
+    return GROW_LOAD_DEN * (used_bound(m) + new_keys) <= num * m->block;
+}
 
 /* Collective: resize to `cap` buckets for a HashMapBuffer's flush; a map
  * the segments cannot hold leaves BCL_ERR_SEGFULL in *err (unless an error
@@ -359,9 +495,16 @@ static bcl_status grow_to(bcl_hashmap *m, uint64_t cap, bcl_status *err)
 
 bcl_status bcl_hm_grow_for(bcl_hashmap *m, uint64_t new_keys, bcl_status *err)
 {
-    uint64_t need = *err == BCL_OK ? bcl_hm_local_used(m) + new_keys : 0;
+    uint64_t num = m->compact ? GROW_LOAD_NUM_COMPACT : GROW_LOAD_NUM;
+    uint64_t need = 0;
+    if (*err == BCL_OK) {
+        /* a whole-block count only when the bound comes near the limit */
+        need = used_bound(m) + new_keys;
+        if (GROW_LOAD_DEN * need > num * m->block)
+            need = bcl_hm_local_used(m) + new_keys;
+    }
     bcl_status st = bcl_allreduce(&need, 1, BCL_U64, BCL_MAX);
-    if (st != BCL_OK || GROW_LOAD_DEN * need <= GROW_LOAD_NUM * m->block)
+    if (st != BCL_OK || GROW_LOAD_DEN * need <= num * m->block)
         return st;
     uint64_t cap = 2 * m->n;
     if (cap < 2 * need * (uint64_t)bcl_rt.nprocs)

@@ -364,8 +364,12 @@ static bcl_status apply_inbox(bcl_hmbuf *b, bcl_hmbuf_list *inbox, bcl_hmbuf_lis
                               bcl_status *err)
 {
     bcl_status st = BCL_OK;
-    if (b->grow)
-        st = bcl_hm_grow_for(b->m, *err == BCL_OK ? inbox_keys(b, inbox) : 0, err);
+    if (b->grow) {
+        /* the inbox's size bounds its new keys: estimate only when it matters */
+        uint64_t fresh = *err != BCL_OK ? 0
+                       : bcl_hm_room_for(b->m, inbox->n) ? inbox->n : inbox_keys(b, inbox);
+        st = bcl_hm_grow_for(b->m, fresh, err);
+    }
     outcome_ctx oc = { b, { 0 } };
     if (st == BCL_OK && *err == BCL_OK) {
         for (size_t i = 0; *err == BCL_OK && i < inbox->nruns; i++) {

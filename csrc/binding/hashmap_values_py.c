@@ -1,0 +1,116 @@
+/* hashmap_values_py.c -- HashMap.local_histogram() and local_select(): this
+ * rank's integer values read in place by the core (bcl_hashmap_values.c),
+ * one pass over the block, no copy of it and no object per entry. */
+#include "hashmap_py.h"
+
+#include "binding/docstrings/hashmap.h"
+#include "containers/hashmap/bcl_hashmap_compact.h"
+
+/* The values must be integers: TypeError naming the method otherwise. */
+static int integer_values(bclpy_HashMap *self, const char *method)
+{
+    if (!bclpy_elemtype_is_var(&self->kt) && !bclpy_elemtype_is_var(&self->vt) &&
+        PyDataType_ISINTEGER(self->vt.dtype))
+        return 0;
+    PyErr_Format(PyExc_TypeError, "%s() needs an integer value type", method);
+    return -1;
+}
+
+#define HIST_GUESS 4096      /* a first histogram's length: counts are mostly small */
+
+PyObject *bclpy_hm_local_histogram(bclpy_HashMap *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = BCLPY_ARGS_HM_LOCAL_HISTOGRAM;
+    PyObject *every_o = NULL;
+    long long every = 1;
+    if (bclpy_parse("local_histogram", args, nargs, kwnames, names, 0, 1, &every_o) < 0)
+        return NULL;
+    HM_LIVE_OR(self, NULL);
+    if (integer_values(self, "local_histogram") < 0 ||
+        (every_o && bclpy_int_arg(every_o, "every", 1, INT64_MAX, &every) < 0))
+        return NULL;
+    int64_t lo = 0, hi = -1;
+    uint64_t n = 0, len = HIST_GUESS;
+    PyObject *h = bclpy_new_1d((npy_intp)len, NPY_INT64);
+    for (int pass = 0; h; pass++) {
+        int64_t *d = PyArray_DATA((PyArrayObject *)h);
+        memset(d, 0, (size_t)len * sizeof *d);
+        bcl_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = bcl_hm_local_value_hist(&self->m, (uint64_t)every, d, len, &lo, &hi, &n);
+        Py_END_ALLOW_THREADS
+        if (st != BCL_OK) {
+            Py_DECREF(h);
+            CHECK(st);
+        }
+        if (n && lo < 0) {
+            Py_DECREF(h);
+            return PyErr_Format(PyExc_ValueError, "local_histogram(): this rank holds a "
+                                "negative value (%lld)", (long long)lo);
+        }
+        if (n && hi >= (int64_t)1 << 40) {
+            Py_DECREF(h);
+            return PyErr_Format(PyExc_ValueError, "local_histogram(): this rank holds the "
+                                "value %lld, too large for a histogram", (long long)hi);
+        }
+        if (!n || (uint64_t)hi < len)     /* all counted: cut to the largest value */
+            return bclpy_shrink(h, n ? (npy_intp)hi + 1 : 0);
+        Py_DECREF(h);                      /* once more, long enough */
+        len = (uint64_t)hi + 1;
+        h = bclpy_new_1d((npy_intp)len, NPY_INT64);
+    }
+    return NULL;
+}
+
+PyObject *bclpy_hm_local_select(bclpy_HashMap *self, BCLPY_FASTARGS)
+{
+    PyObject *arg;
+    long long at_least;
+    if (bclpy_parse1("local_select", args, nargs, kwnames, "at_least", &arg) < 0)
+        return NULL;
+    HM_LIVE_OR(self, NULL);
+    if (integer_values(self, "local_select") < 0 ||
+        bclpy_int_arg(arg, "at_least", INT64_MIN, INT64_MAX, &at_least) < 0)
+        return NULL;
+    uint64_t n = 0, got = 0;
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_hm_local_select(&self->m, (int64_t)at_least, NULL, NULL, 0, &n);
+    Py_END_ALLOW_THREADS
+    CHECK(st);
+    npy_intp dims[1] = { (npy_intp)n };
+    Py_INCREF(self->kt.dtype);
+    PyObject *k = PyArray_NewFromDescr(&PyArray_Type, self->kt.dtype, 1, dims, NULL, NULL, 0,
+                                       NULL);
+    Py_INCREF(self->vt.dtype);
+    PyObject *v = k ? PyArray_NewFromDescr(&PyArray_Type, self->vt.dtype, 1, dims, NULL,
+                                           NULL, 0, NULL)
+                    : (Py_DECREF(self->vt.dtype), NULL);
+    if (!v) {
+        Py_XDECREF(k);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_hm_local_select(&self->m, (int64_t)at_least, PyArray_DATA((PyArrayObject *)k),
+                             PyArray_DATA((PyArrayObject *)v), n, &got);
+    Py_END_ALLOW_THREADS
+    if (st != BCL_OK || got != n) {
+        Py_DECREF(k);
+        Py_DECREF(v);
+        if (st == BCL_OK)
+            st = bcl_set_error(BCL_ERR_STATE, "local_select(): the map changed during the "
+                               "call (call it after a barrier)");
+        CHECK(st);
+    }
+    return bclpy_pair(k, v);
+}
+
+int bclpy_hm_add_constants(PyObject *module)
+{
+    PyObject *words = Py_BuildValue("(KKK)", (unsigned long long)BCL_HMC_EMPTY,
+                                    (unsigned long long)BCL_HMC_TOMB,
+                                    (unsigned long long)BCL_HMC_BUSY);
+    int bad = !words || PyModule_AddObjectRef(module, "_HASHMAP_RESERVED_WORDS", words) < 0;
+    Py_XDECREF(words);
+    return bad ? -1 : 0;
+}

@@ -138,8 +138,16 @@ def validate(parents: NDArray[np.int64], root: int, edges: "EdgeShare | NDArray[
     far = np.flatnonzero(both & (np.abs(step) > 1))
     half = np.flatnonzero(in_u != in_v)
     # check 5: an edge can join a vertex to its parent only if it spans one
-    # level; the deeper end is confirmed when its parent is the other end
-    tree_like = np.flatnonzero(both & (np.abs(step) == 1))
+    # level of the tree; the deeper end is confirmed when its parent is the
+    # other end.  Levels that passed check 2 are the tree depths; others are
+    # not, and the depths are looked up instead.
+    if levels is not depth and 2 in failed:
+        depths = _compact(depth)
+        du, dv = depths[u], depths[v]
+        step = du.astype(np.int64) - dv
+        tree_like = np.flatnonzero((du >= 0) & (dv >= 0) & (np.abs(step) == 1))
+    else:
+        tree_like = np.flatnonzero(both & (np.abs(step) == 1))
     down = step[tree_like] > 0
     child = np.where(down, u[tree_like], v[tree_like])
     parent = np.where(down, v[tree_like], u[tree_like])

@@ -93,6 +93,10 @@ def ranks_on_this_node(comm: Any) -> int:
 
 
 def gib(nbytes: float) -> str:
+    """A byte count in GiB, TiB or PiB, whichever reads best."""
+    for unit, power in (("PiB", 50), ("TiB", 40)):
+        if nbytes >= 2**power:
+            return f"{nbytes / 2**power:.1f} {unit}"
     return f"{nbytes / 2**30:.1f} GiB"
 
 

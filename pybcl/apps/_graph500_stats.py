@@ -18,7 +18,10 @@ def statistics(x: Sequence[float]) -> dict[str, float]:
     if n == 0:
         return {k: math.nan for k in STATS}
     mean = float(a.mean())
-    std = float(math.sqrt(((a - mean) ** 2).sum() / (n - 1))) if n > 1 else 0.0
+    if not math.isfinite(mean):          # a search that met no edge: infinite s/edge
+        std = math.nan
+    else:
+        std = float(math.sqrt(((a - mean) ** 2).sum() / (n - 1))) if n > 1 else 0.0
     return {"min": float(a[0]),
             "firstquartile": float((a[(n - 1) // 4] + a[n // 4]) / 2),
             "median": float((a[(n - 1) // 2] + a[n // 2]) / 2),

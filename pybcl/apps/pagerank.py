@@ -80,30 +80,25 @@ class OutEdges:
         return out
 
 
-def group_by_target(edges: NDArray[np.int64], n: int) -> OutEdges:
-    """Collective: route every rank's (m_r, 2) edges to their sources' owners
-    and arrange each rank's edges for per-target sums (OutEdges)."""
-    P, me = pybcl.nprocs(), pybcl.rank()
-    block = _graph.block_of(n, P)
-    got = _graph.exchange_pairs(edges, edges[:, 0] // block)
-    lo = min(me * block, n)
-    hi = min(lo + block, n)
-    src = got[:, 0] - lo
+def arrange(src: NDArray[np.int64], tgt: NDArray[np.int64], lo: int, hi: int,
+            n: int) -> OutEdges:
+    """OutEdges of the edges src[i] -> tgt[i] (src local numbers of vertices
+    [lo, hi), tgt global).  NumPy only: the mpi4py baseline
+    (benchmarks/pagerank_alltoallv.py) arranges its edges with it too."""
     rows = max(hi - lo, 1)
     outdeg = np.bincount(src, minlength=hi - lo).astype(np.int64)
     # number the distinct targets 0, 1, ... in ascending order, without a sort
     present = np.zeros(n, dtype=bool)
-    present[got[:, 1]] = True
+    present[tgt] = True
     targets = np.flatnonzero(present)
     del present
     number = np.empty(n, dtype=np.int64)
     number[targets] = np.arange(len(targets))
-    number = number[got[:, 1]]
-    del got
+    number = number[tgt]
     # one sort by (block of targets, source), the slot riding in the low digits
     if n <= (1 << 62) // rows:
         key = ((number // TARGET_BLOCK) * rows + src) * TARGET_BLOCK + number % TARGET_BLOCK
-        del src
+        del number
         key.sort()
         slot = key % TARGET_BLOCK
         rest = key // TARGET_BLOCK
@@ -119,6 +114,17 @@ def group_by_target(edges: NDArray[np.int64], n: int) -> OutEdges:
     bounds = np.searchsorted(number, np.arange(nblocks + 1) * TARGET_BLOCK)
     return OutEdges(n=n, lo=lo, hi=hi, outdeg=outdeg, source=source, slot=slot,
                     bounds=bounds.astype(np.int64), targets=targets.astype(np.int64))
+
+
+def group_by_target(edges: NDArray[np.int64], n: int) -> OutEdges:
+    """Collective: route every rank's (m_r, 2) edges to their sources' owners
+    (pybcl queues) and arrange each rank's edges for per-target sums."""
+    P, me = pybcl.nprocs(), pybcl.rank()
+    block = _graph.block_of(n, P)
+    got = _graph.exchange_pairs(edges, edges[:, 0] // block)
+    lo = min(me * block, n)
+    hi = min(lo + block, n)
+    return arrange(got[:, 0] - lo, np.ascontiguousarray(got[:, 1]), lo, hi, n)
 
 
 def run_pagerank(edges: NDArray[np.int64], n: int, iterations: int = 20,

@@ -3,8 +3,9 @@ SciPy and an mpi4py Alltoallv version, one run.
 
     python benchmarks/bench_graph.py [--scale 20] [--ranks 1,2,4]
         [--transports shm] [--roots 64] [--iterations 20] [--repeats 1]
-        [--g500-ref SRC] [--g500-skip-validation] [--only bfs|pagerank]
-        [--launcher "mpiexec.mpich"] [--out FILE.json] [--plot FILE.png]
+        [--g500-ref SRC] [--g500-skip-validation] [--ref-timeout 3600]
+        [--only bfs|pagerank] [--launcher "mpiexec.mpich"] [--out FILE.json]
+        [--plot FILE.png]
 
 Run it under the machine's benchmark lock (``flock /work/bench.lock python
 benchmarks/bench_graph.py ...`` here): the machine is shared, so the load
@@ -27,7 +28,10 @@ from random roots, each validated.  Figures: the harmonic mean of TEPS and
 its min/median/max over the searches, as each program prints them.  (The
 reference counts a search's edges without self-loops, pybcl with them, as
 the specification's driver does: about 1 in 10^4 of the edges at scale 20.)
-Ratio ``pybcl_over_ref`` > 1: pybcl's harmonic-mean TEPS is higher.
+Ratio ``pybcl_over_ref`` > 1: pybcl's harmonic-mean TEPS is higher.  A
+reference run longer than ``--ref-timeout`` seconds (oversubscribed, its
+ranks poll for messages and take turns on the cores) is killed and recorded
+as ``timed_out``.  The JSON is rewritten after every rank count.
 
 PageRank, the same Kronecker graph (the pybcl generator, seed 1) and
 iteration count:
@@ -52,9 +56,11 @@ import platform
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -96,14 +102,36 @@ def parse_g500_output(text):
     return out
 
 
-def run_g500_ref(launcher, P, exe, scale, skip_validation):
+def timed(cmd, environ, timeout):
+    """(wall seconds, stdout, load before, after) of a command, or None for
+    the stdout when it ran past `timeout` (the whole job is killed then: an
+    oversubscribed busy-polling MPI program can take hours)."""
+    before = _scaling.load()
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return time.perf_counter() - t, None, before, _scaling.load()
+    if proc.returncode != 0:
+        raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{out}\n{err}")
+    return time.perf_counter() - t, out, before, _scaling.load()
+
+
+def run_g500_ref(launcher, P, exe, scale, skip_validation, timeout):
     environ = _scaling.env()
     if skip_validation:
         environ["SKIP_VALIDATION"] = "1"
-    dt, proc, l0, l1 = _scaling.timed(launcher + ["-n", str(P), exe, str(scale), "16"],
-                                      environ=environ, timeout=3600)
-    f = parse_g500_output(proc.stdout)
-    valid = "bfs harmonic_mean_TEPS" in f and "invalid run" not in proc.stdout
+    dt, out, l0, l1 = timed(launcher + ["-n", str(P), exe, str(scale), "16"], environ, timeout)
+    if out is None:
+        return {"timed_out": True, "timeout_s": timeout, "teps_harmonic_mean": None,
+                "validated": False, "validation_run": False, "wall_seconds": dt,
+                "load_before": l0, "load_after": l1}
+    f = parse_g500_output(out)
+    valid = "bfs harmonic_mean_TEPS" in f and "invalid run" not in out
     return {"teps_harmonic_mean": f.get("bfs harmonic_mean_TEPS"),
             "teps_min": f.get("bfs min_TEPS"), "teps_median": f.get("bfs median_TEPS"),
             "teps_max": f.get("bfs max_TEPS"), "bfs_mean_time": f.get("bfs mean_time"),
@@ -153,7 +181,8 @@ def best(old, new, key, higher):
     return new if (new[key] > old[key]) == higher else old
 
 
-def bfs_points(a, launcher, transports, ref_exe):
+def bfs_points(a, launcher, transports, ref_exe, save):
+    """Every rank count's runs; save(points so far) after each run."""
     points = []
     for P in a.ranks:
         over = P > _scaling.cores()
@@ -165,7 +194,8 @@ def bfs_points(a, launcher, transports, ref_exe):
                 order.reverse()
             for kind, t in order:
                 if kind == "ref":
-                    r = run_g500_ref(launcher, P, ref_exe, a.scale, a.g500_skip_validation)
+                    r = run_g500_ref(launcher, P, ref_exe, a.scale, a.g500_skip_validation,
+                                     a.ref_timeout)
                     pt["runs"]["graph500_ref"] = best(pt["runs"].get("graph500_ref"), r,
                                                       "teps_harmonic_mean", True)
                 else:
@@ -176,6 +206,7 @@ def bfs_points(a, launcher, transports, ref_exe):
         if ref:
             pt["pybcl_over_ref"] = {t: pt["runs"][f"pybcl_{t}"]["teps_harmonic_mean"] / ref
                                     for t in transports}
+        save(points + [pt])
         print(json.dumps({"bfs_ranks": P, "teps_harmonic_mean": {
             k: v.get("teps_harmonic_mean") for k, v in pt["runs"].items()}}), file=sys.stderr)
         points.append(pt)
@@ -244,8 +275,9 @@ def plot(path, res, transports):
     ax = axes[0]
     pts = res.get("bfs", {}).get("points", [])
     for name in sorted({k for p in pts for k in p["runs"]}):
-        xs = [p["ranks"] for p in pts if name in p["runs"]]
-        runs = [p["runs"][name] for p in pts if name in p["runs"]]
+        have = [p for p in pts if p["runs"].get(name, {}).get("teps_harmonic_mean")]
+        xs = [p["ranks"] for p in have]
+        runs = [p["runs"][name] for p in have]
         hm = np.array([r["teps_harmonic_mean"] for r in runs]) / 1e6
         lo = hm - np.array([r["teps_min"] for r in runs]) / 1e6
         hi = np.array([r["teps_max"] for r in runs]) / 1e6 - hm
@@ -295,6 +327,8 @@ def main() -> int:
                     help="graph500 v3 checkout (default $G500_REF_SRC; none: not run)")
     ap.add_argument("--g500-skip-validation", action="store_true",
                     help="run the reference with SKIP_VALIDATION=1 (pybcl always validates)")
+    ap.add_argument("--ref-timeout", type=int, default=3600,
+                    help="seconds before a reference run is killed and recorded as timed out")
     ap.add_argument("--only", choices=("bfs", "pagerank"))
     ap.add_argument("--launcher", default=_scaling.mpiexec())
     ap.add_argument("--out", metavar="FILE", default="bench_graph.json")
@@ -320,7 +354,12 @@ def main() -> int:
             res["graph500_ref"] = (f"graph500 reference (src/graph500_reference_bfs) built from "
                                    f"{a.g500_ref} with {_mpi.mpicc()} {REF_CFLAGS}"
                                    if ref_exe else "not run")
-            res["bfs"] = {"points": bfs_points(a, launcher, transports, ref_exe)}
+
+            def save(points):
+                res["bfs"] = {"points": points}
+                with open(a.out, "w") as fh:
+                    fh.write(json.dumps(res, indent=1) + "\n")
+            res["bfs"] = {"points": bfs_points(a, launcher, transports, ref_exe, save)}
         if a.only != "bfs":
             res["pagerank"] = pagerank_part(a, launcher, transports, work)
     finally:

@@ -28,7 +28,7 @@ ends reached -- self-loops and duplicates included, as the specification's
 driver counts them (half the reached vertices' total degree).
 """
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 from numpy.typing import NDArray
@@ -92,11 +92,11 @@ class EdgeShare:
     def __init__(self, edges: NDArray[np.int64]):
         small = not edges.size or int(edges.max()) < (1 << 31)
         kind = np.int32 if small else np.int64
-        self.u = np.ascontiguousarray(edges[:, 0], dtype=kind)
-        self.v = np.ascontiguousarray(edges[:, 1], dtype=kind)
+        self.u: NDArray[Any] = np.ascontiguousarray(edges[:, 0], dtype=kind)
+        self.v: NDArray[Any] = np.ascontiguousarray(edges[:, 1], dtype=kind)
 
 
-def _compact(levels: NDArray[np.int64]) -> NDArray[np.signedinteger]:
+def _compact(levels: NDArray[np.int64]) -> NDArray[Any]:
     """The levels in the narrowest signed type that holds them: the per-edge
     lookups then read a table that stays in cache (1 MiB at 2^20 vertices
     for int8, instead of 8)."""
@@ -190,8 +190,8 @@ def _level_problem(parents: NDArray[np.int64], levels: NDArray[np.int64],
     return None
 
 
-def _edge_example(rows: NDArray[np.int64], u: NDArray[np.integer], v: NDArray[np.integer],
-                  lu: NDArray[np.integer], lv: NDArray[np.integer], what: str) -> Optional[str]:
+def _edge_example(rows: NDArray[np.int64], u: NDArray[Any], v: NDArray[Any],
+                  lu: NDArray[Any], lv: NDArray[Any], what: str) -> Optional[str]:
     if not len(rows):
         return None
     i = int(rows[0])

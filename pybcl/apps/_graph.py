@@ -40,8 +40,9 @@ def exchange_pairs(pairs: NDArray[np.int64], dest: NDArray[Any]) -> NDArray[np.i
     table = np.zeros((P, P), dtype=np.int64)
     table[me] = counts
     incoming = pybcl.allreduce(table, op="sum").sum(axis=0)
-    # radix argsort (16-bit keys) groups the rows by destination in O(k)
-    order = np.argsort(dest.astype(np.int16 if P < (1 << 15) else np.int32), kind="stable")
+    # a stable argsort of small integers is a radix sort: O(k), one pass per byte
+    kind = np.int8 if P < (1 << 7) else np.int16 if P < (1 << 15) else np.int32
+    order = np.argsort(dest.astype(kind), kind="stable")
     flat = np.ascontiguousarray(pairs[order]).reshape(-1)
     del order
     ends = np.cumsum(counts)
@@ -104,10 +105,12 @@ def build_csr(edges: NDArray[np.int64]) -> Csr:
     lo = min(me * block, n)
     hi = min(lo + block, n)
     rows = hi - lo
-    # one sort of (row, neighbour) keys orders the rows and their neighbours;
-    # adjacent equal keys are parallel edges
-    key = (got[:, 0] - lo) * n + got[:, 1] if n <= (1 << 31) else None
-    if key is not None:
+    # one sort of (row, neighbour) keys, packed in one int64 (the neighbour
+    # in the low `bits`), orders the rows and their neighbours; adjacent
+    # equal keys are parallel edges
+    bits = max(n - 1, 1).bit_length()
+    if rows.bit_length() + bits <= 62:
+        key = ((got[:, 0] - lo) << bits) | got[:, 1]
         del got
         key.sort()
         if len(key):
@@ -115,9 +118,10 @@ def build_csr(edges: NDArray[np.int64]) -> Csr:
             first[0] = True
             np.not_equal(key[1:], key[:-1], out=first[1:])
             key = key[first]
-        row = key // n
-        col = key - row * n
-    else:                                       # n * rows may not fit in 64 bits
+        row = key >> bits
+        col = key & ((1 << bits) - 1)
+        del key
+    else:                                       # the pair does not fit in 64 bits
         order = np.lexsort((got[:, 1], got[:, 0]))
         got = got[order]
         first = np.ones(len(got), dtype=bool)

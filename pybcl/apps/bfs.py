@@ -41,14 +41,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 import pybcl
-from pybcl import _core
-from pybcl.apps import _cli, _edges, _graph
+from pybcl.apps import _cli, _graph, _graph_cli
 from pybcl.apps._bfs_search import Searcher
 from pybcl.apps._bfs_validate import EdgeShare, validate
 from pybcl.apps._graph500_stats import statistics, teps_statistics
 
 PROG = "python -m pybcl.apps.bfs"
-DEFAULT_SCALE = 16
 NBFS = 64
 
 
@@ -157,7 +155,7 @@ def segment_bytes(edges: NDArray[np.int64], comm: Any) -> int:
     every rank: the largest incoming edge queue, the vertex arrays and the
     claim buffer's queue (16 MiB), with room to spare."""
     P = comm.Get_size()
-    n = comm.allreduce(int(edges.max()) + 1 if edges.size else 0, op=_max_op())
+    n = int(_graph_cli._max(comm, int(edges.max()) + 1 if edges.size else 0))
     block = _graph.block_of(n, P)
     u, v = edges[:, 0], edges[:, 1]
     loop = u == v
@@ -168,63 +166,12 @@ def segment_bytes(edges: NDArray[np.int64], comm: Any) -> int:
     return int(16 * incoming.max() + 32 * block + (96 << 20))
 
 
-def _max_op() -> Any:
-    from mpi4py import MPI
-    return MPI.MAX
-
-
-def load_edges(args: Any, ap: _cli.Parser) -> Optional[tuple[NDArray[np.int64], float]]:
-    """Collective, before pybcl starts: this rank's edges (generated or read)
-    and the generation time, or None once rank 0 has said what is wrong."""
-    me, P, comm = _cli.world()
-    if args.edges:
-        arr = _cli.open_inputs(ap.prog, (("--json", args.json),
-                                         ("--parents-out", args.parents_out)),
-                               lambda: _edges.open_edge_file(args.edges), _edges.EdgeFileError)
-        if arr is None:
-            return None
-        rows, problem = None, None
-        try:
-            rows = _edges.file_share(arr, args.edges, me, P)
-        except _edges.EdgeFileError as exc:
-            problem = str(exc)
-        problem = _cli.agree(problem)
-        if problem is None:
-            n = comm.allreduce(_edges.max_vertex(rows) + 1, op=_max_op())
-            problem = _edges.memory_problem(f"--edges {args.edges}",
-                                            bytes_per_rank(arr.shape[0], n, P), comm)
-        if problem:
-            _cli.say_error(ap.prog, problem)
-            return None
-        assert rows is not None
-        return rows, 0.0
-    if not _cli.check_outputs(ap.prog, (("--json", args.json),
-                                        ("--parents-out", args.parents_out))):
-        return None
-    problem = _edges.memory_problem(f"--scale {args.scale}",
-                                    bytes_per_rank(args.edgefactor << args.scale,
-                                                   1 << args.scale, P), comm)
-    if problem:
-        _cli.say_error(ap.prog, problem)
-        return None
-    t0 = time.perf_counter()
-    rows = _edges.kronecker_share(args.scale, args.edgefactor, args.seed, me, P)
-    return rows, comm.allreduce(time.perf_counter() - t0, op=_max_op())
-
-
 def parse(argv: Optional[Sequence[str]]) -> tuple[Any, _cli.Parser]:
     ap = _cli.Parser(prog=PROG, description="Graph500 breadth-first search on pybcl.")
-    ap.add_argument("--scale", type=int, default=None,
-                    help=f"Kronecker graph of 2^S vertices (1 to {_edges.MAX_SCALE}; "
-                         f"default {DEFAULT_SCALE})")
-    ap.add_argument("--edgefactor", type=int, default=None,
-                    help="edges per vertex of the Kronecker graph (default 16)")
-    ap.add_argument("--edges", metavar="FILE.npy",
-                    help="an (m, 2) integer array of undirected edges instead")
+    _graph_cli.add_graph_arguments(ap, "an (m, 2) integer array of undirected edges instead")
     ap.add_argument("--roots", type=int, default=NBFS,
                     help=f"searches from random roots (default {NBFS})")
     ap.add_argument("--root", type=int, default=None, help="one search from this vertex")
-    ap.add_argument("--seed", type=int, default=1, help="generator and root seed (default 1)")
     ap.add_argument("--parents-out", metavar="FILE.npy",
                     help="write the parent array (one search only) as int64")
     ap.add_argument("--direction", choices=("auto", "top-down"), default="auto",
@@ -232,17 +179,8 @@ def parse(argv: Optional[Sequence[str]]) -> tuple[Any, _cli.Parser]:
     ap.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per search")
     args = ap.parse_args(argv)
-    if args.edges and (args.scale is not None or args.edgefactor is not None):
-        ap.error("give --scale/--edgefactor or --edges, not both")
-    if args.scale is None:
-        args.scale = None if args.edges else DEFAULT_SCALE
-    if args.scale is not None and not 1 <= args.scale <= _edges.MAX_SCALE:
-        ap.error(f"argument --scale: must be in [1, {_edges.MAX_SCALE}], got {args.scale}")
-    if args.edgefactor is None:
-        args.edgefactor = None if args.edges else 16
-    ap.at_least("--edgefactor", args.edgefactor, 1)
+    _graph_cli.check_graph_arguments(ap, args)
     ap.at_least("--roots", args.roots, 1)
-    ap.at_least("--seed", args.seed, 0)
     if args.scale is not None and args.root is not None and \
             not 0 <= args.root < (1 << args.scale):
         ap.error(f"argument --root: must be a vertex, 0 to 2^{args.scale} - 1, "
@@ -256,17 +194,13 @@ def parse(argv: Optional[Sequence[str]]) -> tuple[Any, _cli.Parser]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args, ap = parse(argv)
-    loaded = load_edges(args, ap)
+    loaded = _graph_cli.load_graph(ap, args, (("--json", args.json),
+                                              ("--parents-out", args.parents_out)),
+                                   bytes_per_rank)
     if loaded is None:
         return _cli.INPUT
-    edges, generation = loaded
-    if not _core.initialized():
-        try:
-            need = segment_bytes(edges, _cli.world()[2])
-            pybcl.init(segment_size=max(need, pybcl._env.segment_size()))
-        except pybcl.SegmentFull as exc:      # raised on every rank alike
-            _cli.say_error(ap.prog, f"the graph does not fit: {exc}")
-            raise SystemExit(_cli.INPUT) from None
+    edges, _, generation = loaded
+    _graph_cli.start_pybcl(ap, segment_bytes(edges, _cli.world()[2]))
     try:
         res = run_bfs(edges, args.roots, args.root, args.seed, args.direction,
                       keep_parents=bool(args.parents_out), verbose=args.verbose)
@@ -274,7 +208,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _cli.say_error(ap.prog, str(exc))
         return _cli.INPUT
     res.update({"scale": args.scale, "edgefactor": args.edgefactor, "seed": args.seed,
-                "generation_s": generation if not args.edges else None})
+                "generation_s": generation})
     parents = res.pop("parents", None)
     if pybcl.rank() == 0:
         report(res)

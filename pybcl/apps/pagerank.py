@@ -40,14 +40,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 import pybcl
-from pybcl import _core
-from pybcl.apps import _cli, _edges, _graph
+from pybcl.apps import _cli, _graph, _graph_cli
 
 PROG = "python -m pybcl.apps.pagerank"
 MESSAGE_SIZE = 1 << 14        # updates per DArrayBuffer message
 
 
-TARGET_BLOCK = 1 << 16         # targets summed at a time: 512 KiB of float64, in L2
+TARGET_BITS = 16
+TARGET_BLOCK = 1 << TARGET_BITS   # targets summed at a time: 512 KiB of float64, in L2
 
 
 @dataclass
@@ -95,21 +95,22 @@ def arrange(src: NDArray[np.int64], tgt: NDArray[np.int64], lo: int, hi: int,
     number = np.empty(n, dtype=np.int64)
     number[targets] = np.arange(len(targets))
     number = number[tgt]
-    # one sort by (block of targets, source), the slot riding in the low digits
-    if n <= (1 << 62) // rows:
-        key = ((number // TARGET_BLOCK) * rows + src) * TARGET_BLOCK + number % TARGET_BLOCK
+    # one sort by (block of targets, source), packed in one int64 with the
+    # slot in the low TARGET_BITS and the source in the next `bits`
+    bits = max(rows - 1, 1).bit_length()
+    if (len(targets) >> TARGET_BITS).bit_length() + bits + TARGET_BITS <= 62:
+        key = (((number >> TARGET_BITS) << bits | src) << TARGET_BITS) | \
+            (number & (TARGET_BLOCK - 1))
         del number
         key.sort()
-        slot = key % TARGET_BLOCK
-        rest = key // TARGET_BLOCK
+        slot = key & (TARGET_BLOCK - 1)
+        source = (key >> TARGET_BITS) & ((1 << bits) - 1)
+        number = ((key >> (TARGET_BITS + bits)) << TARGET_BITS) | slot
         del key
-        source = rest % rows
-        number = (rest // rows) * TARGET_BLOCK + slot
-        del rest
     else:
-        order = np.lexsort((src, number // TARGET_BLOCK))
+        order = np.lexsort((src, number >> TARGET_BITS))
         source, number = src[order], number[order]
-        slot = number % TARGET_BLOCK
+        slot = number & (TARGET_BLOCK - 1)
     nblocks = -(-len(targets) // TARGET_BLOCK)
     bounds = np.searchsorted(number, np.arange(nblocks + 1) * TARGET_BLOCK)
     return OutEdges(n=n, lo=lo, hi=hi, outdeg=outdeg, source=source, slot=slot,
@@ -199,86 +200,28 @@ def bytes_per_rank(nedges: int, nvertices: int, nprocs: int) -> float:
 
 def parse(argv: Optional[Sequence[str]]) -> tuple[Any, _cli.Parser]:
     ap = _cli.Parser(prog=PROG, description="PageRank by power iteration on pybcl.")
-    ap.add_argument("--scale", type=int, default=None,
-                    help=f"the Kronecker graph of 2^S vertices (1 to {_edges.MAX_SCALE}; "
-                         f"default 16)")
-    ap.add_argument("--edgefactor", type=int, default=None,
-                    help="edges per vertex of the Kronecker graph (default 16)")
-    ap.add_argument("--edges", metavar="FILE.npy",
-                    help="an (m, 2) integer array of directed edges u -> v instead")
-    ap.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
+    _graph_cli.add_graph_arguments(ap, "an (m, 2) integer array of directed edges u -> v "
+                                       "instead")
     ap.add_argument("--iterations", type=int, default=20, help="iterations (default 20)")
     ap.add_argument("--damping", type=float, default=0.85, help="damping factor (0.85)")
     ap.add_argument("--out", metavar="FILE.npy", help="write the rank vector (float64)")
     ap.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     args = ap.parse_args(argv)
-    if args.edges and (args.scale is not None or args.edgefactor is not None):
-        ap.error("give --scale/--edgefactor or --edges, not both")
-    if args.scale is None and not args.edges:
-        args.scale = 16
-    if args.scale is not None and not 1 <= args.scale <= _edges.MAX_SCALE:
-        ap.error(f"argument --scale: must be in [1, {_edges.MAX_SCALE}], got {args.scale}")
-    if args.edgefactor is None and not args.edges:
-        args.edgefactor = 16
-    ap.at_least("--edgefactor", args.edgefactor, 1)
-    ap.at_least("--seed", args.seed, 0)
+    _graph_cli.check_graph_arguments(ap, args)
     ap.at_least("--iterations", args.iterations, 0)
     if not 0.0 <= args.damping <= 1.0:
         ap.error(f"argument --damping: must be in [0, 1], got {args.damping}")
     return args, ap
 
 
-def load_edges(args: Any, ap: _cli.Parser) -> Optional[tuple[NDArray[np.int64], int]]:
-    """Collective, before pybcl starts: this rank's edges and n, or None once
-    rank 0 has said what is wrong."""
-    me, P, comm = _cli.world()
-    outputs = (("--json", args.json), ("--out", args.out))
-    if args.edges:
-        arr = _cli.open_inputs(ap.prog, outputs, lambda: _edges.open_edge_file(args.edges),
-                               _edges.EdgeFileError)
-        if arr is None:
-            return None
-        rows, problem, n = None, None, 0
-        try:
-            rows = _edges.file_share(arr, args.edges, me, P)
-        except _edges.EdgeFileError as exc:
-            problem = str(exc)
-        problem = _cli.agree(problem)
-        if problem is None:
-            assert rows is not None
-            from mpi4py import MPI
-            n = comm.allreduce(_edges.max_vertex(rows) + 1, op=MPI.MAX)
-            problem = _edges.memory_problem(f"--edges {args.edges}",
-                                            bytes_per_rank(arr.shape[0], n, P), comm)
-        if problem:
-            _cli.say_error(ap.prog, problem)
-            return None
-        assert rows is not None
-        return rows, n
-    if not _cli.check_outputs(ap.prog, outputs):
-        return None
-    n = 1 << args.scale
-    problem = _edges.memory_problem(f"--scale {args.scale}",
-                                    bytes_per_rank(args.edgefactor * n, n, P), comm)
-    if problem:
-        _cli.say_error(ap.prog, problem)
-        return None
-    return _edges.kronecker_share(args.scale, args.edgefactor, args.seed, me, P), n
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args, ap = parse(argv)
-    loaded = load_edges(args, ap)
+    loaded = _graph_cli.load_graph(ap, args, (("--json", args.json), ("--out", args.out)),
+                                   bytes_per_rank)
     if loaded is None:
         return _cli.INPUT
-    edges, n = loaded
-    if not _core.initialized():
-        try:
-            need = segment_bytes(edges, n, _cli.world()[2])
-            pybcl.init(segment_size=max(need, pybcl._env.segment_size()))
-        except pybcl.SegmentFull as exc:      # raised on every rank alike
-            _cli.say_error(ap.prog, f"the graph does not fit: {exc}")
-            raise SystemExit(_cli.INPUT) from None
+    edges, n, _ = loaded
+    _graph_cli.start_pybcl(ap, segment_bytes(edges, n, _cli.world()[2]))
     rank, res = run_pagerank(edges, n, args.iterations, args.damping)
     res.update({"scale": args.scale, "edgefactor": args.edgefactor, "seed": args.seed})
     vector = np.asarray(rank)

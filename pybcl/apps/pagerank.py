@@ -119,13 +119,24 @@ def arrange(src: NDArray[np.int64], tgt: NDArray[np.int64], lo: int, hi: int,
 
 def group_by_target(edges: NDArray[np.int64], n: int) -> OutEdges:
     """Collective: route every rank's (m_r, 2) edges to their sources' owners
-    (pybcl queues) and arrange each rank's edges for per-target sums."""
+    (pybcl queues; one int64 key per edge, as kernel 1 of the BFS sends them)
+    and arrange each rank's edges for per-target sums."""
     P, me = pybcl.nprocs(), pybcl.rank()
     block = _graph.block_of(n, P)
-    got = _graph.exchange_pairs(edges, edges[:, 0] // block)
     lo = min(me * block, n)
     hi = min(lo + block, n)
-    return arrange(got[:, 0] - lo, np.ascontiguousarray(got[:, 1]), lo, hi, n)
+    bits = _graph.pair_bits(n)
+    dest = edges[:, 0] // block
+    if bits > 31:
+        got = _graph.exchange_rows(edges, dest)
+        return arrange(got[:, 0] - lo, np.ascontiguousarray(got[:, 1]), lo, hi, n)
+    key = np.left_shift(edges[:, 0], bits)
+    key |= edges[:, 1]
+    key = _graph.exchange_rows(key.reshape(-1, 1), dest).reshape(-1)
+    src = key >> bits
+    src -= lo
+    np.bitwise_and(key, (1 << bits) - 1, out=key)
+    return arrange(src, key, lo, hi, n)
 
 
 def run_pagerank(edges: NDArray[np.int64], n: int, iterations: int = 20,
@@ -187,6 +198,7 @@ def segment_bytes(edges: NDArray[np.int64], n: int, comm: Any) -> int:
     P = comm.Get_size()
     block = _graph.block_of(n, P)
     counts = np.bincount(edges[:, 0] // block, minlength=P).astype(np.int64)
+    counts[comm.Get_rank()] = 0               # what stays never enters a queue
     incoming = np.zeros(P, dtype=np.int64)
     comm.Allreduce(counts, incoming)
     return int(16 * incoming.max() + 16 * block + (96 << 20))

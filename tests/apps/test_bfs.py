@@ -123,3 +123,28 @@ def test_kronecker_quadrant_frequencies_are_the_initiator():
     for bit in (0, 9, 19):
         q = ((ij[:, 0] >> bit) & 1) * 2 + ((ij[:, 1] >> bit) & 1)
         assert np.all(np.abs(np.bincount(q, minlength=4) / len(q) - want) < 0.01)
+
+
+def test_exchange_rows_delivers_every_row_once():
+    P, me = pybcl.nprocs(), pybcl.rank()
+    rng = np.random.default_rng(me)
+    for width in (1, 2, 3):
+        rows = np.arange(200 * width, dtype=np.int64).reshape(200, width) + me * 10_000
+        dest = rng.integers(0, P, 200)
+        got = _graph.exchange_rows(rows, dest)
+        sent = pybcl.comm().allgather((rows, dest))
+        want = np.concatenate([r[d == me] for r, d in sent])
+        distinct = np.unique(got, axis=0)      # every row sent is distinct
+        ok = got.shape == want.shape and len(distinct) == len(got)
+        assert all_ok(ok and np.array_equal(distinct, np.unique(want, axis=0)))
+
+
+def test_kernel_1_without_packed_keys_builds_the_same_rows(monkeypatch):
+    # above 2^31 vertices an edge travels as two words: the same graph results
+    edges = share(np.concatenate([_edges.kronecker_share(8, 16, 7, r, 1) for r in range(1)]))
+    packed = _graph.build_csr(edges)
+    monkeypatch.setattr(_graph, "pair_bits", lambda n: 32)
+    pairs = _graph.build_csr(edges)
+    assert all_ok(np.array_equal(packed.rowptr, pairs.rowptr) and
+                  np.array_equal(packed.col, pairs.col) and (packed.lo, packed.hi) ==
+                  (pairs.lo, pairs.hi))

@@ -60,3 +60,12 @@ def test_pagerank_rejects_bad_parameters():
     with pytest.raises(ValueError, match="iterations"):
         pagerank.run_pagerank(edges, 7, -1, 0.5)
     pybcl.barrier()
+
+
+def test_pagerank_without_packed_keys(monkeypatch):
+    # above 2^31 vertices an edge travels as two words: the same ranks result
+    from pybcl.apps import _graph
+    monkeypatch.setattr(_graph, "pair_bits", lambda n: 32)
+    edges = np.array(DIRECTED["self_loops_and_parallel_edges"])
+    r, _ = ranks_of(edges, 4)
+    assert all_ok(np.abs(r - dense_pagerank(edges, 4, 20, 0.85)).sum() <= 1e-12)

@@ -5,7 +5,7 @@
 
 Input: reads simulated from the E. coli 536 genome the tests carry
 (tests/data/NC_008253.fna.gz) by the app's C simulator
-(``pybcl._core.simulate_reads``: 100 bp, 1 % substitutions, seed 1), at each
+(``pybcl.apps._kernels.simulate_reads``: 100 bp, 1 % substitutions, seed 1), at each
 coverage, cached under $TMPDIR/pybcl_bench.  For each coverage and rank
 count P, one run each of
 
@@ -44,7 +44,7 @@ sys.path.insert(0, ROOT)
 
 
 def reads_file(coverage):
-    from pybcl import _core
+    from pybcl.apps import _kernels
     out_dir = os.path.join(tempfile.gettempdir(), "pybcl_bench")
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"ecoli_{coverage}x_sim.fq")
@@ -52,7 +52,7 @@ def reads_file(coverage):
         genome = b"".join(l.strip() for l in gzip.open(GENOME) if not l.startswith(b">"))
         n = int(round(coverage * len(genome) / 100))
         with open(path + ".tmp", "wb") as fh:
-            fh.write(_core.simulate_reads(genome, n, 100, 0.01, 1))
+            fh.write(_kernels.simulate_reads(genome, n, 100, 0.01, 1))
         os.replace(path + ".tmp", path)
     return path
 
@@ -73,9 +73,9 @@ def timed(cmd, env=None, cwd=None):
 
 def unitig_partition(path, k=31):
     """(sorted canonical k-mers, unitig id of each) of a FASTA of unitigs."""
-    from pybcl import _core
+    from pybcl.apps import _kernels
     seqs = [l.strip() for l in open(path, "rb") if l.strip() and not l.startswith(b">")]
-    kmers = _core.kmers_from_bytes(b"".join(b">\n" + s + b"\n" for s in seqs), k)
+    kmers = _kernels.kmers_from_bytes(b"".join(b">\n" + s + b"\n" for s in seqs), k)
     ids = np.repeat(np.arange(len(seqs)), [len(s) - k + 1 for s in seqs])
     order = np.argsort(kmers, kind="stable")
     return kmers[order], ids[order], len(seqs)

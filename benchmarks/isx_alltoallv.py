@@ -4,11 +4,11 @@
         [--max-key M] [--iterations I] [--local sort|count] [--json FILE]
 
 The ISx MPI reference's algorithm, step for step, with the same workload as
-`python -m pybcl.apps.isx`: PCG32 keys seeded (rank, rank) (pybcl._core's C
+`python -m pybcl.apps.isx`: PCG32 keys seeded (rank, rank) (pybcl.apps._kernels' C
 generator), ISx's counting bucketize (C), MPI_Alltoall of the bucket sizes,
 MPI_Alltoallv of the keys, then the same local phase as the pybcl app
 (`--local sort`: NumPy sort; `--local count`: ISx's count_local_keys
-histogram, pybcl._core.isx_count) and the same verification.  Timed like ISx: generation to the barrier after the sort; one
+histogram, pybcl.apps._kernels.isx_count) and the same verification.  Timed like ISx: generation to the barrier after the sort; one
 untimed burn-in iteration.  Only mpi4py and NumPy are used for the exchange.
 """
 import argparse
@@ -19,7 +19,7 @@ import time
 import numpy as np
 from mpi4py import MPI
 
-from pybcl import _core    # only the C key generator and bucketize, no containers
+from pybcl.apps import _kernels    # only the C key generator and bucketize, no containers
 from pybcl.apps.isx import local_phase, slowest_rank_breakdown
 
 PHASES = ("generate_bucket", "alltoallv", "local", "final_barrier", "exchange", "total")
@@ -38,9 +38,9 @@ def run(keys_per_rank=1 << 22, max_key=1 << 28, iterations=3, burn_in=1, comm=MP
     for it in range(burn_in + iterations):
         comm.Barrier()
         t0 = time.perf_counter()
-        keys = _core.isx_keys(me, N, max_key)
+        keys = _kernels.isx_keys(me, N, max_key)
         sent_sum = int(keys.sum(dtype=np.int64))
-        bucketed, send_counts = _core.isx_bucketize(keys, width, P)
+        bucketed, send_counts = _kernels.isx_bucketize(keys, width, P)
         send_counts = send_counts.astype(np.int32)
         t1 = time.perf_counter()
         recv_counts = np.empty(P, dtype=np.int32)

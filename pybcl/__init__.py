@@ -32,7 +32,12 @@ from . import _abort  # noqa: E402
 # After _runtime registered its atexit finalize: one rank failing (even before
 # init) ends the whole job with its exit code.
 _abort.install()
+from . import _kernel  # noqa: E402
+
+_kernel.install()                # in an interactive kernel: cells, not the job, fail
 from .hashmap import HashMap, HashMapBuffer  # noqa: E402
+from . import io  # noqa: E402
+from .io import load  # noqa: E402
 from ._info import info  # noqa: E402
 
 NULL = GlobalPtr(0, 0)
@@ -47,5 +52,5 @@ __all__ = [
     "atomic_load", "atomic_store", "atomic_swap", "packb", "unpackb", "hash64", "hash_u64",
     "Error", "SegmentFull", "ContainerFull", "Empty", "ConProm",
     "HashMap", "HashMapBuffer", "BloomFilter", "DArray", "DArrayBuffer", "Array",
-    "FastQueue", "CircularQueue", "info",
+    "FastQueue", "CircularQueue", "info", "load", "io",
 ]

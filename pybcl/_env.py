@@ -30,14 +30,25 @@ def segment_size() -> int:
 
 
 def transport() -> str:
+    from . import _core       # the core's one list of names
     value = os.environ.get("PYBCL_TRANSPORT", "auto").strip().lower() or "auto"
-    if value not in ("auto", "shm", "rma", "rma-node"):
-        raise ValueError(f"PYBCL_TRANSPORT must be auto, shm, rma or rma-node, not {value!r}")
+    if value not in _core.TRANSPORTS:
+        raise ValueError(f"PYBCL_TRANSPORT must be {', '.join(_core.TRANSPORTS[:-1])} or "
+                         f"{_core.TRANSPORTS[-1]}, not {value!r}")
     return value
 
 
-def async_progress() -> bool:
-    return os.environ.get("PYBCL_ASYNC_PROGRESS", "0").strip().lower() in ("1", "yes", "true", "on")
+def async_progress(in_kernel: bool = False) -> int:
+    """The progress thread's mode (csrc/runtime/bcl_runtime.h): 0 off, 1 on
+    the rma transports (PYBCL_ASYNC_PROGRESS=1), 2 on every transport -- the
+    default in an interactive kernel, whose ranks sit idle between cells
+    (pybcl/_kernel.py); PYBCL_ASYNC_PROGRESS=0 turns it off there too."""
+    raw = os.environ.get("PYBCL_ASYNC_PROGRESS", "").strip().lower()
+    if raw and raw not in ("1", "yes", "true", "on"):
+        return 0
+    if in_kernel:
+        return 2
+    return 1 if raw else 0
 
 
 DEFAULT_FINALIZE_TIMEOUT = 30.0

@@ -1,24 +1,13 @@
 """pybcl.info(): what a user pastes into a bug report.
 
 Everything here is read back from the running job (the core reports what
-init decided), never re-derived, except the reasons, which restate the rules
-of bcl_runtime.c (transport: auto picks shm when every rank is on one node,
-rma-node across nodes when some node hosts two or more ranks, else rma;
-wait: patient when some node runs more ranks than the CPUs they may use, or
-PYBCL_WAIT forces it; the core's wait_policy() says which and the counts).
+init decided and why: init_reasons(), wait_policy()), never re-derived.
 """
 import platform
 import sys
 from typing import Any
 
-from . import _core, _env
-
-
-def _transport_reason(requested: str, chosen: str, nprocs: int, per_node: int) -> str:
-    if requested != "auto":
-        return f"PYBCL_TRANSPORT={requested}"
-    where = "all" if per_node == nprocs else f"{per_node} of {nprocs}"
-    return f"auto: {where} ranks on this rank's node -> {chosen}"
+from . import _core, _env, _kernel
 
 
 def _wait_reason(wait: dict[str, Any]) -> str:
@@ -41,7 +30,8 @@ def info() -> dict[str, Any]:
         Keys: version, python, platform, mpi_library, mpi_version, mpi4py,
         numpy, rank, nprocs, ranks_per_node, transport,
         transport_requested, transport_reason, segment_size, wait_policy,
-        wait_reason, node_cpus, async_progress_requested, progress_thread.
+        wait_reason, node_cpus, async_progress_requested, progress_thread,
+        progress_reason.
 
     Examples
     --------
@@ -55,9 +45,7 @@ def info() -> dict[str, Any]:
     from . import __version__, _runtime
     if not _core.initialized():
         _runtime.init()
-    nprocs, per_node = _core.nprocs(), _core.ranks_per_node()
-    transport, requested = _core.transport(), _env.transport()
-    wait = _core.wait_policy()
+    wait, reasons = _core.wait_policy(), _core.init_reasons()
     major, minor = MPI.Get_version()
     return {
         "version": __version__,
@@ -68,17 +56,18 @@ def info() -> dict[str, Any]:
         "mpi4py": mpi4py.__version__,
         "numpy": numpy.__version__,
         "rank": _core.rank(),
-        "nprocs": nprocs,
-        "ranks_per_node": per_node,
-        "transport": transport,
-        "transport_requested": requested,
-        "transport_reason": _transport_reason(requested, transport, nprocs, per_node),
+        "nprocs": _core.nprocs(),
+        "ranks_per_node": _core.ranks_per_node(),
+        "transport": _core.transport(),
+        "transport_requested": _env.transport(),
+        "transport_reason": reasons["transport"],
         "segment_size": _core.segment_size(),
         "wait_policy": wait["policy"],
         "wait_reason": _wait_reason(wait),
         "node_cpus": wait["node_cpus"],
-        "async_progress_requested": _env.async_progress(),
+        "async_progress_requested": bool(_env.async_progress(_kernel.in_kernel())),
         "progress_thread": _core.progress_thread(),
+        "progress_reason": reasons["progress_thread"],
     }
 
 

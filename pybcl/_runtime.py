@@ -10,7 +10,7 @@ from typing import Any, TypeVar, Union
 
 import numpy as np
 
-from . import _abort, _core, _env, _mpimatch
+from . import _abort, _core, _env, _kernel, _mpimatch
 
 _state: dict[str, Any] = {"comm": None}
 _T = TypeVar("_T")
@@ -73,7 +73,8 @@ def init(segment_size: Union[int, str, None] = None, comm: Any = None) -> None:
         raise _core.SegmentFull(f"segment_size {segment_size} bytes is larger than any "
                                 "node's memory")
     _env.finalize_timeout()         # a bad value fails here, not at exit
-    _core.init(MPI._addressof(comm), segment_size, _env.transport(), _env.async_progress())
+    _core.init(MPI._addressof(comm), segment_size, _env.transport(),
+               _env.async_progress(_kernel.in_kernel()))
     _state["comm"] = comm
 
 

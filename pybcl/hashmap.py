@@ -67,16 +67,26 @@ class HashMap(_core.HashMap):
 
     __slots__ = ()
 
-    def _gather(self, what: str) -> list[tuple[Any, Any]]:
+    def _gather(self, what: str, keys: bool = True, values: bool = True) -> tuple[Any, Any]:
+        """Collective: every rank's keys and values (those asked for; None
+        for the other), rank 0's first.  A map of fixed-size types travels as
+        arrays (local_arrays(), one allgather of bytes each): NumPy arrays
+        back.  Other maps travel pickled: lists back."""
         # Agreement first (every rank in `what` on this map, or all raise),
         # then the shares travel on pybcl's own communicator: a user's
         # collective on comm() can never match them.
         self._collective_view(what)
-        out: list[tuple[Any, Any]] = []
-        data = pickle.dumps(self.local_items(), protocol=pickle.HIGHEST_PROTOCOL)
-        for share in _core.allgather_bytes(data):
-            out.extend(pickle.loads(share))
-        return out
+        if isinstance(self.key_type, np.dtype) and isinstance(self.value_type, np.dtype):
+            mine = self.local_arrays()
+            got = [np.frombuffer(b"".join(_core.allgather_bytes(part.tobytes())),
+                                 dtype=part.dtype) if wanted else None
+                   for part, wanted in zip(mine, (keys, values))]
+            return got[0], got[1]
+        everyone = [kv for share in _core.allgather_bytes(
+                        pickle.dumps(self.local_items(), protocol=pickle.HIGHEST_PROTOCOL))
+                    for kv in pickle.loads(share)]
+        return ([k for k, _ in everyone] if keys else None,
+                [v for _, v in everyone] if values else None)
 
     def items(self) -> list[tuple[Any, Any]]:
         """Collective: a list of every (key, value) pair of the map.
@@ -90,7 +100,7 @@ class HashMap(_core.HashMap):
         --------
         >>> d = dict(m.items())
         """
-        return self._gather("HashMap.items()")
+        return list(zip(*self._gather("HashMap.items()")))
 
     def keys(self) -> list[Any]:
         """Collective: a list of every key of the map.
@@ -104,7 +114,7 @@ class HashMap(_core.HashMap):
         >>> "apple" in m.keys()
         True
         """
-        return [k for k, _ in self._gather("HashMap.keys()")]
+        return list(self._gather("HashMap.keys()", values=False)[0])
 
     def values(self) -> list[Any]:
         """Collective: a list of every value of the map.
@@ -117,7 +127,7 @@ class HashMap(_core.HashMap):
         --------
         >>> total = sum(m.values())
         """
-        return [v for _, v in self._gather("HashMap.values()")]
+        return list(self._gather("HashMap.values()", keys=False)[1])
 
     def __iter__(self) -> Iterator[Any]:
         """Collective: iterate over every key of the map.
@@ -130,7 +140,7 @@ class HashMap(_core.HashMap):
         --------
         >>> keys = sorted(m)
         """
-        return iter([k for k, _ in self._gather("iter(HashMap)")])
+        return iter(list(self._gather("iter(HashMap)", values=False)[0]))
 
 
 class HashMapBuffer(_core.HashMapBuffer):
@@ -160,10 +170,11 @@ class HashMapBuffer(_core.HashMapBuffer):
         entries, a flush that would fill some rank's share past half grows
         the map once (``resize``, collective: at least doubling, sized by an
         estimate of the keys new to it); should a share still fill, the flush
-        grows it again and goes on until every entry is in, instead of
-        raising ContainerFull.  If the segment cannot hold the larger map,
-        flush raises SegmentFull on every rank and keeps the entries, as
-        after ContainerFull.
+        grows it again (to hold every entry at most half full) and goes on
+        until every entry is in, instead of raising ContainerFull.  If the
+        segment cannot hold the larger map, flush raises SegmentFull on
+        every rank and keeps the entries, as after ContainerFull.  The C
+        core does all of it, inside flush().
 
     Raises
     ------
@@ -183,70 +194,6 @@ class HashMapBuffer(_core.HashMapBuffer):
     """
 
     __slots__ = ()
-
-    def __init__(self, hashmap: HashMap, queue_size: int, message_size: int,
-                 grow: bool = False) -> None:
-        _core.HashMapBuffer.__init__(self, hashmap, queue_size, message_size)
-        if not isinstance(grow, (bool, np.bool_)):
-            _core.collective_failed("HashMapBuffer()")
-            raise TypeError(f"grow must be a bool, not {type(grow).__name__}")
-        _core.agree("HashMapBuffer()", ("grow",), (int(grow),))
-        self._grow = bool(grow)
-
-    def _flush_once(self) -> None:
-        _core.HashMapBuffer.flush(self)
-
-    def flush(self) -> None:
-        """Collective: afterwards every buffered insert is in the hash map.
-
-        Raises
-        ------
-        pybcl.ContainerFull
-            On every rank when the map is full (not with ``grow=True``,
-            which resizes the map until every entry fits); the entries that
-            found no room stay buffered for the next flush.
-        pybcl.SegmentFull
-            On every rank when ``grow=True`` needs a larger map than the
-            segment holds (entries kept, as above).
-        OverflowError
-            On every rank when buffered accumulates would overflow the value
-            type (those are not applied).
-
-        Examples
-        --------
-        >>> buf.accumulate_many(keys)
-        >>> buf.flush()
-        """
-        while True:
-            try:
-                return self._flush_once()
-            except _core.ContainerFull:
-                if not self._grow:
-                    raise
-            self._grow_map()
-
-    def _grow_map(self) -> None:
-        """Collective: resize the map to hold what it has plus every entry
-        the flush could not place (at most half full, as the map promises);
-        SegmentFull on every rank if the segment cannot hold that."""
-        from . import _runtime
-        m = self.hashmap
-        assert m is not None
-        size = m.size()
-        refused = int(_runtime.allreduce(np.array([self.pending], np.int64))[0])
-        old = new = m.capacity
-        while new < 2 * old or new < 2 * (size + refused):
-            new *= 2
-        try:
-            m.resize(new)
-        except (_core.SegmentFull, _core.ContainerFull) as e:
-            # resize fails on every rank (SegmentFull where the segment ran
-            # out, "failed on another rank" elsewhere): one error for all
-            raise _core.SegmentFull(
-                f"HashMapBuffer.flush: the map is full and cannot grow from {old} to "
-                f"{new} buckets in this rank's segment (set PYBCL_SEGMENT_SIZE or "
-                f"pybcl.init(segment_size=...) larger); the entries that found no room "
-                f"are kept for the next flush()") from e
 
     def __enter__(self) -> "HashMapBuffer":
         return self

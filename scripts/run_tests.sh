@@ -14,7 +14,8 @@
 #                                      Open MPI, the package (sdist and wheel
 #                                      built, installed from the sdist into the
 #                                      oldest and newest supported Python, the
-#                                      suite at 2 ranks on each), then the docs.
+#                                      suite at 2 ranks on each), the suite
+#                                      under ASan+UBSan, then the docs.
 # Pass 1 runs every test; the other passes leave out the local tests and the
 # multi-host 2x2 runs the cross-host tests (scripts/test_sets.sh).
 # 8 ranks on a 2-core machine are oversubscribed: pybcl then waits patiently
@@ -29,7 +30,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 QUICK="1 2 rma2"
-FULL="1 2 4 8 rma1 rma2 rma4 rma8 rmanode1 rmanode2 rmanode4 multihost wheel openmpi dist docs"
+FULL="1 2 4 8 rma1 rma2 rma4 rma8 rmanode1 rmanode2 rmanode4 multihost wheel openmpi dist asan docs"
 TIER=quick
 case ${1:-} in
     "") ;;
@@ -46,6 +47,8 @@ export PYBCL_TEST_TIME_LIMIT=${PYBCL_TEST_TIME_LIMIT:-300}
 # Open MPI, each in its own venv (scripts/run_mpi_variants.sh).
 # multihost: the suite across network-namespace hosts (scripts/run_multihost.sh).
 # dist: the sdist and wheel, installed into other Pythons (scripts/check_dist.sh).
+# asan: a scratch build under ASan+UBSan, its self-check, the suite at 2
+# ranks on shm and rma (scripts/run_sanitizers.sh).
 # docs: the Sphinx site, warnings as errors (scripts/build_docs.sh).
 if [ $TIER = full ]; then PASSES=$FULL; else PASSES=$QUICK; fi
 PASSES=${PYBCL_TEST_PASSES:-$PASSES}
@@ -75,6 +78,8 @@ for pass in $PASSES; do
         multihost) LIMIT=${PYBCL_MULTIHOST_TIMEOUT:-4800} run bash scripts/run_multihost.sh ;;
         # builds mpi4py and pybcl twice (two Pythons): its own bound
         dist)   LIMIT=${PYBCL_DIST_TIMEOUT:-2400} run bash scripts/check_dist.sh ;;
+        # a build and two suite passes: its own bound
+        asan)   LIMIT=${PYBCL_ASAN_TIMEOUT:-2400} run bash scripts/run_sanitizers.sh ;;
         docs)   run bash scripts/build_docs.sh ;;
         # 8 ranks on shm: not the apps (at 8 ranks they run on rma, and on
         # shm at 1, 2 and 4; the containers' own tests run here)

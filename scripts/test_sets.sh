@@ -16,12 +16,13 @@ unset t
 
 # CROSS_HOST_TESTS are the folders whose tests move data between ranks
 # through the transport (remote get/put, atomics, batches, collectives and
-# their argument agreement): at 2 hosts x 2 ranks, where rma-node mixes
+# their argument agreement; saving and loading, whose MPI-IO and re-owned
+# keys cross hosts too): at 2 hosts x 2 ranks, where rma-node mixes
 # node peers (memcpy) and TCP peers, these are the paths that differ from
 # one host.  The apps run across hosts in the 3-host suite and in the
 # multi-host pass's own app comparison; the rest is local.
 CROSS_HOST_TESTS=(tests/runtime tests/hashmap tests/queues tests/arrays tests/bloom
-                  tests/faults)
+                  tests/faults tests/io)
 
 # One step of a pass, bounded by $LIMIT seconds (set by the runner); the
 # load average beside its time says how much the machine was shared.

@@ -1,7 +1,7 @@
 /*
  * floor_util.h -- what the raw-MPI floor programs share: the hash-table bucket
  * sequences (so every floor times exactly the same MPI calls the rma transport
- * issues, csrc/containers/bcl_hashmap.c) and the median of repetitions.
+ * issues, csrc/containers/hashmap/bcl_hashmap.c) and the median of repetitions.
  * Header-only: each floor is built from one .c file by the benchmark scripts.
  */
 #ifndef FLOOR_UTIL_H

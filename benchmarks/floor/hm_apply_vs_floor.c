@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "containers/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
 #include "floor_util.h"
 
 #define AHEAD 32

@@ -3,7 +3,7 @@
  * the same sequences, interleaved in ONE job so both see the same load.
  *
  *   mpicc -O2 -Icsrc -o hm_core_vs_floor benchmarks/floor/hm_core_vs_floor.c \
- *         csrc/{runtime,comm,serial,containers}/*.c -lm
+ *         csrc/{runtime,comm,serial,containers,containers/hashmap}/*.c -lm
  *   PYBCL_TRANSPORT=rma mpiexec -n 2 ./hm_core_vs_floor [--reps R] [--block B]
  *
  * Rank 0 works on buckets owned by rank 1 while rank 1 waits in a barrier.
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "containers/bcl_hashmap.h"
+#include "containers/hashmap/bcl_hashmap.h"
 #include "floor_util.h"
 
 static MPI_Win fwin;

@@ -11,5 +11,5 @@ BIN=$(mktemp /tmp/hm_apply_vs_floor.XXXXXX)
 trap 'rm -f "$BIN"' EXIT
 $MPICC -O2 -Wall -I"$ROOT/csrc" -o "$BIN" "$HERE/hm_apply_vs_floor.c" \
     "$ROOT"/csrc/runtime/*.c "$ROOT"/csrc/comm/*.c "$ROOT"/csrc/serial/*.c \
-    "$ROOT"/csrc/containers/*.c -lm
+    "$ROOT"/csrc/containers/*.c "$ROOT"/csrc/containers/hashmap/*.c -lm
 $MPIEXEC -n 1 "$BIN" "$@"

@@ -2,8 +2,8 @@
  * args.c -- argument parsing shared by the METH_FASTCALL | METH_KEYWORDS
  * methods of the binding: every documented parameter can be passed by the
  * name docs/api.md gives it, as users of mpi4py and NumPy expect; and the
- * checks every binding file makes on its arguments and objects (ints in a
- * range, usable containers), so their messages read the same everywhere.
+ * checks every binding file makes on its arguments (ints in a range, str,
+ * float), so their messages read the same everywhere.
  */
 #include "bclpy.h"
 
@@ -142,21 +142,6 @@ int bclpy_u64_mask_arg(PyObject *o, const char *name, uint64_t *out)
     *out = PyLong_AsUnsignedLongLongMask(i);
     Py_DECREF(i);
     return 0;
-}
-
-int bclpy_stale(const char *tname, int created)
-{
-    if (!created)
-        PyErr_Format(bclpy_Error, "%s was not initialised", tname);
-    else if (created == BCLPY_CLOSED)
-        PyErr_Format(PyExc_ValueError, "operation on a closed %s", tname);
-    else if (!bcl_rt.initialized)
-        PyErr_Format(bclpy_Error, "%s cannot be used: pybcl was finalized", tname);
-    else
-        PyErr_Format(bclpy_Error, "%s was made before pybcl.finalize() and the runtime "
-                     "was initialised again: containers do not survive a finalize "
-                     "(make a new one)", tname);
-    return -1;
 }
 
 int bclpy_double_arg(PyObject *o, const char *name, double *out)

@@ -60,7 +60,7 @@ static PyObject *gather_whole(ArrayObject *self, int ok)
                       : self->a.size ? PyArray_DATA((PyArrayObject *)arr) : (void *)self;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_array_gather(&self->a, data);
+    st = bcl_array_gather("np.asarray(DArray)", &self->a, data);
     Py_END_ALLOW_THREADS
     if (exc_type) {              /* this rank's own error comes first */
         PyErr_Restore(exc_type, exc, tb);

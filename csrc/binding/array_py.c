@@ -14,6 +14,8 @@
 #include "binding/array_py.h"
 #include "binding/docstrings/array.h"
 #include "binding/docstrings/array_update.h"
+#include "binding/docstrings/io.h"
+#include "io_py.h"
 
 
 
@@ -332,7 +334,7 @@ static PyObject *array_local(ArrayObject *self, PyObject *noargs)
 {
     if (check_created(self) < 0)
         return NULL;
-    if (!bcl_rt.initialized || self->a.epoch != bcl_rt.local_base) {
+    if (!bcl_epoch_current(self->a.epoch)) {
         PyErr_Format(bclpy_Error, "%s.local(): pybcl was finalized since the array "
                      "was created", tname(self));
         return NULL;
@@ -380,9 +382,26 @@ static PyObject *array_repr(ArrayObject *self)
 
 #define GETTER(name, expr) BCLPY_GETTER(ArrayObject, array, name, check_created, expr)
 GETTER(size, PyLong_FromUnsignedLongLong(self->a.size))
+GETTER(shape, Py_BuildValue("(K)", (unsigned long long)self->a.size))
+GETTER(ndim, PyLong_FromLong(1))
 GETTER(dtype, Py_NewRef((PyObject *)self->dtype))
 GETTER(host, PyLong_FromLong(self->a.host))
 GETTER(block, PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : self->a.block))
+
+int bclpy_array_io_target(PyObject *self, bclpy_io_target *t)
+{
+    ArrayObject *a = (ArrayObject *)self;
+    if (check_created(a) < 0)
+        return -1;
+    t->kind = a->a.host >= 0 ? BCL_SV_ARRAY : BCL_SV_DARRAY;
+    t->arr = &a->a;
+    return 0;
+}
+
+static PyObject *array_save(PyObject *self, BCLPY_FASTARGS)
+{
+    return bclpy_io_save(self, bclpy_array_io_target, args, nargs, kwnames);
+}
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
@@ -396,13 +415,21 @@ static PyMethodDef array_methods[] = {
     {"local_range", (PyCFunction)array_local_range, METH_NOARGS, BCLPY_DOC_ARR_LOCAL_RANGE},
     {"__array__", BCLPY_KW_METHOD(bclpy_array_asarray), BCLPY_DOC_ARR_ARRAY},
     {"update_many", BCLPY_KW_METHOD(bclpy_array_update_many), BCLPY_DOC_ARR_UPDATE_MANY},
+    {"save", BCLPY_KW_METHOD(array_save), BCLPY_DOC_SAVE},
     {NULL, NULL, 0, NULL}
 };
 
+/* The NumPy-like properties both kinds have. */
+#define ARRAY_COMMON_GETSET                                                        \
+    {"size", (getter)array_get_size, NULL,                                         \
+     BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL}, \
+    BCLPY_PROPERTY("shape", array_get_shape, "tuple: (size,), as for a 1-D NumPy array.", \
+                   "a.shape == (a.size,)"),                                        \
+    BCLPY_PROPERTY("ndim", array_get_ndim, "int: 1, as for a 1-D NumPy array.", "a.ndim"), \
+    BCLPY_PROPERTY("dtype", array_get_dtype, "numpy.dtype: the element dtype.", "a.dtype")
+
 static PyGetSetDef darray_getset[] = {
-    {"size", (getter)array_get_size, NULL,
-     BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL},
-    BCLPY_PROPERTY("dtype", array_get_dtype, "numpy.dtype: the element dtype.", "a.dtype"),
+    ARRAY_COMMON_GETSET,
     BCLPY_PROPERTY("block", array_get_block,
                    "int: elements per rank (the last may hold fewer).",
                    "a.block"),
@@ -410,9 +437,7 @@ static PyGetSetDef darray_getset[] = {
 };
 
 static PyGetSetDef harray_getset[] = {
-    {"size", (getter)array_get_size, NULL,
-     BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL},
-    BCLPY_PROPERTY("dtype", array_get_dtype, "numpy.dtype: the element dtype.", "a.dtype"),
+    ARRAY_COMMON_GETSET,
     BCLPY_PROPERTY("host", array_get_host, "int: the rank holding the array.", "a.host"),
     {NULL, NULL, NULL, NULL, NULL}
 };

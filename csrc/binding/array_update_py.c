@@ -334,7 +334,7 @@ static PyObject *db_get_array(bclpy_DABuf *self, void *c)
 
 static PyObject *db_get_message_size(bclpy_DABuf *self, void *c)
 {
-    return PyLong_FromSize_t(self->b.message_size);
+    return PyLong_FromSize_t(self->b.d.message_size);
 }
 
 static PyObject *db_get_op(bclpy_DABuf *self, void *c)

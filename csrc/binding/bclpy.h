@@ -1,11 +1,13 @@
 /*
  * bclpy.h -- shared declarations of the CPython binding layer (pybcl._core).
  *
- * The binding only converts Python objects and calls the C core (csrc/runtime, comm, serial, containers, kernels);
- * it never calls MPI itself.  Every binding file includes this header first.
- * NumPy's C API table is shared across the files of the one extension module:
- * module.c defines BCLPY_IMPORT_ARRAY before including this header and calls
- * import_array(); the other files see NO_IMPORT_ARRAY.
+ * The binding only converts Python objects and calls the C core (csrc/runtime,
+ * comm, serial, containers); it never calls MPI itself.  Every binding file
+ * includes this header first, and so do the apps' extension's (csrc/apps/),
+ * which link the argument, conversion and error helpers too (setup.py).
+ * NumPy's C API table is shared across the files of one extension module:
+ * its module file defines BCLPY_IMPORT_ARRAY before including this header
+ * and calls import_array(); the other files see NO_IMPORT_ARRAY.
  */
 #ifndef BCLPY_H
 #define BCLPY_H
@@ -37,7 +39,10 @@ extern PyObject *bclpy_Empty;
 /* Raise the Python exception matching a core failure `st` (with the core's
  * message) and return NULL, so call sites read `return bclpy_raise(st);`. */
 PyObject *bclpy_raise(bcl_status st);
+/* Create the classes and add them to module m (pybcl._core) ... */
 int bclpy_add_exceptions(PyObject *m);
+/* ... or, in another extension, take those of the module `core` made. */
+int bclpy_adopt_exceptions(PyObject *core);
 
 /* Return raise(st) when the core call `expr` fails with st: the one shape
  * of every binding's error return (raise sets the exception, returns the
@@ -166,11 +171,6 @@ PyObject *bclpy_spec_repr(PyObject *spec);
 /* itemsize bytes of `dtype` -> NumPy scalar. */
 PyObject *bclpy_from_bytes(const void *data, PyArray_Descr *dtype);
 
-/* Zero-copy 1-D NumPy view of `count` elements at `addr` (segment memory),
- * writable, whose base is `owner` (kept alive by the view). */
-PyObject *bclpy_segment_view(void *addr, npy_intp count, PyArray_Descr *dtype,
-                             PyObject *owner);
-
 /* A new 1-d array of n elements of the NumPy type number `type`. */
 PyObject *bclpy_new_1d(npy_intp n, int type);
 
@@ -219,7 +219,7 @@ int64_t bclpy_elemtype_digest(const struct bclpy_elemtype *t);
 int64_t bclpy_dtype_digest(PyArray_Descr *d);
 extern PyMethodDef bclpy_collective_methods[];
 
-/* ---- typed arguments and usable containers (args.c) -------------------- */
+/* ---- typed arguments (args.c) ------------------------------------------ */
 
 /* PyNumber_Index whose TypeError names the argument: a NumPy array passes
  * PyIndex_Check, and NumPy's "only integer scalar arrays ..." names nothing. */
@@ -243,6 +243,15 @@ int bclpy_double_arg(PyObject *o, const char *name, double *out);
  * NULL.  -1 with TypeError naming it. */
 int bclpy_str_arg(PyObject *o, const char *name, int none_ok, const char **out);
 
+/* ---- views of segment memory (view.c) ---------------------------------- */
+
+/* Zero-copy 1-D NumPy view of `count` elements at `addr` (segment memory),
+ * writable, whose base is `owner` (kept alive by the view). */
+PyObject *bclpy_segment_view(void *addr, npy_intp count, PyArray_Descr *dtype,
+                             PyObject *owner);
+
+/* ---- usable containers (lifetime_py.c) --------------------------------- */
+
 /* Containers remember the runtime epoch they were made in (bcl_runtime.h):
  * after finalize() or a re-init their offsets point into segments that are
  * gone or belong to new data.  Their `created`/`live` field is 0 before the
@@ -252,7 +261,7 @@ int bclpy_str_arg(PyObject *o, const char *name, int none_ok, const char **out);
 #define BCLPY_CLOSED 2
 static inline int bclpy_current(int created, uint64_t epoch)
 {
-    return created == 1 && bcl_rt.initialized && epoch == bcl_rt.epoch;
+    return created == 1 && bcl_epoch_current(epoch);
 }
 int bclpy_stale(const char *tname, int created);
 
@@ -372,24 +381,32 @@ PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t narg
      BCLPY_DOC_EXIT}
 
 
+/* ---- module initialisation (modinit.c) ------------------------------- */
+typedef struct bclpy_named_type {
+    const char *name;
+    PyTypeObject *type;
+} bclpy_named_type;
+/* The module of `def`, with the types (readied, added under their names)
+ * and every function of the method tables; NULL with the exception. */
+PyObject *bclpy_module_create(PyModuleDef *def, const bclpy_named_type *types,
+                              size_t ntypes, PyMethodDef *const *tables, size_t ntables);
+/* m.name = obj, taking the new reference obj (NULL: its error is set). */
+int bclpy_add_new_ref(PyObject *m, const char *name, PyObject *obj);
+#define BCLPY_COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
 /* The types and function tables of the binding files; module.c adds each
  * of them to pybcl._core. */
 extern PyMethodDef bclpy_runtime_methods[];    /* module.c */
 extern PyMethodDef bclpy_configure_methods[];  /* configure.c: _configure */
 extern PyMethodDef bclpy_ops_methods[];        /* ops.c */
 extern PyMethodDef bclpy_msgpack_methods[];    /* msgpack_py.c: packb, unpackb, hash64 */
-extern PyMethodDef bclpy_gups_methods[];       /* gups_py.c */
-extern PyMethodDef bclpy_dbg_methods[];        /* dbg_py.c: contig app's graph kernels */
 extern PyTypeObject bclpy_FastQueueType, bclpy_CircularQueueType;  /* queue_py.c */
 extern PyTypeObject bclpy_HashMapType;         /* hashmap_py.c */
 extern PyTypeObject bclpy_HMBufType;           /* hmbuffer_py.c */
 extern PyTypeObject bclpy_BloomType;           /* bloom_py.c */
 extern PyTypeObject bclpy_DArrayType, bclpy_ArrayType;             /* array_py.c */
 extern PyTypeObject bclpy_DABufType;           /* array_update_py.c */
-extern PyTypeObject bclpy_DbgWalkType;         /* dbg_walk_py.c */
-extern PyTypeObject bclpy_KmerReaderType;       /* kmer_py.c: the k-mer app's kernels */
-extern PyMethodDef bclpy_kmer_methods[];
-extern PyTypeObject bclpy_IsxKeyGenType;        /* isx_py.c: ISx's keys and buckets */
-extern PyMethodDef bclpy_isx_methods[];
+extern PyMethodDef bclpy_io_methods[];          /* io_py.c: read, info (save: a method) */
+extern PyMethodDef bclpy_io_load_methods[];     /* io_load_py.c: pybcl.load */
 
 #endif /* BCLPY_H */

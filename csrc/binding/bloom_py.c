@@ -16,6 +16,8 @@
 #include "elemtype.h"
 #include "containers/bcl_bloom.h"
 #include "binding/docstrings/bloom.h"
+#include "binding/docstrings/io.h"
+#include "io_py.h"
 
 enum { FAST_NONE, FAST_U64, FAST_I64 };
 
@@ -33,7 +35,8 @@ typedef struct {
 
 /* ---- keys -> hashes ----------------------------------------------------- */
 
-static int hash_generic(BloomObject *self, PyObject *x, uint64_t *h)
+/* `argname`: the parameter an error names (x, or xs for an element of xs). */
+static int hash_generic(BloomObject *self, PyObject *x, uint64_t *h, const char *argname)
 {
     bcl_mp_writer local, *w = &self->scratch;
     if (self->scratch_busy) {      /* re-entered from a key's own code */
@@ -43,7 +46,7 @@ static int hash_generic(BloomObject *self, PyObject *x, uint64_t *h)
         bcl_mp_writer_reset(w);
     }
     self->scratch_busy++;
-    int rc = bclpy_key_serialize(&self->kt, x, w, "key");
+    int rc = bclpy_key_serialize(&self->kt, x, w, argname);
     self->scratch_busy--;
     if (rc == 0)
         *h = bcl_bloom_hash(w->buf, w->len);
@@ -71,7 +74,7 @@ static inline int key_hash(BloomObject *self, PyObject *x, uint64_t *h)
             PyErr_Clear();
         }
     }
-    return hash_generic(self, x, h);
+    return hash_generic(self, x, h, "x");
 }
 
 static int check_created(BloomObject *self)
@@ -275,7 +278,7 @@ static PyObject *bloom_many(BloomObject *self, PyObject *xs, int insert)
             return hs ? NULL : PyErr_NoMemory();
         }
         for (Py_ssize_t i = 0; i < n; i++) {
-            if (hash_generic(self, PySequence_Fast_GET_ITEM(seq, i), &hs[i]) < 0) {
+            if (hash_generic(self, PySequence_Fast_GET_ITEM(seq, i), &hs[i], "xs") < 0) {
                 PyMem_Free(hs);
                 Py_DECREF(out);
                 Py_DECREF(seq);
@@ -420,6 +423,21 @@ static PyGetSetDef bloom_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
+int bclpy_bloom_io_target(PyObject *self, bclpy_io_target *t)
+{
+    BloomObject *b = (BloomObject *)self;
+    if (check_created(b) < 0)
+        return -1;
+    t->kind = BCL_SV_BLOOM;
+    t->bloom = &b->b;
+    return 0;
+}
+
+static PyObject *bloom_save(PyObject *self, BCLPY_FASTARGS)
+{
+    return bclpy_io_save(self, bclpy_bloom_io_target, args, nargs, kwnames);
+}
+
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
 BCLPY_CLOSE_METHOD(bloom_close, BloomObject, "BloomFilter", live, bcl_bloom_destroy, b)
@@ -433,6 +451,7 @@ static PyMethodDef bloom_methods[] = {
     {"owner", BCLPY_KW_METHOD(bloom_owner), BCLPY_DOC_BF_OWNER},
     {"plan", BCLPY_KW_METHOD(bloom_plan) | METH_STATIC, BCLPY_DOC_BF_PLAN},
     {"predict", BCLPY_KW_METHOD(bloom_predict) | METH_STATIC, BCLPY_DOC_BF_PREDICT},
+    {"save", BCLPY_KW_METHOD(bloom_save), BCLPY_DOC_SAVE},
     {NULL, NULL, 0, NULL}
 };
 

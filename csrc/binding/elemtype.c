@@ -92,7 +92,8 @@ static int mp_fail(bcl_status st)
 
 /* The msgpack writer's errors say "pybcl.packb: ..."; a container's caller
  * needs to know which argument could not be stored: prefix its name (unless
- * the message names one already, as the key rules' "key: unhashable" does). */
+ * the message names one already, as the key rules' "key: unhashable" and
+ * "x must be a str" do). */
 static int named(int rc, const char *argname)
 {
     if (rc >= 0 || !PyErr_Occurred() || !argname)
@@ -106,7 +107,7 @@ static int named(int rc, const char *argname)
     PyObject *msg = val ? PyObject_Str(val) : NULL;
     const char *m = msg ? PyUnicode_AsUTF8(msg) : NULL;
     size_t n = strlen(argname);
-    if (m && !(strncmp(m, argname, n) == 0 && m[n] == ':') &&
+    if (m && !(strncmp(m, argname, n) == 0 && (m[n] == ':' || m[n] == ' ')) &&
         !(strncmp(m, "key:", 4) == 0 || strncmp(m, "value:", 6) == 0)) {
         PyObject *t = PyErr_GivenExceptionMatches(type, PyExc_OverflowError)
                           ? PyExc_OverflowError

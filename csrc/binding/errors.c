@@ -1,7 +1,8 @@
 /*
  * errors.c -- the exceptions of pybcl._core (pybcl.Error and subclasses) and
  * the mapping from a core failure to them.  Every binding file raises
- * through here; it calls no other binding file.
+ * through here; it calls no other binding file.  The apps' extension links
+ * it too, with the classes _core made (bclpy_adopt_exceptions).
  */
 #include "bclpy.h"
 
@@ -27,6 +28,15 @@ PyObject *bclpy_raise(bcl_status st)
     case BCL_ERR_NOMEM: exc = PyExc_MemoryError; break;
     case BCL_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
     case BCL_ERR_REENTRY: exc = PyExc_RuntimeError; break;
+    case BCL_ERR_OS: {
+        /* OSError(errno, message) is the errno's subclass (FileNotFoundError...) */
+        PyObject *args = Py_BuildValue("(is)", bcl_last_os_errno(), bcl_last_error());
+        if (args) {
+            PyErr_SetObject(PyExc_OSError, args);
+            Py_DECREF(args);
+        }
+        return NULL;
+    }
     default: exc = bclpy_Error; break;
     }
     PyErr_SetString(exc, bcl_last_error());
@@ -75,5 +85,16 @@ int bclpy_add_exceptions(PyObject *m)
         PyModule_AddObjectRef(m, "ContainerFull", bclpy_ContainerFull) < 0 ||
         PyModule_AddObjectRef(m, "Empty", bclpy_Empty) < 0)
         return -1;
+    return 0;
+}
+
+int bclpy_adopt_exceptions(PyObject *core)
+{
+    PyObject **mine[] = { &bclpy_Error, &bclpy_SegmentFull, &bclpy_ContainerFull,
+                          &bclpy_Empty };
+    const char *names[] = { "Error", "SegmentFull", "ContainerFull", "Empty" };
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+        if (!(*mine[i] = PyObject_GetAttrString(core, names[i])))
+            return -1;
     return 0;
 }

@@ -1,7 +1,7 @@
 /*
- * hashmap_erase_py.c -- HashMap.erase / erase_many / del m[key] / len(m).
+ * hashmap_erase_py.c -- HashMap.erase / erase_many / del m[key].
  *
- * Deletion's protocol is in the core (csrc/containers/bcl_hashmap.h,
+ * Deletion's protocol is in the core (csrc/containers/hashmap/bcl_hashmap.h,
  * "Deletion"; docs/hashmap.md): this file only converts keys and results.
  */
 #include "bclpy.h"
@@ -87,18 +87,4 @@ int bclpy_hm_delitem(bclpy_HashMap *self, PyObject *key)
     if (r == 0)
         PyErr_SetObject(PyExc_KeyError, key);
     return r > 0 ? 0 : -1;
-}
-
-/* len(m): the collective size(). */
-Py_ssize_t bclpy_hm_length(bclpy_HashMap *self)
-{
-    uint64_t n = 0;
-    bcl_status st;
-    HM_LIVE_OR(self, -1);
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_size(&self->m, &n);
-    Py_END_ALLOW_THREADS
-    if (st != BCL_OK)
-        return bclpy_raise(st), -1;
-    return (Py_ssize_t)n;
 }

@@ -1,6 +1,6 @@
 /*
  * hashmap_py.c -- pybcl._core.HashMap: converts Python keys/values to slot
- * bytes (elemtype.h) and calls the core (csrc/containers/bcl_hashmap.h).
+ * bytes (elemtype.h) and calls the core (csrc/containers/hashmap/bcl_hashmap.h).
  *
  * Hot methods use METH_FASTCALL; each keeps two scratch writers on the
  * object (key bytes, value bytes) so a call allocates nothing but its
@@ -18,6 +18,8 @@
 
 #include "comm/bcl_agree.h"
 #include "binding/docstrings/hashmap.h"
+#include "binding/docstrings/io.h"
+#include "io_py.h"
 
 /* ---- construction -------------------------------------------------------- */
 
@@ -319,12 +321,12 @@ static PyObject *collective(PyObject *(*body)(bclpy_HashMap *, PyObject *),
     return r;
 }
 
-static PyObject *hm_size_body(bclpy_HashMap *self, PyObject *unused)
+static PyObject *size_as(bclpy_HashMap *self, const char *what)
 {
     uint64_t n;
     bcl_status st;
     HM_LIVE_OR(self, NULL);
-    if (agree_view(self, "HashMap.size()") < 0)
+    if (agree_view(self, what) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hm_size(&self->m, &n);
@@ -333,10 +335,31 @@ static PyObject *hm_size_body(bclpy_HashMap *self, PyObject *unused)
     return PyLong_FromUnsignedLongLong(n);
 }
 
-/* size(), len(m): collective and agreement-checked (a subset raises). */
+static PyObject *hm_size_body(bclpy_HashMap *self, PyObject *unused)
+{
+    return size_as(self, "HashMap.size()");
+}
+
+static PyObject *hm_length_body(bclpy_HashMap *self, PyObject *unused)
+{
+    return size_as(self, "len(HashMap)");
+}
+
+/* size(), len(m): collective and agreement-checked (a subset raises), each
+ * under its own name. */
 static PyObject *hm_size(bclpy_HashMap *self, PyObject *noargs)
 {
     return collective(hm_size_body, self, NULL, "HashMap.size()");
+}
+
+static Py_ssize_t hm_length(bclpy_HashMap *self)
+{
+    PyObject *n = collective(hm_length_body, self, NULL, "len(HashMap)");
+    if (!n)
+        return -1;
+    Py_ssize_t r = PyLong_AsSsize_t(n);
+    Py_DECREF(n);
+    return r;
 }
 
 /* _collective_view(what): the first step of the Python-level views
@@ -467,6 +490,20 @@ static PyObject *hm_repr(bclpy_HashMap *self)
     return r;
 }
 
+int bclpy_hm_io_target(PyObject *self, bclpy_io_target *t)
+{
+    bclpy_HashMap *m = (bclpy_HashMap *)self;
+    HM_LIVE_OR(m, -1);
+    t->kind = BCL_SV_HASHMAP;
+    t->hm = &m->m;
+    return 0;
+}
+
+static PyObject *hm_save(PyObject *self, BCLPY_FASTARGS)
+{
+    return bclpy_io_save(self, bclpy_hm_io_target, args, nargs, kwnames);
+}
+
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
 BCLPY_CLOSE_METHOD(hm_close, bclpy_HashMap, "HashMap", live, bcl_hm_destroy, m)
@@ -490,6 +527,7 @@ static PyMethodDef hm_methods[] = {
     {"resize", BCLPY_KW_METHOD(hm_resize), BCLPY_DOC_HM_RESIZE},
     {"_collective_view", BCLPY_KW_METHOD(hm_collective_view), BCLPY_DOC_HM_COLLECTIVE_VIEW},
     {"owner", BCLPY_KW_METHOD(hm_owner), BCLPY_DOC_HM_OWNER},
+    {"save", BCLPY_KW_METHOD(hm_save), BCLPY_DOC_SAVE},
     {NULL, NULL, 0, NULL}
 };
 
@@ -505,7 +543,7 @@ static PyGetSetDef hm_getset[] = {
 };
 
 static PyMappingMethods hm_as_mapping = {
-    .mp_length = (lenfunc)bclpy_hm_length,
+    .mp_length = (lenfunc)hm_length,
     .mp_subscript = (binaryfunc)hm_subscript,
     .mp_ass_subscript = (objobjargproc)hm_ass_subscript,
 };

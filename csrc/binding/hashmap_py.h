@@ -10,7 +10,7 @@
 #define BCLPY_HASHMAP_PY_H
 
 #include "elemtype.h"
-#include "containers/bcl_hashmap.h"
+#include "containers/hashmap/bcl_hashmap.h"
 
 typedef struct {
     PyObject_HEAD
@@ -61,24 +61,23 @@ PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 
-/* ---- deletion and len() (hashmap_erase_py.c) ----------------------------- */
+/* ---- deletion (hashmap_erase_py.c) ------------------------------------- */
 int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key);
 PyObject *bclpy_hm_erase(bclpy_HashMap *self, BCLPY_FASTARGS);
 PyObject *bclpy_hm_erase_many(bclpy_HashMap *self, BCLPY_FASTARGS);
 int bclpy_hm_delitem(bclpy_HashMap *self, PyObject *key);
-Py_ssize_t bclpy_hm_length(bclpy_HashMap *self);
 
-/* ---- HashMapBuffer over bytes/str/object types (hmvbuffer_py.c) --------- */
-struct bcl_hmvbuf;
+/* ---- HashMapBuffer's serialized keys and values (hmvbuffer_py.c) ------- */
+struct bcl_hm_buffer;
 /* 0 if key converts to the map's key type, else -1 with the TypeError. */
 int bclpy_hmv_check_key(bclpy_HashMap *hm, PyObject *key);
-/* insert/accumulate (acc) of one entry; val NULL: a delta of 1.  kw, vw:
- * the buffer's scratch writers. */
-PyObject *bclpy_hmv_add_one(struct bcl_hmvbuf *b, bclpy_HashMap *hm, bcl_mp_writer *kw,
+/* insert/accumulate (acc) of one entry of a map with a bytes/str/object
+ * type; val NULL: a delta of 1.  kw, vw: the buffer's scratch writers. */
+PyObject *bclpy_hmv_add_one(struct bcl_hm_buffer *b, bclpy_HashMap *hm, bcl_mp_writer *kw,
                             bcl_mp_writer *vw, PyObject *key, PyObject *val, int acc);
 /* The same for a sequence of keys and one value per key (or, for a
  * fixed-size value type, one for all; NULL: deltas of 1). */
-PyObject *bclpy_hmv_add_many(struct bcl_hmvbuf *b, bclpy_HashMap *hm, bcl_mp_writer *kw,
+PyObject *bclpy_hmv_add_many(struct bcl_hm_buffer *b, bclpy_HashMap *hm, bcl_mp_writer *kw,
                              bcl_mp_writer *vw, PyObject *keys, PyObject *vals, int acc);
 
 #endif /* BCLPY_HASHMAP_PY_H */

@@ -1,21 +1,18 @@
-/* hmbuffer_py.c -- pybcl._core.HashMapBuffer (core: bcl_hmbuffer.h for
- * fixed-size keys and values, bcl_hmvbuffer.h over bytes/str/object types,
- * whose adding calls are in hmvbuffer_py.c). */
+/* hmbuffer_py.c -- pybcl._core.HashMapBuffer (core: bcl_hashmap_buffer.h,
+ * one interface over fixed-size and bytes/str/object records; converting a
+ * bytes/str/object key or value to its serialized bytes is hmvbuffer_py.c's). */
 #include "bclpy.h"
 
 #include "binding/docstrings/properties.h"
 
 #include "hashmap_py.h"
-#include "containers/bcl_hmbuffer.h"
-#include "containers/bcl_hmvbuffer.h"
+#include "containers/hashmap/bcl_hashmap_buffer.h"
 #include "binding/docstrings/hashmap.h"
 
 typedef struct {
     PyObject_HEAD
-    bcl_hmbuf b;              /* fixed-size keys and values ...             */
-    bcl_hmvbuf v;             /* ... or variable-length ones (var)          */
-    int var;
-    bcl_mp_writer kw, vw;     /* var: scratch for one key's / value's bytes */
+    bcl_hm_buffer b;
+    bcl_mp_writer kw, vw;     /* scratch: a serialized key's / value's bytes */
     bclpy_HashMap *map;       /* owned: the buffer must not outlive its map */
     BCLPY_LIFE_FIELDS;
 } bclpy_HMBuf;
@@ -25,10 +22,18 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     static const char *const kwlist[] = BCLPY_ARGS_HMBUFFER;
     PyObject *a[BCLPY_NNAMES(kwlist)];
     long long qs, ms;
+    int grow = 0;
     if (bclpy_init_once("HashMapBuffer", self->live, args, kwds, kwlist, 3,
                         BCLPY_NNAMES(kwlist), a) < 0)
         return -1;
     PyObject *map = a[0], *qs_obj = a[1], *ms_obj = a[2];
+    if (a[3] && !PyBool_Check(a[3]) && !PyObject_TypeCheck(a[3], &PyBoolArrType_Type)) {
+        PyErr_Format(PyExc_TypeError, "grow must be a bool, not %.100s",
+                     Py_TYPE(a[3])->tp_name);
+        return -1;
+    }
+    if (a[3] && (grow = PyObject_IsTrue(a[3])) < 0)
+        return -1;
     if (!PyObject_TypeCheck(map, &bclpy_HashMapType)) {
         PyErr_Format(PyExc_TypeError, "HashMapBuffer: hashmap must be a pybcl.HashMap, "
                      "not %.100s", Py_TYPE(map)->tp_name);
@@ -44,41 +49,37 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(bclpy_Error, "HashMap is not initialised");
         return -1;
     }
-    static const char *const names[] = { "queue_size", "message_size" };
-    int64_t vals[] = { (int64_t)qs, (int64_t)ms };
-    if (bclpy_agree("HashMapBuffer()", names, vals, 2) < 0)
+    static const char *const names[] = { "queue_size", "message_size", "grow" };
+    int64_t vals[] = { (int64_t)qs, (int64_t)ms, grow };
+    if (bclpy_agree("HashMapBuffer()", names, vals, 3) < 0)
         return -1;
     bcl_status st;
-    int var = hm->m.key_var || hm->m.val_var;
     Py_BEGIN_ALLOW_THREADS
-    st = var ? bcl_hmvbuf_create(&self->v, &hm->m, (size_t)qs, (size_t)ms)
-             : bcl_hmbuf_create(&self->b, &hm->m, (size_t)qs, (size_t)ms);
+    st = bcl_hm_buffer_create(&self->b, &hm->m, (size_t)qs, (size_t)ms, grow);
     Py_END_ALLOW_THREADS
     if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
         return -1;
     Py_INCREF(map);
     self->map = hm;
-    self->var = var;
     return 0;
 }
 
 BCLPY_COLLECTIVE_INIT(hb_init, hb_init_body, "HashMapBuffer()")
 
-/* The queues other ranks push into outlive this rank's handle (see
- * bcl_lifetime.h); bcl_hmbuf_destroy frees only private memory once the
- * runtime is down. */
-BCLPY_FREE_BURIED(hb_free_buried, bcl_hmbuf_destroy)
-/* The variable-length buffer has no storage peers use: all private. */
-BCLPY_FREE_BURIED(hv_free_buried, bcl_hmvbuf_destroy)
+/* The inboxes other ranks push into outlive this rank's handle (see
+ * bcl_lifetime.h): freed once every rank has dropped the buffer, or only
+ * its private memory where peers may still use them. */
+static void hb_free_buried(void *obj, int storage)
+{
+    bcl_hm_buffer_destroy(obj, storage);
+    free(obj);
+}
 
 static void hb_dealloc(bclpy_HMBuf *self)
 {
-    if (self->var && !bclpy_life_bury(self->live, self->epoch, &self->life, &self->v,
-                                      sizeof self->v, hv_free_buried) && self->live == 1)
-        bcl_hmvbuf_destroy(&self->v);   /* stale: private memory only */
-    else if (!self->var)
-        bclpy_life_bury(self->live, self->epoch, &self->life, &self->b, sizeof self->b,
-                        hb_free_buried);
+    if (!bclpy_life_bury(self->live, self->epoch, &self->life, &self->b, sizeof self->b,
+                         hb_free_buried) && self->live == 1)
+        bcl_hm_buffer_destroy(&self->b, 0);   /* stale: private memory only */
     bcl_mp_writer_free(&self->kw);
     bcl_mp_writer_free(&self->vw);
     Py_XDECREF(self->map);
@@ -90,7 +91,6 @@ static int hb_live(bclpy_HMBuf *self)
 {
     BCLPY_LIVE_OR("HashMapBuffer", self->live, self->epoch, -1);
     HM_LIVE_OR(self->map, -1);
-    self->b.m = self->v.m = &self->map->m;   /* resize() moves the table */
     return 0;
 }
 
@@ -108,7 +108,7 @@ static PyObject *add_one(bclpy_HMBuf *self, PyObject *key, PyObject *val, int ac
     Py_XDECREF(one);
     if (rc < 0)
         return NULL;
-    bcl_status st = bcl_hmbuf_add(&self->b, kb, vb, acc);
+    bcl_status st = bcl_hm_buffer_add(&self->b, kb, hm->m.key_size, vb, hm->m.val_size, acc);
     if (st != BCL_OK)
         return bclpy_raise(st);
     Py_RETURN_NONE;
@@ -131,11 +131,11 @@ static PyObject *add_many(bclpy_HMBuf *self, PyObject *keys, PyObject *vals, int
         PyErr_Format(PyExc_ValueError, "%zd values for %zd keys",
                      (Py_ssize_t)PyArray_SIZE(va), (Py_ssize_t)k);
     else if (va) {
-        const char *kd = PyArray_DATA(ka), *vd = PyArray_DATA(va);
+        const unsigned char *kd = PyArray_DATA(ka), *vd = PyArray_DATA(va);
         size_t vstep = PyArray_SIZE(va) == 1 ? 0 : hm->m.val_size;
         bcl_status st;
         Py_BEGIN_ALLOW_THREADS
-        st = bcl_hmbuf_add_many(&self->b, kd, vd, vstep, (size_t)k, acc);
+        st = bcl_hm_buffer_add_many(&self->b, kd, NULL, (size_t)k, vd, NULL, vstep, acc);
         Py_END_ALLOW_THREADS
         if (st != BCL_OK)
             bclpy_raise(st);
@@ -155,17 +155,20 @@ static PyObject *hb_add(bclpy_HMBuf *self, BCLPY_FASTARGS, const char *fname,
     PyObject *a[2];
     if (bclpy_parse(fname, args, nargs, kwnames, names, acc ? 1 : 2, 2, a) < 0)
         return NULL;
+    /* Keys and values convert as the map's types say: to their bytes, or
+     * serialized (bytes/str/object types: hmvbuffer_py.c). */
+    bclpy_HashMap *hm = self->map;
+    int serialized = hm && (hm->m.key_var || hm->m.val_var);
     /* one key's TypeError first, closed buffer or not */
-    if (self->var && !many && self->map && bclpy_hmv_check_key(self->map, a[0]) < 0)
+    if (serialized && !many && bclpy_hmv_check_key(hm, a[0]) < 0)
         return NULL;
     if (hb_live(self) < 0)
         return NULL;
-    if (acc && self->map->m.num == BCL_HM_NUM_NONE)
-        return bclpy_hm_not_numeric(self->map, fname);
-    if (self->var && many)
-        return bclpy_hmv_add_many(&self->v, self->map, &self->kw, &self->vw, a[0], a[1], acc);
-    if (self->var)
-        return bclpy_hmv_add_one(&self->v, self->map, &self->kw, &self->vw, a[0], a[1], acc);
+    if (acc && hm->m.num == BCL_HM_NUM_NONE)
+        return bclpy_hm_not_numeric(hm, fname);
+    if (serialized)
+        return (many ? bclpy_hmv_add_many : bclpy_hmv_add_one)(&self->b, hm, &self->kw,
+                                                               &self->vw, a[0], a[1], acc);
     return many ? add_many(self, a[0], a[1], acc) : add_one(self, a[0], a[1], acc);
 }
 
@@ -181,25 +184,13 @@ HB_ADD_METHOD(hb_accumulate, BCLPY_ARGS_HB_ACCUMULATE, "accumulate", 1, 0)
 HB_ADD_METHOD(hb_insert_many, BCLPY_ARGS_HB_INSERT_MANY, "insert_many", 0, 1)
 HB_ADD_METHOD(hb_accumulate_many, BCLPY_ARGS_HB_ACCUMULATE_MANY, "accumulate_many", 1, 1)
 
-/* The buffer's identity, the same on every rank for one buffer: the
- * offsets of the queues it hosts. */
-static int64_t buffer_digest(const bclpy_HMBuf *self)
-{
-    uint64_t h = 1469598103934665603ull;
-    if (self->var)   /* no queues: its creation number, the same on every rank */
-        return (int64_t)((h ^ self->life.seq) * 1099511628211ull >> 1);
-    for (int r = 0; r < self->b.nq; r++)
-        h = (h ^ self->b.q[r].block.offset) * 1099511628211ull;
-    return (int64_t)(h >> 1);
-}
-
 /* flush() agrees first (the same step as every collective): a rank in
  * another collective, or flushing another buffer, makes all raise here
  * instead of feeding garbage to the flush's own reductions. */
 static int flush_agree(bclpy_HMBuf *self)
 {
     static const char *const names[] = { "#buffer" };
-    int64_t vals[] = { buffer_digest(self) };
+    int64_t vals[] = { (int64_t)(bcl_hm_buffer_digest(&self->b) >> 1) };
     bclpy_collective_begin();
     int rc = bclpy_current(self->live, self->epoch) ? 0 : bclpy_stale("HashMapBuffer",
                                                                        self->live);
@@ -214,7 +205,7 @@ static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
         return NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = self->var ? bcl_hmvbuf_flush(&self->v) : bcl_hmbuf_flush(&self->b);
+    st = bcl_hm_buffer_flush(&self->b);
     Py_END_ALLOW_THREADS
     CHECK(st);
     Py_RETURN_NONE;
@@ -222,30 +213,17 @@ static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
 
 static PyObject *hb_overflowed(bclpy_HMBuf *self, void *closure)
 {
-    return PyLong_FromUnsignedLongLong(self->var ? 0 : self->b.waited);
+    return PyLong_FromUnsignedLongLong(bcl_hm_buffer_waited(&self->b));
 }
 
 static PyObject *hb_pending(bclpy_HMBuf *self, void *closure)
 {
-    return PyLong_FromUnsignedLongLong(self->var ? bcl_hmvbuf_pending(&self->v)
-                                                 : bcl_hmbuf_pending(&self->b));
+    return PyLong_FromUnsignedLongLong(bcl_hm_buffer_pending(&self->b));
 }
 
-static PyObject *hb_get_grow(bclpy_HMBuf *self, void *closure)
+static PyObject *hb_grow(bclpy_HMBuf *self, void *closure)
 {
-    return PyBool_FromLong(self->var ? self->v.grow : self->b.grow);
-}
-
-static int hb_set_grow(bclpy_HMBuf *self, PyObject *value, void *closure)
-{
-    int grow = value ? PyObject_IsTrue(value) : 0;
-    if (grow < 0)
-        return -1;
-    if (self->var)
-        self->v.grow = grow != 0;
-    else
-        bcl_hmbuf_set_grow(&self->b, grow);
-    return 0;
+    return PyBool_FromLong(self->b.grow);
 }
 
 static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
@@ -257,19 +235,11 @@ static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
 
 /* Every parameter may be passed by its documented name (docs/api.md). */
 
-/* Entries not yet flushed are dropped with the buffer (flush() first). */
-static PyObject *hb_close(bclpy_HMBuf *self, PyObject *noargs)
-{
-    int rc = bclpy_life_closing("HashMapBuffer", self->live, self->epoch, &self->life);
-    if (rc == 0) {
-        if (self->var)
-            bcl_hmvbuf_destroy(&self->v);
-        else
-            bcl_hmbuf_destroy(&self->b);    /* every rank is here: no push is coming */
-        self->live = BCLPY_CLOSED;
-    }
-    return rc < 0 ? NULL : Py_NewRef(Py_None);
-}
+/* close(): entries not yet flushed are dropped with the buffer (flush()
+ * first); every rank is here, no push is coming, the inboxes go too. */
+static void hb_destroy_all(bcl_hm_buffer *b) { bcl_hm_buffer_destroy(b, 1); }
+
+BCLPY_CLOSE_METHOD(hb_close, bclpy_HMBuf, "HashMapBuffer", live, hb_destroy_all, b)
 
 static PyMethodDef hb_methods[] = {
     BCLPY_LIFE_METHODS(hb_close),
@@ -291,10 +261,9 @@ static PyGetSetDef hb_getset[] = {
      BCLPY_DOC_PROP("int: entries this rank hands to the map at the next flush() "
                     "(buffered since the last flush began, plus those a full map "
                     "refused).", "buf.pending"), NULL},
-    {"_grow", (getter)hb_get_grow, (setter)hb_set_grow,
-     "Set by pybcl.HashMapBuffer(grow=True): flush() resizes a map its entries "
-     "would fill past half, and reports a full map quickly, since the caller "
-     "will resize it.", NULL},
+    {"grow", (getter)hb_grow, NULL,
+     BCLPY_DOC_PROP("bool: flush() grows the map until every entry fits "
+                    "(HashMapBuffer(..., grow=True)).", "buf.grow"), NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 
@@ -303,9 +272,9 @@ static PyObject *hb_repr(bclpy_HMBuf *self)
     if (!bclpy_current(self->live, self->epoch))
         return PyUnicode_FromString("<pybcl.HashMapBuffer (not created)>");
     return PyUnicode_FromFormat("pybcl.HashMapBuffer(hashmap=%R, queue_size=%zu, "
-                                "message_size=%zu)", (PyObject *)self->map,
-                                self->var ? self->v.queue_size : self->b.queue_size,
-                                self->var ? self->v.message_size : self->b.message_size);
+                                "message_size=%zu, grow=%s)", (PyObject *)self->map,
+                                self->b.queue_size, self->b.message_size,
+                                self->b.grow ? "True" : "False");
 }
 
 PyTypeObject bclpy_HMBufType = {

@@ -1,6 +1,7 @@
 /* hmvbuffer_py.c -- HashMapBuffer's adding calls over a map with
- * bytes/str/object keys or values (core: bcl_hmvbuffer.h).  hmbuffer_py.c
- * owns the type and calls these; keys and values are serialized to their
+ * bytes/str/object keys or values (core: bcl_hashmap_buffer.h, whose
+ * records are then bcl_hmvbuffer.h's).  hmbuffer_py.c owns the type and
+ * calls these; keys and values are serialized to their
  * msgpack bytes here, as HashMap.insert does, under the GIL, then handed
  * to the core with the GIL released. */
 #include "bclpy.h"
@@ -9,7 +10,7 @@
 #include <string.h>
 
 #include "hashmap_py.h"
-#include "containers/bcl_hmvbuffer.h"
+#include "containers/hashmap/bcl_hashmap_buffer.h"
 
 #define KEY_PREFETCH 32         /* keys between a prefetch and its conversion */
 
@@ -40,7 +41,7 @@ int bclpy_hmv_check_key(bclpy_HashMap *hm, PyObject *key)
     return rc;
 }
 
-PyObject *bclpy_hmv_add_one(bcl_hmvbuf *b, bclpy_HashMap *hm, bcl_mp_writer *kw,
+PyObject *bclpy_hmv_add_one(bcl_hm_buffer *b, bclpy_HashMap *hm, bcl_mp_writer *kw,
                             bcl_mp_writer *vw, PyObject *key, PyObject *val, int acc)
 {
     bcl_mp_writer_reset(kw);
@@ -52,7 +53,7 @@ PyObject *bclpy_hmv_add_one(bcl_hmvbuf *b, bclpy_HashMap *hm, bcl_mp_writer *kw,
     Py_XDECREF(one);
     if (rc < 0)
         return NULL;
-    bcl_status st = bcl_hmvbuf_add(b, kw->buf, kw->len, vw->buf, vw->len, acc);
+    bcl_status st = bcl_hm_buffer_add(b, kw->buf, kw->len, vw->buf, vw->len, acc);
     if (st != BCL_OK)
         return bclpy_raise(st);
     Py_RETURN_NONE;
@@ -107,7 +108,7 @@ static int values_bytes(const bclpy_HashMap *hm, PyObject *vals, Py_ssize_t n,
     return rc;
 }
 
-PyObject *bclpy_hmv_add_many(bcl_hmvbuf *b, bclpy_HashMap *hm, bcl_mp_writer *kw,
+PyObject *bclpy_hmv_add_many(bcl_hm_buffer *b, bclpy_HashMap *hm, bcl_mp_writer *kw,
                              bcl_mp_writer *vw, PyObject *keys, PyObject *vals, int acc)
 {
     PyObject *seq = PySequence_Fast(keys, "keys must be a sequence");
@@ -128,7 +129,7 @@ PyObject *bclpy_hmv_add_many(bcl_hmvbuf *b, bclpy_HashMap *hm, bcl_mp_writer *kw
     if (keys_bytes(hm, seq, kw, koff) < 0)
         goto out;
     const unsigned char *vd;
-    size_t vstep = 0, vlen = hm->m.val_size;
+    size_t vstep = 0;
     if (bclpy_elemtype_is_var(&hm->vt)) {
         if (values_bytes(hm, vals, n, vw, voff) < 0)
             goto out;
@@ -145,13 +146,13 @@ PyObject *bclpy_hmv_add_many(bcl_hmvbuf *b, bclpy_HashMap *hm, bcl_mp_writer *kw
             goto out;
         }
         vd = PyArray_DATA(va);
-        vstep = PyArray_SIZE(va) == 1 ? 0 : vlen;
+        vstep = PyArray_SIZE(va) == 1 ? 0 : hm->m.val_size;
     }
     int var = bclpy_elemtype_is_var(&hm->vt);
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_hmvbuf_add_many(b, kw->buf, koff, (size_t)n, vd, var ? voff : NULL, vstep,
-                             vlen, acc);
+    st = bcl_hm_buffer_add_many(b, kw->buf, koff, (size_t)n, vd, var ? voff : NULL, vstep,
+                                acc);
     Py_END_ALLOW_THREADS
     if (st != BCL_OK)
         bclpy_raise(st);

@@ -1,7 +1,8 @@
 /*
  * lifetime_py.c -- what every container type of the binding shares about its
  * lifetime: registration at creation, burial at deallocation, the collective
- * close() and the context-manager methods (core: runtime/bcl_lifetime.h).
+ * close() and the context-manager methods (core: runtime/bcl_lifetime.h),
+ * and the error of a container used when it is not usable.
  */
 #include "bclpy.h"
 
@@ -113,4 +114,19 @@ PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t narg
         return NULL;
     Py_DECREF(r);
     Py_RETURN_FALSE;
+}
+
+int bclpy_stale(const char *tname, int created)
+{
+    if (!created)
+        PyErr_Format(bclpy_Error, "%s was not initialised", tname);
+    else if (created == BCLPY_CLOSED)
+        PyErr_Format(PyExc_ValueError, "operation on a closed %s", tname);
+    else if (!bcl_rt.initialized)
+        PyErr_Format(bclpy_Error, "%s cannot be used: pybcl was finalized", tname);
+    else
+        PyErr_Format(bclpy_Error, "%s was made before pybcl.finalize() and the runtime "
+                     "was initialised again: containers do not survive a finalize "
+                     "(make a new one)", tname);
+    return -1;
 }

@@ -11,13 +11,15 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "comm/bcl_agree.h"
 #include "comm/bcl_depart.h"
+#include "comm/bcl_resync.h"
 #include "runtime/bcl_exit_guard.h"
 #include "runtime/bcl_interrupt.h"
 #include "runtime/bcl_ompi_osc.h"
 #include "runtime/bcl_watchdog.h"
 #include "containers/bcl_object.h"
-#include "kernels/bcl_kmer.h"
+#include "binding/capi.h"
 #include "binding/docstrings/runtime.h"
 
 /* The core's wait loops call this (bcl_interrupt.h): run Python's pending
@@ -36,20 +38,6 @@ static int check_python_signals(void)
     return raised;
 }
 
-static int parse_transport(const char *name, bcl_transport *out)
-{
-    if (!strcmp(name, "auto")) *out = BCL_TRANSPORT_AUTO;
-    else if (!strcmp(name, "shm")) *out = BCL_TRANSPORT_SHM;
-    else if (!strcmp(name, "rma")) *out = BCL_TRANSPORT_RMA;
-    else if (!strcmp(name, "rma-node")) *out = BCL_TRANSPORT_RMA_NODE;
-    else {
-        PyErr_Format(PyExc_ValueError, "transport must be 'auto', 'shm', 'rma' or 'rma-node', "
-                     "not %R", PyUnicode_FromString(name));
-        return -1;
-    }
-    return 0;
-}
-
 /* init(comm_address, segment_size, transport, async_progress)
  * comm_address: address of an MPI_Comm handle (mpi4py's MPI._addressof). */
 static PyObject *py_init(PyObject *self, BCLPY_FASTARGS)
@@ -57,20 +45,20 @@ static PyObject *py_init(PyObject *self, BCLPY_FASTARGS)
     PyObject *a[4];
     long long comm_addr, segsize;
     const char *transport;
-    int async_progress;
+    long long async_progress;
     if (bclpy_parse("init", args, nargs, kwnames, NULL, 4, 4, a) < 0 ||
         bclpy_int_arg(a[0], "comm_address", 0, LLONG_MAX, &comm_addr) < 0 ||
         bclpy_int_arg(a[1], "segment_size", 1, PY_SSIZE_T_MAX, &segsize) < 0 ||
         bclpy_str_arg(a[2], "transport", 0, &transport) < 0 ||
-        (async_progress = PyObject_IsTrue(a[3])) < 0)
+        bclpy_int_arg(a[3], "async_progress", BCL_PROGRESS_OFF, BCL_PROGRESS_ALWAYS,
+                      &async_progress) < 0)
         return NULL;
     bcl_transport t;
-    if (parse_transport(transport, &t) < 0)
-        return NULL;
+    CHECK(bcl_transport_parse(transport, &t));
     MPI_Comm comm = comm_addr ? *(MPI_Comm *)(uintptr_t)comm_addr : MPI_COMM_NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = bcl_init(comm, (size_t)segsize, t, async_progress);
+    st = bcl_init(comm, (size_t)segsize, t, (int)async_progress);
     Py_END_ALLOW_THREADS
     CHECK(st);
     Py_RETURN_NONE;
@@ -123,29 +111,19 @@ static PyObject *py_initialized(PyObject *self, PyObject *noargs)
             return NULL;                 \
     } while (0)
 
-static PyObject *py_rank(PyObject *self, PyObject *noargs)
-{
-    NEED_INIT();
-    return PyLong_FromLong(bcl_rt.rank);
-}
+/* Define `fn`, a query of the runtime's state: `expr` once the runtime is
+ * up (initialised with the defaults if nobody has yet). */
+#define RUNTIME_QUERY(fn, expr)                                                 \
+    static PyObject *fn(PyObject *self, PyObject *noargs)                      \
+    {                                                                           \
+        NEED_INIT();                                                            \
+        return (expr);                                                          \
+    }
 
-static PyObject *py_nprocs(PyObject *self, PyObject *noargs)
-{
-    NEED_INIT();
-    return PyLong_FromLong(bcl_rt.nprocs);
-}
-
-static PyObject *py_transport(PyObject *self, PyObject *noargs)
-{
-    NEED_INIT();
-    return PyUnicode_FromString(bcl_transport_name(bcl_rt.transport));
-}
-
-static PyObject *py_segment_size(PyObject *self, PyObject *noargs)
-{
-    NEED_INIT();
-    return PyLong_FromSize_t(bcl_rt.segment_size);
-}
+RUNTIME_QUERY(py_rank, PyLong_FromLong(bcl_rt.rank))
+RUNTIME_QUERY(py_nprocs, PyLong_FromLong(bcl_rt.nprocs))
+RUNTIME_QUERY(py_transport, PyUnicode_FromString(bcl_transport_name(bcl_rt.transport)))
+RUNTIME_QUERY(py_segment_size, PyLong_FromSize_t(bcl_rt.segment_size))
 
 static PyObject *py_barrier(PyObject *self, PyObject *noargs)
 {
@@ -321,17 +299,33 @@ static PyObject *py_allreduce_inplace(PyObject *self, BCLPY_FASTARGS)
     Py_RETURN_NONE;
 }
 
-/* Diagnostics for pybcl.info(): what init decided, read back from the core. */
-static PyObject *py_ranks_per_node(PyObject *self, PyObject *noargs)
+/* Diagnostics for pybcl.info(): what init decided, and why, read back from
+ * the core (bcl_runtime.h). */
+RUNTIME_QUERY(py_ranks_per_node, PyLong_FromLong(bcl_rt.node_ranks))
+RUNTIME_QUERY(py_progress_thread, PyBool_FromLong(bcl_rt.progress_thread))
+RUNTIME_QUERY(py_reasons, Py_BuildValue("{ssss}", "transport", bcl_rt.transport_reason,
+                                        "progress_thread", bcl_rt.progress_reason))
+
+/* An interactive kernel's cells (pybcl/_kernel.py): the ranks get back in
+ * step after a cell that failed on some of them (comm/bcl_resync.h). */
+static PyObject *py_cell_started(PyObject *self, PyObject *noargs)
 {
-    NEED_INIT();
-    return PyLong_FromLong(bcl_rt.node_ranks);
+    if (bcl_rt.initialized)
+        bcl_resync_cell_start();
+    Py_RETURN_NONE;
 }
 
-static PyObject *py_progress_thread(PyObject *self, PyObject *noargs)
+static PyObject *py_cell_failed(PyObject *self, BCLPY_FASTARGS)
 {
-    NEED_INIT();
-    return PyBool_FromLong(bcl_rt.async_progress && bcl_rt.transport != BCL_TRANSPORT_SHM);
+    static const char *const names[] = BCLPY_ARGS_CELL_FAILED;
+    PyObject *a[1];
+    const char *why;
+    if (bclpy_parse("_cell_failed", args, nargs, kwnames, names, 1, 1, a) < 0 ||
+        bclpy_str_arg(a[0], "why", 0, &why) < 0)
+        return NULL;
+    if (bcl_rt.initialized)
+        CHECK(bcl_resync_announce(bcl_agree_rounds(), why));
+    Py_RETURN_NONE;
 }
 
 /* Before MPI_Init: what pybcl._env must put in the environment (bcl_ompi_osc.h). */
@@ -365,12 +359,15 @@ PyMethodDef bclpy_runtime_methods[] = {
     {"watchdog_disarm", py_watchdog_disarm, METH_NOARGS, BCLPY_DOC_WATCHDOG_DISARM},
     {"ranks_per_node", py_ranks_per_node, METH_NOARGS, BCLPY_DOC_RANKS_PER_NODE},
     {"progress_thread", py_progress_thread, METH_NOARGS, BCLPY_DOC_PROGRESS_THREAD},
+    {"init_reasons", py_reasons, METH_NOARGS, BCLPY_DOC_INIT_REASONS},
     {"mpi_env_default", py_mpi_env_default, METH_NOARGS, BCLPY_DOC_MPI_ENV_DEFAULT},
+    {"_cell_started", py_cell_started, METH_NOARGS, BCLPY_DOC_CELL_STARTED},
+    {"_cell_failed", BCLPY_KW_METHOD(py_cell_failed), BCLPY_DOC_CELL_FAILED},
     {NULL, NULL, 0, NULL}
 };
 
 /* Every type and function table of pybcl._core, declared in bclpy.h. */
-static const struct { const char *name; PyTypeObject *type; } types[] = {
+static const bclpy_named_type types[] = {
     {"GlobalPtr", &bclpy_GlobalPtrType},
     {"FastQueue", &bclpy_FastQueueType},
     {"CircularQueue", &bclpy_CircularQueueType},
@@ -380,28 +377,27 @@ static const struct { const char *name; PyTypeObject *type; } types[] = {
     {"DArray", &bclpy_DArrayType},
     {"Array", &bclpy_ArrayType},
     {"DArrayBuffer", &bclpy_DABufType},
-    {"DbgWalk", &bclpy_DbgWalkType},
-    {"KmerReader", &bclpy_KmerReaderType},
-    {"IsxKeyGen", &bclpy_IsxKeyGenType},
 };
 
 static PyMethodDef *const method_tables[] = {
     bclpy_runtime_methods, bclpy_configure_methods, bclpy_ops_methods, bclpy_collective_methods,
-    bclpy_msgpack_methods, bclpy_gups_methods, bclpy_dbg_methods, bclpy_kmer_methods,
-    bclpy_isx_methods,
+    bclpy_msgpack_methods, bclpy_io_methods, bclpy_io_load_methods,
 };
 
-static int add_types_and_functions(PyObject *m)
+static PyObject *transport_names(void)
 {
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (PyType_Ready(types[i].type) < 0 ||
-            PyModule_AddObjectRef(m, types[i].name, (PyObject *)types[i].type) < 0)
-            return -1;
-    for (size_t i = 0; i < sizeof method_tables / sizeof method_tables[0]; i++)
-        if (PyModule_AddFunctions(m, method_tables[i]) < 0)
-            return -1;
-    /* the k-mer reader's sketch size, for pybcl.apps.kmer */
-    return PyModule_AddIntConstant(m, "HLL_REGISTERS", BCL_HLL_REGS);
+    Py_ssize_t n = 0;
+    while (bcl_transport_nth_name((int)n))
+        n++;
+    PyObject *names = PyTuple_New(n);
+    for (Py_ssize_t i = 0; names && i < n; i++) {
+        PyObject *name = PyUnicode_FromString(bcl_transport_nth_name((int)i));
+        if (!name)
+            Py_CLEAR(names);
+        else
+            PyTuple_SET_ITEM(names, i, name);
+    }
+    return names;
 }
 
 static struct PyModuleDef core_module = {
@@ -413,13 +409,17 @@ static struct PyModuleDef core_module = {
 PyMODINIT_FUNC PyInit__core(void)
 {
     import_array();
-    PyObject *m = PyModule_Create(&core_module);
+    PyObject *m = bclpy_module_create(&core_module, types, BCLPY_COUNT(types), method_tables,
+                                      BCLPY_COUNT(method_tables));
+    /* the exceptions; the transports' names, from the core's one table
+     * (pybcl._env checks PYBCL_TRANSPORT against them); the C functions
+     * other extensions may call (capi.h) */
+    if (m && (bclpy_add_exceptions(m) < 0 ||
+              bclpy_add_new_ref(m, "TRANSPORTS", transport_names()) < 0 ||
+              bclpy_add_new_ref(m, "_C_API", bclpy_capi_capsule()) < 0))
+        Py_CLEAR(m);
     if (!m)
         return NULL;
-    if (bclpy_add_exceptions(m) < 0 || add_types_and_functions(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
     main_thread = pthread_self();
     bcl_set_interrupt_hook(check_python_signals);
     return m;

@@ -14,6 +14,8 @@
 #include "elemtype.h"
 #include "containers/bcl_queue.h"
 #include "binding/docstrings/queue.h"
+#include "binding/docstrings/io.h"
+#include "io_py.h"
 
 typedef struct {
     PyObject_HEAD
@@ -559,6 +561,22 @@ static PyObject *q_repr(QueueObject *self)
     return r;
 }
 
+int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t)
+{
+    QueueObject *q = (QueueObject *)self;
+    if (usable(q) < 0)
+        return -1;
+    t->kind = q->q.kind == BCL_QUEUE_CIRCULAR ? BCL_SV_CIRCULARQUEUE : BCL_SV_FASTQUEUE;
+    t->q = &q->q;
+    t->var = bclpy_elemtype_is_var(&q->et);
+    return 0;
+}
+
+static PyObject *q_save(PyObject *self, BCLPY_FASTARGS)
+{
+    return bclpy_io_save(self, bclpy_queue_io_target, args, nargs, kwnames);
+}
+
 static PyMethodDef queue_methods[] = {
     BCLPY_LIFE_METHODS(q_close),
     {"push", BCLPY_KW_METHOD(q_push), BCLPY_DOC_Q_PUSH},
@@ -570,6 +588,7 @@ static PyMethodDef queue_methods[] = {
     {"size", (PyCFunction)q_size, METH_NOARGS, BCLPY_DOC_Q_SIZE},
     {"resize", BCLPY_KW_METHOD(q_resize), BCLPY_DOC_Q_RESIZE},
     {"migrate", BCLPY_KW_METHOD(q_migrate), BCLPY_DOC_Q_MIGRATE},
+    {"save", BCLPY_KW_METHOD(q_save), BCLPY_DOC_SAVE},
     {NULL, NULL, 0, NULL}
 };
 

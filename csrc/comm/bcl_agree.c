@@ -6,6 +6,7 @@
 
 #include "comm/bcl_agree_node.h"
 #include "comm/bcl_comm.h"
+#include "comm/bcl_resync.h"
 #include "runtime/bcl_lifetime.h"
 
 int64_t bcl_agree_digest(const char *s)
@@ -47,17 +48,64 @@ static void fill_words(int64_t *buf, int rank, int failed, int64_t tag,
     }
 }
 
-/* The exchange by one MPI allreduce: the words above, MIN-reduced.  The
- * reclaim is applied only when every rank was in this same call: garbage
- * from a mismatched peer must not free anything. */
+/* ---- rounds (comm/bcl_resync.h) --------------------------------------
+ * Every agreement is one round, numbered 1, 2, ... per runtime alike on
+ * every rank; `entered` counts the rounds this rank has taken part in.  On
+ * the MPI exchange a round this rank left before it completed (a peer
+ * stopped its cell, or Ctrl-C) stays pending here with its buffer: it
+ * completes once the others have caught up, and the next agreement finishes
+ * it first.  On shm a round is a record in shared memory, and nothing stays
+ * pending. */
+static struct {
+    uint64_t epoch;
+    int64_t entered;
+    MPI_Request rq;
+    int64_t buf[LEN];
+} rounds;
+
+static void rounds_sync(void)
+{
+    if (rounds.epoch == bcl_rt.epoch)
+        return;
+    rounds.epoch = bcl_rt.epoch;
+    rounds.entered = 0;
+    rounds.rq = MPI_REQUEST_NULL;     /* an old runtime's: its communicator is gone */
+}
+
+int64_t bcl_agree_rounds(void)
+{
+    if (!bcl_rt.initialized)
+        return 0;
+    rounds_sync();
+    return rounds.entered;
+}
+
+/* Wait for the pending round; the reclaim is applied only when every rank
+ * was in this same call: garbage from a mismatched peer must not free
+ * anything. */
+static bcl_status finish_pending(const char *what)
+{
+    if (rounds.rq == MPI_REQUEST_NULL)
+        return BCL_OK;
+    bcl_status st = bcl_wait_round(&rounds.rq, what, rounds.entered);
+    if (st == BCL_OK && rounds.buf[TAG] == -rounds.buf[NTAG])
+        bcl_life_apply(rounds.buf + LIFE);
+    return st;
+}
+
+/* The exchange by one MPI allreduce (on a communicator of its own): the
+ * words above, MIN-reduced. */
 static bcl_status exchange_mpi(const char *what, int failed, int64_t tag,
                                const int64_t *vals, int n, int64_t *buf)
 {
-    fill_words(buf, bcl_rt.rank, failed, tag, vals, n);
-    bcl_life_fill(buf + LIFE);
-    bcl_status st = bcl_allreduce_named(what, buf, LEN, BCL_I64, BCL_MIN);
-    if (st == BCL_OK && buf[TAG] == -buf[NTAG])
-        bcl_life_apply(buf + LIFE);
+    fill_words(rounds.buf, bcl_rt.rank, failed, tag, vals, n);
+    bcl_life_fill(rounds.buf + LIFE);
+    BCL_MPI_CHECK("MPI_Iallreduce", MPI_Iallreduce(MPI_IN_PLACE, rounds.buf, LEN, MPI_INT64_T,
+                                                   MPI_MIN, bcl_rt.agree_comm, &rounds.rq));
+    rounds.entered++;
+    bcl_status st = finish_pending(what);
+    if (st == BCL_OK)
+        memcpy(buf, rounds.buf, sizeof rounds.buf);
     return st;
 }
 
@@ -141,13 +189,35 @@ static bcl_status exchange_node(const char *what, int failed, int64_t tag,
     mine.life_bits = win.bits;
     fold f;
     fold_init(&f, n);
-    bcl_status st = bcl_agree_node_round(&mine, what, fold_rec, &f);
+    bcl_status st = bcl_agree_node_round(&mine, ++rounds.entered, what, fold_rec, &f);
     if (st != BCL_OK)
         return st;
     fold_words(&f, buf);
     if (f.tag_lo == f.tag_hi)
         bcl_life_apply_window(f.n_lo, f.n_hi, f.first_lo, f.first_hi, f.bits);
     return BCL_OK;
+}
+
+static bcl_status exchange(const char *what, int failed, int64_t tag,
+                           const int64_t *vals, int n, int64_t *buf)
+{
+    return bcl_agree_node_active() ? exchange_node(what, failed, tag, vals, n, buf)
+                                   : exchange_mpi(what, failed, tag, vals, n, buf);
+}
+
+/* Before a call's own round: finish the round this rank left pending, take
+ * part in the rounds it missed while the others went on (an empty record:
+ * its outcome is nobody's), and fail at once, without joining, when a peer
+ * stopped its part of this cell before this round (bcl_resync.h). */
+static bcl_status catch_up(const char *what)
+{
+    rounds_sync();
+    bcl_status st = finish_pending(what);
+    while (st == BCL_OK && rounds.entered < bcl_resync_target()) {
+        int64_t buf[LEN];
+        st = exchange(what, 1, bcl_agree_digest("(catching up)"), NULL, 0, buf);
+    }
+    return st == BCL_OK ? bcl_resync_check(rounds.entered + 1, what) : st;
 }
 
 bcl_status bcl_agree(const char *what, bcl_status local, const char *const *names,
@@ -165,6 +235,9 @@ bcl_status bcl_agree(const char *what, bcl_status local, const char *const *name
                              what);
     if (n < 0 || n > BCL_AGREE_MAX)
         return bcl_set_error(BCL_ERR_ARG, "%s: bcl_agree of %d arguments", what, n);
+    bcl_status st = catch_up(what);
+    if (st != BCL_OK)
+        return st;
     int64_t buf[LEN];
     int failed = local != BCL_OK;
     int64_t tag = bcl_agree_digest(what);
@@ -174,8 +247,7 @@ bcl_status bcl_agree(const char *what, bcl_status local, const char *const *name
     /* On one node through shared memory; elsewhere one MPI allreduce.  The
      * choice is the transport's, the same on every rank, so every rank's
      * collective meets its peers' in the same exchange. */
-    bcl_status st = bcl_agree_node_active() ? exchange_node(what, failed, tag, vals, n, buf)
-                                            : exchange_mpi(what, failed, tag, vals, n, buf);
+    st = exchange(what, failed, tag, vals, n, buf);
     if (st != BCL_OK)
         return st;
     if (failed)

@@ -38,6 +38,10 @@ bcl_status bcl_agree(const char *what, bcl_status local, const char *const *name
  * the first step of every collective -- fails at once without joining. */
 void bcl_agree_forbid(int on);
 
+/* The agreement rounds this rank has taken part in, in this runtime (every
+ * collective call is one; comm/bcl_resync.h numbers them). */
+int64_t bcl_agree_rounds(void);
+
 /* FNV-1a of a string: a digest to agree on (dtype names and the like). */
 int64_t bcl_agree_digest(const char *s);
 

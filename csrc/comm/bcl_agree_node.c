@@ -33,13 +33,9 @@ _Static_assert(BCL_AGREE_NODE_OFFSET % 64 == 0 && BCL_AGREE_NODE_OFFSET >= 64 &&
                BCL_AGREE_NODE_OFFSET + sizeof(slot) <= BCL_SEGMENT_RESERVED,
                "the slot lies in the reserved head, clear of word 0");
 
-/* Rounds this process has started, and the runtime they belong to: a new
- * runtime's slots start zeroed, so its count starts again. */
-static uint64_t rounds, rounds_epoch;
-
 int bcl_agree_node_active(void)
 {
-    return bcl_rt.transport == BCL_TRANSPORT_SHM && bcl_rt.bases != NULL;
+    return bcl_comm_direct() && bcl_rt.bases != NULL;
 }
 
 static buffer *buffer_of(int rank, uint64_t round)
@@ -103,25 +99,21 @@ static bcl_status collect(int rank, uint64_t round, const char *what,
     return BCL_OK;
 }
 
-bcl_status bcl_agree_node_round(const bcl_agree_rec *mine, const char *what,
+bcl_status bcl_agree_node_round(const bcl_agree_rec *mine, int64_t round, const char *what,
                                 bcl_agree_visit visit, void *ctx)
 {
     if (!bcl_agree_node_active())
         return bcl_set_error(BCL_ERR_STATE, "%s: no node agreement on transport %s",
                              what, bcl_transport_name(bcl_rt.transport));
-    if (rounds_epoch != bcl_rt.epoch) {
-        rounds = 0;
-        rounds_epoch = bcl_rt.epoch;
-    }
-    uint64_t round = ++rounds;
-    publish(mine, round);
+    publish(mine, (uint64_t)round);
     visit(mine, bcl_rt.rank, ctx);
     bcl_depart_watch watch = BCL_DEPART_WATCH_INIT;
+    watch.round = round;
     unsigned fails = 0;
     for (int k = 1; k < bcl_rt.nprocs; k++) {
         int r = (bcl_rt.rank + k) % bcl_rt.nprocs;
         bcl_agree_rec rec;
-        bcl_status st = collect(r, round, what, &watch, &fails, &rec);
+        bcl_status st = collect(r, (uint64_t)round, what, &watch, &fails, &rec);
         if (st != BCL_OK)
             return st;
         visit(&rec, r, ctx);

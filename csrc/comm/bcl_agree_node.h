@@ -13,7 +13,7 @@
  * agrees on arguments).
  *
  * Rounds are numbered 1, 2, ... per runtime (the reserved head is zeroed at
- * init, before the barrier that ends it).  Every collective takes the same
+ * init, before the barrier that ends it; bcl_agree.c keeps the count).  Every collective takes the same
  * exchange on a given runtime, so ranks in different collectives meet here
  * as they met in the allreduce, and the records' tags tell them apart.
  *
@@ -57,9 +57,10 @@ int bcl_agree_node_active(void);
 /* Called once per rank, this rank included, with that rank's record. */
 typedef void (*bcl_agree_visit)(const bcl_agree_rec *rec, int rank, void *ctx);
 
-/* One round: publish *mine, then visit every rank's record of this round
- * as it arrives.  `what` names the call in a departure error. */
-bcl_status bcl_agree_node_round(const bcl_agree_rec *mine, const char *what,
+/* Round `round` (bcl_agree.c counts them, 1, 2, ... per runtime): publish
+ * *mine, then visit every rank's record of this round as it arrives.
+ * `what` names the call in a departure error. */
+bcl_status bcl_agree_node_round(const bcl_agree_rec *mine, int64_t round, const char *what,
                                 bcl_agree_visit visit, void *ctx);
 
 #endif /* BCL_AGREE_NODE_H */

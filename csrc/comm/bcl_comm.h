@@ -15,6 +15,9 @@
  *  - the _nb variants are complete after bcl_flush / bcl_flush_rank /
  *    bcl_barrier; until then their local buffers must stay untouched/alive.
  *
+ * Files: bcl_data.c (get/put), bcl_atomic.c, bcl_flush.c (completion),
+ * bcl_wait.c (wait loops), bcl_barrier.c, bcl_collective.c.
+ *
  * MPI memory model: a plain get/put racing with an atomic on the same word is
  * undefined in MPI, so words that are updated atomically while others may
  * look at them are read with bcl_fetch_op(BCL_OP_NOOP) (= atomic load) and
@@ -45,6 +48,17 @@ static inline bcl_gptr bcl_gptr_make(int rank, uint64_t offset)
 
 static inline int bcl_gptr_is_null(bcl_gptr p) { return p.offset == 0; }
 
+/* The one question the containers ask about the transport: whether every
+ * rank's segment is mapped in this process and every access to it -- loads,
+ * stores and atomics -- is a CPU instruction with no MPI call (the shm
+ * transport; the same answer on every rank).  Containers pick their direct
+ * paths (plain loads of a peer's buckets, bigger batches where MPI has no
+ * per-call cost to spread) by it, never by the transport's name. */
+static inline int bcl_comm_direct(void)
+{
+    return bcl_rt.transport == BCL_TRANSPORT_SHM;
+}
+
 /* BCL_OK iff [p.offset, p.offset + nbytes) is inside rank p.rank's segment
  * and past the runtime's reserved header. */
 bcl_status bcl_check_range(bcl_gptr p, size_t nbytes);
@@ -53,18 +67,22 @@ bcl_status bcl_check_range(bcl_gptr p, size_t nbytes);
  * shm any segment.  NULL when the target is not mapped here (rma, remote).
  * On rma-node node peers are mapped, yet this stays NULL for them: the
  * containers' direct-access paths (local views, local scans) are rma's,
- * and only bcl_comm.c's get/put touch a peer's memory, in the order the
+ * and only bcl_data.c's get/put touch a peer's memory, in the order the
  * MPI memory model needs (docs/transports.md). */
 static inline void *bcl_local_addr(bcl_gptr p)
 {
     if (p.rank == bcl_rt.rank)
         return bcl_rt.local_base + p.offset;
-    if (bcl_rt.transport == BCL_TRANSPORT_SHM)
+    if (bcl_comm_direct())
         return bcl_rt.bases[p.rank] + p.offset;
     return NULL;
 }
 
 /* ---- data movement ---------------------------------------------------- */
+/* MPI counts are ints: get, put and broadcast move larger blocks in pieces
+ * of this many bytes. */
+#define BCL_MPI_CHUNK ((size_t)1 << 30)
+
 bcl_status bcl_get(void *dst, bcl_gptr src, size_t nbytes);
 bcl_status bcl_put(bcl_gptr dst, const void *src, size_t nbytes);
 bcl_status bcl_put_detached(bcl_gptr dst, const void *src, size_t nbytes);
@@ -130,6 +148,11 @@ void bcl_wait_pause(unsigned fails);
 /* Wait for one collective request on bcl_rt.comm: as bcl_wait, and a peer
  * that finalized (bcl_depart.h) ends the wait with an error naming `what`. */
 bcl_status bcl_wait_collective(MPI_Request *rq, const char *what);
+
+/* The same for agreement round `round` (comm/bcl_agree.h): a peer that
+ * stopped its cell before that round ends the wait too (bcl_resync.h).  On
+ * an error the request is still pending: the caller keeps it. */
+bcl_status bcl_wait_round(MPI_Request *rq, const char *what, int64_t round);
 
 /* Flush cost tracking.  rma keeps the set of targets with operations issued
  * since their last flush ("dirty"), so bcl_flush() touches only those: O(1)

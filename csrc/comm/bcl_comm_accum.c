@@ -220,7 +220,7 @@ bcl_status bcl_accumulate_indexed_nb(int rank, const uint64_t *offsets, size_t n
     size_t width = bcl_elem_size(elem);
     if ((st = bcl_indexed_check(rank, offsets, n, width)) != BCL_OK)
         return st;
-    if (bcl_rt.transport == BCL_TRANSPORT_SHM) {
+    if (bcl_comm_direct()) {
         const unsigned char *src = operands;
         for (size_t i = 0; i < n; i++)
             cpu_atomic(bcl_local_addr(bcl_gptr_make(rank, offsets[i])), elem, op,

@@ -20,7 +20,7 @@ bcl_status bcl_fetch_op_indexed_nb(int rank, const uint64_t *offsets, size_t n,
     bcl_status st = bcl_indexed_check(rank, offsets, n, 8);
     if (st != BCL_OK)
         return st;
-    if (bcl_rt.transport == BCL_TRANSPORT_SHM) {
+    if (bcl_comm_direct()) {
         for (size_t i = 0; i < n; i++) {
             uint64_t *w = bcl_local_addr(bcl_gptr_make(rank, offsets[i]));
             uint64_t v = operands[i];
@@ -58,7 +58,7 @@ bcl_status bcl_round_init(bcl_round *r, size_t max_claims)
 {
     memset(r, 0, sizeof *r);
     r->gen = 1;
-    r->rma = bcl_rt.transport != BCL_TRANSPORT_SHM;
+    r->rma = !bcl_comm_direct();
     if (!r->rma)
         return BCL_OK;
     size_t p = (size_t)bcl_rt.nprocs;

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "comm/bcl_comm.h"
+#include "comm/bcl_resync.h"
 
 #define DEPART_TAG 1
 
@@ -32,6 +33,11 @@ static double now_s(void)
 
 bcl_status bcl_depart_watch_poll(bcl_depart_watch *w, const char *what)
 {
+    if (w->round > 0) {
+        bcl_status st = bcl_resync_check(w->round, what);
+        if (st != BCL_OK)
+            return st;
+    }
     if (w->gone < 0) {
         if ((w->gone = bcl_departed_peer()) >= 0)
             w->since = now_s();
@@ -90,5 +96,6 @@ bcl_status bcl_depart(void)
     if (st == BCL_OK)
         st = drain(rq, n);
     free(rq);
+    bcl_resync_finish();
     return st;
 }

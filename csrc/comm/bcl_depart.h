@@ -23,6 +23,8 @@
 #ifndef BCL_DEPART_H
 #define BCL_DEPART_H
 
+#include <stdint.h>
+
 #include "runtime/bcl_error.h"
 
 /* Seconds a collective keeps waiting after a peer's departure notice. */
@@ -44,9 +46,12 @@ int bcl_departed_peer(void);
 typedef struct bcl_depart_watch {
     int gone;            /* the departed peer, -1 while none  */
     double since;        /* when its notice was seen (seconds) */
+    int64_t round;       /* the agreement round waited in, 0 if none: a peer
+                            that stopped its cell before it ends the wait too
+                            (comm/bcl_resync.h) */
 } bcl_depart_watch;
 
-#define BCL_DEPART_WATCH_INIT { -1, 0.0 }
+#define BCL_DEPART_WATCH_INIT { -1, 0.0, 0 }
 
 bcl_status bcl_depart_watch_poll(bcl_depart_watch *w, const char *what);
 

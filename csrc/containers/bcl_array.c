@@ -6,9 +6,9 @@
 
 #include "runtime/bcl_alloc.h"
 
-static bcl_status not_usable(const bcl_array *a)
+bcl_status bcl_array_usable(const bcl_array *a)
 {
-    if (a->offsets && bcl_rt.initialized && a->epoch == bcl_rt.local_base)
+    if (a->offsets && bcl_epoch_current(a->epoch))
         return BCL_OK;
     return bcl_set_error(BCL_ERR_STATE, "the array was not created, or pybcl was "
                          "finalized since");
@@ -84,7 +84,7 @@ static bcl_status array_init(bcl_array *a, int host, uint64_t size, size_t elem_
     a->offsets = calloc((size_t)P, sizeof *a->offsets);
     if (!a->offsets)
         return bcl_set_error(BCL_ERR_NOMEM, "out of memory for %d block offsets", P);
-    a->epoch = bcl_rt.local_base;
+    a->epoch = bcl_rt.epoch;
     bcl_status st = bcl_block_alloc((size_t)count * elem_size, a->offsets);
     if (st != BCL_OK) {
         free(a->offsets);
@@ -116,7 +116,7 @@ bcl_status bcl_array_create(bcl_array *a, int host, uint64_t size, size_t elem_s
 
 void bcl_array_destroy(bcl_array *a)
 {
-    if (a->offsets && bcl_rt.initialized && a->epoch == bcl_rt.local_base) {
+    if (a->offsets && bcl_epoch_current(a->epoch)) {
         uint64_t off = a->offsets[bcl_rt.rank];
         if (off && bcl_alloc_is_block(off))
             bcl_free(off);
@@ -149,7 +149,7 @@ static bcl_gptr elem_ptr(const bcl_array *a, uint64_t i)
 
 bcl_status bcl_array_ptr(const bcl_array *a, uint64_t i, bcl_gptr *out)
 {
-    bcl_status st = not_usable(a);
+    bcl_status st = bcl_array_usable(a);
     if (st != BCL_OK)
         return st;
     if (i >= a->size)
@@ -163,7 +163,7 @@ bcl_status bcl_array_ptr(const bcl_array *a, uint64_t i, bcl_gptr *out)
 
 static bcl_status check_range(const bcl_array *a, uint64_t start, uint64_t count)
 {
-    bcl_status st = not_usable(a);
+    bcl_status st = bcl_array_usable(a);
     if (st != BCL_OK)
         return st;
     if (start > a->size || count > a->size - start)
@@ -217,7 +217,7 @@ bcl_status bcl_array_put(const bcl_array *a, uint64_t start, uint64_t count,
 static bcl_status strided_io(const bcl_array *a, int64_t start, int64_t step,
                              uint64_t count, unsigned char *buf, int is_put)
 {
-    bcl_status ust = not_usable(a);
+    bcl_status ust = bcl_array_usable(a);
     if (ust != BCL_OK)
         return ust;
     if (count == 0)

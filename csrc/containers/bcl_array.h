@@ -38,15 +38,19 @@ typedef struct bcl_array {
     int host;               /* Array: the host rank; DArray: -1              */
     int nprocs;
     uint64_t *offsets;      /* per rank: start of its block (0 = none)       */
-    const void *epoch;      /* bcl_rt.local_base at creation (see bcl_bloom) */
+    uint64_t epoch;         /* runtime epoch it was made in (bcl_runtime.h)  */
 } bcl_array;
 
 /* Collective constructors.  host in [0, nprocs). */
 bcl_status bcl_darray_create(bcl_array *a, uint64_t size, size_t elem_size);
 bcl_status bcl_array_create(bcl_array *a, int host, uint64_t size, size_t elem_size);
 
+/* BCL_OK iff the array is usable (created in this runtime epoch). */
+bcl_status bcl_array_usable(const bcl_array *a);
+
 /* Frees this rank's block (local; call it on every rank, after the last
- * access by anyone -- e.g. after a barrier).  Safe on a zeroed struct. */
+ * access by anyone -- e.g. after a barrier).  Safe on a zeroed struct; of an
+ * array of an earlier runtime it frees only private memory. */
 void bcl_array_destroy(bcl_array *a);
 
 static inline int bcl_array_owner(const bcl_array *a, uint64_t i)

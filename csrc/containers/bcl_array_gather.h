@@ -13,7 +13,8 @@
  * A rank that has no buffer (buf == NULL: it failed to allocate one, or its
  * arguments were bad) still takes part in both barriers and returns
  * BCL_ERR_ARG, so no peer waits for it.  The read's own failure is returned
- * after the second barrier for the same reason. */
-bcl_status bcl_array_gather(const bcl_array *a, void *buf);
+ * after the second barrier for the same reason.  `what` names the user's
+ * call in the error when a peer has left instead (bcl_depart.h). */
+bcl_status bcl_array_gather(const char *what, const bcl_array *a, void *buf);
 
 #endif /* BCL_ARRAY_GATHER_H */

@@ -4,19 +4,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-bcl_status bcl_array_usable(const bcl_array *a)
-{
-    if (a->offsets && bcl_rt.initialized && a->epoch == bcl_rt.local_base)
-        return BCL_OK;
-    return bcl_set_error(BCL_ERR_STATE, "the array was not created, or pybcl was "
-                         "finalized since");
-}
-
 uint64_t bcl_array_elem_offset(const bcl_array *a, uint64_t i)
 {
     int r = bcl_array_owner(a, i);
     uint64_t first = a->host >= 0 ? 0 : (uint64_t)r * a->block;
     return a->offsets[r] + (i - first) * a->elem_size;
+}
+
+bcl_status bcl_array_post(const bcl_array *a, uint64_t i, bcl_atomic_op op,
+                          uint64_t operand)
+{
+    if (i >= a->size)
+        return bcl_set_error(BCL_ERR_BOUNDS, "index %llu is out of range for an array of "
+                             "%llu elements", (unsigned long long)i,
+                             (unsigned long long)a->size);
+    return bcl_atomic_post(bcl_gptr_make(bcl_array_owner(a, i), bcl_array_elem_offset(a, i)),
+                           (int)a->elem_size, op, operand);
 }
 
 /* Work space of one call: the distinct indices with their combined values,

@@ -28,8 +28,11 @@ bcl_status bcl_array_update_many(const bcl_array *a, const uint64_t *idx,
  * caller); the owner is bcl_array_owner(a, i). */
 uint64_t bcl_array_elem_offset(const bcl_array *a, uint64_t i);
 
-/* BCL_OK iff the array is usable (created in this runtime epoch). */
-bcl_status bcl_array_usable(const bcl_array *a);
+/* One posted atomic `op` (bcl_atomic_post) of `operand` on element i of an
+ * array of 4- or 8-byte integers: complete at its owner after the next
+ * flush.  BCL_ERR_BOUNDS if i >= a->size. */
+bcl_status bcl_array_post(const bcl_array *a, uint64_t i, bcl_atomic_op op,
+                          uint64_t operand);
 
 /* BCL_OK iff every idx[i] (i < n) is an element of the array; else
  * BCL_ERR_BOUNDS naming the first one outside. */

@@ -11,7 +11,7 @@
 
 static int usable(const bcl_bloom *b)
 {
-    return b->offsets && bcl_rt.initialized && b->epoch == bcl_rt.local_base;
+    return b->offsets && bcl_epoch_current(b->epoch);
 }
 
 /* ---- sizing ------------------------------------------------------------- */
@@ -123,6 +123,32 @@ bcl_status bcl_bloom_plan(uint64_t n, double fpr, uint64_t *nwords, int *k,
 
 /* ---- construction ------------------------------------------------------- */
 
+/* Collective: b->nwords words over the ranks, ceil(nwords / P) each (the
+ * last ranks' blocks may hold unused words). */
+static bcl_status alloc_words(bcl_bloom *b)
+{
+    int P = bcl_rt.nprocs;
+    b->nprocs = P;
+    b->words_per_rank = (b->nwords + (uint64_t)P - 1) / (uint64_t)P;
+    b->uneven = b->words_per_rank * (uint64_t)P != b->nwords;
+    if (b->words_per_rank > bcl_rt.segment_size / 8u)
+        return bcl_set_error(BCL_ERR_SEGFULL, "a Bloom filter for %llu items at fpr "
+                             "%g needs %llu bytes per rank, more than the %zu-byte "
+                             "segment", (unsigned long long)b->expected_items, b->fpr,
+                             (unsigned long long)b->words_per_rank * 8u,
+                             bcl_rt.segment_size);
+    b->offsets = calloc((size_t)P, sizeof *b->offsets);
+    if (!b->offsets)
+        return bcl_set_error(BCL_ERR_NOMEM, "out of memory for %d offsets", P);
+    b->epoch = bcl_rt.epoch;
+    bcl_status st = bcl_block_alloc((size_t)b->words_per_rank * 8u, b->offsets);
+    if (st != BCL_OK) {
+        free(b->offsets);
+        b->offsets = NULL;
+    }
+    return st;
+}
+
 bcl_status bcl_bloom_create(bcl_bloom *b, uint64_t expected_items, double fpr)
 {
     memset(b, 0, sizeof *b);
@@ -133,30 +159,29 @@ bcl_status bcl_bloom_create(bcl_bloom *b, uint64_t expected_items, double fpr)
     bcl_status st = bcl_bloom_plan(expected_items, fpr, &nwords, &k, &pred);
     if (st != BCL_OK)
         return st;
-    int P = bcl_rt.nprocs;
-    b->words_per_rank = (nwords + (uint64_t)P - 1) / (uint64_t)P;
-    if (b->words_per_rank > bcl_rt.segment_size / 8u)
-        return bcl_set_error(BCL_ERR_SEGFULL, "a Bloom filter for %llu items at fpr "
-                             "%g needs %llu bytes per rank, more than the %zu-byte "
-                             "segment", (unsigned long long)expected_items, fpr,
-                             (unsigned long long)b->words_per_rank * 8u,
-                             bcl_rt.segment_size);
-    b->nwords = b->words_per_rank * (uint64_t)P;
+    uint64_t P = (uint64_t)bcl_rt.nprocs;
+    b->nwords = (nwords + P - 1) / P * P;
     /* More words than planned never hurt: re-pick k for the rounded size. */
     b->predicted_fpr = best_k((double)expected_items, (double)b->nwords, &b->k);
     b->expected_items = expected_items;
     b->fpr = fpr;
-    b->nprocs = P;
-    b->offsets = calloc((size_t)P, sizeof *b->offsets);
-    if (!b->offsets)
-        return bcl_set_error(BCL_ERR_NOMEM, "out of memory for %d offsets", P);
-    b->epoch = bcl_rt.local_base;
-    st = bcl_block_alloc((size_t)b->words_per_rank * 8u, b->offsets);
-    if (st != BCL_OK) {
-        free(b->offsets);
-        b->offsets = NULL;
-    }
-    return st;
+    return alloc_words(b);
+}
+
+bcl_status bcl_bloom_create_sized(bcl_bloom *b, uint64_t expected_items, double fpr,
+                                  uint64_t nwords, int k)
+{
+    memset(b, 0, sizeof *b);
+    BCL_REQUIRE_INIT();
+    if (nwords == 0 || k < 1 || k > BCL_BLOOM_KMAX)
+        return bcl_set_error(BCL_ERR_ARG, "a Bloom filter of %llu words and k = %d is not "
+                             "one pybcl makes", (unsigned long long)nwords, k);
+    b->nwords = nwords;
+    b->k = k;
+    b->predicted_fpr = bcl_bloom_predict((double)expected_items, (double)nwords, k);
+    b->expected_items = expected_items;
+    b->fpr = fpr;
+    return alloc_words(b);
 }
 
 void bcl_bloom_destroy(bcl_bloom *b)
@@ -185,7 +210,7 @@ bcl_status bcl_bloom_insert_hash(const bcl_bloom *b, uint64_t h, int *present)
         return not_created();
     uint64_t mask = bcl_bloom_mask(h, b->k), old;
     bcl_gptr w = bcl_bloom_word(b, h);
-    if (bcl_rt.transport == BCL_TRANSPORT_SHM) {   /* see shm_chunk */
+    if (bcl_comm_direct()) {   /* see shm_chunk */
         old = __atomic_fetch_or((uint64_t *)bcl_local_addr(w), mask, __ATOMIC_SEQ_CST);
         *present = (old & mask) == mask;
         return BCL_OK;
@@ -201,7 +226,7 @@ bcl_status bcl_bloom_find_hash(const bcl_bloom *b, uint64_t h, int *present)
         return not_created();
     uint64_t mask = bcl_bloom_mask(h, b->k), old;
     bcl_gptr w = bcl_bloom_word(b, h);
-    if (bcl_rt.transport == BCL_TRANSPORT_SHM) {
+    if (bcl_comm_direct()) {
         old = __atomic_load_n((uint64_t *)bcl_local_addr(w), __ATOMIC_SEQ_CST);
         *present = (old & mask) == mask;
         return BCL_OK;
@@ -347,7 +372,7 @@ static bcl_status many(const bcl_bloom *b, const void *keys, size_t n, size_t ke
         return not_created();
     if (n == 0)
         return BCL_OK;
-    const int shm = bcl_rt.transport == BCL_TRANSPORT_SHM;
+    const int shm = bcl_comm_direct();
     uint64_t *hs = malloc(sizeof(uint64_t) * CHUNK);
     rma_scratch *s = shm ? NULL : calloc(1, sizeof *s);
     size_t *count = shm ? NULL : malloc(sizeof(size_t) * ((size_t)b->nprocs + 1));

@@ -45,12 +45,14 @@ typedef struct bcl_bloom {
     uint64_t expected_items;
     double fpr;                 /* requested                                 */
     double predicted_fpr;       /* of the chosen size and k, at expected_items */
-    uint64_t nwords;            /* total = words_per_rank * nprocs           */
-    uint64_t words_per_rank;
+    uint64_t nwords;            /* total: words_per_rank * nprocs, or fewer  */
+    uint64_t words_per_rank;    /* ceil(nwords / nprocs)                     */
+    int uneven;                 /* nwords < words_per_rank * nprocs (a       */
+                                /* filter loaded at another rank count)      */
     int k;
     int nprocs;
     uint64_t *offsets;          /* per rank: start of its words              */
-    const void *epoch;          /* bcl_rt.local_base at creation: a filter   */
+    uint64_t epoch;             /* runtime epoch it was made in: a filter    */
                                 /* outliving finalize() is never used again  */
 } bcl_bloom;
 
@@ -67,6 +69,11 @@ bcl_status bcl_bloom_plan(uint64_t n, double fpr, uint64_t *nwords, int *k,
 /* Collective: plan, round the word count up to a multiple of nprocs,
  * allocate and zero every rank's words. */
 bcl_status bcl_bloom_create(bcl_bloom *b, uint64_t expected_items, double fpr);
+/* Collective: exactly `nwords` words and k bits a key, spread over the
+ * ranks as evenly as they divide (a filter loaded from a file saved at
+ * another rank count: each key keeps its word, bcl_bloom_place). */
+bcl_status bcl_bloom_create_sized(bcl_bloom *b, uint64_t expected_items, double fpr,
+                                  uint64_t nwords, int k);
 /* Frees this rank's words (local; see bcl_array_destroy). */
 void bcl_bloom_destroy(bcl_bloom *b);
 
@@ -103,18 +110,26 @@ static inline uint64_t bcl_bloom_mask(uint64_t h, int k)
     return mask;
 }
 
-/* Owner rank and word index in the owner's block of hash h: h is read as a
- * fraction in [0, 1) and split in mixed radix (nprocs, words_per_rank) with
- * two multiply-highs -- uniform like multiply-high by nwords, without a
- * 64-bit division on the hot path. */
+/* Owner rank and word index in the owner's block of hash h: the global
+ * word floor(h * nwords / 2^64), so a key's word depends on nwords only,
+ * never on the rank count.  When the words divide evenly over the ranks
+ * that is h read as a fraction in [0, 1) and split in mixed radix (nprocs,
+ * words_per_rank) with two multiply-highs -- exactly the same word, without
+ * a 64-bit division on the hot path; a filter whose words do not divide
+ * (loaded at another rank count) divides. */
 static inline void bcl_bloom_place(const bcl_bloom *b, uint64_t h, uint64_t *rank,
                                    uint64_t *local)
 {
+    if (b->uneven) {
+        uint64_t g = (uint64_t)(((unsigned __int128)h * b->nwords) >> 64);
+        *rank = g / b->words_per_rank;
+        *local = g - *rank * b->words_per_rank;
+        return;
+    }
     unsigned __int128 x = (unsigned __int128)h * (uint64_t)b->nprocs;
     *rank = (uint64_t)(x >> 64);
     *local = (uint64_t)(((unsigned __int128)(uint64_t)x * b->words_per_rank) >> 64);
 }
-
 /* Word of hash h, as a global pointer. */
 static inline bcl_gptr bcl_bloom_word(const bcl_bloom *b, uint64_t h)
 {

@@ -17,8 +17,7 @@ bcl_status bcl_dabuf_create(bcl_dabuf *b, const bcl_array *a, bcl_elem elem,
     if (st == BCL_OK && bcl_elem_size(elem) != a->elem_size)
         st = bcl_set_error(BCL_ERR_TYPE, "values of %zu bytes for elements of %zu bytes",
                            bcl_elem_size(elem), a->elem_size);
-    if (st == BCL_OK && (message_size == 0 || queue_size < message_size ||
-                         queue_size > (size_t)INT64_MAX / sizeof(bcl_dabuf_rec)))
+    if (st == BCL_OK && (message_size == 0 || queue_size < message_size))
         st = bcl_set_error(BCL_ERR_ARG, "message_size must be positive and at most "
                            "the queue size");
     int p = bcl_rt.nprocs;
@@ -28,43 +27,29 @@ bcl_status bcl_dabuf_create(bcl_dabuf *b, const bcl_array *a, bcl_elem elem,
     b->a = a;
     b->elem = elem;
     b->op = op;
-    b->message_size = message_size;
-    b->queue_size = queue_size;
     b->self_cap = message_size;
-    uint64_t ok = st == BCL_OK;
-    if (ok) {
-        b->q = calloc((size_t)p, sizeof *b->q);
+    if (st == BCL_OK) {
         b->buf = calloc((size_t)p, sizeof *b->buf);
         b->count = calloc((size_t)p, sizeof *b->count);
-        ok = b->q && b->buf && b->count;
+        if (!b->buf || !b->count)
+            st = bcl_set_error(BCL_ERR_NOMEM, "no memory for DArrayBuffer's buffers");
     }
-    for (int r = 0; ok && r < p; r++)
-        ok = (b->buf[r] = malloc(message_size * sizeof(bcl_dabuf_rec))) != NULL;
-    /* Agree before the collective queue creations, so no rank is left in
-     * one: a rank whose arguments or memory failed makes all stop here. */
-    uint64_t all = ok;
-    bcl_status ast = bcl_allreduce(&all, 1, BCL_U64, BCL_MIN);
-    if (ast != BCL_OK && st == BCL_OK)
-        st = ast;
-    if (st == BCL_OK && !ok)
-        st = bcl_set_error(BCL_ERR_NOMEM, "no memory for DArrayBuffer's buffers");
-    if (st == BCL_OK && !all)
-        st = bcl_set_error(BCL_ERR_ARG, "DArrayBuffer creation failed on another rank");
-    if (st == BCL_OK &&
-        (st = bcl_queue_per_rank(b->q, (int64_t)queue_size, sizeof(bcl_dabuf_rec),
-                                 &b->nq)) == BCL_OK)
-        return BCL_OK;
-    bcl_dabuf_destroy(b);
+    for (int r = 0; st == BCL_OK && r < p; r++)
+        if (!(b->buf[r] = malloc(message_size * sizeof(bcl_dabuf_rec))))
+            st = bcl_set_error(BCL_ERR_NOMEM, "no memory for DArrayBuffer's buffers");
+    st = bcl_delegate_create(&b->d, "DArrayBuffer creation", st, queue_size, message_size,
+                             sizeof(bcl_dabuf_rec));
+    if (st != BCL_OK)
+        bcl_dabuf_destroy(b);
     return st;
 }
 
 void bcl_dabuf_destroy(bcl_dabuf *b)
 {
-    bcl_queue_destroy_n(b->q, b->nq);
+    bcl_delegate_destroy(&b->d);
     for (int r = 0; b->buf && r < bcl_rt.nprocs; r++)
         free(b->buf[r]);
     free(b->buf);
-    free(b->q);
     free(b->count);
     memset(b, 0, sizeof *b);
 }
@@ -97,7 +82,7 @@ static bcl_status push(bcl_dabuf *b, int dest)
     b->count[dest] = 0;
     if (!n)
         return BCL_OK;
-    bcl_status st = bcl_queue_push(&b->q[dest], b->buf[dest], n, 0, &pushed);
+    bcl_status st = bcl_delegate_push(&b->d, dest, b->buf[dest], n, &pushed);
     if (st == BCL_OK && !pushed)
         st = direct(b, b->buf[dest], n);
     return st;
@@ -132,7 +117,7 @@ bcl_status bcl_dabuf_add(bcl_dabuf *b, const uint64_t *idx, const void *values, 
         e->index = idx[i];
         e->bits = 0;
         memcpy(&e->bits, v + i * width, width);
-        if (dest != me && b->count[dest] == b->message_size && (st = push(b, dest)) != BCL_OK)
+        if (dest != me && b->count[dest] == b->d.message_size && (st = push(b, dest)) != BCL_OK)
             return st;
     }
     return BCL_OK;
@@ -152,7 +137,6 @@ static void apply(bcl_dabuf *b, const bcl_dabuf_rec *e, size_t n)
 
 static bcl_status drain_queue(bcl_dabuf *b)
 {
-    int me = bcl_rt.rank;
     bcl_dabuf_rec *chunk = malloc((size_t)POP_CHUNK * sizeof *chunk);
     if (!chunk)
         return bcl_set_error(BCL_ERR_NOMEM, "no memory to drain the DArrayBuffer queue");
@@ -160,7 +144,7 @@ static bcl_status drain_queue(bcl_dabuf *b)
     size_t got;
     do {
         got = 0;
-        st = bcl_queue_local_pop(&b->q[me], chunk, POP_CHUNK, &got);
+        st = bcl_delegate_pop(&b->d, chunk, POP_CHUNK, &got);
         if (st == BCL_OK)
             apply(b, chunk, got);
     } while (st == BCL_OK && got == POP_CHUNK);
@@ -174,6 +158,9 @@ static void keep_first(bcl_status *first, bcl_status st)
         *first = st;
 }
 
+/* The user's call, named when a peer has left instead (bcl_depart.h). */
+#define FLUSH "DArrayBuffer.flush()"
+
 bcl_status bcl_dabuf_flush(bcl_dabuf *b)
 {
     int me = bcl_rt.rank;
@@ -183,7 +170,7 @@ bcl_status bcl_dabuf_flush(bcl_dabuf *b)
     for (int r = 0; err == BCL_OK && r < bcl_rt.nprocs; r++)
         if (r != me)
             keep_first(&err, push(b, r));
-    if ((st = bcl_barrier()) != BCL_OK)
+    if ((st = bcl_barrier_named(FLUSH)) != BCL_OK)
         return st;
     /* Local phase: nobody pushes or updates until the next barrier. */
     if (err == BCL_OK)
@@ -191,10 +178,10 @@ bcl_status bcl_dabuf_flush(bcl_dabuf *b)
     if (err == BCL_OK)
         apply(b, b->buf[me], b->count[me]);
     b->count[me] = 0;
-    if ((st = bcl_barrier()) != BCL_OK)
+    if ((st = bcl_barrier_named(FLUSH)) != BCL_OK)
         return st;
     uint64_t failed = err != BCL_OK;
-    if ((st = bcl_allreduce(&failed, 1, BCL_U64, BCL_SUM)) != BCL_OK)
+    if ((st = bcl_allreduce_named(FLUSH, &failed, 1, BCL_U64, BCL_SUM)) != BCL_OK)
         return st;
     if (err != BCL_OK)
         return err;

@@ -4,9 +4,9 @@
  * applies them to its own block with plain local operations).
  *
  * Updates (global index, value) are buffered per owner.  Every rank hosts
- * one FastQueue (bcl_queue.h) of 16-byte records (index, value bits); a full
- * buffer of `message_size` records goes to its owner's queue with one
- * push_many (one fetch-add and one put).  flush() (collective) pushes what
+ * one inbox (bcl_delegate.h) of 16-byte records (index, value bits); a full
+ * buffer of `message_size` records goes to its owner's inbox with one
+ * push (one fetch-add and one put).  flush() (collective) pushes what
  * is left, a barrier ends the pushing phase, then every owner pops its
  * queue locally and applies the records -- and its own buffered updates --
  * to its block with plain loads and stores (nobody else touches the block
@@ -23,7 +23,7 @@
 #define BCL_DARRAY_BUFFER_H
 
 #include "containers/bcl_array_update.h"
-#include "containers/bcl_queue.h"
+#include "containers/bcl_delegate.h"
 
 typedef struct bcl_dabuf_rec {   /* one buffered update */
     uint64_t index;               /* global element index               */
@@ -34,10 +34,7 @@ typedef struct bcl_dabuf {
     const bcl_array *a;
     bcl_elem elem;
     bcl_atomic_op op;
-    size_t message_size;
-    size_t queue_size;        /* records each rank's queue holds            */
-    bcl_queue *q;             /* per rank: the FastQueue it hosts           */
-    int nq;                   /* queues created                             */
+    bcl_delegate d;           /* the inboxes: records of bcl_dabuf_rec      */
     bcl_dabuf_rec **buf;      /* per rank: buffered records                 */
     size_t *count;            /* per rank: how many                         */
     size_t self_cap;          /* our own records grow without pushing       */

@@ -372,7 +372,7 @@ static bcl_status require_host(const bcl_queue *q, const char *what)
 {
     if (q->host == bcl_rt.rank)
         return BCL_OK;
-    return bcl_set_error(BCL_ERR_STATE, "%s is host-only: the queue lives on rank %d, "
+    return bcl_set_error(BCL_ERR_ARG, "%s is host-only: the queue lives on rank %d, "
                          "this is rank %d", what, q->host, bcl_rt.rank);
 }
 
@@ -423,8 +423,13 @@ bcl_status bcl_queue_push(bcl_queue *q, const void *src, size_t n, unsigned prom
                           int *pushed)
 {
     *pushed = n == 0;
-    if (n == 0 || n > q->capacity)
-        return BCL_OK;                  /* nothing to do / can never fit */
+    if (n == 0)
+        return BCL_OK;
+    /* Never "no room now": a caller retrying until it fits would wait forever. */
+    if (n > q->capacity)
+        return bcl_set_error(BCL_ERR_ARG, "values: %zu elements can never fit in a queue "
+                             "of capacity %llu (push_many is all or nothing)", n,
+                             (unsigned long long)q->capacity);
     if (is_local(promise)) {
         bcl_status st = local_promise_ok(q);
         return st != BCL_OK ? st : local_push(q, src, n, pushed);

@@ -99,7 +99,8 @@ bcl_status bcl_queue_per_rank(bcl_queue *q, int64_t capacity, size_t slot_size, 
 void bcl_queue_destroy_n(bcl_queue *q, int n);
 
 /* Push n slots from src (n * slot_size bytes).  *pushed = 1 if they were all
- * pushed, 0 if they did not fit (nothing written).  promise: BCL_QP_* bits,
+ * pushed, 0 if they did not fit now (nothing written); BCL_ERR_ARG if n is
+ * more than the capacity (they never will).  promise: BCL_QP_* bits,
  * 0 = fully atomic; ignored by FastQueue except BCL_QP_LOCAL. */
 bcl_status bcl_queue_push(bcl_queue *q, const void *src, size_t n, unsigned promise,
                           int *pushed);

@@ -1,8 +1,6 @@
 /* bcl_gups.c -- HPCC RandomAccess stream and atomic update loop (see header). */
 #include "kernels/bcl_gups.h"
 
-#include "containers/bcl_array_update.h"
-
 static uint64_t next(uint64_t a)
 {
     return (a << 1) ^ ((int64_t)a < 0 ? BCL_GUPS_POLY : 0);
@@ -52,25 +50,17 @@ void bcl_gups_stream(uint64_t *state, uint64_t *out, size_t n)
     *state = a;
 }
 
-bcl_status bcl_gups_atomic(const bcl_array *t, uint64_t *state, uint64_t n)
+bcl_status bcl_gups_atomic(const bcl_gups_table *t, uint64_t *state, uint64_t n)
 {
-    bcl_status st = bcl_array_usable(t);
-    if (st != BCL_OK)
-        return st;
-    if (t->elem_size != 8 || t->size == 0 || (t->size & (t->size - 1)))
-        return bcl_set_error(BCL_ERR_ARG, "the GUPS table must hold a power of two of "
-                             "8-byte words");
     uint64_t a = *state, mask = t->size - 1;
+    bcl_status st = BCL_OK;
     for (uint64_t k = 0; k < n; k++) {
         a = next(a);
-        uint64_t i = a & mask;
-        st = bcl_atomic_post(bcl_gptr_make(bcl_array_owner(t, i),
-                                           bcl_array_elem_offset(t, i)),
-                             8, BCL_OP_XOR, a);
+        st = t->post_xor(t->table, a & mask, a);
         if (st != BCL_OK)
             break;
     }
     *state = a;
-    bcl_status fst = bcl_flush();
+    bcl_status fst = t->complete();
     return st != BCL_OK ? st : fst;
 }

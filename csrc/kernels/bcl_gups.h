@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "containers/bcl_array.h"
+#include "runtime/bcl_error.h"
 
 #define BCL_GUPS_POLY 0x0000000000000007ull
 #define BCL_GUPS_PERIOD 1317624576693539401ll
@@ -24,9 +24,20 @@ uint64_t bcl_gups_starts(int64_t n);
 /* The next n values after *state into out; *state becomes the last one. */
 void bcl_gups_stream(uint64_t *state, uint64_t *out, size_t n);
 
-/* n updates of the uint64 table t (size a power of two), one posted atomic
- * XOR (bcl_atomic_post) each, continuing the stream from *state; complete
- * at their owners on return. */
-bcl_status bcl_gups_atomic(const bcl_array *t, uint64_t *state, uint64_t n);
+/* The table the updates go to: `size` 64-bit words (a power of two, which
+ * the caller checks) that another layer owns -- the app's DArray, reached
+ * through pybcl._core's C API.  post_xor posts an atomic XOR of word i; the
+ * posted updates are complete at their owners once complete() returns. */
+typedef struct bcl_gups_table {
+    const void *table;
+    uint64_t size;
+    bcl_status (*post_xor)(const void *table, uint64_t i, uint64_t value);
+    bcl_status (*complete)(void);
+} bcl_gups_table;
+
+/* n updates of t, one posted atomic XOR each, continuing the stream from
+ * *state; complete at their owners on return.  The first failure of t's
+ * functions is returned (their layer holds its message). */
+bcl_status bcl_gups_atomic(const bcl_gups_table *t, uint64_t *state, uint64_t n);
 
 #endif /* BCL_GUPS_H */

@@ -4,7 +4,6 @@
  */
 #include "kernels/bcl_kmer.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "serial/bcl_hash.h"
@@ -264,32 +263,8 @@ void bcl_kmer_decode(uint64_t kmer, int k, char *out)
         out[i] = letters[(kmer >> (2 * (k - 1 - i))) & 3];
 }
 
-/* ---- HyperLogLog -------------------------------------------------------- */
-
-void bcl_kmer_hll_add(uint8_t *regs, const uint64_t *kmers, size_t n)
+void bcl_kmer_hll_add(bcl_hll *s, const uint64_t *kmers, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t h = bcl_mix64(kmers[i]);
-        uint32_t idx = (uint32_t)(h >> (64 - BCL_HLL_BITS));
-        uint64_t rest = (h << BCL_HLL_BITS) | ((uint64_t)1 << (BCL_HLL_BITS - 1));
-        uint8_t rho = (uint8_t)(__builtin_clzll(rest) + 1);
-        if (rho > regs[idx])
-            regs[idx] = rho;
-    }
-}
-
-double bcl_kmer_hll_estimate(const uint8_t *regs)
-{
-    const double m = BCL_HLL_REGS;
-    double sum = 0.0;
-    unsigned zeros = 0;
-    for (unsigned i = 0; i < BCL_HLL_REGS; i++) {
-        sum += ldexp(1.0, -(int)regs[i]);
-        zeros += regs[i] == 0;
-    }
-    double alpha = 0.7213 / (1.0 + 1.079 / m);
-    double e = alpha * m * m / sum;
-    if (e <= 2.5 * m && zeros > 0)
-        e = m * log(m / (double)zeros);       /* linear counting */
-    return e;
+    for (size_t i = 0; i < n; i++)
+        bcl_hll_add(s, bcl_mix64(kmers[i]));
 }

@@ -25,8 +25,8 @@
  * k-mer occurrences exactly, whatever the format and record lengths (one
  * 5 Mbp genome record is shared as evenly as a million short reads).
  *
- * A HyperLogLog sketch (2^14 registers) of the emitted k-mers can be kept on
- * the side (bcl_kmer_hll_*), to size a hash table before counting.
+ * A HyperLogLog sketch (serial/bcl_hll.h) of the emitted k-mers can be kept
+ * on the side (bcl_kmer_hll_add), to size a hash table before counting.
  */
 #ifndef BCL_KMER_H
 #define BCL_KMER_H
@@ -35,11 +35,10 @@
 #include <stdint.h>
 
 #include "runtime/bcl_error.h"
+#include "serial/bcl_hll.h"
 
 #define BCL_KMER_MAX_K 32
 #define BCL_KMER_DEFAULT_BLOCK_SHIFT 20     /* 1 MiB blocks */
-#define BCL_HLL_BITS 14
-#define BCL_HLL_REGS (1u << BCL_HLL_BITS)
 
 typedef enum bcl_seqfmt { BCL_FMT_UNKNOWN = 0, BCL_FMT_FASTA, BCL_FMT_FASTQ } bcl_seqfmt;
 
@@ -80,8 +79,7 @@ int bcl_kmer_encode(const char *s, int k, uint64_t *out);
 /* k-mer -> k characters 'ACGT' at `out` (no terminator). */
 void bcl_kmer_decode(uint64_t kmer, int k, char *out);
 
-/* ---- HyperLogLog (p = 14; standard error ~0.8 %) ---------------------- */
-void bcl_kmer_hll_add(uint8_t *regs, const uint64_t *kmers, size_t n);
-double bcl_kmer_hll_estimate(const uint8_t *regs);
+/* Count n k-mers in the sketch s (each mixed to a 64-bit hash first). */
+void bcl_kmer_hll_add(bcl_hll *s, const uint64_t *kmers, size_t n);
 
 #endif /* BCL_KMER_H */

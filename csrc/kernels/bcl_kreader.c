@@ -22,7 +22,7 @@ bcl_status bcl_kreader_init(bcl_kreader *r, int k, int rank, int nprocs, int blo
     r->chunk = chunk;
     r->done = 0;
     r->use_hll = use_hll;
-    memset(r->hll, 0, sizeof r->hll);
+    memset(&r->hll, 0, sizeof r->hll);
     r->bytes_read = 0;
     return BCL_OK;
 }
@@ -68,7 +68,7 @@ bcl_status bcl_kreader_next(bcl_kreader *r, uint64_t *out, size_t *nout, size_t 
     if (st == BCL_OK && *got > 0) {
         st = bcl_kmer_feed(&r->parser, r->buf, *got, out, nout);
         if (st == BCL_OK && r->use_hll)
-            bcl_kmer_hll_add(r->hll, out, *nout);
+            bcl_kmer_hll_add(&r->hll, out, *nout);
     } else if (st == BCL_OK) {
         st = bcl_kmer_finish(&r->parser);
     }

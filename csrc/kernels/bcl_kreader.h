@@ -26,7 +26,7 @@ typedef struct bcl_kreader {
     char *buf;                  /* one piece of input bytes                 */
     size_t chunk;               /* its size: the most k-mers a piece yields */
     int use_hll;
-    uint8_t hll[BCL_HLL_REGS];
+    bcl_hll hll;
     uint64_t bytes_read;        /* decompressed bytes parsed                */
     char *path;                 /* for messages                             */
 } bcl_kreader;

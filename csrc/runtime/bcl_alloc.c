@@ -322,8 +322,3 @@ size_t bcl_alloc_block_size(uint64_t offset)
 }
 
 size_t bcl_alloc_bytes_in_use(void) { return A.in_use; }
-
-size_t bcl_alloc_bytes_free(void)
-{
-    return A.ready ? (size_t)(A.end - A.begin) - A.in_use : 0;
-}

@@ -42,8 +42,7 @@ bcl_status bcl_free(uint64_t offset);
 int bcl_alloc_is_block(uint64_t offset);
 size_t bcl_alloc_block_size(uint64_t offset);
 
-/* Bytes currently handed out / still free (for tests and diagnostics). */
+/* Bytes currently handed out (for tests and diagnostics). */
 size_t bcl_alloc_bytes_in_use(void);
-size_t bcl_alloc_bytes_free(void);
 
 #endif /* BCL_ALLOC_H */

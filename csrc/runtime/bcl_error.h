@@ -25,7 +25,8 @@ typedef enum bcl_status {
     BCL_ERR_DECODE,     /* malformed serialized data      -> ValueError   */
     BCL_ERR_OVERFLOW,   /* a sum does not fit its type    -> OverflowError */
     BCL_ERR_INTERRUPTED,/* a signal handler raised in a wait -> its exception */
-    BCL_ERR_REENTRY     /* would wait on a lock this thread holds -> RuntimeError */
+    BCL_ERR_REENTRY,    /* would wait on a lock this thread holds -> RuntimeError */
+    BCL_ERR_OS          /* a file-system call failed: bcl_last_os_errno() -> OSError */
 } bcl_status;
 
 /* Record a printf-style message for the current failure; returns `code` so
@@ -39,20 +40,16 @@ bcl_status bcl_set_error(bcl_status code, const char *fmt, ...)
 /* Message of the most recent failure on this thread ("" if none). */
 const char *bcl_last_error(void);
 
-/* Shorthand for the error path of an MPI call: records "MPI_Xxx failed: ..."
- * and returns BCL_ERR_MPI (defined in bcl_runtime.c, beside MPI's set-up). */
-bcl_status bcl_mpi_error(const char *call, int mpi_rc);
+/* bcl_set_error(BCL_ERR_OS, ...) that also records `errnum` (an errno
+ * value: ENOENT, EACCES, ...), which the binding turns into the matching
+ * OSError subclass (FileNotFoundError, PermissionError, ...). */
+bcl_status bcl_set_os_error(int errnum, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
-/* Return bcl_mpi_error(call, rc) from the enclosing function when `expr`
- * (an MPI call) fails.  Here rather than in bcl_runtime.h so that runtime
- * files that only call MPI need not include the runtime's state (which would
- * make the runtime and its helpers include each other); the file using it
- * includes <mpi.h> for MPI_SUCCESS. */
-#define BCL_MPI_CHECK(call, expr)                                  \
-    do {                                                            \
-        int bcl_mpi_rc_ = (expr);                                   \
-        if (bcl_mpi_rc_ != MPI_SUCCESS)                             \
-            return bcl_mpi_error(call, bcl_mpi_rc_);                \
-    } while (0)
+/* errno of the most recent BCL_ERR_OS on this thread. */
+int bcl_last_os_errno(void);
 
 #endif /* BCL_ERROR_H */

@@ -17,7 +17,6 @@ static struct {
     size_t n, cap;
     uint64_t next_seq;      /* number of the next container created        */
     uint64_t cursor;        /* the next window starts at the first seq >= it */
-    uint64_t buried;
     entry *dead;            /* dropped everywhere, not yet freed (reap)    */
     size_t ndead, dead_cap;
 } reg;
@@ -76,7 +75,6 @@ bcl_status bcl_life_bury(uint64_t seq, void *obj, bcl_life_free_fn fn)
     else {
         reg.e[i].obj = obj;
         reg.e[i].fn = fn;
-        reg.buried++;
     }
     pthread_mutex_unlock(&lock);
     return st;
@@ -146,7 +144,6 @@ static void kill_entry(size_t i)
     }
     reg.dead[reg.ndead++] = reg.e[i];
     remove_at(i);
-    reg.buried--;
 }
 
 void bcl_life_apply_window(int64_t n_lo, int64_t n_hi, int64_t first_lo, int64_t first_hi,
@@ -194,14 +191,6 @@ void bcl_life_reap(void)
     for (size_t k = 0; k < n; k++)
         d[k].fn(d[k].obj, 1);
     free(d);
-}
-
-uint64_t bcl_life_buried(void)
-{
-    pthread_mutex_lock(&lock);
-    uint64_t n = reg.buried;
-    pthread_mutex_unlock(&lock);
-    return n;
 }
 
 void bcl_life_discard(void)

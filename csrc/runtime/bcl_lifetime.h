@@ -82,9 +82,6 @@ void bcl_life_fill_window(bcl_life_window *w);
 void bcl_life_apply_window(int64_t n_lo, int64_t n_hi, int64_t first_lo, int64_t first_hi,
                            uint64_t bits);
 
-/* Buried containers not yet reclaimed (tests, diagnostics). */
-uint64_t bcl_life_buried(void);
-
 /* The runtime went down: free every buried container's private memory,
  * forget every number, and start numbering from 0 again. */
 void bcl_life_discard(void);

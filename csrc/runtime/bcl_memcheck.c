@@ -1,6 +1,8 @@
 /* bcl_memcheck.c -- node memory versus the segments asked for (bcl_memcheck.h). */
 #include "runtime/bcl_memcheck.h"
 
+#include "runtime/bcl_mpi_error.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <sys/statvfs.h>

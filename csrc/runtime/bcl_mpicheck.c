@@ -1,6 +1,8 @@
 /* bcl_mpicheck.c -- refuse, with one clear message, an MPI pybcl cannot use. */
 #include "runtime/bcl_mpicheck.h"
 
+#include "runtime/bcl_mpi_error.h"
+
 #include <string.h>
 
 const char *bcl_mpi_library_name(void)

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "runtime/bcl_jobwin.h"
 #include "runtime/bcl_runtime.h"
 
 /* Allocate this rank's segment in the node's shared memory (W_node). */
@@ -112,19 +113,8 @@ bcl_status bcl_nodewin_unified(int *unified)
 
 bcl_status bcl_nodewin_free(void)
 {
-    /* W_job first (it exposes W_node's memory), each after its epoch ends;
-     * the barrier keeps any rank from freeing while a peer still targets it. */
-    int rc = MPI_Win_flush_all(bcl_rt.win);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Win_unlock_all(bcl_rt.win);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Win_unlock_all(bcl_rt.node_win);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Barrier(bcl_rt.comm);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Win_free(&bcl_rt.win);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Win_free(&bcl_rt.node_win);
+    /* W_job first (it exposes W_node's memory), each after its epoch ends. */
+    int rc = bcl_job_window_free(&bcl_rt.node_win);
     free(bcl_rt.bases);
     bcl_rt.bases = NULL;
     bcl_rt.local_base = NULL;

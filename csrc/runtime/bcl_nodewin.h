@@ -10,7 +10,7 @@
  *           communicator (bcl_rt.win): every MPI operation of the job goes
  *           through it, every atomic included, even on this node.
  * Only data-word get/put to node peers bypass MPI (memcpy, ordered by
- * MPI_Win_sync on W_job: bcl_comm.c).
+ * MPI_Win_sync on W_job: comm/bcl_data.c).
  */
 #ifndef BCL_NODEWIN_H
 #define BCL_NODEWIN_H
@@ -21,12 +21,6 @@
  * fill bcl_rt.local_base, bcl_rt.bases, bcl_rt.node_win, bcl_rt.win, and open
  * a lock_all epoch on both. */
 bcl_status bcl_nodewin_create(void);
-
-/* Collective (bcl_runtime.c): bcl_rt.win, the window every MPI RMA of the
- * job goes through, over bcl_rt.segment_size bytes -- allocated by MPI into
- * bcl_rt.local_base (plain rma), or with over_local over the segment that is
- * there already (W_job over W_node's memory) -- in a lock_all epoch. */
-bcl_status bcl_job_window(int over_local);
 
 /* Collective: *unified = 1 iff both windows are MPI_WIN_UNIFIED on every rank
  * (the load/store path is unsound with separate public/private copies). */

@@ -2,6 +2,8 @@
  * window (why: bcl_ompi_osc.h). */
 #include "runtime/bcl_ompi_osc.h"
 
+#include "runtime/bcl_mpi_error.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

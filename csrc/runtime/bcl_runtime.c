@@ -10,6 +10,7 @@
 #include "runtime/bcl_alloc.h"
 #include "runtime/bcl_cpus.h"
 #include "runtime/bcl_exit_guard.h"
+#include "runtime/bcl_jobwin.h"
 #include "runtime/bcl_memcheck.h"
 #include "runtime/bcl_mpicheck.h"
 #include "runtime/bcl_nodewin.h"
@@ -21,23 +22,38 @@
 bcl_runtime bcl_rt;
 static uint64_t epochs_started;   /* survives finalize's memset of bcl_rt */
 
+/* The one table of the transports' names. */
+static const struct { const char *name; bcl_transport t; } transports[] = {
+    {"auto", BCL_TRANSPORT_AUTO}, {"shm", BCL_TRANSPORT_SHM},
+    {"rma", BCL_TRANSPORT_RMA}, {"rma-node", BCL_TRANSPORT_RMA_NODE},
+};
+#define NTRANSPORTS (int)(sizeof transports / sizeof transports[0])
+
 const char *bcl_transport_name(bcl_transport t)
 {
-    switch (t) {
-    case BCL_TRANSPORT_SHM: return "shm";
-    case BCL_TRANSPORT_RMA: return "rma";
-    case BCL_TRANSPORT_RMA_NODE: return "rma-node";
-    default: return "auto";
-    }
+    for (int i = 0; i < NTRANSPORTS; i++)
+        if (transports[i].t == t)
+            return transports[i].name;
+    return "auto";
 }
 
-bcl_status bcl_mpi_error(const char *call, int mpi_rc)
+const char *bcl_transport_nth_name(int i)
 {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(mpi_rc, msg, &len) != MPI_SUCCESS)
-        snprintf(msg, sizeof msg, "MPI error code %d", mpi_rc);
-    return bcl_set_error(BCL_ERR_MPI, "%s failed: %s", call, msg);
+    return i >= 0 && i < NTRANSPORTS ? transports[i].name : NULL;
+}
+
+bcl_status bcl_transport_parse(const char *name, bcl_transport *out)
+{
+    char names[64] = "";
+    for (int i = 0; i < NTRANSPORTS; i++) {
+        if (!strcmp(name, transports[i].name)) {
+            *out = transports[i].t;
+            return BCL_OK;
+        }
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s'%s'",
+                 i == 0 ? "" : i == NTRANSPORTS - 1 ? " or " : ", ", transports[i].name);
+    }
+    return bcl_set_error(BCL_ERR_ARG, "transport must be %s, not '%.40s'", names, name);
 }
 
 void bcl_abort(int errorcode)
@@ -135,29 +151,6 @@ static bcl_status inspect_node(MPI_Comm comm, int nprocs, int *one_node,
     return BCL_OK;
 }
 
-bcl_status bcl_job_window(int over_local)
-{
-    MPI_Info info;
-    BCL_MPI_CHECK("MPI_Info_create", MPI_Info_create(&info));
-    /* Every rank's segment has the same size, which lets MPICH skip the
-     * per-target size lookup.  accumulate_ops is deliberately left at its
-     * default: we mix CAS, fetch-and-op and accumulate on one word, which
-     * "same_op"/"same_op_no_op" would forbid. */
-    MPI_Info_set(info, "same_size", "true");
-    MPI_Info_set(info, "same_disp_unit", "true");
-    MPI_Aint size = (MPI_Aint)bcl_rt.segment_size;
-    int rc = over_local
-        ? MPI_Win_create(bcl_rt.local_base, size, 1, info, bcl_rt.comm, &bcl_rt.win)
-        : MPI_Win_allocate(size, 1, info, bcl_rt.comm, &bcl_rt.local_base, &bcl_rt.win);
-    MPI_Info_free(&info);
-    if (rc != MPI_SUCCESS)
-        return bcl_mpi_error(over_local ? "MPI_Win_create" : "MPI_Win_allocate", rc);
-    BCL_MPI_CHECK("MPI_Win_set_errhandler",
-                  MPI_Win_set_errhandler(bcl_rt.win, MPI_ERRORS_RETURN));
-    BCL_MPI_CHECK("MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, bcl_rt.win));
-    return BCL_OK;
-}
-
 static bcl_status create_shm_window(void)
 {
     MPI_Info info;
@@ -210,17 +203,25 @@ static bcl_status choose_transport(bcl_transport requested, bcl_transport *out)
     if (requested == BCL_TRANSPORT_SHM && !one_node)
         return bcl_set_error(BCL_ERR_ARG,
                              "transport 'shm' needs all ranks on one node");
+    char *why = bcl_rt.transport_reason;
+    size_t len = sizeof bcl_rt.transport_reason;
     if (requested != BCL_TRANSPORT_AUTO) {
         *out = requested;
+        snprintf(why, len, "requested: %s", bcl_transport_name(requested));
         return BCL_OK;
     }
     if (one_node) {
         *out = BCL_TRANSPORT_SHM;
+        snprintf(why, len, "auto: all ranks on this rank's node -> shm");
         return BCL_OK;
     }
     if ((st = some_node_shared(&shared)) != BCL_OK)   /* same answer everywhere */
         return st;
     *out = shared ? BCL_TRANSPORT_RMA_NODE : BCL_TRANSPORT_RMA;
+    snprintf(why, len, "auto: %d of %d ranks on this rank's node, %s -> %s",
+             bcl_rt.node_ranks, bcl_rt.nprocs,
+             shared ? "some node runs two or more" : "one on each node",
+             bcl_transport_name(*out));
     return BCL_OK;
 }
 
@@ -242,6 +243,9 @@ static bcl_status create_node_windows(int forced)
                              "windows, but %s gives MPI_WIN_SEPARATE",
                              bcl_mpi_library_name());
     bcl_rt.transport = BCL_TRANSPORT_RMA;
+    size_t used = strlen(bcl_rt.transport_reason);
+    snprintf(bcl_rt.transport_reason + used, sizeof bcl_rt.transport_reason - used,
+             ", whose windows are MPI_WIN_SEPARATE here -> rma");
     return bcl_job_window(0);
 }
 
@@ -264,6 +268,7 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
     BCL_MPI_CHECK("MPI_Comm_set_errhandler",
                   MPI_Comm_set_errhandler(bcl_rt.comm, MPI_ERRORS_RETURN));
     BCL_MPI_CHECK("MPI_Comm_dup", MPI_Comm_dup(bcl_rt.comm, &bcl_rt.depart_comm));
+    BCL_MPI_CHECK("MPI_Comm_dup", MPI_Comm_dup(bcl_rt.comm, &bcl_rt.agree_comm));
     BCL_MPI_CHECK("MPI_Comm_rank", MPI_Comm_rank(bcl_rt.comm, &bcl_rt.rank));
     BCL_MPI_CHECK("MPI_Comm_size", MPI_Comm_size(bcl_rt.comm, &bcl_rt.nprocs));
 
@@ -277,8 +282,8 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
 
     if ((st = choose_transport(transport, &bcl_rt.transport)) != BCL_OK)
         return st;
-    /* One policy for the whole job: the barrier is MPI_Ibarrier under it and
-     * MPI_Barrier otherwise, and the two never match each other. */
+    /* One wait policy for the whole job (docs/progress.md): patient when any
+     * node is oversubscribed. */
     BCL_MPI_CHECK("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, &bcl_rt.oversubscribed, 1,
                                                  MPI_INT, MPI_MAX, bcl_rt.comm));
     /* A one-sided component known to crash in our atomics (bcl_ompi_osc.h):
@@ -304,8 +309,15 @@ static bcl_status init_steps(MPI_Comm comm, size_t segment_size,
         return st;
     memset(bcl_rt.local_base + bcl_rt.free_stack, 0, sizeof(uint64_t));
     /* Only the rma transports need the target's CPU to complete operations. */
-    if (bcl_rt.async_progress && bcl_rt.transport != BCL_TRANSPORT_SHM &&
-        (st = bcl_progress_thread_start(20)) != BCL_OK)
+    bcl_rt.progress_thread = bcl_rt.async_progress == BCL_PROGRESS_ALWAYS ||
+        (bcl_rt.async_progress == BCL_PROGRESS_RMA && bcl_rt.transport != BCL_TRANSPORT_SHM);
+    snprintf(bcl_rt.progress_reason, sizeof bcl_rt.progress_reason, "%s",
+             bcl_rt.async_progress == BCL_PROGRESS_OFF ? "not requested"
+             : bcl_rt.async_progress == BCL_PROGRESS_ALWAYS
+                 ? "interactive kernel: ranks sit idle between cells -> running"
+             : bcl_rt.progress_thread ? "requested; rma needs the target's CPU -> running"
+                                      : "requested, but shm makes no MPI call -> none");
+    if (bcl_rt.progress_thread && (st = bcl_progress_thread_start(20)) != BCL_OK)
         return st;
     /* Nobody touches a peer's segment before the peer has finished setting it up. */
     BCL_MPI_CHECK("MPI_Barrier", MPI_Barrier(bcl_rt.comm));
@@ -359,13 +371,7 @@ bcl_status bcl_finalize(double exit_guard_seconds)
     if (bcl_rt.transport == BCL_TRANSPORT_RMA_NODE) {
         st = bcl_nodewin_free();
     } else {
-        rc = MPI_Win_flush_all(bcl_rt.win);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Win_unlock_all(bcl_rt.win);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Barrier(bcl_rt.comm);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Win_free(&bcl_rt.win);
+        rc = bcl_job_window_free(NULL);
     }
     bcl_view_detach_after();
     if (rc == MPI_SUCCESS && st == BCL_OK)
@@ -376,6 +382,7 @@ bcl_status bcl_finalize(double exit_guard_seconds)
     free(bcl_rt.bases);
     MPI_Comm_free(&bcl_rt.comm);
     MPI_Comm_free(&bcl_rt.depart_comm);
+    MPI_Comm_free(&bcl_rt.agree_comm);   /* a round left unfinished dies with it */
     int ours = bcl_rt.we_initialized_mpi;
     int rank = bcl_rt.rank;
     memset(&bcl_rt, 0, sizeof bcl_rt);

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "runtime/bcl_error.h"
+#include "runtime/bcl_mpi_error.h"
 
 typedef enum bcl_transport {
     BCL_TRANSPORT_AUTO = 0,
@@ -44,11 +45,15 @@ typedef struct bcl_runtime {
     int we_initialized_mpi;   /* MPI_Init was ours, so MPI_Finalize is too   */
     MPI_Comm comm;            /* private duplicate of the user's communicator */
     MPI_Comm depart_comm;     /* another, for departure notices only          */
+    MPI_Comm agree_comm;      /* another, for the agreement rounds only: a    */
+                              /* round some ranks left unfinished            */
+                              /* (comm/bcl_resync.h) can then never match    */
+                              /* a call's other collectives                  */
                               /* (comm/bcl_depart.h)                          */
     int rank;
     int nprocs;
     bcl_transport transport;
-    int async_progress;       /* PYBCL_ASYNC_PROGRESS was asked for          */
+    int async_progress;       /* a bcl_progress_mode                         */
     int oversubscribed;       /* some node runs more ranks than the CPUs they */
                               /* may use: waits must yield (docs/progress.md) */
                               /* ("patient"); the same on every rank         */
@@ -66,16 +71,33 @@ typedef struct bcl_runtime {
     uint64_t epoch;           /* 1, 2, ... per successful bcl_init; 0 when   */
                               /* down.  Objects made in one epoch (offsets   */
                               /* into its segments) are stale in any other.  */
+    int progress_thread;      /* the progress thread runs (bcl_progress.h)   */
+    /* Why init chose what it chose, in words (pybcl.info() shows them). */
+    char transport_reason[160];
+    char progress_reason[96];
 } bcl_runtime;
 
 /* The one runtime of this process.  Read-only outside bcl_runtime.c; it is
  * exposed so the communication layer's fast paths can be inlined. */
 extern bcl_runtime bcl_rt;
 
+/* When the progress thread runs (bcl_progress.h): on the rma transports
+ * only, whose remote operations need the target inside MPI
+ * (PYBCL_ASYNC_PROGRESS=1), or on every transport: an interactive kernel's
+ * ranks sit idle between cells, and pybcl's own messages (comm/bcl_resync.h)
+ * leave an idle sender only while MPI runs there. */
+typedef enum bcl_progress_mode {
+    BCL_PROGRESS_OFF = 0,
+    BCL_PROGRESS_RMA = 1,
+    BCL_PROGRESS_ALWAYS = 2
+} bcl_progress_mode;
+
 /* Collective over `comm`.  Initialises MPI (MPI_THREAD_MULTIPLE requested)
  * when nobody has yet.  `transport` AUTO picks shm when all ranks of `comm`
  * share a node, rma-node when they span nodes and some node hosts >= 2 of
- * them (and its windows are MPI_WIN_UNIFIED), else rma.  Calling it again while initialised is a no-op returning OK. */
+ * them (and its windows are MPI_WIN_UNIFIED), else rma.  async_progress
+ * (a bcl_progress_mode) says when the progress thread runs;
+ * bcl_rt.transport_reason and progress_reason say why, in words.  Calling it again while initialised is a no-op returning OK. */
 bcl_status bcl_init(MPI_Comm comm, size_t segment_size, bcl_transport transport,
                     int async_progress);
 
@@ -90,7 +112,20 @@ bcl_status bcl_finalize(double exit_guard_seconds);
  * doing (exit(errorcode) when MPI is not up). */
 void bcl_abort(int errorcode);
 
+/* The transports' names: "auto", "shm", "rma", "rma-node" (NULL past the
+ * last, i = 0, 1, ...); a name's transport, or BCL_ERR_ARG naming them all. */
 const char *bcl_transport_name(bcl_transport t);
+const char *bcl_transport_nth_name(int i);
+bcl_status bcl_transport_parse(const char *name, bcl_transport *out);
+
+/* Whether something made in runtime epoch `epoch` (bcl_rt.epoch then) may be
+ * used now: the runtime is up and is the same one.  Containers remember the
+ * epoch, never an address: a new runtime may map its segment exactly where
+ * the old one was. */
+static inline int bcl_epoch_current(uint64_t epoch)
+{
+    return bcl_rt.initialized && epoch == bcl_rt.epoch;
+}
 
 #define BCL_REQUIRE_INIT()                                                   \
     do {                                                                      \

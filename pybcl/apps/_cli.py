@@ -4,20 +4,37 @@ files written by the ranks in turn.
 
 Every rank parses the same argv and checks the same files, so they all reach
 the same verdict; only rank 0 prints it (``prog: error: ...``) and every rank
-exits with the same status: 2 for a usage error, 1 for an input error.  The
-checks run before any MPI window or table is made, so a bad run costs
-nothing.  Checks that could differ between ranks (files on different hosts)
-are agreed on with one allgather, so no rank goes on alone.
+exits with the same status: 2 for a usage error, 1 for an input or output
+error.  The checks run before any MPI window or table is made, so a bad run
+costs nothing.  Checks that could differ between ranks (files on different
+hosts) are agreed on with one allgather, so no rank goes on alone.
+
+An output can still fail after the work (a disk that fills, a folder that
+vanishes): every app writes its outputs, and prints its report, inside one
+``with Outputs(prog) as out:`` block on every rank, and returns
+``out.status(code)``.  A write that fails there (OSError, on any rank) ends
+that rank's part of the block; the block's end agrees on the first problem,
+rank 0 says it in one line and every rank returns 1, with no traceback and
+no job abort::
+
+    with _cli.Outputs(prog) as out:
+        _cli.append_in_turn(path, data, rank, nprocs, pybcl.barrier, "-o")  # collective
+        if rank == 0:
+            print(report)
+            _cli.write_json(args.json, figures)
+    return out.status(0)
 """
 import argparse
 import json
 import os
+import stat
 import sys
-from typing import Any, Callable, NoReturn, Optional, Sequence, TypeVar
+from types import TracebackType
+from typing import Any, Callable, NoReturn, Optional, Sequence, TypeVar, Union
 
 T = TypeVar("T")
 
-USAGE, INPUT = 2, 1
+USAGE, INPUT, OUTPUT = 2, 1, 1
 
 
 def world() -> tuple[int, int, Any]:
@@ -108,23 +125,80 @@ def open_inputs(prog: str, outputs: Sequence[tuple[str, Optional[str]]],
     return inputs
 
 
-def write_json(path: Optional[str], figures: Any) -> None:
+class OutputError(OSError):
+    """An output could not be written; the text names the option and path."""
+
+
+def output_error(option: str, path: str, e: OSError) -> OutputError:
+    return OutputError(f"{option} {path}: {e.strerror or e}")
+
+
+def write_file(option: str, path: Optional[str], data: Union[str, bytes]) -> None:
+    """`data` to `path` (if given); OutputError naming `option` if that fails."""
+    if not path:
+        return
+    try:
+        with open(path, "wb" if isinstance(data, bytes) else "w") as fh:
+            fh.write(data)
+    except OSError as e:
+        raise output_error(option, path, e) from None
+
+
+def write_json(path: Optional[str], figures: Any, option: str = "--json") -> None:
     """The run's figures as JSON at `path` (if given); stdout flushed."""
-    if path:
-        with open(path, "w") as fh:
-            json.dump(figures, fh, indent=1)
+    write_file(option, path, json.dumps(figures, indent=1))
     sys.stdout.flush()
 
 
-def append_in_turn(path: str, data: bytes, rank: int, nprocs: int, barrier: Callable[[], Any]
-                   ) -> None:
+def append_in_turn(path: str, data: bytes, rank: int, nprocs: int, barrier: Callable[[], Any],
+                   option: str = "output") -> None:
     """Collective: the ranks write their `data` to `path` in turn, rank 0
-    first (creating the file), the others appending."""
+    first (creating the file), the others appending.  If a rank's write
+    fails, every rank raises the first failure's OutputError (naming
+    `option`) once all have had their turn."""
+    problem = None
     for r in range(nprocs):
         if r == rank:
-            with open(path, "wb" if r == 0 else "ab") as fh:
-                fh.write(data)
+            try:
+                with open(path, "wb" if r == 0 else "ab") as fh:
+                    fh.write(data)
+            except OSError as e:
+                problem = str(output_error(option, path, e))
         barrier()
+    problem = agree(problem)
+    if problem:
+        raise OutputError(problem)
+
+
+class Outputs:
+    """The output phase of an app, entered on every rank (module docstring).
+    Its end is collective: the ranks agree on the first write that failed
+    (OSError) inside the block on any rank, and rank 0 says it."""
+
+    def __init__(self, prog: str) -> None:
+        self.prog = prog
+        self.problem: Optional[str] = None
+
+    def __enter__(self) -> "Outputs":
+        return self
+
+    def __exit__(self, exc_type: Optional[type[BaseException]], exc: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> bool:
+        if exc_type is not None and not issubclass(exc_type, OSError):
+            return False        # a bug, not an output problem: the job ends as usual
+        if isinstance(exc, OutputError):
+            self.problem = str(exc)
+        elif isinstance(exc, OSError):          # stdout, or a write of the app's own
+            where = exc.filename if exc.filename is not None else "writing the output"
+            self.problem = f"{where}: {exc.strerror or exc}"
+        self.problem = agree(self.problem)
+        if self.problem:
+            say_error(self.prog, self.problem)
+        return True
+
+    def status(self, code: int) -> int:
+        """The exit status: `code`, or 1 if an output failed."""
+        return OUTPUT if self.problem else code
 
 
 def input_file_problem(path: str) -> Optional[str]:
@@ -150,6 +224,30 @@ def output_file_problem(option: str, path: Optional[str]) -> Optional[str]:
     if os.path.exists(path):
         if not os.access(path, os.W_OK):
             return f"{option} {path}: permission denied"
+        refused = write_refused(path)
+        if refused:
+            return f"{option} {path}: {refused}"
     elif not os.access(parent, os.W_OK | os.X_OK):
         return f"{option} {path}: cannot create a file in {parent} (permission denied)"
+    return None
+
+
+def write_refused(path: str) -> Optional[str]:
+    """Why a write of nothing to the existing file or device `path` fails
+    (a full device such as /dev/full, a read-only file system), or None.
+    It is opened without creating or truncating it, and left unchanged;
+    pipes and sockets are not tried (opening one could wait for a reader)."""
+    mode = os.stat(path).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISCHR(mode)):
+        return None
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        return e.strerror or str(e)
+    try:
+        os.write(fd, b"")
+    except OSError as e:
+        return e.strerror or str(e)
+    finally:
+        os.close(fd)
     return None

@@ -3,6 +3,9 @@
     mpiexec -n P python -m pybcl.apps.contigs READS... [-k 31] [--min-count 2]
         [-o contigs.fa] [--json FILE] [--demo]
 
+    mpiexec -n P python -m pybcl.apps.contigs --counts DB [--min-count 2]
+        [-o contigs.fa] [--json FILE]
+
 Writes the unitigs of the de Bruijn graph of the *solid* canonical k-mers
 (seen at least ``--min-count`` times): node-centric, k-1 overlaps, both
 strands, exactly as BCALM 2 defines them.  The edge s -> t is merged when s
@@ -16,15 +19,17 @@ Phases, every rank (SPMD):
 
 1. *count* -- the k-mer app's reading and counting
    (``pybcl.apps.kmer.count_kmers``): each rank ends with the counts of the
-   k-mers it owns; it keeps the solid ones.
+   k-mers it owns; it keeps the solid ones.  With ``--counts DB`` the counts
+   come from a saved count map instead (``kmer --save DB``; loaded with
+   ``pybcl.load``, each k-mer again on the rank that owns it).
 2. *graph* -- each solid k-mer adds one bit to each of its two (k-1)-mers
-   (``_core.dbg_overlaps``: bit b: x+b is solid, bit 4+b: b+x is) in a
+   (``_kernels.dbg_overlaps``: bit b: x+b is solid, bit 4+b: b+x is) in a
    temporary ``pybcl.HashMap`` of (k-1)-mers, through a ``HashMapBuffer``
    (``accumulate_many``; no bit is added twice, so the sums are masks), and
    looks its two masks up (``find_many`` with the find-only promise).  They
    give its extension bits (bit b: successor c[1:]+b is solid, bit 4+b:
    predecessor b+c[:-1] is) and the presence of its 6 "siblings"
-   (``_core.dbg_from_overlaps``).  The graph map (uint64 k-mer -> uint64
+   (``_kernels.dbg_from_overlaps``).  The graph map (uint64 k-mer -> uint64
    ``(extension bits << 32) | count``) is then filled through a
    ``HashMapBuffer``.
 3. *ends* -- the edge c -> t is merged when c has one successor t and none
@@ -33,7 +38,7 @@ Phases, every rank (SPMD):
    each rank with no further lookup.  The k-mers with an unmerged side are
    where walks start (both ends of every unitig).
 4. *walk* -- all of a rank's walks advance together in C
-   (``_core.DbgWalk``): each round asks the map, in one ``find_many``, for
+   (``_kernels.DbgWalk``): each round asks the map, in one ``find_many``, for
    every walk's next k-mer (collective off shm: the owners answer).  A unitig is walked from both of its ends and
    exactly one copy is kept (the one starting at the smaller oriented
    k-mer), decided locally: no unitig is written twice and no claim traffic
@@ -47,6 +52,7 @@ Phases, every rank (SPMD):
    them; ``--json`` has the unitig count, N50, total length, seconds per
    phase and each rank's peak RSS.
 """
+import sys
 import time
 from typing import Any, Optional, Sequence, Union
 
@@ -55,7 +61,8 @@ from numpy.typing import NDArray
 
 import pybcl
 from pybcl import _core
-from pybcl.apps import _cli, kmer
+from pybcl.apps import _kernels
+from pybcl.apps import _cli, kmer, kmerdb
 
 LOOKUP_BATCH = 1 << 20          # k-mers per HashMapBuffer call while building the graph
 MAX_WALKERS = 1 << 20           # walks in flight per rank at once
@@ -148,7 +155,7 @@ def _overlap_masks(keys: NDArray[np.uint64], k: int, total: int) -> NDArray[np.u
     with its neighbours: a graph of long paths has about as many (k-1)-mers
     as k-mers, one of isolated k-mers twice as many: then the map grows."""
     P = pybcl.nprocs()
-    ov, bits = _core.dbg_overlaps(keys, k)
+    ov, bits = _kernels.dbg_overlaps(keys, k)
     om = pybcl.HashMap(_overlap_capacity(total), "uint64", "uint64")
     _accumulate_all(om, ov, bits)
     pybcl.barrier()
@@ -164,7 +171,7 @@ def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: i
            ) -> tuple[Any, NDArray[np.uint8], NDArray[np.uint64], NDArray[np.bool_]]:
     """Collective: the graph map (solid k-mer -> (ext << 32) | count), and this
     rank's keys' extension bits, values and siblings' presence."""
-    ext, siblings = _core.dbg_from_overlaps(keys, k, _overlap_masks(keys, k, total))
+    ext, siblings = _kernels.dbg_from_overlaps(keys, k, _overlap_masks(keys, k, total))
     P = pybcl.nprocs()
     m = pybcl.HashMap(2 * total + 1024 * P, "uint64", "uint64")
     values = (ext.astype(np.uint64) << np.uint64(32)) | \
@@ -191,7 +198,7 @@ def _walk(m: Any, starts: NDArray[np.uint64], values: NDArray[np.uint64], k: int
     rounds = 0
     for b in range(batches):
         lo = b * MAX_WALKERS
-        w = _core.DbgWalk(k, starts[lo:lo + MAX_WALKERS], values[lo:lo + MAX_WALKERS], limit)
+        w = _kernels.DbgWalk(k, starts[lo:lo + MAX_WALKERS], values[lo:lo + MAX_WALKERS], limit)
         while True:
             q = w.queries()
             going = len(q)
@@ -217,7 +224,7 @@ def _cycles(keys: NDArray[np.uint64], values: NDArray[np.uint64], is_start: NDAr
     P = pybcl.nprocs()
     seen = pybcl.HashMap(2 * total + 1024 * P, "uint64", "uint64")
     fasta = b"".join(b">\n" + s + b"\n" for s in seqs)
-    covered = _core.kmers_from_bytes(fasta, k) if seqs else np.zeros(0, np.uint64)
+    covered = _kernels.kmers_from_bytes(fasta, k) if seqs else np.zeros(0, np.uint64)
     _insert_all(seen, covered, np.ones(len(covered), dtype=np.uint64))
     pybcl.barrier()
     inner = ~is_start
@@ -241,28 +248,67 @@ def n50(lengths: NDArray[np.int64]) -> int:
     return int(s[np.searchsorted(np.cumsum(s), half)])
 
 
+def _counted(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, str]],
+             k: int, progress: bool) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
+    """Collective: this rank's k-mers of `sources` and their counts."""
+    try:
+        res = kmer.count_kmers(sources, k=k, items=True, top=0, progress=progress)
+    except kmer.KmerInputError as e:
+        raise ContigInputError(str(e)) from None
+    return res["keys"], res["counts"]
+
+
+def saved_counts(path: str, k: Optional[int], min_count: int
+                 ) -> tuple[NDArray[np.uint64], NDArray[np.int64], int]:
+    """Collective: this rank's k-mers and counts from the saved count map at
+    `path` (``kmer --save``), and its k.  ContigInputError on every rank when
+    it is not one, was counted with another k than `k` (None: any), with an
+    even k, or with --bloom while min_count < 2 (its singletons are gone)."""
+    try:
+        m, info = kmerdb.open_counts(path)
+    except kmerdb.KmerDbError as e:
+        raise ContigInputError(str(e)) from None
+    meta = info["meta"]
+    problem = None
+    if k is not None and meta["k"] != k:
+        problem = f"{path}: counted with k={meta['k']}, not {k}"
+    elif not _core_k_ok(meta["k"]):
+        problem = f"{path}: counted with k={meta['k']}; contigs need an odd k in [3, 31]"
+    elif meta.get("min_count", 1) > min_count:
+        problem = (f"{path}: holds only k-mers counted at least {meta['min_count']} times "
+                   f"(--bloom); --min-count must be at least that")
+    keys, counts = m.local_arrays()
+    m.close()
+    if problem:
+        raise ContigInputError(problem)
+    return keys, counts, meta["k"]
+
+
 def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, str]],
-            k: int = 31, min_count: int = 2, progress: bool = False) -> dict[str, Any]:
+            k: int = 31, min_count: int = 2, progress: bool = False,
+            counts_db: Optional[str] = None) -> dict[str, Any]:
     """Collective.  The unitigs of the solid k-mers of `sources` (paths or
-    FASTA/FASTQ bytes).  Returns a dict: 'sequences' (this rank's unitigs, a
-    list of bytes, each unitig on exactly one rank), 'kmers' and 'count_sums'
-    (uint64 arrays: each unitig's k-mer count and sum of k-mer counts) and
-    'stats' (global figures, same on every rank).  ValueError for a bad k or
-    min_count; a bad input raises ``ContigInputError`` on every rank."""
+    FASTA/FASTQ bytes), or of the saved count map at `counts_db` (``kmer
+    --save``; `sources` unused, `k` must be its k).  Returns a dict:
+    'sequences' (this rank's unitigs, a list of bytes, each unitig on exactly
+    one rank), 'kmers' and 'count_sums' (uint64 arrays: each unitig's k-mer
+    count and sum of k-mer counts) and 'stats' (global figures, same on
+    every rank).  ValueError for a bad k or min_count; a bad input raises
+    ``ContigInputError`` on every rank."""
     if isinstance(k, bool) or not isinstance(k, int) or not _core_k_ok(k):
         raise ValueError(f"k must be an odd int in [3, 31], got {k!r}")
     if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
         raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
     t0 = time.perf_counter()
     seconds: dict[str, float] = {}
-    ours = not _core.initialized()          # count_kmers starts pybcl: ours to resize
-    try:
-        res = kmer.count_kmers(sources, k=k, items=True, top=0, progress=progress)
-    except kmer.KmerInputError as e:
-        raise ContigInputError(str(e)) from None
-    solid = res["counts"] >= min_count
-    keys, counts = res["keys"][solid], res["counts"][solid]
-    del res
+    ours = not _core.initialized()          # we start pybcl: ours to resize
+    if counts_db is None:
+        keys, kcounts = _counted(sources, k, progress)
+    else:
+        keys, kcounts, _ = saved_counts(counts_db, k, min_count)
+    solid = kcounts >= min_count
+    keys, counts = keys[solid], kcounts[solid]
+    del kcounts
     seconds["count"] = time.perf_counter() - t0
     total = int(pybcl.allreduce(np.array([len(keys)], dtype=np.int64), "sum")[0])
     need = _segment_need(total, len(keys))
@@ -277,7 +323,7 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
     seconds["graph"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    starts, idx = _core.dbg_starts_local(keys, ext, k, siblings)
+    starts, idx = _kernels.dbg_starts_local(keys, ext, k, siblings)
     del siblings
     seconds["ends"] = time.perf_counter() - t
 
@@ -341,6 +387,15 @@ def _segment_need(total: int, mine: int) -> int:
     return buckets * 32 + min(max(most, 1024), 1 << 20) * 64 + P * 4096 * 64 + (64 << 20)
 
 
+def _db_k(path: str) -> Optional[int]:
+    """The k a saved count map was counted with, or None when it cannot say
+    (loading it then names the problem, on every rank)."""
+    try:
+        return int(kmerdb.describe(path)["meta"]["k"])
+    except kmerdb.KmerDbError:
+        return None
+
+
 def _core_k_ok(k: int) -> bool:
     return 3 <= k <= 31 and k % 2 == 1
 
@@ -361,7 +416,7 @@ def write_fasta(res: dict[str, Any], path: str) -> None:
     """Collective: ranks append their unitigs in turn, rank 0 first."""
     counts = pybcl.comm().allgather(len(res["sequences"]))
     data = fasta(res, sum(counts[:pybcl.rank()]))
-    _cli.append_in_turn(path, data, pybcl.rank(), pybcl.nprocs(), pybcl.barrier)
+    _cli.append_in_turn(path, data, pybcl.rank(), pybcl.nprocs(), pybcl.barrier, "-o")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -373,46 +428,58 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "assemble reads simulated from the lambda phage genome the package ships (30x, "
         "100 bp, 1%% substitutions)",
         "k-mer length, odd, 3..31 (default 31)")
+    ap.add_argument("--counts", metavar="DB",
+                    help="the k-mer counts saved by kmer --save DB, instead of READS "
+                         "(-k: the database's)")
     ap.add_argument("--min-count", type=int, default=2,
                     help="keep k-mers seen at least this often (default 2)")
     ap.add_argument("-o", "--output", metavar="FILE", help="unitigs as FASTA")
     ap.add_argument("--json", metavar="FILE", help="the run's figures as JSON")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
     args = ap.parse_args(argv)
+    k_given = any(a == "-k" or a.startswith("-k") for a in (argv or sys.argv[1:]))
+    ap.at_least("--min-count", args.min_count, 1)
+    if args.counts:
+        if args.reads or args.demo:
+            ap.error("give READS, --demo or --counts DB (one of them)")
+        db_k = None if k_given else _db_k(args.counts)
+        args.k = db_k if db_k is not None else args.k
+    else:
+        ap.check_reads(args)
     if not _core_k_ok(args.k):
         ap.error(f"argument -k: must be odd and in [3, 31], got {args.k}")
-    ap.at_least("--min-count", args.min_count, 1)
-    ap.check_reads(args)
     prog = ap.prog
     sources = _cli.open_inputs(prog, (("-o", args.output), ("--json", args.json)),
-                               lambda: kmer.cli_sources(args.reads, args.demo),
+                               lambda: [] if args.counts else
+                               kmer.cli_sources(args.reads, args.demo),
                                kmer.KmerInputError)
     if sources is None:
         return _cli.INPUT
 
     try:
-        res = unitigs(sources, k=args.k, min_count=args.min_count, progress=not args.quiet)
+        res = unitigs(sources, k=args.k, min_count=args.min_count, progress=not args.quiet,
+                      counts_db=args.counts)
     except ContigInputError as e:
         _cli.say_error(prog, str(e))
         return _cli.INPUT
     st = res["stats"]
-    t = time.perf_counter()
-    if args.output:
-        write_fasta(res, args.output)
-    st["seconds"]["output"] = time.perf_counter() - t
-    if pybcl.rank() == 0:
-        st["inputs"] = [str(s) for s in sources]
-        s = st["seconds"]
-        print(f"contigs, k={args.k}, min count {args.min_count}, {st['ranks']} rank(s), "
-              f"transport {st['transport']}: {', '.join(st['inputs'])}")
-        print(f"  {st['solid_kmers']:,} solid k-mers -> {st['unitigs']:,} unitigs "
-              f"({st['cycles']} cycles), {st['total_length']:,} bp, N50 {st['n50']:,}, "
-              f"longest {st['max_length']:,}")
-        print("  seconds: " + ", ".join(f"{p} {v:.2f}" for p, v in s.items())
-              + f"; peak RSS {max(st['peak_rss_bytes_per_rank']) / 2**20:.0f} MiB/rank")
-        _cli.write_json(args.json, st)
-    pybcl.barrier()
-    return 0
+    with _cli.Outputs(prog) as out:
+        t = time.perf_counter()
+        if args.output:
+            write_fasta(res, args.output)
+        st["seconds"]["output"] = time.perf_counter() - t
+        if pybcl.rank() == 0:
+            st["inputs"] = [str(s) for s in sources] or [f"saved counts {args.counts}"]
+            s = st["seconds"]
+            print(f"contigs, k={args.k}, min count {args.min_count}, {st['ranks']} rank(s), "
+                  f"transport {st['transport']}: {', '.join(st['inputs'])}")
+            print(f"  {st['solid_kmers']:,} solid k-mers -> {st['unitigs']:,} unitigs "
+                  f"({st['cycles']} cycles), {st['total_length']:,} bp, N50 {st['n50']:,}, "
+                  f"longest {st['max_length']:,}")
+            print("  seconds: " + ", ".join(f"{p} {v:.2f}" for p, v in s.items())
+                  + f"; peak RSS {max(st['peak_rss_bytes_per_rank']) / 2**20:.0f} MiB/rank")
+            _cli.write_json(args.json, st)
+    return out.status(0)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ import numpy as np
 
 import pybcl
 from pybcl import _core
+from pybcl.apps import _kernels
 from pybcl.apps import _cli
 
 CHUNK = 1 << 16           # stream values generated at a time (update_many paths)
@@ -57,7 +58,7 @@ def _apply_stream(T: Any, state: int, n: int, mask: int, apply: Any) -> int:
     done = 0
     while done < n:
         k = min(CHUNK, n - done)
-        ran, state = _core.gups_stream(state, k)
+        ran, state = _kernels.gups_stream(state, k)
         apply(ran & np.uint64(mask), ran)
         done += k
     return state
@@ -68,7 +69,7 @@ def _stream_xor(state: int, n: int) -> int:
     done = 0
     while done < n:
         k = min(CHUNK, n - done)
-        ran, state = _core.gups_stream(state, k)
+        ran, state = _kernels.gups_stream(state, k)
         acc ^= np.bitwise_xor.reduce(ran)
         done += k
     return int(acc)
@@ -87,7 +88,7 @@ def _run_updates(T: Any, start: int, U: int, batch: int, buffered: bool) -> None
     P = pybcl.nprocs()
     mask = T.size - 1
     if batch == 1:
-        _core.gups_atomic(T, start, U)
+        _kernels.gups_atomic(T, start, U)
         return
     if not buffered:
         _apply_stream(T, start, U, mask, lambda i, v: _update_many_chunks(T, i, v, batch))
@@ -97,7 +98,7 @@ def _run_updates(T: Any, start: int, U: int, batch: int, buffered: bool) -> None
     state, done = start, 0
     while done < U:           # every rank runs the same number of flushes
         k = min(per_flush, U - done)
-        ran, state = _core.gups_stream(state, k)
+        ran, state = _kernels.gups_stream(state, k)
         buf.update_many(ran & np.uint64(mask), ran)
         buf.flush()
         done += k
@@ -118,7 +119,7 @@ def run_gups(log2_size: int, updates_per_rank: int, batch: int = 1024,
     first, stop = T.local_range()
     count = stop - first
     T.local()[:] = np.arange(first, first + count, dtype=np.uint64)
-    start = _core.gups_starts(me * U)
+    start = _kernels.gups_starts(me * U)
     pybcl.barrier()
     t0 = time.perf_counter()
     _run_updates(T, start, U, batch, buffered)
@@ -184,17 +185,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except pybcl.SegmentFull as exc:      # raised on every rank alike
         _cli.say_error(ap.prog, f"--log2-size {n}: {exc}")
         return _cli.INPUT
-    if pybcl.rank() == 0:
-        print(f"GUPS ({res['mode']}, batch {res['batch']}): {res['ranks']} rank(s), "
-              f"transport {res['transport']}, table 2^{n} words, "
-              f"{res['updates']:,} updates in {res['seconds']:.4f} s")
-        print(f"  {res['gups']:.6f} GUP/s; {res['errors']} errors "
-              f"(allowed {res['errors_allowed']}); checksum "
-              f"{'ok' if res['checksum_ok'] else 'WRONG'}; verification "
-              f"{'PASSED' if res['verified'] else 'FAILED'}")
-        _cli.write_json(args.json, res)
-    pybcl.barrier()
-    return 0 if res["verified"] else 1
+    with _cli.Outputs(ap.prog) as out:
+        if pybcl.rank() == 0:
+            print(f"GUPS ({res['mode']}, batch {res['batch']}): {res['ranks']} rank(s), "
+                  f"transport {res['transport']}, table 2^{n} words, "
+                  f"{res['updates']:,} updates in {res['seconds']:.4f} s")
+            print(f"  {res['gups']:.6f} GUP/s; {res['errors']} errors "
+                  f"(allowed {res['errors_allowed']}); checksum "
+                  f"{'ok' if res['checksum_ok'] else 'WRONG'}; verification "
+                  f"{'PASSED' if res['verified'] else 'FAILED'}")
+            _cli.write_json(args.json, res)
+    return out.status(0 if res["verified"] else 1)
 
 
 def argparse_hidden() -> str:

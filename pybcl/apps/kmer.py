@@ -1,7 +1,7 @@
 """Distributed k-mer counting on pybcl (BCL paper, section 9.2.2).
 
     mpiexec -n P python -m pybcl.apps.kmer READS... [-k 31] [--bloom]
-        [--histo FILE] [--counts FILE] [--json FILE] [--demo]
+        [--histo FILE] [--counts FILE] [--save DB] [--json FILE] [--demo]
 
 Collective, every rank alike (SPMD): each rank reads its share of the input
 (FASTA/FASTQ, plain, gzip or BGZF), turns it into canonical 2-bit k-mers in
@@ -11,8 +11,11 @@ k-mers and the owners add them to their own blocks at the flush, growing
 the map once to fit.  ``--bloom`` puts a ``pybcl.BloomFilter`` in front, so
 singletons never take a bucket, and recounts in a second pass, so the
 counts stay exact.  docs/apps.md describes how inputs are split, the
-map's sizing and ``--bloom``.
+map's sizing and ``--bloom``.  ``--save DB`` keeps the counts as a saved
+``HashMap(uint64 -> int64)`` that ``pybcl.apps.kmerdb`` (query, histo,
+dump, merge), ``contigs --counts`` and ``pybcl.io.read`` take later.
 """
+import argparse
 import gzip
 import os
 import resource
@@ -26,6 +29,7 @@ from numpy.typing import NDArray
 
 import pybcl
 from pybcl import _core
+from pybcl.apps import _kernels
 from pybcl.apps import _cli
 
 CHUNK_BYTES = 4 << 20       # bytes parsed per piece
@@ -58,7 +62,7 @@ class BytesSource:
 
     def pieces(self, k: int, rank: int, nprocs: int) -> Iterator[NDArray[np.uint64]]:
         step = 1 << 20
-        arr = _core.kmers_from_bytes(self.data, k, rank, nprocs)   # one array, handed
+        arr = _kernels.kmers_from_bytes(self.data, k, rank, nprocs)   # one array, handed
         for off in range(0, len(arr), step):                       # out in pieces
             yield arr[off:off + step]
 
@@ -109,7 +113,7 @@ def _check_head(path: str, head: bytes, whole: bool, k: int = 31) -> float:
     if cut <= 0:
         return 0.5
     try:
-        return len(_core.kmers_from_bytes(head[:cut], k)) / cut
+        return len(_kernels.kmers_from_bytes(head[:cut], k)) / cut
     except ValueError as e:
         if whole or "truncated" not in str(e):
             raise KmerInputError(f"{path}: {e}") from None
@@ -150,7 +154,7 @@ class FileSource:
         self.blocks: Optional[tuple[NDArray[np.uint64], NDArray[np.uint64]]] = None
         if self.gz:
             try:
-                self.blocks = _core.bgzf_blocks(path)
+                self.blocks = _kernels.bgzf_blocks(path)
             except (ValueError, OSError) as e:
                 raise KmerInputError(str(e)) from None
         stream = int(self.blocks[1][-1]) if self.blocks is not None else None
@@ -171,7 +175,7 @@ class FileSource:
                         self.size * (4 if self.gz else 1))    # gzip: FASTQ shrinks ~4x
         return stream_bytes * _kmers_per_byte(self.head, k) / nprocs
 
-    def _bgzf_reader(self, k: int, rank: int, nprocs: int) -> Optional[_core.KmerReader]:
+    def _bgzf_reader(self, k: int, rank: int, nprocs: int) -> Optional[_kernels.KmerReader]:
         """Rank `rank`'s blocks: a contiguous run of about 1/nprocs of the
         compressed bytes; it reads the records that start in their data."""
         assert self.blocks is not None
@@ -183,23 +187,23 @@ class FileSource:
             return None             # no block of its own (more ranks than blocks)
         # enter at the block holding byte start - 1: is `start` a line start?
         entry = int(np.searchsorted(uoff, start - 1, "right")) - 1 if start else 0
-        return _core.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=start,
+        return _kernels.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=start,
                                 end=end if end < int(uoff[-1]) else -1, fmt=self.fmt,
                                 gz_entry=(int(coff[entry]), int(uoff[entry])))
 
     def pieces(self, k: int, rank: int, nprocs: int) -> Iterator[NDArray[np.uint64]]:
-        reader: Optional[_core.KmerReader]
+        reader: Optional[_kernels.KmerReader]
         if self.splittable and self.fmt is not None and nprocs > 1:
             if self.gz:
                 reader = self._bgzf_reader(k, rank, nprocs)
             else:
-                lo = _core.seq_resync(self.path, self.size, self.size * rank // nprocs,
+                lo = _kernels.seq_resync(self.path, self.size, self.size * rank // nprocs,
                                       self.fmt)
-                hi = _core.seq_resync(self.path, self.size, self.size * (rank + 1) // nprocs,
+                hi = _kernels.seq_resync(self.path, self.size, self.size * (rank + 1) // nprocs,
                                       self.fmt)
-                reader = _core.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=lo, end=hi)
+                reader = _kernels.KmerReader(self.path, k, 0, 1, CHUNK_BYTES, start=lo, end=hi)
         else:
-            reader = _core.KmerReader(self.path, k, rank, nprocs, CHUNK_BYTES)
+            reader = _kernels.KmerReader(self.path, k, rank, nprocs, CHUNK_BYTES)
         if reader is None:
             return
         try:
@@ -255,7 +259,7 @@ def decode(code: Union[int, np.integer], k: int) -> str:
     if not 0 <= int(code) < 4 ** int(k):
         raise ValueError(f"decode: code {int(code)} does not fit in k={int(k)} bases "
                          f"(must be in [0, 4**{int(k)}))")
-    return bytes(_core.kmer_decode(np.array([code], dtype=np.uint64), int(k))[0]).decode()
+    return bytes(_kernels.kmer_decode(np.array([code], dtype=np.uint64), int(k))[0]).decode()
 
 
 def read_genome(path: str) -> bytes:
@@ -281,7 +285,7 @@ def demo_reads(coverage: float = 30, length: int = 100, error_rate: float = 0.01
     """Reads simulated (PCG32, deterministic) from the genome the package ships."""
     genome = read_genome(genome_path)
     n = int(round(coverage * len(genome) / length))
-    return _core.simulate_reads(genome, n, length, error_rate, seed)
+    return _kernels.simulate_reads(genome, n, length, error_rate, seed)
 
 
 def cli_sources(reads: Sequence[str], demo: bool) -> list["Source"]:
@@ -295,11 +299,18 @@ def cli_sources(reads: Sequence[str], demo: bool) -> list["Source"]:
 # ---- the counting -------------------------------------------------------------
 
 class Progress:
-    """A progress line on stderr (rank 0), at most every `every` seconds."""
+    """A progress line on stderr (rank 0), at most every `every` seconds: the
+    k-mers read in this pass and their rate, and, against the k-mers the rank
+    expects to read (`expected`: an estimate, from the input's size), the
+    share done and the time left at that rate."""
 
-    def __init__(self, enabled: bool, every: float = 2.0) -> None:
-        self.enabled, self.every = enabled, every
+    def __init__(self, enabled: bool, expected: float = 0.0, every: float = 2.0) -> None:
+        self.enabled, self.expected, self.every = enabled, expected, every
         self.t0 = self.last = time.perf_counter()
+
+    def begin(self, phase: str) -> None:
+        """A pass over the input starts: its rate and time left count from now."""
+        self.t0 = time.perf_counter()
 
     def __call__(self, phase: str, kmers: int, force: bool = False) -> None:
         now = time.perf_counter()
@@ -307,9 +318,25 @@ class Progress:
             return
         self.last = now
         rate = kmers / max(now - self.t0, 1e-9)
-        sys.stderr.write(f"kmer [{phase}] {kmers / 1e6:8.2f} M k-mers read on rank 0, "
-                         f"{rate / 1e6:6.2f} M k-mers/s\n")
+        line = (f"kmer [{phase}] {kmers / 1e6:8.2f} M k-mers read on rank 0, "
+                f"{rate / 1e6:6.2f} M k-mers/s")
+        if self.expected > 0 and rate > 0:
+            left = max(self.expected - kmers, 0.0)
+            # an estimate: the line never claims the end before it comes
+            done = min(kmers / self.expected, 0.99)
+            line += f", {100 * done:.0f}% done, about {duration(left / rate)} left"
+        sys.stderr.write(line + "\n")
         sys.stderr.flush()
+
+
+def duration(seconds: float) -> str:
+    """`seconds` for a person: '42 s', '3 min 05 s', '1 h 20 min'."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 
 def peak_rss_bytes() -> int:
@@ -344,6 +371,7 @@ def _count_pass(srcs: Sequence[Source], k: int, me: int, P: int, buf: Any, add: 
     in the round's flush, after which every rank raises KmerInputError.
     Returns the k-mers this rank read."""
     it = _pieces(srcs, k, me, P)
+    prog.begin(phase)
     read, more, problem = 0, True, None
     while True:
         taken = 0
@@ -397,7 +425,8 @@ def _best(keys: NDArray[np.uint64], counts: NDArray[np.int64], n: int,
 def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, str]], k: int = 31,
                 bloom: bool = False, capacity: Optional[int] = None,
                 queue_size: Optional[int] = None, progress: bool = False, bloom_bits_per_kmer: float = BLOOM_BITS_PER_KMER,
-                items: bool = True, top: int = 10) -> dict[str, Any]:
+                items: bool = True, top: int = 10, save: Optional[str] = None
+                ) -> dict[str, Any]:
     """Collective.  Counts the canonical k-mers of `sources` (paths or bytes)
     in a distributed ``pybcl.HashMap`` (uint64 code -> int64 count) filled
     through a ``HashMapBuffer`` that grows the map as it fills.
@@ -410,6 +439,8 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     full); queue_size: entries each rank's inbox holds (the buffer ships in
     rounds of it).  items=False leaves 'keys'/'counts' out (the CLI needs
     them only for --counts); 'top' holds this rank's `top` best entries.
+    save: also write the counts there (``HashMap.save``; under bloom only
+    the k-mers seen at least twice), with meta ``save_meta`` describes.
     A corrupt input raises KmerInputError on every rank.
     """
     if not isinstance(k, int) or not 1 <= k <= 32:
@@ -443,7 +474,7 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
                                     pybcl._env.segment_size()))
     if pybcl.nprocs() != P:
         raise RuntimeError("pybcl runs on another communicator than COMM_WORLD")
-    prog = Progress(progress and me == 0)
+    prog = Progress(progress and me == 0, expected=share)
     counts = pybcl.HashMap(2 * first * P, key_type="uint64", value_type="int64")
     buf = pybcl.HashMapBuffer(counts, queue_size, min(queue_size, MESSAGE_ENTRIES), grow=True)
     buckets_first = counts.capacity
@@ -482,6 +513,14 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     t = time.perf_counter()
     pybcl.barrier()
     keys, kcounts = counts.local_arrays()
+    total = int(pybcl.allreduce(np.array([read], dtype=np.int64), "sum")[0])
+    if save:
+        t_save = time.perf_counter()
+        if bloom:   # the filter's false positives: singletons, like those it kept out
+            counts.erase_many(keys[kcounts < 2])
+            pybcl.barrier()
+        counts.save(save, meta=save_meta(k, bloom, total, srcs))
+        seconds["save"] = time.perf_counter() - t_save
     buckets = counts.capacity
     buf.close()
     counts.close()
@@ -491,7 +530,6 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     hist[:len(h)] = h
     hist[0] = 0
     hist = pybcl.allreduce(hist, "sum")
-    total = int(pybcl.allreduce(np.array([read], dtype=np.int64), "sum")[0])
     in_table = int(hist.sum())
     false_positives = int(hist[1]) if bloom else 0
     if bloom:   # singletons, bar the filter's false positives, never reach the map
@@ -530,6 +568,16 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
 
 # ---- output -----------------------------------------------------------------------
 
+def save_meta(k: int, bloom: bool, total: int, sources: Sequence[Any]) -> dict[str, Any]:
+    """The meta a saved count map carries (``pybcl.apps.kmerdb`` reads it):
+    k, canonical k-mers, whether a Bloom filter kept singletons out (then
+    only counts >= 2 are in the map, and the k-mers read give the count-1
+    line of the histogram)."""
+    return {"app": "pybcl.apps.kmer", "k": k, "canonical": True, "bloom": bool(bloom),
+            "min_count": 2 if bloom else 1, "kmers_total": total,
+            "inputs": [str(s) for s in sources]}
+
+
 def histo_lines(hist: NDArray[np.int64]) -> str:
     return "".join(f"{c} {int(n)}\n" for c, n in enumerate(hist) if c > 0 and n > 0)
 
@@ -549,8 +597,8 @@ def top_kmers(res: dict[str, Any], n: int = 10) -> list[tuple[int, int]]:
 def write_counts(res: dict[str, Any], path: str, k: int) -> None:
     """Collective: ranks append their entries (sorted by code) in turn, rank 0 first."""
     order = np.argsort(res["keys"])
-    data = _core.kmer_tsv(res["keys"][order], res["counts"][order], k)
-    _cli.append_in_turn(path, data, pybcl.rank(), pybcl.nprocs(), pybcl.barrier)
+    data = _kernels.kmer_tsv(res["keys"][order], res["counts"][order], k)
+    _cli.append_in_turn(path, data, pybcl.rank(), pybcl.nprocs(), pybcl.barrier, "--counts")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -566,6 +614,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                          "a second pass over the input keeps the counts exact)")
     ap.add_argument("--histo", metavar="FILE", help="histogram, Jellyfish histo format")
     ap.add_argument("--counts", metavar="FILE", help="KMER<TAB>COUNT lines")
+    ap.add_argument("--save", metavar="DB",
+                    help="the counts as a saved map, for pybcl.apps.kmerdb and "
+                         "contigs --counts (pybcl.io.read reads it too)")
     ap.add_argument("--json", metavar="FILE", help="the run's figures as JSON")
     ap.add_argument("--top", type=int, default=10, help="k-mers to print (default 10)")
     ap.add_argument("--capacity", type=int,
@@ -583,7 +634,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.check_reads(args)
     prog = ap.prog
     sources = _cli.open_inputs(prog, (("--histo", args.histo), ("--counts", args.counts),
-                                      ("--json", args.json)),
+                                      ("--save", args.save), ("--json", args.json)),
                                lambda: cli_sources(args.reads, args.demo), KmerInputError)
     if sources is None:
         return _cli.INPUT
@@ -591,7 +642,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         res = count_kmers(sources, k=args.k, bloom=args.bloom, capacity=args.capacity,
                           queue_size=args.message_size, progress=not args.quiet,
-                          items=bool(args.counts), top=min(args.top, 1 << 20))
+                          items=bool(args.counts), top=min(args.top, 1 << 20),
+                          save=args.save)
     except KmerInputError as e:
         _cli.say_error(prog, str(e))
         return _cli.INPUT
@@ -600,40 +652,42 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 1
     st = res["stats"]
     top = top_kmers(res, min(args.top, 1 << 20))
-    t = time.perf_counter()
-    if args.counts:
-        write_counts(res, args.counts, args.k)
-    st["seconds"]["output"] = time.perf_counter() - t
-    if pybcl.rank() == 0:
-        hist = res["histogram"]
-        text = histo_lines(hist)
-        if args.histo:
-            with open(args.histo, "w") as fh:
-                fh.write(text)
-        if args.json:
+    with _cli.Outputs(prog) as out:
+        t = time.perf_counter()
+        if args.counts:
+            write_counts(res, args.counts, args.k)
+        st["seconds"]["output"] = time.perf_counter() - t
+        if pybcl.rank() == 0:
+            hist = res["histogram"]
+            text = histo_lines(hist)
+            _cli.write_file("--histo", args.histo, text)
             _cli.write_json(args.json, dict(
                 st, histogram=[[c, int(n)] for c, n in enumerate(hist) if c and n]))
-        s = st["seconds"]
-        print(f"k-mer counting, k={args.k}, {st['ranks']} rank(s), transport {st['transport']}"
-              f"{', Bloom filter' if args.bloom else ''}: {', '.join(st['inputs'])}")
-        print(f"  {st['kmers_total']:,} k-mers, {st['distinct']:,} distinct; "
-              f"{st['kmers_per_s'] / 1e6:.2f} M k-mers/s (count {s['count']:.2f} s; "
-              f"setup {s['setup']:.2f} s, histogram {s['histogram']:.2f} s); peak RSS "
-              f"{max(st['peak_rss_bytes_per_rank']) / 2**20:.0f} MiB/rank")
-        print(f"top {len(top)} k-mers (canonical, count):")
-        if top:
-            names = _core.kmer_decode(np.array([kv[0] for kv in top], dtype=np.uint64), args.k)
-            for name, (_, c) in zip(names, top):
-                print(f"  {name.decode()}  {c}")
-        head = text.splitlines()[:10]
-        print(f"histogram head (count  number of k-mers)"
-              f"{' -- count 1 derived' if args.bloom else ''}:")
-        for line in head:
-            count, number = line.split()
-            print(f"  {int(count):5d}  {int(number):,}")
-        sys.stdout.flush()
-    pybcl.barrier()
-    return 0
+            report(args, st, top, text)
+    return out.status(0)
+
+
+def report(args: argparse.Namespace, st: dict[str, Any], top: list[tuple[int, int]],
+           histo_text: str) -> None:
+    """The run's summary on stdout (rank 0)."""
+    s = st["seconds"]
+    print(f"k-mer counting, k={args.k}, {st['ranks']} rank(s), transport {st['transport']}"
+          f"{', Bloom filter' if args.bloom else ''}: {', '.join(st['inputs'])}")
+    print(f"  {st['kmers_total']:,} k-mers, {st['distinct']:,} distinct; "
+          f"{st['kmers_per_s'] / 1e6:.2f} M k-mers/s (count {s['count']:.2f} s; "
+          f"setup {s['setup']:.2f} s, histogram {s['histogram']:.2f} s); peak RSS "
+          f"{max(st['peak_rss_bytes_per_rank']) / 2**20:.0f} MiB/rank")
+    print(f"top {len(top)} k-mers (canonical, count):")
+    if top:
+        names = _kernels.kmer_decode(np.array([kv[0] for kv in top], dtype=np.uint64), args.k)
+        for name, (_, c) in zip(names, top):
+            print(f"  {name.decode()}  {c}")
+    print(f"histogram head (count  number of k-mers)"
+          f"{' -- count 1 derived' if args.bloom else ''}:")
+    for line in histo_text.splitlines()[:10]:
+        count, number = line.split()
+        print(f"  {int(count):5d}  {int(number):,}")
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import pytest
 import pybcl
 from conftest import all_ok
 from launch import ROOT, quiet_args, run_python
-from pybcl import _core
+from pybcl.apps import _kernels
 from pybcl.apps import contigs
 
 BASES = "ACGT"
@@ -178,7 +178,7 @@ def test_each_unitig_written_once_with_its_counts():
 def test_ecoli_slice_reads_give_bcalms_unitigs(tmp_path):
     genome = b"".join(l.strip() for l in gzip.open(ECOLI) if not l.startswith(b">"))
     piece = genome[1_000_000:1_150_000]
-    reads = _core.simulate_reads(piece, 150_000 * 8 // 100, 100, 0.01, 11)
+    reads = _kernels.simulate_reads(piece, 150_000 * 8 // 100, 100, 0.01, 11)
     seqs, stats = app_unitigs(reads, 31, min_count=2)
     want = None
     if pybcl.rank() == 0:
@@ -250,18 +250,18 @@ def test_cli_errors_are_one_line_from_rank_0(args, code, text):
 def test_graph_kernels_reject_bad_arguments():
     keys = np.array([1, 2, 3], dtype=np.uint64)
     with pytest.raises(ValueError, match="k must be odd"):
-        _core.dbg_overlaps(keys, 20)
+        _kernels.dbg_overlaps(keys, 20)
     with pytest.raises(ValueError, match="k"):
-        _core.dbg_from_overlaps(keys, 33, np.zeros(6, dtype=np.uint64))
+        _kernels.dbg_from_overlaps(keys, 33, np.zeros(6, dtype=np.uint64))
     with pytest.raises(ValueError, match="2 per key"):
-        _core.dbg_from_overlaps(keys, 21, np.zeros(5, dtype=np.uint64))
+        _kernels.dbg_from_overlaps(keys, 21, np.zeros(5, dtype=np.uint64))
     with pytest.raises(TypeError, match="masks"):
-        _core.dbg_from_overlaps(keys, 21, "masks")
+        _kernels.dbg_from_overlaps(keys, 21, "masks")
     with pytest.raises(ValueError, match="6 flags"):
-        _core.dbg_starts_local(keys, np.zeros(3, dtype=np.uint8), 21, np.zeros(5, dtype=bool))
+        _kernels.dbg_starts_local(keys, np.zeros(3, dtype=np.uint8), 21, np.zeros(5, dtype=bool))
     with pytest.raises(ValueError, match="as long as"):
-        _core.DbgWalk(21, keys, keys[:2], 10)
-    w = _core.DbgWalk(21, keys, np.zeros(3, dtype=np.uint64), 10)
+        _kernels.DbgWalk(21, keys, keys[:2], 10)
+    w = _kernels.DbgWalk(21, keys, np.zeros(3, dtype=np.uint64), 10)
     assert len(w.queries()) == 0            # no extension bits: every walk ends at once
     with pytest.raises(ValueError, match="results for"):
         w.advance(np.zeros(2, dtype=np.uint64), np.zeros(2, dtype=bool))
@@ -285,12 +285,12 @@ def test_overlap_masks_give_every_neighbour_and_sibling(k):
     canon = sorted({min(c, _rc_code(c, k)) for c in range(4 ** k)})
     solid = set(rng.choice(canon, len(canon) // 2, replace=False).tolist())
     keys = np.array(sorted(solid), dtype=np.uint64)
-    ov, bit = _core.dbg_overlaps(keys, k)
+    ov, bit = _kernels.dbg_overlaps(keys, k)
     sums = {}
     for x, b in zip(ov.tolist(), bit.tolist()):
         assert sums.get(x, 0) & b == 0          # no bit is set twice: adding is OR
         sums[x] = sums.get(x, 0) + b
-    ext, sib = _core.dbg_from_overlaps(keys, k, np.array([sums[x] for x in ov.tolist()],
+    ext, sib = _kernels.dbg_from_overlaps(keys, k, np.array([sums[x] for x in ov.tolist()],
                                                          dtype=np.uint64))
     mask = (1 << (2 * k)) - 1
 

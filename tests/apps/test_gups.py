@@ -7,7 +7,7 @@ import pytest
 import pybcl
 from conftest import all_ok
 from launch import job_env, quiet_args, run_python, run_script
-from pybcl import _core
+from pybcl.apps import _kernels
 
 INT_DTYPES = ["int8", "uint16", "int32", "uint32", "int64", "uint64"]
 FLOAT_DTYPES = ["float32", "float64"]
@@ -235,8 +235,8 @@ def py_starts(n):
 
 def test_gups_stream_is_hpccs():
     for n in (0, 1, 2, 3, 1000, 12345678, 1 << 40, -5):
-        assert _core.gups_starts(n) == py_starts(n)
-    vals, state = _core.gups_stream(_core.gups_starts(100), 50)
+        assert _kernels.gups_starts(n) == py_starts(n)
+    vals, state = _kernels.gups_stream(_kernels.gups_starts(100), 50)
     want, a = [], py_starts(100)
     for _ in range(50):
         a = py_next(a)

@@ -6,7 +6,7 @@ import pytest
 
 import pybcl
 from launch import assert_job_code, quiet_args, run_python
-from pybcl import _core
+from pybcl.apps import _kernels
 from conftest import all_ok
 
 
@@ -14,7 +14,7 @@ from conftest import all_ok
 def test_pcg32_reference_outputs():
     # pcg32-demo of the pcg-c-basic library: pcg32_srandom_r(&rng, 42u, 54u)
     want = [0xa15c02b7, 0x7b47f409, 0xba1d3330, 0x83d2f293, 0xbfa4784b, 0xcbed606e]
-    assert _core.pcg32_outputs(42, 54, 6).tolist() == want
+    assert _kernels.pcg32_outputs(42, 54, 6).tolist() == want
 
 
 def py_pcg32(initstate, initseq, n):
@@ -41,10 +41,10 @@ def py_pcg32(initstate, initseq, n):
 @pytest.mark.parametrize("rank", [0, 1, 5])
 def test_isx_keys_are_low_28_bits(rank):
     raw = py_pcg32(rank, rank, 1000)
-    keys = _core.isx_keys(rank, 1000)
+    keys = _kernels.isx_keys(rank, 1000)
     assert keys.dtype == np.int32
     assert keys.tolist() == [r & ((1 << 28) - 1) for r in raw]
-    gen = _core.IsxKeyGen(rank)
+    gen = _kernels.IsxKeyGen(rank)
     assert np.concatenate([gen.take(300), gen.take(700)]).tolist() == keys.tolist()
 
 
@@ -53,7 +53,7 @@ def test_isx_keys_bounded_rejection():
     bound = 1000003
     thresh = ((1 << 32) - bound) % bound
     want = [r % bound for r in py_pcg32(3, 3, 2000) if r >= thresh][:1500]
-    assert _core.isx_keys(3, 1500, bound).tolist() == want
+    assert _kernels.isx_keys(3, 1500, bound).tolist() == want
 
 
 
@@ -103,27 +103,27 @@ def test_slowest_rank_breakdown_picks_the_largest_total():
 
 def test_isx_count_kernel():
     keys = np.array([5, 7, 7, 9, 4, 12], dtype=np.int32)
-    counts, outside = _core.isx_count(keys, 5, 5)
+    counts, outside = _kernels.isx_count(keys, 5, 5)
     assert counts.tolist() == [1, 0, 2, 0, 1] and outside == 2
     with pytest.raises(ValueError):
-        _core.isx_count(keys, -1, 5)
+        _kernels.isx_count(keys, -1, 5)
 
 
 def test_isx_kernels_take_their_parameters_by_name():
     """The ISx kernels take every documented parameter by the name their
     signature shows, with the positional call's result."""
-    keys = _core.isx_keys(rank=1, n=500, max_key=1000)
-    assert keys.tolist() == _core.isx_keys(1, 500, 1000).tolist()
-    assert (_core.pcg32_outputs(initstate=42, initseq=54, n=6).tolist()
-            == _core.pcg32_outputs(42, 54, 6).tolist())
-    grouped = _core.isx_bucketize(keys=keys, width=100, nbuckets=10)
-    assert [a.tolist() for a in grouped] == [a.tolist() for a in _core.isx_bucketize(keys, 100, 10)]
-    counts, outside = _core.isx_count(keys=keys, lo=100, width=300)
-    assert outside == _core.isx_count(keys, 100, 300)[1] and counts.sum() + outside == 500
-    a, b = _core.IsxKeyGen(rank=1, max_key=1000), _core.IsxKeyGen(1, 1000)
+    keys = _kernels.isx_keys(rank=1, n=500, max_key=1000)
+    assert keys.tolist() == _kernels.isx_keys(1, 500, 1000).tolist()
+    assert (_kernels.pcg32_outputs(initstate=42, initseq=54, n=6).tolist()
+            == _kernels.pcg32_outputs(42, 54, 6).tolist())
+    grouped = _kernels.isx_bucketize(keys=keys, width=100, nbuckets=10)
+    assert [a.tolist() for a in grouped] == [a.tolist() for a in _kernels.isx_bucketize(keys, 100, 10)]
+    counts, outside = _kernels.isx_count(keys=keys, lo=100, width=300)
+    assert outside == _kernels.isx_count(keys, 100, 300)[1] and counts.sum() + outside == 500
+    a, b = _kernels.IsxKeyGen(rank=1, max_key=1000), _kernels.IsxKeyGen(1, 1000)
     assert a.take(n=7).tolist() == b.take(7).tolist() == keys[:7].tolist()
     with pytest.raises(ValueError, match="nbuckets"):
-        _core.isx_bucketize(keys, width=100, nbuckets=0)
+        _kernels.isx_bucketize(keys, width=100, nbuckets=0)
 
 
 def test_isx_small_max_key():

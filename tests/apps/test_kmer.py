@@ -10,13 +10,14 @@ import gzip
 import json
 import os
 import random
+import re
 
 import numpy as np
 import pytest
 
 import pybcl
 from launch import ROOT, quiet_args, run_python
-from pybcl import _core
+from pybcl.apps import _kernels
 from conftest import all_ok
 
 ENC = {"A": 0, "C": 1, "G": 2, "T": 3}
@@ -85,7 +86,7 @@ def ref_kmers(text, k):
 
 
 def c_kmers(text, k, chunk=0, rank=0, nprocs=1, block_shift=20):
-    return _core.kmers_from_bytes(text.encode(), k, rank, nprocs, chunk, block_shift)
+    return _kernels.kmers_from_bytes(text.encode(), k, rank, nprocs, chunk, block_shift)
 
 
 TRICKY = {
@@ -154,14 +155,14 @@ def test_rank_shares_partition_the_kmers(nprocs):
 
 
 def test_encode_decode_and_canonical():
-    assert _core.kmer_encode("ACGT") == 0b00011011
-    assert _core.kmer_encode("TTTT") == _core.kmer_encode("AAAA") == 0
-    assert _core.kmer_encode("acgTT") == _core.kmer_encode("AACGT")
+    assert _kernels.kmer_encode("ACGT") == 0b00011011
+    assert _kernels.kmer_encode("TTTT") == _kernels.kmer_encode("AAAA") == 0
+    assert _kernels.kmer_encode("acgTT") == _kernels.kmer_encode("AACGT")
     with pytest.raises(ValueError):
-        _core.kmer_encode("ACNT")
+        _kernels.kmer_encode("ACNT")
     codes = np.array([0, 27, (1 << 62) - 1 + (1 << 62)], dtype=np.uint64)
-    assert _core.kmer_decode(codes, 4).tolist() == [b"AAAA", b"ACGT", b"TTTT"]
-    assert _core.kmer_decode(np.array([~np.uint64(0)]), 32).tolist() == [b"T" * 32]
+    assert _kernels.kmer_decode(codes, 4).tolist() == [b"AAAA", b"ACGT", b"TTTT"]
+    assert _kernels.kmer_decode(np.array([~np.uint64(0)]), 32).tolist() == [b"T" * 32]
 
 
 def test_malformed_inputs_raise():
@@ -179,12 +180,12 @@ def test_reader_files_plain_and_gz(tmp_path, gz):
     data = text.encode()
     path.write_bytes(gzip.compress(data) if gz else data)
     got = collections.Counter()
-    for arr in _core.KmerReader(str(path), 5, 0, 1, 7):   # tiny chunks: records span them
+    for arr in _kernels.KmerReader(str(path), 5, 0, 1, 7):   # tiny chunks: records span them
         assert arr.dtype == np.uint64
         got.update(arr.tolist())
     assert got == ref_kmers(text, 5)
     with pytest.raises(OSError):
-        _core.KmerReader(str(tmp_path / "missing.fq"), 5)
+        _kernels.KmerReader(str(tmp_path / "missing.fq"), 5)
 
 
 def test_reader_real_data_matches_python():
@@ -195,19 +196,19 @@ def test_reader_real_data_matches_python():
 
 
 def test_hll_estimate_close():
-    regs = np.zeros(_core.HLL_REGISTERS, dtype=np.uint8)
+    regs = np.zeros(_kernels.HLL_REGISTERS, dtype=np.uint8)
     keys = np.arange(200_000, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    _core.hll_add(regs, keys)
-    _core.hll_add(regs, keys[:1000])
-    est = _core.hll_estimate(regs)
+    _kernels.hll_add(regs, keys)
+    _kernels.hll_add(regs, keys[:1000])
+    est = _kernels.hll_estimate(regs)
     assert abs(est - 200_000) / 200_000 < 0.05
 
 
 def test_simulated_reads_deterministic():
     g = b"ACGT" * 100 + b"GATTACA" * 50
-    a = _core.simulate_reads(g, 50, 40, 0.02, 3)
-    assert a == _core.simulate_reads(g, 50, 40, 0.02, 3)
-    assert a != _core.simulate_reads(g, 50, 40, 0.02, 4)
+    a = _kernels.simulate_reads(g, 50, 40, 0.02, 3)
+    assert a == _kernels.simulate_reads(g, 50, 40, 0.02, 3)
+    assert a != _kernels.simulate_reads(g, 50, 40, 0.02, 4)
     assert a.count(b"\n") == 200 and len(ref_records(a.decode())) == 50
 
 
@@ -218,7 +219,7 @@ def test_simulated_reads_deterministic():
 def small_reads(seed=7, n=300, length=60, err=0.02):
     rng = random.Random(seed)
     genome = "".join(rng.choice("ACGT") for _ in range(3000)).encode()
-    return _core.simulate_reads(genome, n, length, err, seed).decode()
+    return _kernels.simulate_reads(genome, n, length, err, seed).decode()
 
 
 def gather_counts(res):
@@ -305,7 +306,7 @@ def test_app_cli_exact_counts(tmp_path, nprocs):
     for line in (tmp_path / "c.tsv").read_text().splitlines():
         km, c = line.split("\t")
         assert len(km) == 21
-        code = _core.kmer_encode(km)
+        code = _kernels.kmer_encode(km)
         assert code not in got
         got[code] = int(c)
     assert got == dict(want)
@@ -367,30 +368,47 @@ def test_app_counts_in_rounds_when_the_input_outgrows_a_flush(monkeypatch, bloom
     assert all_ok(ok)
 
 
+def test_progress_line_gives_the_share_done_and_the_time_left(monkeypatch, capsys):
+    from pybcl.apps import kmer
+
+    class EveryPiece(kmer.Progress):          # a line per piece, not every 2 s
+        def __init__(self, enabled, expected=0.0):
+            super().__init__(enabled, expected, every=0.0)
+    monkeypatch.setattr(kmer, "Progress", EveryPiece)
+    text = small_reads(seed=4)
+    kmer.count_kmers([text.encode()] * 3, k=15, progress=True)
+    lines = capsys.readouterr().err.splitlines()
+    line = re.compile(r"kmer \[count\] +[0-9.]+ M k-mers read on rank 0, +[0-9.]+ M k-mers/s, "
+                      r"[0-9]+% done, about [0-9]+ s left$")
+    ok = len(lines) >= 1 and all(line.match(x) for x in lines) if pybcl.rank() == 0 else True
+    assert all_ok(ok), lines
+    assert kmer.duration(185) == "3 min 05 s" and kmer.duration(4800) == "1 h 20 min"
+
+
 def test_kmer_kernels_take_their_parameters_by_name(tmp_path):
     """Every documented parameter of the k-mer kernels can be passed by the
     name their signature shows, with the positional call's result; a bad
     value is refused naming the parameter."""
     text = (TRICKY["fastq"] * 20).encode()
-    kmers = _core.kmers_from_bytes(text, 5)
-    assert _core.kmers_from_bytes(data=text, k=5, chunk=7).tolist() == kmers.tolist()
+    kmers = _kernels.kmers_from_bytes(text, 5)
+    assert _kernels.kmers_from_bytes(data=text, k=5, chunk=7).tolist() == kmers.tolist()
     keys, counts = np.unique(kmers, return_counts=True)
-    assert _core.kmer_tsv(kmers=keys, counts=counts, k=5) == _core.kmer_tsv(keys, counts, 5)
-    assert _core.kmer_decode(codes=keys, k=5).tolist() == _core.kmer_decode(keys, 5).tolist()
-    assert _core.kmer_encode(kmer="ACGTA") == _core.kmer_encode("ACGTA")
-    regs = np.zeros(_core.HLL_REGISTERS, dtype=np.uint8)
-    _core.hll_add(registers=regs, kmers=kmers)
-    assert _core.hll_estimate(registers=regs) == _core.hll_estimate(regs) > 0
+    assert _kernels.kmer_tsv(kmers=keys, counts=counts, k=5) == _kernels.kmer_tsv(keys, counts, 5)
+    assert _kernels.kmer_decode(codes=keys, k=5).tolist() == _kernels.kmer_decode(keys, 5).tolist()
+    assert _kernels.kmer_encode(kmer="ACGTA") == _kernels.kmer_encode("ACGTA")
+    regs = np.zeros(_kernels.HLL_REGISTERS, dtype=np.uint8)
+    _kernels.hll_add(registers=regs, kmers=kmers)
+    assert _kernels.hll_estimate(registers=regs) == _kernels.hll_estimate(regs) > 0
     path = tmp_path / "r.fq"
     path.write_bytes(text)
-    assert (_core.seq_resync(path=str(path), size=len(text), offset=5, fmt="fastq")
-            == _core.seq_resync(str(path), len(text), 5, "fastq"))
-    assert _core.bgzf_blocks(path=str(path)) is None
-    reads = _core.simulate_reads(genome=b"ACGTTGCA" * 8, n_reads=3, length=20, error_rate=0.1,
+    assert (_kernels.seq_resync(path=str(path), size=len(text), offset=5, fmt="fastq")
+            == _kernels.seq_resync(str(path), len(text), 5, "fastq"))
+    assert _kernels.bgzf_blocks(path=str(path)) is None
+    reads = _kernels.simulate_reads(genome=b"ACGTTGCA" * 8, n_reads=3, length=20, error_rate=0.1,
                                  seed=2)
-    assert reads == _core.simulate_reads(b"ACGTTGCA" * 8, 3, 20, 0.1, 2)
+    assert reads == _kernels.simulate_reads(b"ACGTTGCA" * 8, 3, 20, 0.1, 2)
     with pytest.raises(TypeError, match="kmer_tsv.*'count'"):
-        _core.kmer_tsv(kmers=keys, count=counts, k=5)
+        _kernels.kmer_tsv(kmers=keys, count=counts, k=5)
 
 
 @pytest.mark.parametrize("fmt", ["fastq", "fasta"])
@@ -400,13 +418,13 @@ def test_byte_ranges_tile_the_file(tmp_path, fmt, P):
     path = tmp_path / "x.txt"
     path.write_text(text)
     size = len(text)
-    cuts = [_core.seq_resync(str(path), size, size * r // P, fmt) for r in range(P + 1)]
+    cuts = [_kernels.seq_resync(str(path), size, size * r // P, fmt) for r in range(P + 1)]
     assert cuts[0] == 0 and cuts[-1] == size and cuts == sorted(cuts)
     mark = ">" if fmt == "fasta" else "@"
     assert all(c == size or text[c] == mark and (c == 0 or text[c - 1] == "\n") for c in cuts)
     got = collections.Counter()
     for r in range(P):
-        for arr in _core.KmerReader(str(path), 13, 0, 1, 100, start=cuts[r], end=cuts[r + 1]):
+        for arr in _kernels.KmerReader(str(path), 13, 0, 1, 100, start=cuts[r], end=cuts[r + 1]):
             got.update(arr.tolist())
     assert got == ref_kmers(text, 13)
 
@@ -417,7 +435,7 @@ def test_gzip_reader_is_strict(tmp_path):
     two = tmp_path / "two.fq.gz"                         # two members: fine
     two.write_bytes(gz + gzip.compress(text))
     got = collections.Counter()
-    for arr in _core.KmerReader(str(two), 5, chunk_bytes=1000):
+    for arr in _kernels.KmerReader(str(two), 5, chunk_bytes=1000):
         got.update(arr.tolist())
     want = ref_kmers(text.decode(), 5)
     assert got == want + want
@@ -429,7 +447,7 @@ def test_gzip_reader_is_strict(tmp_path):
     for name, (data, words) in cases.items():
         (tmp_path / name).write_bytes(data)
         with pytest.raises(ValueError, match=words):
-            for _ in _core.KmerReader(str(tmp_path / name), 5, chunk_bytes=4096):
+            for _ in _kernels.KmerReader(str(tmp_path / name), 5, chunk_bytes=4096):
                 pass
 
 

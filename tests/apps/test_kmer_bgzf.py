@@ -19,7 +19,7 @@ import pybcl
 from bgzf import BGZF_EOF, bgzf, bgzf_block
 from conftest import all_ok
 from launch import ROOT
-from pybcl import _core
+from pybcl.apps import _kernels
 from test_kmer import at_quality_reads, gather_counts, random_text, ref_kmers, run_app
 
 READS = os.path.join(ROOT, "tests", "data", "reads_1.fq.gz")       # tests/data/README.md
@@ -35,7 +35,7 @@ def test_bgzf_map_is_walked_header_to_header(tmp_path):
     data = bgzf(text, sizes=(100, 0, 37))
     p = tmp_path / "x.fq.bgz"
     p.write_bytes(data)
-    coff, uoff = _core.bgzf_blocks(str(p))
+    coff, uoff = _kernels.bgzf_blocks(str(p))
     assert coff[0] == 0 and coff[-1] == len(data) and np.all(np.diff(coff) > 0)
     assert uoff[0] == 0 and uoff[-1] == len(text)
     sizes = np.diff(uoff).tolist()
@@ -45,7 +45,7 @@ def test_bgzf_map_is_walked_header_to_header(tmp_path):
                        "mixed.fq.gz": data[:-len(BGZF_EOF)] + gzip.compress(text),
                        "empty.fq": b""}.items():
         (tmp_path / name).write_bytes(blob)
-        assert _core.bgzf_blocks(str(tmp_path / name)) is None, name
+        assert _kernels.bgzf_blocks(str(tmp_path / name)) is None, name
     bad = {"cut_block.bgz": (data[:len(data) - 40], "truncated"),
            "cut_header.bgz": (data + bgzf_block(b"ACGT")[:9], "truncated"),
            "garbage.bgz": (data + b"garbage\n", "trailing garbage"),
@@ -53,7 +53,7 @@ def test_bgzf_map_is_walked_header_to_header(tmp_path):
     for name, (blob, words) in bad.items():
         (tmp_path / name).write_bytes(blob)
         with pytest.raises(ValueError, match=words):
-            _core.bgzf_blocks(str(tmp_path / name))
+            _kernels.bgzf_blocks(str(tmp_path / name))
 
 
 @pytest.mark.parametrize("fmt", ["fastq", "fasta"])
@@ -114,7 +114,7 @@ def test_app_bad_bgzf_fails_on_every_rank(tmp_path, damage):
     from pybcl.apps import kmer
     text = at_quality_reads(17, n=3000).encode()
     data = bytearray(bgzf(text, (4000,)))
-    coff, _ = _core.bgzf_blocks(str(_same_file_everywhere(tmp_path, "ok.bgz", bytes(data))))
+    coff, _ = _kernels.bgzf_blocks(str(_same_file_everywhere(tmp_path, "ok.bgz", bytes(data))))
     if damage == "corrupt_block":          # deflate data of a block in the last quarter
         j = int(coff[3 * (len(coff) - 1) // 4])
         data[j + 30:j + 60] = bytes(x ^ 0x5A for x in data[j + 30:j + 60])

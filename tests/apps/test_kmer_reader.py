@@ -16,7 +16,7 @@ import pytest
 import pybcl
 from bgzf import bgzf
 from conftest import all_ok
-from pybcl import _core
+from pybcl.apps import _kernels
 from pybcl.apps.kmer import KmerInputError, decode, read_kmers
 
 BASES = "ACGT"
@@ -69,7 +69,7 @@ def test_rank_shares_are_exactly_the_files_kmers(tmp_path, form, k):
     path = tmp_path / f"reads.{form}"
     path.write_bytes(FORMS[form](text))
     everything, mine = gathered(path, k)
-    want = collections.Counter(_core.kmers_from_bytes(text, k).tolist())
+    want = collections.Counter(_kernels.kmers_from_bytes(text, k).tolist())
     assert all_ok(collections.Counter(everything.tolist()) == want)
     # a share each, not the whole file on every rank (an ordinary gzip stream
     # is dealt in 1 MiB blocks of its text: this one is a single block)
@@ -82,7 +82,7 @@ def test_read_kmers_accepts_a_str_path_and_works_alone(tmp_path):
     path = tmp_path / "r.fq"
     path.write_bytes(text)
     everything, _ = gathered(str(path), 21)
-    assert all_ok(sorted(everything.tolist()) == sorted(_core.kmers_from_bytes(text, 21).tolist()))
+    assert all_ok(sorted(everything.tolist()) == sorted(_kernels.kmers_from_bytes(text, 21).tolist()))
 
 
 def encode(s):

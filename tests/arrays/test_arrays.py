@@ -247,3 +247,11 @@ def test_repr_is_the_constructor_call():
     ok = repr(d) == "pybcl.DArray(size=7, dtype='float32')"
     ok &= repr(h) == "pybcl.Array(host=0, size=3, dtype='|S4')"
     assert all_ok(ok)
+
+
+def test_shape_and_ndim_as_numpy_has_them():
+    d = pybcl.DArray(7 * pybcl.nprocs())
+    h = pybcl.Array(0, 3)
+    ok = d.shape == (d.size,) == np.asarray(d).shape and d.ndim == 1
+    ok &= h.shape == (3,) and h.ndim == 1
+    assert all_ok(ok)

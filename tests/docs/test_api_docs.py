@@ -1,12 +1,13 @@
 """Every public callable has a signature and a docstring, and the type stubs
-(pybcl/_core.pyi) agree with the C signatures.
+(pybcl/_core.pyi, pybcl/apps/_kernels.pyi) agree with the C signatures.
 
 inspect.signature() of a C function reads the text signature at the head of
-its docstring (csrc/binding/docstrings/); without one, IDEs and help() show
+its docstring (csrc/binding/docstrings/, csrc/apps/docstrings/); without one, IDEs and help() show
 no parameters.  The stubs are what mypy and IDEs check user code against, so
 a parameter renamed or added in C and not in the stub fails here.
 """
 import ast
+import importlib.metadata
 import inspect
 import os
 import subprocess
@@ -16,11 +17,15 @@ import pytest
 
 import pybcl
 from pybcl import _core
+from pybcl.apps import _kernels
 
 from launch import ROOT, load_script
 CONTAINERS = [pybcl.HashMap, pybcl.HashMapBuffer, pybcl.FastQueue, pybcl.CircularQueue,
               pybcl.BloomFilter, pybcl.DArray, pybcl.Array, pybcl.GlobalPtr]
 MIN_DOC = 40          # characters: more than a one-word placeholder
+# The C extensions and their stubs: the library, and the apps' kernels.
+EXTENSIONS = [(_core, "pybcl._core", os.path.join("pybcl", "_core.pyi")),
+              (_kernels, "pybcl.apps._kernels", os.path.join("pybcl", "apps", "_kernels.pyi"))]
 
 
 def public_callables():
@@ -34,11 +39,12 @@ def public_callables():
                 attr = getattr(cls, name)
                 if callable(attr):
                     yield f"pybcl.{cls.__name__}.{name}", attr
-    for name in dir(_core):
-        obj = getattr(_core, name)
-        if callable(obj) and not name.startswith("_") and not (
-                isinstance(obj, type) and issubclass(obj, BaseException)):
-            yield f"pybcl._core.{name}", obj
+    for module, qualname, _ in EXTENSIONS:
+        for name in dir(module):
+            obj = getattr(module, name)
+            if callable(obj) and not name.startswith("_") and not (
+                    isinstance(obj, type) and issubclass(obj, BaseException)):
+                yield f"{qualname}.{name}", obj
 
 
 @pytest.mark.parametrize("name,obj", list(public_callables()), ids=lambda v: v
@@ -85,16 +91,16 @@ def _self_any_kind(params):
             for i, (n, k, d) in enumerate(params)]
 
 
-def _stub_defs():
-    tree = ast.parse(open(os.path.join(ROOT, "pybcl", "_core.pyi")).read())
+def _stub_defs(module, stub_path):
+    tree = ast.parse(open(os.path.join(ROOT, stub_path)).read())
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
-            yield node.name, getattr(_core, node.name), node
+            yield node.name, getattr(module, node.name), node
     for cname, cls in classes.items():
-        if cname.startswith("_") or issubclass(getattr(_core, cname), BaseException):
+        if cname.startswith("_") or issubclass(getattr(module, cname), BaseException):
             continue
-        runtime_cls = getattr(_core, cname)
+        runtime_cls = getattr(module, cname)
         methods = {}
         for klass in [cls] + [classes[b.id] for b in cls.bases if isinstance(b, ast.Name)
                               and b.id in classes]:
@@ -110,9 +116,11 @@ def _stub_defs():
                 yield f"{cname}.{mname}", getattr(runtime_cls, mname), fn
 
 
-def test_stubs_match_the_c_signatures():
+@pytest.mark.parametrize("module,qualname,stub_path", EXTENSIONS,
+                         ids=[q for _, q, _ in EXTENSIONS])
+def test_stubs_match_the_c_signatures(module, qualname, stub_path):
     problems = []
-    for name, obj, fn in _stub_defs():
+    for name, obj, fn in _stub_defs(module, stub_path):
         stub = _stub_params(fn)
         if isinstance(obj, type):
             stub = stub[1:]                      # __init__'s self
@@ -122,13 +130,15 @@ def test_stubs_match_the_c_signatures():
     assert not problems, "\n".join(problems)
 
 
-def test_every_core_callable_has_a_stub():
-    text = open(os.path.join(ROOT, "pybcl", "_core.pyi")).read()
+@pytest.mark.parametrize("module,qualname,stub_path", EXTENSIONS,
+                         ids=[q for _, q, _ in EXTENSIONS])
+def test_every_extension_callable_has_a_stub(module, qualname, stub_path):
+    text = open(os.path.join(ROOT, stub_path)).read()
     tree = ast.parse(text)
     names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     names |= {t.id for n in tree.body if isinstance(n, ast.AnnAssign)
               for t in [n.target] if isinstance(t, ast.Name)}
-    missing = [n for n in dir(_core) if not n.startswith("_") and n not in names]
+    missing = [n for n in dir(module) if not n.startswith("_") and n not in names]
     assert not missing, missing
 
 
@@ -143,6 +153,26 @@ def test_mypy_strict_on_examples_and_apps():
     proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
                            os.path.join(ROOT, "examples"), os.path.join(ROOT, "pybcl", "apps")],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.serial_only
+def test_type_checkers_find_the_installed_package(tmp_path):
+    """Installed (`pip install .`, or `pip install -e .` as
+    scripts/setup_env.sh does), pybcl is found with its stubs by mypy run on
+    a script anywhere: an editable install puts the checkout on sys.path
+    with a plain .pth line (pyproject.toml, package-dir), which mypy reads."""
+    pytest.importorskip("mypy")
+    try:
+        importlib.metadata.distribution("pybcl-mpi")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("pybcl is not installed in this Python (run from a build in place)")
+    script = tmp_path / "use_pybcl.py"
+    script.write_text("import pybcl\n\nn: int = pybcl.DArray(4).shape[0]\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                           str(script)], capture_output=True, text=True, cwd=tmp_path,
+                          env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -191,10 +221,11 @@ def test_built_reference_has_every_public_member(tmp_path):
 
 
 def _public_documented():
-    """pybcl's public callables (not the apps' kernels in pybcl._core), its
-    exceptions, and the protocols users call (np.asarray)."""
+    """pybcl's public callables (not the extensions' own functions, wrapped by
+    pybcl and its apps), its exceptions, and the protocols users call
+    (np.asarray)."""
     for name, obj in public_callables():
-        if not name.startswith("pybcl._core."):
+        if not name.startswith(tuple(q + "." for _, q, _ in EXTENSIONS)):
             yield name, obj
     for name in ("Error", "SegmentFull", "ContainerFull", "Empty"):
         yield f"pybcl.{name}", getattr(pybcl, name)

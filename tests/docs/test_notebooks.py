@@ -1,8 +1,10 @@
 """The notebooks run from top to bottom (nbclient), within a time bound, and
 their committed outputs are what the code makes now (same structure).
 
-Each notebook launches its app under mpiexec at 1, 2 and 4 ranks, so this
-runs in the one-rank pass only.  Needs the `notebooks` extra.
+Each notebook launches its app under mpiexec at 1, 2 and 4 ranks, or starts
+4 ipyparallel MPI engines (interactive.ipynb, with the suite's mpiexec;
+every process it started is stopped after, scripts/engine_cluster.py), so
+this runs in the one-rank pass only.  Needs the `notebooks` extra.
 """
 import os
 import time
@@ -11,7 +13,7 @@ import pytest
 
 
 from launch import ROOT, load_script
-NOTEBOOKS = ["kmer_counting.ipynb", "isx.ipynb", "contigs.ipynb", "graphs.ipynb"]
+NOTEBOOKS = ["kmer_counting.ipynb", "isx.ipynb", "contigs.ipynb", "interactive.ipynb", "graphs.ipynb"]
 LIMIT = int(os.environ.get("PYBCL_NOTEBOOK_TIMEOUT", "600"))     # seconds per notebook
 
 

@@ -118,7 +118,7 @@ CONTAINER_CASES = {
     "queue push unserializable": (lambda: pybcl.CircularQueue(LAST, 8, object),
                                   lambda q: q.push(object()), TypeError, "value"),
     "bloom object key": (lambda: pybcl.BloomFilter(100, key_type=object),
-                         lambda b: b.insert(object()), TypeError, "key"),
+                         lambda b: b.insert(object()), TypeError, "x: "),
 }
 
 

@@ -525,9 +525,12 @@ def test_repr_is_the_constructor_call():
     cap = m.capacity
     want = f"pybcl.HashMap(capacity={cap}, key_type=str, value_type='float64')"
     ok = repr(m) == want
-    ok &= repr(b) == f"pybcl.HashMapBuffer(hashmap={want}, queue_size=8, message_size=4)"
+    ok &= repr(b) == (f"pybcl.HashMapBuffer(hashmap={want}, queue_size=8, message_size=4, "
+                      "grow=False)")
     n = pybcl.HashMap(16 * pybcl.nprocs())
-    ok &= repr(pybcl.HashMapBuffer(n, 8, 4)).startswith(
-        f"pybcl.HashMapBuffer(hashmap=pybcl.HashMap(capacity={n.capacity}, "
-        "key_type='int64', value_type='int64')")
+    g = pybcl.HashMapBuffer(n, 8, 4, grow=True)
+    ok &= repr(g) == (f"pybcl.HashMapBuffer(hashmap=pybcl.HashMap(capacity={n.capacity}, "
+                      "key_type='int64', value_type='int64'), queue_size=8, message_size=4, "
+                      "grow=True)")
+    ok &= g.grow is True and b.grow is False
     assert all_ok(ok)

@@ -134,3 +134,39 @@ def test_a_map_that_cannot_grow_raises_segment_full_naming_the_setting(tmp_path,
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert out.count("segment full on rank") == nprocs, out
+
+
+def _sampled_keys(count):
+    """`count` uint64 keys the grow sketch samples (bcl_hashmap_sketch.c: the
+    map's hash has bits 40-49 clear), to fool its estimate of new keys."""
+    out, k = [], 1
+    while len(out) < count:
+        h = pybcl.hash64(np.uint64(k).tobytes())
+        if (h >> 40) & 1023 == 0:
+            out.append(k)
+        k += 1
+    return np.array(out, dtype=np.uint64)
+
+
+def test_a_flush_the_sketch_underestimates_grows_again_until_all_fit():
+    """The keys the sketch samples are all known to the map, the others all
+    new: it estimates few new keys, the map it grows for them fills, and the
+    same flush grows it again (in the C core: no Python frame in between)
+    until every entry is in, at most half full."""
+    P = pybcl.nprocs()
+    known = _sampled_keys(128 * P)
+    new = np.arange(3000 * P, dtype=np.uint64) + np.uint64(1 << 40)    # none of `known`
+    m = pybcl.HashMap(8 * P, key_type="uint64", value_type="int64")
+    buf = pybcl.HashMapBuffer(m, 1 << 12, 256, grow=True)
+    assert type(buf).flush is pybcl._core.HashMapBuffer.flush
+    mine = slice(pybcl.rank(), None, P)
+    buf.insert_many(known[mine], 1)
+    buf.flush()
+    before = m.capacity
+    buf.insert_many(known[mine], 2)
+    buf.insert_many(new[mine], 3)
+    buf.flush()
+    n = len(known) + len(new)
+    assert len(m) == n and m.capacity >= 2 * n > before
+    vals, found = m.find_many(new[mine])
+    assert all_ok(bool(found.all()) and bool((vals == 3).all()) and buf.pending == 0)

@@ -13,7 +13,7 @@ import pytest
 
 import pybcl
 from pybcl import _mpimatch
-from launch import ROOT, job_env, run_python
+from launch import ROOT, job_env, mpiexec_argv, quiet_args, run_python
 
 # folders whose files a test, a benchmark or CI reads or runs
 CARRIED = ("tests", "scripts", "benchmarks", "pybcl", ".ci", "examples", "notebooks", "fuzz",
@@ -85,6 +85,14 @@ def test_unbuilt_checkout_stops_with_one_line(tmp_path):
     assert last.startswith("ImportError: pybcl is being imported from its source tree"), last
     assert str(tree) in last and "run from another folder" in last
     assert "build_ext --inplace" in last and "partially initialized" not in proc.stderr
+    # Run as a program there, at one rank and under mpiexec: that line once, alone.
+    want = (f"python -m pybcl.apps.kmer: error: pybcl is being imported from its source "
+            f"tree {tree}, where the C extension is not built")
+    for launch in ([], mpiexec_argv(2, quiet_args())):
+        proc = subprocess.run([*launch, sys.executable, "-S", "-m", "pybcl.apps.kmer", "--demo"],
+                              cwd=tree, env=env, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 1 and not proc.stdout, proc.stdout + proc.stderr
+        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith(want), proc.stderr
 
 
 @pytest.mark.serial_only

@@ -117,7 +117,8 @@ def test_full_and_empty_edges(cls):
             ok &= q.push(4) is True and q.push(5) is True
             ok &= q.push(6) is False                      # full
             ok &= q.push_many([]) is True                 # nothing to push fits
-            ok &= q.push_many(np.arange(9)) is False      # more than capacity
+            with pytest.raises(ValueError, match="values: 9 elements can never fit"):
+                q.push_many(np.arange(9))                 # more than capacity: never fits
             ok &= q.size() == 5
             ok &= q.pop_many(10).tolist() == [1, 2, 3, 4, 5]   # at most n; nothing extra
             with pytest.raises(pybcl.Empty):
@@ -370,9 +371,9 @@ def test_circular_promises_phases():
         elif P > 1:
             with pytest.raises(ValueError, match="host"):
                 q.push(1, promise=CQ.local)
-            with pytest.raises(pybcl.Error, match="host"):
+            with pytest.raises(ValueError, match="host"):     # as Array.local()
                 q.local_nonatomic_pop()
-            with pytest.raises(pybcl.Error, match="host"):
+            with pytest.raises(ValueError, match="host"):
                 q.local()
     ok &= g.ok
     assert all_ok(ok)
@@ -425,6 +426,7 @@ def test_variable_length_storage_is_reclaimed():
                 ok &= q.pop_many(3) == [big] * 3
                 ok &= q.push(big) and q.pop() == big
                 ok &= q.push(big) and q.local_nonatomic_pop() == big
+                ok &= raises(ValueError, lambda: q.push_many([big] * 5), "values")  # > capacity
     ok &= g.ok
     pybcl.barrier()
     ok &= pybcl._core.bytes_in_use() - before < 20000

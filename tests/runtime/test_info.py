@@ -13,7 +13,7 @@ from launch import job_env, run_python
 KEYS = {"version", "python", "platform", "mpi_library", "mpi_version", "mpi4py", "numpy",
         "rank", "nprocs", "ranks_per_node", "transport", "transport_requested",
         "transport_reason", "segment_size", "wait_policy", "wait_reason", "node_cpus",
-        "async_progress_requested", "progress_thread"}
+        "async_progress_requested", "progress_thread", "progress_reason"}
 
 
 def test_info_matches_the_runtime():
@@ -29,15 +29,20 @@ def test_info_matches_the_runtime():
           and d["segment_size"] > 0 and d["segment_size"] % 64 == 0
           and d["wait_policy"] in ("spin", "patient")
           and d["progress_thread"] == (d["async_progress_requested"]
-                                       and d["transport"] in ("rma", "rma-node")))
+                                       and d["transport"] in ("rma", "rma-node"))
+          and d["progress_reason"].endswith("running" if d["progress_thread"] else
+                                            ("none", "not requested")))
     # The transport follows the documented rule.
     requested = os.environ.get("PYBCL_TRANSPORT", "auto") or "auto"
     if requested == "auto":
         most = max(pybcl.comm().allgather(per_node))
         ok = ok and d["transport"] == ("shm" if per_node == pybcl.nprocs()
                                        else "rma-node" if most >= 2 else "rma")
+        ok = ok and d["transport_reason"].startswith("auto: ")
+        ok = ok and d["transport_reason"].endswith(f"-> {d['transport']}")
     else:
-        ok = ok and d["transport"] == requested and requested in d["transport_reason"]
+        ok = ok and d["transport"] == requested
+        ok = ok and d["transport_reason"] == f"requested: {requested}"
     # One wait policy for the whole job, forced by PYBCL_WAIT when set.
     forced = os.environ.get("PYBCL_WAIT")
     if forced in ("spin", "patient"):

@@ -37,7 +37,7 @@ def test_forced_transport_is_reported():
               "if pybcl.rank() == 0 else None")
     proc = run_python(["-c", script], 2, env=job_env(PYBCL_TRANSPORT="rma-node"))
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == ["rma-node", "PYBCL_TRANSPORT=rma-node"]
+    assert json.loads(proc.stdout) == ["rma-node", "requested: rma-node"]
     # Under auto: shm on one host, as before; plain rma when the launcher
     # (PYBCL_TEST_MPIEXEC_ARGS) puts each of the two ranks on its own host.
     script = ("import json, pybcl; from mpi4py import MPI; "

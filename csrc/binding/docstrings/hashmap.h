@@ -283,7 +283,7 @@
 /* ---- HashMapBuffer ------------------------------------------------------ */
 
 #define BCLPY_DOC_HMBUFFER \
-    BCLPY_SIG("HashMapBuffer(hashmap, queue_size, message_size)") \
+    BCLPY_SIG("HashMapBuffer(hashmap, queue_size, message_size, grow=False)") \
     "BCL's aggregated inserts into `hashmap` (collective constructor).\n" \
     "Inserts and accumulates are buffered per owner rank and not visible\n" \
     "until flush() (collective).  As a context manager it flushes on a\n" \
@@ -294,6 +294,9 @@
     "    Capacity, in entries, of the incoming queue each rank hosts.\n" \
     "message_size : int\n" \
     "    Entries buffered per destination before one push_many.\n" \
+    "grow : bool, default False\n" \
+    "    The same on every rank.  True: a flush grows the map (resize,\n" \
+    "    collective) until every entry fits, instead of raising ContainerFull.\n" \
     BCLPY_RAISES_COLLECTIVE_ARGS("TypeError, ValueError") \
     "pybcl.SegmentFull\n" \
     "    When a segment has no room for the queues.\n" \
@@ -301,7 +304,7 @@
     ">>> m = pybcl.HashMap(1 << 16)\n" \
     ">>> with pybcl.HashMapBuffer(m, 4096, 256) as buf:\n" \
     "...     buf.accumulate_many(np.arange(1000) % 7)"
-#define BCLPY_ARGS_HMBUFFER { "hashmap", "queue_size", "message_size" }
+#define BCLPY_ARGS_HMBUFFER { "hashmap", "queue_size", "message_size", "grow" }
 
 #define BCLPY_DOC_HB_INSERT \
     BCLPY_SIG("insert($self, key, value)") \
@@ -362,8 +365,12 @@
     "hash map.\n" \
     BCLPY_RAISES \
     "pybcl.ContainerFull\n" \
-    "    On every rank if the map is full; the entries that did not fit are\n" \
+    "    On every rank if the map is full (not with grow=True, which resizes\n" \
+    "    the map until every entry fits); the entries that did not fit are\n" \
     "    kept, so a later flush() (e.g. after resize()) inserts them.\n" \
+    "pybcl.SegmentFull\n" \
+    "    On every rank when grow=True needs a larger map than the segments\n" \
+    "    hold (entries kept, as above).\n" \
     "OverflowError\n" \
     "    On every rank if an accumulate overflowed the value type.\n" \
     BCLPY_EXAMPLES \

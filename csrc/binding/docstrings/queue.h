@@ -85,10 +85,11 @@
     BCLPY_DOC_QUEUE_PROMISE \
     BCLPY_RETURNS \
     "bool\n" \
-    "    True, or False if they do not all fit (nothing is written).\n" \
+    "    True, or False if they do not all fit now (nothing is written).\n" \
     BCLPY_RAISES \
     "TypeError, OverflowError, ValueError\n" \
-    "    If `values` do not convert.\n" \
+    "    If `values` do not convert, or are more than the capacity (they\n" \
+    "    could never fit).\n" \
     BCLPY_EXAMPLES \
     ">>> q.push_many(np.arange(10))\n" \
     "True"

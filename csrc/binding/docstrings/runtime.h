@@ -12,7 +12,8 @@
     "Internal: start the runtime.  Collective.  Use pybcl.init() instead.\n\n" \
     "comm_address: address of an MPI_Comm handle (mpi4py's MPI._addressof);\n" \
     "segment_size: bytes per rank; transport: 'auto', 'shm', 'rma' or\n" \
-    "'rma-node'; async_progress: start the progress thread (rma, rma-node).\n" \
+    "'rma-node'; async_progress: 0, or start the progress thread on the rma\n" \
+    "transports (1) or on every transport (2: an interactive kernel).\n" \
     "Raises ValueError for a bad size or transport, SegmentFull when the\n" \
     "segment cannot be allocated, pybcl.Error when MPI fails."
 
@@ -160,7 +161,14 @@
 #define BCLPY_DOC_PROGRESS_THREAD \
     "progress_thread()\n--\n\n" \
     "Return True if pybcl's progress thread runs in this process\n" \
-    "(PYBCL_ASYNC_PROGRESS=1 on the rma transport).  Local."
+    "(PYBCL_ASYNC_PROGRESS=1 on the rma transports; every transport in an\n" \
+    "interactive kernel).  Local."
+
+#define BCLPY_DOC_INIT_REASONS \
+    "init_reasons()\n--\n\n" \
+    "Why init chose the transport and whether a progress thread runs, in\n" \
+    "words, as the core decided: a dict with the keys 'transport' and\n" \
+    "'progress_thread' (what pybcl.info() reports).  Local."
 
 #define BCLPY_DOC_CONFIGURE \
     "_configure(init, hashmap_promise, queue_promise)\n--\n\n" \
@@ -168,6 +176,21 @@
     "the runtime (pybcl.init) and the promise flag classes ConProm.HashMap and\n" \
     "ConProm.CircularQueue.  Called once by pybcl/__init__.py at import.  Local."
 #define BCLPY_ARGS_CONFIGURE { "init", "hashmap_promise", "queue_promise" }
+
+#define BCLPY_DOC_CELL_STARTED \
+    "_cell_started()\n--\n\n" \
+    "An interactive kernel (an ipyparallel engine) starts a cell on this rank:\n" \
+    "what peers announced before it no longer ends a wait of this rank (it\n" \
+    "only tells how far they got).  No-op before init.  Local."
+
+#define BCLPY_DOC_CELL_FAILED \
+    "_cell_failed(why)\n--\n\n" \
+    "A cell failed on this rank of an interactive kernel: tell every peer,\n" \
+    "so a peer waiting in a collective call this rank will not join in this\n" \
+    "cell fails it with an error naming this rank and `why` (the exception's\n" \
+    "name), and the ranks get back in step at their next collective call.\n" \
+    "No-op before init.  Local (non-blocking messages)."
+#define BCLPY_ARGS_CELL_FAILED { "why" }
 
 #define BCLPY_DOC_MPI_ENV_DEFAULT \
     "mpi_env_default()\n--\n\n" \

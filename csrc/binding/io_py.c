@@ -1,0 +1,290 @@
+/*
+ * io_py.c -- saving and loading containers (csrc/io/): every container's
+ * save() method, and the functions pybcl/io.py builds pybcl.load,
+ * pybcl.io.read and pybcl.io.info on.
+ *
+ * The info block a file carries (types, sizes, meta) is made in Python
+ * (pybcl/io.py's describe, handed down once by _io_configure) and read back
+ * there; this file converts paths and objects and calls the core.  read and
+ * info use the plain-process reader (bcl_sv_posix.h): no MPI, no runtime.
+ */
+#include "bclpy.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "io_py.h"
+#include "msgpack_py.h"
+
+#include "comm/bcl_agree.h"
+#include "io/bcl_sv_posix.h"
+#include "serial/bcl_hash.h"
+#include "binding/docstrings/io.h"
+
+static PyObject *describe_fn;  /* pybcl/io.py: describe(container, meta) -> bytes */
+static PyObject *not_a_file;   /* a directory where a file belongs */
+
+/* A directory is both an IsADirectoryError and, for pybcl.load's
+ * "not a pybcl file" contract, a ValueError. */
+static PyObject *not_a_file_error(void)
+{
+    if (!not_a_file) {
+        PyObject *bases = PyTuple_Pack(2, PyExc_IsADirectoryError, PyExc_ValueError);
+        not_a_file = bases ? PyErr_NewExceptionWithDoc(
+                                 "pybcl.io.NotAFileError",
+                                 "A directory where a pybcl file belongs (an "
+                                 "IsADirectoryError and a ValueError).", bases, NULL)
+                           : NULL;
+        Py_XDECREF(bases);
+    }
+    return not_a_file;
+}
+
+PyObject *bclpy_io_raise(bcl_status st)
+{
+    if (st != BCL_ERR_OS || bcl_last_os_errno() != EISDIR)
+        return bclpy_raise(st);
+    PyObject *exc = not_a_file_error();
+    PyObject *args = exc ? Py_BuildValue("(is)", EISDIR, bcl_last_error()) : NULL;
+    if (args) {
+        PyErr_SetObject(exc, args);
+        Py_DECREF(args);
+    }
+    return NULL;
+}
+
+/* path (str, bytes or os.PathLike) -> a new bytes object. */
+PyObject *bclpy_io_path(PyObject *path)
+{
+    PyObject *b = NULL;
+    if (PyUnicode_FSConverter(path, &b))
+        return b;
+    if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "path must be a str or os.PathLike, not %.100s",
+                     Py_TYPE(path)->tp_name);
+    }
+    return NULL;
+}
+
+/* dict[key] = v, taking v; -1 when v is NULL or the store fails. */
+static int set_new(PyObject *dict, const char *key, PyObject *v)
+{
+    int rc = v ? PyDict_SetItemString(dict, key, v) : -1;
+    Py_XDECREF(v);
+    return rc;
+}
+
+/* The file's info block plus what its header says, as one dict. */
+PyObject *bclpy_io_info_dict(const bcl_sv_desc *d, const char *path)
+{
+    PyObject *info = bclpy_unpack(d->info, (size_t)d->info_len);
+    if (info && !PyDict_Check(info)) {
+        Py_DECREF(info);
+        return PyErr_Format(PyExc_ValueError, "%s: damaged pybcl file: its info is not a "
+                            "map", path);
+    }
+    if (info && (set_new(info, "kind", PyUnicode_FromString(bcl_sv_kind_name(d->kind))) < 0 ||
+                 set_new(info, "entries", PyLong_FromUnsignedLongLong(d->entries)) < 0 ||
+                 set_new(info, "ranks", PyLong_FromUnsignedLong(d->ranks)) < 0 ||
+                 set_new(info, "format_version", PyLong_FromUnsignedLong(d->version)) < 0))
+        Py_CLEAR(info);
+    return info;
+}
+
+/* ---- save ------------------------------------------------------------------ */
+
+static bcl_status save_target(const bclpy_io_target *t, const char *path, const char *info,
+                              size_t len)
+{
+    switch (t->kind) {
+    case BCL_SV_HASHMAP: return bcl_sv_save_hashmap(t->hm, path, info, len);
+    case BCL_SV_DARRAY: case BCL_SV_ARRAY: return bcl_sv_save_array(t->arr, path, info, len);
+    case BCL_SV_BLOOM: return bcl_sv_save_bloom(t->bloom, path, info, len);
+    default: return bcl_sv_save_queue(t->q, t->var, path, info, len);
+    }
+}
+
+/* The info block describe() makes of the container and meta: bytes. */
+static PyObject *describe(PyObject *self, PyObject *meta)
+{
+    if (!describe_fn)
+        return PyErr_Format(bclpy_Error, "pybcl._core is not configured for saving: "
+                            "import pybcl (pybcl/io.py calls _core._io_configure)");
+    PyObject *info = PyObject_CallFunctionObjArgs(describe_fn, self, meta ? meta : Py_None,
+                                                  NULL);
+    if (info && !PyBytes_Check(info)) {
+        Py_DECREF(info);
+        return PyErr_Format(PyExc_TypeError, "describe() must return bytes");
+    }
+    return info;
+}
+
+static PyObject *save_body(PyObject *self, bclpy_io_target_fn target, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames, const char *what)
+{
+    static const char *const names[] = BCLPY_ARGS_SAVE;
+    PyObject *a[2], *path = NULL, *info = NULL;
+    bclpy_io_target t;
+    memset(&t, 0, sizeof t);
+    if (bclpy_parse("save", args, nargs, kwnames, names, 1, 2, a) < 0 ||
+        target(self, &t) < 0 || !(path = bclpy_io_path(a[0])))
+        return NULL;
+    if (!(info = describe(self, a[1]))) {
+        Py_DECREF(path);
+        return NULL;
+    }
+    const char *p = PyBytes_AS_STRING(path), *ib = PyBytes_AS_STRING(info);
+    size_t ilen = (size_t)PyBytes_GET_SIZE(info);
+    if (bcl_sv_objects(ib, ilen, 1, NULL) == BCL_ERR_TYPE) {
+        Py_DECREF(path);
+        Py_DECREF(info);
+        return PyErr_Format(PyExc_TypeError, "meta holds a GlobalPtr, which cannot be saved "
+                            "(a pointer does not outlive its job)");
+    }
+    static const char *const agreed[] = { "#path", "#meta" };
+    int64_t vals[] = { bcl_agree_digest(p), (int64_t)(bcl_hash64(ib, ilen, 0) >> 1) };
+    PyObject *r = NULL;
+    if (bclpy_barrier_agree(what, agreed, vals, 2) == 0) {
+        bcl_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = save_target(&t, p, ib, ilen);
+        Py_END_ALLOW_THREADS
+        r = st == BCL_OK ? Py_NewRef(Py_None) : bclpy_io_raise(st);
+    }
+    Py_DECREF(path);
+    Py_DECREF(info);
+    return r;
+}
+
+PyObject *bclpy_io_save(PyObject *self, bclpy_io_target_fn target, PyObject *const *args,
+                        Py_ssize_t nargs, PyObject *kwnames)
+{
+    const char *name = strrchr(Py_TYPE(self)->tp_name, '.');
+    char what[64];
+    PyOS_snprintf(what, sizeof what, "%s.save()", name ? name + 1 : Py_TYPE(self)->tp_name);
+    bclpy_collective_begin();
+    PyObject *r = save_body(self, target, args, nargs, kwnames, what);
+    bclpy_collective_end(r ? 0 : -1, what);
+    return r;
+}
+
+/* ---- read and info, without MPI ------------------------------------------- */
+
+static int posix_open(PyObject *path_o, PyObject **path, bcl_sv_pfile *f)
+{
+    if (!(*path = bclpy_io_path(path_o)))
+        return -1;
+    bcl_status st;
+    const char *p = PyBytes_AS_STRING(*path);
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_sv_posix_open(p, f);
+    Py_END_ALLOW_THREADS
+    if (st == BCL_OK)
+        return 0;
+    Py_CLEAR(*path);
+    bclpy_io_raise(st);
+    return -1;
+}
+
+static PyObject *py_io_info(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+    PyObject *a[1], *path;
+    bcl_sv_pfile f;
+    if (bclpy_parse("_io_info", args, nargs, kwnames, NULL, 1, 1, a) < 0 ||
+        posix_open(a[0], &path, &f) < 0)
+        return NULL;
+    PyObject *r = bclpy_io_info_dict(&f.d, PyBytes_AS_STRING(path));
+    bcl_sv_posix_close(&f);
+    Py_DECREF(path);
+    return r;
+}
+
+/* Column c of an open file: a uint8 array of its bytes, or the list of its
+ * rows' objects (keys of a map decode as keys: arrays become tuples). */
+static PyObject *read_column(bcl_sv_pfile *f, int c)
+{
+    const bcl_sv_desc *d = &f->d;
+    uint64_t len = bcl_sv_span_bytes(d, c, 0, d->entries);
+    PyObject *bytes = bclpy_new_1d((npy_intp)len, NPY_UINT8);
+    if (!bytes)
+        return NULL;
+    bcl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bcl_sv_read_rows(d, &f->src, c, 0, d->entries,
+                          PyArray_DATA((PyArrayObject *)bytes));
+    Py_END_ALLOW_THREADS
+    if (st != BCL_OK) {
+        Py_DECREF(bytes);
+        return bclpy_io_raise(st);
+    }
+    if (d->col[c].width)
+        return bytes;
+    const unsigned char *p = PyArray_DATA((PyArrayObject *)bytes);
+    uint64_t *ends = NULL;
+    PyObject *list = NULL;
+    if ((st = bcl_sv_object_ends(p, (size_t)len, d->entries, &ends)) != BCL_OK)
+        bclpy_io_raise(st);
+    else if ((list = PyList_New((Py_ssize_t)d->entries))) {
+        int keys = d->kind == BCL_SV_HASHMAP && c == 0;
+        for (uint64_t i = 0; i < d->entries; i++) {
+            uint64_t a = i ? ends[i - 1] : 0;
+            PyObject *o = keys ? bclpy_unpack_key(p + a, (size_t)(ends[i] - a))
+                               : bclpy_unpack(p + a, (size_t)(ends[i] - a));
+            if (!o) {
+                Py_CLEAR(list);
+                break;
+            }
+            PyList_SET_ITEM(list, (Py_ssize_t)i, o);
+        }
+    }
+    free(ends);
+    Py_DECREF(bytes);
+    return list;
+}
+
+static PyObject *py_io_read(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+    PyObject *a[1], *path;
+    bcl_sv_pfile f;
+    if (bclpy_parse("_io_read", args, nargs, kwnames, NULL, 1, 1, a) < 0 ||
+        posix_open(a[0], &path, &f) < 0)
+        return NULL;
+    PyObject *info = bclpy_io_info_dict(&f.d, PyBytes_AS_STRING(path));
+    PyObject *cols = info ? PyList_New(f.d.ncols) : NULL;
+    for (uint32_t c = 0; cols && c < f.d.ncols; c++) {
+        PyObject *col = read_column(&f, (int)c);
+        if (!col)
+            Py_CLEAR(cols);
+        else
+            PyList_SET_ITEM(cols, c, col);
+    }
+    bcl_sv_posix_close(&f);
+    Py_DECREF(path);
+    PyObject *r = cols ? PyTuple_Pack(2, info, cols) : NULL;
+    Py_XDECREF(info);
+    Py_XDECREF(cols);
+    return r;
+}
+
+static PyObject *py_io_configure(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    PyObject *a[1];
+    if (bclpy_parse("_io_configure", args, nargs, kwnames, NULL, 1, 1, a) < 0)
+        return NULL;
+    if (!PyCallable_Check(a[0]))
+        return PyErr_Format(PyExc_TypeError, "describe must be callable");
+    Py_XSETREF(describe_fn, Py_NewRef(a[0]));
+    PyObject *exc = not_a_file_error();
+    return exc ? Py_NewRef(exc) : NULL;
+}
+
+PyMethodDef bclpy_io_methods[] = {
+    {"_io_configure", BCLPY_KW_METHOD(py_io_configure), BCLPY_DOC_IO_CONFIGURE},
+    {"_io_info", BCLPY_KW_METHOD(py_io_info), BCLPY_DOC_IO_INFO},
+    {"_io_read", BCLPY_KW_METHOD(py_io_read), BCLPY_DOC_IO_READ},
+    {NULL, NULL, 0, NULL}
+};

@@ -1,0 +1,42 @@
+/*
+ * io_py.h -- saving and loading containers.  io_py.c: the save method every
+ * container's binding file calls, read and info, and the conversions
+ * io_load_py.c (pybcl.load) shares; each container's file gives both a
+ * view of its core container (bclpy_*_io_target).  Include after bclpy.h.
+ */
+#ifndef BCLPY_IO_PY_H
+#define BCLPY_IO_PY_H
+
+#include "io/bcl_sv_containers.h"
+
+typedef struct bclpy_io_target {
+    bcl_sv_kind kind;
+    bcl_hashmap *hm;       /* HashMap                                        */
+    bcl_array *arr;        /* DArray, Array                                  */
+    bcl_bloom *bloom;      /* BloomFilter                                    */
+    bcl_queue *q;          /* FastQueue, CircularQueue                       */
+    int var;               /* a queue of bytes/str/object elements           */
+} bclpy_io_target;
+
+/* Fill *t from a usable container; -1 with the stale container's
+ * exception.  One per container binding file. */
+typedef int (*bclpy_io_target_fn)(PyObject *self, bclpy_io_target *t);
+int bclpy_hm_io_target(PyObject *self, bclpy_io_target *t);      /* hashmap_py.c */
+int bclpy_array_io_target(PyObject *self, bclpy_io_target *t);   /* array_py.c */
+int bclpy_bloom_io_target(PyObject *self, bclpy_io_target *t);   /* bloom_py.c */
+int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t);   /* queue_py.c */
+
+/* c.save(path, meta=None): every container's save method, given its
+ * container's target function. */
+PyObject *bclpy_io_save(PyObject *self, bclpy_io_target_fn target, BCLPY_FASTARGS);
+
+/* ---- shared with io_load_py.c -------------------------------------------- */
+
+/* A core failure as its Python exception (a directory: NotAFileError). */
+PyObject *bclpy_io_raise(bcl_status st);
+/* path (str, bytes or os.PathLike) -> a new bytes object. */
+PyObject *bclpy_io_path(PyObject *path);
+/* The file's info block plus what its header says, as one dict. */
+PyObject *bclpy_io_info_dict(const bcl_sv_desc *d, const char *path);
+
+#endif /* BCLPY_IO_PY_H */

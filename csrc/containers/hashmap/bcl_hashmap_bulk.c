@@ -1,0 +1,205 @@
+/* bcl_hashmap_bulk.c -- applying many entries to this rank's own block at
+ * once: HashMapBuffer's owner-side kernel (bcl_hashmap.h, "Bulk apply").
+ *
+ * A random key's home bucket is a cache miss in a table of hundreds of MB.
+ * The apply hashes entries a fixed distance ahead and prefetches their
+ * home buckets, so that many misses are in flight while the entry at hand
+ * is applied, and settles the common cases -- one of the first few
+ * buckets of the probe sequence holds the key, or is free -- inline;
+ * anything else (a tombstone, a longer probe, a full block, an overflow)
+ * goes through bcl_hm_apply_local.  Entries go in
+ * order, each with bcl_hm_apply_local's outcome: the map ends as if they
+ * had been applied one by one.  (Partitioning a batch by home first, to
+ * keep the misses in a few pages, measured no faster here.)
+ *
+ * A growing map must know beforehand how many keys an apply may add: see
+ * bcl_hashmap_sketch.c. */
+#include "containers/hashmap/bcl_hashmap_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PREFETCH_AHEAD 32u     /* entries between a prefetch and its use */
+#define U64_BUCKET 24u        /* bucket and value offset of an 8-byte key and value */
+#define U64_VALUE 16u
+#define INLINE_PROBES 4u       /* probes tried inline before the general path */
+
+/* This rank's block as the apply loop sees it: invariants in locals, so
+ * the compiler keeps them in registers across the bucket stores (which,
+ * through unsigned char pointers, could alias any field of the map). */
+typedef struct block_view {
+    unsigned char *base;
+    uint64_t first, block, n, pmask;
+    size_t bsize, voff;
+} block_view;
+
+static block_view view_of(const bcl_hashmap *m)
+{
+    block_view w = { bcl_hm_local_bucket(m, 0), (uint64_t)bcl_rt.rank * m->block, m->block,
+                     m->n, m->pmask, m->bsize, m->val_off };
+    return w;
+}
+
+static inline uint64_t global_home(const block_view *w, uint64_t h)
+{
+    return (uint64_t)(((unsigned __int128)h * w->n) >> 64);
+}
+
+/* How an entry meets a value already there: replaced, or added as a
+ * signed or unsigned 64-bit integer. */
+enum { NEAR_REPLACE, NEAR_ADD_SIGNED, NEAR_ADD_UNSIGNED };
+
+/* The first few buckets of the probe sequence from global home g, for an
+ * 8-byte key and an 8-byte value (`how` above): 1 if
+ * that settled the entry, as bcl_hm_apply_local would have.  Anything
+ * else -- a bucket outside our block, a tombstone, an overflow, a longer
+ * probe -- is left, untouched, to bcl_hm_apply_local.  (At the half load a
+ * grown map keeps, most keys are in their home bucket or the one after: a
+ * call per entry cost more than the probe.) */
+static inline int apply_near_home(const block_view *w, uint64_t g, const unsigned char *key,
+                                  const unsigned char *val, int how)
+{
+    for (uint64_t i = 0; i < INLINE_PROBES; i++) {
+        uint64_t pos = (g + i * (i + 1) / 2) & w->pmask;
+        if (pos < w->first || pos - w->first >= w->block)
+            return 0;
+        unsigned char *b = w->base + (pos - w->first) * U64_BUCKET;
+        uint64_t s = bcl_hm_load_status(b);
+        if (ST(s) == BCL_HM_FREE) {      /* bcl_hm_local_store, 8-byte slots */
+            memcpy(b + 8, key, 8);
+            memcpy(b + U64_VALUE, val, 8);
+            __atomic_store_n((uint64_t *)b, (s & ~(uint64_t)BCL_HM_STATE) | BCL_HM_READY,
+                             __ATOMIC_RELEASE);
+            return 1;
+        }
+        if (ST(s) != BCL_HM_READY)
+            return 0;
+        if (!bcl_hm_same_key(b + 8, key, 8))
+            continue;
+        if (how == NEAR_REPLACE) {
+            memcpy(b + U64_VALUE, val, 8);
+            return 1;
+        }
+        uint64_t v, d;
+        memcpy(&v, b + U64_VALUE, 8);
+        memcpy(&d, val, 8);
+        int over = how == NEAR_ADD_SIGNED
+            ? __builtin_add_overflow((int64_t)v, (int64_t)d, (int64_t *)&v)
+            : __builtin_add_overflow(v, d, &v);
+        if (over)
+            return 0;                    /* the general path reports it */
+        memcpy(b + U64_VALUE, &v, 8);
+        return 1;
+    }
+    return 0;
+}
+
+/* An entry the inline probe did not settle: the general local insert, and
+ * the caller hears of anything but a plain success.  Out of line, so the
+ * loop around the common case stays small. */
+__attribute__((noinline))
+static bcl_status apply_general(const bcl_hashmap *m, const unsigned char *key,
+                                const unsigned char *val, int acc, uint64_t h, int grow,
+                                int *refusing, bcl_hm_bulk_fn fn, void *ctx)
+{
+    bcl_hm_key k = { key, m->key_size, h };
+    int spilled = 0;
+    bcl_status st = bcl_hm_apply_local(m, &k, val, acc, &spilled);
+    if (st == BCL_OK && !spilled)
+        return BCL_OK;
+    if (st == BCL_ERR_FULL && grow)
+        *refusing = 1;     /* grown before the next try: stop probing */
+    if (st != BCL_OK && st != BCL_ERR_FULL && st != BCL_ERR_OVERFLOW)
+        return st;
+    return fn(ctx, key, val, acc, st, spilled);
+}
+
+/* The entries of a run from `i` on, one by one through the general path,
+ * their home buckets prefetched a fixed distance ahead, until the map
+ * refuses one; every later one is then reported full, in order. */
+static bcl_status apply_general_run(const bcl_hashmap *m, const bcl_hm_run *run, size_t i,
+                                    int grow, int *refusing, bcl_hm_bulk_fn fn, void *ctx)
+{
+    const unsigned char *keys = run->keys;
+    size_t n = run->n, ks = run->kstride;
+    int acc = run->accumulate != 0;
+    block_view w = view_of(m);
+    uint64_t ring[PREFETCH_AHEAD];
+    for (size_t j = i; j < n && j < i + PREFETCH_AHEAD; j++)
+        ring[j % PREFETCH_AHEAD] = bcl_hm_hash(keys + j * ks, m->key_size);
+    for (; i < n && !*refusing; i++) {
+        uint64_t h = ring[i % PREFETCH_AHEAD];
+        if (i + PREFETCH_AHEAD < n) {
+            uint64_t ahead = bcl_hm_hash(keys + (i + PREFETCH_AHEAD) * ks, m->key_size);
+            uint64_t at = global_home(&w, ahead) - w.first;
+            ring[i % PREFETCH_AHEAD] = ahead;
+            if (at < w.block)
+                __builtin_prefetch(w.base + at * w.bsize, 1);
+        }
+        bcl_status st = apply_general(m, keys + i * ks, run->vals + i * run->vstride, acc, h,
+                                      grow, refusing, fn, ctx);
+        if (st != BCL_OK)
+            return st;
+    }
+    for (; i < n; i++) {
+        bcl_status st = fn(ctx, keys + i * ks, run->vals + i * run->vstride, acc,
+                           BCL_ERR_FULL, 0);
+        if (st != BCL_OK)
+            return st;
+    }
+    return BCL_OK;
+}
+
+/* The common case, 8-byte keys and values, as its own loop: the near-home
+ * probe inline with constant bucket offsets, the general path called in
+ * place for the few entries it leaves.  (Inside the general loop, with its
+ * per-entry tests of the map's kind and of *refusing, it measured markedly
+ * slower; benchmarks/floor/hm_apply_vs_floor.c compares the apply with a
+ * plain table of the same layout.)  Returns how many entries it has dealt
+ * with: n, or fewer after an error or once the map refuses one. */
+static size_t apply_u64_run(const bcl_hashmap *m, const unsigned char *keys, size_t ks,
+                            const unsigned char *vals, size_t vs, size_t n, int how,
+                            int grow, int *refusing, bcl_hm_bulk_fn fn, void *ctx,
+                            bcl_status *err)
+{
+    block_view w = view_of(m);
+    uint64_t ring[PREFETCH_AHEAD];
+    for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
+        ring[i] = bcl_hm_hash(keys + i * ks, 8);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = ring[i % PREFETCH_AHEAD];
+        if (i + PREFETCH_AHEAD < n) {
+            uint64_t ahead = bcl_hm_hash(keys + (i + PREFETCH_AHEAD) * ks, 8);
+            uint64_t at = global_home(&w, ahead) - w.first;
+            ring[i % PREFETCH_AHEAD] = ahead;
+            if (at < w.block)
+                __builtin_prefetch(w.base + at * U64_BUCKET, 1);
+        }
+        if (apply_near_home(&w, global_home(&w, h), keys + i * ks, vals + i * vs, how))
+            continue;
+        *err = apply_general(m, keys + i * ks, vals + i * vs, how != NEAR_REPLACE, h, grow,
+                             refusing, fn, ctx);
+        if (*err != BCL_OK || *refusing)
+            return i + 1;
+    }
+    return n;
+}
+
+bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run, int grow,
+                                   int *refusing, bcl_hm_bulk_fn fn, void *ctx)
+{
+    int acc = run->accumulate != 0;
+    int how = !acc ? NEAR_REPLACE
+            : m->num == BCL_HM_NUM_INT ? NEAR_ADD_SIGNED
+            : m->num == BCL_HM_NUM_UINT ? NEAR_ADD_UNSIGNED : -1;
+    /* out-of-line keys or values hold references the general path manages */
+    int fast = m->key_size == 8 && m->val_size == 8 && !m->key_var && !m->val_var &&
+               m->bsize == U64_BUCKET && m->val_off == U64_VALUE && how >= 0 &&
+               m->limit >= INLINE_PROBES;
+    size_t i = 0;
+    bcl_status err = BCL_OK;
+    if (fast && !*refusing)
+        i = apply_u64_run(m, run->keys, run->kstride, run->vals, run->vstride, run->n, how,
+                          grow, refusing, fn, ctx, &err);
+    return err != BCL_OK ? err : apply_general_run(m, run, i, grow, refusing, fn, ctx);
+}

@@ -1,0 +1,318 @@
+/* bcl_hashmap_many.c -- insert_many, accumulate_many, batch outcomes and the
+ * protocol's find_many: the caller's keys go through the batch engine
+ * (bcl_hashmap_batch.c) in windows of refilled slots (inserts, finds) or in
+ * lock-step chunks (accumulates), duplicate keys merged first, and the keys
+ * the engine handed over finished with the scalar protocol. */
+#include "containers/hashmap/bcl_hashmap_batch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Keys per chunk.  A round costs a fixed part per touched target (one
+ * message per (target, op), one flush, one wait for that target's progress)
+ * plus a part per key; with P targets a chunk gives each about chunk/P keys
+ * per message.  So on rma the chunk grows with P (2048 keys per target, a
+ * power of two from 4096 to 65536): a rank's messages per key stay flat as
+ * ranks are added instead of growing with P (docs/hashmap_perf.md, scaling
+ * model).  shm has no per-round cost: 4096.  PYBCL_BATCH_CHUNK (a power of
+ * two, 64..1048576) overrides, for measurements. */
+#define CHUNK_MIN 4096u
+#define CHUNK_MAX 65536u
+#define CHUNK_PER_TARGET 2048u
+
+static size_t chunk_keys(int rma)
+{
+    const char *env = getenv("PYBCL_BATCH_CHUNK");
+    if (env && *env) {
+        char *end;
+        unsigned long v = strtoul(env, &end, 10);
+        if (!*end && v >= 64 && v <= (1ul << 20) && !(v & (v - 1)))
+            return v;
+    }
+    if (!rma)
+        return CHUNK_MIN;
+    size_t c = CHUNK_MIN;
+    while (c < CHUNK_MAX && c < (size_t)CHUNK_PER_TARGET * (size_t)bcl_rt.nprocs)
+        c *= 2;
+    return c;
+}
+
+
+/* ---- set-up: chunks, duplicate merging -------------------------------------- */
+
+/* Merge duplicate keys of ops[0..n): insert keeps the last value,
+ * accumulate sums the deltas into the first occurrence.  Dropped ops are
+ * marked PH_DONE. */
+static bcl_status merge_duplicates(batch *bt, const uint64_t *hash)
+{
+    size_t cap = 16;
+    while (cap < 2 * bt->n)
+        cap <<= 1;
+    size_t *tab = malloc(cap * sizeof *tab);
+    if (!tab)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory to merge a batch's duplicates");
+    memset(tab, 0xff, cap * sizeof *tab);
+    for (size_t i = 0; i < bt->n; i++) {
+        size_t j = (size_t)(hash[i] >> 7) & (cap - 1);
+        for (; tab[j] != SIZE_MAX; j = (j + 1) & (cap - 1)) {
+            op *p = &bt->ops[tab[j]];
+            if (hash[tab[j]] != hash[i] || !bcl_hmb_key_eq(bt, p, key_of(bt, &bt->ops[i])))
+                continue;
+            if (bt->kind == K_INSERT) {
+                p->phase = PH_DONE;           /* the later value wins */
+                tab[j] = i;
+            } else if (bcl_hm_num_add(bt->m, val_of(bt, p), val_of(bt, &bt->ops[i]))) {
+                bt->ops[i].overflow = 1;      /* the batch's own deltas overflow */
+                bt->ops[i].phase = PH_DONE;
+            } else {
+                bt->ops[i].into = tab[j];
+                bt->ops[i].phase = PH_DONE;
+            }
+            break;
+        }
+        if (tab[j] == SIZE_MAX)
+            tab[j] = i;
+    }
+    free(tab);
+    return BCL_OK;
+}
+
+/* The keys the batch handed over (to_scalar): the scalar protocol reuses
+ * tombstones under the placement lock (and accumulate applies its overflow
+ * rule there).  A full table or an overflowing sum counts like the batch's
+ * own: in a refilled window the slot is gone, so the outcome is written
+ * here; in a chunk the op is still there and run_chunk reads its flags. */
+static bcl_status run_scalar(batch *bt, size_t *n_full)
+{
+    const bcl_hashmap *m = bt->m;
+    size_t w = DEFER_W(m);
+    if (bt->defer_nomem)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch's deferred keys");
+    for (size_t i = 0; i < bt->ndefer; i++) {
+        const unsigned char *e = bt->defer + i * w;
+        size_t src;
+        memcpy(&src, e + m->key_size + m->val_size, sizeof src);
+        bcl_hm_key k = bcl_hm_key_make(e, m->key_size);
+        const void *v = e + m->key_size;
+        bcl_status st = bt->kind == K_INSERT ? bcl_hm_insert(m, &k, v, m->val_size, 0)
+                                             : bcl_hm_accumulate(m, &k, v);
+        if (st != BCL_OK && st != BCL_ERR_FULL && st != BCL_ERR_OVERFLOW)
+            return st;
+        if (st == BCL_OK)
+            continue;
+        if (bt->refill) {
+            if (n_full && st == BCL_ERR_FULL)
+                ++*n_full;
+            if (bt->outcome)
+                bt->outcome[src] = st == BCL_ERR_FULL ? BCL_HM_NOROOM : BCL_HM_OVERFLOW;
+            bt->n_over += st == BCL_ERR_OVERFLOW;
+        } else if (st == BCL_ERR_FULL) {
+            bt->ops[src].full = 1;
+        } else {
+            bt->ops[src].overflow = 1;
+        }
+    }
+    bt->ndefer = 0;
+    return BCL_OK;
+}
+
+/* skip[i] = 1 when a later key of the window equals key i (insert). */
+static bcl_status mark_superseded(batch *bt)
+{
+    const bcl_hashmap *m = bt->m;
+    size_t cap = 16;
+    while (cap < 2 * bt->wn)
+        cap <<= 1;
+    size_t *tab = malloc(cap * sizeof *tab);
+    uint64_t *hash = malloc((bt->wn ? bt->wn : 1) * sizeof *hash);
+    if (!tab || !hash) {
+        free(tab);
+        free(hash);
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory to merge a batch's duplicates");
+    }
+    memset(tab, 0xff, cap * sizeof *tab);
+    memset(bt->skip, 0, bt->wn);
+    for (size_t i = 0; i < bt->wn; i++) {
+        const unsigned char *ki = bt->wkeys + i * m->key_size;
+        hash[i] = bcl_hm_hash(ki, m->key_size);
+        size_t j = (size_t)(hash[i] >> 7) & (cap - 1);
+        for (; tab[j] != SIZE_MAX; j = (j + 1) & (cap - 1))
+            if (hash[tab[j]] == hash[i] &&
+                !memcmp(bt->wkeys + tab[j] * m->key_size, ki, m->key_size)) {
+                bt->skip[tab[j]] = 1;
+                break;
+            }
+        tab[j] = i;
+    }
+    free(tab);
+    free(hash);
+    return BCL_OK;
+}
+
+/* One window of keys through `slots` refilled slots. */
+static bcl_status run_window(batch *bt, size_t slots)
+{
+    if (bt->kind == K_INSERT) {
+        bcl_status st = mark_superseded(bt);
+        if (st != BCL_OK)
+            return st;
+    }
+    bt->next = 0;
+    bt->n = slots < bt->wn ? slots : bt->wn;
+    for (size_t s = 0; s < bt->n; s++) {
+        memset(&bt->ops[s], 0, sizeof bt->ops[s]);
+        bt->ops[s].phase = PH_DONE;
+        bt->ops[s].recorded = 1;
+    }
+    bcl_status st = bcl_hmb_run(bt);
+    return st == BCL_OK ? run_scalar(bt, bt->n_full) : st;
+}
+
+/* One chunk: keys[0..n), vals (insert/accumulate), out/found (find). */
+static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned char *vals,
+                            size_t vstride, size_t *n_full)
+{
+    const bcl_hashmap *m = bt->m;
+    uint64_t *hash = malloc(bt->n * sizeof *hash);
+    if (!hash)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch of %zu keys", bt->n);
+    memset(bt->ops, 0, bt->n * sizeof *bt->ops);
+    for (size_t i = 0; i < bt->n; i++) {
+        op *o = &bt->ops[i];
+        memcpy(key_of(bt, o), keys + i * m->key_size, m->key_size);
+        if (vals)
+            memcpy(val_of(bt, o), vals + i * vstride, m->val_size);
+        hash[i] = bcl_hm_hash(key_of(bt, o), m->key_size);
+        bcl_hm_probe_init(m, &o->pr, hash[i]);
+        o->src = o->into = i;
+        bcl_hmb_advance(bt, o, bcl_hmb_first_phase(bt->kind));
+        o->home = o->b;
+    }
+    bcl_status st = BCL_OK;
+    if (bt->kind == K_INSERT || bt->kind == K_ACC_SHARED || bt->kind == K_ACC_LOCKED)
+        st = merge_duplicates(bt, hash);
+    free(hash);
+    /* Deltas too big for the fetch-add (bcl_hm_fast_delta): locked from the start. */
+    for (size_t i = 0; st == BCL_OK && bt->kind == K_ACC_SHARED && i < bt->n; i++) {
+        uint64_t d = 0;
+        memcpy(&d, val_of(bt, &bt->ops[i]), m->val_size);
+        if (bt->ops[i].phase != PH_DONE && !bcl_hm_fast_delta(m, d))
+            bcl_hmb_go_slow(bt, &bt->ops[i]);
+    }
+    if (st == BCL_OK)
+        st = bcl_hmb_run(bt);
+    if (st == BCL_OK)
+        st = run_scalar(bt, n_full);
+    for (size_t i = 0; st == BCL_OK && i < bt->n; i++) {
+        op *o = &bt->ops[i], *c = &bt->ops[o->into];   /* c: carried it */
+        if (bt->found)
+            bt->found[i] = (unsigned char)o->found;
+        if (n_full)
+            *n_full += (size_t)o->full;
+        bt->n_over += (size_t)o->overflow;
+        if (bt->outcome)
+            bt->outcome[i] = o->overflow ? BCL_HM_OVERFLOW
+                           : c->full ? BCL_HM_NOROOM : c->overflow ? BCL_HM_OVERFLOW
+                                                                   : BCL_HM_DONE;
+    }
+    return st;
+}
+
+static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys,
+                          const void *vals, size_t vstride, size_t k, void *out,
+                          unsigned char *found, size_t *n_full, unsigned char *outcome,
+                          size_t *n_over)
+{
+    if (m->key_var || m->val_var)
+        return bcl_set_error(BCL_ERR_TYPE, "batches need fixed-size key and value types");
+    if (n_full)
+        *n_full = 0;
+    batch bt = { .m = m, .kind = kind, .stride = 2 * m->bsize };
+    const size_t chunk = chunk_keys(!bcl_comm_direct());
+    size_t c = k < chunk ? k : chunk;
+    /* A slot claims at most 2 words a round (a posted add, then its step). */
+    bcl_status st = bcl_round_init(&bt.round, 2 * chunk);
+    if (st != BCL_OK)
+        return st;
+    bt.ops = malloc((c ? c : 1) * sizeof *bt.ops);
+    bt.buf = calloc(c ? c : 1, bt.stride);
+    int ok = bt.ops && bt.buf;
+    bt.refill = kind == K_INSERT || kind == K_FIND || kind == K_FIND_ONLY;
+    /* Insert windows are bounded (their duplicate merge needs 17 bytes a
+     * key); finds need no merge: one window. */
+    size_t window = kind == K_INSERT ? 16 * chunk : k;
+    if (ok && kind == K_INSERT && !(bt.skip = malloc(k < window ? (k ? k : 1) : window)))
+        ok = 0;
+    if (!ok)
+        st = bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch of %zu keys", c);
+    for (size_t done = 0; bt.refill && st == BCL_OK && done < k; done += bt.wn) {
+        bt.wn = k - done < window ? k - done : window;
+        bt.wkeys = (const unsigned char *)keys + done * m->key_size;
+        bt.wvals = vals ? (const unsigned char *)vals + done * vstride : NULL;
+        bt.vstride = vstride;
+        bt.n_full = n_full;
+        bt.out = out ? (unsigned char *)out + done * m->val_size : NULL;
+        bt.found = found ? found + done : NULL;
+        bt.outcome = outcome ? outcome + done : NULL;
+        if (bt.outcome)               /* superseded keys never run: done */
+            memset(bt.outcome, BCL_HM_DONE, bt.wn);
+        st = run_window(&bt, c);
+    }
+    for (size_t done = 0; !bt.refill && st == BCL_OK && done < k; done += bt.n) {
+        bt.n = k - done < chunk ? k - done : chunk;
+        bt.out = out ? (unsigned char *)out + done * m->val_size : NULL;
+        bt.found = found ? found + done : NULL;
+        bt.outcome = outcome ? outcome + done : NULL;
+        st = run_chunk(&bt, (const unsigned char *)keys + done * m->key_size,
+                       vals ? (const unsigned char *)vals + done * vstride : NULL, vstride,
+                       n_full);
+    }
+    bcl_round_free(&bt.round);
+    free(bt.skip);
+    free(bt.defer);
+    free(bt.ops);
+    free(bt.buf);
+    if (n_over)
+        *n_over = bt.n_over;
+    return st;
+}
+
+bcl_status bcl_hm_insert_many(const bcl_hashmap *m, const void *keys, const void *vals,
+                              size_t k, size_t *n_full)
+{
+    return run_all(m, K_INSERT, keys, vals, m->val_size, k, NULL, NULL, n_full, NULL,
+                   NULL);
+}
+
+bcl_status bcl_hm_find_protocol(const bcl_hashmap *m, const void *keys, size_t k, void *vals,
+                                unsigned char *found, int promise)
+{
+    enum kind kind = promise == BCL_HM_P_FIND ? K_FIND_ONLY : K_FIND;
+    return run_all(m, kind, keys, NULL, 0, k, vals, found, NULL, NULL, NULL);
+}
+
+bcl_status bcl_hm_accumulate_many(const bcl_hashmap *m, const void *keys,
+                                  const void *deltas, size_t k, size_t *n_full)
+{
+    if (m->num == BCL_HM_NUM_NONE || m->num == BCL_HM_NUM_BOOL)
+        return bcl_set_error(BCL_ERR_TYPE, "accumulate needs a numeric value type");
+    enum kind kind = m->val_atomic ? K_ACC_SHARED : K_ACC_LOCKED;
+    size_t n_over = 0;
+    bcl_status st = run_all(m, kind, keys, deltas, m->val_size, k, NULL, NULL, n_full,
+                            NULL, &n_over);
+    if (st == BCL_OK && n_over)
+        st = bcl_set_error(BCL_ERR_OVERFLOW, "accumulate_many: %zu of %zu deltas were not "
+                           "applied: the sums overflow the %zu-byte integer value type "
+                           "(the others were applied)", n_over, k, m->val_size);
+    return st;
+}
+
+bcl_status bcl_hm_batch_outcome(const bcl_hashmap *m, int accumulate, const void *keys,
+                                const void *vals, size_t k, unsigned char *outcome)
+{
+    if (accumulate && (m->num == BCL_HM_NUM_NONE || m->num == BCL_HM_NUM_BOOL))
+        return bcl_set_error(BCL_ERR_TYPE, "accumulate needs a numeric value type");
+    enum kind kind = !accumulate ? K_INSERT : m->val_atomic ? K_ACC_SHARED : K_ACC_LOCKED;
+    return run_all(m, kind, keys, vals, m->val_size, k, NULL, NULL, NULL, outcome, NULL);
+}
+

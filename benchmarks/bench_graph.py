@@ -7,9 +7,8 @@ SciPy and an mpi4py Alltoallv version, one run.
         [--only bfs|pagerank] [--launcher "mpiexec.mpich"] [--out FILE.json]
         [--plot FILE.png]
 
-Run it under the machine's benchmark lock (``flock /work/bench.lock python
-benchmarks/bench_graph.py ...`` here): the machine is shared, so the load
-average before and after every run goes into the JSON beside its figures.
+The machine may be shared, so the 1-minute load average before and after
+every run goes into the JSON beside its figures.
 
 BFS, at each rank count P (powers of two: the reference needs them; P above
 the cores is marked oversubscribed and left out of the goals):

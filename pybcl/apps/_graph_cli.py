@@ -2,6 +2,7 @@
 arguments (--scale/--edgefactor, or --edges; --seed), loading each rank's
 edges before pybcl starts, and starting pybcl with a segment that holds the
 graph."""
+import io
 import time
 from typing import Any, Callable, Optional, Sequence
 
@@ -97,3 +98,11 @@ def start_pybcl(ap: _cli.Parser, segment_bytes: int) -> None:
     except pybcl.SegmentFull as exc:      # raised on every rank alike
         _cli.say_error(ap.prog, f"the graph does not fit: {exc}")
         raise SystemExit(_cli.INPUT) from None
+
+
+def write_npy(option: str, path: str, array: NDArray[Any]) -> None:
+    """`array` as a .npy file at `path`; OutputError naming `option` if that
+    fails (inside the app's _cli.Outputs block)."""
+    buf = io.BytesIO()
+    np.save(buf, array)
+    _cli.write_file(option, path, buf.getvalue())

@@ -211,13 +211,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     res.update({"scale": args.scale, "edgefactor": args.edgefactor, "seed": args.seed,
                 "generation_s": generation})
     parents = res.pop("parents", None)
-    if pybcl.rank() == 0:
-        report(res)
-        _cli.write_json(args.json, res)
-        if args.parents_out:
-            np.save(args.parents_out, np.asarray(parents, dtype=np.int64))
-    pybcl.barrier()
-    return 0 if res["validated"] else 1
+    with _cli.Outputs(ap.prog) as out:
+        if pybcl.rank() == 0:
+            report(res)
+            _cli.write_json(args.json, res)
+            if args.parents_out:
+                _graph_cli.write_npy("--parents-out", args.parents_out,
+                                     np.asarray(parents, dtype=np.int64))
+    return out.status(0 if res["validated"] else 1)
 
 
 if __name__ == "__main__":

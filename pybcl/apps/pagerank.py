@@ -238,19 +238,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     res.update({"scale": args.scale, "edgefactor": args.edgefactor, "seed": args.seed})
     vector = np.asarray(rank)
     rank.close()
-    if pybcl.rank() == 0:
-        top = np.argsort(vector)[::-1][:5]
-        print(f"PageRank on pybcl: {res['ranks']} rank(s), transport {res['transport']}, "
-              f"{n:,} vertices, {res['edges']:,} edges, damping {args.damping}")
-        print(f"  setup {res['setup_s']:.4f} s; {args.iterations} iterations in "
-              f"{res['iterations_s']:.4f} s ({res['seconds_per_iteration']:.4f} s each)")
-        print(f"  ranks sum to {res['rank_sum']:.15f}; highest: " +
-              ", ".join(f"{int(v)} ({vector[v]:.3e})" for v in top))
-        _cli.write_json(args.json, res)
-        if args.out:
-            np.save(args.out, vector)
-    pybcl.barrier()
-    return 0
+    with _cli.Outputs(ap.prog) as out:
+        if pybcl.rank() == 0:
+            top = np.argsort(vector)[::-1][:5]
+            print(f"PageRank on pybcl: {res['ranks']} rank(s), transport {res['transport']}, "
+                  f"{n:,} vertices, {res['edges']:,} edges, damping {args.damping}")
+            print(f"  setup {res['setup_s']:.4f} s; {args.iterations} iterations in "
+                  f"{res['iterations_s']:.4f} s ({res['seconds_per_iteration']:.4f} s each)")
+            print(f"  ranks sum to {res['rank_sum']:.15f}; highest: " +
+                  ", ".join(f"{int(v)} ({vector[v]:.3e})" for v in top))
+            _cli.write_json(args.json, res)
+            if args.out:
+                _graph_cli.write_npy("--out", args.out, vector)
+    return out.status(0)
 
 
 if __name__ == "__main__":

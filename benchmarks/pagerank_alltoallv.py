@@ -14,8 +14,6 @@ calls (instead of a DArrayBuffer), each owner adding what it received with
 ``np.bincount``; one allreduce for the dangling rank.  Timed: the
 iterations, between barriers, the slowest rank.
 """
-import argparse
-import json
 import sys
 import time
 
@@ -24,6 +22,8 @@ from mpi4py import MPI
 
 from pybcl.apps import _edges, _graph      # NumPy only: generator, blocks
 from pybcl.apps.pagerank import arrange
+
+import _pagerank  # benchmarks/, the script's own folder
 
 
 def alltoallv(comm, send, dest_counts, dtype):
@@ -38,15 +38,7 @@ def alltoallv(comm, send, dest_counts, dtype):
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scale", type=int, default=20)
-    ap.add_argument("--edgefactor", type=int, default=16)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--iterations", type=int, default=20)
-    ap.add_argument("--damping", type=float, default=0.85)
-    ap.add_argument("--out", metavar="FILE.npy")
-    ap.add_argument("--json", metavar="FILE")
-    a = ap.parse_args()
+    a = _pagerank.parser(__doc__).parse_args()
     comm = MPI.COMM_WORLD
     me, P = comm.Get_rank(), comm.Get_size()
     n, d = 1 << a.scale, a.damping
@@ -84,18 +76,9 @@ def main() -> int:
     setup = comm.allreduce(setup, op=MPI.MAX)
     whole = comm.gather(r, root=0)
     if me == 0:
-        vector = np.concatenate(whole)
         res = {"app": "pagerank_alltoallv", "ranks": P, "vertices": n,
-               "edges": a.edgefactor << a.scale, "iterations": a.iterations, "damping": d,
-               "setup_s": setup, "iterations_s": seconds,
-               "seconds_per_iteration": seconds / a.iterations if a.iterations else 0.0,
-               "rank_sum": float(vector.sum())}
-        if a.out:
-            np.save(a.out, vector)
-        if a.json:
-            with open(a.json, "w") as fh:
-                json.dump(res, fh, indent=1)
-        print(json.dumps(res))
+               "edges": a.edgefactor << a.scale, "iterations": a.iterations, "damping": d}
+        _pagerank.finish(a, res, setup, seconds, np.concatenate(whole))
     return 0
 
 

@@ -12,24 +12,16 @@ dangling rank / n).  Timed: the iterations (setup reported apart).  Needs
 SciPy (``pip install "pybcl-mpi[benchmarks]"``); one thread (the product is
 single-threaded; BLAS is held to one thread by the caller's environment).
 """
-import argparse
-import json
 import sys
 import time
 
 import numpy as np
 
+import _pagerank  # benchmarks/, the script's own folder
+
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scale", type=int, default=20)
-    ap.add_argument("--edgefactor", type=int, default=16)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--iterations", type=int, default=20)
-    ap.add_argument("--damping", type=float, default=0.85)
-    ap.add_argument("--out", metavar="FILE.npy")
-    ap.add_argument("--json", metavar="FILE")
-    a = ap.parse_args()
+    a = _pagerank.parser(__doc__).parse_args()
     import scipy
     import scipy.sparse as sp
 
@@ -48,16 +40,8 @@ def main() -> int:
         r = (1.0 - d) / n + d * (A @ (r * inv_out) + r[dangling].sum() / n)
     seconds = time.perf_counter() - t1
     res = {"app": "pagerank_scipy", "scipy": scipy.__version__, "vertices": n,
-           "edges": len(edges), "nnz": int(A.nnz), "iterations": a.iterations, "damping": d,
-           "setup_s": setup, "iterations_s": seconds,
-           "seconds_per_iteration": seconds / a.iterations if a.iterations else 0.0,
-           "rank_sum": float(r.sum())}
-    if a.out:
-        np.save(a.out, r)
-    if a.json:
-        with open(a.json, "w") as fh:
-            json.dump(res, fh, indent=1)
-    print(json.dumps(res))
+           "edges": len(edges), "nnz": int(A.nnz), "iterations": a.iterations, "damping": d}
+    _pagerank.finish(a, res, setup, seconds, r)
     return 0
 
 

@@ -33,9 +33,10 @@ static int elem_of(PyArray_Descr *d, bcl_elem *out, const char *what)
 
 static int op_of(PyObject *o, bcl_atomic_op *out)
 {
-    static const char *const names[] = { "add", "or", "and", "xor", "replace" };
+    static const char *const names[] = { "add", "or", "and", "xor", "replace", "min",
+                                         "max" };
     static const bcl_atomic_op ops[] = { BCL_OP_ADD, BCL_OP_OR, BCL_OP_AND, BCL_OP_XOR,
-                                         BCL_OP_REPLACE };
+                                         BCL_OP_REPLACE, BCL_OP_MIN, BCL_OP_MAX };
     if (!o) {
         *out = BCL_OP_ADD;
         return 0;
@@ -44,19 +45,25 @@ static int op_of(PyObject *o, bcl_atomic_op *out)
         PyErr_Format(PyExc_TypeError, "op must be a str, not %.100s", Py_TYPE(o)->tp_name);
         return -1;
     }
-    for (int i = 0; i < 5; i++)
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (PyUnicode_CompareWithASCIIString(o, names[i]) == 0)
             return *out = ops[i], 0;
     PyErr_Format(PyExc_ValueError, "op must be one of 'add', 'xor', 'or', 'and', "
-                 "'replace'; got %R", o);
+                 "'replace', 'min', 'max'; got %R", o);
     return -1;
 }
 
-static int check_float_op(bcl_elem e, bcl_atomic_op op, PyObject *op_obj)
+static int check_op_fits(bcl_elem e, bcl_atomic_op op, PyObject *op_obj)
 {
-    if ((e == BCL_F32 || e == BCL_F64) && op != BCL_OP_ADD && op != BCL_OP_REPLACE) {
+    if (e >= BCL_U8 && e <= BCL_U64 && (op == BCL_OP_MIN || op == BCL_OP_MAX)) {
+        PyErr_Format(PyExc_TypeError, "op %R needs a signed integer or float array "
+                     "(MPI libraries disagree on comparing unsigned ones)", op_obj);
+        return -1;
+    }
+    if ((e == BCL_F32 || e == BCL_F64) && op != BCL_OP_ADD && op != BCL_OP_REPLACE &&
+        op != BCL_OP_MIN && op != BCL_OP_MAX) {
         PyErr_Format(PyExc_TypeError, "op %R needs an integer array; float arrays take "
-                     "'add' and 'replace'", op_obj);
+                     "'add', 'replace', 'min' and 'max'", op_obj);
         return -1;
     }
     return 0;
@@ -173,7 +180,7 @@ PyObject *bclpy_array_update_many(PyObject *self, BCLPY_FASTARGS)
     if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 3, a_) < 0 ||
         bclpy_array_unwrap(self, "self", &a, &dtype) < 0 ||
         elem_of(dtype, &elem, "update_many") < 0 || op_of(a_[2], &op) < 0 ||
-        check_float_op(elem, op, a_[2]) || updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
+        check_op_fits(elem, op, a_[2]) || updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
         return NULL;
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
@@ -224,7 +231,7 @@ static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
     if (bclpy_array_unwrap(arr, "array", &a, &dtype) < 0 ||
         bclpy_int_arg(ms_obj, "message_size", 1, 1LL << 40, &ms) < 0 ||
         elem_of(dtype, &elem, "DArrayBuffer") < 0 || op_of(op_obj, &op) < 0 ||
-        check_float_op(elem, op, op_obj))
+        check_op_fits(elem, op, op_obj))
         return -1;
     static const char *const names[] = { "message_size", "op" };
     int64_t vals[] = { (int64_t)ms, (int64_t)op };

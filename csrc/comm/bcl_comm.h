@@ -93,6 +93,8 @@ bcl_status bcl_put_nb(bcl_gptr dst, const void *src, size_t nbytes);
 typedef enum bcl_atomic_op {
     BCL_OP_ADD, BCL_OP_OR, BCL_OP_AND, BCL_OP_XOR,
     BCL_OP_REPLACE,     /* atomic swap */
+    BCL_OP_MIN,         /* keep the smaller / larger value, compared as the   */
+    BCL_OP_MAX,         /* element type: accumulate calls only (bcl_comm_accum.h) */
     BCL_OP_NOOP         /* atomic load */
 } bcl_atomic_op;
 

@@ -19,6 +19,10 @@ size_t bcl_elem_size(bcl_elem elem)
 
 static int is_float(bcl_elem elem) { return elem == BCL_F32 || elem == BCL_F64; }
 
+static int is_minmax(bcl_atomic_op op) { return op == BCL_OP_MIN || op == BCL_OP_MAX; }
+
+static int is_unsigned(bcl_elem elem) { return elem >= BCL_U8 && elem <= BCL_U64; }
+
 bcl_status bcl_accumulate_check(bcl_elem elem, bcl_atomic_op op)
 {
     if (elem == BCL_BOOL || elem > BCL_F64)
@@ -26,9 +30,14 @@ bcl_status bcl_accumulate_check(bcl_elem elem, bcl_atomic_op op)
                              "element type");
     if (op == BCL_OP_NOOP || (unsigned)op > BCL_OP_NOOP)
         return bcl_set_error(BCL_ERR_ARG, "not an update operation");
-    if (is_float(elem) && op != BCL_OP_ADD && op != BCL_OP_REPLACE)
-        return bcl_set_error(BCL_ERR_TYPE, "float elements take only the add and "
-                             "replace operations (bitwise ones need integers)");
+    if (is_float(elem) && op != BCL_OP_ADD && op != BCL_OP_REPLACE && !is_minmax(op))
+        return bcl_set_error(BCL_ERR_TYPE, "float elements take only the add, replace, "
+                             "min and max operations (bitwise ones need integers)");
+    /* MPICH 4.0's MPI_Accumulate compares unsigned integers as signed for
+     * MPI_MIN / MPI_MAX: refused on every transport, so both agree. */
+    if (is_unsigned(elem) && is_minmax(op))
+        return bcl_set_error(BCL_ERR_TYPE, "min and max need signed integer or float "
+                             "elements");
     return BCL_OK;
 }
 
@@ -61,8 +70,54 @@ bcl_status bcl_accumulate_check(bcl_elem elem, bcl_atomic_op op)
                                               __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)); \
     } while (0)
 
+/* Min/max: the comparison is the element type's (signed integer or float),
+ * so each kind has its own instance; the word is swapped with a CAS on its
+ * bits only while the operand still wins, so a concurrent better value is
+ * never overwritten. */
+#define MINMAX_CAS(T, U, addr, op, src)                                         \
+    do {                                                                        \
+        U *a_ = (U *)(addr), old_ = __atomic_load_n(a_, __ATOMIC_SEQ_CST), new_; \
+        T cur_, v_;                                                             \
+        memcpy(&v_, (src), sizeof v_);                                          \
+        memcpy(&new_, &v_, sizeof new_);                                        \
+        do {                                                                    \
+            memcpy(&cur_, &old_, sizeof cur_);                                  \
+            if ((op) == BCL_OP_MIN ? !(v_ < cur_) : !(v_ > cur_))               \
+                break;                                                          \
+        } while (!__atomic_compare_exchange_n(a_, &old_, new_, 0,               \
+                                              __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)); \
+    } while (0)
+
+#define MINMAX_PLAIN(T, U, addr, op, src)                                       \
+    do {                                                                        \
+        T a_, v_;                                                               \
+        memcpy(&a_, (addr), sizeof a_);                                         \
+        memcpy(&v_, (src), sizeof v_);                                          \
+        if ((op) == BCL_OP_MIN ? v_ < a_ : v_ > a_)                             \
+            memcpy((addr), &v_, sizeof v_);                                     \
+    } while (0)
+
+/* One min/max update of the element at addr by MACRO (MINMAX_CAS or
+ * MINMAX_PLAIN) with T the element's C type and U the unsigned word of its
+ * width. */
+#define MINMAX_BY_ELEM(MACRO, elem, ...)                                        \
+    do {                                                                        \
+        switch (elem) {                                                         \
+        case BCL_I8: MACRO(int8_t, uint8_t, __VA_ARGS__); break;                \
+        case BCL_I16: MACRO(int16_t, uint16_t, __VA_ARGS__); break;             \
+        case BCL_I32: MACRO(int32_t, uint32_t, __VA_ARGS__); break;             \
+        case BCL_F32: MACRO(float, uint32_t, __VA_ARGS__); break;               \
+        case BCL_F64: MACRO(double, uint64_t, __VA_ARGS__); break;              \
+        default: MACRO(int64_t, uint64_t, __VA_ARGS__); break;                  \
+        }                                                                       \
+    } while (0)
+
 static void cpu_atomic(void *addr, bcl_elem elem, bcl_atomic_op op, const void *src)
 {
+    if (is_minmax(op)) {
+        MINMAX_BY_ELEM(MINMAX_CAS, elem, addr, op, src);
+        return;
+    }
     if (elem == BCL_F32 && op == BCL_OP_ADD) {
         FLOAT_ADD_CAS(float, uint32_t, addr, src);
         return;
@@ -105,6 +160,10 @@ static void cpu_atomic(void *addr, bcl_elem elem, bcl_atomic_op op, const void *
 
 void bcl_accumulate_local(void *addr, bcl_elem elem, bcl_atomic_op op, const void *operand)
 {
+    if (is_minmax(op)) {
+        MINMAX_BY_ELEM(MINMAX_PLAIN, elem, addr, op, operand);
+        return;
+    }
     if (is_float(elem) && op == BCL_OP_ADD) {
         if (elem == BCL_F32)
             FLOAT_ADD_PLAIN(float, addr, operand);
@@ -120,6 +179,17 @@ void bcl_accumulate_local(void *addr, bcl_elem elem, bcl_atomic_op op, const voi
     }
 }
 
+/* The reduction MPI applies for `op` (min/max are accumulate-only ops, so
+ * bcl_mpi_op, shared with the fetch paths, does not know them). */
+static MPI_Op accumulate_op(bcl_atomic_op op)
+{
+    if (op == BCL_OP_MIN)
+        return MPI_MIN;
+    if (op == BCL_OP_MAX)
+        return MPI_MAX;
+    return bcl_mpi_op(op);
+}
+
 /* One MPI_Accumulate over an hindexed target datatype. */
 static bcl_status mpi_accumulate(int rank, const uint64_t *offsets, size_t n,
                                  bcl_elem elem, bcl_atomic_op op, const void *operands)
@@ -130,7 +200,7 @@ static bcl_status mpi_accumulate(int rank, const uint64_t *offsets, size_t n,
         return st;
     bcl_comm_issued(rank);
     int rc = MPI_Accumulate(operands, (int)n, bcl_mpi_elem(elem), rank, 0, 1, dt,
-                            bcl_mpi_op(op), bcl_rt.win);
+                            accumulate_op(op), bcl_rt.win);
     MPI_Type_free(&dt);   /* the pending operation keeps what it needs */
     if (rc != MPI_SUCCESS)
         return bcl_mpi_error("MPI_Accumulate", rc);

@@ -11,8 +11,14 @@
  * (a compare-and-swap loop for float add).
  *
  * Element types: the integer bcl_elem kinds of 1, 2, 4 or 8 bytes with every
- * op but NOOP; F32 / F64 with BCL_OP_ADD and BCL_OP_REPLACE only
- * (BCL_ERR_TYPE otherwise).  `offsets` must be inside the segment, aligned
+ * op but NOOP, except MIN / MAX on unsigned ones; F32 / F64 with BCL_OP_ADD,
+ * BCL_OP_REPLACE, BCL_OP_MIN and BCL_OP_MAX only (BCL_ERR_TYPE otherwise).
+ * MIN / MAX keep the smaller / larger of the element and the operand,
+ * compared as the element type (MPI_MIN / MPI_MAX on its datatype; on shm a
+ * compare-and-swap loop that stops once the element is as good); a NaN
+ * operand or element gives an unspecified result.  Unsigned elements are
+ * refused for them because MPICH 4.0's accumulate compares unsigned
+ * integers as signed, and every transport must give the same answer.  `offsets` must be inside the segment, aligned
  * to the element size and distinct within one call (MPI forbids a target
  * datatype that names an element twice); checked, except distinctness,
  * which the caller guarantees.  n <= INT_MAX.

@@ -4,8 +4,8 @@
  *
  * n (index, value) pairs are applied with one atomic op each, grouped by
  * owner: updates of one element within the call are first combined into
- * one (add: summed, or/and/xor: folded, replace: the last one wins -- the
- * same result as applying them one by one in some order), then each owner
+ * one (add: summed, or/and/xor/min/max: folded, replace: the last one wins --
+ * the same result as applying them one by one in some order), then each owner
  * gets ONE bcl_accumulate_indexed_nb over all of its elements, and the call
  * returns once every update is complete at its owner.  Concurrent updates
  * of the same element from other ranks (update_many, the atomics of

@@ -16,7 +16,7 @@
  * pushes are all or nothing) is applied at once with the atomic path
  * (bcl_array_update_many), which is safe because owners only apply locally
  * inside flush(), between its barriers.  The order of updates is not kept
- * (add/or/and/xor do not care; with replace, which of two buffered values
+ * (add/or/and/xor/min/max do not care; with replace, which of two buffered values
  * of one element wins is unspecified).
  */
 #ifndef BCL_DARRAY_BUFFER_H

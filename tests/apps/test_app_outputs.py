@@ -18,6 +18,8 @@ APPS = {
     "contigs": (["--quiet", "--demo"], ["-o", "--json"]),
     "gups": (["--log2-size", "12", "--updates-per-rank", "1000"], ["--json"]),
     "isx": (["--keys-per-rank", "5000", "--iterations", "1", "--burn-in", "0"], ["--json"]),
+    "bfs": (["--scale", "6", "--roots", "1"], ["--parents-out", "--json"]),
+    "pagerank": (["--scale", "6", "--iterations", "2"], ["--out", "--json"]),
 }
 CASES = [(app, option) for app, (_, options) in APPS.items() for option in options]
 

@@ -184,7 +184,7 @@ def test_darraybuffer_bad_input_names_the_argument():
     a = pybcl.DArray(10, "int64")
     for exc, word, args, kw in [(TypeError, "array", ([1, 2], 4), {}),
                                 (ValueError, "message_size", (a, 0), {}),
-                                (ValueError, "op", (a, 4), {"op": "min"}),
+                                (ValueError, "op", (a, 4), {"op": "mul"}),
                                 (TypeError, "op", (pybcl.DArray(4, "float32"), 4),
                                  {"op": "or"})]:
         with pytest.raises(exc, match=word):

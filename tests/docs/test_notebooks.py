@@ -13,7 +13,7 @@ import pytest
 
 
 from launch import ROOT, load_script
-NOTEBOOKS = ["kmer_counting.ipynb", "isx.ipynb", "contigs.ipynb", "interactive.ipynb"]
+NOTEBOOKS = ["kmer_counting.ipynb", "isx.ipynb", "contigs.ipynb", "interactive.ipynb", "graphs.ipynb"]
 LIMIT = int(os.environ.get("PYBCL_NOTEBOOK_TIMEOUT", "600"))     # seconds per notebook
 
 

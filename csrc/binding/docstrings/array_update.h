@@ -11,18 +11,21 @@
     "update_many($self, indices, values, op='add')\n--\n\n" \
     "Apply `op` to the elements at `indices` with `values` (an array of the\n" \
     "same length, or one value for all), one atomic update per element:\n" \
-    "op is 'add', 'xor', 'or', 'and' or 'replace' (float arrays: 'add' and\n" \
-    "'replace' only).  Updates are grouped by owner in C (one batched\n" \
-    "accumulate per owner) and complete on return; concurrent updates of\n" \
-    "the same elements from any rank are never lost.  Several updates of one\n" \
-    "element in one call combine (replace: the last one wins).  Negative\n" \
-    "indices count from the end.\n" \
+    "op is 'add', 'xor', 'or', 'and', 'replace', 'min' or 'max' (float\n" \
+    "arrays: all but the bitwise ones; unsigned ones: all but 'min' and\n" \
+    "'max'); 'min' / 'max' keep the smaller / larger of the element and the\n" \
+    "value, compared as the array's dtype.\n" \
+    "Updates are grouped by owner in C (one batched accumulate per owner)\n" \
+    "and complete on return; concurrent updates of the same elements from\n" \
+    "any rank are never lost.  Several updates of one element in one call\n" \
+    "combine (replace: the last one wins).  Negative indices count from the\n" \
+    "end.\n" \
     BCLPY_PARAMETERS \
     "indices : array_like of int\n" \
     "    Element indices (negative: from the end).\n" \
     "values : array_like or scalar\n" \
     "    One operand per index, or one for all.\n" \
-    "op : {'add', 'xor', 'or', 'and', 'replace'}, default 'add'\n" \
+    "op : {'add', 'xor', 'or', 'and', 'replace', 'min', 'max'}, default 'add'\n" \
     BCLPY_RAISES \
     "IndexError\n" \
     "    An index out of range (nothing is applied then).\n" \
@@ -51,7 +54,7 @@
     "array : pybcl.DArray or pybcl.Array\n" \
     "message_size : int\n" \
     "    Updates buffered per owner before they are shipped.\n" \
-    "op : {'add', 'xor', 'or', 'and', 'replace'}, default 'add'\n" \
+    "op : {'add', 'xor', 'or', 'and', 'replace', 'min', 'max'}, default 'add'\n" \
     BCLPY_RAISES_COLLECTIVE_ARGS("TypeError, ValueError") \
     "pybcl.SegmentFull\n" \
     "    When a segment has no room for the queues.\n" \

@@ -29,11 +29,15 @@ PyObject *bclpy_raise(bcl_status st)
     case BCL_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
     case BCL_ERR_REENTRY: exc = PyExc_RuntimeError; break;
     case BCL_ERR_OS: {
-        /* OSError(errno, message) is the errno's subclass (FileNotFoundError...) */
-        PyObject *args = Py_BuildValue("(is)", bcl_last_os_errno(), bcl_last_error());
-        if (args) {
-            PyErr_SetObject(PyExc_OSError, args);
-            Py_DECREF(args);
+        /* OSError(errno, message) is the errno's subclass (FileNotFoundError...).
+         * Raised as an instance of that subclass: an unnormalized (OSError,
+         * args) pair stays typed OSError on Python 3.10 once fetched and
+         * restored, and `except FileNotFoundError` would miss it. */
+        PyObject *err = PyObject_CallFunction(PyExc_OSError, "is", bcl_last_os_errno(),
+                                              bcl_last_error());
+        if (err) {
+            PyErr_SetObject((PyObject *)Py_TYPE(err), err);
+            Py_DECREF(err);
         }
         return NULL;
     }

@@ -45,10 +45,11 @@ PyObject *bclpy_io_raise(bcl_status st)
     if (st != BCL_ERR_OS || bcl_last_os_errno() != EISDIR)
         return bclpy_raise(st);
     PyObject *exc = not_a_file_error();
-    PyObject *args = exc ? Py_BuildValue("(is)", EISDIR, bcl_last_error()) : NULL;
-    if (args) {
-        PyErr_SetObject(exc, args);
-        Py_DECREF(args);
+    /* an instance, as bclpy_raise's OSErrors (errors.c says why) */
+    PyObject *err = exc ? PyObject_CallFunction(exc, "is", EISDIR, bcl_last_error()) : NULL;
+    if (err) {
+        PyErr_SetObject(exc, err);
+        Py_DECREF(err);
     }
     return NULL;
 }

@@ -7,7 +7,7 @@
 #      cross-host tests at "2x2" (2 hosts x 2 ranks; scripts/test_sets.sh);
 #      transport auto must pick rma at 3h (one rank per node) and rma-node at
 #      2x2 (node peers through the node's shared window, docs/transports.md);
-#   2. the serial_only tests (they start their own mpiexec through
+#   2. the launcher's serial_only tests (they start their own mpiexec through
 #      tests/launch.py) with PYBCL_TEST_MPIEXEC_ARGS pointing at the hosts, so
 #      every job they launch spans hosts too;
 #   3. both apps on 2x2 against a one-host run of 4 ranks: k-mer --histo/--counts
@@ -70,17 +70,18 @@ if want suite || want suite2x2; then
         -p no:cacheprovider
 fi
 
-# 2. the tests that launch their own jobs, each job spread over the 3 hosts.
-#    Not the notebooks: they time one-host runs with their own plain mpiexec
-#    (the one-rank pass of run_tests.sh runs them).  Not the jobs that ask
+# 2. the tests that launch their own jobs to test what the launcher and MPI
+#    do (LAUNCHER_TESTS in scripts/test_sets.sh: faults, teardown, saved
+#    files), each job spread over the 3 hosts.  The apps' jobs cross hosts
+#    in part 3; the notebooks and engines are one-host tools.  Not the jobs that ask
 #    for the shm transport (it needs one node: refusing it across hosts is
 #    tested in the suite), nor test_python_m_pybcl_info, whose expectations
 #    (ranks per node) are written for one host.
 #    Nor the local tests (no job of theirs spans hosts).
 want serial && PYBCL_TEST_MPIEXEC_ARGS="$LAUNCH -hosts $H1,$H2,$H3" \
-    run python -m pytest -q --with-mpi tests "${LOCAL_IGNORE[@]}" -m serial_only \
+    run python -m pytest -q --with-mpi "${LAUNCHER_TESTS[@]}" "${LOCAL_IGNORE[@]}" -m serial_only \
         -p no:cacheprovider \
-        -k "not notebook and not shm and not test_python_m_pybcl_info"
+        -k "not shm and not test_python_m_pybcl_info"
 
 # A job over TCP whose MPI_Finalize hung is ended by pybcl's exit guard
 # (docs/multinode.md): the guard exits 0, but hydra may kill the ranks whose

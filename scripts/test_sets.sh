@@ -33,3 +33,36 @@ run() {
     timeout --kill-after=30 "$LIMIT" "$@"
     echo "== passed in $((SECONDS - start)) s (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 }
+
+# The passes a build other than the main one gets (Open MPI, the package
+# installed from its sdist): the in-job tests at 1 rank; the jobs that test
+# what the launcher and the MPI library do when a job fails, tears down,
+# writes files or runs the plain-C core (the serial_only tests of
+# LAUNCHER_TESTS), without the rma-node ones (the same MPI calls as rma,
+# mixed with memcpy on one host); then the suite at each of $VARIANT_NPROCS
+# ranks on shm and on rma.  Run from /tmp, so the installed pybcl is the one
+# imported, not the checkout's sources.  VARIANT_LAUNCHER_JOBS=0 leaves the
+# launcher's jobs out (a build whose launcher the main passes test already).
+#   variant_passes ROOT MPIEXEC [launcher args...]
+LAUNCHER_TESTS=(tests/faults tests/runtime tests/io tests/c tests/package)
+variant_passes() {
+    local root=$1 mpiexec=$2 n t
+    shift 2
+    local launcher_tests=()
+    for t in "${LAUNCHER_TESTS[@]}"; do launcher_tests+=("$root/$t"); done
+    export PYBCL_TEST_MPIEXEC=$mpiexec PYBCL_TEST_MPIEXEC_ARGS="$*"
+    (
+        cd /tmp
+        run python -m pytest -q -p no:cacheprovider --with-mpi "$root/tests" -m "not serial_only"
+        if [ "${VARIANT_LAUNCHER_JOBS:-1}" != 0 ]; then
+            run python -m pytest -q -p no:cacheprovider --with-mpi "${launcher_tests[@]}" \
+                -m serial_only -k "not rma-node"
+        fi
+        for n in ${VARIANT_NPROCS:-2}; do
+            run "$mpiexec" "$@" -n "$n" python -m pytest -q -p no:cacheprovider --with-mpi \
+                "$root/tests"
+            PYBCL_TRANSPORT=rma run "$mpiexec" "$@" -n "$n" python -m pytest -q \
+                -p no:cacheprovider --with-mpi "$root/tests"
+        done
+    )
+}

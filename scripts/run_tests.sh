@@ -74,7 +74,8 @@ for pass in $PASSES; do
                       tests "${NOLOCAL[@]}" ;;
         rma*)   PYBCL_TRANSPORT=rma run $MPIEXEC -n "${pass#rma}" python -m pytest -q --with-mpi \
                       tests "${NOLOCAL[@]}" ;;
-        openmpi) run bash scripts/run_mpi_variants.sh "$pass" ;;
+        # a build and four suite runs: its own bound
+        openmpi) LIMIT=${PYBCL_OPENMPI_TIMEOUT:-2400} run bash scripts/run_mpi_variants.sh "$pass" ;;
         # Several suite passes over TCP in one: its own, longer bound.
         multihost) LIMIT=${PYBCL_MULTIHOST_TIMEOUT:-4800} run bash scripts/run_multihost.sh ;;
         # builds pybcl twice (two Pythons) and runs the variant passes: its own bound

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The test suite in two tiers.
-#   bash scripts/run_tests.sh          the quick tier (a few minutes): one rank
-#                                      (plain python, no mpiexec; this pass also
-#                                      runs the serial_only tests that launch
-#                                      their own jobs), then 2 ranks on the
-#                                      default transport (shm on one machine)
-#                                      and 2 ranks on rma
+#   bash scripts/run_tests.sh          the quick tier (a few minutes): the
+#                                      tests that run in the job at one rank
+#                                      (plain python, no mpiexec), then the
+#                                      suite at 2 ranks on the default
+#                                      transport (shm on one machine) and on
+#                                      rma; the serial_only tests, which
+#                                      launch jobs of their own, are the full
+#                                      tier's (its pass 1)
 #   bash scripts/run_tests.sh --full   every pass CI runs (.ci/run): one rank,
 #                                      3 and 8 ranks on the default transport,
 #                                      1, 3 and 8 on rma and 1 and 3 on
@@ -29,7 +31,7 @@
 #   PYBCL_TEST_NO_SETUP=1 skips scripts/setup_env.sh (an environment is active).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-QUICK="1 2 rma2"
+QUICK="injob1 2 rma2"
 FULL="1 3 8 rma1 rma3 rma8 rmanode1 rmanode3 multihost openmpi dist asan docs"
 TIER=quick
 case ${1:-} in
@@ -62,6 +64,7 @@ NOLOCAL=("${LOCAL_IGNORE[@]}")
 for pass in $PASSES; do
     case $pass in
         1)      run python -m pytest -q --with-mpi tests ;;
+        injob1) run python -m pytest -q --with-mpi tests -m "not serial_only" ;;
         # rma at one rank: the in-job tests; the serial_only tests, which
         # launch their own jobs and set their transports, ran in pass 1
         rma1)   PYBCL_TRANSPORT=rma run python -m pytest -q --with-mpi tests "${NOLOCAL[@]}" \

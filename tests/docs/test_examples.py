@@ -98,3 +98,19 @@ def test_save_load_round_trip(tmp_path):
         assert (pybcl.io.read(os.path.join(folder, "cubes.pybcl"))
                 == np.arange(100 * P) ** 3).all()
     pybcl.barrier()
+
+
+def test_readme_example_runs(tmp_path, capsys):
+    """The README's 20-line example, as printed there."""
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    section = readme[readme.index("## A 20-line example"):]
+    start = section.index("```python\n") + 10
+    code = section[start:section.index("```\n", start)]
+    assert 15 <= len(code.splitlines()) <= 22, code
+    script = tmp_path / "wordfreq.py"
+    script.write_text(code)
+    _run(runpy.run_path, str(script), None, "__main__")
+    P = pybcl.nprocs()
+    if pybcl.rank() == 0:
+        total = sum(k * k for k in range(100 * P))
+        assert f"the x2000, mat x1000, sum of squares {total}" in capsys.readouterr().out

@@ -5,11 +5,15 @@
 
 One results file per benchmark (benchmarks/results/*.json, and the raw-MPI
 floor's benchmarks/floor/results/*.json[l]); every number in the tables is
-copied from those files, nothing is computed here.
+copied from those files, nothing is computed here.  The page opens with a
+summary, one row per results file: the figures SUMMARY names by their path
+in the file (`a.b` a key, `[k=v,...]` the first list element whose fields
+match, `[i]` an index).
 """
 import glob
 import json
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,6 +32,195 @@ run as its floor or competitor.  What each benchmark measures, and the
 analysis, is in {doc}`progress` (raw-MPI floor, oversubscription),
 {doc}`hashmap_perf`, {doc}`queues` and {doc}`bloom`.
 """
+
+
+# results file (its path under benchmarks/, without .json) -> (what it
+# measures, [(headline label, path)], [(comparison label, path)]).
+SUMMARY = {
+    "results/bench_bloom": (
+        "BloomFilter insert, one remote key, 2 ranks",
+        [("rma, µs", "transports.rma.insert_us_remote"),
+         ("shm, µs", "transports.shm.insert_us_remote")],
+        [("raw MPI fetch-or + flush, µs", "floor.rma_us_per_op.fetch_or_flush_remote")]),
+    "results/bench_contigs": (
+        "contigs (unitigs) of E. coli 5x reads, 2 ranks",
+        [("pybcl, s", "runs[tool=pybcl,ranks=2].wall_seconds")],
+        [("BCALM 2, s", "runs[tool=bcalm,ranks=2].wall_seconds")]),
+    "results/bench_core": (
+        "fetch_and_add from Python, 2 ranks",
+        [("rma, µs", "median_us.fetch_and_add.rma"), ("shm, µs", "median_us.fetch_and_add.shm")],
+        [("raw MPI, µs", "median_us.fetch_and_add.floor")]),
+    "results/bench_fault_overhead": (
+        "barrier with the failure handling, shm, 2 ranks",
+        [("with it, µs", "us_per_op_median.after (fault fixes).barrier")],
+        [("an earlier tree without it, µs", "us_per_op_median.before (f1d2a3f).barrier")]),
+    "results/bench_find_collective": (
+        "find_many of 200k keys a rank, rma, 3 ranks",
+        [("collective, µs/key", "runs[transport=rma,ranks=3].us_per_key.collective")],
+        [("one-sided, µs/key", "runs[transport=rma,ranks=3].us_per_key.one_sided")]),
+    "results/bench_gups_2core": (
+        "GUPS (HPCC RandomAccess), 2 ranks",
+        [("DArrayBuffer shm, GUPS", "points[ranks=2].runs.buffer/shm.gups"),
+         ("DArrayBuffer rma, GUPS", "points[ranks=2].runs.buffer/rma.gups")],
+        [("HPCC MPIRandomAccess, GUPS", "points[ranks=2].hpcc.gups")]),
+    "results/bench_hashmap": (
+        "HashMap, 2 ranks, rma",
+        [("find, µs", "rma.find_us"), ("insert_many, keys/s", "rma.insert_many_keys_per_s")],
+        [("raw MPI find, µs", "c_floor_rma_target_idle.find_us"),
+         ("BCL (C++) find, µs", "bcl_cpp_mpi_2_ranks.find_us")]),
+    "results/bench_hashmap_views": (
+        "reading a whole map (400k entries), shm, 2 ranks",
+        [("items(), s", "run.seconds.items")],
+        [("pickled gather, s", "run.seconds.pickled")]),
+    "results/bench_isx": (
+        "ISx integer sort, 2 ranks",
+        [("pybcl shm, keys/s", "runs.pybcl_shm.keys_per_s"),
+         ("pybcl rma, keys/s", "runs.pybcl_rma.keys_per_s")],
+        [("mpi4py Alltoallv, keys/s", "alltoallv.keys_per_s")]),
+    "results/bench_isx_scaling_2core": (
+        "ISx, count local phase, 2 ranks",
+        [("pybcl shm, s/iteration", "points[ranks=2].runs.pybcl_shm/count.seconds_per_iteration.total")],
+        [("Alltoallv, s/iteration",
+          "points[ranks=2].runs.alltoallv/count.seconds_per_iteration.total"),
+         ("ISx reference, s/iteration",
+          "points[ranks=2].runs.isx_ref/count.seconds_per_iteration.total")]),
+    "results/bench_kmer": (
+        "k-mer counting, E. coli reads, 2 ranks",
+        [("pybcl, k-mers/s", "summary.pybcl_plain_kmers_per_s_wall")],
+        [("Jellyfish, k-mers/s", "summary.jellyfish_kmers_per_s")]),
+    "results/bench_kmer_inputs_2core": (
+        "k-mer counting by input format, 2 ranks",
+        [("gzip, s", "median_wall_s.gzip@2"), ("BGZF, s", "median_wall_s.bgzf@2")],
+        [("plain, s", "median_wall_s.plain@2")]),
+    "results/bench_kmer_scaling_2core": (
+        "k-mer counting, 2 ranks, whole run",
+        [("pybcl, s", "points[ranks=2].runs.pybcl.seconds")],
+        [("KMC 3, s", "points[ranks=2].runs.kmc.seconds"),
+         ("Jellyfish, s", "points[ranks=2].runs.jellyfish.seconds")]),
+    "results/bench_kmerdb": (
+        "k-mer database: count, then query",
+        [("count, s", "seconds.count_a.pybcl"), ("query, s", "seconds.query.pybcl")],
+        [("Jellyfish count, s", "seconds.count_a.jellyfish"), ("KMC count, s", "seconds.count_a.kmc"),
+         ("Jellyfish query, s", "seconds.query.jellyfish")]),
+    "results/bench_lifetime": (
+        "barrier(), shm, 2 ranks",
+        [("pybcl, µs", "by_nprocs.2.best.this.barrier_us")],
+        [("MPI_Barrier, µs", "by_nprocs.2.best.this.mpi_barrier_us")]),
+    "results/bench_queues": (
+        "queues, rma, 2 ranks",
+        [("CircularQueue push, µs", "rma.us_per_op.circular_push"),
+         ("FastQueue push_many, Melem/s", "rma.Melem_per_s.fast_push_many")],
+        [("raw MPI push, µs", "floor_us.circular_push"),
+         ("raw MPI push_many, Melem/s", "floor_push_many_Melem_s.fast_push_many")]),
+    "results/bench_save_load": (
+        "saving a DArray, shm, 2 ranks",
+        [("save, GB/s", "runs[ranks=2].darray.GB_per_s.save")],
+        [("MPI-IO write + sync, GB/s", "runs[ranks=2].darray.GB_per_s.floor_write"),
+         ("np.save, GB/s", "runs[ranks=2].darray.GB_per_s.np_save")]),
+    "results/bench_save_load_2hosts": (
+        "saving a DArray, rma, 2 hosts",
+        [("save, GB/s", "runs[0].darray.GB_per_s.save")],
+        [("MPI-IO write + sync, GB/s", "runs[0].darray.GB_per_s.floor_write")]),
+    "results/bench_user_counter": (
+        "a user's k-mer counter, shm, 2 ranks",
+        [("user's, s", "points[ranks=2,transport=shm].user.seconds")],
+        [("the k-mer app, s", "points[ranks=2,transport=shm].app.seconds")]),
+    "results/bench_word_count": (
+        "word count (str keys), 2 ranks",
+        [("pybcl, s", "points[ranks=2].pybcl_seconds")],
+        [("Counter + alltoall, s", "points[ranks=2].baseline_seconds")]),
+    "results/fault_endings": (
+        "job end after an uncaught exception, shm, 2 ranks (MPICH 4.0.2)",
+        [("failure to exit, s",
+          "rows[failure=exception,peers=barrier,transport=shm,nprocs=2].seconds")], []),
+    "results/fault_endings_queue_poll_mpich": (
+        "job end, peers polling a queue, shm, 2 ranks (MPICH 4.0.2)",
+        [("failure to exit, s", "rows[failure=exception,transport=shm,nprocs=2].seconds")], []),
+    "results/fault_endings_queue_poll_openmpi": (
+        "job end, peers polling a queue, shm, 2 ranks (Open MPI 4.1)",
+        [("failure to exit, s", "rows[failure=exception,transport=shm,nprocs=2].seconds")], []),
+    "results/fault_endings_queue_poll_wheel": (
+        "job end, peers polling a queue, shm, 2 ranks (MPICH 5 wheel)",
+        [("failure to exit, s", "rows[failure=exception,transport=shm,nprocs=2].seconds")], []),
+    "results/hm_apply_vs_floor": (
+        "HashMapBuffer applying E. coli k-mers (C)",
+        [("pybcl, ns/entry", "runs.ecoli_5x_kmers.core_ns_per_entry")],
+        [("C floor, ns/entry", "runs.ecoli_5x_kmers.floor_ns_per_entry")]),
+    "results/hm_core_vs_floor": (
+        "HashMap find from C, rma",
+        [("pybcl core, µs", "us_per_op_median.core_find")],
+        [("raw MPI, µs", "us_per_op_median.floor_find")]),
+    "results/quiet_progress_rma": (
+        "CircularQueue pop, rma, 2 ranks",
+        [("now, µs", "us_per_op_median.after.pop")],
+        [("before quiet progress, µs", "us_per_op_median.before.pop")]),
+    "results/quiet_progress_rma-node": (
+        "CircularQueue pop, rma-node, 2 ranks",
+        [("now, µs", "us_per_op_median.after.pop")],
+        [("before quiet progress, µs", "us_per_op_median.before.pop")]),
+    "results/rma_node_1host": (
+        "HashMapBuffer, one host, 2 ranks",
+        [("rma-node, Mkeys/s", "runs[transport=rma-node].buffer_Mkeys_s")],
+        [("rma, Mkeys/s", "runs[transport=rma].buffer_Mkeys_s"),
+         ("shm, Mkeys/s", "runs[transport=shm].buffer_Mkeys_s")]),
+    "results/rma_node_2x2": (
+        "HashMapBuffer, 2 hosts x 2 ranks",
+        [("rma-node, Mkeys/s", "runs[0].runs[transport=rma-node].buffer_Mkeys_s")],
+        [("rma, Mkeys/s", "runs[0].runs[transport=rma].buffer_Mkeys_s")]),
+    "results/rma_scaling_1node": (
+        "HashMapBuffer, one node, 8 ranks",
+        [("rma, Mkeys/s", "runs[transport=rma,ranks=8].buffer_Mkeys_s")],
+        [("shm, Mkeys/s", "runs[transport=shm,ranks=8].buffer_Mkeys_s")]),
+    "results/rma_scaling_3hosts": (
+        "HashMapBuffer, 3 hosts x 1 rank, rma",
+        [("Mkeys/s", "runs[0].buffer_Mkeys_s")], []),
+    "floor/results/floor": (
+        "raw MPI-3 RMA floor, 2 ranks, target idle",
+        [("fetch-and-op + flush, µs",
+          "configs.default.target_idle_in_barrier.fetch_and_op_sum_flush.us_per_op_median"),
+         ("get + flush, µs", "configs.default.target_idle_in_barrier.get8_flush.us_per_op_median")],
+        []),
+    "floor/results/oversub": (
+        "raw MPI RMA with more ranks than cores, per wait policy (see the progress note)",
+        [], []),
+}
+PATH_STEP = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
+
+
+def pick(obj, path):
+    """The value at `path` (SUMMARY's syntax) in a results file's object."""
+    for index, key in ((m.group(1), m.group(2)) for m in PATH_STEP.finditer(path)):
+        if key is not None:
+            obj = obj[key]
+        elif index.isdigit():
+            obj = obj[int(index)]
+        else:
+            want = dict(kv.split("=", 1) for kv in index.split(","))
+            obj = next(x for x in obj if all(str(x.get(k)) == v for k, v in want.items()))
+    return obj
+
+
+def summary(files):
+    """The table at the top of the page: one row per results file."""
+    rows = []
+    for path in files:
+        rel = os.path.relpath(path, os.path.join(ROOT, "benchmarks"))
+        stem = rel.rsplit(".", 1)[0]
+        if stem not in SUMMARY:
+            sys.exit(f"scripts/bench_tables.py: no SUMMARY entry for benchmarks/{rel}")
+        what, heads, comps = SUMMARY[stem]
+        with open(path) as fh:
+            obj = None if path.endswith(".jsonl") else json.load(fh)
+
+        def cell(items):
+            return "; ".join(f"{label} **{fmt(pick(obj, p))}**" for label, p in items) or "—"
+        link = f"[{os.path.basename(path)}](../benchmarks/{rel})"
+        rows.append(f"| {what} | {cell(heads)} | {cell(comps)} | {link} |")
+    return ("## Summary\n\nThe headline figure of each results file beside what it was "
+            "compared with in the same run (where a file holds several runs of one "
+            "configuration, the first); the full tables follow.\n\n"
+            "| benchmark | pybcl | compared with | results |\n|---|---|---|---|\n"
+            + "\n".join(rows) + "\n")
 
 
 def scalar(v):
@@ -96,7 +289,7 @@ def results_files():
 
 
 def page():
-    out = [HEADER]
+    out = [HEADER, summary(results_files())]
     for path in results_files():
         rel = os.path.relpath(path, ROOT)
         out.append(f"\n## `{rel}`\n")

@@ -63,6 +63,14 @@ SUMMARY = {
         [("DArrayBuffer shm, GUPS", "points[ranks=2].runs.buffer/shm.gups"),
          ("DArrayBuffer rma, GUPS", "points[ranks=2].runs.buffer/rma.gups")],
         [("HPCC MPIRandomAccess, GUPS", "points[ranks=2].hpcc.gups")]),
+    "results/bench_graph_2core": (
+        "Graph500 BFS, scale 20, 1 rank (the reference's only validated run)",
+        [("pybcl shm, TEPS", "bfs.points[ranks=1].runs.pybcl_shm.teps_harmonic_mean")],
+        [("Graph500 reference, TEPS", "bfs.points[ranks=1].runs.graph500_ref.teps_harmonic_mean")]),
+    "results/bench_graph_ref_unvalidated_2core": (
+        "Graph500 BFS, scale 20, 2 ranks (the reference without its validation)",
+        [("pybcl shm, TEPS", "bfs.points[ranks=2].runs.pybcl_shm.teps_harmonic_mean")],
+        [("Graph500 reference, TEPS", "bfs.points[ranks=2].runs.graph500_ref.teps_harmonic_mean")]),
     "results/bench_hashmap": (
         "HashMap, 2 ranks, rma",
         [("find, µs", "rma.find_us"), ("insert_many, keys/s", "rma.insert_many_keys_per_s")],

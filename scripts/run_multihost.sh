@@ -3,18 +3,21 @@
 # network namespace on a private bridge (scripts/netns/hosts.sh), MPI
 # traffic between them over real TCP (UCX_TLS=tcp,self), launched by MPICH's
 # hydra with nsexec.sh standing in for ssh.  Needs root and iproute2.
-#   1. the suite at "3h" (3 hosts x 1 rank; all but the local tests) and the
-#      cross-host tests at "2x2" (2 hosts x 2 ranks; scripts/test_sets.sh);
-#      transport auto must pick rma at 3h (one rank per node) and rma-node at
-#      2x2 (node peers through the node's shared window, docs/transports.md);
+#   1. the cross-host tests at "2x2" (2 hosts x 2 ranks; scripts/test_sets.sh),
+#      where transport auto must pick rma-node (node peers through the
+#      node's shared window, TCP peers through MPI; docs/transports.md); by
+#      hand also the suite at "3h" (3 hosts x 1 rank; all but the local
+#      tests), where auto must pick rma (one rank per node);
 #   2. the launcher's serial_only tests (they start their own mpiexec through
 #      tests/launch.py) with PYBCL_TEST_MPIEXEC_ARGS pointing at the hosts, so
 #      every job they launch spans hosts too;
 #   3. both apps on 2x2 against a one-host run of 4 ranks: k-mer --histo/--counts
 #      byte-identical, ISx verified;
 #   4. 20 short pybcl jobs on 2x2 that must each return within a time bound.
-# PYBCL_MULTIHOST_PARTS picks parts (default "suite serial apps teardown";
-# "suite3h" or "suite2x2" runs one half of part 1).
+# PYBCL_MULTIHOST_PARTS picks parts (default "suite2x2 serial apps teardown",
+# the full tier's; "suite" is both halves of part 1, "suite3h" the 3-host
+# half: the rma path it crosses hosts on is the one the rma passes test on
+# one host, over TCP instead of shared memory).
 # The namespaces are removed on any exit (kept with PYBCL_NETNS_KEEP=1).  Run from anywhere; scripts/run_tests.sh
 # calls it.  PYBCL_NETNS_NAME / PYBCL_NETNS_NET rename the hosts and their
 # network (scripts/netns/hosts.sh), so two such passes on one machine do not meet.
@@ -29,7 +32,7 @@ LIMIT=${PYBCL_MULTIHOST_PASS_TIMEOUT:-2400}   # seconds per suite pass (over TCP
 JOB_LIMIT=${PYBCL_TEARDOWN_LIMIT:-90}     # seconds per teardown-loop job
 APP_LIMIT=${PYBCL_MULTIHOST_APP_LIMIT:-300}   # seconds per app job
 START=$SECONDS
-PARTS=" ${PYBCL_MULTIHOST_PARTS:-suite serial apps teardown} "
+PARTS=" ${PYBCL_MULTIHOST_PARTS:-suite2x2 serial apps teardown} "
 want() { [[ $PARTS == *" $1 "* ]]; }
 
 TOOLS=$REPO/scripts/netns

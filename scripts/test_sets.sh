@@ -4,12 +4,14 @@
 #
 # LOCAL_TESTS check what happens inside one process: the msgpack codec and
 # XXH64 against their references (the ranks only share the examples), the
-# stubs and docstrings, the docs' sources, the plain-C unit tests.  More
+# stubs and docstrings, the docs' sources, the plain-C unit tests, the
+# contig tests' serial reference against BCALM 2.  More
 # ranks, another transport or other hosts add nothing to them, so they run
 # in the one-rank pass (pass 1), and in the MPI-variant and package passes,
 # which test other builds; the other passes leave them out (pytest --ignore).
 LOCAL_TESTS=(tests/c tests/docs/test_api_docs.py tests/docs/test_docs.py
-             tests/serial/test_msgpack.py tests/serial/test_hash.py)
+             tests/serial/test_msgpack.py tests/serial/test_hash.py
+             tests/apps/test_contigs_reference.py)
 LOCAL_IGNORE=()
 for t in "${LOCAL_TESTS[@]}"; do LOCAL_IGNORE+=("--ignore=$t"); done
 unset t
@@ -19,8 +21,8 @@ unset t
 # their argument agreement; saving and loading, whose MPI-IO and re-owned
 # keys cross hosts too): at 2 hosts x 2 ranks, where rma-node mixes
 # node peers (memcpy) and TCP peers, these are the paths that differ from
-# one host.  The apps run across hosts in the 3-host suite and in the
-# multi-host pass's own app comparison; the rest is local.
+# one host.  The apps run across hosts in the multi-host pass's own app
+# comparison; the rest is local.
 CROSS_HOST_TESTS=(tests/runtime tests/hashmap tests/queues tests/arrays tests/bloom
                   tests/faults tests/io)
 

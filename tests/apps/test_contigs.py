@@ -143,23 +143,6 @@ def test_branching_cases_match_the_serial_reference(case, k):
     assert stats["cycles"] == (1 if "cycle" in case else 0)
 
 
-@pytest.mark.skipif(shutil.which("bcalm") is None, reason="BCALM 2 (Debian package bcalm) "
-                    "not installed")
-def test_serial_reference_agrees_with_bcalm(tmp_path):
-    agree = True
-    if pybcl.rank() == 0:
-        for k in (11, 21):
-            for case, seqs_in in sorted(branching_cases(k).items()):
-                (tmp_path / "in.fa").write_bytes(fasta(seqs_in))
-                subprocess.run(["bcalm", "-in", "in.fa", "-kmer-size", str(k), "-abundance-min",
-                                "1", "-nb-cores", "1", "-out", "o", "-verbose", "0"],
-                               check=True, capture_output=True, cwd=tmp_path, timeout=60)
-                lines = (tmp_path / "o.unitigs.fa").read_text().splitlines()
-                got = kmer_sets([l for l in lines if l and not l.startswith(">")], k)
-                agree = agree and got == reference_unitigs(solid_kmers(seqs_in, k, 1), k)
-    assert all_ok(agree)
-
-
 def test_each_unitig_written_once_with_its_counts():
     rng = random.Random(3)
     g = random_seq(rng, 500)

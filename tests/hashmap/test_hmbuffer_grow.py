@@ -154,8 +154,11 @@ def test_a_flush_the_sketch_underestimates_grows_again_until_all_fit():
     same flush grows it again (in the C core: no Python frame in between)
     until every entry is in, at most half full."""
     P = pybcl.nprocs()
-    known = _sampled_keys(128 * P)
-    new = np.arange(3000 * P, dtype=np.uint64) + np.uint64(1 << 40)    # none of `known`
+    # one rank searches (about 1024 hashes a key), the others get its keys
+    known = pybcl.comm().bcast(_sampled_keys(128 * P) if pybcl.rank() == 0 else None)
+    # new keys: about five times the known ones, so the map the sketch's
+    # estimate sizes fills several times over
+    new = np.arange(600 * P, dtype=np.uint64) + np.uint64(1 << 40)     # none of `known`
     m = pybcl.HashMap(8 * P, key_type="uint64", value_type="int64")
     buf = pybcl.HashMapBuffer(m, 1 << 12, 256, grow=True)
     assert type(buf).flush is pybcl._core.HashMapBuffer.flush

@@ -1,0 +1,172 @@
+"""`kmer --checkpoint DIR` and `--resume`: a job whose rank is killed with
+SIGKILL after its first checkpoint, resumed by the same command with
+`--resume`, ends with the histogram of the whole input; a checkpoint that
+does not fit the job (rank count, inputs, k, --bloom) is a one-line error.
+
+Each job runs about four rounds a pass at its rank count and commits a
+checkpoint after each, so the kill lands part-way through.  The cases
+cover every transport, 2 and 4 ranks, with and without --bloom, and the
+three ways inputs are read (plain: byte ranges; gzip: a stream dealt out
+in blocks; BGZF: runs of blocks), each pair of them in a few jobs rather
+than all combinations (CI's time).
+"""
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from bgzf import bgzf
+from launch import ROOT, job_env, mpiexec_argv, quiet_args, run_python
+from pybcl.apps import _kernels
+
+READS = os.path.join(ROOT, "tests", "data", "reads_1.fq.gz")       # tests/data/README.md
+K = 21
+ROUNDS = 4           # rounds a pass, about
+
+
+def _text():
+    with gzip.open(READS, "rb") as fh:
+        return fh.read()
+
+
+def _input(tmp_path, kind):
+    """reads_1 as a plain file, a gzip stream or BGZF."""
+    text = _text()
+    path = tmp_path / {"plain": "r.fq", "gzip": "r.fq.gz", "bgzf": "r.fq.bgz"}[kind]
+    path.write_bytes({"plain": lambda: text, "gzip": lambda: gzip.compress(text, 1),
+                      "bgzf": lambda: bgzf(text, level=1)}[kind]())
+    return str(path), text
+
+
+def _want_histo(text):
+    """The histogram of an uninterrupted count, in Jellyfish's format."""
+    codes = _kernels.kmers_from_bytes(text, K)
+    per_kmer = np.unique(codes, return_counts=True)[1]
+    c, n = np.unique(per_kmer, return_counts=True)
+    return "".join(f"{a} {b}\n" for a, b in zip(c.tolist(), n.tolist()))
+
+
+def _descendants(pid):
+    """Processes below `pid` (the launcher's ranks, through its proxies)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def _rank_pids(launcher_pid):
+    pids = []
+    for p in _descendants(launcher_pid):
+        try:
+            with open(f"/proc/{p}/cmdline", "rb") as fh:
+                if b"pybcl.apps.kmer" in fh.read():
+                    pids.append(p)
+        except OSError:
+            pass
+    return sorted(pids)
+
+
+def _wait_for(predicate, seconds, what):
+    end = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > end:
+            raise AssertionError(f"no {what} within {seconds} s")
+        time.sleep(0.002)
+
+
+# (ranks, transport, --bloom, input): every transport at 2 and 4 ranks, with
+# and without --bloom; every input kind at 2 and 4 ranks, with and without
+CASES = [(2, "shm", False, "plain"), (4, "shm", True, "gzip"),
+         (2, "rma", False, "bgzf"), (4, "rma", True, "plain"),
+         (2, "rma-node", False, "gzip"), (4, "rma-node", True, "bgzf")]
+
+
+@pytest.mark.serial_only
+@pytest.mark.parametrize("nprocs,transport,bloom,kind", CASES,
+                         ids=[f"{p}-{t}-{'bloom' if b else 'exact'}-{i}" for p, t, b, i in CASES])
+def test_a_rank_killed_after_a_checkpoint_resumes_to_the_same_histogram(
+        tmp_path, nprocs, transport, bloom, kind):
+    path, text = _input(tmp_path, kind)
+    ckpt = tmp_path / "ckpt"
+    per_round = len(_kernels.kmers_from_bytes(text, K)) // nprocs // ROUNDS + 1
+    cmd = ["-m", "pybcl.apps.kmer", path, "-k", str(K), "--quiet", "--round-kmers",
+           str(per_round), "--checkpoint", str(ckpt), "--histo", str(tmp_path / "h.txt"),
+           "--json", str(tmp_path / "r.json")] + (["--bloom"] if bloom else [])
+    env = job_env(PYBCL_TRANSPORT=transport)
+    job = subprocess.Popen(mpiexec_argv(nprocs, quiet_args()) + [sys.executable, *cmd],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+    try:
+        _wait_for(lambda: (ckpt / "manifest.json").exists() or job.poll() is not None,
+                  120, "first checkpoint")
+        ranks = _rank_pids(job.pid)
+        assert job.poll() is None and len(ranks) == nprocs, "the job ended before the kill"
+        os.kill(ranks[-1], signal.SIGKILL)
+        out, _ = job.communicate(timeout=120)
+    finally:
+        if job.poll() is None:
+            job.kill()
+            job.communicate()
+    assert job.returncode != 0, out
+    assert not (tmp_path / "h.txt").exists(), out
+    killed_at = json.loads((ckpt / "manifest.json").read_text())["round"]
+
+    r = run_python(cmd + ["--resume"], nprocs, env=env, extra=quiet_args())
+    assert r.returncode == 0, r.stdout + r.stderr
+    st = json.loads((tmp_path / "r.json").read_text())
+    assert st["checkpoint"]["resumed_from_round"] == killed_at >= 1, r.stdout
+    assert f"resumed from checkpoint round {killed_at}" in r.stdout
+    assert st["transport"] == transport and st["bloom"] == bloom
+    assert (tmp_path / "h.txt").read_text() == _want_histo(text)
+    # the checkpoint holds one round's containers: older rounds are gone
+    rounds = {name.split(".")[1] for name in os.listdir(ckpt) if name.endswith(".bcl")}
+    assert len(rounds) == 1, os.listdir(ckpt)
+
+
+def _refused(args, nprocs, words):
+    r = run_python(["-m", "pybcl.apps.kmer", *args], nprocs, extra=quiet_args())
+    assert r.returncode != 0, r.stdout + r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and all(w in lines[0] for w in words), r.stderr
+    return lines[0]
+
+
+@pytest.mark.serial_only
+def test_a_checkpoint_of_another_job_is_refused(tmp_path):
+    path, text = _input(tmp_path, "plain")
+    ckpt = str(tmp_path / "ckpt")
+    per_round = len(_kernels.kmers_from_bytes(text, K)) // 2 // 3 + 1
+    base = [path, "-k", str(K), "--quiet", "--checkpoint", ckpt]
+    r = run_python(["-m", "pybcl.apps.kmer", *base, "--round-kmers", str(per_round)], 2,
+                   extra=quiet_args())
+    assert r.returncode == 0 and "checkpoint(s) committed" in r.stdout, r.stdout + r.stderr
+    manifest = (tmp_path / "ckpt" / "manifest.json").read_text()
+
+    _refused(base + ["--resume"], 1, ["--resume", "2 rank(s)", "this job has 1"])
+    _refused([path, "-k", "25", "--quiet", "--checkpoint", ckpt, "--resume"], 2,
+             ["k=21", "k=25"])
+    _refused(base + ["--resume", "--bloom"], 2, ["without --bloom"])
+    other = tmp_path / "other.fq"
+    other.write_bytes(text[:len(text) // 2])
+    _refused([str(other), *base[1:], "--resume"], 2, ["inputs were", "other.fq"])
+    # the refusals left the checkpoint as it was
+    assert (tmp_path / "ckpt" / "manifest.json").read_text() == manifest
+    _refused(base[:-1] + [str(tmp_path / "empty"), "--resume"], 2, ["no checkpoint in"])
+    _refused(base[:-2] + ["--resume"], 1, ["--resume", "needs --checkpoint"])

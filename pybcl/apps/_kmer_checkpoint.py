@@ -87,7 +87,8 @@ def read_manifest(directory: str, now: dict[str, Any]) -> dict[str, Any]:
     found = comm.bcast(found, root=0)
     if isinstance(found, str):
         raise CheckpointError(found)
-    return found
+    manifest: dict[str, Any] = found
+    return manifest
 
 
 def forget(directory: str) -> None:

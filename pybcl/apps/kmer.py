@@ -2,6 +2,7 @@
 
     mpiexec -n P python -m pybcl.apps.kmer READS... [-k 31] [--bloom]
         [--histo FILE] [--counts FILE] [--save DB] [--json FILE] [--demo]
+        [--checkpoint DIR [--checkpoint-every SECONDS] [--resume]]
 
 Collective, every rank alike (SPMD): each rank reads its share of the input
 (FASTA/FASTQ, plain, gzip or BGZF), turns it into canonical 2-bit k-mers in
@@ -16,7 +17,9 @@ the counts stay exact.  docs/apps.md describes how inputs are split, the
 map's sizing and ``--bloom``.
 ``--save DB`` keeps the counts as a saved ``HashMap(uint64 -> int64)``
 that ``pybcl.apps.kmerdb`` (query, histo, dump, merge), ``contigs
---counts`` and ``pybcl.io.read`` take later.
+--counts`` and ``pybcl.io.read`` take later.  ``--checkpoint DIR`` commits
+the count, the filters and every rank's input position after each round
+(``_kmer_checkpoint``); ``--resume`` goes on from there after the job died.
 """
 import argparse
 import gzip
@@ -594,7 +597,7 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
           if checkpoint else None)
     loaded: dict[str, Any] = {}
     phase, mine = "filter" if bloom else "count", {"position": 0}
-    if manifest is not None:
+    if checkpoint and manifest is not None:
         loaded = _kmer_checkpoint.load(checkpoint, manifest)
         phase, mine = manifest["phase"], manifest["ranks"][me]
     seconds["setup"] = time.perf_counter() - t

@@ -3,7 +3,7 @@ SIGKILL after its first checkpoint, resumed by the same command with
 `--resume`, ends with the histogram of the whole input; a checkpoint that
 does not fit the job (rank count, inputs, k, --bloom) is a one-line error.
 
-Each job runs about four rounds a pass at its rank count and commits a
+Each job runs about three rounds a pass at its rank count and commits a
 checkpoint after each, so the kill lands part-way through.  The cases
 cover every transport, 2 and 4 ranks, with and without --bloom, and the
 three ways inputs are read (plain: byte ranges; gzip: a stream dealt out
@@ -27,7 +27,7 @@ from pybcl.apps import _kernels
 
 READS = os.path.join(ROOT, "tests", "data", "reads_1.fq.gz")       # tests/data/README.md
 K = 21
-ROUNDS = 4           # rounds a pass, about
+ROUNDS = 3           # rounds a pass, about
 
 
 def _text():

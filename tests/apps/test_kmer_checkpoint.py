@@ -17,15 +17,13 @@ import gzip
 import json
 import os
 import signal
-import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
 
 from bgzf import bgzf
-from launch import ROOT, job_env, mpiexec_argv, quiet_args, run_python
+from launch import ROOT, job_env, mpiexec_argv, quiet_args, run_killed, run_python, wait_for
 from pybcl.apps import _kernels
 
 READS = os.path.join(ROOT, "tests", "data", "reads_1.fq.gz")       # tests/data/README.md
@@ -86,14 +84,6 @@ def _rank_pids(launcher_pid):
     return sorted(pids)
 
 
-def _wait_for(predicate, seconds, what):
-    end = time.monotonic() + seconds
-    while not predicate():
-        if time.monotonic() > end:
-            raise AssertionError(f"no {what} within {seconds} s")
-        time.sleep(0.002)
-
-
 # (ranks, transport, --bloom, input): every transport at 2 and 4 ranks, with
 # and without --bloom; every input kind at 2 and 4 ranks, with and without.
 # The first resumes with the same command, checkpoints and all.
@@ -114,21 +104,16 @@ def test_a_rank_killed_after_a_checkpoint_resumes_to_the_same_histogram(
            str(per_round), "--checkpoint", str(ckpt), "--histo", str(tmp_path / "h.txt"),
            "--json", str(tmp_path / "r.json")] + (["--bloom"] if bloom else [])
     env = job_env(PYBCL_TRANSPORT=transport)
-    job = subprocess.Popen(mpiexec_argv(nprocs, quiet_args()) + [sys.executable, *cmd],
-                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True)
-    try:
-        _wait_for(lambda: (ckpt / "manifest.json").exists() or job.poll() is not None,
-                  120, "first checkpoint")
+
+    def kill_after_first_checkpoint(job):
+        wait_for(lambda: (ckpt / "manifest.json").exists() or job.poll() is not None,
+                 120, "first checkpoint")
         ranks = _rank_pids(job.pid)
         assert job.poll() is None and len(ranks) == nprocs, "the job ended before the kill"
         os.kill(ranks[-1], signal.SIGKILL)
-        out, _ = job.communicate(timeout=120)
-    finally:
-        if job.poll() is None:
-            job.kill()
-            job.communicate()
-    assert job.returncode != 0, out
+    code, out = run_killed(mpiexec_argv(nprocs, quiet_args()) + [sys.executable, *cmd],
+                           kill_after_first_checkpoint, env)
+    assert code != 0, out
     assert not (tmp_path / "h.txt").exists(), out
     killed_at = json.loads((ckpt / "manifest.json").read_text())["round"]
 

@@ -22,9 +22,12 @@ import sys
 import numpy as np
 import pytest
 
+import pybcl
 from bgzf import bgzf
+from conftest import all_ok
 from launch import ROOT, job_env, mpiexec_argv, quiet_args, run_killed, run_python, wait_for
-from pybcl.apps import _kernels
+from pybcl.apps import _kernels, kmer
+from test_kmer import small_reads
 
 READS = os.path.join(ROOT, "tests", "data", "reads_1.fq.gz")       # tests/data/README.md
 K = 21
@@ -82,6 +85,48 @@ def _rank_pids(launcher_pid):
         except OSError:
             pass
     return sorted(pids)
+
+
+class _DyingReads(kmer.BytesSource):
+    """In-memory reads handed out in small pieces; the input "dies" (an
+    OSError, as a vanished file would) `dies_at` (a fraction) into every
+    rank's share in pass `in_pass` over it (0: the first)."""
+
+    def __init__(self, data, dies_at=None, in_pass=0):
+        super().__init__(data, "reads")
+        self.dies_at, self.in_pass, self.passes = dies_at, in_pass, 0
+
+    def pieces(self, k, rank, nprocs):
+        arr = _kernels.kmers_from_bytes(self.data, k, rank, nprocs)
+        self.passes += 1
+        for at in range(0, len(arr), 300):
+            if self.dies_at is not None and self.passes == self.in_pass + 1 and \
+                    at >= self.dies_at * len(arr):
+                raise OSError("input vanished")
+            yield arr[at:at + 300]
+
+
+# (a --bloom count that dies in its first pass: the launched jobs below)
+@pytest.mark.parametrize("bloom,in_pass", [(False, 0), (True, 1)],
+                         ids=["exact", "bloom-second-pass"])
+def test_a_count_that_died_resumes_in_process(tmp_path, bloom, in_pass):
+    """count_kmers at this job's rank count and transport: a count whose
+    input fails after a few rounds has committed checkpoints; resuming
+    with the input whole gives the uninterrupted count."""
+    data = small_reads(seed=5, n=1500).encode()
+    where = pybcl.comm().bcast(str(tmp_path / "ckpt"), root=0)     # one folder for all
+    # about three rounds a pass (each commits: saves cost most at many ranks)
+    per_round = len(_kernels.kmers_from_bytes(data, 15)) // pybcl.nprocs() // 3 + 1
+    args = dict(k=15, bloom=bloom, round_kmers=per_round, checkpoint=where, items=False)
+    with pytest.raises(kmer.KmerInputError, match="input vanished"):
+        kmer.count_kmers([_DyingReads(data, dies_at=0.6, in_pass=in_pass)], **args)
+    res = kmer.count_kmers([_DyingReads(data)], resume=True, checkpoint_every=60, **args)
+    want = kmer.count_kmers([data], k=15, items=False)["histogram"]
+    ck = res["stats"]["checkpoint"]
+    ok = ck["resumed_from_round"] is not None and ck["resumed_from_round"] >= 1
+    ok = ok and ck["resumed_phase"] == ("count" if in_pass or not bloom else "filter")
+    ok = ok and np.array_equal(res["histogram"], want)
+    assert all_ok(ok), (ck, res["histogram"][:8], want[:8])
 
 
 # (ranks, transport, --bloom, input): every transport at 2 and 4 ranks, with

@@ -46,6 +46,10 @@ SUMMARY = {
         "contigs (unitigs) of E. coli 5x reads, 2 ranks",
         [("pybcl, s", "runs[tool=pybcl,ranks=2].wall_seconds")],
         [("BCALM 2, s", "runs[tool=bcalm,ranks=2].wall_seconds")]),
+    "results/bench_contigs_shared_2core": (
+        "contigs of E. coli 5x reads, 2 ranks, machine shared with a CI run",
+        [("pybcl, s", "runs[tool=pybcl,ranks=2].wall_seconds")],
+        [("BCALM 2, s", "runs[tool=bcalm,ranks=2].wall_seconds")]),
     "results/bench_core": (
         "fetch_and_add from Python, 2 ranks",
         [("rma, µs", "median_us.fetch_and_add.rma"), ("shm, µs", "median_us.fetch_and_add.shm")],
@@ -100,6 +104,12 @@ SUMMARY = {
         "k-mer counting by input format, 2 ranks",
         [("gzip, s", "median_wall_s.gzip@2"), ("BGZF, s", "median_wall_s.bgzf@2")],
         [("plain, s", "median_wall_s.plain@2")]),
+    "results/bench_kmer_memory_2core": (
+        "k-mer counting, E. coli 30x, 2 ranks, peak memory of the whole job",
+        [("pybcl, MiB", "points[coverage=30,ranks=2].runs.pybcl.peak_mib"),
+         ("pybcl --bloom, MiB", "points[coverage=30,ranks=2].runs.pybcl_bloom.peak_mib")],
+        [("KMC 3, MiB", "points[coverage=30,ranks=2].runs.kmc.peak_mib"),
+         ("Jellyfish, MiB", "points[coverage=30,ranks=2].runs.jellyfish.peak_mib")]),
     "results/bench_kmer_scaling_2core": (
         "k-mer counting, 2 ranks, whole run",
         [("pybcl, s", "points[ranks=2].runs.pybcl.seconds")],

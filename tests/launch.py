@@ -166,3 +166,29 @@ def assert_job_code(proc, code):
         assert "MPI_Abort(" in out and f", {code})" in out, out
     else:
         assert proc.returncode == code, out
+
+
+def wait_for(predicate, seconds, what):
+    """Poll predicate() every millisecond until it is true; AssertionError
+    naming `what` after `seconds` (a job's file appearing, say)."""
+    end = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > end:
+            raise AssertionError(f"no {what} within {seconds} s")
+        time.sleep(0.001)
+
+
+def run_killed(argv, kill, env=None, timeout=120):
+    """Start the job `argv`, call kill(job) (it waits for its moment and kills
+    a rank), wait for the job to end: (exit status, output).  Should anything
+    fail on the way, the launcher is killed and waited for."""
+    job = subprocess.Popen(argv, env=env or job_env(), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+    try:
+        kill(job)
+        out, _ = job.communicate(timeout=timeout)
+    finally:
+        if job.poll() is None:
+            job.kill()
+            job.communicate()
+    return job.returncode, out

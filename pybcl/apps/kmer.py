@@ -2,6 +2,7 @@
 
     mpiexec -n P python -m pybcl.apps.kmer READS... [-k 31] [--bloom]
         [--histo FILE] [--counts FILE] [--save DB] [--json FILE] [--demo]
+        [--checkpoint DIR [--checkpoint-every SECONDS] [--resume]]
 
 Collective, every rank alike (SPMD): each rank reads its share of the input
 (FASTA/FASTQ, plain, gzip or BGZF), turns it into canonical 2-bit k-mers in
@@ -16,7 +17,9 @@ the counts stay exact.  docs/apps.md describes how inputs are split, the
 map's sizing and ``--bloom``.
 ``--save DB`` keeps the counts as a saved ``HashMap(uint64 -> int64)``
 that ``pybcl.apps.kmerdb`` (query, histo, dump, merge), ``contigs
---counts`` and ``pybcl.io.read`` take later.
+--counts`` and ``pybcl.io.read`` take later.  ``--checkpoint DIR`` commits
+the count, the filters and every rank's input position after each round
+(``_kmer_checkpoint``); ``--resume`` goes on from there after the job died.
 """
 import argparse
 import gzip
@@ -33,7 +36,7 @@ from numpy.typing import NDArray
 import pybcl
 from pybcl import _core
 from pybcl.apps import _kernels
-from pybcl.apps import _cli, _kmer_size
+from pybcl.apps import _cli, _kmer_checkpoint, _kmer_size
 
 # What a rank holds besides the map, whatever the input's size (about 15 MiB
 # at the defaults): a piece of input being parsed and its k-mers, the k-mers
@@ -372,19 +375,34 @@ def _pieces(srcs: Sequence[Source], k: int, me: int, P: int) -> Iterator[NDArray
         yield from src.pieces(k, (me - i) % P if not getattr(src, "splittable", False) else me, P)
 
 
+def _after(it: Iterator[NDArray[np.uint64]], skip: int) -> Iterator[NDArray[np.uint64]]:
+    """The pieces of `it` after its first `skip` k-mers (a resumed count's
+    share, less what its checkpoint holds)."""
+    for arr in it:
+        if skip >= len(arr):
+            skip -= len(arr)
+            continue
+        yield arr[skip:] if skip else arr
+        skip = 0
+
+
 def _count_pass(srcs: Sequence[Source], k: int, me: int, P: int, buf: Any, add: Any,
                 prog: "Progress", phase: str, round_kmers: int,
-                after_round: Optional[Any] = None) -> int:
+                after_round: Optional[Any] = None, skip: int = 0,
+                commit: Optional[Any] = None) -> int:
     """Collective.  Reads this rank's share of `srcs`, handing it to add() in
     rounds of `round_kmers` k-mers (a piece is cut at the round's end), and
     after each round flushes `buf` (if any) and calls after_round(k-mers
     read by all ranks so far), so what waits in a rank's memory stays
     bounded whatever the input's size.  A rank whose input fails stops
     reading and still takes part in the round's flush, after which every
-    rank raises KmerInputError.  Returns the k-mers this rank read."""
-    it = _pieces(srcs, k, me, P)
+    rank raises KmerInputError.  skip: k-mers of the share counted already
+    (a resumed count drops them); commit(k-mers of its share this rank has
+    counted) follows every round but the last (a checkpoint).  Returns the
+    k-mers of its share this rank has counted."""
+    it = _after(_pieces(srcs, k, me, P), skip)
     prog.begin(phase)
-    read, more, problem = 0, True, None
+    read, more, problem = skip, True, None
     rest: Optional[NDArray[np.uint64]] = None
     while True:
         taken = 0
@@ -416,6 +434,8 @@ def _count_pass(srcs: Sequence[Source], k: int, me: int, P: int, buf: Any, add: 
             after_round(int(flags[2]), not flags[0])
         if not flags[0]:
             return read
+        if commit is not None:
+            commit(read)
 
 
 def _segment_need(share: float, P: int, queue_size: int, filter_items: float) -> int:
@@ -498,7 +518,9 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
                 queue_size: Optional[int] = None, progress: bool = False,
                 bloom_bits_per_kmer: float = BLOOM_BITS_PER_KMER, items: bool = True,
                 top: int = 10, round_kmers: Optional[int] = None,
-                items_at_least: int = 1, save: Optional[str] = None) -> dict[str, Any]:
+                items_at_least: int = 1, save: Optional[str] = None,
+                checkpoint: Optional[str] = None, resume: bool = False,
+                checkpoint_every: float = 0.0) -> dict[str, Any]:
     """Collective.  Counts the canonical k-mers of `sources` (paths or bytes)
     in a distributed ``pybcl.HashMap`` (uint64 code -> int64 count) filled
     through a ``HashMapBuffer`` in rounds.
@@ -516,7 +538,12 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     (read in place: the others are never copied); 'top' holds this rank's
     `top` best entries.  save: also write the counts there
     (``HashMap.save``; under bloom only the k-mers seen at least twice), with
-    meta ``save_meta`` describes.  A corrupt input raises KmerInputError on
+    meta ``save_meta`` describes.  checkpoint: a folder where the count,
+    the filters and every rank's input position are committed together
+    after each round (``_kmer_checkpoint``; with checkpoint_every > 0, after
+    the first round at least that many seconds after the last commit);
+    resume: go on from the checkpoint there (same rank count, inputs, k and
+    bloom, else CheckpointError).  A corrupt input raises KmerInputError on
     every rank.
     """
     if not isinstance(k, int) or not 1 <= k <= 32:
@@ -527,6 +554,10 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
         raise ValueError(f"queue_size must be >= 1, got {queue_size}")
     if round_kmers is not None and round_kmers < 1:
         raise ValueError(f"round_kmers must be >= 1, got {round_kmers}")
+    if resume and not checkpoint:
+        raise ValueError("resume needs the checkpoint folder to resume from")
+    if not checkpoint_every >= 0:
+        raise ValueError(f"checkpoint_every must be >= 0, got {checkpoint_every!r}")
     if not bloom_bits_per_kmer > 0:
         raise ValueError(f"bloom_bits_per_kmer must be > 0, got {bloom_bits_per_kmer!r}")
     t_start = time.perf_counter()
@@ -542,6 +573,13 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     queue_size = int(queue_size or QUEUE_ENTRIES)
     per_round = int(round_kmers or FLUSH_KMERS)
     seconds = {}
+    manifest: Optional[dict[str, Any]] = None
+    if checkpoint:
+        ident = _kmer_checkpoint.identity(srcs, k, bloom, P)
+        if resume:
+            manifest = _kmer_checkpoint.read_manifest(checkpoint, ident)
+        else:
+            _kmer_checkpoint.forget(checkpoint)
 
     # -- set-up: the map, its buffer and the filters live in the pybcl segment --
     t = time.perf_counter()
@@ -554,24 +592,49 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     if pybcl.nprocs() != P:
         raise RuntimeError("pybcl runs on another communicator than COMM_WORLD")
     prog = Progress(progress and me == 0, expected=share)
+    ck = (_kmer_checkpoint.Checkpointer(checkpoint, ident, checkpoint_every,
+                                        manifest["round"] if manifest else 0)
+          if checkpoint else None)
+    loaded: dict[str, Any] = {}
+    phase, mine = "filter" if bloom else "count", {"position": 0}
+    if checkpoint and manifest is not None:
+        loaded = _kmer_checkpoint.load(checkpoint, manifest)
+        phase, mine = manifest["phase"], manifest["ranks"][me]
     seconds["setup"] = time.perf_counter() - t
 
-    if bloom:
+    counts = loaded.get("counts")
+    if bloom and phase == "count":      # resumed after the first pass
+        twice = loaded["twice"]
+        read, seen_bits = mine["filter_read"], mine["seen_bits"]
+        filter_bytes = (seen_bits + twice.nbits) // 8 // P
+        seconds["count"] = 0.0
+    elif bloom:
         # -- first pass: which k-mers come twice (no map yet) -----------------------
         # `seen` takes every k-mer; one it already holds goes into `twice`.
         # The k-mers new to `twice` are the map's keys (bar the filters'
         # false positives), so the map is made for them once.
         t = time.perf_counter()
-        seen = _filter(filter_items, bloom_bits_per_kmer)
-        twice = _filter(filter_items * FILTER_ITEMS, bloom_bits_per_kmer)
-        repeated = [0]
+        if "seen" in loaded:
+            seen, twice = loaded["seen"], loaded["twice"]
+        else:
+            seen = _filter(filter_items, bloom_bits_per_kmer)
+            twice = _filter(filter_items * FILTER_ITEMS, bloom_bits_per_kmer)
+        repeated = [mine.get("repeated", 0)]
 
         def sift(arr: NDArray[np.uint64]) -> None:
             again = arr[seen.insert_many(arr)]
             repeated[0] += len(again) - int(twice.insert_many(again).sum())
-        read = _count_pass(srcs, k, me, P, None, sift, prog, "filter", per_round)
+
+        def commit_filter(position: int) -> None:
+            if ck is not None and ck.due():
+                ck.commit("filter", position, {"seen": seen, "twice": twice},
+                          {"repeated": repeated[0]})
+        read = _count_pass(srcs, k, me, P, None, sift, prog, "filter", per_round,
+                           skip=mine["position"], commit=commit_filter)
+        seen_bits = seen.nbits
         filter_bytes = (seen.nbits + twice.nbits) // 8 // P
         seen.close()
+        mine = {"position": 0}          # the second pass starts at the beginning
         seconds["count"] = time.perf_counter() - t       # the first pass (as before)
         keys_expected = int(pybcl.allreduce(np.array([repeated[0]], dtype=np.int64))[0])
         # the second filter's false positives come in too: about its rate
@@ -582,8 +645,9 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
         # until the first estimate: room for every k-mer read by then distinct
         first = float(capacity * P if capacity else min(total, max(per_round * P,
                                                                     REFIT_AT[0] * total)))
-    counts = pybcl.HashMap(max(int(first / LOAD) + 1, 16 * P), key_type="uint64",
-                           value_type="int64")
+    if counts is None:
+        counts = pybcl.HashMap(max(int(first / LOAD) + 1, 16 * P), key_type="uint64",
+                               value_type="int64")
     buf = pybcl.HashMapBuffer(counts, queue_size, min(queue_size, MESSAGE_ENTRIES), grow=True)
     sizes = [counts.capacity]           # the map's sizes, first and after each change
 
@@ -600,14 +664,24 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
         # k-mer counted once was the filter's false positive, a singleton
         def recount(arr: NDArray[np.uint64]) -> None:
             buf.accumulate_many(arr[twice.find_many(arr)])
+
+        def commit_recount(position: int) -> None:
+            if ck is not None and ck.due():
+                ck.commit("count", position, {"twice": twice, "counts": counts},
+                          {"filter_read": read, "seen_bits": seen_bits})
         sizer = None
-        _count_pass(srcs, k, me, P, buf, recount, prog, "recount", per_round, after_round)
+        _count_pass(srcs, k, me, P, buf, recount, prog, "recount", per_round, after_round,
+                    skip=mine["position"], commit=commit_recount)
         twice.close()
         seconds["recount"] = time.perf_counter() - t
     else:
         sizer = None if capacity else _Sizer(counts, total)
+
+        def commit_count(position: int) -> None:
+            if ck is not None and ck.due():
+                ck.commit("count", position, {"counts": counts})
         read = _count_pass(srcs, k, me, P, buf, buf.accumulate_many, prog, "count",
-                           per_round, after_round)
+                           per_round, after_round, skip=mine["position"], commit=commit_count)
         seconds["count"] = time.perf_counter() - t
 
     # -- histogram and top k-mers, read in place ----------------------------------
@@ -664,6 +738,10 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
                     (", two pybcl.BloomFilters in a first pass" if bloom else ""),
         "kmers_per_s": total_read / max(seconds["count"] + seconds.get("recount", 0.0), 1e-9),
         "seconds": seconds,
+        "checkpoint": None if ck is None else {
+            "dir": checkpoint, "commits": ck.commits, "round": ck.round,
+            "resumed_from_round": manifest["round"] if manifest else None,
+            "resumed_phase": manifest["phase"] if manifest else None},
     }
     res["stats"] = stats
     return res
@@ -728,6 +806,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--round-kmers", type=int, default=FLUSH_KMERS, metavar="N",
                     help=f"k-mers a rank reads and buffers before each flush round "
                          f"(default {FLUSH_KMERS}: about 15 MiB a rank besides the map)")
+    ap.add_argument("--checkpoint", metavar="DIR",
+                    help="commit the counts, any Bloom filter and every rank's input position "
+                         "to DIR after each round (see --checkpoint-every), so --resume can "
+                         "go on after the job dies")
+    ap.add_argument("--checkpoint-every", type=float, default=0.0, metavar="SECONDS",
+                    help="commit a checkpoint after the first round that ends at least this "
+                         "long after the last one (default 0: after every round)")
+    ap.add_argument("--resume", action="store_true",
+                    help="go on from the checkpoint in --checkpoint DIR (same rank count, "
+                         "inputs, -k and --bloom as the job that wrote it)")
     ap.add_argument("--message-size", type=int, default=QUEUE_ENTRIES,
                     help=f"entries each rank's incoming queue holds (default {QUEUE_ENTRIES})")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
@@ -738,6 +826,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.at_least("--round-kmers", args.round_kmers, 1)
     ap.at_least("--message-size", args.message_size, 1)
     ap.at_least("--top", args.top, 0)
+    if args.resume and not args.checkpoint:
+        ap.error("argument --resume: needs --checkpoint DIR (the checkpoint to resume)")
+    if not args.checkpoint_every >= 0:
+        ap.error(f"argument --checkpoint-every: must be >= 0, got {args.checkpoint_every}")
     ap.check_reads(args)
     prog = ap.prog
     sources = _cli.open_inputs(prog, (("--histo", args.histo), ("--counts", args.counts),
@@ -750,8 +842,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         res = count_kmers(sources, k=args.k, bloom=args.bloom, capacity=args.capacity,
                           queue_size=args.message_size, progress=not args.quiet,
                           items=bool(args.counts), top=min(args.top, 1 << 20),
-                          round_kmers=args.round_kmers, save=args.save)
-    except KmerInputError as e:
+                          round_kmers=args.round_kmers, save=args.save,
+                          checkpoint=args.checkpoint, resume=args.resume,
+                          checkpoint_every=args.checkpoint_every)
+    except (KmerInputError, _kmer_checkpoint.CheckpointError) as e:
         _cli.say_error(prog, str(e))
         return _cli.INPUT
     except pybcl.SegmentFull as e:          # raised on every rank alike
@@ -784,6 +878,12 @@ def report(args: argparse.Namespace, st: dict[str, Any], top: list[tuple[int, in
           f"{st['kmers_per_s'] / 1e6:.2f} M k-mers/s (count {s['count']:.2f} s; "
           f"setup {s['setup']:.2f} s, histogram {s['histogram']:.2f} s); peak RSS "
           f"{max(st['peak_rss_bytes_per_rank']) / 2**20:.0f} MiB/rank")
+    ck = st["checkpoint"]
+    if ck and ck["resumed_from_round"]:
+        print(f"  resumed from checkpoint round {ck['resumed_from_round']} "
+              f"({ck['resumed_phase']} pass) in {ck['dir']}")
+    if ck:
+        print(f"  {ck['commits']} checkpoint(s) committed to {ck['dir']}")
     print(f"top {len(top)} k-mers (canonical, count):")
     if top:
         names = _kernels.kmer_decode(np.array([kv[0] for kv in top], dtype=np.uint64), args.k)

@@ -11,13 +11,12 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 
 import numpy as np
 import pytest
 
 import pybcl
-from launch import job_env, launcher_family, mpiexec_argv
+from launch import job_env, launcher_family, mpiexec_argv, run_killed, wait_for
 
 KILL_JOB = """
 import os, sys
@@ -35,35 +34,21 @@ for gen in range(1_000_000):
 """
 
 
-def _wait_for(predicate, seconds, what):
-    end = time.monotonic() + seconds
-    while not predicate():
-        if time.monotonic() > end:
-            raise AssertionError(f"no {what} within {seconds} s")
-        time.sleep(0.001)
-
-
 @pytest.mark.serial_only
 def test_a_rank_killed_while_saving_leaves_the_earlier_file_whole(tmp_path):
     (tmp_path / "job.py").write_text(KILL_JOB)
     path = tmp_path / "a.pybcl"
-    job = subprocess.Popen(mpiexec_argv(2) + [sys.executable, str(tmp_path / "job.py"),
-                                              str(tmp_path)],
-                           env=job_env(), stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
-    try:
-        _wait_for(lambda: path.exists(), 120, "first save")
+
+    def kill_while_saving(job):
+        wait_for(lambda: path.exists(), 120, "first save")
         # the next save is under way once its temporary file exists: kill a
         # rank while the ranks write it
-        _wait_for(lambda: glob.glob(str(tmp_path / ".a.pybcl.*.pybcl-tmp")), 60,
-                  "temporary file")
+        wait_for(lambda: glob.glob(str(tmp_path / ".a.pybcl.*.pybcl-tmp")), 60,
+                 "temporary file")
         os.kill(int((tmp_path / "pid.1").read_text()), signal.SIGKILL)
-        out, _ = job.communicate(timeout=120)
-    finally:
-        if job.poll() is None:
-            job.kill()
-            job.communicate()
-    assert job.returncode != 0, out
+    code, out = run_killed(mpiexec_argv(2) + [sys.executable, str(tmp_path / "job.py"),
+                                              str(tmp_path)], kill_while_saving)
+    assert code != 0, out
     gen = pybcl.io.info(str(path))["meta"]["gen"]
     data = pybcl.io.read(str(path))            # every part whole (checksums)
     assert len(data) == 8_000_000 and (data == gen).all(), (gen, data[:3], data[-3:])

@@ -19,7 +19,7 @@
 #                                      there), the suite under ASan+UBSan,
 #                                      then the docs.
 # Pass 1 runs every test; the other passes leave out the local tests and the
-# multi-host 2x2 runs the cross-host tests (scripts/test_sets.sh).
+# multi-host 2+1 runs the cross-host tests (scripts/test_sets.sh).
 # 8 ranks on a 2-core machine are oversubscribed: pybcl then waits patiently
 # on its own (docs/progress.md).  Measured pass times: docs/testing.md.
 #
@@ -86,7 +86,7 @@ for pass in $PASSES; do
         rma1)   PYBCL_TRANSPORT=rma run python -m pytest -q --with-mpi tests "${NOLOCAL[@]}" \
                     -m "not serial_only" ;;
         # rma-node forced on one host (auto picks it only across nodes with
-        # several ranks on one: the multihost pass's 2x2)
+        # several ranks on one: the multihost pass's 2+1)
         rmanode1) PYBCL_TRANSPORT=rma-node run python -m pytest -q --with-mpi tests "${NOLOCAL[@]}" \
                       -m "not serial_only" ;;
         rmanode*) PYBCL_TRANSPORT=rma-node run $MPIEXEC -n "${pass#rmanode}" python -m pytest -q --with-mpi \

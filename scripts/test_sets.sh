@@ -19,7 +19,7 @@ unset t
 # CROSS_HOST_TESTS are the folders whose tests move data between ranks
 # through the transport (remote get/put, atomics, batches, collectives and
 # their argument agreement; saving and loading, whose MPI-IO and re-owned
-# keys cross hosts too): at 2 hosts x 2 ranks, where rma-node mixes
+# keys cross hosts too): at 3 ranks on 2 hosts, where rma-node mixes
 # node peers (memcpy) and TCP peers, these are the paths that differ from
 # one host.  The apps run across hosts in the multi-host pass's own app
 # comparison; the rest is local.

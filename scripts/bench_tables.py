@@ -71,6 +71,12 @@ SUMMARY = {
         "Graph500 BFS, scale 20, 1 rank (the reference's only validated run)",
         [("pybcl shm, TEPS", "bfs.points[ranks=1].runs.pybcl_shm.teps_harmonic_mean")],
         [("Graph500 reference, TEPS", "bfs.points[ranks=1].runs.graph500_ref.teps_harmonic_mean")]),
+    "results/bench_pagerank_2core": (
+        "PageRank, scale 20 (16 M edges), 2 ranks, seconds an iteration",
+        [("pybcl shm, s", "pagerank.points[ranks=2].runs.pybcl_shm.seconds_per_iteration"),
+         ("pybcl rma, s", "pagerank.points[ranks=2].runs.pybcl_rma.seconds_per_iteration")],
+        [("SciPy CSR, 1 core, s", "pagerank.scipy_1core.seconds_per_iteration"),
+         ("mpi4py alltoallv, s", "pagerank.points[ranks=2].runs.alltoallv.seconds_per_iteration")]),
     "results/bench_graph_ref_unvalidated_2core": (
         "Graph500 BFS, scale 20, 2 ranks (the reference without its validation)",
         [("pybcl shm, TEPS", "bfs.points[ranks=2].runs.pybcl_shm.teps_harmonic_mean")],

@@ -5,13 +5,13 @@
 # LOCAL_TESTS check what happens inside one process: the msgpack codec and
 # XXH64 against their references (the ranks only share the examples), the
 # stubs and docstrings, the docs' sources, the plain-C unit tests, the
-# contig tests' serial reference against BCALM 2.  More
+# contig tests' serial reference against BCALM 2, PageRank's C sums.  More
 # ranks, another transport or other hosts add nothing to them, so they run
 # in the one-rank pass (pass 1), and in the MPI-variant and package passes,
 # which test other builds; the other passes leave them out (pytest --ignore).
 LOCAL_TESTS=(tests/c tests/docs/test_api_docs.py tests/docs/test_docs.py
              tests/serial/test_msgpack.py tests/serial/test_hash.py
-             tests/apps/test_contigs_reference.py)
+             tests/apps/test_contigs_reference.py tests/apps/test_pagerank_sums.py)
 LOCAL_IGNORE=()
 for t in "${LOCAL_TESTS[@]}"; do LOCAL_IGNORE+=("--ignore=$t"); done
 unset t

@@ -21,5 +21,6 @@ extern PyTypeObject bclpy_KmerReaderType;      /* kmer_py.c: the k-mer app's ker
 extern PyMethodDef bclpy_kmer_methods[];
 extern PyTypeObject bclpy_IsxKeyGenType;       /* isx_py.c: ISx's keys and buckets */
 extern PyMethodDef bclpy_isx_methods[];
+extern PyMethodDef bclpy_graph_methods[];      /* graph_py.c: PageRank's per-target sums */
 
 #endif /* BCLPY_KERNELS_PY_H */

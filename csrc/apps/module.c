@@ -18,6 +18,7 @@ static const bclpy_named_type types[] = {
 
 static PyMethodDef *const method_tables[] = {
     bclpy_gups_methods, bclpy_dbg_methods, bclpy_kmer_methods, bclpy_isx_methods,
+    bclpy_graph_methods,
 };
 
 static int link_core(void)
@@ -40,7 +41,7 @@ static int link_core(void)
 
 static struct PyModuleDef kernels_module = {
     PyModuleDef_HEAD_INIT, "pybcl.apps._kernels",
-    "C kernels of pybcl's apps: k-mers, de Bruijn graph walks, ISx, GUPS.", -1,
+    "C kernels of pybcl's apps: k-mers, de Bruijn graph walks, ISx, GUPS, PageRank's sums.", -1,
     NULL, NULL, NULL, NULL, NULL
 };
 

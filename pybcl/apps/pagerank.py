@@ -19,9 +19,9 @@ keeps summing to 1.
 Distribution (Grappa's push formulation): the rank vector is a ``DArray``;
 each edge lives on the owner of its source (routed there once, through
 pybcl queues, as the BFS's kernel 1 does), so r[u] / outdeg(u) is local.
-Each rank sums its edges' contributions per target vertex (NumPy: the edges
-sorted once by block of targets and source, then per iteration one gather
-and a ``np.bincount`` per block, which keeps the sums in cache) and ships
+Each rank sums its edges' contributions per target vertex (the edges
+sorted once by block of targets and source, then per iteration one pass in
+C over them, each block's sums staying in cache) and ships
 one (target, sum) update per distinct target through
 a ``DArrayBuffer(op="add")``; at ``flush()`` each owner adds the updates
 for its vertices locally.  One allreduce per iteration sums the dangling
@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import pybcl
-from pybcl.apps import _cli, _graph, _graph_cli
+from pybcl.apps import _cli, _graph, _graph_cli, _kernels
 
 PROG = "python -m pybcl.apps.pagerank"
 MESSAGE_SIZE = 1 << 14        # updates per DArrayBuffer message
@@ -69,15 +69,10 @@ class OutEdges:
     def sums(self, share: NDArray[np.float64]) -> NDArray[np.float64]:
         """The sum of share[source] over each target's edges, in targets'
         order.  Within a block the reads of `share` go up in address and
-        the sums stay in cache, which is what makes this fast."""
-        vals = share[self.source]
-        out = np.empty(len(self.targets))
-        for b in range(len(self.bounds) - 1):
-            first, last = b * TARGET_BLOCK, min((b + 1) * TARGET_BLOCK, len(self.targets))
-            e0, e1 = self.bounds[b], self.bounds[b + 1]
-            out[first:last] = np.bincount(self.slot[e0:e1], weights=vals[e0:e1],
-                                          minlength=last - first)
-        return out
+        the sums stay in cache, which is what makes this fast (one pass in
+        C: _kernels.graph_block_sums)."""
+        return _kernels.graph_block_sums(share, self.source, self.slot, self.bounds,
+                                         len(self.targets), TARGET_BLOCK)
 
 
 def arrange(src: NDArray[np.int64], tgt: NDArray[np.int64], lo: int, hi: int,

@@ -13,8 +13,9 @@
 #   2. the launcher's serial_only tests (they start their own mpiexec through
 #      tests/launch.py) with PYBCL_TEST_MPIEXEC_ARGS pointing at the hosts, so
 #      every job they launch spans hosts too;
-#   3. both apps on 2x2 against a one-host run of 4 ranks: k-mer --histo/--counts
-#      byte-identical, ISx verified;
+#   3. the apps on 2x2 against a one-host run of 4 ranks: k-mer --histo/--counts
+#      byte-identical, ISx verified, Graph500 BFS validated, PageRank's vectors
+#      equal (1e-12 in L1);
 #   4. 20 short pybcl jobs on 2x2 that must each return within a time bound.
 # PYBCL_MULTIHOST_PARTS picks parts (default "suite21 serial apps teardown",
 # the full tier's; "suite" is both halves of part 1, "suite3h" the 3-host
@@ -135,6 +136,22 @@ for where in one multi; do
     grep -q "verification PASSED" "$OUT/isx.$where" || { cat "$OUT/isx.$where"; exit 1; }
 done
 echo "== both verified ($((SECONDS - start)) s)"
+
+echo
+echo "== Graph500 BFS and PageRank: one host (-n 4) and 2x2 over TCP"
+start=$SECONDS
+for where in one multi; do
+    if [ $where = one ]; then set -- "$MPIEXEC" -n 4; else set -- "${H2X2[@]}" -n 4; fi
+    run_job "$OUT/bfs.$where" "$@" python -m pybcl.apps.bfs --scale 12 --roots 8
+    grep -q "^validation: *PASSED" "$OUT/bfs.$where" || { cat "$OUT/bfs.$where"; exit 1; }
+    run_job "$OUT/pr.$where" "$@" python -m pybcl.apps.pagerank --scale 12 --out "$OUT/pr.$where.npy"
+done
+# the same partition on both sides; only the order in which the owners add
+# their updates may differ
+python -c 'import sys, numpy as np; a, b = (np.load(f) for f in sys.argv[1:]);
+sys.exit(0 if np.abs(a - b).sum() <= 1e-12 else "PageRank: the vectors differ")' \
+    "$OUT/pr.one.npy" "$OUT/pr.multi.npy"
+echo "== BFS validated on both, PageRank vectors equal ($((SECONDS - start)) s)"
 fi
 
 # 4. teardown: 20 short jobs on 2x2, each must return within JOB_LIMIT

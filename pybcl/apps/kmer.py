@@ -49,7 +49,6 @@ MESSAGE_ENTRIES = 1 << 13   # entries the buffer gathers per destination before 
 BUCKET_BYTES = 16           # a uint64 -> int64 bucket: key word and value (compact layout)
 LOAD = 0.82                 # the map's load at the end, as sized from the estimate
 REFIT_AT = (0.04, 0.2, 0.4)  # input fractions read when the map is sized (again)
-FIRST_AIM = 0.92            # the first estimate, from a few % of the input, runs high
 RESIZE_SLACK = 0.04         # a new size within 4 % of the map's is not worth a resize
 SIZING_SAMPLE = 1 << 16     # buckets a rank reads (at least) to size the map
 BLOOM_BITS_PER_KMER = 10    # ~1 % false positives
@@ -448,13 +447,16 @@ def _segment_need(share: float, P: int, queue_size: int, filter_items: float) ->
 
 
 class _Sizer:
-    """Resizes a plain count's map to the distinct k-mers predicted from the
-    counts so far (_kmer_size), when REFIT_AT fractions of the input have
-    been read.  The first estimate is aimed low (FIRST_AIM): the peak memory
-    is the largest table the count ever holds, and a later refit that grows
-    it gives the old one back page by page as it moves (docs/hashmap.md),
-    while one that shrinks comes after that peak.  Collective: every rank
-    calls it after every round."""
+    """Resizes a plain count's map when REFIT_AT fractions of the input have
+    been read.  The first time, the input read is too little to tell the
+    errors' k-mers from the genome's (the model can fit it with the genome
+    seen half or twice over): the map gets room on the straight line until
+    the next refit.  From then on it is sized to the distinct k-mers the
+    model predicts for the end (_kmer_size).  The peak memory is the largest
+    table the count ever holds; a refit that grows the map gives the old
+    table back page by page as it moves (docs/hashmap.md), one that shrinks
+    it comes after that peak.  Collective: every rank calls it after every
+    round."""
 
     def __init__(self, counts: Any, total: float) -> None:
         self.counts, self.total = counts, total
@@ -463,7 +465,7 @@ class _Sizer:
     def __call__(self, read: int, last: bool) -> None:
         if last or not self.todo or read < self.todo[0] * self.total:
             return
-        aim = FIRST_AIM if len(self.todo) == len(REFIT_AT) else 1.0
+        first = len(self.todo) == len(REFIT_AT)
         while self.todo and read >= self.todo[0] * self.total:
             self.todo.pop(0)
         # a sample of the buckets is enough for the model (2^16 a rank or
@@ -473,8 +475,12 @@ class _Sizer:
         h = self.counts.local_histogram(every=every)
         d, f1 = every * pybcl.allreduce(np.array([h.sum(), h[1] if len(h) > 1 else 0],
                                                  dtype=np.int64), "sum")
-        want = _kmer_size.distinct_at_end(max(self.total, read), read, float(d), float(f1))
-        _resize_to(self.counts, aim * want, int(d))
+        end = max(self.total, read)
+        want = None if first else _kmer_size.distinct_at(end, read, float(d), float(f1))
+        if want is None:
+            until = self.todo[0] * self.total if self.todo else end
+            want = _kmer_size.distinct_at_end(max(until, read), read, float(d), float(f1))
+        _resize_to(self.counts, want, int(d))
 
 
 def _resize_to(m: Any, keys: float, held: int) -> None:

@@ -407,6 +407,34 @@ def test_model_of_distinct_kmers_fits_simulated_counts():
     assert abs(c_end / int((c >= 2).sum()) - 1) < 0.1
     assert d_end >= D and c_end >= C
     assert _kmer_size.distinct_at_end(T, T, D, F1) == D
+def test_model_of_distinct_kmers_fits_only_counts_it_reproduces():
+    """A fit of the sizing model reproduces the distinct and seen-once counts
+    it was given (the fitting function can change sign twice; a fit must be
+    a root, not an end of the interval), and counts it cannot fit get None:
+    the counts of E. coli 5x reads after their first 4.5 %, where the genome
+    and the errors cannot yet be told apart, and simulated reads' prefixes."""
+    import math
+    from pybcl.apps import _kmer_size, kmer
+    T, Tx, D, F1 = 17423646, 786432, 756175, 722875
+    cases = [(Tx, D, F1)]
+    for cov in (5, 15, 30):
+        allk = np.concatenate(list(kmer.BytesSource(kmer.demo_reads(coverage=cov, seed=4))
+                                   .pieces(31, 0, 1)))
+        for frac in (25, 10, 5):
+            _, cp = np.unique(allk[:len(allk) // frac], return_counts=True)
+            cases.append((len(allk) // frac, len(cp), int((cp == 1).sum())))
+    for tx, d, f1 in cases:
+        fit = _kmer_size._fit(tx, d, f1)
+        if fit is None:
+            continue
+        eps, G = fit
+        u = (1 - eps) * tx / G
+        assert abs(eps * tx + G * (1 - math.exp(-u)) - d) <= 1e-3 * d, (tx, d, f1, fit)
+        assert abs(eps * tx + G * u * math.exp(-u) - f1) <= 1e-3 * f1, (tx, d, f1, fit)
+    assert _kmer_size.distinct_at(T, Tx, D, F1) is None
+    assert _kmer_size.distinct_at_end(T, Tx, D, F1) == min(D * T / Tx, D + T - Tx)
+
+
 def test_progress_line_gives_the_share_done_and_the_time_left(monkeypatch, capsys):
     from pybcl.apps import kmer
 

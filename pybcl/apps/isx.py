@@ -80,8 +80,12 @@ def local_phase(keys: NDArray[np.int32], local: str, lo: int, hi: int
 def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterations: int = 3,
             burn_in: int = 1, message_size: Optional[int] = None, queue: str = "circular",
             slack: Optional[float] = None, verbose: bool = False,
-            local: str = "sort") -> dict[str, Any]:
+            local: str = "sort", keep_keys: bool = False) -> dict[str, Any]:
     """Collective.  Returns a dict of figures (same on every rank) incl. 'verified'.
+
+    keep_keys: also return, as 'keys', a copy of the keys this rank received
+    in the last iteration (with local="sort" sorted; concatenated in rank
+    order they are all N * P keys, globally sorted).
 
     message_size: keys per push_many to one rank; default 2^16 on the shm
     transport, 2^20 on rma (there each push costs atomics that wait for the
@@ -109,6 +113,7 @@ def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterat
     times: dict[str, list[float]] = {p: [] for p in PHASES}
     ok = True
     problems = []
+    kept: Optional[NDArray[np.int32]] = None
 
     for it in range(burn_in + iterations):
         timed = it >= burn_in
@@ -148,6 +153,7 @@ def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterat
             good, why = _verify(view, lo, hi, N, P, sent_sum, full, counts=hist)
             ok = ok and good
             problems += why
+            kept = np.array(view, copy=True) if keep_keys else None
         # empty the queues for the next iteration (untimed)
         n_here = queues[me].size()
         if n_here:
@@ -166,7 +172,7 @@ def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterat
         np.array([times[p] for p in PARTS]).T.reshape(iterations, len(PARTS)),
         pybcl.allreduce, me)
     total_keys = N * P
-    return {
+    res = {
         "app": "isx", "ranks": P, "keys_per_rank": N, "max_key": int(max_key),
         "bucket_width": int(width), "iterations": iterations, "burn_in": burn_in,
         "message_size": int(message_size), "queue": queue, "queue_capacity": cap,
@@ -177,6 +183,9 @@ def run_isx(keys_per_rank: int = 1 << 22, max_key: int = DEFAULT_MAX_KEY, iterat
         "keys_per_s": total_keys / seconds["total"] if seconds["total"] > 0 else None,
         "verified": bool(ok), "problems": problems,
     }
+    if keep_keys:
+        res["keys"] = kept
+    return res
 
 
 def slowest_rank_breakdown(rows: NDArray[np.float64], allreduce: Any,

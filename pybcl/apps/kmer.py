@@ -526,7 +526,7 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
                 top: int = 10, round_kmers: Optional[int] = None,
                 items_at_least: int = 1, save: Optional[str] = None,
                 checkpoint: Optional[str] = None, resume: bool = False,
-                checkpoint_every: float = 0.0) -> dict[str, Any]:
+                checkpoint_every: float = 0.0, keep_map: bool = False) -> dict[str, Any]:
     """Collective.  Counts the canonical k-mers of `sources` (paths or bytes)
     in a distributed ``pybcl.HashMap`` (uint64 code -> int64 count) filled
     through a ``HashMapBuffer`` in rounds.
@@ -549,7 +549,10 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     after each round (``_kmer_checkpoint``; with checkpoint_every > 0, after
     the first round at least that many seconds after the last commit);
     resume: go on from the checkpoint there (same rank count, inputs, k and
-    bloom, else CheckpointError).  A corrupt input raises KmerInputError on
+    bloom, else CheckpointError).  keep_map: leave the map open and return it
+    as 'map' (``pybcl.HashMap``, uint64 code -> int64 count; under bloom it
+    may also hold the filter's false positives, counted once, unless save
+    erased them), to query it later; the caller closes it.  A corrupt input raises KmerInputError on
     every rank.
     """
     if not isinstance(k, int) or not 1 <= k <= 32:
@@ -720,7 +723,10 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
         counts.save(save, meta=save_meta(k, bloom, total_read, srcs))
         seconds["save"] = time.perf_counter() - t
     buckets = counts.capacity
-    counts.close()
+    if keep_map:
+        res["map"] = counts
+    else:
+        counts.close()
     seconds["total"] = time.perf_counter() - t_start
     rss = pybcl.comm().allgather(peak_rss_bytes())
     stats = {

@@ -73,6 +73,24 @@ def test_isx_local_count_verifies():
     assert "local_count" in res["seconds_per_iteration"]
 
 
+def test_isx_keep_keys_returns_this_ranks_sorted_bucket():
+    """keep_keys: each rank's copy of the keys it received last, sorted and in
+    its bucket range; over the ranks all N * P keys, globally sorted in rank
+    order (the notebook checks this from its client)."""
+    from pybcl.apps import isx
+    N, M = 20_000, 1 << 20
+    res = isx.run_isx(N, max_key=M, iterations=2, message_size=1000, keep_keys=True)
+    keys = res["keys"]
+    width = -(-M // pybcl.nprocs())
+    lo = pybcl.rank() * width
+    ok = res["verified"] and keys.dtype == np.int32 and bool(np.all(keys[1:] >= keys[:-1]))
+    ok &= not len(keys) or (int(keys.min()) >= lo and int(keys.max()) < lo + width)
+    whole = np.concatenate(pybcl.comm().allgather(keys))
+    ok &= len(whole) == N * pybcl.nprocs() and bool(np.all(whole[1:] >= whole[:-1]))
+    ok &= "keys" not in isx.run_isx(N, max_key=M, iterations=1, message_size=1000)
+    assert all_ok(ok)
+
+
 def test_isx_per_iteration_parts_sum_to_the_slowest_total():
     """Each timed iteration's breakdown (the rank with the largest total) has
     the four parts, final barrier included, summing to that total, and is the

@@ -349,6 +349,23 @@ def test_app_map_grows_from_a_tiny_first_size():
     assert all_ok(ok)
 
 
+def test_app_keeps_the_map_open_to_query_later():
+    """keep_map: the counts map comes back open, holding every k-mer's exact
+    count (looked up from any rank), and the caller closes it."""
+    from pybcl.apps import kmer
+    text = small_reads(seed=7)
+    want = ref_kmers(text, 15)
+    res = kmer.count_kmers([text.encode()], k=15, keep_map=True)
+    m = res["map"]
+    probe = sorted(want)[pybcl.rank()::pybcl.nprocs()][:50]
+    values, found = m.find_many(np.array(probe, dtype=np.uint64))
+    ok = bool(found.all()) and values.tolist() == [want[km] for km in probe]
+    ok &= len(m) == len(want)
+    m.close()
+    ok &= "map" not in kmer.count_kmers([text.encode()], k=15)
+    assert all_ok(ok)
+
+
 @pytest.mark.parametrize("bloom", [False, True])
 def test_app_counts_in_rounds_when_the_input_outgrows_a_flush(monkeypatch, bloom):
     """A rank flushes whenever it has buffered FLUSH_KMERS k-mers (what

@@ -2,9 +2,9 @@
 
     python scripts/execute_notebooks.py [--check] [NAME.ipynb ...]
 
-Each notebook launches its app under mpiexec (interactive.ipynb: ipyparallel
-MPI engines, scripts/engine_cluster.py) with PYTHONPATH at this tree, so run
-it from a tree whose extension is built.  --check executes without
+Each notebook launches its app under mpiexec, or starts ipyparallel MPI
+engines (interactive, kmer_counting, isx; scripts/engine_cluster.py), with
+PYTHONPATH at this tree, so run it from a tree whose extension is built.  --check executes without
 writing and fails (exit 1) when the fresh outputs' structure differs from the
 committed ones (see `structure`): what tests/docs/test_notebooks.py does in CI, so
 outputs that predate the code they show fail.
@@ -91,7 +91,7 @@ def run(path):
     """The notebook at `path` executed afresh (not written); seconds taken.
 
     Its kernel runs in engine_cluster's environment: a notebook that starts
-    ipyparallel MPI engines (interactive.ipynb) gets them from the suite's
+    ipyparallel MPI engines gets them from the suite's
     mpiexec, importing this tree, and whatever it started is stopped after,
     even when a cell fails or the time bound ends it."""
     import nbclient

@@ -1,10 +1,10 @@
 """The notebooks run from top to bottom (nbclient), within a time bound, and
 their committed outputs are what the code makes now (same structure).
 
-Each notebook launches its app under mpiexec at 1, 2 and 4 ranks, or starts
-4 ipyparallel MPI engines (interactive.ipynb, with the suite's mpiexec;
-every process it started is stopped after, scripts/engine_cluster.py), so
-this runs in the one-rank pass only.  Needs the `notebooks` extra.
+Each notebook launches its app under mpiexec at 1, 2 and 4 ranks, starts 4
+ipyparallel MPI engines (with the suite's mpiexec; every process it started
+is stopped after, scripts/engine_cluster.py), or both, so this runs in the
+one-rank pass only.  Needs the `notebooks` extra.
 """
 import os
 import time

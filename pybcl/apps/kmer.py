@@ -552,8 +552,8 @@ def count_kmers(sources: Sequence[Union[Source, bytes, bytearray, memoryview, st
     bloom, else CheckpointError).  keep_map: leave the map open and return it
     as 'map' (``pybcl.HashMap``, uint64 code -> int64 count; under bloom it
     may also hold the filter's false positives, counted once, unless save
-    erased them), to query it later; the caller closes it.  A corrupt input raises KmerInputError on
-    every rank.
+    erased them), to query it later; the caller closes it.  A corrupt input
+    raises KmerInputError on every rank.
     """
     if not isinstance(k, int) or not 1 <= k <= 32:
         raise ValueError(f"k must be an int in [1, 32], got {k!r}")

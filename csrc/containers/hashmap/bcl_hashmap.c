@@ -182,17 +182,16 @@ bcl_status bcl_hm_find(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer 
 {
     if (SIDE(m, k))
         return bcl_hm_find(m->side, k, out, found, promise);
-    if (m->compact)
-        return bcl_hmc_find(m, k, out, found, promise);
     if (promise == BCL_HM_P_FIND) {
         int fallback = 0;
         size_t len0 = out->len;
-        bcl_status st = find_only(m, k, out, found, &fallback);
+        bcl_status st = m->compact ? bcl_hmc_find_only(m, k, out, found, &fallback)
+                                   : find_only(m, k, out, found, &fallback);
         if (st != BCL_OK || !fallback)
             return st;
         out->len = len0;
     }
-    return find_atomic(m, k, out, found);
+    return m->compact ? bcl_hmc_find_atomic(m, k, out, found) : find_atomic(m, k, out, found);
 }
 
 /* ---- accumulate ---------------------------------------------------------- */

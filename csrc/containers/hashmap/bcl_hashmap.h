@@ -324,6 +324,14 @@ bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity);
  * sample, plus new_keys, under the growth threshold)?  Lets a flush skip
  * estimating the new keys of an inbox far smaller than the room left. */
 int bcl_hm_room_for(const bcl_hashmap *m, uint64_t new_keys);
+/* A growing HashMapBuffer's flush: should the entries this rank's apply
+ * spilled (`spilled` of `applied`) wait for the map to grow, kept for the
+ * flush's retry, rather than go to the next blocks by remote probes?  Yes
+ * when the block is past its growth threshold and spilled a large share:
+ * the blocks after it, filled by the same hash, are as full, and a remote
+ * insert into a full block probes up to the limit, a round trip a bucket
+ * (on rma with more ranks than cores, about a millisecond each). */
+int bcl_hm_spills_wait(const bcl_hashmap *m, uint64_t applied, uint64_t spilled);
 /* Collective (a HashMapBuffer flush's growth): `new_keys` is how many
  * buckets this rank's block may yet fill (ignored where *err is set).  If
  * some rank's used buckets plus that is over half a block (by more than the

@@ -14,7 +14,7 @@
  *
  * A growing map must know beforehand how many keys an apply may add: see
  * bcl_hashmap_sketch.c. */
-#include "containers/hashmap/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_near.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,10 +45,6 @@ static inline uint64_t global_home(const block_view *w, uint64_t h)
     return (uint64_t)(((unsigned __int128)h * w->n) >> 64);
 }
 
-/* How an entry meets a value already there: replaced, or added as a
- * signed or unsigned 64-bit integer. */
-enum { NEAR_REPLACE, NEAR_ADD_SIGNED, NEAR_ADD_UNSIGNED };
-
 /* The first few buckets of the probe sequence from global home g, for an
  * 8-byte key and an 8-byte value (`how` above): 1 if
  * that settled the entry, as bcl_hm_apply_local would have.  Anything
@@ -76,29 +72,13 @@ static inline int apply_near_home(const block_view *w, uint64_t g, const unsigne
             return 0;
         if (!bcl_hm_same_key(b + 8, key, 8))
             continue;
-        if (how == NEAR_REPLACE) {
-            memcpy(b + U64_VALUE, val, 8);
-            return 1;
-        }
-        uint64_t v, d;
-        memcpy(&v, b + U64_VALUE, 8);
-        memcpy(&d, val, 8);
-        int over = how == NEAR_ADD_SIGNED
-            ? __builtin_add_overflow((int64_t)v, (int64_t)d, (int64_t *)&v)
-            : __builtin_add_overflow(v, d, &v);
-        if (over)
-            return 0;                    /* the general path reports it */
-        memcpy(b + U64_VALUE, &v, 8);
-        return 1;
+        return bcl_hm_near_settle(b + U64_VALUE, val, how);
     }
     return 0;
 }
 
-/* An entry the inline probe did not settle: the general local insert, and
- * the caller hears of anything but a plain success.  Out of line, so the
- * loop around the common case stays small. */
 __attribute__((noinline))
-static bcl_status apply_general(const bcl_hashmap *m, const unsigned char *key,
+bcl_status bcl_hm_apply_general(const bcl_hashmap *m, const unsigned char *key,
                                 const unsigned char *val, int acc, uint64_t h, int grow,
                                 int *refusing, bcl_hm_bulk_fn fn, void *ctx)
 {
@@ -130,8 +110,8 @@ static bcl_status apply_general_run(const bcl_hashmap *m, const bcl_hm_run *run,
             if (at < w.block)
                 __builtin_prefetch(w.base + at * w.bsize, 1);
         }
-        bcl_status st = apply_general(m, keys + i * ks, run->vals + i * run->vstride, acc, h,
-                                      grow, refusing, fn, ctx);
+        bcl_status st = bcl_hm_apply_general(m, keys + i * ks, run->vals + i * run->vstride,
+                                             acc, h, grow, refusing, fn, ctx);
         if (st != BCL_OK)
             return st;
     }
@@ -171,8 +151,8 @@ static size_t apply_u64_run(const bcl_hashmap *m, const unsigned char *keys, siz
         }
         if (apply_near_home(&w, global_home(&w, h), keys + i * ks, vals + i * vs, how))
             continue;
-        *err = apply_general(m, keys + i * ks, vals + i * vs, how != NEAR_REPLACE, h, grow,
-                             refusing, fn, ctx);
+        *err = bcl_hm_apply_general(m, keys + i * ks, vals + i * vs,
+                                    how != BCL_HM_NEAR_REPLACE, h, grow, refusing, fn, ctx);
         if (*err != BCL_OK || *refusing)
             return i + 1;
     }
@@ -185,9 +165,7 @@ bcl_status bcl_hm_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run, 
     if (m->compact)
         return bcl_hmc_apply_many_local(m, run, grow, refusing, fn, ctx);
     int acc = run->accumulate != 0;
-    int how = !acc ? NEAR_REPLACE
-            : m->num == BCL_HM_NUM_INT ? NEAR_ADD_SIGNED
-            : m->num == BCL_HM_NUM_UINT ? NEAR_ADD_UNSIGNED : -1;
+    int how = bcl_hm_near_how(m, acc);
     /* out-of-line keys or values hold references the general path manages */
     int fast = m->key_size == 8 && m->val_size == 8 && !m->key_var && !m->val_var &&
                m->bsize == U64_BUCKET && m->val_off == U64_VALUE && how >= 0 &&

@@ -266,8 +266,8 @@ bcl_status bcl_hmc_insert(const bcl_hashmap *m, const bcl_hm_key *k, const void 
 
 /* Find-only: one get of the bucket per probe, nothing taken.  *fallback: a
  * bucket was held after all (the promise was not kept): use the protocol. */
-static bcl_status find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
-                            int *found, int *fallback)
+bcl_status bcl_hmc_find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
+                             int *found, int *fallback)
 {
     bcl_hm_probe p;
     uint64_t idx, kw = kword(m, k), w;
@@ -298,8 +298,8 @@ static bcl_status find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_wr
     return st;
 }
 
-static bcl_status find_atomic(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
-                              int *found)
+bcl_status bcl_hmc_find_atomic(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
+                               int *found)
 {
     bcl_hm_probe p;
     uint64_t idx, kw = kword(m, k), old;
@@ -334,20 +334,6 @@ static bcl_status find_atomic(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_
     if (val != small)
         free(val);
     return st;
-}
-
-bcl_status bcl_hmc_find(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
-                        int *found, int promise)
-{
-    if (promise == BCL_HM_P_FIND) {
-        int fallback = 0;
-        size_t len0 = out->len;
-        bcl_status st = find_only(m, k, out, found, &fallback);
-        if (st != BCL_OK || !fallback)
-            return st;
-        out->len = len0;
-    }
-    return find_atomic(m, k, out, found);
 }
 
 bcl_status bcl_hmc_accumulate(const bcl_hashmap *m, const bcl_hm_key *k, const void *delta)

@@ -110,8 +110,12 @@ static inline uint64_t bcl_hmc_block_bytes(uint64_t block, size_t bsize, uint64_
 /* ---- the operations on keys in the compact table (bcl_hashmap_compact.c);
  * the callers in bcl_hashmap.c sent the side map's keys there already. */
 bcl_status bcl_hmc_insert(const bcl_hashmap *m, const bcl_hm_key *k, const void *val);
-bcl_status bcl_hmc_find(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
-                        int *found, int promise);
+/* find: under the find-only promise, one get a probe (*fallback: a bucket
+ * was held after all, use the protocol); else the protocol's. */
+bcl_status bcl_hmc_find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
+                             int *found, int *fallback);
+bcl_status bcl_hmc_find_atomic(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_writer *out,
+                               int *found);
 bcl_status bcl_hmc_accumulate(const bcl_hashmap *m, const bcl_hm_key *k, const void *delta);
 bcl_status bcl_hmc_erase(const bcl_hashmap *m, const bcl_hm_key *k, int *found);
 bcl_status bcl_hmc_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,

@@ -3,7 +3,7 @@
  * promise, HashMapBuffer's owner-side apply, resize's move): the same rules
  * as the classic layout's bcl_hm_apply_local / bcl_hm_apply_many_local /
  * resize (bcl_hashmap.h), over key words (bcl_hashmap_compact.h). */
-#include "containers/hashmap/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_near.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,10 +87,6 @@ bcl_status bcl_hmc_apply_local(const bcl_hashmap *m, const bcl_hm_key *k, const 
 
 /* ---- bulk apply -------------------------------------------------------------- */
 
-/* How an entry meets a value already there (8-byte values): replaced, or
- * added as a signed or unsigned 64-bit integer. */
-enum { NEAR_REPLACE, NEAR_ADD_SIGNED, NEAR_ADD_UNSIGNED };
-
 typedef struct block_view {
     unsigned char *base;
     uint64_t first, block, n, pmask;
@@ -126,38 +122,9 @@ static inline int apply_near_home(const block_view *w, uint64_t g, uint64_t kw,
                 return 0;
             continue;
         }
-        if (how == NEAR_REPLACE) {
-            memcpy(b + BCL_HMC_VALUE, val, 8);
-            return 1;
-        }
-        uint64_t v, d;
-        memcpy(&v, b + BCL_HMC_VALUE, 8);
-        memcpy(&d, val, 8);
-        int over = how == NEAR_ADD_SIGNED
-            ? __builtin_add_overflow((int64_t)v, (int64_t)d, (int64_t *)&v)
-            : __builtin_add_overflow(v, d, &v);
-        if (over)
-            return 0;                    /* the general path reports it */
-        memcpy(b + BCL_HMC_VALUE, &v, 8);
-        return 1;
+        return bcl_hm_near_settle(b + BCL_HMC_VALUE, val, how);
     }
     return 0;
-}
-
-/* An entry the inline probe did not settle: the general local apply of its
- * table (a key in a reserved word: the side map's), reported as
- * bcl_hashmap_bulk.c reports it.  Out of line, so the loop stays small. */
-__attribute__((noinline))
-static bcl_status apply_one(const bcl_hashmap *m, const unsigned char *key,
-                            const unsigned char *val, int acc, uint64_t h, int grow,
-                            int *refusing, bcl_hm_bulk_fn fn, void *ctx)
-{
-    bcl_hm_key k = { key, m->key_size, h };
-    int spilled = 0;
-    bcl_status st = bcl_hmc_side_key(m, key)
-                        ? bcl_hm_classic_apply_local(m->side, &k, val, acc, &spilled)
-                        : bcl_hmc_apply_local(m, &k, val, acc, &spilled);
-    return bcl_hm_apply_heard(st, spilled, key, val, acc, grow, refusing, fn, ctx);
 }
 
 bcl_status bcl_hmc_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run, int grow,
@@ -166,9 +133,7 @@ bcl_status bcl_hmc_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run,
     const unsigned char *keys = run->keys;
     size_t n = run->n, ks = run->kstride, i = 0;
     int acc = run->accumulate != 0;
-    int how = !acc ? NEAR_REPLACE
-            : m->num == BCL_HM_NUM_INT ? NEAR_ADD_SIGNED
-            : m->num == BCL_HM_NUM_UINT ? NEAR_ADD_UNSIGNED : -1;
+    int how = bcl_hm_near_how(m, acc);
     int inline_ok = m->val_size == 8 && how >= 0 && m->limit >= INLINE_PROBES;
     block_view w = { bcl_hm_local_bucket(m, 0), (uint64_t)bcl_rt.rank * m->block, m->block,
                      m->n, m->pmask, m->bsize, m->linear };
@@ -194,7 +159,7 @@ bcl_status bcl_hmc_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run,
             if (!bcl_hmc_reserved(kw) && apply_near_home(&w, global_home(&w, h), kw, val, how))
                 continue;
         }
-        bcl_status st = apply_one(m, key, val, acc, h, grow, refusing, fn, ctx);
+        bcl_status st = bcl_hm_apply_general(m, key, val, acc, h, grow, refusing, fn, ctx);
         if (st != BCL_OK)
             return st;
     }

@@ -475,6 +475,15 @@ int bcl_hm_room_for(const bcl_hashmap *m, uint64_t new_keys)
     return GROW_LOAD_DEN * (used_bound(m) + new_keys) <= num * m->block;
 }
 
+/* A full block spills nearly every new key it applies, a healthy one (under
+ * the growth threshold) only the few whose probes reach its end. */
+#define SPILL_SHARE_DEN 8u     /* "most": more than 1/8 of those applied */
+
+int bcl_hm_spills_wait(const bcl_hashmap *m, uint64_t applied, uint64_t spilled)
+{
+    return SPILL_SHARE_DEN * spilled > applied && !bcl_hm_room_for(m, 0);
+}
+
 /* Collective: resize to `cap` buckets for a HashMapBuffer's flush; a map
  * the segments cannot hold leaves BCL_ERR_SEGFULL in *err (unless an error
  * is there already) and returns BCL_OK, the entries kept. */

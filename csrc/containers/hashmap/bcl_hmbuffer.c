@@ -391,6 +391,7 @@ bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
     b->n_added = 0;           /* from here on they are applied or kept */
     b->refusing = 0;
     bcl_hmbuf_list inbox = { 0 }, spill = { 0 };
+    uint64_t applied = 0;
     if (b->kept_all)
         err = requeue_kept(b, &inbox);
     b->kept_all = 0;
@@ -409,12 +410,14 @@ bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
      * next barrier. */
     if ((st = apply_inbox(b, &inbox, &spill, &err)) != BCL_OK)
         goto out;
+    applied = inbox.n;
     bcl_hmbuf_list_free(&inbox);
     if ((st = bcl_barrier()) != BCL_OK)
         goto out;
     if (spill.n && err == BCL_OK)
-        err = b->refusing ? bcl_hmbuf_list_append(&b->kept, b->fmt, &spill)  /* grown first */
-                          : direct(b, &spill);
+        err = b->refusing || (b->grow && bcl_hm_spills_wait(b->m, applied, spill.n))
+            ? bcl_hmbuf_list_append(&b->kept, b->fmt, &spill)     /* grown first */
+            : direct(b, &spill);
     if ((st = bcl_barrier()) != BCL_OK)
         goto out;
     st = bcl_hm_flush_agree(b->m, err, b->kept.n, &b->n_overflow, 0, &b->kept_all);

@@ -450,22 +450,27 @@ static bcl_status grow_for(bcl_hmvbuf *b, const chunks *in, bcl_status *err)
     return bcl_hm_grow_for(b->m, need, err);
 }
 
-/* Apply the chunks to our block, in order; spills into *spill. */
-static bcl_status apply_local(bcl_hmvbuf *b, const chunks *in, bcl_mp_writer *spill)
+/* Apply the chunks to our block, in order; spills into *spill, their
+ * number into *n_spilled, the records' into *applied. */
+static bcl_status apply_local(bcl_hmvbuf *b, const chunks *in, bcl_mp_writer *spill,
+                              uint64_t *applied, uint64_t *n_spilled)
 {
     for (int i = 0; i < in->k; i++)
         for (size_t at = 0; at < in->n[i];) {
             rec r;
             rec_read(in->p[i] + at, &r);
             at += r.size;
+            ++*applied;
             bcl_status st = BCL_ERR_FULL;
             int spilled = 0;
             if (!b->refusing) {
                 bcl_hm_key k = { r.key, r.klen, r.hash };
                 st = bcl_hm_apply_var_local(b->m, &k, r.val, r.vlen, r.op, &spilled);
             }
-            if (st == BCL_OK && spilled)
+            if (st == BCL_OK && spilled) {
                 st = rec_copy(spill, &r);
+                ++*n_spilled;
+            }
             else {
                 if (st == BCL_ERR_FULL && b->grow)
                     b->refusing = 1;   /* grown before the next try: stop probing */
@@ -506,6 +511,7 @@ bcl_status bcl_hmvbuf_flush(bcl_hmvbuf *b)
     bcl_status err = BCL_OK, st = BCL_OK;
     bcl_mp_writer spill, *to = calloc((size_t)p, sizeof *to);
     chunks in = { 0 };
+    uint64_t applied = 0, n_spilled = 0;
     bcl_mp_writer_init(&spill);
     if (!to)
         return bcl_set_error(BCL_ERR_NOMEM, "no memory for HashMapBuffer.flush");
@@ -538,14 +544,14 @@ bcl_status bcl_hmvbuf_flush(bcl_hmvbuf *b)
         goto out;
     /* Local phase: nobody writes another rank's block until the barrier. */
     if (err == BCL_OK)
-        err = apply_local(b, &in, &spill);
+        err = apply_local(b, &in, &spill, &applied, &n_spilled);
     else
         keep_first(&err, keep_all(b, &in));
     chunks_free(&in);
     if ((st = bcl_barrier()) != BCL_OK)
         goto out;
     if (spill.len && err == BCL_OK) {
-        if (b->refusing) {
+        if (b->refusing || (b->grow && bcl_hm_spills_wait(b->m, applied, n_spilled))) {
             chunks sp = { 0 };
             if ((err = chunk_add(&sp, spill.buf, spill.len)) == BCL_OK)
                 err = keep_all(b, &sp);

@@ -77,17 +77,6 @@ static inline int apply_near_home(const block_view *w, uint64_t g, const unsigne
     return 0;
 }
 
-__attribute__((noinline))
-bcl_status bcl_hm_apply_general(const bcl_hashmap *m, const unsigned char *key,
-                                const unsigned char *val, int acc, uint64_t h, int grow,
-                                int *refusing, bcl_hm_bulk_fn fn, void *ctx)
-{
-    bcl_hm_key k = { key, m->key_size, h };
-    int spilled = 0;
-    bcl_status st = bcl_hm_apply_local(m, &k, val, acc, &spilled);
-    return bcl_hm_apply_heard(st, spilled, key, val, acc, grow, refusing, fn, ctx);
-}
-
 /* The entries of a run from `i` on, one by one through the general path,
  * their home buckets prefetched a fixed distance ahead, until the map
  * refuses one; every later one is then reported full, in order. */
@@ -110,8 +99,9 @@ static bcl_status apply_general_run(const bcl_hashmap *m, const bcl_hm_run *run,
             if (at < w.block)
                 __builtin_prefetch(w.base + at * w.bsize, 1);
         }
-        bcl_status st = bcl_hm_apply_general(m, keys + i * ks, run->vals + i * run->vstride,
-                                             acc, h, grow, refusing, fn, ctx);
+        bcl_status st = bcl_hm_apply_general(m, bcl_hm_classic_apply_local, keys + i * ks,
+                                             run->vals + i * run->vstride, acc, h, grow,
+                                             refusing, fn, ctx);
         if (st != BCL_OK)
             return st;
     }
@@ -151,7 +141,7 @@ static size_t apply_u64_run(const bcl_hashmap *m, const unsigned char *keys, siz
         }
         if (apply_near_home(&w, global_home(&w, h), keys + i * ks, vals + i * vs, how))
             continue;
-        *err = bcl_hm_apply_general(m, keys + i * ks, vals + i * vs,
+        *err = bcl_hm_apply_general(m, bcl_hm_classic_apply_local, keys + i * ks, vals + i * vs,
                                     how != BCL_HM_NEAR_REPLACE, h, grow, refusing, fn, ctx);
         if (*err != BCL_OK || *refusing)
             return i + 1;

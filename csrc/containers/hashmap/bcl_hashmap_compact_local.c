@@ -127,6 +127,15 @@ static inline int apply_near_home(const block_view *w, uint64_t g, uint64_t kw,
     return 0;
 }
 
+/* A compact map's local apply: its reserved key words go to the side map. */
+static bcl_status apply_compact(const bcl_hashmap *m, const bcl_hm_key *k, const void *val,
+                                int accumulate, int *spilled)
+{
+    return bcl_hmc_side_key(m, k->bytes)
+               ? bcl_hm_classic_apply_local(m->side, k, val, accumulate, spilled)
+               : bcl_hmc_apply_local(m, k, val, accumulate, spilled);
+}
+
 bcl_status bcl_hmc_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run, int grow,
                                     int *refusing, bcl_hm_bulk_fn fn, void *ctx)
 {
@@ -159,7 +168,8 @@ bcl_status bcl_hmc_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run,
             if (!bcl_hmc_reserved(kw) && apply_near_home(&w, global_home(&w, h), kw, val, how))
                 continue;
         }
-        bcl_status st = bcl_hm_apply_general(m, key, val, acc, h, grow, refusing, fn, ctx);
+        bcl_status st = bcl_hm_apply_general(m, apply_compact, key, val, acc, h, grow, refusing,
+                                             fn, ctx);
         if (st != BCL_OK)
             return st;
     }

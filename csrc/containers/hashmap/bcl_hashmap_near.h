@@ -41,12 +41,25 @@ static inline int bcl_hm_near_settle(unsigned char *slot, const unsigned char *v
     return 1;
 }
 
-/* An entry the inline probe did not settle: bcl_hm_apply_local (either
- * layout, a compact map's reserved key words in its side map), and the
- * caller's fn hears of anything but a plain success.  Out of line, so the
- * loops around the common case stay small. */
-bcl_status bcl_hm_apply_general(const bcl_hashmap *m, const unsigned char *key,
-                                const unsigned char *val, int acc, uint64_t h, int grow,
-                                int *refusing, bcl_hm_bulk_fn fn, void *ctx);
+/* The local apply of one entry to one layout's table (bcl_hm_apply_local's
+ * contract), which bcl_hm_apply_general takes from its caller: each
+ * layout's file passes its own, so neither calls into the other. */
+typedef bcl_status (*bcl_hm_local_fn)(const bcl_hashmap *m, const bcl_hm_key *k,
+                                      const void *val, int accumulate, int *spilled);
+
+/* An entry the inline probe did not settle: `apply` (the layout's local
+ * apply), and the caller's fn hears of anything but a plain success.  Out
+ * of line, so the loops around the common case stay small. */
+static __attribute__((noinline, unused))
+bcl_status bcl_hm_apply_general(const bcl_hashmap *m, bcl_hm_local_fn apply,
+                                const unsigned char *key, const unsigned char *val, int acc,
+                                uint64_t h, int grow, int *refusing, bcl_hm_bulk_fn fn,
+                                void *ctx)
+{
+    bcl_hm_key k = { key, m->key_size, h };
+    int spilled = 0;
+    bcl_status st = apply(m, &k, val, acc, &spilled);
+    return bcl_hm_apply_heard(st, spilled, key, val, acc, grow, refusing, fn, ctx);
+}
 
 #endif

@@ -78,18 +78,9 @@ PyObject *bclpy_hm_local_select(bclpy_HashMap *self, BCLPY_FASTARGS)
     st = bcl_hm_local_select(&self->m, (int64_t)at_least, NULL, NULL, 0, &n);
     Py_END_ALLOW_THREADS
     CHECK(st);
-    npy_intp dims[1] = { (npy_intp)n };
-    Py_INCREF(self->kt.dtype);
-    PyObject *k = PyArray_NewFromDescr(&PyArray_Type, self->kt.dtype, 1, dims, NULL, NULL, 0,
-                                       NULL);
-    Py_INCREF(self->vt.dtype);
-    PyObject *v = k ? PyArray_NewFromDescr(&PyArray_Type, self->vt.dtype, 1, dims, NULL,
-                                           NULL, 0, NULL)
-                    : (Py_DECREF(self->vt.dtype), NULL);
-    if (!v) {
-        Py_XDECREF(k);
+    PyObject *k, *v;
+    if (bclpy_hm_new_arrays(self, (npy_intp)n, &k, &v) < 0)
         return NULL;
-    }
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hm_local_select(&self->m, (int64_t)at_least, PyArray_DATA((PyArrayObject *)k),
                              PyArray_DATA((PyArrayObject *)v), n, &got);

@@ -110,8 +110,7 @@ out:
     return c;
 }
 
-static PyObject *py_io_load(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
+static PyObject *py_io_load(PyObject *self, BCLPY_FASTARGS)
 {
     PyObject *a[2];
     if (bclpy_parse("_io_load", args, nargs, kwnames, NULL, 2, 2, a) < 0)

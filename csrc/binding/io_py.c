@@ -188,20 +188,6 @@ static int posix_open(PyObject *path_o, PyObject **path, bcl_sv_pfile *f)
     return -1;
 }
 
-static PyObject *py_io_info(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
-{
-    PyObject *a[1], *path;
-    bcl_sv_pfile f;
-    if (bclpy_parse("_io_info", args, nargs, kwnames, NULL, 1, 1, a) < 0 ||
-        posix_open(a[0], &path, &f) < 0)
-        return NULL;
-    PyObject *r = bclpy_io_info_dict(&f.d, PyBytes_AS_STRING(path));
-    bcl_sv_posix_close(&f);
-    Py_DECREF(path);
-    return r;
-}
-
 /* Column c of an open file: a uint8 array of its bytes, or the list of its
  * rows' objects (keys of a map decode as keys: arrays become tuples). */
 static PyObject *read_column(bcl_sv_pfile *f, int c)
@@ -245,16 +231,17 @@ static PyObject *read_column(bcl_sv_pfile *f, int c)
     return list;
 }
 
-static PyObject *py_io_read(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
+/* The saved file named by the one argument of `fname`: its info dict, and
+ * with `columns` the pair (info, list of its columns). */
+static PyObject *describe_file(const char *fname, int columns, BCLPY_FASTARGS)
 {
     PyObject *a[1], *path;
     bcl_sv_pfile f;
-    if (bclpy_parse("_io_read", args, nargs, kwnames, NULL, 1, 1, a) < 0 ||
+    if (bclpy_parse(fname, args, nargs, kwnames, NULL, 1, 1, a) < 0 ||
         posix_open(a[0], &path, &f) < 0)
         return NULL;
     PyObject *info = bclpy_io_info_dict(&f.d, PyBytes_AS_STRING(path));
-    PyObject *cols = info ? PyList_New(f.d.ncols) : NULL;
+    PyObject *cols = info && columns ? PyList_New(f.d.ncols) : NULL;
     for (uint32_t c = 0; cols && c < f.d.ncols; c++) {
         PyObject *col = read_column(&f, (int)c);
         if (!col)
@@ -264,14 +251,25 @@ static PyObject *py_io_read(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     bcl_sv_posix_close(&f);
     Py_DECREF(path);
+    if (!columns)
+        return info;
     PyObject *r = cols ? PyTuple_Pack(2, info, cols) : NULL;
     Py_XDECREF(info);
     Py_XDECREF(cols);
     return r;
 }
 
-static PyObject *py_io_configure(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
+static PyObject *py_io_info(PyObject *self, BCLPY_FASTARGS)
+{
+    return describe_file("_io_info", 0, args, nargs, kwnames);
+}
+
+static PyObject *py_io_read(PyObject *self, BCLPY_FASTARGS)
+{
+    return describe_file("_io_read", 1, args, nargs, kwnames);
+}
+
+static PyObject *py_io_configure(PyObject *self, BCLPY_FASTARGS)
 {
     PyObject *a[1];
     if (bclpy_parse("_io_configure", args, nargs, kwnames, NULL, 1, 1, a) < 0)

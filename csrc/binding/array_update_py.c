@@ -183,10 +183,8 @@ PyObject *bclpy_array_update_many(PyObject *self, BCLPY_FASTARGS)
         check_op_fits(elem, op, a_[2]) || updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
         return NULL;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_array_update_many(a, PyArray_DATA(idx), PyArray_DATA(val),
-                               (size_t)PyArray_SIZE(idx), elem, op);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_array_update_many(a, PyArray_DATA(idx), PyArray_DATA(val),
+                                           (size_t)PyArray_SIZE(idx), elem, op));
     return updated(st, idx, val);
 }
 
@@ -239,9 +237,7 @@ static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
         return -1;
     bcl_status st;
     size_t qs = queue_records((size_t)ms);
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_dabuf_create(&self->b, a, elem, op, (size_t)ms, qs);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_dabuf_create(&self->b, a, elem, op, (size_t)ms, qs));
     if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
         return -1;
     Py_INCREF(arr);
@@ -288,10 +284,8 @@ static PyObject *db_update_many(bclpy_DABuf *self, BCLPY_FASTARGS)
         updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
         return NULL;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_dabuf_add(&self->b, PyArray_DATA(idx), PyArray_DATA(val),
-                       (size_t)PyArray_SIZE(idx));
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_dabuf_add(&self->b, PyArray_DATA(idx), PyArray_DATA(val),
+                                   (size_t)PyArray_SIZE(idx)));
     return updated(st, idx, val);
 }
 
@@ -299,12 +293,7 @@ static PyObject *db_flush(bclpy_DABuf *self, PyObject *noargs)
 {
     if (db_live(self) < 0)
         return NULL;
-    bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_dabuf_flush(&self->b);
-    Py_END_ALLOW_THREADS
-    if (st != BCL_OK)
-        return bclpy_raise(st);
+    CHECK_NOGIL(bcl_dabuf_flush(&self->b));
     Py_RETURN_NONE;
 }
 

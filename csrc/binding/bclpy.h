@@ -57,6 +57,23 @@ int bclpy_adopt_exceptions(PyObject *core);
 /* Return the Python exception of a failed core call from a PyObject* function. */
 #define CHECK(expr) BCLPY_TRY(expr, bclpy_raise)
 
+/* Run the statement `stmt` (a core call that may wait on other ranks or on
+ * memory) with the GIL released, so other Python threads run meanwhile. */
+#define BCLPY_NOGIL(stmt)                   \
+    do {                                    \
+        Py_BEGIN_ALLOW_THREADS              \
+        stmt;                               \
+        Py_END_ALLOW_THREADS                \
+    } while (0)
+
+/* CHECK of a core call run without the GIL. */
+#define CHECK_NOGIL(expr)                   \
+    do {                                    \
+        bcl_status nogil_st_;               \
+        BCLPY_NOGIL(nogil_st_ = (expr));    \
+        CHECK(nogil_st_);                   \
+    } while (0)
+
 /* ---- arguments by name (args.c) ----------------------------------------- */
 
 /* The one argument convention of the binding: METH_FASTCALL | METH_KEYWORDS

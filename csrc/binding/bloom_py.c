@@ -258,10 +258,8 @@ static PyObject *bloom_many(BloomObject *self, PyObject *xs, int insert)
         size_t n = (size_t)PyArray_SIZE(a), ks = (size_t)PyDataType_ELSIZE(self->kt.dtype);
         const void *keys = PyArray_DATA(a);
         uint8_t *res = PyArray_DATA((PyArrayObject *)out);
-        Py_BEGIN_ALLOW_THREADS
-        st = insert ? bcl_bloom_insert_many_keys(&self->b, keys, n, ks, res)
-                    : bcl_bloom_find_many_keys(&self->b, keys, n, ks, res);
-        Py_END_ALLOW_THREADS
+        BCLPY_NOGIL(st = insert ? bcl_bloom_insert_many_keys(&self->b, keys, n, ks, res)
+                                : bcl_bloom_find_many_keys(&self->b, keys, n, ks, res));
         Py_DECREF(a);
     } else {
         PyObject *seq = PySequence_Fast(xs, "xs must be a sequence of keys");
@@ -287,10 +285,8 @@ static PyObject *bloom_many(BloomObject *self, PyObject *xs, int insert)
         }
         Py_DECREF(seq);
         uint8_t *res = PyArray_DATA((PyArrayObject *)out);
-        Py_BEGIN_ALLOW_THREADS
-        st = insert ? bcl_bloom_insert_many_hashes(&self->b, hs, (size_t)n, res)
-                    : bcl_bloom_find_many_hashes(&self->b, hs, (size_t)n, res);
-        Py_END_ALLOW_THREADS
+        BCLPY_NOGIL(st = insert ? bcl_bloom_insert_many_hashes(&self->b, hs, (size_t)n, res)
+                                : bcl_bloom_find_many_hashes(&self->b, hs, (size_t)n, res));
         PyMem_Free(hs);
     }
     if (st != BCL_OK) {

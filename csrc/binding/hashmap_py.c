@@ -72,9 +72,7 @@ static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
     size_t ks = bclpy_elemtype_is_var(&self->kt) ? 0 : self->kt.slot_size;
     size_t vs = bclpy_elemtype_is_var(&self->vt) ? 0 : self->vt.slot_size;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_create(&self->m, (uint64_t)capacity, ks, vs, num);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_hm_create(&self->m, (uint64_t)capacity, ks, vs, num));
     if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
         return -1;
     return 0;
@@ -328,9 +326,7 @@ static PyObject *size_as(bclpy_HashMap *self, const char *what)
     HM_LIVE_OR(self, NULL);
     if (agree_view(self, what) < 0)
         return NULL;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_size(&self->m, &n);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_hm_size(&self->m, &n));
     CHECK(st);
     return PyLong_FromUnsignedLongLong(n);
 }
@@ -430,11 +426,7 @@ static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
     int64_t vals[] = { n, map_digest(self) };
     if (bclpy_agree("HashMap.resize()", names, vals, 2) < 0)
         return NULL;
-    bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_resize(&self->m, (uint64_t)n);
-    Py_END_ALLOW_THREADS
-    CHECK(st);
+    CHECK_NOGIL(bcl_hm_resize(&self->m, (uint64_t)n));
     Py_RETURN_NONE;
 }
 

@@ -54,9 +54,7 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     if (bclpy_agree("HashMapBuffer()", names, vals, 3) < 0)
         return -1;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_buffer_create(&self->b, &hm->m, (size_t)qs, (size_t)ms, grow);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_hm_buffer_create(&self->b, &hm->m, (size_t)qs, (size_t)ms, grow));
     if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
         return -1;
     Py_INCREF(map);
@@ -203,11 +201,7 @@ static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
 {
     if (flush_agree(self) < 0)
         return NULL;
-    bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_buffer_flush(&self->b);
-    Py_END_ALLOW_THREADS
-    CHECK(st);
+    CHECK_NOGIL(bcl_hm_buffer_flush(&self->b));
     Py_RETURN_NONE;
 }
 

@@ -148,9 +148,7 @@ static PyObject *save_body(PyObject *self, bclpy_io_target_fn target, PyObject *
     PyObject *r = NULL;
     if (bclpy_barrier_agree(what, agreed, vals, 2) == 0) {
         bcl_status st;
-        Py_BEGIN_ALLOW_THREADS
-        st = save_target(&t, p, ib, ilen);
-        Py_END_ALLOW_THREADS
+        BCLPY_NOGIL(st = save_target(&t, p, ib, ilen));
         r = st == BCL_OK ? Py_NewRef(Py_None) : bclpy_io_raise(st);
     }
     Py_DECREF(path);
@@ -178,9 +176,7 @@ static int posix_open(PyObject *path_o, PyObject **path, bcl_sv_pfile *f)
         return -1;
     bcl_status st;
     const char *p = PyBytes_AS_STRING(*path);
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_sv_posix_open(p, f);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_sv_posix_open(p, f));
     if (st == BCL_OK)
         return 0;
     Py_CLEAR(*path);
@@ -198,10 +194,8 @@ static PyObject *read_column(bcl_sv_pfile *f, int c)
     if (!bytes)
         return NULL;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_sv_read_rows(d, &f->src, c, 0, d->entries,
-                          PyArray_DATA((PyArrayObject *)bytes));
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_sv_read_rows(d, &f->src, c, 0, d->entries,
+                                      PyArray_DATA((PyArrayObject *)bytes)));
     if (st != BCL_OK) {
         Py_DECREF(bytes);
         return bclpy_io_raise(st);

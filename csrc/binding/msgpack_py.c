@@ -736,9 +736,7 @@ static PyObject *py_hash64(PyObject *self, BCLPY_FASTARGS)
         return NULL;
     }
     if (view.len > (1 << 16)) {     /* big inputs: let other threads run */
-        Py_BEGIN_ALLOW_THREADS
-        h = bcl_hash64(view.buf, (size_t)view.len, seed);
-        Py_END_ALLOW_THREADS
+        BCLPY_NOGIL(h = bcl_hash64(view.buf, (size_t)view.len, seed));
     } else {
         h = bcl_hash64(view.buf, (size_t)view.len, seed);
     }

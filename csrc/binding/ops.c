@@ -96,9 +96,7 @@ static PyObject *py_rget(PyObject *self, BCLPY_FASTARGS)
     if (!arr)
         return NULL;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_get(PyArray_DATA((PyArrayObject *)arr), p->ptr, nbytes);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_get(PyArray_DATA((PyArrayObject *)arr), p->ptr, nbytes));
     if (st != BCL_OK) {
         Py_DECREF(arr);
         return bclpy_raise(st);
@@ -145,9 +143,7 @@ static PyObject *py_rput(PyObject *self, BCLPY_FASTARGS)
             PyBuffer_Release(&view);
             return NULL;
         }
-        Py_BEGIN_ALLOW_THREADS
-        st = bcl_put_detached(p->ptr, view.buf, (size_t)view.len);
-        Py_END_ALLOW_THREADS
+        BCLPY_NOGIL(st = bcl_put_detached(p->ptr, view.buf, (size_t)view.len));
         PyBuffer_Release(&view);
         CHECK(st);
         Py_RETURN_NONE;
@@ -170,9 +166,7 @@ static PyObject *py_rput(PyObject *self, BCLPY_FASTARGS)
         Py_DECREF(arr);
         return NULL;
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_put_detached(p->ptr, PyArray_DATA(arr), nbytes);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_put_detached(p->ptr, PyArray_DATA(arr), nbytes));
     Py_DECREF(arr);
     CHECK(st);
     Py_RETURN_NONE;

@@ -514,9 +514,7 @@ static PyObject *collective_change(QueueObject *self, const char *fname, const c
     PyObject *exc = NULL;
     long long v = collective_int(arg, argname, &exc);
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = change(&self->q, exc ? -1 : v);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = change(&self->q, exc ? -1 : v));
     return collective_done(st, exc);
 }
 

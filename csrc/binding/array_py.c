@@ -398,12 +398,7 @@ int bclpy_array_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
-static PyObject *array_save(PyObject *self, BCLPY_FASTARGS)
-{
-    return bclpy_io_save(self, bclpy_array_io_target, args, nargs, kwnames);
-}
-
-/* Every parameter may be passed by its documented name (docs/api.md). */
+BCLPY_SAVE_METHOD(array_save, bclpy_array_io_target)
 
 BCLPY_CLOSE_METHOD(array_close, ArrayObject, tname(self), created, bcl_array_destroy, a)
 

@@ -123,6 +123,8 @@ int bclpy_parse_init(const char *fname, PyObject *args, PyObject *kwds,
 /* The parameter list of such a method (after self). */
 #define BCLPY_FASTARGS PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 
+/* The flags and cast of a method table entry for f: every parameter may be
+ * passed by its documented name (docs/api.md). */
 #define BCLPY_KW_METHOD(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
 /* ---- GlobalPtr (globalptr.c) ------------------------------------------ */

@@ -429,12 +429,7 @@ int bclpy_bloom_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
-static PyObject *bloom_save(PyObject *self, BCLPY_FASTARGS)
-{
-    return bclpy_io_save(self, bclpy_bloom_io_target, args, nargs, kwnames);
-}
-
-/* Every parameter may be passed by its documented name (docs/api.md). */
+BCLPY_SAVE_METHOD(bloom_save, bclpy_bloom_io_target)
 
 BCLPY_CLOSE_METHOD(bloom_close, BloomObject, "BloomFilter", live, bcl_bloom_destroy, b)
 

@@ -491,12 +491,7 @@ int bclpy_hm_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
-static PyObject *hm_save(PyObject *self, BCLPY_FASTARGS)
-{
-    return bclpy_io_save(self, bclpy_hm_io_target, args, nargs, kwnames);
-}
-
-/* Every parameter may be passed by its documented name (docs/api.md). */
+BCLPY_SAVE_METHOD(hm_save, bclpy_hm_io_target)
 
 BCLPY_CLOSE_METHOD(hm_close, bclpy_HashMap, "HashMap", live, bcl_hm_destroy, m)
 

@@ -227,8 +227,6 @@ static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
     return m;
 }
 
-/* Every parameter may be passed by its documented name (docs/api.md). */
-
 /* close(): entries not yet flushed are dropped with the buffer (flush()
  * first); every rank is here, no push is coming, the inboxes go too. */
 static void hb_destroy_all(bcl_hm_buffer *b) { bcl_hm_buffer_destroy(b, 1); }

@@ -570,10 +570,7 @@ int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
-static PyObject *q_save(PyObject *self, BCLPY_FASTARGS)
-{
-    return bclpy_io_save(self, bclpy_queue_io_target, args, nargs, kwnames);
-}
+BCLPY_SAVE_METHOD(q_save, bclpy_queue_io_target)
 
 static PyMethodDef queue_methods[] = {
     BCLPY_LIFE_METHODS(q_close),

@@ -446,10 +446,8 @@ static PyGetSetDef harray_getset[] = {
         .tp_iter = (getiterfunc)bclpy_array_iter,                           \
         .tp_as_sequence = &array_as_sequence,                               \
         .tp_as_mapping = &array_as_mapping,                                 \
-        .tp_methods = array_methods,                                        \
         .tp_getset = GETSET,                                                \
-        .tp_init = (initproc)INIT,                                          \
-        .tp_new = PyType_GenericNew,                                        \
+        BCLPY_TYPE_INIT(array_methods, INIT),                               \
     }
 
 PyTypeObject bclpy_DArrayType = ARRAY_TYPE(

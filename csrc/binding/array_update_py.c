@@ -357,8 +357,6 @@ static PyGetSetDef db_getset[] = {
 PyTypeObject bclpy_DABufType = {
     BCLPY_TYPE_HEAD("pybcl.DArrayBuffer", bclpy_DABuf, db_dealloc,
                     BCLPY_DOC_DARRAYBUFFER),
-    .tp_methods = db_methods,
     .tp_getset = db_getset,
-    .tp_init = (initproc)db_init,
-    .tp_new = PyType_GenericNew,
+    BCLPY_TYPE_INIT(db_methods, db_init),
 };

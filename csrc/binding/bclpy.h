@@ -303,12 +303,14 @@ int bclpy_stale(const char *tname, int created);
     }
 
 /* The fields every type of the binding sets alike: its dotted name, object
- * struct, deallocator (NULL: object's) and docstring; the rest stay per type. */
-#define BCLPY_TYPE_HEAD(qualname, Obj, dealloc, doc)                             \
+ * struct, deallocator (NULL: object's), flags and docstring; the rest stay
+ * per type.  BCLPY_TYPE_HEAD: the default flags (no Python subclasses). */
+#define BCLPY_TYPE_HEAD_FLAGS(qualname, Obj, dealloc, flags, doc)                \
     PyVarObject_HEAD_INIT(NULL, 0)                                               \
     .tp_name = (qualname), .tp_basicsize = sizeof(Obj),                          \
-    .tp_dealloc = (destructor)(dealloc), .tp_flags = Py_TPFLAGS_DEFAULT,         \
-    .tp_doc = (doc)
+    .tp_dealloc = (destructor)(dealloc), .tp_flags = (flags), .tp_doc = (doc)
+#define BCLPY_TYPE_HEAD(qualname, Obj, dealloc, doc)                             \
+    BCLPY_TYPE_HEAD_FLAGS(qualname, Obj, dealloc, Py_TPFLAGS_DEFAULT, doc)
 
 /* The fields of a type made by calling it, Type(...): its methods, its
  * __init__, and object's generic allocation. */

@@ -378,9 +378,7 @@ static PyObject *bloom_repr(BloomObject *self)
 {
     if (!self->live)
         return PyUnicode_FromString("<pybcl.BloomFilter (not created)>");
-    PyObject *spec = bclpy_elemtype_spec(&self->kt);
-    PyObject *kr = bclpy_spec_repr(spec);
-    Py_XDECREF(spec);
+    PyObject *kr = bclpy_elemtype_repr(&self->kt);
     if (!kr)
         return NULL;
     char fpr[32];

@@ -469,10 +469,7 @@ static PyObject *hm_repr(bclpy_HashMap *self)
 {
     if (!self->live)
         return PyUnicode_FromString("<pybcl.HashMap (not created)>");
-    PyObject *k = bclpy_elemtype_spec(&self->kt), *v = bclpy_elemtype_spec(&self->vt);
-    PyObject *kr = bclpy_spec_repr(k), *vr = bclpy_spec_repr(v);
-    Py_DECREF(k);
-    Py_DECREF(v);
+    PyObject *kr = bclpy_elemtype_repr(&self->kt), *vr = bclpy_elemtype_repr(&self->vt);
     PyObject *r = kr && vr
         ? PyUnicode_FromFormat("pybcl.HashMap(capacity=%llu, key_type=%U, value_type=%U)",
                                (unsigned long long)bcl_hm_capacity(&self->m), kr, vr)
@@ -544,15 +541,11 @@ static PySequenceMethods hm_as_sequence = {
 };
 
 PyTypeObject bclpy_HashMapType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl._core.HashMap",
-    .tp_basicsize = sizeof(bclpy_HashMap),
-    .tp_dealloc = (destructor)hm_dealloc,
+    BCLPY_TYPE_HEAD_FLAGS("pybcl._core.HashMap", bclpy_HashMap, hm_dealloc,
+                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, BCLPY_DOC_HASHMAP),
     .tp_repr = (reprfunc)hm_repr,
     .tp_as_mapping = &hm_as_mapping,
     .tp_as_sequence = &hm_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = BCLPY_DOC_HASHMAP,
     .tp_methods = hm_methods,
     .tp_getset = hm_getset,
     .tp_init = hm_init,

@@ -270,15 +270,9 @@ static PyObject *hb_repr(bclpy_HMBuf *self)
 }
 
 PyTypeObject bclpy_HMBufType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl._core.HashMapBuffer",
-    .tp_basicsize = sizeof(bclpy_HMBuf),
-    .tp_dealloc = (destructor)hb_dealloc,
+    BCLPY_TYPE_HEAD_FLAGS("pybcl._core.HashMapBuffer", bclpy_HMBuf, hb_dealloc,
+                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, BCLPY_DOC_HMBUFFER),
     .tp_repr = (reprfunc)hb_repr,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = BCLPY_DOC_HMBUFFER,
-    .tp_methods = hb_methods,
     .tp_getset = hb_getset,
-    .tp_init = hb_init,
-    .tp_new = PyType_GenericNew,
+    BCLPY_TYPE_INIT(hb_methods, hb_init),
 };

@@ -547,9 +547,7 @@ static PyObject *q_repr(QueueObject *self)
 {
     if (!self->live)
         return PyUnicode_FromFormat("<%s (not created)>", Py_TYPE(self)->tp_name);
-    PyObject *spec = bclpy_elemtype_spec(&self->et);
-    PyObject *dt = bclpy_spec_repr(spec);
-    Py_DECREF(spec);
+    PyObject *dt = bclpy_elemtype_repr(&self->et);
     if (!dt)
         return NULL;
     PyObject *r = PyUnicode_FromFormat("%s(host=%d, capacity=%llu, dtype=%U)",

@@ -107,8 +107,7 @@ static PyObject *as_dtype(PyObject *arr, PyObject *dtype_obj)
 PyObject *bclpy_array_asarray(PyObject *self_obj, BCLPY_FASTARGS)
 {
     ArrayObject *self = (ArrayObject *)self_obj;
-    static const char *const names[] = BCLPY_ARGS_ARR_ARRAY;
-    PyObject *a[2];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_ARR_ARRAY);
     if (usable(self) < 0)
         return NULL;   /* the array is stale on every rank alike: no peer waits */
     int ok = bclpy_parse("__array__", args, nargs, kwnames, names, 0, 2, a) == 0 &&

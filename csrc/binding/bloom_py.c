@@ -316,8 +316,7 @@ static PyObject *bloom_find_many(BloomObject *self, BCLPY_FASTARGS)
 
 static PyObject *bloom_plan(PyObject *cls, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_BF_PLAN;
-    PyObject *a[3];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_BF_PLAN);
     long long nprocs = 1;
     if (bclpy_parse("plan", args, nargs, kwnames, names, 1, 3, a) < 0 ||
         (a[2] && bclpy_int_arg(a[2], "nprocs", 1, INT_MAX, &nprocs) < 0))

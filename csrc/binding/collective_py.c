@@ -173,8 +173,7 @@ static PyObject *allgather_bytes(PyObject *self, PyObject *data)
 static PyObject *kw_allgather_bytes(PyObject *self, PyObject *const *args,
                                     Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const names[] = BCLPY_ARGS_ALLGATHER_BYTES;
-    PyObject *a[1];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_ALLGATHER_BYTES);
     if (bclpy_parse("allgather_bytes", args, nargs, kwnames, names, 1, 1, a) < 0)
         return NULL;
     return allgather_bytes(self, a[0]);

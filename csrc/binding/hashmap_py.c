@@ -118,8 +118,7 @@ static PyObject *do_insert(bclpy_HashMap *self, PyObject *key, PyObject *value, 
 
 static PyObject *hm_insert(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_HM_INSERT;
-    PyObject *a[3];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_INSERT);
     int promise;
     HM_LIVE_OR(self, NULL);
     if (bclpy_parse("insert", args, nargs, kwnames, names, 2, 3, a) < 0 ||
@@ -208,8 +207,7 @@ static int hm_contains(bclpy_HashMap *self, PyObject *key)
 
 static PyObject *hm_accumulate(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_HM_ACCUMULATE;
-    PyObject *a[3];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_ACCUMULATE);
     int promise;
     bcl_hm_key k;
     unsigned char d[8];
@@ -232,8 +230,7 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, BCLPY_FASTARGS)
 
 static PyObject *hm_modify(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_HM_MODIFY;
-    PyObject *a[2];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_MODIFY);
     if (bclpy_parse("modify", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
     PyObject *key = a[0], *fn = a[1];

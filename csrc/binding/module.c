@@ -307,8 +307,7 @@ static PyObject *py_cell_started(PyObject *self, PyObject *noargs)
 
 static PyObject *py_cell_failed(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_CELL_FAILED;
-    PyObject *a[1];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_CELL_FAILED);
     const char *why;
     if (bclpy_parse("_cell_failed", args, nargs, kwnames, names, 1, 1, a) < 0 ||
         bclpy_str_arg(a[0], "why", 0, &why) < 0)

@@ -316,25 +316,11 @@ static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t na
 /* Updates not yet flushed are dropped with the buffer (flush() first). */
 BCLPY_CLOSE_METHOD(db_close, bclpy_DABuf, "DArrayBuffer", live, bcl_dabuf_destroy, b)
 
-static PyObject *db_get_array(bclpy_DABuf *self, void *c)
-{
-    return Py_NewRef(self->array ? self->array : Py_None);
-}
-
-static PyObject *db_get_message_size(bclpy_DABuf *self, void *c)
-{
-    return PyLong_FromSize_t(self->b.d.message_size);
-}
-
-static PyObject *db_get_op(bclpy_DABuf *self, void *c)
-{
-    return Py_NewRef(self->op_name ? self->op_name : Py_None);
-}
-
-static PyObject *db_get_overflowed(bclpy_DABuf *self, void *c)
-{
-    return PyLong_FromUnsignedLongLong(self->b.pushed_direct);
-}
+BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_array, Py_NewRef(self->array ? self->array : Py_None))
+BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_message_size, PyLong_FromSize_t(self->b.d.message_size))
+BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_op, Py_NewRef(self->op_name ? self->op_name : Py_None))
+BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_overflowed,
+                   PyLong_FromUnsignedLongLong(self->b.pushed_direct))
 
 static PyMethodDef db_methods[] = {
     {"update_many", BCLPY_KW_METHOD(db_update_many), BCLPY_DOC_DB_UPDATE_MANY},

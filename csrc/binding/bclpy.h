@@ -294,13 +294,17 @@ int bclpy_stale(const char *tname, int created);
     } while (0)
 
 /* ---- type objects ------------------------------------------------------ */
-/* A property getter PREFIX_get_NAME of Obj: `expr` once live(self) says the
+/* A property getter `fn` of Obj: `expr`, a new reference (NULL with the
+ * exception), read from `self`. */
+#define BCLPY_FIELD_GETTER(Obj, fn, expr)                                        \
+    static PyObject *fn(Obj *self, void *closure)                                \
+    {                                                                            \
+        return (expr);                                                           \
+    }
+/* The getter PREFIX_get_NAME of Obj: `expr` once live(self) says the
  * object is usable (else NULL with its exception). */
 #define BCLPY_GETTER(Obj, prefix, name, live, expr)                              \
-    static PyObject *prefix##_get_##name(Obj *self, void *closure)               \
-    {                                                                            \
-        return (live)(self) < 0 ? NULL : (expr);                                 \
-    }
+    BCLPY_FIELD_GETTER(Obj, prefix##_get_##name, (live)(self) < 0 ? NULL : (expr))
 
 /* The fields every type of the binding sets alike: its dotted name, object
  * struct, deallocator (NULL: object's), flags and docstring; the rest stay

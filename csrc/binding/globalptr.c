@@ -420,21 +420,10 @@ static PyMethodDef gptr_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-static PyObject *gptr_get_rank(bclpy_GlobalPtr *self, void *c)
-{
-    return PyLong_FromLong(self->ptr.rank);
-}
-
-static PyObject *gptr_get_offset(bclpy_GlobalPtr *self, void *c)
-{
-    return PyLong_FromUnsignedLongLong(self->ptr.offset);
-}
-
-static PyObject *gptr_get_dtype(bclpy_GlobalPtr *self, void *c)
-{
-    Py_INCREF(self->dtype);
-    return (PyObject *)self->dtype;
-}
+BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_rank, PyLong_FromLong(self->ptr.rank))
+BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_offset,
+                   PyLong_FromUnsignedLongLong(self->ptr.offset))
+BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_dtype, Py_NewRef((PyObject *)self->dtype))
 
 static PyGetSetDef gptr_getset[] = {
     BCLPY_PROPERTY("rank", gptr_get_rank, "int: the rank owning the memory.", "p.rank"),

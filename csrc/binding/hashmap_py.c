@@ -447,20 +447,11 @@ static PyObject *hm_owner(bclpy_HashMap *self, BCLPY_FASTARGS)
     return PyLong_FromLong(bcl_hm_owner(&self->m, &k));
 }
 
-static PyObject *hm_capacity(bclpy_HashMap *self, void *closure)
-{
-    return PyLong_FromUnsignedLongLong(self->live ? bcl_hm_capacity(&self->m) : 0);
-}
+BCLPY_FIELD_GETTER(bclpy_HashMap, hm_capacity,
+                   PyLong_FromUnsignedLongLong(self->live ? bcl_hm_capacity(&self->m) : 0))
 
-static PyObject *hm_key_type(bclpy_HashMap *self, void *closure)
-{
-    return bclpy_elemtype_spec(&self->kt);
-}
-
-static PyObject *hm_value_type(bclpy_HashMap *self, void *closure)
-{
-    return bclpy_elemtype_spec(&self->vt);
-}
+BCLPY_FIELD_GETTER(bclpy_HashMap, hm_key_type, bclpy_elemtype_spec(&self->kt))
+BCLPY_FIELD_GETTER(bclpy_HashMap, hm_value_type, bclpy_elemtype_spec(&self->vt))
 
 static PyObject *hm_repr(bclpy_HashMap *self)
 {

@@ -205,27 +205,14 @@ static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
-static PyObject *hb_overflowed(bclpy_HMBuf *self, void *closure)
-{
-    return PyLong_FromUnsignedLongLong(bcl_hm_buffer_waited(&self->b));
-}
+BCLPY_FIELD_GETTER(bclpy_HMBuf, hb_overflowed,
+                   PyLong_FromUnsignedLongLong(bcl_hm_buffer_waited(&self->b)))
 
-static PyObject *hb_pending(bclpy_HMBuf *self, void *closure)
-{
-    return PyLong_FromUnsignedLongLong(bcl_hm_buffer_pending(&self->b));
-}
+BCLPY_FIELD_GETTER(bclpy_HMBuf, hb_pending,
+                   PyLong_FromUnsignedLongLong(bcl_hm_buffer_pending(&self->b)))
 
-static PyObject *hb_grow(bclpy_HMBuf *self, void *closure)
-{
-    return PyBool_FromLong(self->b.grow);
-}
-
-static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
-{
-    PyObject *m = self->map ? (PyObject *)self->map : Py_None;
-    Py_INCREF(m);
-    return m;
-}
+BCLPY_FIELD_GETTER(bclpy_HMBuf, hb_grow, PyBool_FromLong(self->b.grow))
+BCLPY_FIELD_GETTER(bclpy_HMBuf, hb_hashmap, Py_NewRef(self->map ? (PyObject *)self->map : Py_None))
 
 /* close(): entries not yet flushed are dropped with the buffer (flush()
  * first); every rank is here, no push is coming, the inboxes go too. */

@@ -35,3 +35,17 @@ def rounds_parser(reps):
     ap.add_argument("--iters", type=int, default=20000)
     ap.add_argument("--reps", type=int, default=reps)
     return ap
+
+
+def driver_parser(reps, hosts=False):
+    """The arguments every driver of a worker job shares: --worker (be the
+    job), --reps (repetitions, `reps` by default), --out (emit's file) and,
+    where it can run across emulated hosts, --hosts (0: one host)."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--worker", action="store_true")
+    ap.add_argument("--reps", type=int, default=reps)
+    if hosts:
+        ap.add_argument("--hosts", type=int, default=0)
+    ap.add_argument("--out")
+    return ap

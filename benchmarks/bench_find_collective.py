@@ -13,14 +13,13 @@ Collective: keys sorted by owner, two alltoallv per round, owners read their
 own blocks.  Both answers are checked against each other.  One JSON object
 on stdout (and in --out), with the 1-minute load average before each job.
 """
-import argparse
 import os
 import sys
 import time
 
 import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
 from _netns import netns_hosts  # noqa: E402
-from _report import emit, worker_result  # noqa: E402
+from _report import driver_parser, emit, worker_result  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -70,12 +69,8 @@ def run(argv, env_extra):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--worker", action="store_true")
+    ap = driver_parser(reps=3, hosts=True)
     ap.add_argument("--keys", type=int, default=200_000)
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--hosts", type=int, default=0)
-    ap.add_argument("--out")
     a = ap.parse_args()
     if a.worker:
         return worker(a.keys, a.reps)

@@ -14,14 +14,13 @@ the arrays.  A time is the slowest rank's, the median of --reps; both give
 the same pairs (checked).  One JSON object on stdout (and in --out), with
 the 1-minute load average before the job.
 """
-import argparse
 import os
 import statistics
 import sys
 import time
 
 import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
-from _report import emit, worker_result  # noqa: E402
+from _report import driver_parser, emit, worker_result  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -69,12 +68,9 @@ def worker(entries, reps):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--worker", action="store_true")
+    ap = driver_parser(reps=5)
     ap.add_argument("--entries", type=int, default=400_000)
     ap.add_argument("--ranks", type=int, default=2)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--out")
     a = ap.parse_args()
     if a.worker:
         return worker(a.entries, a.reps)

@@ -36,7 +36,6 @@ Jobs: each --ranks count on one host (the default transport), and with
 benchmarks/_netns.py; one file system).  One JSON object on stdout (and in
 --out), with the 1-minute load average before each job.
 """
-import argparse
 import os
 import shutil
 import statistics
@@ -46,7 +45,7 @@ import time
 
 import _mpi  # noqa: E402  (benchmarks/, the script's own folder)
 from _netns import netns_hosts  # noqa: E402
-from _report import emit, worker_result  # noqa: E402
+from _report import driver_parser, emit, worker_result  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -217,16 +216,12 @@ def worker(a):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--worker", action="store_true")
+    ap = driver_parser(reps=3, hosts=True)
     ap.add_argument("--folder")
     ap.add_argument("--nprocs", type=int, default=1)
     ap.add_argument("--ranks", type=int, nargs="*", default=[1, 2])
     ap.add_argument("--darray-mib", type=int, default=1024)
     ap.add_argument("--map-entries", type=int, default=10_000_000)
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--hosts", type=int, default=0)
-    ap.add_argument("--out")
     a = ap.parse_args()
     if a.worker:
         return worker(a)

@@ -126,6 +126,12 @@ def run_python(args, nprocs, timeout=120, env=None, extra=()):
                           timeout=timeout)
 
 
+def run_app(args, nprocs=1, timeout=180):
+    """run_python for an app's command line, quiet: the app's stderr alone,
+    whatever the launcher (the CLI tests count its lines)."""
+    return run_python(args, nprocs, timeout=timeout, extra=quiet_args())
+
+
 def run_script(tmp_path, body, nprocs=2, timeout=60, env=None):
     """Write `body` (dedented) to a script, run it; (CompletedProcess, seconds)."""
     script = tmp_path / "job.py"

@@ -37,9 +37,7 @@ static PyObject *read_whole(ArrayObject *self)
         return arr;
     void *data = PyArray_DATA((PyArrayObject *)arr);
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_array_get(&self->a, 0, self->a.size, data);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_array_get(&self->a, 0, self->a.size, data));
     if (st != BCL_OK) {
         Py_DECREF(arr);
         return bclpy_raise(st);
@@ -59,9 +57,7 @@ static PyObject *gather_whole(ArrayObject *self, int ok)
     void *data = !arr ? NULL
                       : self->a.size ? PyArray_DATA((PyArrayObject *)arr) : (void *)self;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_array_gather("np.asarray(DArray)", &self->a, data);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_array_gather("np.asarray(DArray)", &self->a, data));
     if (exc_type) {              /* this rank's own error comes first */
         PyErr_Restore(exc_type, exc, tb);
         Py_XDECREF(arr);
@@ -111,8 +107,7 @@ static PyObject *as_dtype(PyObject *arr, PyObject *dtype_obj)
 PyObject *bclpy_array_asarray(PyObject *self_obj, BCLPY_FASTARGS)
 {
     ArrayObject *self = (ArrayObject *)self_obj;
-    static const char *const names[] = BCLPY_ARGS_ARR_ARRAY;
-    PyObject *a[2];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_ARR_ARRAY);
     if (usable(self) < 0)
         return NULL;   /* the array is stale on every rank alike: no peer waits */
     int ok = bclpy_parse("__array__", args, nargs, kwnames, names, 0, 2, a) == 0 &&

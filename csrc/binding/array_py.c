@@ -398,12 +398,7 @@ int bclpy_array_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
-static PyObject *array_save(PyObject *self, BCLPY_FASTARGS)
-{
-    return bclpy_io_save(self, bclpy_array_io_target, args, nargs, kwnames);
-}
-
-/* Every parameter may be passed by its documented name (docs/api.md). */
+BCLPY_SAVE_METHOD(array_save, bclpy_array_io_target)
 
 BCLPY_CLOSE_METHOD(array_close, ArrayObject, tname(self), created, bcl_array_destroy, a)
 
@@ -451,10 +446,8 @@ static PyGetSetDef harray_getset[] = {
         .tp_iter = (getiterfunc)bclpy_array_iter,                           \
         .tp_as_sequence = &array_as_sequence,                               \
         .tp_as_mapping = &array_as_mapping,                                 \
-        .tp_methods = array_methods,                                        \
         .tp_getset = GETSET,                                                \
-        .tp_init = (initproc)INIT,                                          \
-        .tp_new = PyType_GenericNew,                                        \
+        BCLPY_TYPE_INIT(array_methods, INIT),                               \
     }
 
 PyTypeObject bclpy_DArrayType = ARRAY_TYPE(

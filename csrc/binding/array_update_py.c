@@ -183,10 +183,8 @@ PyObject *bclpy_array_update_many(PyObject *self, BCLPY_FASTARGS)
         check_op_fits(elem, op, a_[2]) || updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
         return NULL;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_array_update_many(a, PyArray_DATA(idx), PyArray_DATA(val),
-                               (size_t)PyArray_SIZE(idx), elem, op);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_array_update_many(a, PyArray_DATA(idx), PyArray_DATA(val),
+                                           (size_t)PyArray_SIZE(idx), elem, op));
     return updated(st, idx, val);
 }
 
@@ -239,9 +237,7 @@ static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
         return -1;
     bcl_status st;
     size_t qs = queue_records((size_t)ms);
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_dabuf_create(&self->b, a, elem, op, (size_t)ms, qs);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_dabuf_create(&self->b, a, elem, op, (size_t)ms, qs));
     if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
         return -1;
     Py_INCREF(arr);
@@ -288,10 +284,8 @@ static PyObject *db_update_many(bclpy_DABuf *self, BCLPY_FASTARGS)
         updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
         return NULL;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_dabuf_add(&self->b, PyArray_DATA(idx), PyArray_DATA(val),
-                       (size_t)PyArray_SIZE(idx));
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_dabuf_add(&self->b, PyArray_DATA(idx), PyArray_DATA(val),
+                                   (size_t)PyArray_SIZE(idx)));
     return updated(st, idx, val);
 }
 
@@ -299,12 +293,7 @@ static PyObject *db_flush(bclpy_DABuf *self, PyObject *noargs)
 {
     if (db_live(self) < 0)
         return NULL;
-    bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_dabuf_flush(&self->b);
-    Py_END_ALLOW_THREADS
-    if (st != BCL_OK)
-        return bclpy_raise(st);
+    CHECK_NOGIL(bcl_dabuf_flush(&self->b));
     Py_RETURN_NONE;
 }
 
@@ -327,25 +316,11 @@ static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t na
 /* Updates not yet flushed are dropped with the buffer (flush() first). */
 BCLPY_CLOSE_METHOD(db_close, bclpy_DABuf, "DArrayBuffer", live, bcl_dabuf_destroy, b)
 
-static PyObject *db_get_array(bclpy_DABuf *self, void *c)
-{
-    return Py_NewRef(self->array ? self->array : Py_None);
-}
-
-static PyObject *db_get_message_size(bclpy_DABuf *self, void *c)
-{
-    return PyLong_FromSize_t(self->b.d.message_size);
-}
-
-static PyObject *db_get_op(bclpy_DABuf *self, void *c)
-{
-    return Py_NewRef(self->op_name ? self->op_name : Py_None);
-}
-
-static PyObject *db_get_overflowed(bclpy_DABuf *self, void *c)
-{
-    return PyLong_FromUnsignedLongLong(self->b.pushed_direct);
-}
+BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_array, Py_NewRef(self->array ? self->array : Py_None))
+BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_message_size, PyLong_FromSize_t(self->b.d.message_size))
+BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_op, Py_NewRef(self->op_name ? self->op_name : Py_None))
+BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_overflowed,
+                   PyLong_FromUnsignedLongLong(self->b.pushed_direct))
 
 static PyMethodDef db_methods[] = {
     {"update_many", BCLPY_KW_METHOD(db_update_many), BCLPY_DOC_DB_UPDATE_MANY},
@@ -368,8 +343,6 @@ static PyGetSetDef db_getset[] = {
 PyTypeObject bclpy_DABufType = {
     BCLPY_TYPE_HEAD("pybcl.DArrayBuffer", bclpy_DABuf, db_dealloc,
                     BCLPY_DOC_DARRAYBUFFER),
-    .tp_methods = db_methods,
     .tp_getset = db_getset,
-    .tp_init = (initproc)db_init,
-    .tp_new = PyType_GenericNew,
+    BCLPY_TYPE_INIT(db_methods, db_init),
 };

@@ -57,6 +57,23 @@ int bclpy_adopt_exceptions(PyObject *core);
 /* Return the Python exception of a failed core call from a PyObject* function. */
 #define CHECK(expr) BCLPY_TRY(expr, bclpy_raise)
 
+/* Run the statement `stmt` (a core call that may wait on other ranks or on
+ * memory) with the GIL released, so other Python threads run meanwhile. */
+#define BCLPY_NOGIL(stmt)                   \
+    do {                                    \
+        Py_BEGIN_ALLOW_THREADS              \
+        stmt;                               \
+        Py_END_ALLOW_THREADS                \
+    } while (0)
+
+/* CHECK of a core call run without the GIL. */
+#define CHECK_NOGIL(expr)                   \
+    do {                                    \
+        bcl_status nogil_st_;               \
+        BCLPY_NOGIL(nogil_st_ = (expr));    \
+        CHECK(nogil_st_);                   \
+    } while (0)
+
 /* ---- arguments by name (args.c) ----------------------------------------- */
 
 /* The one argument convention of the binding: METH_FASTCALL | METH_KEYWORDS
@@ -106,6 +123,8 @@ int bclpy_parse_init(const char *fname, PyObject *args, PyObject *kwds,
 /* The parameter list of such a method (after self). */
 #define BCLPY_FASTARGS PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 
+/* The flags and cast of a method table entry for f: every parameter may be
+ * passed by its documented name (docs/api.md). */
 #define BCLPY_KW_METHOD(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
 /* ---- GlobalPtr (globalptr.c) ------------------------------------------ */
@@ -275,21 +294,27 @@ int bclpy_stale(const char *tname, int created);
     } while (0)
 
 /* ---- type objects ------------------------------------------------------ */
-/* A property getter PREFIX_get_NAME of Obj: `expr` once live(self) says the
+/* A property getter `fn` of Obj: `expr`, a new reference (NULL with the
+ * exception), read from `self`. */
+#define BCLPY_FIELD_GETTER(Obj, fn, expr)                                        \
+    static PyObject *fn(Obj *self, void *closure)                                \
+    {                                                                            \
+        return (expr);                                                           \
+    }
+/* The getter PREFIX_get_NAME of Obj: `expr` once live(self) says the
  * object is usable (else NULL with its exception). */
 #define BCLPY_GETTER(Obj, prefix, name, live, expr)                              \
-    static PyObject *prefix##_get_##name(Obj *self, void *closure)               \
-    {                                                                            \
-        return (live)(self) < 0 ? NULL : (expr);                                 \
-    }
+    BCLPY_FIELD_GETTER(Obj, prefix##_get_##name, (live)(self) < 0 ? NULL : (expr))
 
 /* The fields every type of the binding sets alike: its dotted name, object
- * struct, deallocator (NULL: object's) and docstring; the rest stay per type. */
-#define BCLPY_TYPE_HEAD(qualname, Obj, dealloc, doc)                             \
+ * struct, deallocator (NULL: object's), flags and docstring; the rest stay
+ * per type.  BCLPY_TYPE_HEAD: the default flags (no Python subclasses). */
+#define BCLPY_TYPE_HEAD_FLAGS(qualname, Obj, dealloc, flags, doc)                \
     PyVarObject_HEAD_INIT(NULL, 0)                                               \
     .tp_name = (qualname), .tp_basicsize = sizeof(Obj),                          \
-    .tp_dealloc = (destructor)(dealloc), .tp_flags = Py_TPFLAGS_DEFAULT,         \
-    .tp_doc = (doc)
+    .tp_dealloc = (destructor)(dealloc), .tp_flags = (flags), .tp_doc = (doc)
+#define BCLPY_TYPE_HEAD(qualname, Obj, dealloc, doc)                             \
+    BCLPY_TYPE_HEAD_FLAGS(qualname, Obj, dealloc, Py_TPFLAGS_DEFAULT, doc)
 
 /* The fields of a type made by calling it, Type(...): its methods, its
  * __init__, and object's generic allocation. */

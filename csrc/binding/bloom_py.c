@@ -258,10 +258,8 @@ static PyObject *bloom_many(BloomObject *self, PyObject *xs, int insert)
         size_t n = (size_t)PyArray_SIZE(a), ks = (size_t)PyDataType_ELSIZE(self->kt.dtype);
         const void *keys = PyArray_DATA(a);
         uint8_t *res = PyArray_DATA((PyArrayObject *)out);
-        Py_BEGIN_ALLOW_THREADS
-        st = insert ? bcl_bloom_insert_many_keys(&self->b, keys, n, ks, res)
-                    : bcl_bloom_find_many_keys(&self->b, keys, n, ks, res);
-        Py_END_ALLOW_THREADS
+        BCLPY_NOGIL(st = insert ? bcl_bloom_insert_many_keys(&self->b, keys, n, ks, res)
+                                : bcl_bloom_find_many_keys(&self->b, keys, n, ks, res));
         Py_DECREF(a);
     } else {
         PyObject *seq = PySequence_Fast(xs, "xs must be a sequence of keys");
@@ -287,10 +285,8 @@ static PyObject *bloom_many(BloomObject *self, PyObject *xs, int insert)
         }
         Py_DECREF(seq);
         uint8_t *res = PyArray_DATA((PyArrayObject *)out);
-        Py_BEGIN_ALLOW_THREADS
-        st = insert ? bcl_bloom_insert_many_hashes(&self->b, hs, (size_t)n, res)
-                    : bcl_bloom_find_many_hashes(&self->b, hs, (size_t)n, res);
-        Py_END_ALLOW_THREADS
+        BCLPY_NOGIL(st = insert ? bcl_bloom_insert_many_hashes(&self->b, hs, (size_t)n, res)
+                                : bcl_bloom_find_many_hashes(&self->b, hs, (size_t)n, res));
         PyMem_Free(hs);
     }
     if (st != BCL_OK) {
@@ -320,8 +316,7 @@ static PyObject *bloom_find_many(BloomObject *self, BCLPY_FASTARGS)
 
 static PyObject *bloom_plan(PyObject *cls, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_BF_PLAN;
-    PyObject *a[3];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_BF_PLAN);
     long long nprocs = 1;
     if (bclpy_parse("plan", args, nargs, kwnames, names, 1, 3, a) < 0 ||
         (a[2] && bclpy_int_arg(a[2], "nprocs", 1, INT_MAX, &nprocs) < 0))
@@ -382,9 +377,7 @@ static PyObject *bloom_repr(BloomObject *self)
 {
     if (!self->live)
         return PyUnicode_FromString("<pybcl.BloomFilter (not created)>");
-    PyObject *spec = bclpy_elemtype_spec(&self->kt);
-    PyObject *kr = bclpy_spec_repr(spec);
-    Py_XDECREF(spec);
+    PyObject *kr = bclpy_elemtype_repr(&self->kt);
     if (!kr)
         return NULL;
     char fpr[32];
@@ -433,12 +426,7 @@ int bclpy_bloom_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
-static PyObject *bloom_save(PyObject *self, BCLPY_FASTARGS)
-{
-    return bclpy_io_save(self, bclpy_bloom_io_target, args, nargs, kwnames);
-}
-
-/* Every parameter may be passed by its documented name (docs/api.md). */
+BCLPY_SAVE_METHOD(bloom_save, bclpy_bloom_io_target)
 
 BCLPY_CLOSE_METHOD(bloom_close, BloomObject, "BloomFilter", live, bcl_bloom_destroy, b)
 

@@ -26,9 +26,7 @@ static void join_as_failed(const char *what)
     agreed = 1;
     PyObject *t, *v, *tb;
     PyErr_Fetch(&t, &v, &tb);        /* keep our own exception, whatever happens */
-    Py_BEGIN_ALLOW_THREADS
-    (void)bcl_agree(what, BCL_ERR_ARG, NULL, NULL, 0);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL((void)bcl_agree(what, BCL_ERR_ARG, NULL, NULL, 0));
     bcl_life_reap();                 /* containers every rank has dropped */
     PyErr_Restore(t, v, tb);
 }
@@ -51,9 +49,7 @@ int bclpy_agree(const char *what, const char *const *names, const int64_t *vals,
 {
     bcl_status st;
     agreed = 1;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_agree(what, BCL_OK, names, vals, n);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_agree(what, BCL_OK, names, vals, n));
     bcl_life_reap();                 /* containers every rank has dropped */
     if (st != BCL_OK) {
         bclpy_raise(st);
@@ -67,9 +63,7 @@ int bclpy_barrier_agree(const char *what, const char *const *names, const int64_
 {
     bcl_status st;
     agreed = 1;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_barrier_agree(what, names, vals, n);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_barrier_agree(what, names, vals, n));
     if (st != BCL_OK) {
         bclpy_raise(st);
         return -1;
@@ -157,10 +151,8 @@ static PyObject *allgather_bytes(PyObject *self, PyObject *data)
     unsigned char *all;
     uint64_t *sizes;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_allgather_bytes(PyBytes_AS_STRING(data), (size_t)PyBytes_GET_SIZE(data),
-                             &all, &sizes);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_allgather_bytes(PyBytes_AS_STRING(data), (size_t)PyBytes_GET_SIZE(data),
+                                         &all, &sizes));
     if (st != BCL_OK)
         return bclpy_raise(st);
     PyObject *out = PyList_New(bcl_rt.nprocs);
@@ -181,8 +173,7 @@ static PyObject *allgather_bytes(PyObject *self, PyObject *data)
 static PyObject *kw_allgather_bytes(PyObject *self, PyObject *const *args,
                                     Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const names[] = BCLPY_ARGS_ALLGATHER_BYTES;
-    PyObject *a[1];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_ALLGATHER_BYTES);
     if (bclpy_parse("allgather_bytes", args, nargs, kwnames, names, 1, 1, a) < 0)
         return NULL;
     return allgather_bytes(self, a[0]);

@@ -16,8 +16,7 @@ static PyObject *init_fn, *hashmap_promise_cls, *queue_promise_cls;
 
 static PyObject *py_configure(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_CONFIGURE;
-    PyObject *a[3];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_CONFIGURE);
     if (bclpy_parse("_configure", args, nargs, kwnames, names, 3, 3, a) < 0)
         return NULL;
     if (!PyCallable_Check(a[0]))

@@ -84,6 +84,14 @@ PyObject *bclpy_elemtype_spec(const bclpy_elemtype *t)
     return r;
 }
 
+PyObject *bclpy_elemtype_repr(const bclpy_elemtype *t)
+{
+    PyObject *spec = bclpy_elemtype_spec(t);
+    PyObject *r = bclpy_spec_repr(spec);
+    Py_DECREF(spec);
+    return r;
+}
+
 static int mp_fail(bcl_status st)
 {
     bclpy_raise(st);

@@ -38,6 +38,8 @@ static inline int bclpy_elemtype_is_var(const bclpy_elemtype *t)
 
 /* The spec as users see it: the np.dtype, or bytes / str / object. */
 PyObject *bclpy_elemtype_spec(const bclpy_elemtype *t);
+/* ... as the argument that makes it in a repr (bclpy_spec_repr). */
+PyObject *bclpy_elemtype_repr(const bclpy_elemtype *t);
 
 /* v -> its serialized bytes, appended to w (reset w first if you want only
  * these): itemsize raw bytes for FIXED, msgpack for the others.  bytes

@@ -271,9 +271,7 @@ static PyObject *gptr_getitem(bclpy_GlobalPtr *self, PyObject *key)
     PyObject *arr = PyArray_SimpleNewFromDescr(1, dims, self->dtype);
     if (!arr)
         return NULL;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_get(PyArray_DATA((PyArrayObject *)arr), p, nbytes);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_get(PyArray_DATA((PyArrayObject *)arr), p, nbytes));
     if (st != BCL_OK) {
         Py_DECREF(arr);
         return bclpy_raise(st);
@@ -332,9 +330,7 @@ static int gptr_setitem(bclpy_GlobalPtr *self, PyObject *key, PyObject *value)
         Py_DECREF(arr);
         return -1;
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_put(p, PyArray_DATA(arr), nbytes);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_put(p, PyArray_DATA(arr), nbytes));
     Py_DECREF(arr);
     return st == BCL_OK ? 0 : (bclpy_raise(st), -1);
 }
@@ -424,21 +420,10 @@ static PyMethodDef gptr_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-static PyObject *gptr_get_rank(bclpy_GlobalPtr *self, void *c)
-{
-    return PyLong_FromLong(self->ptr.rank);
-}
-
-static PyObject *gptr_get_offset(bclpy_GlobalPtr *self, void *c)
-{
-    return PyLong_FromUnsignedLongLong(self->ptr.offset);
-}
-
-static PyObject *gptr_get_dtype(bclpy_GlobalPtr *self, void *c)
-{
-    Py_INCREF(self->dtype);
-    return (PyObject *)self->dtype;
-}
+BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_rank, PyLong_FromLong(self->ptr.rank))
+BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_offset,
+                   PyLong_FromUnsignedLongLong(self->ptr.offset))
+BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_dtype, Py_NewRef((PyObject *)self->dtype))
 
 static PyGetSetDef gptr_getset[] = {
     BCLPY_PROPERTY("rank", gptr_get_rank, "int: the rank owning the memory.", "p.rank"),

@@ -53,6 +53,22 @@ PyObject *bclpy_hm_not_numeric(bclpy_HashMap *self, const char *fname)
     return NULL;
 }
 
+int bclpy_hm_new_arrays(bclpy_HashMap *self, npy_intp n, PyObject **keys, PyObject **values)
+{
+    npy_intp dims[1] = { n };
+    Py_INCREF(self->kt.dtype);
+    *keys = PyArray_NewFromDescr(&PyArray_Type, self->kt.dtype, 1, dims, NULL, NULL, 0, NULL);
+    Py_INCREF(self->vt.dtype);
+    *values = *keys ? PyArray_NewFromDescr(&PyArray_Type, self->vt.dtype, 1, dims, NULL, NULL,
+                                           0, NULL)
+                    : (Py_DECREF(self->vt.dtype), NULL);
+    if (!*values) {
+        Py_CLEAR(*keys);
+        return -1;
+    }
+    return 0;
+}
+
 int bclpy_hm_refuse_in_modify(bclpy_HashMap *self, const char *method)
 {
     if (self->modify_depth > 0 && self->modify_thread == PyThread_get_thread_ident()) {

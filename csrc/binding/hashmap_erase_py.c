@@ -67,10 +67,8 @@ PyObject *bclpy_hm_erase_many(bclpy_HashMap *self, BCLPY_FASTARGS)
     PyArrayObject *found = (PyArrayObject *)PyArray_ZEROS(1, dims, NPY_BOOL, 0);
     if (found) {
         bcl_status st;
-        Py_BEGIN_ALLOW_THREADS
-        st = bcl_hm_erase_many(&self->m, PyArray_DATA(ka), (size_t)dims[0],
-                               (unsigned char *)PyArray_DATA(found));
-        Py_END_ALLOW_THREADS
+        BCLPY_NOGIL(st = bcl_hm_erase_many(&self->m, PyArray_DATA(ka), (size_t)dims[0],
+                                           (unsigned char *)PyArray_DATA(found)));
         if (st != BCL_OK) {
             Py_CLEAR(found);
             bclpy_raise(st);

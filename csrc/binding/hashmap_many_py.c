@@ -56,11 +56,7 @@ static PyObject *run_batch(bclpy_HashMap *self, batch_fn fn, PyArrayObject *ka,
                            PyArrayObject *va)
 {
     size_t n_full, k = (size_t)PyArray_SIZE(ka);
-    bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = fn(&self->m, PyArray_DATA(ka), PyArray_DATA(va), k, &n_full);
-    Py_END_ALLOW_THREADS
-    CHECK(st);
+    CHECK_NOGIL(fn(&self->m, PyArray_DATA(ka), PyArray_DATA(va), k, &n_full));
     if (n_full)
         return PyErr_Format(bclpy_ContainerFull, "hash map full: %zu of %zu keys found no "
                             "free bucket (the others were stored); resize() makes room",
@@ -359,22 +355,12 @@ PyObject *bclpy_hm_local_arrays(bclpy_HashMap *self, PyObject *noargs)
     if (bclpy_elemtype_is_var(&self->kt) || bclpy_elemtype_is_var(&self->vt))
         return PyErr_Format(PyExc_TypeError, "local_arrays() needs fixed-size key and value "
                             "types (NumPy dtypes); use local_items()");
-    npy_intp dims[1] = { (npy_intp)bcl_hm_local_slots(&self->m) };
-    Py_INCREF(self->kt.dtype);
-    PyObject *k = PyArray_NewFromDescr(&PyArray_Type, self->kt.dtype, 1, dims, NULL, NULL, 0,
-                                       NULL);
-    Py_INCREF(self->vt.dtype);
-    PyObject *v = k ? PyArray_NewFromDescr(&PyArray_Type, self->vt.dtype, 1, dims, NULL,
-                                           NULL, 0, NULL)
-                    : (Py_DECREF(self->vt.dtype), NULL);
-    if (!v) {
-        Py_XDECREF(k);
+    uint64_t slots = bcl_hm_local_slots(&self->m);
+    PyObject *k, *v;
+    if (bclpy_hm_new_arrays(self, (npy_intp)slots, &k, &v) < 0)
         return NULL;
-    }
     uint64_t got;
-    Py_BEGIN_ALLOW_THREADS
-    got = bcl_hm_local_copy(&self->m, PyArray_DATA((PyArrayObject *)k),
-                            PyArray_DATA((PyArrayObject *)v), (uint64_t)dims[0]);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(got = bcl_hm_local_copy(&self->m, PyArray_DATA((PyArrayObject *)k),
+                                        PyArray_DATA((PyArrayObject *)v), slots));
     return bclpy_pair(bclpy_shrink(k, (npy_intp)got), bclpy_shrink(v, (npy_intp)got));
 }

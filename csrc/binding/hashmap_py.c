@@ -72,9 +72,7 @@ static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
     size_t ks = bclpy_elemtype_is_var(&self->kt) ? 0 : self->kt.slot_size;
     size_t vs = bclpy_elemtype_is_var(&self->vt) ? 0 : self->vt.slot_size;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_create(&self->m, (uint64_t)capacity, ks, vs, num);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_hm_create(&self->m, (uint64_t)capacity, ks, vs, num));
     if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
         return -1;
     return 0;
@@ -120,8 +118,7 @@ static PyObject *do_insert(bclpy_HashMap *self, PyObject *key, PyObject *value, 
 
 static PyObject *hm_insert(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_HM_INSERT;
-    PyObject *a[3];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_INSERT);
     int promise;
     HM_LIVE_OR(self, NULL);
     if (bclpy_parse("insert", args, nargs, kwnames, names, 2, 3, a) < 0 ||
@@ -210,8 +207,7 @@ static int hm_contains(bclpy_HashMap *self, PyObject *key)
 
 static PyObject *hm_accumulate(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_HM_ACCUMULATE;
-    PyObject *a[3];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_ACCUMULATE);
     int promise;
     bcl_hm_key k;
     unsigned char d[8];
@@ -234,8 +230,7 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, BCLPY_FASTARGS)
 
 static PyObject *hm_modify(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_HM_MODIFY;
-    PyObject *a[2];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_MODIFY);
     if (bclpy_parse("modify", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
     PyObject *key = a[0], *fn = a[1];
@@ -328,9 +323,7 @@ static PyObject *size_as(bclpy_HashMap *self, const char *what)
     HM_LIVE_OR(self, NULL);
     if (agree_view(self, what) < 0)
         return NULL;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_size(&self->m, &n);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_hm_size(&self->m, &n));
     CHECK(st);
     return PyLong_FromUnsignedLongLong(n);
 }
@@ -430,11 +423,7 @@ static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
     int64_t vals[] = { n, map_digest(self) };
     if (bclpy_agree("HashMap.resize()", names, vals, 2) < 0)
         return NULL;
-    bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_resize(&self->m, (uint64_t)n);
-    Py_END_ALLOW_THREADS
-    CHECK(st);
+    CHECK_NOGIL(bcl_hm_resize(&self->m, (uint64_t)n));
     Py_RETURN_NONE;
 }
 
@@ -458,29 +447,17 @@ static PyObject *hm_owner(bclpy_HashMap *self, BCLPY_FASTARGS)
     return PyLong_FromLong(bcl_hm_owner(&self->m, &k));
 }
 
-static PyObject *hm_capacity(bclpy_HashMap *self, void *closure)
-{
-    return PyLong_FromUnsignedLongLong(self->live ? bcl_hm_capacity(&self->m) : 0);
-}
+BCLPY_FIELD_GETTER(bclpy_HashMap, hm_capacity,
+                   PyLong_FromUnsignedLongLong(self->live ? bcl_hm_capacity(&self->m) : 0))
 
-static PyObject *hm_key_type(bclpy_HashMap *self, void *closure)
-{
-    return bclpy_elemtype_spec(&self->kt);
-}
-
-static PyObject *hm_value_type(bclpy_HashMap *self, void *closure)
-{
-    return bclpy_elemtype_spec(&self->vt);
-}
+BCLPY_FIELD_GETTER(bclpy_HashMap, hm_key_type, bclpy_elemtype_spec(&self->kt))
+BCLPY_FIELD_GETTER(bclpy_HashMap, hm_value_type, bclpy_elemtype_spec(&self->vt))
 
 static PyObject *hm_repr(bclpy_HashMap *self)
 {
     if (!self->live)
         return PyUnicode_FromString("<pybcl.HashMap (not created)>");
-    PyObject *k = bclpy_elemtype_spec(&self->kt), *v = bclpy_elemtype_spec(&self->vt);
-    PyObject *kr = bclpy_spec_repr(k), *vr = bclpy_spec_repr(v);
-    Py_DECREF(k);
-    Py_DECREF(v);
+    PyObject *kr = bclpy_elemtype_repr(&self->kt), *vr = bclpy_elemtype_repr(&self->vt);
     PyObject *r = kr && vr
         ? PyUnicode_FromFormat("pybcl.HashMap(capacity=%llu, key_type=%U, value_type=%U)",
                                (unsigned long long)bcl_hm_capacity(&self->m), kr, vr)
@@ -499,12 +476,7 @@ int bclpy_hm_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
-static PyObject *hm_save(PyObject *self, BCLPY_FASTARGS)
-{
-    return bclpy_io_save(self, bclpy_hm_io_target, args, nargs, kwnames);
-}
-
-/* Every parameter may be passed by its documented name (docs/api.md). */
+BCLPY_SAVE_METHOD(hm_save, bclpy_hm_io_target)
 
 BCLPY_CLOSE_METHOD(hm_close, bclpy_HashMap, "HashMap", live, bcl_hm_destroy, m)
 
@@ -557,15 +529,11 @@ static PySequenceMethods hm_as_sequence = {
 };
 
 PyTypeObject bclpy_HashMapType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl._core.HashMap",
-    .tp_basicsize = sizeof(bclpy_HashMap),
-    .tp_dealloc = (destructor)hm_dealloc,
+    BCLPY_TYPE_HEAD_FLAGS("pybcl._core.HashMap", bclpy_HashMap, hm_dealloc,
+                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, BCLPY_DOC_HASHMAP),
     .tp_repr = (reprfunc)hm_repr,
     .tp_as_mapping = &hm_as_mapping,
     .tp_as_sequence = &hm_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = BCLPY_DOC_HASHMAP,
     .tp_methods = hm_methods,
     .tp_getset = hm_getset,
     .tp_init = hm_init,

@@ -48,6 +48,10 @@ PyObject *bclpy_hm_not_numeric(bclpy_HashMap *self, const char *fname);
  * would leave reader counts behind, so batches are refused outright). */
 int bclpy_hm_refuse_in_modify(bclpy_HashMap *self, const char *method);
 
+/* Two new 1-d arrays of n entries of the map's key and value dtypes
+ * (fixed types only); -1 with the exception, both NULL. */
+int bclpy_hm_new_arrays(bclpy_HashMap *self, npy_intp n, PyObject **keys, PyObject **values);
+
 /* Fixed keys/values as contiguous 1-d arrays of the map's dtypes (new
  * references; lossless, cast.c). */
 static inline PyArrayObject *bclpy_hm_array(PyObject *obj, PyArray_Descr *dtype,

@@ -36,9 +36,7 @@ PyObject *bclpy_hm_local_histogram(bclpy_HashMap *self, BCLPY_FASTARGS)
         int64_t *d = PyArray_DATA((PyArrayObject *)h);
         memset(d, 0, (size_t)len * sizeof *d);
         bcl_status st;
-        Py_BEGIN_ALLOW_THREADS
-        st = bcl_hm_local_value_hist(&self->m, (uint64_t)every, d, len, &lo, &hi, &n);
-        Py_END_ALLOW_THREADS
+        BCLPY_NOGIL(st = bcl_hm_local_value_hist(&self->m, (uint64_t)every, d, len, &lo, &hi, &n));
         if (st != BCL_OK) {
             Py_DECREF(h);
             CHECK(st);
@@ -74,22 +72,11 @@ PyObject *bclpy_hm_local_select(bclpy_HashMap *self, BCLPY_FASTARGS)
         return NULL;
     uint64_t n = 0, got = 0;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_local_select(&self->m, (int64_t)at_least, NULL, NULL, 0, &n);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_hm_local_select(&self->m, (int64_t)at_least, NULL, NULL, 0, &n));
     CHECK(st);
-    npy_intp dims[1] = { (npy_intp)n };
-    Py_INCREF(self->kt.dtype);
-    PyObject *k = PyArray_NewFromDescr(&PyArray_Type, self->kt.dtype, 1, dims, NULL, NULL, 0,
-                                       NULL);
-    Py_INCREF(self->vt.dtype);
-    PyObject *v = k ? PyArray_NewFromDescr(&PyArray_Type, self->vt.dtype, 1, dims, NULL,
-                                           NULL, 0, NULL)
-                    : (Py_DECREF(self->vt.dtype), NULL);
-    if (!v) {
-        Py_XDECREF(k);
+    PyObject *k, *v;
+    if (bclpy_hm_new_arrays(self, (npy_intp)n, &k, &v) < 0)
         return NULL;
-    }
     Py_BEGIN_ALLOW_THREADS
     st = bcl_hm_local_select(&self->m, (int64_t)at_least, PyArray_DATA((PyArrayObject *)k),
                              PyArray_DATA((PyArrayObject *)v), n, &got);

@@ -54,9 +54,7 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     if (bclpy_agree("HashMapBuffer()", names, vals, 3) < 0)
         return -1;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_buffer_create(&self->b, &hm->m, (size_t)qs, (size_t)ms, grow);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_hm_buffer_create(&self->b, &hm->m, (size_t)qs, (size_t)ms, grow));
     if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
         return -1;
     Py_INCREF(map);
@@ -203,37 +201,18 @@ static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
 {
     if (flush_agree(self) < 0)
         return NULL;
-    bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_hm_buffer_flush(&self->b);
-    Py_END_ALLOW_THREADS
-    CHECK(st);
+    CHECK_NOGIL(bcl_hm_buffer_flush(&self->b));
     Py_RETURN_NONE;
 }
 
-static PyObject *hb_overflowed(bclpy_HMBuf *self, void *closure)
-{
-    return PyLong_FromUnsignedLongLong(bcl_hm_buffer_waited(&self->b));
-}
+BCLPY_FIELD_GETTER(bclpy_HMBuf, hb_overflowed,
+                   PyLong_FromUnsignedLongLong(bcl_hm_buffer_waited(&self->b)))
 
-static PyObject *hb_pending(bclpy_HMBuf *self, void *closure)
-{
-    return PyLong_FromUnsignedLongLong(bcl_hm_buffer_pending(&self->b));
-}
+BCLPY_FIELD_GETTER(bclpy_HMBuf, hb_pending,
+                   PyLong_FromUnsignedLongLong(bcl_hm_buffer_pending(&self->b)))
 
-static PyObject *hb_grow(bclpy_HMBuf *self, void *closure)
-{
-    return PyBool_FromLong(self->b.grow);
-}
-
-static PyObject *hb_hashmap(bclpy_HMBuf *self, void *closure)
-{
-    PyObject *m = self->map ? (PyObject *)self->map : Py_None;
-    Py_INCREF(m);
-    return m;
-}
-
-/* Every parameter may be passed by its documented name (docs/api.md). */
+BCLPY_FIELD_GETTER(bclpy_HMBuf, hb_grow, PyBool_FromLong(self->b.grow))
+BCLPY_FIELD_GETTER(bclpy_HMBuf, hb_hashmap, Py_NewRef(self->map ? (PyObject *)self->map : Py_None))
 
 /* close(): entries not yet flushed are dropped with the buffer (flush()
  * first); every rank is here, no push is coming, the inboxes go too. */
@@ -278,15 +257,9 @@ static PyObject *hb_repr(bclpy_HMBuf *self)
 }
 
 PyTypeObject bclpy_HMBufType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pybcl._core.HashMapBuffer",
-    .tp_basicsize = sizeof(bclpy_HMBuf),
-    .tp_dealloc = (destructor)hb_dealloc,
+    BCLPY_TYPE_HEAD_FLAGS("pybcl._core.HashMapBuffer", bclpy_HMBuf, hb_dealloc,
+                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, BCLPY_DOC_HMBUFFER),
     .tp_repr = (reprfunc)hb_repr,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = BCLPY_DOC_HMBUFFER,
-    .tp_methods = hb_methods,
     .tp_getset = hb_getset,
-    .tp_init = hb_init,
-    .tp_new = PyType_GenericNew,
+    BCLPY_TYPE_INIT(hb_methods, hb_init),
 };

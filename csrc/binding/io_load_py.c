@@ -77,9 +77,7 @@ static PyObject *load_body(PyObject *path_o, PyObject *make)
     bcl_status st;
     if (bclpy_agree("pybcl.load()", names, vals, 1) < 0)
         goto out;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_sv_open(p, &f);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_sv_open(p, &f));
     if (st != BCL_OK) {
         bclpy_io_raise(st);
         goto out;
@@ -110,8 +108,7 @@ out:
     return c;
 }
 
-static PyObject *py_io_load(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
+static PyObject *py_io_load(PyObject *self, BCLPY_FASTARGS)
 {
     PyObject *a[2];
     if (bclpy_parse("_io_load", args, nargs, kwnames, NULL, 2, 2, a) < 0)

@@ -148,9 +148,7 @@ static PyObject *save_body(PyObject *self, bclpy_io_target_fn target, PyObject *
     PyObject *r = NULL;
     if (bclpy_barrier_agree(what, agreed, vals, 2) == 0) {
         bcl_status st;
-        Py_BEGIN_ALLOW_THREADS
-        st = save_target(&t, p, ib, ilen);
-        Py_END_ALLOW_THREADS
+        BCLPY_NOGIL(st = save_target(&t, p, ib, ilen));
         r = st == BCL_OK ? Py_NewRef(Py_None) : bclpy_io_raise(st);
     }
     Py_DECREF(path);
@@ -178,28 +176,12 @@ static int posix_open(PyObject *path_o, PyObject **path, bcl_sv_pfile *f)
         return -1;
     bcl_status st;
     const char *p = PyBytes_AS_STRING(*path);
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_sv_posix_open(p, f);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_sv_posix_open(p, f));
     if (st == BCL_OK)
         return 0;
     Py_CLEAR(*path);
     bclpy_io_raise(st);
     return -1;
-}
-
-static PyObject *py_io_info(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
-{
-    PyObject *a[1], *path;
-    bcl_sv_pfile f;
-    if (bclpy_parse("_io_info", args, nargs, kwnames, NULL, 1, 1, a) < 0 ||
-        posix_open(a[0], &path, &f) < 0)
-        return NULL;
-    PyObject *r = bclpy_io_info_dict(&f.d, PyBytes_AS_STRING(path));
-    bcl_sv_posix_close(&f);
-    Py_DECREF(path);
-    return r;
 }
 
 /* Column c of an open file: a uint8 array of its bytes, or the list of its
@@ -212,10 +194,8 @@ static PyObject *read_column(bcl_sv_pfile *f, int c)
     if (!bytes)
         return NULL;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_sv_read_rows(d, &f->src, c, 0, d->entries,
-                          PyArray_DATA((PyArrayObject *)bytes));
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_sv_read_rows(d, &f->src, c, 0, d->entries,
+                                      PyArray_DATA((PyArrayObject *)bytes)));
     if (st != BCL_OK) {
         Py_DECREF(bytes);
         return bclpy_io_raise(st);
@@ -245,16 +225,17 @@ static PyObject *read_column(bcl_sv_pfile *f, int c)
     return list;
 }
 
-static PyObject *py_io_read(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
+/* The saved file named by the one argument of `fname`: its info dict, and
+ * with `columns` the pair (info, list of its columns). */
+static PyObject *describe_file(const char *fname, int columns, BCLPY_FASTARGS)
 {
     PyObject *a[1], *path;
     bcl_sv_pfile f;
-    if (bclpy_parse("_io_read", args, nargs, kwnames, NULL, 1, 1, a) < 0 ||
+    if (bclpy_parse(fname, args, nargs, kwnames, NULL, 1, 1, a) < 0 ||
         posix_open(a[0], &path, &f) < 0)
         return NULL;
     PyObject *info = bclpy_io_info_dict(&f.d, PyBytes_AS_STRING(path));
-    PyObject *cols = info ? PyList_New(f.d.ncols) : NULL;
+    PyObject *cols = info && columns ? PyList_New(f.d.ncols) : NULL;
     for (uint32_t c = 0; cols && c < f.d.ncols; c++) {
         PyObject *col = read_column(&f, (int)c);
         if (!col)
@@ -264,14 +245,25 @@ static PyObject *py_io_read(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     bcl_sv_posix_close(&f);
     Py_DECREF(path);
+    if (!columns)
+        return info;
     PyObject *r = cols ? PyTuple_Pack(2, info, cols) : NULL;
     Py_XDECREF(info);
     Py_XDECREF(cols);
     return r;
 }
 
-static PyObject *py_io_configure(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
+static PyObject *py_io_info(PyObject *self, BCLPY_FASTARGS)
+{
+    return describe_file("_io_info", 0, args, nargs, kwnames);
+}
+
+static PyObject *py_io_read(PyObject *self, BCLPY_FASTARGS)
+{
+    return describe_file("_io_read", 1, args, nargs, kwnames);
+}
+
+static PyObject *py_io_configure(PyObject *self, BCLPY_FASTARGS)
 {
     PyObject *a[1];
     if (bclpy_parse("_io_configure", args, nargs, kwnames, NULL, 1, 1, a) < 0)

@@ -56,11 +56,7 @@ static PyObject *py_init(PyObject *self, BCLPY_FASTARGS)
     bcl_transport t;
     CHECK(bcl_transport_parse(transport, &t));
     MPI_Comm comm = comm_addr ? *(MPI_Comm *)(uintptr_t)comm_addr : MPI_COMM_NULL;
-    bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_init(comm, (size_t)segsize, t, (int)async_progress);
-    Py_END_ALLOW_THREADS
-    CHECK(st);
+    CHECK_NOGIL(bcl_init(comm, (size_t)segsize, t, (int)async_progress));
     Py_RETURN_NONE;
 }
 
@@ -128,11 +124,7 @@ RUNTIME_QUERY(py_segment_size, PyLong_FromSize_t(bcl_rt.segment_size))
 static PyObject *py_barrier(PyObject *self, PyObject *noargs)
 {
     NEED_INIT();
-    bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_barrier_named("barrier()");
-    Py_END_ALLOW_THREADS
-    CHECK(st);
+    CHECK_NOGIL(bcl_barrier_named("barrier()"));
     CHECK(bcl_obj_drain_remote_frees());
     Py_RETURN_NONE;
 }
@@ -292,9 +284,7 @@ static PyObject *py_allreduce_inplace(PyObject *self, BCLPY_FASTARGS)
     bcl_status st;
     void *data = PyArray_DATA(arr);
     size_t n = (size_t)PyArray_SIZE(arr);
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_allreduce(data, n, elem, (bcl_redop)op);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_allreduce(data, n, elem, (bcl_redop)op));
     CHECK(st);
     Py_RETURN_NONE;
 }
@@ -317,8 +307,7 @@ static PyObject *py_cell_started(PyObject *self, PyObject *noargs)
 
 static PyObject *py_cell_failed(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_CELL_FAILED;
-    PyObject *a[1];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_CELL_FAILED);
     const char *why;
     if (bclpy_parse("_cell_failed", args, nargs, kwnames, names, 1, 1, a) < 0 ||
         bclpy_str_arg(a[0], "why", 0, &why) < 0)

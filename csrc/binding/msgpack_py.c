@@ -736,9 +736,7 @@ static PyObject *py_hash64(PyObject *self, BCLPY_FASTARGS)
         return NULL;
     }
     if (view.len > (1 << 16)) {     /* big inputs: let other threads run */
-        Py_BEGIN_ALLOW_THREADS
-        h = bcl_hash64(view.buf, (size_t)view.len, seed);
-        Py_END_ALLOW_THREADS
+        BCLPY_NOGIL(h = bcl_hash64(view.buf, (size_t)view.len, seed));
     } else {
         h = bcl_hash64(view.buf, (size_t)view.len, seed);
     }
@@ -748,8 +746,7 @@ static PyObject *py_hash64(PyObject *self, BCLPY_FASTARGS)
 
 static PyObject *py_hash_u64(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_HASH_U64;
-    PyObject *a[2];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_HASH_U64);
     uint64_t x, seed;
     if (bclpy_parse("hash_u64", args, nargs, kwnames, names, 1, 2, a) < 0 ||
         parse_u64(a[0], "x", &x) < 0 || parse_seed(a[1], &seed) < 0)

@@ -18,8 +18,7 @@ static bclpy_GlobalPtr *as_gptr(PyObject *o, const char *argname)
 
 static PyObject *py_alloc(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_ALLOC;
-    PyObject *a[2];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_ALLOC);
     if (bclpy_parse("alloc", args, nargs, kwnames, names, 1, 2, a) < 0)
         return NULL;
     PyObject *count_obj = a[0], *dtype_obj = a[1];
@@ -73,8 +72,7 @@ static PyObject *py_free(PyObject *self, BCLPY_FASTARGS)
 
 static PyObject *py_rget(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_RGET;
-    PyObject *a[2];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_RGET);
     long long count;
     if (bclpy_parse("rget", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
@@ -96,9 +94,7 @@ static PyObject *py_rget(PyObject *self, BCLPY_FASTARGS)
     if (!arr)
         return NULL;
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_get(PyArray_DATA((PyArrayObject *)arr), p->ptr, nbytes);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_get(PyArray_DATA((PyArrayObject *)arr), p->ptr, nbytes));
     if (st != BCL_OK) {
         Py_DECREF(arr);
         return bclpy_raise(st);
@@ -124,8 +120,7 @@ static int raw_bytes_buffer(PyObject *obj, Py_buffer *view)
 
 static PyObject *py_rput(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_RPUT;
-    PyObject *a[2];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_RPUT);
     if (bclpy_parse("rput", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
     PyObject *ptr_obj = a[0], *data = a[1];
@@ -145,9 +140,7 @@ static PyObject *py_rput(PyObject *self, BCLPY_FASTARGS)
             PyBuffer_Release(&view);
             return NULL;
         }
-        Py_BEGIN_ALLOW_THREADS
-        st = bcl_put_detached(p->ptr, view.buf, (size_t)view.len);
-        Py_END_ALLOW_THREADS
+        BCLPY_NOGIL(st = bcl_put_detached(p->ptr, view.buf, (size_t)view.len));
         PyBuffer_Release(&view);
         CHECK(st);
         Py_RETURN_NONE;
@@ -170,9 +163,7 @@ static PyObject *py_rput(PyObject *self, BCLPY_FASTARGS)
         Py_DECREF(arr);
         return NULL;
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = bcl_put_detached(p->ptr, PyArray_DATA(arr), nbytes);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = bcl_put_detached(p->ptr, PyArray_DATA(arr), nbytes));
     Py_DECREF(arr);
     CHECK(st);
     Py_RETURN_NONE;
@@ -244,8 +235,7 @@ static PyObject *py_atomic_store(PyObject *self, BCLPY_FASTARGS)
 
 static PyObject *py_compare_and_swap(PyObject *self, BCLPY_FASTARGS)
 {
-    static const char *const names[] = BCLPY_ARGS_COMPARE_AND_SWAP;
-    PyObject *a[3];
+    BCLPY_ARG_TABLE(BCLPY_ARGS_COMPARE_AND_SWAP);
     bclpy_GlobalPtr *p;
     int width;
     uint64_t expected, desired, old;

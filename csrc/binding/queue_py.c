@@ -514,9 +514,7 @@ static PyObject *collective_change(QueueObject *self, const char *fname, const c
     PyObject *exc = NULL;
     long long v = collective_int(arg, argname, &exc);
     bcl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = change(&self->q, exc ? -1 : v);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = change(&self->q, exc ? -1 : v));
     return collective_done(st, exc);
 }
 
@@ -549,9 +547,7 @@ static PyObject *q_repr(QueueObject *self)
 {
     if (!self->live)
         return PyUnicode_FromFormat("<%s (not created)>", Py_TYPE(self)->tp_name);
-    PyObject *spec = bclpy_elemtype_spec(&self->et);
-    PyObject *dt = bclpy_spec_repr(spec);
-    Py_DECREF(spec);
+    PyObject *dt = bclpy_elemtype_repr(&self->et);
     if (!dt)
         return NULL;
     PyObject *r = PyUnicode_FromFormat("%s(host=%d, capacity=%llu, dtype=%U)",
@@ -572,10 +568,7 @@ int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
-static PyObject *q_save(PyObject *self, BCLPY_FASTARGS)
-{
-    return bclpy_io_save(self, bclpy_queue_io_target, args, nargs, kwnames);
-}
+BCLPY_SAVE_METHOD(q_save, bclpy_queue_io_target)
 
 static PyMethodDef queue_methods[] = {
     BCLPY_LIFE_METHODS(q_close),

@@ -6,11 +6,7 @@ import numpy as np
 import pytest
 
 from graphs import HAND_MADE, dense_pagerank, serial_levels
-from launch import quiet_args, run_python
-
-
-def run_app(args, nprocs=1, timeout=180):
-    return run_python(args, nprocs, timeout=timeout, extra=quiet_args())
+from launch import run_app
 
 
 @pytest.mark.serial_only

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import pybcl
-from launch import assert_job_code, quiet_args, run_python
+from launch import assert_job_code, run_app
 from pybcl.apps import _kernels
 from conftest import all_ok
 
@@ -148,11 +148,6 @@ def test_isx_small_max_key():
     from pybcl.apps import isx
     res = isx.run_isx(5_000, max_key=1000 + pybcl.nprocs(), iterations=1, message_size=333)
     assert all_ok(res["verified"])
-
-
-def run_app(args, nprocs, timeout=120):
-    # quiet: the app's stderr alone, whatever the launcher (the CLI tests count its lines)
-    return run_python(args, nprocs, timeout=timeout, extra=quiet_args())
 
 
 @pytest.mark.serial_only

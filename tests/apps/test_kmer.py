@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import pybcl
-from launch import ROOT, quiet_args, run_python
+from launch import ROOT, run_app
 from pybcl.apps import _kernels
 from conftest import all_ok
 
@@ -280,11 +280,6 @@ def at_quality_reads(seed, n=600):
         qual = "@" + "".join(rng.choice("@I#+") for _ in range(L - 1))
         out.append(f"@r{i}\n{seq}\n+\n{qual}\n")
     return "".join(out)
-
-
-def run_app(args, nprocs, timeout=120):
-    # quiet: the app's stderr alone, whatever the launcher (the CLI tests count its lines)
-    return run_python(args, nprocs, timeout=timeout, extra=quiet_args())
 
 
 @pytest.mark.serial_only

@@ -17,6 +17,7 @@ import pybcl
 from pybcl import _core
 
 from conftest import all_ok
+from races import writer_log_ok
 
 EMPTY, TOMB, BUSY = _core._HASHMAP_RESERVED_WORDS
 
@@ -213,18 +214,7 @@ def test_race_insert_erase_find_on_shared_keys(key_type):
     final = [int(vals[j]) if f[j] else None for j in range(len(keys))]
     ok = all(m.find(k, promise=pybcl.ConProm.HashMap.find) == final[j]
              for j, k in enumerate(keys))
-    logs, seen_all = gather(log), gather(seen)
-    for j in range(len(keys)):
-        written = {v for lg in logs for op, v in lg[j] if op == "w"}
-        ok &= all(v is None or v in written for s in seen_all for jj, v in s if jj == j)
-        n_erased = sum(1 for lg in logs for op, x in lg[j] if op == "e" and x)
-        ok &= n_erased <= len(written)
-        if final[j] is not None:
-            fv = final[j]
-            ok &= fv in written and fv // 10**6 == j
-            lg = logs[(fv // 10**4) % 100][j]
-            at = lg.index(("w", fv))
-            ok &= not any(op == "w" or (op == "e" and x) for op, x in lg[at + 1:])
+    ok &= writer_log_ok(range(len(keys)), gather(log), gather(seen), final)
     stored = [k for share in gather([int(k) for k, _ in m.local_items()]) for k in share]
     ok &= len(stored) == len(set(stored)) == len(m)
     ok &= sorted(stored) == sorted(int(keys[j]) for j in range(len(keys)) if final[j] is not None)

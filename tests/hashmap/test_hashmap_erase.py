@@ -16,6 +16,7 @@ import pytest
 import pybcl
 
 from conftest import all_ok
+from races import writer_log_ok
 
 
 def rp():
@@ -381,19 +382,7 @@ def test_race_erase_insert_find_modify(value_type):
             v = m.get(k)
             seen.append((k, None if v is None else int(v)))
     final, logs, seen_all = _outcome(m, keys, log, seen)
-    ok = True
-    for k in keys:
-        written = {v for lg in logs for op, v in lg[k] if op == "w"}
-        ok &= all(v is None or v in written for s in seen_all for kk, v in s if kk == k)
-        n_erased = sum(1 for lg in logs for op, f in lg[k] if op == "e" and f)
-        ok &= n_erased <= len(written)
-        if final[k] is not None:
-            fv = int(final[k])
-            ok &= fv in written
-            w = (fv // 10**4) % 100
-            lg = logs[w][k]
-            at = lg.index(("w", fv))
-            ok &= not any(op == "w" or (op == "e" and x) for op, x in lg[at + 1:])
+    ok = writer_log_ok(keys, logs, seen_all, final)
     items = _gather([int(k) for k, _ in m.local_items()])
     flat = [k for share in items for k in share]
     ok &= len(flat) == len(set(flat)) == len(m)

@@ -1,8 +1,8 @@
 """A fixed-size map loaded at the rank count that saved it: each rank's rows
 go straight into its own block, and every key must land where the map's
-own inserts put it (its owner's block), none lost, none twice; where a
-probe leaves its block or a share's rows belong to another rank, the
-entries take the buffer, with the same outcome.  (Every type at the
+own inserts put it (its owner's block), none lost, none twice; rows of a
+share that belong to another rank, and entries whose probe leaves the
+block, take the buffer, with the same outcome.  (Every type at the
 saving rank count: test_save_load.py; other rank counts:
 test_load_at_other_rank_counts.py.)"""
 import os
@@ -26,6 +26,18 @@ def _keys(n, seed):
     return np.unique(rng.integers(1, 2**63, 2 * n, dtype=np.uint64))[:n]
 
 
+def _saved_and_loaded(folder, capacity, keys, vals):
+    """Collective: a map of `capacity` buckets holding keys -> vals (each
+    rank inserting every P-th), and the map loaded from its file."""
+    P, me = pybcl.nprocs(), pybcl.rank()
+    m = pybcl.HashMap(capacity, key_type=keys.dtype, value_type=vals.dtype)
+    m.insert_many(keys[me::P], vals[me::P])
+    pybcl.barrier()
+    path = os.path.join(folder, "m")
+    m.save(path)
+    return m, pybcl.load(path)
+
+
 def _same_map(m, keys, vals):
     """Every key found from every rank with its value, len(m) the number of
     keys, and the ranks' local entries together exactly the keys."""
@@ -46,13 +58,7 @@ def test_each_rank_holds_the_keys_it_held_when_saved(shared_dir, key_type, value
     n = 3000 * P
     keys = _keys(n, 5).astype(key_type)
     vals = np.arange(n).astype(value_type)
-    m = pybcl.HashMap(8 * n, key_type=key_type, value_type=value_type)
-    me = pybcl.rank()
-    m.insert_many(keys[me::P], vals[me::P])
-    pybcl.barrier()
-    path = os.path.join(shared_dir, "m")
-    m.save(path)
-    n_map = pybcl.load(path)
+    m, n_map = _saved_and_loaded(shared_dir, 8 * n, keys, vals)
     before, after = np.sort(m.local_arrays()[0]), np.sort(n_map.local_arrays()[0])
     ok = _same_map(n_map, keys, vals) and len(before) == len(after) and \
         bool((before == after).all())
@@ -61,18 +67,14 @@ def test_each_rank_holds_the_keys_it_held_when_saved(shared_dir, key_type, value
 
 @pytest.mark.parametrize("key_type", ["uint64", "S16"])
 def test_probes_that_leave_a_block_still_find_their_keys(shared_dir, key_type):
-    """Blocks of a few buckets at half load: many probes leave their block
-    (the direct apply hands those to the buffer) and the shares' edges hold
-    other ranks' rows; nothing is lost or doubled."""
+    """Blocks of a few buckets at half load: many keys sit in a neighbour's
+    block, so each share holds rows other ranks own (they take the buffer,
+    and their owners' probes leave the block again); nothing is lost or
+    doubled.  (The direct apply's own leftovers: saved_contents' edge map,
+    loaded at other rank counts.)"""
     P = pybcl.nprocs()
     n = 8 * P
     keys = _keys(n, 11).astype(key_type)
     vals = np.arange(n, dtype=np.int64) * 3
-    m = pybcl.HashMap(2 * n, key_type=key_type, value_type="int64")
-    me = pybcl.rank()
-    m.insert_many(keys[me::P], vals[me::P])
-    pybcl.barrier()
-    path = os.path.join(shared_dir, "m")
-    m.save(path)
-    loaded = pybcl.load(path)
+    _, loaded = _saved_and_loaded(shared_dir, 2 * n, keys, vals)
     assert all_ok(_same_map(loaded, keys, vals))

@@ -96,11 +96,25 @@ bcl_status bcl_sv_save_hashmap(const bcl_hashmap *m, const char *path, const voi
 
 /* ---- load ------------------------------------------------------------------ */
 
-/* A loading rank hands its rows to the map through a HashMapBuffer (each
- * owner then inserts its keys into its own block with plain stores: ~10x
- * insert_many's rate), in rounds of about this many bytes, so memory stays
- * bounded whatever the file's size.  A msgpack map goes a row group a
- * round. */
+/* A loading rank reads its share of the rows in rounds of about this many
+ * bytes, so memory stays bounded whatever the file's size (a msgpack map:
+ * a row group a round), and hands them to the map through a HashMapBuffer
+ * (each owner then inserts its keys into its own block with plain stores:
+ * ~10x insert_many's rate).
+ *
+ * Fixed-size rows this rank owns skip the buffer: a file saved at this rank
+ * count holds each saving rank's entries as one run of rows, and an even
+ * share of the rows is then almost all the reading rank's own, so the
+ * buffer's copy, exchange and second pass are work for nothing.  Such rows
+ * go straight from the read buffer into this rank's block with the
+ * buffer's own owner-side kernel (bcl_hm_apply_many_local), before the
+ * round's flush: between two flushes no rank writes another's block (a
+ * flush's atomic inserts of spilled entries end with a barrier), which is
+ * the kernel's rule.  Whatever the kernel does not simply apply (a probe
+ * that leaves the block, a full table) goes to the buffer, whose flush
+ * settles it exactly as if it had come that way.  Rows owned elsewhere
+ * (another rank count, the edges of a share) take the buffer as before.
+ * Ownership only chooses the faster way: any row may take either. */
 #define ROUND_BYTES ((uint64_t)64 << 20)
 
 static uint64_t rows_per_round(const bcl_hashmap *m)
@@ -151,9 +165,72 @@ typedef struct loader {
     bcl_hashmap *m;
     int var;
     bcl_hm_buffer buf;
+    unsigned char *bytes[2];  /* fixed-size rows: one round's, reused      */
+    size_t cap[2];
 } loader;
 
-/* Rows [r0, r1): read both columns and hand them to the buffer. */
+/* A round's bytes of column c: the loader's buffer, grown to `len` (kept
+ * across rounds: a fresh one would fault its pages in every round). */
+static unsigned char *round_buffer(loader *l, int c, size_t len, bcl_status *st)
+{
+    if (len > l->cap[c]) {
+        free(l->bytes[c]);
+        l->cap[c] = 0;
+        if (!(l->bytes[c] = malloc(len))) {
+            *st = bcl_set_error(BCL_ERR_NOMEM, "%s: no memory for %zu bytes of rows",
+                                l->f->path, len);
+            return NULL;
+        }
+        l->cap[c] = len;
+    }
+    return l->bytes[c];
+}
+
+/* The kernel's report of an entry it did not simply apply: the buffer
+ * takes it (its flush inserts a spilled entry atomically, and reports a
+ * full map on every rank). */
+static bcl_status to_buffer(void *ctx, const void *key, const void *val, int accumulate,
+                            bcl_status st, int spilled)
+{
+    loader *l = ctx;
+    (void)st;
+    (void)spilled;
+    return bcl_hm_buffer_add(&l->buf, key, l->m->key_size, val, l->m->val_size, accumulate);
+}
+
+/* Does this rank own the key (the buffer's rule: its home's rank,
+ * hash * P / 2^64)? */
+static inline int owned(const unsigned char *key, size_t ks)
+{
+    uint64_t h = bcl_hm_hash(key, ks);
+    return (int)(((unsigned __int128)h * (uint64_t)bcl_rt.nprocs) >> 64) == bcl_rt.rank;
+}
+
+/* Fixed-size rows [0, n) of keys/vals: each run of rows this rank owns
+ * into our block, the runs between them to the buffer. */
+static bcl_status apply_rows(loader *l, const unsigned char *keys, const unsigned char *vals,
+                             size_t n)
+{
+    size_t ks = l->m->key_size, vs = l->m->val_size;
+    bcl_status st = BCL_OK;
+    for (size_t i = 0, j; i < n && st == BCL_OK; i = j) {
+        int mine = bcl_rt.nprocs == 1 || owned(keys + i * ks, ks);
+        for (j = i + 1; j < n && (bcl_rt.nprocs == 1 || owned(keys + j * ks, ks)) == mine;)
+            j++;
+        if (mine) {
+            bcl_hm_run run = { keys + i * ks, vals + i * vs, ks, vs, j - i, 0 };
+            int refusing = 0;
+            st = bcl_hm_apply_many_local(l->m, &run, 0, &refusing, to_buffer, l);
+        } else {
+            st = bcl_hm_buffer_add_many(&l->buf, keys + i * ks, NULL, j - i, vals + i * vs,
+                                        NULL, vs, 0);
+        }
+    }
+    return st;
+}
+
+/* Rows [r0, r1): read both columns; fixed-size rows to apply_rows, msgpack
+ * ones (cut at their objects' ends) to the buffer. */
 static bcl_status add_rows(loader *l, uint64_t r0, uint64_t r1)
 {
     unsigned char *bytes[2] = { NULL, NULL };
@@ -161,18 +238,24 @@ static bcl_status add_rows(loader *l, uint64_t r0, uint64_t r1)
     bcl_status st = BCL_OK;
     for (int c = 0; c < 2 && st == BCL_OK; c++) {
         len[c] = (size_t)bcl_sv_span_bytes(&l->f->d, c, r0, r1);
-        if (!(bytes[c] = malloc(len[c] ? len[c] : 1)))
+        if (!l->var)
+            bytes[c] = round_buffer(l, c, len[c] ? len[c] : 1, &st);
+        else if (!(bytes[c] = malloc(len[c] ? len[c] : 1)))
             st = bcl_set_error(BCL_ERR_NOMEM, "%s: no memory for %zu bytes of rows",
                                l->f->path, len[c]);
-        else if ((st = bcl_sv_read_rows(&l->f->d, &l->f->src, c, r0, r1, bytes[c])) ==
-                     BCL_OK && l->var)
+        if (st == BCL_OK &&
+            (st = bcl_sv_read_rows(&l->f->d, &l->f->src, c, r0, r1, bytes[c])) == BCL_OK &&
+            l->var)
             off[c] = row_offsets(bytes[c], len[c], r1 - r0, l->f->d.col[c].width, &st);
     }
-    if (st == BCL_OK)
+    if (st == BCL_OK && !l->var)
+        st = apply_rows(l, bytes[0], bytes[1], (size_t)(r1 - r0));
+    else if (st == BCL_OK)
         st = bcl_hm_buffer_add_many(&l->buf, bytes[0], off[0], (size_t)(r1 - r0), bytes[1],
                                     off[1], l->m->val_size, 0);
     for (int c = 0; c < 2; c++) {
-        free(bytes[c]);
+        if (l->var)
+            free(bytes[c]);
         free(off[c]);
     }
     return st;
@@ -223,6 +306,8 @@ bcl_status bcl_sv_load_hashmap(bcl_sv_file *f, bcl_hashmap *m)
         return bcl_sv_agree(st);
     st = load_rounds(&l, BCL_OK);
     bcl_hm_buffer_destroy(&l.buf, 1);
+    free(l.bytes[0]);
+    free(l.bytes[1]);
     st = bcl_sv_agree(st);
     return st == BCL_OK ? bcl_barrier() : st;
 }

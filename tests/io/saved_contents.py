@@ -28,6 +28,13 @@ MAP_TYPES = {                             # name: (key_type, value_type)
     "map_bytes_str": (bytes, str),
     "map_obj_obj": (object, object),
 }
+# A uint64 -> int64 map whose keys crowd the last bucket of rank 0's block
+# at 2, 3 and 4 ranks (4 keys each, homes chosen with the map's hash), the
+# rest in the table's last third: a file saved at another rank count puts
+# each crowd in rank 0's share (rows in bucket order), its owner, and the
+# owner's direct apply meets probes that leave the block.
+EDGE = "map_edge"
+EDGE_CAPACITY = 120                       # a block of 120 / Q buckets at Q = 1..4
 DARRAY_TYPES = {"darray_i64": "int64", "darray_f32": "float32", "darray_s8": "S8",
                 "darray_struct": STRUCT}
 
@@ -91,6 +98,29 @@ def _map(kt, vt, n):
     return m
 
 
+def _edge_keys():
+    """The edge map's keys (the same in every job): 4 homed at bucket
+    EDGE_CAPACITY / Q - 1 for Q = 2, 3, 4, then 20 homed in the last third."""
+    want = {EDGE_CAPACITY // q - 1: 4 for q in (2, 3, 4)}
+    want["tail"] = 20
+    keys, k = [], 0
+    while any(want.values()):
+        k += 1
+        home = pybcl.hash_u64(k) * EDGE_CAPACITY >> 64
+        slot = "tail" if home >= EDGE_CAPACITY * 2 // 3 else home
+        if want.get(slot, 0):
+            want[slot] -= 1
+            keys.append(k)
+    return np.array(keys, dtype=np.uint64)
+
+
+def _edge_map():
+    m = pybcl.HashMap(EDGE_CAPACITY, key_type="uint64", value_type="int64")
+    keys = _edge_keys()[pybcl.rank()::pybcl.nprocs()]
+    m.insert_many(keys, keys.astype(np.int64) * 3)
+    return m
+
+
 def _darray(dtype, n):
     a = pybcl.DArray(n, dtype=dtype)
     lo, hi = a.local_range()
@@ -105,6 +135,7 @@ def build(big=False):
     """Collective: name -> container, every one filled."""
     P, me = pybcl.nprocs(), pybcl.rank()
     out = {name: _map(kt, vt, N) for name, (kt, vt) in MAP_TYPES.items()}
+    out[EDGE] = _edge_map()
     out.update({name: _darray(dt, N) for name, dt in DARRAY_TYPES.items()})
     host = P - 1
     arr = pybcl.Array(host, N, dtype="uint16")
@@ -131,6 +162,8 @@ def build(big=False):
 
 
 def _expected_map(name):
+    if name == EDGE:
+        return "uint64", "int64", {norm(k): norm(np.int64(k) * 3) for k in _edge_keys()}
     kt, vt = MAP_TYPES.get(name, ("uint64", "int64"))
     n = N if name in MAP_TYPES else BIG_KEYS
     if n == N:
@@ -173,7 +206,7 @@ def check(name, c):
         got = {norm(k): norm(v) for k, v in c.items()}
         if got != want or c.key_type != (kt if _var(kt) else np.dtype(kt)):
             return f"{name}: {len(got)} entries, {len(want)} expected; types {c.key_type}"
-        if c.capacity < 2 * N:
+        if c.capacity < (EDGE_CAPACITY if name == EDGE else 2 * N):
             return f"{name}: capacity {c.capacity}"
         return None
     if name.startswith("bloom"):

@@ -46,6 +46,10 @@ SUMMARY = {
         "contigs (unitigs) of E. coli 5x reads, 2 ranks",
         [("pybcl, s", "runs[tool=pybcl,ranks=2].wall_seconds")],
         [("BCALM 2, s", "runs[tool=bcalm,ranks=2].wall_seconds")]),
+    "results/bench_contigs_quiet_2core": (
+        "contigs of E. coli 5x reads, 2 ranks, machine otherwise idle",
+        [("pybcl, s", "runs[tool=pybcl,ranks=2].wall_seconds")],
+        [("BCALM 2, s", "runs[tool=bcalm,ranks=2].wall_seconds")]),
     "results/bench_contigs_shared_2core": (
         "contigs of E. coli 5x reads, 2 ranks, machine shared with a CI run",
         [("pybcl, s", "runs[tool=pybcl,ranks=2].wall_seconds")],

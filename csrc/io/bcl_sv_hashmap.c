@@ -198,24 +198,24 @@ static bcl_status to_buffer(void *ctx, const void *key, const void *val, int acc
     return bcl_hm_buffer_add(&l->buf, key, l->m->key_size, val, l->m->val_size, accumulate);
 }
 
-/* Does this rank own the key (the buffer's rule: its home's rank,
- * hash * P / 2^64)? */
+/* Does this rank own the key (the buffer's rule, bcl_hm_home_rank)? */
 static inline int owned(const unsigned char *key, size_t ks)
 {
-    uint64_t h = bcl_hm_hash(key, ks);
-    return (int)(((unsigned __int128)h * (uint64_t)bcl_rt.nprocs) >> 64) == bcl_rt.rank;
+    return bcl_rt.nprocs == 1 || bcl_hm_home_rank(bcl_hm_hash(key, ks)) == bcl_rt.rank;
 }
 
 /* Fixed-size rows [0, n) of keys/vals: each run of rows this rank owns
- * into our block, the runs between them to the buffer. */
+ * into our block, the runs between them to the buffer (each row's owner
+ * found once). */
 static bcl_status apply_rows(loader *l, const unsigned char *keys, const unsigned char *vals,
                              size_t n)
 {
     size_t ks = l->m->key_size, vs = l->m->val_size;
     bcl_status st = BCL_OK;
+    int mine = n ? owned(keys, ks) : 0;
     for (size_t i = 0, j; i < n && st == BCL_OK; i = j) {
-        int mine = bcl_rt.nprocs == 1 || owned(keys + i * ks, ks);
-        for (j = i + 1; j < n && (bcl_rt.nprocs == 1 || owned(keys + j * ks, ks)) == mine;)
+        int next = mine;
+        for (j = i + 1; j < n && (next = owned(keys + j * ks, ks)) == mine;)
             j++;
         if (mine) {
             bcl_hm_run run = { keys + i * ks, vals + i * vs, ks, vs, j - i, 0 };
@@ -225,6 +225,7 @@ static bcl_status apply_rows(loader *l, const unsigned char *keys, const unsigne
             st = bcl_hm_buffer_add_many(&l->buf, keys + i * ks, NULL, j - i, vals + i * vs,
                                         NULL, vs, 0);
         }
+        mine = next;
     }
     return st;
 }

@@ -78,6 +78,13 @@ def _fit(Tx: float, D: float, F1: float) -> Optional[tuple[float, float]]:
     return A / Tx, (Tx - A) / -math.log((F1 - A) / (Tx - A))
 
 
+def _straight_line(T: float, Tx: float, D: float) -> float:
+    """The distinct k-mers of T occurrences if they kept coming at the rate
+    of the first Tx (an upper bound: D grows ever slower), and at most one
+    new k-mer an occurrence."""
+    return min(D * T / Tx, D + (T - Tx))
+
+
 def distinct_at(T: float, Tx: float, D: float, F1: float) -> Optional[float]:
     """Plain counting: the distinct k-mers of all T occurrences, from D
     distinct and F1 seen once among the first Tx, or None when the model
@@ -88,14 +95,13 @@ def distinct_at(T: float, Tx: float, D: float, F1: float) -> Optional[float]:
     fit = _fit(Tx, D, F1)
     if fit is None:
         return None
-    return max(D, min(D * T / Tx, D + (T - Tx), _at_end(T, *fit)[0]))
+    return max(D, min(_straight_line(T, Tx, D), _at_end(T, *fit)[0]))
 
 
 def distinct_at_end(T: float, Tx: float, D: float, F1: float) -> float:
-    """distinct_at, or the straight line D T / Tx (an upper bound: D grows
-    ever slower) where the model does not fit."""
+    """distinct_at, or the straight line where the model does not fit."""
     got = distinct_at(T, Tx, D, F1)
-    return min(D * T / Tx, D + (T - Tx)) if got is None else got
+    return _straight_line(T, Tx, D) if got is None else got
 
 
 def repeated_at_end(T: float, Tx: float, D: float, C: float) -> float:

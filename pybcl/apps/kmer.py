@@ -450,9 +450,10 @@ class _Sizer:
     """Resizes a plain count's map when REFIT_AT fractions of the input have
     been read.  The first time, the input read is too little to tell the
     errors' k-mers from the genome's (the model can fit it with the genome
-    seen half or twice over): the map gets room on the straight line until
-    the next refit.  From then on it is sized to the distinct k-mers the
-    model predicts for the end (_kmer_size).  The peak memory is the largest
+    seen half or twice over): the map gets room only until the next refit
+    (the model's count for that point where it fits, never above the
+    straight line; else the straight line).  From then on it is sized to
+    the distinct k-mers the model predicts for the end (_kmer_size).  The peak memory is the largest
     table the count ever holds; a refit that grows the map gives the old
     table back page by page as it moves (docs/hashmap.md), one that shrinks
     it comes after that peak.  Collective: every rank calls it after every
@@ -477,7 +478,7 @@ class _Sizer:
                                                  dtype=np.int64), "sum")
         end = max(self.total, read)
         want = None if first else _kmer_size.distinct_at(end, read, float(d), float(f1))
-        if want is None:
+        if want is None:   # first, or no fit: room until the next refit
             until = self.todo[0] * self.total if self.todo else end
             want = _kmer_size.distinct_at_end(max(until, read), read, float(d), float(f1))
         _resize_to(self.counts, want, int(d))

@@ -186,6 +186,14 @@ void bcl_hm_destroy(bcl_hashmap *m);
 /* Owner rank of the key's home bucket. */
 int bcl_hm_owner(const bcl_hashmap *m, const bcl_hm_key *k);
 
+/* The same for a key of hash h, without the map: every rank's block is the
+ * same size, so the home's rank is h * nprocs / 2^64 at any capacity (what
+ * a HashMapBuffer routes by, and a load places by). */
+static inline int bcl_hm_home_rank(uint64_t h)
+{
+    return (int)(((unsigned __int128)h * (uint64_t)bcl_rt.nprocs) >> 64);
+}
+
 /* insert or overwrite.  `val`/`len`: the value's serialized bytes (a fixed
  * value: val_size bytes; a variable one: its msgpack bytes, which the map
  * stores out of line in this rank's segment and gives back if the insert
@@ -324,14 +332,17 @@ bcl_status bcl_hm_resize(bcl_hashmap *m, uint64_t new_capacity);
  * sample, plus new_keys, under the growth threshold)?  Lets a flush skip
  * estimating the new keys of an inbox far smaller than the room left. */
 int bcl_hm_room_for(const bcl_hashmap *m, uint64_t new_keys);
-/* A growing HashMapBuffer's flush: should the entries this rank's apply
- * spilled (`spilled` of `applied`) wait for the map to grow, kept for the
- * flush's retry, rather than go to the next blocks by remote probes?  Yes
- * when the block is past its growth threshold and spilled a large share:
- * the blocks after it, filled by the same hash, are as full, and a remote
- * insert into a full block probes up to the limit, a round trip a bucket
- * (on rma with more ranks than cores, about a millisecond each). */
-int bcl_hm_spills_wait(const bcl_hashmap *m, uint64_t applied, uint64_t spilled);
+/* A HashMapBuffer's flush: should the entries this rank's apply spilled
+ * (`spilled` of `applied`) wait, kept for the flush's retry after the map
+ * grows, rather than go to the next blocks by remote probes?  Yes when the
+ * apply was refused already (`refusing`: the map grows first), and, in a
+ * buffer that grows, when the block is past its growth threshold and
+ * spilled a large share: the blocks after it, filled by the same hash, are
+ * as full, and a remote insert into a full block probes up to the limit, a
+ * round trip a bucket (on rma with more ranks than cores, about a
+ * millisecond each). */
+int bcl_hm_spills_wait(const bcl_hashmap *m, int grow, int refusing, uint64_t applied,
+                       uint64_t spilled);
 /* Collective (a HashMapBuffer flush's growth): `new_keys` is how many
  * buckets this rank's block may yet fill (ignored where *err is set).  If
  * some rank's used buckets plus that is over half a block (by more than the

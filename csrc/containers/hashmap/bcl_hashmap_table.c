@@ -479,9 +479,10 @@ int bcl_hm_room_for(const bcl_hashmap *m, uint64_t new_keys)
  * the growth threshold) only the few whose probes reach its end. */
 #define SPILL_SHARE_DEN 8u     /* "most": more than 1/8 of those applied */
 
-int bcl_hm_spills_wait(const bcl_hashmap *m, uint64_t applied, uint64_t spilled)
+int bcl_hm_spills_wait(const bcl_hashmap *m, int grow, int refusing, uint64_t applied,
+                       uint64_t spilled)
 {
-    return SPILL_SHARE_DEN * spilled > applied && !bcl_hm_room_for(m, 0);
+    return refusing || (grow && SPILL_SHARE_DEN * spilled > applied && !bcl_hm_room_for(m, 0));
 }
 
 /* Collective: resize to `cap` buckets for a HashMapBuffer's flush; a map

@@ -162,12 +162,10 @@ static bcl_status added_for(bcl_hmbuf *b, int dest, size_t n)
     return b->out[dest].n >= b->chunk ? ship(b, dest) : BCL_OK;
 }
 
-/* The rank that owns key's home bucket: bcl_hm_owner without the probe
- * (the home's rank is h * nprocs / 2^64). */
+/* The rank that owns key's home bucket. */
 static inline uint32_t owner_rank(const bcl_hmbuf *b, const unsigned char *key)
 {
-    uint64_t h = bcl_hm_hash(key, b->fmt.ks);
-    return (uint32_t)(((unsigned __int128)h * (uint64_t)bcl_rt.nprocs) >> 64);
+    return (uint32_t)bcl_hm_home_rank(bcl_hm_hash(key, b->fmt.ks));
 }
 
 /* Append entries order[0..n) of keys/vals (one add call; order NULL:
@@ -415,7 +413,7 @@ bcl_status bcl_hmbuf_flush(bcl_hmbuf *b)
     if ((st = bcl_barrier()) != BCL_OK)
         goto out;
     if (spill.n && err == BCL_OK)
-        err = b->refusing || (b->grow && bcl_hm_spills_wait(b->m, applied, spill.n))
+        err = bcl_hm_spills_wait(b->m, b->grow, b->refusing, applied, spill.n)
             ? bcl_hmbuf_list_append(&b->kept, b->fmt, &spill)     /* grown first */
             : direct(b, &spill);
     if ((st = bcl_barrier()) != BCL_OK)

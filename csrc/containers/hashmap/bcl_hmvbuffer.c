@@ -551,7 +551,7 @@ bcl_status bcl_hmvbuf_flush(bcl_hmvbuf *b)
     if ((st = bcl_barrier()) != BCL_OK)
         goto out;
     if (spill.len && err == BCL_OK) {
-        if (b->refusing || (b->grow && bcl_hm_spills_wait(b->m, applied, n_spilled))) {
+        if (bcl_hm_spills_wait(b->m, b->grow, b->refusing, applied, n_spilled)) {
             chunks sp = { 0 };
             if ((err = chunk_add(&sp, spill.buf, spill.len)) == BCL_OK)
                 err = keep_all(b, &sp);

@@ -97,4 +97,14 @@ bcl_status bcl_dbg_walk_advance(bcl_dbg_walk *w, const uint64_t *vals,
  * oriented k-mer is smaller than the other's) is kept. */
 int bcl_dbg_walk_keep(const bcl_dbg_walk *w, size_t i);
 
+/* The caller's lookup of n canonical k-mers in the graph map: vals[i] and
+ * found[i] for keys[i]. */
+typedef bcl_status (*bcl_dbg_find_fn)(void *ctx, const uint64_t *keys, size_t n,
+                                      uint64_t *vals, unsigned char *found);
+/* Every round of queries, find and advance until no walk goes on, for a
+ * caller whose lookups need no other rank's part (a map this process reads
+ * directly): one call instead of a call per round.  *rounds: the rounds. */
+bcl_status bcl_dbg_walk_run(bcl_dbg_walk *w, bcl_dbg_find_fn find, void *ctx,
+                            uint64_t *rounds);
+
 #endif /* BCL_DBG_H */

@@ -174,3 +174,26 @@ int bcl_dbg_walk_keep(const bcl_dbg_walk *w, size_t i)
     /* the walk from the other end starts at rc(cur) (single k-mer: at rc(start)) */
     return w->start[i] < bcl_dbg_rc(w->cur[i], w->k);
 }
+
+bcl_status bcl_dbg_walk_run(bcl_dbg_walk *w, bcl_dbg_find_fn find, void *ctx,
+                            uint64_t *rounds)
+{
+    size_t n = w->n_active ? w->n_active : 1;      /* no round asks more than the first */
+    uint64_t *q = malloc(n * sizeof *q), *vals = malloc(n * sizeof *vals);
+    unsigned char *found = malloc(n);
+    bcl_status st = q && vals && found ? BCL_OK
+                    : bcl_set_error(BCL_ERR_NOMEM, "unitig walk: out of memory for %zu "
+                                    "lookups", n);
+    size_t nq;
+    *rounds = 0;
+    while (st == BCL_OK && (nq = bcl_dbg_walk_queries(w, q)) > 0) {
+        st = find(ctx, q, nq, vals, found);
+        if (st == BCL_OK)
+            st = bcl_dbg_walk_advance(w, vals, found, nq);
+        ++*rounds;
+    }
+    free(q);
+    free(vals);
+    free(found);
+    return st;
+}

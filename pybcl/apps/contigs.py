@@ -200,7 +200,9 @@ def _walk(m: Any, starts: NDArray[np.uint64], values: NDArray[np.uint64], k: int
     for b in range(batches):
         lo = b * MAX_WALKERS
         w = _kernels.DbgWalk(k, starts[lo:lo + MAX_WALKERS], values[lo:lo + MAX_WALKERS], limit)
-        while True:
+        if not collective:      # every round in C, no Python between them
+            rounds += w.run(m)
+        while collective:
             q = w.queries()
             going = len(q)
             if collective:

@@ -41,6 +41,14 @@
     "Take the graph-map values of the last queries, in their order."
 #define BCLPY_ARGS_DW_ADVANCE { "values", "found" }
 
+#define BCLPY_DOC_DW_RUN \
+    "run($self, /, graph)\n--\n\n" \
+    "Advance every walk to its end, looking the k-mers up in graph (a HashMap of " \
+    "uint64 to uint64) under the find-only promise, one-sided, all in C; return the " \
+    "rounds taken.  For a map this process reads directly (shm); elsewhere, " \
+    "collective rounds of queries() and advance() exchange the lookups."
+#define BCLPY_ARGS_DW_RUN { "graph" }
+
 #define BCLPY_DOC_DW_RESULTS \
     "results($self, /)\n--\n\n" \
     "Return (sequences, kmers, count_sums): the unitigs these walks own (each " \

@@ -8,12 +8,15 @@
  *   dbg_from_overlaps(keys, k, masks) -> (ext uint8, sib_found bool, 6 per key)
  *   dbg_starts_local(keys, ext, k, sib_found) -> (starts, index)
  *   DbgWalk(k, starts, values, limit)  .queries() .advance(values, found) .results()
+ *   hash_sort(keys, values) -> (keys, values, order) by the keys' map hash
+ *       (kernels/bcl_key_order.h)
  */
 #include "apps/kernels_py.h"
 
 #include "apps/docstrings/dbg.h"
 
 #include "kernels/bcl_dbg.h"
+#include "kernels/bcl_key_order.h"
 
 static int k_arg(PyObject *o, const char *fn, int *k)
 {
@@ -150,9 +153,38 @@ static PyObject *py_starts_local(PyObject *self, BCLPY_FASTARGS)
     return res;
 }
 
+static PyObject *py_hash_sort(PyObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = BCLPY_ARGS_HASH_SORT;
+    PyObject *a[2], *ko = NULL, *vo = NULL, *order = NULL, *res = NULL;
+    if (bclpy_parse("hash_sort", args, nargs, kwnames, names, 2, 2, a) < 0)
+        return NULL;
+    PyArrayObject *keys = bclpy_1d_of(a[0], NPY_UINT64, "keys");
+    PyArrayObject *vals = keys ? bclpy_1d_of(a[1], NPY_UINT64, "values") : NULL;
+    npy_intp n = keys ? PyArray_SIZE(keys) : 0;
+    if (vals && PyArray_SIZE(vals) != n)
+        PyErr_SetString(PyExc_ValueError, "hash_sort: values must be as long as keys");
+    else if (vals && (ko = new_arr(n, NPY_UINT64)) && (vo = new_arr(n, NPY_UINT64)) &&
+             (order = new_arr(n, NPY_INT64))) {
+        bcl_status st;
+        BCLPY_NOGIL(st = bcl_key_hash_sort(PyArray_DATA(keys), PyArray_DATA(vals), (size_t)n,
+                                           PyArray_DATA((PyArrayObject *)ko),
+                                           PyArray_DATA((PyArrayObject *)vo),
+                                           PyArray_DATA((PyArrayObject *)order)));
+        res = st == BCL_OK ? PyTuple_Pack(3, ko, vo, order) : bclpy_raise(st);
+    }
+    Py_XDECREF(ko);
+    Py_XDECREF(vo);
+    Py_XDECREF(order);
+    Py_XDECREF(keys);
+    Py_XDECREF(vals);
+    return res;
+}
+
 PyMethodDef bclpy_dbg_methods[] = {
     {"dbg_overlaps", BCLPY_KW_METHOD(py_overlaps), BCLPY_DOC_DBG_OVERLAPS},
     {"dbg_from_overlaps", BCLPY_KW_METHOD(py_from_overlaps), BCLPY_DOC_DBG_FROM_OVERLAPS},
     {"dbg_starts_local", BCLPY_KW_METHOD(py_starts_local), BCLPY_DOC_DBG_STARTS_LOCAL},
+    {"hash_sort", BCLPY_KW_METHOD(py_hash_sort), BCLPY_DOC_HASH_SORT},
     {NULL, NULL, 0, NULL}
 };

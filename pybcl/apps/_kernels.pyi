@@ -46,6 +46,9 @@ def dbg_from_overlaps(keys: npt.NDArray[np.uint64], k: int, masks: npt.NDArray[n
 def dbg_starts_local(keys: npt.NDArray[np.uint64], ext: npt.NDArray[np.uint8], k: int,
                      sib_found: npt.NDArray[np.bool_]
                      ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]: ...
+def hash_sort(keys: npt.NDArray[np.uint64], values: npt.NDArray[np.uint64]
+              ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64],
+                         npt.NDArray[np.int64]]: ...
 
 class DbgWalk:
     def __init__(self, k: int, starts: npt.NDArray[np.uint64], values: npt.NDArray[np.uint64],

@@ -156,15 +156,18 @@ def _overlap_masks(keys: NDArray[np.uint64], k: int, total: int) -> NDArray[np.u
     with its neighbours: a graph of long paths has about as many (k-1)-mers
     as k-mers, one of isolated k-mers twice as many (the map has room for
     that, and grows past it)."""
-    ov, bits = _kernels.dbg_overlaps(keys, k)
+    ov, bits, order = _kernels.hash_sort(*_kernels.dbg_overlaps(keys, k))  # the map swept
     om = pybcl.HashMap(_overlap_capacity(total), "uint64", "uint64")
     _accumulate_all(om, ov, bits)
+    del bits
     pybcl.barrier()
-    masks, found = _find(om, ov)
+    swept, found = _find(om, ov)
     pybcl.barrier()             # every rank's lookups done before the map goes
     del om
     if not found.all():
         raise RuntimeError("a k-mer's own (k-1)-mer is missing from the overlap map")
+    masks = np.empty_like(swept)
+    masks[order] = swept
     return masks
 
 
@@ -177,7 +180,7 @@ def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: i
     m = pybcl.HashMap(int(total / MAP_LOAD) + 1024 * P, "uint64", "uint64")
     values = (ext.astype(np.uint64) << np.uint64(32)) | \
         np.minimum(counts, 0xFFFFFFFF).astype(np.uint64)
-    _insert_all(m, keys, values)
+    _insert_all(m, *_kernels.hash_sort(keys, values)[:2])    # the inserts sweep the map
     pybcl.barrier()
     return m, ext, values, siblings
 

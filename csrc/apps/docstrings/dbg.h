@@ -30,6 +30,14 @@
     "index: each start's position in keys."
 #define BCLPY_ARGS_DBG_STARTS_LOCAL { "keys", "ext", "k", "sib_found" }
 
+#define BCLPY_DOC_HASH_SORT \
+    "hash_sort(keys, values)\n--\n\n" \
+    "Return (keys, values, order): the uint64 keys and their uint64 values in the " \
+    "order of the keys' home buckets in any pybcl.HashMap (by the top 16 bits of " \
+    "the map's hash; stable), and order (int64), each one's index in keys.  A large " \
+    "batch asked in that order sweeps the table instead of jumping across it."
+#define BCLPY_ARGS_HASH_SORT { "keys", "values" }
+
 #define BCLPY_DOC_DW_QUERIES \
     "queries($self, /)\n--\n\n" \
     "Return a uint64 array of the canonical k-mers the walks still going need next " \

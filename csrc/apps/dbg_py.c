@@ -8,8 +8,8 @@
  *   dbg_from_overlaps(keys, k, masks) -> (ext uint8, sib_found bool, 6 per key)
  *   dbg_starts_local(keys, ext, k, sib_found) -> (starts, index)
  *   DbgWalk(k, starts, values, limit)  .queries() .advance(values, found) .results()
- *   hash_sort(keys, values) -> (keys, values, order) by the keys' map hash
- *       (kernels/bcl_key_order.h)
+ *   dbg_overlaps_by_hash(keys, k) -> (ov, bit, pos): dbg_overlaps' in map-hash order
+ *   hash_sort(keys, values) -> (keys, values) in map-hash order (kernels/bcl_key_order.h)
  */
 #include "apps/kernels_py.h"
 
@@ -60,6 +60,32 @@ static PyObject *py_overlaps(PyObject *self, BCLPY_FASTARGS)
     }
     Py_XDECREF(ov);
     Py_XDECREF(bit);
+    Py_DECREF(keys);
+    return res;
+}
+
+static PyObject *py_overlaps_by_hash(PyObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = BCLPY_ARGS_DBG_OVERLAPS_BY_HASH;
+    PyObject *a[2], *ov = NULL, *bit = NULL, *pos = NULL, *res = NULL;
+    PyArrayObject *keys;
+    int k;
+    if (bclpy_parse("dbg_overlaps_by_hash", args, nargs, kwnames, names, 2, 2, a) < 0 ||
+        keys_k("dbg_overlaps_by_hash", a, &keys, &k) < 0)
+        return NULL;
+    npy_intp n = PyArray_SIZE(keys);
+    if ((ov = new_arr(2 * n, NPY_UINT64)) && (bit = new_arr(2 * n, NPY_UINT64)) &&
+        (pos = new_arr(2 * n, NPY_INT64))) {
+        bcl_status st;
+        BCLPY_NOGIL(st = bcl_dbg_overlaps_by_hash(PyArray_DATA(keys), (size_t)n, k,
+                                                  PyArray_DATA((PyArrayObject *)ov),
+                                                  PyArray_DATA((PyArrayObject *)bit),
+                                                  PyArray_DATA((PyArrayObject *)pos)));
+        res = st == BCL_OK ? PyTuple_Pack(3, ov, bit, pos) : bclpy_raise(st);
+    }
+    Py_XDECREF(ov);
+    Py_XDECREF(bit);
+    Py_XDECREF(pos);
     Py_DECREF(keys);
     return res;
 }
@@ -156,7 +182,7 @@ static PyObject *py_starts_local(PyObject *self, BCLPY_FASTARGS)
 static PyObject *py_hash_sort(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_HASH_SORT;
-    PyObject *a[2], *ko = NULL, *vo = NULL, *order = NULL, *res = NULL;
+    PyObject *a[2], *ko = NULL, *vo = NULL, *res = NULL;
     if (bclpy_parse("hash_sort", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
     PyArrayObject *keys = bclpy_1d_of(a[0], NPY_UINT64, "keys");
@@ -164,18 +190,15 @@ static PyObject *py_hash_sort(PyObject *self, BCLPY_FASTARGS)
     npy_intp n = keys ? PyArray_SIZE(keys) : 0;
     if (vals && PyArray_SIZE(vals) != n)
         PyErr_SetString(PyExc_ValueError, "hash_sort: values must be as long as keys");
-    else if (vals && (ko = new_arr(n, NPY_UINT64)) && (vo = new_arr(n, NPY_UINT64)) &&
-             (order = new_arr(n, NPY_INT64))) {
+    else if (vals && (ko = new_arr(n, NPY_UINT64)) && (vo = new_arr(n, NPY_UINT64))) {
         bcl_status st;
         BCLPY_NOGIL(st = bcl_key_hash_sort(PyArray_DATA(keys), PyArray_DATA(vals), (size_t)n,
                                            PyArray_DATA((PyArrayObject *)ko),
-                                           PyArray_DATA((PyArrayObject *)vo),
-                                           PyArray_DATA((PyArrayObject *)order)));
-        res = st == BCL_OK ? PyTuple_Pack(3, ko, vo, order) : bclpy_raise(st);
+                                           PyArray_DATA((PyArrayObject *)vo)));
+        res = st == BCL_OK ? PyTuple_Pack(2, ko, vo) : bclpy_raise(st);
     }
     Py_XDECREF(ko);
     Py_XDECREF(vo);
-    Py_XDECREF(order);
     Py_XDECREF(keys);
     Py_XDECREF(vals);
     return res;
@@ -183,6 +206,8 @@ static PyObject *py_hash_sort(PyObject *self, BCLPY_FASTARGS)
 
 PyMethodDef bclpy_dbg_methods[] = {
     {"dbg_overlaps", BCLPY_KW_METHOD(py_overlaps), BCLPY_DOC_DBG_OVERLAPS},
+    {"dbg_overlaps_by_hash", BCLPY_KW_METHOD(py_overlaps_by_hash),
+     BCLPY_DOC_DBG_OVERLAPS_BY_HASH},
     {"dbg_from_overlaps", BCLPY_KW_METHOD(py_from_overlaps), BCLPY_DOC_DBG_FROM_OVERLAPS},
     {"dbg_starts_local", BCLPY_KW_METHOD(py_starts_local), BCLPY_DOC_DBG_STARTS_LOCAL},
     {"hash_sort", BCLPY_KW_METHOD(py_hash_sort), BCLPY_DOC_HASH_SORT},

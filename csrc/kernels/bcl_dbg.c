@@ -5,6 +5,10 @@
  */
 #include "kernels/bcl_dbg.h"
 
+#include <stdlib.h>
+
+#include "kernels/bcl_key_order.h"
+
 int bcl_dbg_k_ok(int k)
 {
     /* odd: no k-mer is its own reverse complement; <= 31: codes stay < 2^62 */
@@ -103,6 +107,36 @@ bcl_status bcl_dbg_overlaps(const uint64_t *keys, size_t n, int k, uint64_t *ov,
         ov[2 * i + 1] = bcl_dbg_canon(y, k - 1);
         bit[2 * i + 1] = overlap_bit(y, 0, first_base(c, k), k);
     }
+    return BCL_OK;
+}
+
+bcl_status bcl_dbg_overlaps_by_hash(const uint64_t *keys, size_t n, int k, uint64_t *ov,
+                                    uint64_t *bit, int64_t *pos)
+{
+    bcl_status st = check_k(k);
+    if (st != BCL_OK)
+        return st;
+    size_t groups = (size_t)1 << BCL_KEY_ORDER_BITS;
+    size_t *at = calloc(groups, sizeof *at);
+    if (!at)
+        return bcl_set_error(BCL_ERR_NOMEM, "overlaps: no memory for their counts");
+    /* a counting sort whose input is computed twice, not stored */
+    for (size_t i = 0; i < n; i++) {
+        at[bcl_key_hash_group(bcl_dbg_canon(keys[i] >> 2, k - 1), BCL_KEY_ORDER_BITS)]++;
+        at[bcl_key_hash_group(bcl_dbg_canon(suffix(keys[i], k), k - 1), BCL_KEY_ORDER_BITS)]++;
+    }
+    bcl_key_groups_start(at, groups);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t o[2], b[2];
+        bcl_dbg_overlaps(keys + i, 1, k, o, b);
+        for (int s = 0; s < 2; s++) {
+            size_t j = at[bcl_key_hash_group(o[s], BCL_KEY_ORDER_BITS)]++;
+            ov[j] = o[s];
+            bit[j] = b[s];
+            pos[j] = (int64_t)(2 * i + (size_t)s);
+        }
+    }
+    free(at);
     return BCL_OK;
 }
 

@@ -51,6 +51,11 @@ int bcl_dbg_k_ok(int k);
  * (k-1)-mers, bits as above) */
 bcl_status bcl_dbg_overlaps(const uint64_t *keys, size_t n, int k, uint64_t *ov,
                             uint64_t *bit);
+/* bcl_dbg_overlaps' 2n entries in the order of their (k-1)-mers' map hash
+ * (bcl_key_order.h), so that the overlap map's adds and lookups sweep it;
+ * pos[j]: entry j's place (2i or 2i+1) in bcl_dbg_overlaps' order. */
+bcl_status bcl_dbg_overlaps_by_hash(const uint64_t *keys, size_t n, int k, uint64_t *ov,
+                                    uint64_t *bit, int64_t *pos);
 /* From the summed masks of bcl_dbg_overlaps' ov (mask[2i], mask[2i+1]):
  * ext[i], keys[i]'s extension bits, and sib_found[6i .. 6i+5], the presence
  * of the k-mers that would share its successor (b+c[1:], the 3 bases b

@@ -17,12 +17,31 @@
 #include <stdint.h>
 
 #include "runtime/bcl_error.h"
+#include "serial/bcl_hash.h"
+
+/* The top `bits` (1..16) bits of an 8-byte key's map hash (bcl_hm_hash:
+ * bcl_hash_u64 with seed 0): its group in hash order.  Were the two hashes
+ * to differ, the order would lose its locality, not its correctness: it is
+ * only the order the caller asks the map in. */
+static inline unsigned bcl_key_hash_group(uint64_t key, int bits)
+{
+    return (unsigned)(bcl_hash_u64(key, 0) >> (64 - bits));
+}
+
+/* Groups of a batch's hash order: 2^12, about 4 pages each in a map of a
+ * few hundred MiB -- consecutive lookups stay on pages the TLB holds and
+ * lines the cache holds, while a counting sort's 4096 write streams stay
+ * in the cache. */
+#define BCL_KEY_ORDER_BITS 12
+
+/* A counting sort's group sizes count[0..groups) -> each group's first
+ * place (exclusive prefix sums), in place. */
+void bcl_key_groups_start(size_t *count, size_t groups);
 
 /* keys_out, vals_out: keys and their values (vals[i] goes with keys[i])
- * by the top 16 bits of the keys' map hash, ties in index order (stable);
- * order[j]: the index in keys of keys_out[j].  2^16 groups: in a map of up
- * to a few GiB a group spans a page or two. */
+ * by the top BCL_KEY_ORDER_BITS bits of the keys' map hash, ties in index
+ * order (stable). */
 bcl_status bcl_key_hash_sort(const uint64_t *keys, const uint64_t *vals, size_t n,
-                             uint64_t *keys_out, uint64_t *vals_out, int64_t *order);
+                             uint64_t *keys_out, uint64_t *vals_out);
 
 #endif /* BCL_KEY_ORDER_H */

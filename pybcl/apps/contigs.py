@@ -154,20 +154,19 @@ def _overlap_masks(keys: NDArray[np.uint64], k: int, total: int) -> NDArray[np.u
     key, dbg_overlaps' order), summed over every rank's k-mers in a map of
     (k-1)-mers that is dropped again.  A k-mer has two (k-1)-mers, shared
     with its neighbours: a graph of long paths has about as many (k-1)-mers
-    as k-mers, one of isolated k-mers twice as many (the map has room for
-    that, and grows past it)."""
-    ov, bits, order = _kernels.hash_sort(*_kernels.dbg_overlaps(keys, k))  # the map swept
-    om = pybcl.HashMap(_overlap_capacity(total), "uint64", "uint64")
+    as k-mers, one of isolated k-mers twice as many: the map is sized from
+    a sketch of them (and grows past it)."""
+    ov, bits, pos = _kernels.dbg_overlaps_by_hash(keys, k)     # the map swept, not jumped
+    om = pybcl.HashMap(_overlap_capacity(total, _distinct(ov)), "uint64", "uint64")
     _accumulate_all(om, ov, bits)
-    del bits
     pybcl.barrier()
     swept, found = _find(om, ov)
     pybcl.barrier()             # every rank's lookups done before the map goes
     del om
     if not found.all():
         raise RuntimeError("a k-mer's own (k-1)-mer is missing from the overlap map")
-    masks = np.empty_like(swept)
-    masks[order] = swept
+    masks = bits                # its pages again: fresh ones cost more than the copy
+    masks[pos] = swept
     return masks
 
 
@@ -180,7 +179,7 @@ def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: i
     m = pybcl.HashMap(int(total / MAP_LOAD) + 1024 * P, "uint64", "uint64")
     values = (ext.astype(np.uint64) << np.uint64(32)) | \
         np.minimum(counts, 0xFFFFFFFF).astype(np.uint64)
-    _insert_all(m, *_kernels.hash_sort(keys, values)[:2])    # the inserts sweep the map
+    _insert_all(m, *_kernels.hash_sort(keys, values))    # the inserts sweep the map
     pybcl.barrier()
     return m, ext, values, siblings
 
@@ -379,12 +378,24 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
     return {"sequences": seqs, "kmers": kmers_, "count_sums": sums, "stats": stats}
 
 
-def _overlap_capacity(total: int) -> int:
-    """Buckets of the (k-1)-mer map: up to 2 (k-1)-mers per k-mer (isolated
-    k-mers) at a load of 0.8 at most, under the 85 % past which a growing
-    compact map doubles (docs/hashmap.md); a graph of long paths has about
-    one per k-mer."""
-    return int(2 * total / MAP_LOAD) + 1024 * pybcl.nprocs()
+def _distinct(keys: NDArray[np.uint64]) -> float:
+    """Collective: the distinct keys of every rank's `keys`, estimated by a
+    HyperLogLog sketch (about 1 % off)."""
+    regs = np.zeros(_kernels.HLL_REGISTERS, dtype=np.uint8)
+    _kernels.hll_add(regs, keys)
+    return _kernels.hll_estimate(pybcl.allreduce(regs, "max"))
+
+
+def _overlap_capacity(total: int, distinct: Optional[float] = None) -> int:
+    """Buckets of the (k-1)-mer map: its `distinct` (k-1)-mers (an estimate,
+    taken 10 % high) or else the most there can be, 2 per k-mer (isolated
+    k-mers), at a load of 0.8 at most, under the 85 % past which a growing
+    compact map doubles (docs/hashmap.md).  A graph of long paths has about
+    one per k-mer: a map sized for two would be twice the pages to clear
+    and to sweep."""
+    most = 2 * total
+    want = most if distinct is None else min(most, int(1.1 * distinct))
+    return int(want / MAP_LOAD) + 1024 * pybcl.nprocs()
 
 
 def _segment_need(total: int, mine: int) -> int:

@@ -15,6 +15,13 @@
     "k-mers gives every (k-1)-mer's overlap mask."
 #define BCLPY_ARGS_DBG_OVERLAPS { "keys", "k" }
 
+#define BCLPY_DOC_DBG_OVERLAPS_BY_HASH \
+    "dbg_overlaps_by_hash(keys, k)\n--\n\n" \
+    "Return (ov, bit, pos): dbg_overlaps' entries in the order of the (k-1)-mers' " \
+    "home buckets in any pybcl.HashMap (hash_sort's order), and pos (int64), each " \
+    "entry's place in dbg_overlaps' order (2i: key i's prefix, 2i+1: its suffix)."
+#define BCLPY_ARGS_DBG_OVERLAPS_BY_HASH { "keys", "k" }
+
 #define BCLPY_DOC_DBG_FROM_OVERLAPS \
     "dbg_from_overlaps(keys, k, masks)\n--\n\n" \
     "Return (ext, sib_found) from the overlap masks of dbg_overlaps' (k-1)-mers: " \
@@ -32,10 +39,10 @@
 
 #define BCLPY_DOC_HASH_SORT \
     "hash_sort(keys, values)\n--\n\n" \
-    "Return (keys, values, order): the uint64 keys and their uint64 values in the " \
-    "order of the keys' home buckets in any pybcl.HashMap (by the top 16 bits of " \
-    "the map's hash; stable), and order (int64), each one's index in keys.  A large " \
-    "batch asked in that order sweeps the table instead of jumping across it."
+    "Return (keys, values): the uint64 keys and their uint64 values in the order of " \
+    "the keys' home buckets in any pybcl.HashMap (by the top bits of the map's " \
+    "hash; stable).  A large batch asked in that order sweeps the table instead of " \
+    "jumping across it."
 #define BCLPY_ARGS_HASH_SORT { "keys", "values" }
 
 #define BCLPY_DOC_DW_QUERIES \

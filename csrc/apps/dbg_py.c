@@ -8,7 +8,8 @@
  *   dbg_from_overlaps(keys, k, masks) -> (ext uint8, sib_found bool, 6 per key)
  *   dbg_starts_local(keys, ext, k, sib_found) -> (starts, index)
  *   DbgWalk(k, starts, values, limit)  .queries() .advance(values, found) .results()
- *   dbg_overlaps_by_hash(keys, k) -> (ov, bit, pos): dbg_overlaps' in map-hash order
+ *   dbg_overlaps_by_hash(keys, k) -> (ov, bit): dbg_overlaps' in map-hash order
+ *   dbg_from_overlaps_by_hash(keys, k, masks) -> dbg_from_overlaps' from masks in that order
  *   hash_sort(keys, values) -> (keys, values) in map-hash order (kernels/bcl_key_order.h)
  */
 #include "apps/kernels_py.h"
@@ -67,25 +68,55 @@ static PyObject *py_overlaps(PyObject *self, BCLPY_FASTARGS)
 static PyObject *py_overlaps_by_hash(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_DBG_OVERLAPS_BY_HASH;
-    PyObject *a[2], *ov = NULL, *bit = NULL, *pos = NULL, *res = NULL;
+    PyObject *a[2], *ov = NULL, *bit = NULL, *res = NULL;
     PyArrayObject *keys;
     int k;
     if (bclpy_parse("dbg_overlaps_by_hash", args, nargs, kwnames, names, 2, 2, a) < 0 ||
         keys_k("dbg_overlaps_by_hash", a, &keys, &k) < 0)
         return NULL;
     npy_intp n = PyArray_SIZE(keys);
-    if ((ov = new_arr(2 * n, NPY_UINT64)) && (bit = new_arr(2 * n, NPY_UINT64)) &&
-        (pos = new_arr(2 * n, NPY_INT64))) {
+    if ((ov = new_arr(2 * n, NPY_UINT64)) && (bit = new_arr(2 * n, NPY_UINT64))) {
         bcl_status st;
         BCLPY_NOGIL(st = bcl_dbg_overlaps_by_hash(PyArray_DATA(keys), (size_t)n, k,
                                                   PyArray_DATA((PyArrayObject *)ov),
-                                                  PyArray_DATA((PyArrayObject *)bit),
-                                                  PyArray_DATA((PyArrayObject *)pos)));
-        res = st == BCL_OK ? PyTuple_Pack(3, ov, bit, pos) : bclpy_raise(st);
+                                                  PyArray_DATA((PyArrayObject *)bit)));
+        res = st == BCL_OK ? PyTuple_Pack(2, ov, bit) : bclpy_raise(st);
     }
     Py_XDECREF(ov);
     Py_XDECREF(bit);
-    Py_XDECREF(pos);
+    Py_DECREF(keys);
+    return res;
+}
+
+typedef bcl_status (*from_overlaps_fn)(const uint64_t *keys, size_t n, int k,
+                                       const uint64_t *mask, uint8_t *ext,
+                                       unsigned char *sib_found);
+
+/* fname(keys, k, masks) -> (ext, sib_found) through fn */
+static PyObject *from_overlaps(const char *fname, const char *const *names,
+                               PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                               from_overlaps_fn fn)
+{
+    PyObject *a[3], *ext = NULL, *sib = NULL, *res = NULL;
+    PyArrayObject *keys, *masks;
+    int k;
+    if (bclpy_parse(fname, args, nargs, kwnames, names, 3, 3, a) < 0 ||
+        keys_k(fname, a, &keys, &k) < 0)
+        return NULL;
+    npy_intp n = PyArray_SIZE(keys);
+    masks = bclpy_1d_of(a[2], NPY_UINT64, "masks");
+    if (masks && PyArray_SIZE(masks) != 2 * n)
+        PyErr_Format(PyExc_ValueError, "%s: masks must hold 2 per key", fname);
+    else if (masks && (ext = new_arr(n, NPY_UINT8)) && (sib = new_arr(6 * n, NPY_BOOL))) {
+        bcl_status st;
+        BCLPY_NOGIL(st = fn(PyArray_DATA(keys), (size_t)n, k, PyArray_DATA(masks),
+                            PyArray_DATA((PyArrayObject *)ext),
+                            PyArray_DATA((PyArrayObject *)sib)));
+        res = st == BCL_OK ? PyTuple_Pack(2, ext, sib) : bclpy_raise(st);
+    }
+    Py_XDECREF(ext);
+    Py_XDECREF(sib);
+    Py_XDECREF(masks);
     Py_DECREF(keys);
     return res;
 }
@@ -93,27 +124,15 @@ static PyObject *py_overlaps_by_hash(PyObject *self, BCLPY_FASTARGS)
 static PyObject *py_from_overlaps(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_DBG_FROM_OVERLAPS;
-    PyObject *a[3], *ext = NULL, *sib = NULL, *res = NULL;
-    PyArrayObject *keys, *masks;
-    int k;
-    if (bclpy_parse("dbg_from_overlaps", args, nargs, kwnames, names, 3, 3, a) < 0 ||
-        keys_k("dbg_from_overlaps", a, &keys, &k) < 0)
-        return NULL;
-    npy_intp n = PyArray_SIZE(keys);
-    masks = bclpy_1d_of(a[2], NPY_UINT64, "masks");
-    if (masks && PyArray_SIZE(masks) != 2 * n)
-        PyErr_SetString(PyExc_ValueError, "dbg_from_overlaps: masks must hold 2 per key");
-    else if (masks && (ext = new_arr(n, NPY_UINT8)) && (sib = new_arr(6 * n, NPY_BOOL))) {
-        bcl_dbg_from_overlaps(PyArray_DATA(keys), (size_t)n, k, PyArray_DATA(masks),
-                              PyArray_DATA((PyArrayObject *)ext),
-                              PyArray_DATA((PyArrayObject *)sib));
-        res = PyTuple_Pack(2, ext, sib);
-    }
-    Py_XDECREF(ext);
-    Py_XDECREF(sib);
-    Py_XDECREF(masks);
-    Py_DECREF(keys);
-    return res;
+    return from_overlaps("dbg_from_overlaps", names, args, nargs, kwnames,
+                         bcl_dbg_from_overlaps);
+}
+
+static PyObject *py_from_overlaps_by_hash(PyObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = BCLPY_ARGS_DBG_FROM_OVERLAPS_BY_HASH;
+    return from_overlaps("dbg_from_overlaps_by_hash", names, args, nargs, kwnames,
+                         bcl_dbg_from_overlaps_by_hash);
 }
 
 /* keys (uint64) and ext (uint8) of the same length, or -1 */
@@ -209,6 +228,8 @@ PyMethodDef bclpy_dbg_methods[] = {
     {"dbg_overlaps_by_hash", BCLPY_KW_METHOD(py_overlaps_by_hash),
      BCLPY_DOC_DBG_OVERLAPS_BY_HASH},
     {"dbg_from_overlaps", BCLPY_KW_METHOD(py_from_overlaps), BCLPY_DOC_DBG_FROM_OVERLAPS},
+    {"dbg_from_overlaps_by_hash", BCLPY_KW_METHOD(py_from_overlaps_by_hash),
+     BCLPY_DOC_DBG_FROM_OVERLAPS_BY_HASH},
     {"dbg_starts_local", BCLPY_KW_METHOD(py_starts_local), BCLPY_DOC_DBG_STARTS_LOCAL},
     {"hash_sort", BCLPY_KW_METHOD(py_hash_sort), BCLPY_DOC_HASH_SORT},
     {NULL, NULL, 0, NULL}

@@ -17,6 +17,13 @@
 
 static const char BASES[4] = { 'A', 'C', 'G', 'T' };
 
+/* exactly one base: a plain test, where __builtin_popcount is a libgcc call
+ * without -mpopcnt */
+static inline int one_base(unsigned bits)
+{
+    return bits && !(bits & (bits - 1));
+}
+
 static bcl_status grow_seq(bcl_dbg_walk *w, size_t i, size_t need)
 {
     if (need <= w->cap[i])
@@ -110,7 +117,7 @@ size_t bcl_dbg_walk_queries(bcl_dbg_walk *w, uint64_t *q)
     for (size_t a = 0; a < w->n_active; a++) {
         uint32_t i = w->active[a];
         unsigned out = bcl_dbg_out_bits(w->cur[i], w->k, w->cur_ext[i]);
-        if (__builtin_popcount(out) != 1)
+        if (!one_base(out))
             continue;                   /* a branch or a dead end: the walk is over */
         w->next[i] = ((w->cur[i] << 2) | (unsigned)__builtin_ctz(out)) & mask;
         q[j] = bcl_dbg_canon(w->next[i], w->k);
@@ -127,7 +134,7 @@ static bcl_status step(bcl_dbg_walk *w, uint32_t i, uint64_t val, int *going)
     uint64_t t = w->next[i], ct = bcl_dbg_canon(t, k);
     unsigned ext = (unsigned)(val >> 32) & 255u;
     *going = 0;
-    if (__builtin_popcount(bcl_dbg_in_bits(t, k, ext)) != 1)
+    if (!one_base(bcl_dbg_in_bits(t, k, ext)))
         return BCL_OK;                  /* t has other predecessors: it starts its own unitig */
     if (ct == bcl_dbg_canon(w->cur[i], k) || ct == bcl_dbg_canon(w->start[i], k))
         return BCL_OK;                  /* a hairpin, or back at the start (a cycle) */

@@ -23,15 +23,17 @@ Phases, every rank (SPMD):
    come from a saved count map instead (``kmer --save DB``; loaded with
    ``pybcl.load``, each k-mer again on the rank that owns it).
 2. *graph* -- each solid k-mer adds one bit to each of its two (k-1)-mers
-   (``_kernels.dbg_overlaps``: bit b: x+b is solid, bit 4+b: b+x is) in a
-   temporary ``pybcl.HashMap`` of (k-1)-mers, through a ``HashMapBuffer``
+   (``_kernels.dbg_overlaps_by_hash``: bit b: x+b is solid, bit 4+b: b+x
+   is; in the order of the map's hash, so that the map is swept, not
+   jumped across) in a temporary ``pybcl.HashMap`` of (k-1)-mers (sized
+   from a sketch of them), through a ``HashMapBuffer``
    (``accumulate_many``; no bit is added twice, so the sums are masks), and
    looks its two masks up (``find_many`` with the find-only promise).  They
    give its extension bits (bit b: successor c[1:]+b is solid, bit 4+b:
    predecessor b+c[:-1] is) and the presence of its 6 "siblings"
    (``_kernels.dbg_from_overlaps``).  The graph map (uint64 k-mer -> uint64
    ``(extension bits << 32) | count``) is then filled through a
-   ``HashMapBuffer``.
+   ``HashMapBuffer``, in hash order too (``_kernels.hash_sort``).
 3. *ends* -- the edge c -> t is merged when c has one successor t and none
    of c's 3 siblings b+c[1:] (the other k-mers that would precede t) is
    solid, and the same on the predecessor side; so the ends are decided on
@@ -39,7 +41,9 @@ Phases, every rank (SPMD):
    where walks start (both ends of every unitig).
 4. *walk* -- all of a rank's walks advance together in C
    (``_kernels.DbgWalk``): each round asks the map, in one ``find_many``, for
-   every walk's next k-mer (collective off shm: the owners answer).  A unitig is walked from both of its ends and
+   every walk's next k-mer (on shm every round runs in C, ``DbgWalk.run``;
+   elsewhere the rounds are collective: the owners answer).  A unitig is
+   walked from both of its ends and
    exactly one copy is kept (the one starting at the smaller oriented
    k-mer), decided locally: no unitig is written twice and no claim traffic
    is needed.
@@ -149,32 +153,32 @@ def _accumulate_all(m: Any, keys: NDArray[np.uint64], deltas: NDArray[np.uint64]
             buf.accumulate_many(keys[lo:lo + LOOKUP_BATCH], deltas[lo:lo + LOOKUP_BATCH])
 
 
-def _overlap_masks(keys: NDArray[np.uint64], k: int, total: int) -> NDArray[np.uint64]:
-    """Collective: the overlap masks of this rank's keys' (k-1)-mers (2 per
-    key, dbg_overlaps' order), summed over every rank's k-mers in a map of
-    (k-1)-mers that is dropped again.  A k-mer has two (k-1)-mers, shared
-    with its neighbours: a graph of long paths has about as many (k-1)-mers
-    as k-mers, one of isolated k-mers twice as many: the map is sized from
-    a sketch of them (and grows past it)."""
-    ov, bits, pos = _kernels.dbg_overlaps_by_hash(keys, k)     # the map swept, not jumped
+def _ext_siblings(keys: NDArray[np.uint64], k: int, total: int
+                  ) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
+    """Collective: this rank's keys' extension bits and siblings' presence,
+    from the overlap masks of their (k-1)-mers, summed over every rank's
+    k-mers in a map of (k-1)-mers that is dropped again.  A k-mer has two
+    (k-1)-mers, shared with its neighbours: a graph of long paths has about
+    as many (k-1)-mers as k-mers, one of isolated k-mers twice as many: the
+    map is sized from a sketch of them (and grows past it)."""
+    ov, bits = _kernels.dbg_overlaps_by_hash(keys, k)     # the map swept, not jumped
     om = pybcl.HashMap(_overlap_capacity(total, _distinct(ov)), "uint64", "uint64")
     _accumulate_all(om, ov, bits)
+    del bits
     pybcl.barrier()
-    swept, found = _find(om, ov)
+    masks, found = _find(om, ov)
     pybcl.barrier()             # every rank's lookups done before the map goes
-    del om
+    del om, ov
     if not found.all():
         raise RuntimeError("a k-mer's own (k-1)-mer is missing from the overlap map")
-    masks = bits                # its pages again: fresh ones cost more than the copy
-    masks[pos] = swept
-    return masks
+    return _kernels.dbg_from_overlaps_by_hash(keys, k, masks)
 
 
 def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: int
            ) -> tuple[Any, NDArray[np.uint8], NDArray[np.uint64], NDArray[np.bool_]]:
     """Collective: the graph map (solid k-mer -> (ext << 32) | count), and this
     rank's keys' extension bits, values and siblings' presence."""
-    ext, siblings = _kernels.dbg_from_overlaps(keys, k, _overlap_masks(keys, k, total))
+    ext, siblings = _ext_siblings(keys, k, total)
     P = pybcl.nprocs()
     m = pybcl.HashMap(int(total / MAP_LOAD) + 1024 * P, "uint64", "uint64")
     values = (ext.astype(np.uint64) << np.uint64(32)) | \

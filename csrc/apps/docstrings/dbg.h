@@ -17,9 +17,8 @@
 
 #define BCLPY_DOC_DBG_OVERLAPS_BY_HASH \
     "dbg_overlaps_by_hash(keys, k)\n--\n\n" \
-    "Return (ov, bit, pos): dbg_overlaps' entries in the order of the (k-1)-mers' " \
-    "home buckets in any pybcl.HashMap (hash_sort's order), and pos (int64), each " \
-    "entry's place in dbg_overlaps' order (2i: key i's prefix, 2i+1: its suffix)."
+    "Return (ov, bit): dbg_overlaps' entries in the order of the (k-1)-mers' home " \
+    "buckets in any pybcl.HashMap (hash_sort's order, stable)."
 #define BCLPY_ARGS_DBG_OVERLAPS_BY_HASH { "keys", "k" }
 
 #define BCLPY_DOC_DBG_FROM_OVERLAPS \
@@ -29,6 +28,13 @@
     "predecessor b+c[:-1]) and 6 bools per k-mer, the presence of b+c[1:] for the 3 " \
     "bases b other than c's first, then of c[:-1]+b for the 3 other than its last."
 #define BCLPY_ARGS_DBG_FROM_OVERLAPS { "keys", "k", "masks" }
+
+#define BCLPY_DOC_DBG_FROM_OVERLAPS_BY_HASH \
+    "dbg_from_overlaps_by_hash(keys, k, masks)\n--\n\n" \
+    "Return dbg_from_overlaps' (ext, sib_found) from the masks of " \
+    "dbg_overlaps_by_hash's (k-1)-mers, in its order (each key's two places found " \
+    "again, not stored)."
+#define BCLPY_ARGS_DBG_FROM_OVERLAPS_BY_HASH { "keys", "k", "masks" }
 
 #define BCLPY_DOC_DBG_STARTS_LOCAL \
     "dbg_starts_local(keys, ext, k, sib_found)\n--\n\n" \

@@ -44,20 +44,25 @@ static int keys_k(const char *fname, PyObject *const *a, PyArrayObject **keys, i
     return *keys ? 0 : -1;
 }
 
-static PyObject *py_overlaps(PyObject *self, BCLPY_FASTARGS)
+typedef bcl_status (*overlaps_fn)(const uint64_t *keys, size_t n, int k, uint64_t *ov,
+                                  uint64_t *bit);
+
+/* fname(keys, k) -> (ov, bit) through fn */
+static PyObject *overlaps(const char *fname, const char *const *names, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames, overlaps_fn fn)
 {
-    static const char *const names[] = BCLPY_ARGS_DBG_OVERLAPS;
     PyObject *a[2], *ov = NULL, *bit = NULL, *res = NULL;
     PyArrayObject *keys;
     int k;
-    if (bclpy_parse("dbg_overlaps", args, nargs, kwnames, names, 2, 2, a) < 0 ||
-        keys_k("dbg_overlaps", a, &keys, &k) < 0)
+    if (bclpy_parse(fname, args, nargs, kwnames, names, 2, 2, a) < 0 ||
+        keys_k(fname, a, &keys, &k) < 0)
         return NULL;
     npy_intp n = PyArray_SIZE(keys);
     if ((ov = new_arr(2 * n, NPY_UINT64)) && (bit = new_arr(2 * n, NPY_UINT64))) {
-        bcl_dbg_overlaps(PyArray_DATA(keys), (size_t)n, k, PyArray_DATA((PyArrayObject *)ov),
-                         PyArray_DATA((PyArrayObject *)bit));     /* k was checked */
-        res = PyTuple_Pack(2, ov, bit);
+        bcl_status st;
+        BCLPY_NOGIL(st = fn(PyArray_DATA(keys), (size_t)n, k, PyArray_DATA((PyArrayObject *)ov),
+                            PyArray_DATA((PyArrayObject *)bit)));
+        res = st == BCL_OK ? PyTuple_Pack(2, ov, bit) : bclpy_raise(st);
     }
     Py_XDECREF(ov);
     Py_XDECREF(bit);
@@ -65,27 +70,17 @@ static PyObject *py_overlaps(PyObject *self, BCLPY_FASTARGS)
     return res;
 }
 
+static PyObject *py_overlaps(PyObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = BCLPY_ARGS_DBG_OVERLAPS;
+    return overlaps("dbg_overlaps", names, args, nargs, kwnames, bcl_dbg_overlaps);
+}
+
 static PyObject *py_overlaps_by_hash(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = BCLPY_ARGS_DBG_OVERLAPS_BY_HASH;
-    PyObject *a[2], *ov = NULL, *bit = NULL, *res = NULL;
-    PyArrayObject *keys;
-    int k;
-    if (bclpy_parse("dbg_overlaps_by_hash", args, nargs, kwnames, names, 2, 2, a) < 0 ||
-        keys_k("dbg_overlaps_by_hash", a, &keys, &k) < 0)
-        return NULL;
-    npy_intp n = PyArray_SIZE(keys);
-    if ((ov = new_arr(2 * n, NPY_UINT64)) && (bit = new_arr(2 * n, NPY_UINT64))) {
-        bcl_status st;
-        BCLPY_NOGIL(st = bcl_dbg_overlaps_by_hash(PyArray_DATA(keys), (size_t)n, k,
-                                                  PyArray_DATA((PyArrayObject *)ov),
-                                                  PyArray_DATA((PyArrayObject *)bit)));
-        res = st == BCL_OK ? PyTuple_Pack(2, ov, bit) : bclpy_raise(st);
-    }
-    Py_XDECREF(ov);
-    Py_XDECREF(bit);
-    Py_DECREF(keys);
-    return res;
+    return overlaps("dbg_overlaps_by_hash", names, args, nargs, kwnames,
+                    bcl_dbg_overlaps_by_hash);
 }
 
 typedef bcl_status (*from_overlaps_fn)(const uint64_t *keys, size_t n, int k,

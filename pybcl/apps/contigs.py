@@ -31,7 +31,7 @@ Phases, every rank (SPMD):
    looks its two masks up (``find_many`` with the find-only promise).  They
    give its extension bits (bit b: successor c[1:]+b is solid, bit 4+b:
    predecessor b+c[:-1] is) and the presence of its 6 "siblings"
-   (``_kernels.dbg_from_overlaps``).  The graph map (uint64 k-mer -> uint64
+   (``_kernels.dbg_from_overlaps_by_hash``).  The graph map (uint64 k-mer -> uint64
    ``(extension bits << 32) | count``) is then filled through a
    ``HashMapBuffer``, in hash order too (``_kernels.hash_sort``).
 3. *ends* -- the edge c -> t is merged when c has one successor t and none

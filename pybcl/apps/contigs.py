@@ -153,39 +153,36 @@ def _accumulate_all(m: Any, keys: NDArray[np.uint64], deltas: NDArray[np.uint64]
             buf.accumulate_many(keys[lo:lo + LOOKUP_BATCH], deltas[lo:lo + LOOKUP_BATCH])
 
 
-def _ext_siblings(keys: NDArray[np.uint64], k: int, total: int
+def _ext_siblings(keys: NDArray[np.uint64], k: int, ov: NDArray[np.uint64],
+                  bits: NDArray[np.uint64], buckets: int
                   ) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
     """Collective: this rank's keys' extension bits and siblings' presence,
-    from the overlap masks of their (k-1)-mers, summed over every rank's
-    k-mers in a map of (k-1)-mers that is dropped again.  A k-mer has two
-    (k-1)-mers, shared with its neighbours: a graph of long paths has about
-    as many (k-1)-mers as k-mers, one of isolated k-mers twice as many: the
-    map is sized from a sketch of them (and grows past it)."""
-    ov, bits = _kernels.dbg_overlaps_by_hash(keys, k)     # the map swept, not jumped
-    om = pybcl.HashMap(_overlap_capacity(total, _distinct(ov)), "uint64", "uint64")
+    from the overlap masks of their (k-1)-mers (`ov`, `bits`:
+    dbg_overlaps_by_hash's), summed over every rank's k-mers in a map of
+    (k-1)-mers of `buckets` buckets (_overlap_capacity) that is dropped
+    again."""
+    om = pybcl.HashMap(buckets, "uint64", "uint64")
     _accumulate_all(om, ov, bits)
-    del bits
     pybcl.barrier()
     masks, found = _find(om, ov)
     pybcl.barrier()             # every rank's lookups done before the map goes
-    del om, ov
+    del om
     if not found.all():
         raise RuntimeError("a k-mer's own (k-1)-mer is missing from the overlap map")
     return _kernels.dbg_from_overlaps_by_hash(keys, k, masks)
 
 
-def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: int
-           ) -> tuple[Any, NDArray[np.uint8], NDArray[np.uint64], NDArray[np.bool_]]:
-    """Collective: the graph map (solid k-mer -> (ext << 32) | count), and this
-    rank's keys' extension bits, values and siblings' presence."""
-    ext, siblings = _ext_siblings(keys, k, total)
+def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: int,
+           ext: NDArray[np.uint8]) -> tuple[Any, NDArray[np.uint64]]:
+    """Collective: the graph map (solid k-mer -> (ext << 32) | count) and this
+    rank's keys' values."""
     P = pybcl.nprocs()
     m = pybcl.HashMap(int(total / MAP_LOAD) + 1024 * P, "uint64", "uint64")
     values = (ext.astype(np.uint64) << np.uint64(32)) | \
         np.minimum(counts, 0xFFFFFFFF).astype(np.uint64)
     _insert_all(m, *_kernels.hash_sort(keys, values))    # the inserts sweep the map
     pybcl.barrier()
-    return m, ext, values, siblings
+    return m, values
 
 
 def _walk(m: Any, starts: NDArray[np.uint64], values: NDArray[np.uint64], k: int,
@@ -322,16 +319,21 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
         keys, counts = keys[solid], kcounts[solid]
         del kcounts
     seconds["count"] = time.perf_counter() - t0
+    t = time.perf_counter()
     total = int(pybcl.allreduce(np.array([len(keys)], dtype=np.int64), "sum")[0])
-    need = _segment_need(total, len(keys))
+    # each k-mer's two (k-1)-mers, in the order of the map's hash: the
+    # overlap map is swept, not jumped across, and sized from their sketch
+    ov, bits = _kernels.dbg_overlaps_by_hash(keys, k)
+    obuckets = _overlap_capacity(total, _distinct(ov))
+    need = _segment_need(obuckets, len(keys))
     if ours and need > _core.segment_size():
-        # the counting segment was sized for its queues; the graph map is
-        # known only now (same total on every rank, so the same size)
+        # the counting segment was sized for its queues; the graph's maps
+        # are known only now (same sizes on every rank)
         pybcl.finalize()
         pybcl.init(segment_size=need)
-
-    t = time.perf_counter()
-    m, ext, values, siblings = _graph(keys, counts, k, total)
+    ext, siblings = _ext_siblings(keys, k, ov, bits, obuckets)
+    del ov, bits
+    m, values = _graph(keys, counts, k, total, ext)
     seconds["graph"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -402,13 +404,14 @@ def _overlap_capacity(total: int, distinct: Optional[float] = None) -> int:
     return int(want / MAP_LOAD) + 1024 * pybcl.nprocs()
 
 
-def _segment_need(total: int, mine: int) -> int:
+def _segment_need(overlap_buckets: int, mine: int) -> int:
     """Collective: segment bytes per rank the graph phase needs (generously:
-    32 bytes a bucket): the (k-1)-mer map and room for it to grow once (old
-    and new at once), which outweighs the graph map, and their buffers."""
+    32 bytes a bucket): the (k-1)-mer map of `overlap_buckets` and room for
+    it to grow once (old and new at once), which outweighs the graph map,
+    and their buffers."""
     P = pybcl.nprocs()
     most = int(pybcl.allreduce(np.array([mine], dtype=np.int64), "max")[0])
-    buckets = 3 * _overlap_capacity(total) // P + 1
+    buckets = 3 * overlap_buckets // P + 1
     return buckets * 32 + min(max(most, 1024), 1 << 20) * 64 + P * 4096 * 64 + (64 << 20)
 
 

@@ -331,7 +331,10 @@ def test_walk_run_in_c_gives_the_rounds_walks():
     keys = keys[pybcl.rank()::pybcl.nprocs()]            # any split: inserts are routed
     counts = np.full(len(keys), 2, dtype=np.int64)
     total = int(pybcl.allreduce(np.array([len(keys)], dtype=np.int64), "sum")[0])
-    m, ext, values, sib = contigs._graph(keys, counts, k, total)
+    ov, bits = _kernels.dbg_overlaps_by_hash(keys, k)
+    ext, sib = contigs._ext_siblings(keys, k, ov, bits,
+                                     contigs._overlap_capacity(total, contigs._distinct(ov)))
+    m, values = contigs._graph(keys, counts, k, total, ext)
     starts, idx = _kernels.dbg_starts_local(keys, ext, k, sib)
     a = _kernels.DbgWalk(k, starts, values[idx], total)
     rounds = 0

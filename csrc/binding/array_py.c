@@ -7,15 +7,16 @@
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include <string.h>
 
 #include "binding/array_py.h"
-#include "binding/docstrings/array.h"
-#include "binding/docstrings/array_update.h"
-#include "binding/docstrings/io.h"
+#include "binding/generated/array.h"
+#include "binding/generated/array_update.h"
+#include "binding/generated/io.h"
 #include "io_py.h"
+#include "binding/generated/array_methods.h"
 
 
 
@@ -403,14 +404,7 @@ BCLPY_SAVE_METHOD(array_save, bclpy_array_io_target)
 BCLPY_CLOSE_METHOD(array_close, ArrayObject, tname(self), created, bcl_array_destroy, a)
 
 static PyMethodDef array_methods[] = {
-    BCLPY_LIFE_METHODS(array_close),
-    {"owner", BCLPY_KW_METHOD(array_owner), BCLPY_DOC_ARR_OWNER},
-    {"ptr", BCLPY_KW_METHOD(array_ptr), BCLPY_DOC_ARR_PTR},
-    {"local", (PyCFunction)array_local, METH_NOARGS, BCLPY_DOC_ARR_LOCAL},
-    {"local_range", (PyCFunction)array_local_range, METH_NOARGS, BCLPY_DOC_ARR_LOCAL_RANGE},
-    {"__array__", BCLPY_KW_METHOD(bclpy_array_asarray), BCLPY_DOC_ARR_ARRAY},
-    {"update_many", BCLPY_KW_METHOD(bclpy_array_update_many), BCLPY_DOC_ARR_UPDATE_MANY},
-    {"save", BCLPY_KW_METHOD(array_save), BCLPY_DOC_SAVE},
+    BCLPY_METHODS_ARRAY
     {NULL, NULL, 0, NULL}
 };
 

@@ -7,7 +7,7 @@
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include <math.h>
 
@@ -15,9 +15,10 @@
 
 #include "elemtype.h"
 #include "containers/bcl_bloom.h"
-#include "binding/docstrings/bloom.h"
-#include "binding/docstrings/io.h"
+#include "binding/generated/bloom.h"
+#include "binding/generated/io.h"
 #include "io_py.h"
+#include "binding/generated/bloom_methods.h"
 
 enum { FAST_NONE, FAST_U64, FAST_I64 };
 
@@ -431,15 +432,7 @@ BCLPY_SAVE_METHOD(bloom_save, bclpy_bloom_io_target)
 BCLPY_CLOSE_METHOD(bloom_close, BloomObject, "BloomFilter", live, bcl_bloom_destroy, b)
 
 static PyMethodDef bloom_methods[] = {
-    BCLPY_LIFE_METHODS(bloom_close),
-    {"insert", BCLPY_KW_METHOD(bloom_insert), BCLPY_DOC_BF_INSERT},
-    {"find", BCLPY_KW_METHOD(bloom_find), BCLPY_DOC_BF_FIND},
-    {"insert_many", BCLPY_KW_METHOD(bloom_insert_many), BCLPY_DOC_BF_INSERT_MANY},
-    {"find_many", BCLPY_KW_METHOD(bloom_find_many), BCLPY_DOC_BF_FIND_MANY},
-    {"owner", BCLPY_KW_METHOD(bloom_owner), BCLPY_DOC_BF_OWNER},
-    {"plan", BCLPY_KW_METHOD(bloom_plan) | METH_STATIC, BCLPY_DOC_BF_PLAN},
-    {"predict", BCLPY_KW_METHOD(bloom_predict) | METH_STATIC, BCLPY_DOC_BF_PREDICT},
-    {"save", BCLPY_KW_METHOD(bloom_save), BCLPY_DOC_SAVE},
+    BCLPY_METHODS_BLOOMFILTER
     {NULL, NULL, 0, NULL}
 };
 

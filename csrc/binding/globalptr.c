@@ -7,12 +7,13 @@
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include <limits.h>
 
 #include "runtime/bcl_alloc.h"
-#include "binding/docstrings/globalptr.h"
+#include "binding/generated/globalptr.h"
+#include "binding/generated/gptr_methods.h"
 
 static PyObject *gptr_alloc_obj(PyTypeObject *type, bcl_gptr p, PyArray_Descr *dtype)
 {
@@ -414,9 +415,7 @@ static PyObject *gptr_setstate(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
 }
 
 static PyMethodDef gptr_methods[] = {
-    {"local", BCLPY_KW_METHOD(gptr_local), BCLPY_DOC_GPTR_LOCAL},
-    {"__reduce__", (PyCFunction)gptr_reduce, METH_NOARGS, BCLPY_DOC_GPTR_REDUCE},
-    {"__setstate__", BCLPY_KW_METHOD(gptr_setstate), BCLPY_DOC_GPTR_SETSTATE},
+    BCLPY_METHODS_GLOBALPTR
     {NULL, NULL, 0, NULL}
 };
 

@@ -1,5 +1,5 @@
 /*
- * docstrings/properties.h -- docstrings of the containers' read-only
+ * properties.h -- docstrings of the containers' read-only
  * properties (the getset tables of the binding files): a summary line and
  * one example, in the numpydoc layout of the methods' docstrings.
  */

@@ -4,6 +4,7 @@ type stubs from one spec per area (csrc/binding/spec/, csrc/apps/spec/).
 
     python scripts/clinic.py                 # rewrite the generated files
     python scripts/clinic.py --out DIR       # write them under DIR instead
+    python scripts/clinic.py --check         # list the files out of step with the spec
 
 Each spec file is plain text (see csrc/binding/spec/README.md):
 
@@ -407,11 +408,38 @@ def generate(root=ROOT):
     return files
 
 
+def stale(root=ROOT):
+    """The generated files under root that differ from what its spec gives:
+    [(relative path, why)], empty when all are in step."""
+    files = generate(root)
+    out = []
+    for rel, text in sorted(files.items()):
+        path = os.path.join(root, rel)
+        if not os.path.exists(path):
+            out.append((rel, "missing"))
+        elif open(path).read() != text:
+            out.append((rel, "differs from its spec"))
+    for ext in EXTENSIONS:
+        folder = os.path.join(root, ext["out"])
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            rel = os.path.join(ext["out"], name)
+            if rel not in files:
+                out.append((rel, "generated from no spec"))
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=ROOT, help="write under this folder (default: the tree)")
+    ap.add_argument("--check", action="store_true",
+                    help="write nothing; list the generated files out of step (exit 1 if any)")
     opts = ap.parse_args(argv)
     try:
+        if opts.check:
+            bad = stale()
+            for rel, why in bad:
+                print(f"{rel}: {why}")
+            sys.exit(1 if bad else 0)
         files = generate()
     except SpecError as exc:
         sys.exit(f"clinic: {exc}")

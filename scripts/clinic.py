@@ -338,7 +338,8 @@ def generate_stub(ext, per_area):
             return
         head, members = cls
         if members:
-            out.extend([""] + head + members + [""])
+            gap = [""] if out and out[-1] and not out[-1].startswith("#") else []
+            out.extend(gap + head + members + [""])
         else:
             out.extend(head[:-1] + [head[-1][:-1] + " ..."])
         cls = None
@@ -360,6 +361,8 @@ def generate_stub(ext, per_area):
                 cls = ((["@final"] if m.group(2) else []) + [f"class {m.group(1)}:"], [])
             elif kind == "exception":
                 close_class()
+                if out and out[-1] and not out[-1].startswith("class "):
+                    out.append("")
                 out.append(f"class {e['head']}: ...")
             elif kind == "property":
                 name, _, typ = e["head"].partition(":")

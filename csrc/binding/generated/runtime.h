@@ -2,6 +2,53 @@
 #ifndef BCLPY_GENERATED_BINDING_RUNTIME_H
 #define BCLPY_GENERATED_BINDING_RUNTIME_H
 
+#define BCLPY_DOC_EXC_ERROR \
+    "Base class of pybcl's own exceptions (an MPI failure, a container used\n" \
+    "after finalize(), a peer's failure in a collective call).\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> try:\n" \
+    "...     pybcl.barrier()\n" \
+    "... except pybcl.Error as exc:\n" \
+    "...     print(exc)"
+
+#define BCLPY_DOC_EXC_SEGMENTFULL \
+    "The shared segment has no room (also a MemoryError): alloc() or a\n" \
+    "container's constructor, or a segment size the node cannot hold\n" \
+    "(raised on every rank then).\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> try:\n" \
+    "...     p = pybcl.alloc(1 << 40)\n" \
+    "... except pybcl.SegmentFull:\n" \
+    "...     p = None"
+
+#define BCLPY_DOC_EXC_CONTAINERFULL \
+    "A fixed-capacity container has no room and nothing was written (also a\n" \
+    "queue.Full): HashMap.insert() finding no free bucket, a full\n" \
+    "HashMapBuffer.flush().  A collective resize() makes room.\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> m = pybcl.HashMap(2 * pybcl.nprocs())\n" \
+    ">>> try:\n" \
+    "...     m.insert_many(np.arange(1000), np.arange(1000))\n" \
+    "... except pybcl.ContainerFull:\n" \
+    "...     pass"
+
+#define BCLPY_DOC_EXC_EMPTY \
+    "Pop from an empty queue (also a queue.Empty).\n" \
+    "\n" \
+    "Examples\n" \
+    "--------\n" \
+    ">>> q = pybcl.CircularQueue(0, 8)\n" \
+    ">>> try:\n" \
+    "...     q.pop()\n" \
+    "... except pybcl.Empty:\n" \
+    "...     pass"
+
 #define BCLPY_DOC_CONFIGURE \
     "_configure(init, hashmap_promise, queue_promise)\n" \
     "--\n" \
@@ -271,52 +318,5 @@
     "No-op before init.  Local (non-blocking messages)."
 
 #define BCLPY_ARGS_CELL_FAILED { "why" }
-
-#define BCLPY_DOC_EXC_ERROR \
-    "Base class of pybcl's own exceptions (an MPI failure, a container used\n" \
-    "after finalize(), a peer's failure in a collective call).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
-    ">>> try:\n" \
-    "...     pybcl.barrier()\n" \
-    "... except pybcl.Error as exc:\n" \
-    "...     print(exc)"
-
-#define BCLPY_DOC_EXC_SEGMENTFULL \
-    "The shared segment has no room (also a MemoryError): alloc() or a\n" \
-    "container's constructor, or a segment size the node cannot hold\n" \
-    "(raised on every rank then).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
-    ">>> try:\n" \
-    "...     p = pybcl.alloc(1 << 40)\n" \
-    "... except pybcl.SegmentFull:\n" \
-    "...     p = None"
-
-#define BCLPY_DOC_EXC_CONTAINERFULL \
-    "A fixed-capacity container has no room and nothing was written (also a\n" \
-    "queue.Full): HashMap.insert() finding no free bucket, a full\n" \
-    "HashMapBuffer.flush().  A collective resize() makes room.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
-    ">>> m = pybcl.HashMap(2 * pybcl.nprocs())\n" \
-    ">>> try:\n" \
-    "...     m.insert_many(np.arange(1000), np.arange(1000))\n" \
-    "... except pybcl.ContainerFull:\n" \
-    "...     pass"
-
-#define BCLPY_DOC_EXC_EMPTY \
-    "Pop from an empty queue (also a queue.Empty).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
-    ">>> q = pybcl.CircularQueue(0, 8)\n" \
-    ">>> try:\n" \
-    "...     q.pop()\n" \
-    "... except pybcl.Empty:\n" \
-    "...     pass"
 
 #endif /* BCLPY_GENERATED_BINDING_RUNTIME_H */

@@ -57,7 +57,7 @@ def _expand_fragments(lines, fragments, where):
     """Replace every line `@NAME(args)` by the fragment's lines, indented as it."""
     out = []
     for lineno, line in lines:
-        m = re.match(r"^(\s*)@(\w+)(?:\((.*)\))?\s*$", line)
+        m = re.match(r"^()@(\w+)(?:\((.*)\))?\s*$", line)   # entry level only
         if not m:
             out.append((lineno, line))
             continue
@@ -72,7 +72,7 @@ def _expand_fragments(lines, fragments, where):
             for p, v in zip(params, values):
                 piece = piece.replace("{" + p + "}", v)
             out.append((lineno, indent + piece if piece else ""))
-    if any(re.match(r"^\s*@\w+", line) for _, line in out):
+    if any(re.match(r"^@\w+", line) for _, line in out):
         return _expand_fragments(out, fragments, where)
     return out
 
@@ -186,24 +186,65 @@ def _arg_names(args, method):
 
 
 # ---- C output -------------------------------------------------------------------
-def _c_string(text, indent="    "):
-    if text == "":
-        return indent + '""'
-    pieces = re.findall(r"[^\n]*\n|[^\n]+", text)
-    out = []
-    for p in pieces:
-        esc = p.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-        out.append(f'{indent}"{esc}"')
-    return " \\\n".join(out)
+SECTIONS = {"Parameters": "BCLPY_PARAMETERS", "Returns": "BCLPY_RETURNS",
+            "Raises": "BCLPY_RAISES", "Examples": "BCLPY_EXAMPLES"}
+FRAGMENT_REF = re.compile(r"^@(\w+)(?:\((.*)\))?$")
 
 
-def _docstring(entry, textsig):
-    text = "\n".join(entry["text"])
-    if entry["opts"].get("end") == "newline":
-        text += "\n"
-    if textsig is None:
-        return text
-    return f"{entry['opts'].get('textsig', textsig)}\n--\n\n{text}"
+def _literal(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _c_tokens(lines, end_newline=False, params=()):
+    """A docstring's lines as C tokens: string literals (one a line), the
+    numpydoc section macros, fragment macros (`@name(args)` lines) and, in a
+    fragment's own text, its parameters (`{p}`)."""
+    toks, refs = [], set()
+
+    def lit(text):
+        for piece in re.split(r"(\{\w+\})", text) if params else [text]:
+            if piece[1:-1] in params and piece.startswith("{"):
+                toks.append(piece[1:-1])
+            elif piece:
+                if toks and toks[-1].startswith('"') and not toks[-1].endswith('\\n"'):
+                    toks[-1] = toks[-1][:-1] + _literal(piece)[1:]
+                else:
+                    toks.append(_literal(piece))
+
+    k, last = 0, len(lines) - 1
+    while k <= last:
+        line = lines[k]
+        ref = FRAGMENT_REF.match(line)
+        if (line == "" and k + 3 <= last and lines[k + 1] in SECTIONS
+                and lines[k + 2] == "-" * len(lines[k + 1])):
+            toks.append(SECTIONS[lines[k + 1]])      # "\nName\n----\n": the next line follows
+            k += 3
+            continue
+        if ref:
+            args = [a.strip() for a in ref.group(2).split(" | ")] if ref.group(2) else []
+            toks.append(f"BCLPY_FRAG_{ref.group(1).upper()}"
+                        + (f"({', '.join(_literal(a) for a in args)})" if ref.group(2) else ""))
+            refs.add(ref.group(1))
+        else:
+            lit(line)
+        if k < last:
+            lit("\n")
+        k += 1
+    if end_newline:
+        lit("\n")
+    return toks or ['""'], refs
+
+
+def _c_define(name, toks):
+    return f"#define {name} \\\n" + " \\\n".join("    " + t for t in toks)
+
+
+def _docstring_tokens(entry, textsig):
+    toks, refs = _c_tokens(entry["text"], entry["opts"].get("end") == "newline")
+    if textsig is not None:
+        sig = entry["opts"].get("textsig", textsig)
+        toks = [f"BCLPY_SIG({_literal(sig)})"] + toks
+    return toks, refs
 
 
 def _method_entry(name, entry, method):
@@ -224,13 +265,34 @@ def _method_entry(name, entry, method):
     return f'{{"{name}", (PyCFunction)(void (*)(void))({fn}), METH_FASTCALL{static}, {doc}}}'
 
 
-def generate_header(area, entries, ext, defined_in):
-    """The C header of one spec file: docstrings, name tables, method tables."""
+COMMON_MACROS = [
+    "/* \"name(args)\" -> the signature line inspect.signature() reads. */",
+    '#define BCLPY_SIG(sig) sig "\\n--\\n\\n"',
+    "/* The numpydoc section headers, each after a blank line. */",
+    '#define BCLPY_PARAMETERS "\\nParameters\\n----------\\n"',
+    '#define BCLPY_RETURNS "\\nReturns\\n-------\\n"',
+    '#define BCLPY_RAISES "\\nRaises\\n------\\n"',
+    '#define BCLPY_EXAMPLES "\\nExamples\\n--------\\n"']
+
+
+def generate_header(area, entries, ext, defined_in, fragments):
+    """The C headers of one spec file: its docstrings, name tables and the
+    docstring fragments it defines, and one header per method table.
+    fragments: {name: (params, lines, home area)} of those docstrings use."""
     guard = f"BCLPY_GENERATED_{ext['include'].split('/')[0].upper()}_{area.upper()}_H"
     out = [f"/* {HEADER.format(src=ext['spec'] + '/' + area + '.spec')} */",
            f"#ifndef {guard}", f"#define {guard}", ""]
     includes, body, tables, order = set(), [], {}, []
+    shared_docs = set()         # the areas of docstrings this file's tables share
     table = None
+    if area == "common":
+        body.append("\n".join(COMMON_MACROS))
+    for name, (params, lines, home) in sorted(fragments.items()):
+        if home == area:
+            toks, refs = _c_tokens(lines, params=params)
+            includes.update(fragments[r][2] for r in refs)
+            body.append(_c_define(f"BCLPY_FRAG_{name.upper()}"
+                                  + (f"({', '.join(params)})" if params else ""), toks))
     for e in entries:
         kind = e["kind"]
         if kind == "stub":
@@ -261,7 +323,7 @@ def generate_header(area, entries, ext, defined_in):
                     if home is None:
                         raise SpecError(f"{e['where']}: no docstring {opts['doc']} in the spec")
                     if home != area:
-                        includes.add(home)
+                        shared_docs.add(home)
             textsig = _text_signature(name, args, method)
         elif kind == "text":
             textsig = opts.get("textsig")
@@ -274,13 +336,17 @@ def generate_header(area, entries, ext, defined_in):
         if e.get("text") is not None:
             if "doc" not in opts:
                 raise SpecError(f"{e['where']}: a docstring needs `doc:` (its macro name)")
-            body.append(f"#define BCLPY_DOC_{opts['doc']} \\\n" + _c_string(_docstring(e, textsig)))
+            toks, refs = _docstring_tokens(e, textsig)
+            includes.update(fragments[r][2] for r in refs)
+            body.append(_c_define(f"BCLPY_DOC_{opts['doc']}", toks))
         if "args" in opts:
             names = ", ".join(f'"{n}"' for n in _arg_names(args, method))
             body.append(f"#define BCLPY_ARGS_{opts['args']} {{ {names} }}")
-    for line in body:
-        out += [line, ""]
-    out.append(f"#endif /* {guard} */")
+    doc_includes = sorted((includes | ({"common"} if body else set())) - {area})
+    out += [f'#include "{ext["include"]}/{inc}.h"' for inc in doc_includes]
+    for block in body:
+        out += ([] if out[-1] == "" else [""]) + [block]
+    out += ["", f"#endif /* {guard} */"]
     files = {area: "\n".join(out) + "\n"} if body else {}
     # Each method table in a header of its own, included only by the file
     # that defines the array: it names that file's functions.
@@ -288,7 +354,7 @@ def generate_header(area, entries, ext, defined_in):
         array, items = tables[t]
         tguard = f"BCLPY_GENERATED_{array.upper()}_H"
         lines = [out[0], f"#ifndef {tguard}", f"#define {tguard}", ""]
-        lines += [f'#include "{ext["include"]}/{inc}.h"' for inc in sorted(includes | {area})]
+        lines += [f'#include "{ext["include"]}/{inc}.h"' for inc in sorted(shared_docs | {area})]
         lines += ["", f"/* The entries of {array}[] (before its sentinel). */",
                   f"#define {t} \\\n" + " \\\n".join(f"    {i}," for i in items), "",
                   f"#endif /* {tguard} */"]
@@ -388,9 +454,11 @@ def generate(root=ROOT):
     files = {}
     for ext in EXTENSIONS:
         spec_dir = os.path.join(root, ext["spec"])
-        fragments = {}
+        fragments, home = {}, {}
         for area in ext["order"]:
-            fragments.update(_read_fragments(os.path.join(spec_dir, area + ".spec")))
+            found = _read_fragments(os.path.join(spec_dir, area + ".spec"))
+            fragments.update(found)
+            home.update((name, area) for name in found)
         per_area, defined_in = {}, {}
         for area in ext["order"]:
             entries = read_spec(os.path.join(spec_dir, area + ".spec"), fragments)
@@ -404,8 +472,17 @@ def generate(root=ROOT):
                         raise SpecError(f"{e['where']}: docstring {e['opts']['doc']} defined twice")
                     defined_in[e["opts"]["doc"]] = area
             per_area[area] = entries
+        # The fragments docstrings use become C macros (in their spec's header).
+        texts = [e["text"] for es in per_area.values() for e in es if e.get("text")]
+        texts += [body for _, body in fragments.values()]
+        used = {m.group(1) for lines in texts for line in lines
+                for m in [FRAGMENT_REF.match(line)] if m}
+        for name in used - set(fragments):
+            raise SpecError(f"{ext['spec']}: unknown fragment @{name}")
+        in_text = {n: (fragments[n][0], fragments[n][1], home[n]) for n in used}
         for area in ext["order"]:
-            for name, text in generate_header(area, per_area[area], ext, defined_in).items():
+            for name, text in generate_header(area, per_area[area], ext, defined_in,
+                                              in_text).items():
                 files[os.path.join(ext["out"], name + ".h")] = text
         files[ext["stub"]] = generate_stub(ext, per_area)
     return files

@@ -2,56 +2,44 @@
 #ifndef BCLPY_GENERATED_APPS_DBG_H
 #define BCLPY_GENERATED_APPS_DBG_H
 
+#include "apps/generated/common.h"
+
 #define BCLPY_DOC_DBG_OVERLAPS \
-    "dbg_overlaps(keys, k)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("dbg_overlaps(keys, k)") \
     "Return (ov, bit), two uint64 arrays, 2 per canonical k-mer c: its prefix c[:-1] and suffix c[1:] as canonical (k-1)-mers, and the mask bit c sets on each (bit b: x+b is solid, 4+b: b+x is).  Summing the bits per (k-1)-mer over all the k-mers gives every (k-1)-mer's overlap mask."
 
 #define BCLPY_ARGS_DBG_OVERLAPS { "keys", "k" }
 
 #define BCLPY_DOC_DBG_FROM_OVERLAPS \
-    "dbg_from_overlaps(keys, k, masks)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("dbg_from_overlaps(keys, k, masks)") \
     "Return (ext, sib_found) from the overlap masks of dbg_overlaps' (k-1)-mers: uint8 extension bits per k-mer (bit b: successor c[1:]+b solid, 4+b: predecessor b+c[:-1]) and 6 bools per k-mer, the presence of b+c[1:] for the 3 bases b other than c's first, then of c[:-1]+b for the 3 other than its last."
 
 #define BCLPY_ARGS_DBG_FROM_OVERLAPS { "keys", "k", "masks" }
 
 #define BCLPY_DOC_DBG_STARTS_LOCAL \
-    "dbg_starts_local(keys, ext, k, sib_found)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("dbg_starts_local(keys, ext, k, sib_found)") \
     "Return (starts, index): the oriented k-mers unitig walks start from, decided from ext and the presence of each key's 6 siblings (dbg_from_overlaps); index: each start's position in keys."
 
 #define BCLPY_ARGS_DBG_STARTS_LOCAL { "keys", "ext", "k", "sib_found" }
 
 #define BCLPY_DOC_DBGWALK \
-    "DbgWalk(k, starts, values, limit)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("DbgWalk(k, starts, values, limit)") \
     "Unitig walks from oriented start k-mers (with their graph-map values (ext << 32) | count), advanced in rounds; a walk longer than limit k-mers is an error."
 
 #define BCLPY_ARGS_DBGWALK { "k", "starts", "values", "limit" }
 
 #define BCLPY_DOC_DW_QUERIES \
-    "queries($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("queries($self, /)") \
     "Return a uint64 array of the canonical k-mers the walks still going need next (empty when every walk is over); look them up and pass the results to advance()."
 
 #define BCLPY_DOC_DW_ADVANCE \
-    "advance($self, /, values, found)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("advance($self, /, values, found)") \
     "Take the graph-map values of the last queries, in their order."
 
 #define BCLPY_ARGS_DW_ADVANCE { "values", "found" }
 
 #define BCLPY_DOC_DW_RESULTS \
-    "results($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("results($self, /)") \
     "Return (sequences, kmers, count_sums): the unitigs these walks own (each unitig walked from both ends is kept by one of the two)."
 
 #endif /* BCLPY_GENERATED_APPS_DBG_H */

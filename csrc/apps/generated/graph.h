@@ -2,10 +2,10 @@
 #ifndef BCLPY_GENERATED_APPS_GRAPH_H
 #define BCLPY_GENERATED_APPS_GRAPH_H
 
+#include "apps/generated/common.h"
+
 #define BCLPY_DOC_GRAPH_BLOCK_SUMS \
-    "graph_block_sums(share, source, slot, bounds, ntargets, block)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("graph_block_sums(share, source, slot, bounds, ntargets, block)") \
     "Per-target sums of share[source] (float64, ntargets of them): block b's\n" \
     "edges are source[bounds[b]:bounds[b+1]], edge e into target number\n" \
     "b * block + slot[e].  source, slot and bounds are int64; an offset or\n" \

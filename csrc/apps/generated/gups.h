@@ -2,28 +2,24 @@
 #ifndef BCLPY_GENERATED_APPS_GUPS_H
 #define BCLPY_GENERATED_APPS_GUPS_H
 
+#include "apps/generated/common.h"
+
 #define BCLPY_DOC_GUPS_STARTS \
-    "gups_starts(n)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("gups_starts(n)") \
     "The n-th value of HPCC RandomAccess's update stream (HPCC_starts), as an\n" \
     "int in [0, 2**64)."
 
 #define BCLPY_ARGS_GUPS_STARTS { "n" }
 
 #define BCLPY_DOC_GUPS_STREAM \
-    "gups_stream(state, n)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("gups_stream(state, n)") \
     "The n stream values after `state` (uint64 array) and the new state (the\n" \
     "last value): a_{k+1} = (a_k << 1) ^ (7 if a_k's top bit is set else 0)."
 
 #define BCLPY_ARGS_GUPS_STREAM { "state", "n" }
 
 #define BCLPY_DOC_GUPS_ATOMIC \
-    "gups_atomic(table, state, n)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("gups_atomic(table, state, n)") \
     "n RandomAccess updates table[a & (size-1)] ^= a of a uint64 DArray whose\n" \
     "size is a power of two, continuing the stream from `state`, one posted\n" \
     "atomic XOR per update (complete on return).  Returns the new state."

@@ -2,53 +2,43 @@
 #ifndef BCLPY_GENERATED_APPS_ISX_H
 #define BCLPY_GENERATED_APPS_ISX_H
 
+#include "apps/generated/common.h"
+
 #define BCLPY_DOC_ISXKEYGEN \
-    "IsxKeyGen(rank, max_key=268435456)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("IsxKeyGen(rank, max_key=268435456)") \
     "ISx's key stream of one rank, drawn in pieces: PCG32 seeded (rank, rank),\n" \
     "pcg32_boundedrand_r(max_key), as the ISx reference's make_input."
 
 #define BCLPY_ARGS_ISXKEYGEN { "rank", "max_key" }
 
 #define BCLPY_DOC_IKG_TAKE \
-    "take($self, n)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("take($self, n)") \
     "Return the next `n` keys of the stream (int32 array)."
 
 #define BCLPY_ARGS_IKG_TAKE { "n" }
 
 #define BCLPY_DOC_PCG32_OUTPUTS \
-    "pcg32_outputs(initstate, initseq, n)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("pcg32_outputs(initstate, initseq, n)") \
     "Return the first `n` outputs of pcg32_random_r (uint32 array); for\n" \
     "checking against the PCG reference."
 
 #define BCLPY_ARGS_PCG32_OUTPUTS { "initstate", "initseq", "n" }
 
 #define BCLPY_DOC_ISX_KEYS \
-    "isx_keys(rank, n, max_key=268435456)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("isx_keys(rank, n, max_key=268435456)") \
     "Return ISx make_input's `n` keys of `rank` (int32 array)."
 
 #define BCLPY_ARGS_ISX_KEYS { "rank", "n", "max_key" }
 
 #define BCLPY_DOC_ISX_BUCKETIZE \
-    "isx_bucketize(keys, width, nbuckets)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("isx_bucketize(keys, width, nbuckets)") \
     "Return (keys grouped by key // width, counts per bucket) for an int32\n" \
     "key array (ISx's bucket exchange)."
 
 #define BCLPY_ARGS_ISX_BUCKETIZE { "keys", "width", "nbuckets" }
 
 #define BCLPY_DOC_ISX_COUNT \
-    "isx_count(keys, lo, width)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("isx_count(keys, lo, width)") \
     "ISx's count_local_keys: return (int32 counts[key - lo] over `width`\n" \
     "entries, number of keys outside [lo, lo + width)) for int32 keys.\n" \
     "Needs 0 <= lo <= 2**31 - 1 and 1 <= width <= 2**31."

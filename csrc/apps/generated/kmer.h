@@ -2,10 +2,10 @@
 #ifndef BCLPY_GENERATED_APPS_KMER_H
 #define BCLPY_GENERATED_APPS_KMER_H
 
+#include "apps/generated/common.h"
+
 #define BCLPY_DOC_KMERREADER \
-    "KmerReader(path, k, rank=0, nprocs=1, chunk_bytes=4194304, block_shift=20, hll=False, start=0, end=-1, fmt=None, gz_entry=None)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("KmerReader(path, k, rank=0, nprocs=1, chunk_bytes=4194304, block_shift=20, hll=False, start=0, end=-1, fmt=None, gz_entry=None)") \
     "Iterate over a FASTA/FASTQ file (gzipped or not), yielding one uint64\n" \
     "array of canonical 2-bit k-mers per chunk read: those whose last base\n" \
     "lies in a block (2**block_shift bytes of the decompressed stream) owned\n" \
@@ -24,28 +24,20 @@
 #define BCLPY_ARGS_KMERREADER { "path", "k", "rank", "nprocs", "chunk_bytes", "block_shift", "hll", "start", "end", "fmt", "gz_entry" }
 
 #define BCLPY_DOC_KR_CLOSE \
-    "close($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("close($self, /)") \
     "Close the file (iteration then stops)."
 
 #define BCLPY_DOC_KR_STATS \
-    "stats($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("stats($self, /)") \
     "Return a dict: records, bases, kmers_total (all ranks' share),\n" \
     "kmers_emitted (this reader's), bytes (decompressed), format."
 
 #define BCLPY_DOC_KR_HLL \
-    "hll_registers($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("hll_registers($self, /)") \
     "Return the uint8 HyperLogLog registers of the emitted k-mers (hll=True)."
 
 #define BCLPY_DOC_SEQ_RESYNC \
-    "seq_resync(path, size, offset, fmt)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("seq_resync(path, size, offset, fmt)") \
     "Return the first record start >= `offset` of a plain FASTA/FASTQ file of\n" \
     "`size` bytes (fmt 'fasta' or 'fastq'; `size` if none): where a byte-range\n" \
     "reader starts.  ValueError for another fmt; OSError if unreadable."
@@ -53,9 +45,7 @@
 #define BCLPY_ARGS_SEQ_RESYNC { "path", "size", "offset", "fmt" }
 
 #define BCLPY_DOC_BGZF_BLOCKS \
-    "bgzf_blocks(path)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("bgzf_blocks(path)") \
     "Walk a BGZF file's block headers (no decompression): return\n" \
     "(compressed offsets, decompressed offsets), uint64 arrays of the block\n" \
     "starts with the file size and the stream size appended, or None if the\n" \
@@ -65,9 +55,7 @@
 #define BCLPY_ARGS_BGZF_BLOCKS { "path" }
 
 #define BCLPY_DOC_KMERS_FROM_BYTES \
-    "kmers_from_bytes(data, k, rank=0, nprocs=1, chunk=0, block_shift=20)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("kmers_from_bytes(data, k, rank=0, nprocs=1, chunk=0, block_shift=20)") \
     "Return the uint64 array of canonical k-mers of FASTA/FASTQ bytes owned by\n" \
     "`rank` (as KmerReader), fed to the parser in pieces of `chunk` bytes\n" \
     "(0: one piece)."
@@ -75,50 +63,38 @@
 #define BCLPY_ARGS_KMERS_FROM_BYTES { "data", "k", "rank", "nprocs", "chunk", "block_shift" }
 
 #define BCLPY_DOC_KMER_ENCODE \
-    "kmer_encode(kmer)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("kmer_encode(kmer)") \
     "Return the canonical 2-bit code (int) of a k-mer string over ACGT.\n" \
     "ValueError for other bases or a length outside 1..32."
 
 #define BCLPY_ARGS_KMER_ENCODE { "kmer" }
 
 #define BCLPY_DOC_KMER_DECODE \
-    "kmer_decode(codes, k)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("kmer_decode(codes, k)") \
     "Return an array of S<k> strings over ACGT for a uint64 array of codes."
 
 #define BCLPY_ARGS_KMER_DECODE { "codes", "k" }
 
 #define BCLPY_DOC_HLL_ESTIMATE \
-    "hll_estimate(registers)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("hll_estimate(registers)") \
     "Return the distinct-count estimate (float) of uint8 HyperLogLog registers."
 
 #define BCLPY_ARGS_HLL_ESTIMATE { "registers" }
 
 #define BCLPY_DOC_HLL_ADD \
-    "hll_add(registers, kmers)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("hll_add(registers, kmers)") \
     "Add uint64 k-mers to a HyperLogLog sketch (uint8 registers, in place)."
 
 #define BCLPY_ARGS_HLL_ADD { "registers", "kmers" }
 
 #define BCLPY_DOC_KMER_TSV \
-    "kmer_tsv(kmers, counts, k)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("kmer_tsv(kmers, counts, k)") \
     "Return bytes of 'KMER<TAB>COUNT' lines for uint64 k-mers and counts."
 
 #define BCLPY_ARGS_KMER_TSV { "kmers", "counts", "k" }
 
 #define BCLPY_DOC_SIMULATE_READS \
-    "simulate_reads(genome, n_reads, length, error_rate, seed=1)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("simulate_reads(genome, n_reads, length, error_rate, seed=1)") \
     "Return FASTQ bytes of `n_reads` reads of `length` bases from `genome`\n" \
     "(bytes): uniform start, random strand, substitutions with probability\n" \
     "error_rate (PCG32 seeded by seed)."

@@ -2,127 +2,83 @@
 #ifndef BCLPY_GENERATED_BINDING_ARRAY_H
 #define BCLPY_GENERATED_BINDING_ARRAY_H
 
+#include "binding/generated/common.h"
+
 #define BCLPY_DOC_ARR_OWNER \
-    "owner($self, i)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("owner($self, i)") \
     "The rank holding element `i` (no communication).\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "i : int\n" \
     "    An index; negative counts from the end.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "int\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "IndexError\n" \
     "    Out of range.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> a.owner(0)\n" \
     "0"
 
 #define BCLPY_DOC_ARR_PTR \
-    "ptr($self, i)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("ptr($self, i)") \
     "A GlobalPtr to element `i`.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "i : int\n" \
     "    An index; negative counts from the end.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "pybcl.GlobalPtr\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "IndexError\n" \
     "    Out of range.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> p = a.ptr(0)"
 
 #define BCLPY_DOC_ARR_LOCAL \
-    "local($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("local($self, /)") \
     "A NumPy view (no copy) of this rank's elements: its block of a DArray,\n" \
     "or the whole Array on its host.  Local stores and remote accesses are\n" \
     "ordered only by barriers.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "numpy.ndarray\n" \
     "    Writable, in this rank's segment.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "ValueError\n" \
     "    For an Array, on a rank other than its host.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> a.local()[:] = 1"
 
 #define BCLPY_DOC_ARR_LOCAL_RANGE \
-    "local_range($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("local_range($self, /)") \
     "The global indices of this rank's elements.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "tuple of int\n" \
     "    (start, stop).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> start, stop = a.local_range()"
 
 #define BCLPY_DOC_ARR_ARRAY \
-    "__array__($self, /, dtype=None, copy=None)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("__array__($self, /, dtype=None, copy=None)") \
     "The whole array as a new NumPy array: what ``np.asarray(a)`` and\n" \
     "``np.array(a)`` call.  Collective for a DArray (every rank gets every\n" \
     "element; each rank's earlier writes are seen); for an Array, one read\n" \
     "from its host.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "dtype : dtype-like, optional\n" \
     "    Cast the result to it.\n" \
     "copy : bool or None, optional\n" \
     "    False raises ValueError (the elements always have to be copied).\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "numpy.ndarray\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "ValueError\n" \
     "    For copy=False.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> x = np.asarray(a)"
 
 #define BCLPY_ARGS_ARR_ARRAY { "dtype", "copy" }
 
 #define BCLPY_DOC_ARR_UPDATE_MANY \
-    "update_many($self, indices, values, op='add')\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("update_many($self, indices, values, op='add')") \
     "Apply `op` to the elements at `indices` with `values` (an array of the\n" \
     "same length, or one value for all), one atomic update per element:\n" \
     "op is 'add', 'xor', 'or', 'and', 'replace', 'min' or 'max' (float\n" \
@@ -134,35 +90,27 @@
     "any rank are never lost.  Several updates of one element in one call\n" \
     "combine (replace: the last one wins).  Negative indices count from the\n" \
     "end.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "indices : array_like of int\n" \
     "    Element indices (negative: from the end).\n" \
     "values : array_like or scalar\n" \
     "    One operand per index, or one for all.\n" \
     "op : {'add', 'xor', 'or', 'and', 'replace', 'min', 'max'}, default 'add'\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "IndexError\n" \
     "    An index out of range (nothing is applied then).\n" \
     "TypeError\n" \
     "    A dtype or op that does not fit the array.\n" \
     "ValueError\n" \
     "    Unequal lengths or an unknown op.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> a = pybcl.DArray(1 << 20, dtype='uint64')\n" \
     ">>> a.update_many(np.array([3, 7, 3]), np.array([1, 2, 4], dtype=np.uint64), op='xor')"
 
 #define BCLPY_ARGS_ARR_UPDATE_MANY { "indices", "values", "op" }
 
 #define BCLPY_DOC_DARRAY \
-    "DArray(size, dtype='int64')\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("DArray(size, dtype='int64')") \
     "A 1-D array of `size` elements of a fixed-size dtype, distributed\n" \
     "block-wise over the ranks.  Zero-initialised.\n" \
     "\n" \
@@ -170,26 +118,19 @@
     "``a[i] = v``, ``a[i:j]``, ``a[i:j] = array`` and ``len(a)`` reach any\n" \
     "rank's block; ``np.asarray(a)`` gathers the whole array (collective);\n" \
     "``for x in a`` yields its elements.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "size : int\n" \
     "    Number of elements (non-negative).\n" \
     "dtype : dtype-like, optional\n" \
     "    A fixed-size NumPy dtype (e.g. 'int64', 'float64', 'S16', a\n" \
     "    structured dtype).\n" \
+    BCLPY_FRAG_RAISES_COLLECTIVE_ARGS("TypeError, ValueError") \
     "\n" \
-    "Raises\n" \
-    "------\n" \
-    "TypeError, ValueError\n" \
-    "    On every rank, for a bad or disagreeing argument.\n" \
     "IndexError\n" \
     "    Indexing out of range.\n" \
     "pybcl.SegmentFull\n" \
     "    When a segment has no room for this rank's block.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> a = pybcl.DArray(1000, dtype=\"float64\")\n" \
     ">>> a.local()[:] = pybcl.rank()\n" \
     ">>> pybcl.barrier()\n" \
@@ -198,31 +139,22 @@
 #define BCLPY_ARGS_DARRAY { "size", "dtype" }
 
 #define BCLPY_DOC_ARRAY \
-    "Array(host, size, dtype='int64')\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("Array(host, size, dtype='int64')") \
     "A 1-D array of `size` elements held entirely by rank `host`, accessible\n" \
     "from every rank (``a[i]``, ``a[i:j]``, ``np.asarray(a)``, iteration).\n" \
     "Zero-initialised.  Collective constructor (agreeing arguments checked).\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "host : int\n" \
     "    Rank holding the array, in [0, nprocs).\n" \
     "size : int\n" \
     "    Number of elements (non-negative).\n" \
     "dtype : dtype-like, optional\n" \
     "    A fixed-size NumPy dtype.\n" \
+    BCLPY_FRAG_RAISES_COLLECTIVE_ARGS("TypeError, ValueError") \
     "\n" \
-    "Raises\n" \
-    "------\n" \
-    "TypeError, ValueError\n" \
-    "    On every rank, for a bad or disagreeing argument.\n" \
     "pybcl.SegmentFull\n" \
     "    When the host's segment has no room.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> a = pybcl.Array(0, 16)\n" \
     ">>> a[3] = 7\n" \
     ">>> list(a)[3]\n" \

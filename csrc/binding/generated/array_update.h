@@ -2,10 +2,10 @@
 #ifndef BCLPY_GENERATED_BINDING_ARRAY_UPDATE_H
 #define BCLPY_GENERATED_BINDING_ARRAY_UPDATE_H
 
+#include "binding/generated/common.h"
+
 #define BCLPY_DOC_DARRAYBUFFER \
-    "DArrayBuffer(array, message_size, op='add')\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("DArrayBuffer(array, message_size, op='add')") \
     "Aggregated updates of a DArray or Array (collective constructor).\n" \
     "update_many(indices, values) buffers updates per owner rank and ships\n" \
     "each full buffer of `message_size` updates to its owner's queue in one\n" \
@@ -16,23 +16,16 @@
     "once.  `op` as for DArray.update_many; the order of buffered updates is\n" \
     "not kept (with 'replace', which of two values of one element wins is\n" \
     "unspecified).  A context manager that flushes on a normal exit.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "array : pybcl.DArray or pybcl.Array\n" \
     "message_size : int\n" \
     "    Updates buffered per owner before they are shipped.\n" \
     "op : {'add', 'xor', 'or', 'and', 'replace', 'min', 'max'}, default 'add'\n" \
+    BCLPY_FRAG_RAISES_COLLECTIVE_ARGS("TypeError, ValueError") \
     "\n" \
-    "Raises\n" \
-    "------\n" \
-    "TypeError, ValueError\n" \
-    "    On every rank, for a bad or disagreeing argument.\n" \
     "pybcl.SegmentFull\n" \
     "    When a segment has no room for the queues.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> t = pybcl.DArray(1 << 20, dtype='uint64')\n" \
     ">>> with pybcl.DArrayBuffer(t, 1024, op='xor') as buf:\n" \
     "...     buf.update_many(idx, vals)"
@@ -40,38 +33,26 @@
 #define BCLPY_ARGS_DARRAYBUFFER { "array", "message_size", "op" }
 
 #define BCLPY_DOC_DB_UPDATE_MANY \
-    "update_many($self, indices, values)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("update_many($self, indices, values)") \
     "Buffer updates of the elements at `indices` with `values` (an array of\n" \
     "the same length, or one value for all); applied by flush() at the\n" \
     "latest.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "indices : array_like of int\n" \
     "values : array_like or scalar\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "IndexError\n" \
     "    An index out of range (nothing is buffered).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> buf.update_many(np.array([5, 9]), 1)"
 
 #define BCLPY_ARGS_DB_UPDATE_MANY { "indices", "values" }
 
 #define BCLPY_DOC_DB_FLUSH \
-    "flush($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("flush($self, /)") \
     "Collective: ship the buffered updates of every rank to their owners,\n" \
     "which apply them; afterwards all are visible to every rank.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> buf.flush()"
 
 #endif /* BCLPY_GENERATED_BINDING_ARRAY_UPDATE_H */

@@ -2,10 +2,10 @@
 #ifndef BCLPY_GENERATED_BINDING_COLLECTIVE_H
 #define BCLPY_GENERATED_BINDING_COLLECTIVE_H
 
+#include "binding/generated/common.h"
+
 #define BCLPY_DOC_ALLGATHER_BYTES \
-    "allgather_bytes(data)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("allgather_bytes(data)") \
     "Internal, collective: a list of every rank's bytes `data`, in rank\n" \
     "order, gathered on pybcl's own communicator (never the user's).  The\n" \
     "caller agrees on the call first.  Raises TypeError if data is not\n" \
@@ -14,18 +14,14 @@
 #define BCLPY_ARGS_ALLGATHER_BYTES { "data" }
 
 #define BCLPY_DOC_COLLECTIVE_FAILED \
-    "collective_failed(what, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("collective_failed(what, /)") \
     "Internal, collective: this rank's arguments to the collective `what`\n" \
     "(str, e.g. 'allreduce()') were bad; take part in its agreement as\n" \
     "failed so the peers raise too instead of waiting.  The caller then\n" \
     "raises its own exception."
 
 #define BCLPY_DOC_AGREE \
-    "agree(what, names, values, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("agree(what, names, values, /)") \
     "Internal, collective: check that every rank passed the same int\n" \
     "`values` (a tuple) for the argument `names` (a tuple of str, as many) of\n" \
     "the collective `what`; on any difference or failure raise on every rank\n" \

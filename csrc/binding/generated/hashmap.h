@@ -2,10 +2,21 @@
 #ifndef BCLPY_GENERATED_BINDING_HASHMAP_H
 #define BCLPY_GENERATED_BINDING_HASHMAP_H
 
+#include "binding/generated/common.h"
+
+#define BCLPY_FRAG_HM_PROMISE \
+    "promise : pybcl.ConProm.HashMap or None, optional\n" \
+    "    None (fully atomic) or a flag combination asserting which operations\n" \
+    "    may run concurrently with this call until the next barrier; it\n" \
+    "    selects the cheaper protocol of BCL's Table 3."
+
+#define BCLPY_FRAG_HM_RAISES_KEY \
+    BCLPY_RAISES \
+    "TypeError, OverflowError, ValueError\n" \
+    "    If the key does not convert."
+
 #define BCLPY_DOC_HASHMAP \
-    "HashMap(capacity, key_type='int64', value_type='int64')\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("HashMap(capacity, key_type='int64', value_type='int64')") \
     "BCL's distributed hash table: `capacity` buckets spread block-wise over\n" \
     "the ranks.\n" \
     "\n" \
@@ -14,25 +25,18 @@
     "deterministically (XXH64), never with Python's hash().  ``m[k]``,\n" \
     "``m[k] = v``, ``del m[k]`` and ``k in m`` are find/insert/erase without\n" \
     "a promise; ``len(m)`` is size() (collective).\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "capacity : int\n" \
     "    Number of buckets (positive); a table accepts inserts until it is\n" \
     "    at least half full.\n" \
     "key_type, value_type : dtype-like or type, optional\n" \
     "    A fixed-size NumPy dtype (stored inline; NumPy fast paths) or bytes,\n" \
     "    str or object (msgpack, stored out of line).\n" \
+    BCLPY_FRAG_RAISES_COLLECTIVE_ARGS("ValueError, TypeError") \
     "\n" \
-    "Raises\n" \
-    "------\n" \
-    "ValueError, TypeError\n" \
-    "    On every rank, for a bad or disagreeing argument.\n" \
     "pybcl.SegmentFull\n" \
     "    When a segment has no room for this rank's buckets.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m = pybcl.HashMap(1 << 16, key_type=str, value_type=\"int64\")\n" \
     ">>> m.insert(\"apple\", 3)\n" \
     ">>> pybcl.barrier()\n" \
@@ -42,151 +46,99 @@
 #define BCLPY_ARGS_HASHMAP { "capacity", "key_type", "value_type" }
 
 #define BCLPY_DOC_HM_INSERT \
-    "insert($self, key, value, promise=None)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("insert($self, key, value, promise=None)") \
     "Insert `key` -> `value`, or overwrite the value of a present key.\n" \
     "Not collective; visible to others after this call returns.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "key, value : object\n" \
     "    Converted to the key and value types.\n" \
-    "promise : pybcl.ConProm.HashMap or None, optional\n" \
-    "    None (fully atomic) or a flag combination asserting which operations\n" \
-    "    may run concurrently with this call until the next barrier; it\n" \
-    "    selects the cheaper protocol of BCL's Table 3.\n" \
+    BCLPY_FRAG_HM_PROMISE \
     "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "pybcl.ContainerFull\n" \
     "    When no free bucket is found within the probe sequence (nothing is\n" \
     "    written; a collective resize() makes room).\n" \
     "TypeError, OverflowError, ValueError\n" \
     "    If the key or value does not convert to its type without loss.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m.insert(\"pear\", 7)"
 
 #define BCLPY_ARGS_HM_INSERT { "key", "value", "promise" }
 
 #define BCLPY_DOC_HM_FIND \
-    "find($self, key, default=None, promise=None)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("find($self, key, default=None, promise=None)") \
     "The value stored under `key`, or `default` if it is absent.  Not\n" \
     "collective.  With ConProm.HashMap.find alone it is a single get of the\n" \
     "bucket.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "key : object\n" \
     "default : object, optional\n" \
     "    Returned when the key is absent.\n" \
-    "promise : pybcl.ConProm.HashMap or None, optional\n" \
-    "    None (fully atomic) or a flag combination asserting which operations\n" \
-    "    may run concurrently with this call until the next barrier; it\n" \
-    "    selects the cheaper protocol of BCL's Table 3.\n" \
+    BCLPY_FRAG_HM_PROMISE \
     "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "object\n" \
+    BCLPY_FRAG_HM_RAISES_KEY \
     "\n" \
-    "Raises\n" \
-    "------\n" \
-    "TypeError, OverflowError, ValueError\n" \
-    "    If the key does not convert.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m.find(\"plum\", 0)\n" \
     "0"
 
 #define BCLPY_ARGS_HM_FIND { "key", "default", "promise" }
 
 #define BCLPY_DOC_HM_GET \
-    "get($self, key, default=None)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("get($self, key, default=None)") \
     "The value of `key`, or `default` if absent (dict.get; an atomic find).\n" \
     "Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "key : object\n" \
     "default : object, optional\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "object\n" \
+    BCLPY_FRAG_HM_RAISES_KEY \
     "\n" \
-    "Raises\n" \
-    "------\n" \
-    "TypeError, OverflowError, ValueError\n" \
-    "    If the key does not convert.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m.get(\"apple\")\n" \
     "3"
 
 #define BCLPY_ARGS_HM_GET { "key", "default" }
 
 #define BCLPY_DOC_HM_ACCUMULATE \
-    "accumulate($self, key, delta=1, promise=None)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("accumulate($self, key, delta=1, promise=None)") \
     "Atomically add `delta` to the value of `key`, inserting `delta` if the\n" \
     "key is absent (numeric value types only).  No update is lost when all\n" \
     "ranks hit the same key.  Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "key : object\n" \
     "delta : number, optional\n" \
     "    Converted to the value type.\n" \
-    "promise : pybcl.ConProm.HashMap or None, optional\n" \
-    "    None (fully atomic) or a flag combination asserting which operations\n" \
-    "    may run concurrently with this call until the next barrier; it\n" \
-    "    selects the cheaper protocol of BCL's Table 3.\n" \
+    BCLPY_FRAG_HM_PROMISE \
     "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError\n" \
     "    For a non-numeric value type.\n" \
     "OverflowError\n" \
     "    If the sum does not fit the value type.\n" \
     "pybcl.ContainerFull\n" \
     "    When a new key finds no free bucket (nothing written).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m.accumulate(\"apple\")        # every rank: +1 each"
 
 #define BCLPY_ARGS_HM_ACCUMULATE { "key", "delta", "promise" }
 
 #define BCLPY_DOC_HM_MODIFY \
-    "modify($self, key, fn)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("modify($self, key, fn)") \
     "Atomically replace the value v of `key` (None if absent) by fn(v) and\n" \
     "return the new value, as BCL's modify.  fn runs while the key's bucket\n" \
     "is locked: it must not use that key of this map.  Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "key : object\n" \
     "fn : callable\n" \
     "    Called with the current value (or None); returns the new one.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "object\n" \
     "    The value stored.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError\n" \
     "    If `fn` is not callable (before the bucket is locked).\n" \
     "RuntimeError\n" \
@@ -195,259 +147,176 @@
     "    When an absent key finds no free bucket.\n" \
     "Exception\n" \
     "    Whatever `fn` raises; the value is left unchanged.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m.modify(\"apple\", lambda v: (v or 0) * 2)\n" \
     "6"
 
 #define BCLPY_ARGS_HM_MODIFY { "key", "fn" }
 
 #define BCLPY_DOC_HM_INSERT_MANY \
-    "insert_many($self, keys, values, promise=None)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("insert_many($self, keys, values, promise=None)") \
     "insert() of every (key, value) pair, batched (each protocol step is\n" \
     "issued for a chunk of keys, then one flush).  Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "keys, values : array_like or sequence\n" \
     "    Converting to the key/value types with casting='safe'; any sequence\n" \
     "    for variable-length types.  Same length.\n" \
-    "promise : pybcl.ConProm.HashMap or None, optional\n" \
-    "    None (fully atomic) or a flag combination asserting which operations\n" \
-    "    may run concurrently with this call until the next barrier; it\n" \
-    "    selects the cheaper protocol of BCL's Table 3.\n" \
+    BCLPY_FRAG_HM_PROMISE \
     "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "ValueError\n" \
     "    If the lengths differ.\n" \
     "pybcl.ContainerFull\n" \
     "    If some keys find no free bucket (the message counts them; all the\n" \
     "    others are stored).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> n = pybcl.HashMap(1 << 16)\n" \
     ">>> n.insert_many(np.arange(100), np.arange(100) * 2)"
 
 #define BCLPY_ARGS_HM_INSERT_MANY { "keys", "values", "promise" }
 
 #define BCLPY_DOC_HM_FIND_MANY \
-    "find_many($self, keys, promise=None, collective=False)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("find_many($self, keys, promise=None, collective=False)") \
     "find() of every key, batched.  Not collective, unless collective=True.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "keys : array_like or sequence\n" \
-    "promise : pybcl.ConProm.HashMap or None, optional\n" \
-    "    None (fully atomic) or a flag combination asserting which operations\n" \
-    "    may run concurrently with this call until the next barrier; it\n" \
-    "    selects the cheaper protocol of BCL's Table 3.\n" \
+    BCLPY_FRAG_HM_PROMISE \
+    "\n" \
     "collective : bool, optional\n" \
     "    True: every rank calls it, each with its own keys (any number); the\n" \
     "    keys travel to the ranks that own them, which look them up in their\n" \
     "    own memory and answer, in two alltoallv per 2^20 keys a rank, instead\n" \
     "    of a one-sided get per probe (the fast way over a network).  Fixed-size\n" \
     "    key and value types.  An error raises on every rank.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "values : numpy.ndarray or list\n" \
     "    Of the value type (a list for variable-length types); zero / None\n" \
     "    where not found.\n" \
     "found : numpy.ndarray of bool\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError, OverflowError, ValueError\n" \
     "    If the keys do not convert.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> values, found = n.find_many(np.arange(200))"
 
 #define BCLPY_ARGS_HM_FIND_MANY { "keys", "promise", "collective" }
 
 #define BCLPY_DOC_HM_ACCUMULATE_MANY \
-    "accumulate_many($self, keys, deltas=1)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("accumulate_many($self, keys, deltas=1)") \
     "accumulate() of every key, batched (duplicate keys are merged first).\n" \
     "Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "keys : array_like or sequence\n" \
     "deltas : number or array_like, optional\n" \
     "    A scalar, or one delta per key.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError\n" \
     "    For a non-numeric value type.\n" \
     "pybcl.ContainerFull\n" \
     "    As insert_many().\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> n.accumulate_many(np.array([1, 1, 2]))"
 
 #define BCLPY_ARGS_HM_ACCUMULATE_MANY { "keys", "deltas" }
 
 #define BCLPY_DOC_HM_ERASE \
-    "erase($self, key)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("erase($self, key)") \
     "Remove `key` from the map.  Not collective.  Atomic with respect to\n" \
     "insert, find, accumulate and modify of the same key; the bucket becomes\n" \
     "a tombstone that later inserts reuse, and an out-of-line key or value is\n" \
     "freed.  ``del m[key]`` does the same but raises KeyError when the key is\n" \
     "absent.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "key : object\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "bool\n" \
     "    True if the key was stored, False if not.\n" \
+    BCLPY_FRAG_HM_RAISES_KEY \
     "\n" \
-    "Raises\n" \
-    "------\n" \
-    "TypeError, OverflowError, ValueError\n" \
-    "    If the key does not convert.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m.erase(\"apple\")\n" \
     "True"
 
 #define BCLPY_DOC_HM_ERASE_MANY \
-    "erase_many($self, keys)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("erase_many($self, keys)") \
     "Erase every key of `keys`.  Not collective; each key is erased\n" \
     "atomically on its own (a duplicate key is found only once).\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "keys : array_like or sequence\n" \
     "    A 1-d array-like of the key type (fixed-size types), or any\n" \
     "    sequence (variable-length key types).\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "found_mask : numpy.ndarray of bool\n" \
     "    True where keys[i] was stored (and is now erased).\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError, OverflowError, ValueError\n" \
     "    If the keys do not convert.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> found = n.erase_many(np.arange(10))"
 
 #define BCLPY_DOC_HM_SIZE \
-    "size($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("size($self, /)") \
     "Collective: the number of keys in the whole map (every rank gets the\n" \
     "same int).  Call it when no rank is modifying the map; ``len(m)`` is the\n" \
     "same.  Every rank must call it on the same map: called on some ranks\n" \
     "only, or with another collective elsewhere, it raises pybcl.Error on\n" \
     "every rank.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "int\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.barrier()\n" \
     ">>> m.size() == len(m)\n" \
     "True"
 
 #define BCLPY_DOC_HM_LOCAL_ITEMS \
-    "local_items($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("local_items($self, /)") \
     "This rank's (key, value) pairs (the buckets it holds).  Not collective;\n" \
     "iterate after a barrier so no insert is in flight.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "list of tuple\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.barrier()\n" \
     ">>> mine = dict(m.local_items())"
 
 #define BCLPY_DOC_HM_LOCAL_ARRAYS \
-    "local_arrays($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("local_arrays($self, /)") \
     "This rank's entries as two NumPy arrays, keys and values (a copy, in\n" \
     "bucket order): local_items() for fixed-size types, without a Python\n" \
     "object per entry.  Not collective; call it after a barrier.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "tuple of numpy.ndarray\n" \
     "    (keys, values), of the map's key and value dtypes.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError\n" \
     "    For a bytes/str/object key or value type.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.barrier()\n" \
     ">>> keys, counts = m.local_arrays()\n" \
     ">>> histogram = np.bincount(counts)"
 
 #define BCLPY_DOC_HM_LOCAL_HISTOGRAM \
-    "local_histogram($self, /, every=1)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("local_histogram($self, /, every=1)") \
     "The histogram of this rank's values, read in place: h[v] is the\n" \
     "number of this rank's entries whose value is v (numpy.bincount of\n" \
     "local_arrays()[1], without copying the entries).  Integer value types;\n" \
     "one pass over this rank's buckets.  Not collective; call it after a\n" \
     "barrier.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "every : int, optional\n" \
     "    Count only the entries of every `every`-th bucket: a sample, about\n" \
     "    1/every of the entries, read `every` times faster (an estimate of a\n" \
     "    large map's histogram).  Default 1: every entry.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "numpy.ndarray\n" \
     "    int64, of length (largest value) + 1; empty when this rank holds\n" \
     "    no entry.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError\n" \
     "    For a value type that is not an integer.\n" \
     "ValueError\n" \
     "    When this rank holds a negative value, or one of 2**40 or more, or\n" \
     "    for `every` < 1.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.barrier()\n" \
     ">>> h = m.local_histogram()\n" \
     ">>> total = pybcl.allreduce(np.pad(h, (0, 100 - len(h))))   # equal lengths"
@@ -455,95 +324,63 @@
 #define BCLPY_ARGS_HM_LOCAL_HISTOGRAM { "every" }
 
 #define BCLPY_DOC_HM_LOCAL_SELECT \
-    "local_select($self, /, at_least)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("local_select($self, /, at_least)") \
     "This rank's entries whose value is at least `at_least`, read in place\n" \
     "(bucket order): the few largest counts of a counter without copying\n" \
     "the others.  Integer value types.  Not collective; call it after a\n" \
     "barrier.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "at_least : int\n" \
     "    The smallest value selected.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "tuple of numpy.ndarray\n" \
     "    (keys, values), of the map's key and value dtypes.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError\n" \
     "    For a value type that is not an integer.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> keys, counts = m.local_select(100)"
 
 #define BCLPY_DOC_HM_RESIZE \
-    "resize($self, new_capacity)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("resize($self, new_capacity)") \
     "Collective: rebuild the map with `new_capacity` buckets, keeping every\n" \
     "entry.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "new_capacity : int\n" \
     "    The same on every rank (checked).\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "ValueError\n" \
     "    If the entries do not fit, or the ranks disagree.\n" \
     "pybcl.SegmentFull\n" \
     "    If a segment has no room.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m.resize(2 * m.capacity)"
 
 #define BCLPY_DOC_HM_COLLECTIVE_VIEW \
-    "_collective_view($self, what)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("_collective_view($self, what)") \
     "Internal, collective: the first step of items()/keys()/values()/iter():\n" \
     "complete this rank's operations, then check that every rank is in the\n" \
     "same call `what` (a str) on the same map (pybcl.Error on every rank\n" \
     "otherwise); it synchronises as a barrier."
 
 #define BCLPY_DOC_HM_OWNER \
-    "owner($self, key)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("owner($self, key)") \
     "The rank that holds the home bucket of `key` (no communication).\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "key : object\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "int\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> 0 <= m.owner(\"apple\") < pybcl.nprocs()\n" \
     "True"
 
 #define BCLPY_DOC_HMBUFFER \
-    "HashMapBuffer(hashmap, queue_size, message_size, grow=False)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("HashMapBuffer(hashmap, queue_size, message_size, grow=False)") \
     "BCL's aggregated inserts into `hashmap` (collective constructor).\n" \
     "Inserts and accumulates are buffered per owner rank and not visible\n" \
     "until flush() (collective).  As a context manager it flushes on a\n" \
     "normal exit.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "hashmap : pybcl.HashMap\n" \
     "queue_size : int\n" \
     "    Capacity, in entries, of the incoming queue each rank hosts.\n" \
@@ -552,16 +389,11 @@
     "grow : bool, default False\n" \
     "    The same on every rank.  True: a flush grows the map (resize,\n" \
     "    collective) until every entry fits, instead of raising ContainerFull.\n" \
+    BCLPY_FRAG_RAISES_COLLECTIVE_ARGS("TypeError, ValueError") \
     "\n" \
-    "Raises\n" \
-    "------\n" \
-    "TypeError, ValueError\n" \
-    "    On every rank, for a bad or disagreeing argument.\n" \
     "pybcl.SegmentFull\n" \
     "    When a segment has no room for the queues.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m = pybcl.HashMap(1 << 16)\n" \
     ">>> with pybcl.HashMapBuffer(m, 4096, 256) as buf:\n" \
     "...     buf.accumulate_many(np.arange(1000) % 7)"
@@ -569,103 +401,67 @@
 #define BCLPY_ARGS_HMBUFFER { "hashmap", "queue_size", "message_size", "grow" }
 
 #define BCLPY_DOC_HB_INSERT \
-    "insert($self, key, value)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("insert($self, key, value)") \
     "Buffer an insert of `key` -> `value`; it is in the map after flush().\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "key, value : object\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError, OverflowError, ValueError\n" \
     "    If the key or value does not convert to its type without loss.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> buf.insert(5, 50)"
 
 #define BCLPY_ARGS_HB_INSERT { "key", "value" }
 
 #define BCLPY_DOC_HB_ACCUMULATE \
-    "accumulate($self, key, delta=1)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("accumulate($self, key, delta=1)") \
     "Buffer an accumulate of `delta` into `key` (numeric value types);\n" \
     "combined with the stored value at flush().\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "key : object\n" \
     "delta : number, optional\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError\n" \
     "    For a non-numeric value type or a key that does not convert.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> buf.accumulate(5)"
 
 #define BCLPY_ARGS_HB_ACCUMULATE { "key", "delta" }
 
 #define BCLPY_DOC_HB_INSERT_MANY \
-    "insert_many($self, keys, values)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("insert_many($self, keys, values)") \
     "Buffer insert() of every (key, value) pair (NumPy fast path).\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "keys, values : array_like or sequence\n" \
     "    Same length.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "ValueError\n" \
     "    If the lengths differ.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> buf.insert_many(np.arange(10), np.ones(10, dtype=np.int64))"
 
 #define BCLPY_ARGS_HB_INSERT_MANY { "keys", "values" }
 
 #define BCLPY_DOC_HB_ACCUMULATE_MANY \
-    "accumulate_many($self, keys, deltas=1)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("accumulate_many($self, keys, deltas=1)") \
     "Buffer accumulate() of every key.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "keys : array_like or sequence\n" \
     "deltas : number or array_like, optional\n" \
     "    A scalar or one per key.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError\n" \
     "    For a non-numeric value type.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> buf.accumulate_many(np.array([3, 3, 4]))"
 
 #define BCLPY_ARGS_HB_ACCUMULATE_MANY { "keys", "deltas" }
 
 #define BCLPY_DOC_HB_FLUSH \
-    "flush($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("flush($self, /)") \
     "Collective: afterwards every buffered entry of every rank is in the\n" \
     "hash map.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "pybcl.ContainerFull\n" \
     "    On every rank if the map is full (not with grow=True, which resizes\n" \
     "    the map until every entry fits); the entries that did not fit are\n" \
@@ -675,9 +471,7 @@
     "    hold (entries kept, as above).\n" \
     "OverflowError\n" \
     "    On every rank if an accumulate overflowed the value type.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> buf.flush()"
 
 #endif /* BCLPY_GENERATED_BINDING_HASHMAP_H */

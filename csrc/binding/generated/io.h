@@ -2,39 +2,31 @@
 #ifndef BCLPY_GENERATED_BINDING_IO_H
 #define BCLPY_GENERATED_BINDING_IO_H
 
+#include "binding/generated/common.h"
+
 #define BCLPY_DOC_IO_LOAD \
-    "_io_load(path, make, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("_io_load(path, make, /)") \
     "Internal (pybcl.load), collective: open a saved file, make(info) the\n" \
     "container it describes (collectively), fill it from the file.\n"
 
 #define BCLPY_DOC_IO_CONFIGURE \
-    "_io_configure(describe, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("_io_configure(describe, /)") \
     "Internal: pybcl/io.py hands down describe(container, meta) -> bytes,\n" \
     "the info block (types, sizes, meta) a save writes into the file.\n"
 
 #define BCLPY_DOC_IO_INFO \
-    "_io_info(path, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("_io_info(path, /)") \
     "Internal (pybcl.io.info): a saved file's descriptor as a dict, read in\n" \
     "this process without MPI.\n"
 
 #define BCLPY_DOC_IO_READ \
-    "_io_read(path, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("_io_read(path, /)") \
     "Internal (pybcl.io.read): (info, columns) of a saved file, read in this\n" \
     "process without MPI: each column a uint8 array of its rows' bytes, or a\n" \
     "list of its rows' objects.\n"
 
 #define BCLPY_DOC_SAVE \
-    "save($self, /, path, meta=None)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("save($self, /, path, meta=None)") \
     "Collective: write the whole container (every rank's part) to one file.\n" \
     "\n" \
     "Every rank writes its part with MPI-IO collective writes into a\n" \
@@ -45,18 +37,14 @@
     "any rank count; ``pybcl.io.read(path)`` reads it without MPI.  Pending\n" \
     "buffers (HashMapBuffer, DArrayBuffer) are not part of the container:\n" \
     "flush them first.  The file format is in docs/saving.md.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "path : str or os.PathLike\n" \
     "    The file to write (replaced if it exists), on a file system every\n" \
     "    rank sees.  The same on every rank.\n" \
     "meta : dict, optional\n" \
     "    msgpack-able data stored with the file (``pybcl.io.info(path)\n" \
     "    ['meta']``).  The same on every rank.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError\n" \
     "    On every rank: `meta` is not msgpack-able, or the container holds a\n" \
     "    GlobalPtr (a pointer does not outlive its job).\n" \
@@ -65,9 +53,7 @@
     "OSError\n" \
     "    On every rank (FileNotFoundError: no such directory; PermissionError;\n" \
     "    IsADirectoryError; a full disk ...), naming the path.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m.save(\"counts.pybcl\", meta={\"k\": 31})\n" \
     ">>> m2 = pybcl.load(\"counts.pybcl\")\n"
 

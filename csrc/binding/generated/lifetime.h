@@ -2,24 +2,20 @@
 #ifndef BCLPY_GENERATED_BINDING_LIFETIME_H
 #define BCLPY_GENERATED_BINDING_LIFETIME_H
 
+#include "binding/generated/common.h"
+
 #define BCLPY_DOC_CLOSE \
-    "close($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("close($self, /)") \
     "Collective: free the container's storage on every rank at once.  Every\n" \
     "rank must call it (a call on some ranks only raises on every rank).\n" \
     "Idempotent; any later use raises ValueError naming the container.\n" \
     "Without close(), dropping the last reference frees nothing another rank\n" \
     "may still use: the storage is reclaimed once every rank has dropped it.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "ValueError, pybcl.Error\n" \
     "    The ranks are not all closing this container: another container\n" \
     "    (ValueError) or another collective call (pybcl.Error), on every rank.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m = pybcl.HashMap(64)\n" \
     ">>> m.close()\n" \
     ">>> m.find(1)\n" \
@@ -28,15 +24,11 @@
     "ValueError: operation on a closed HashMap"
 
 #define BCLPY_DOC_ENTER \
-    "__enter__($self, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("__enter__($self, /)") \
     "Return the container itself (`with pybcl.HashMap(...) as m:`)."
 
 #define BCLPY_DOC_EXIT \
-    "__exit__($self, exc_type, exc, tb, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("__exit__($self, exc_type, exc, tb, /)") \
     "Collective on a normal exit: close() the container.  After an exception\n" \
     "it is left open (close() is collective and the other ranks may not get\n" \
     "there); it is reclaimed once every rank has dropped it."

@@ -2,373 +2,188 @@
 #ifndef BCLPY_GENERATED_BINDING_OPS_H
 #define BCLPY_GENERATED_BINDING_OPS_H
 
+#include "binding/generated/common.h"
+
+#define BCLPY_FRAG_FETCH_OP(name, verb, v) \
+    "Atomically " \
+    verb \
+    " `ptr` and return the old value.  Consistent with\n" \
+    "every other atomic on the same word, from any rank.  Not collective.\n" \
+    BCLPY_PARAMETERS \
+    "ptr : pybcl.GlobalPtr\n" \
+    "    To a 32- or 64-bit integer.\n" \
+    "v : int\n" \
+    "    Must fit the integer type.\n" \
+    BCLPY_RETURNS \
+    "int\n" \
+    "    The value before the operation.\n" \
+    BCLPY_RAISES \
+    "TypeError\n" \
+    "    If ptr.dtype is not a 32- or 64-bit integer.\n" \
+    "OverflowError\n" \
+    "    If `v` does not fit it.\n" \
+    BCLPY_EXAMPLES \
+    ">>> c = pybcl.alloc(1)\n" \
+    ">>> c[0] = 0\n" \
+    ">>> pybcl." \
+    name \
+    "(c, " \
+    v \
+    ")\n" \
+    "0"
+
 #define BCLPY_DOC_ALLOC \
-    "alloc(count, dtype='int64')\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("alloc(count, dtype='int64')") \
     "Allocate `count` elements of `dtype` in this rank's shared segment (not\n" \
     "zeroed).  Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "count : int\n" \
     "    Number of elements (positive).\n" \
     "dtype : dtype-like, optional\n" \
     "    A fixed-size NumPy dtype.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "pybcl.GlobalPtr\n" \
     "    Owned by this rank.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "pybcl.SegmentFull\n" \
     "    When the segment has no room.\n" \
     "TypeError, ValueError\n" \
     "    For a bad count or dtype.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> p = pybcl.alloc(100, dtype=\"float64\")"
 
 #define BCLPY_ARGS_ALLOC { "count", "dtype" }
 
 #define BCLPY_DOC_FREE \
-    "free(ptr)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("free(ptr)") \
     "Free memory this rank allocated with alloc().  Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "ptr : pybcl.GlobalPtr\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "ValueError\n" \
     "    For a remote, null or unknown pointer.\n" \
     "TypeError\n" \
     "    If `ptr` is not a GlobalPtr.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.free(pybcl.alloc(8))"
 
 #define BCLPY_DOC_RGET \
-    "rget(ptr, count)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("rget(ptr, count)") \
     "Read `count` elements starting at `ptr` (any rank's memory).  Blocking;\n" \
     "not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "ptr : pybcl.GlobalPtr\n" \
     "count : int\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "numpy.ndarray\n" \
     "    A new array of ptr.dtype.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "ValueError\n" \
     "    If the range leaves the owner's segment.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> x = pybcl.rget(p, 10)"
 
 #define BCLPY_ARGS_RGET { "ptr", "count" }
 
 #define BCLPY_DOC_RPUT \
-    "rput(ptr, array)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("rput(ptr, array)") \
     "Write `array` to consecutive elements starting at `ptr`.  Not\n" \
     "collective.  The write may still be in flight on return: it is complete\n" \
     "at the target after flush() or barrier().\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "ptr : pybcl.GlobalPtr\n" \
     "array : array_like\n" \
     "    Any buffer-protocol object or sequence, converted to ptr.dtype.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "ValueError\n" \
     "    If the range leaves the owner's segment.\n" \
     "TypeError\n" \
     "    If `array` does not convert.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.rput(p, np.zeros(10))\n" \
     ">>> pybcl.flush()"
 
 #define BCLPY_ARGS_RPUT { "ptr", "array" }
 
 #define BCLPY_DOC_FETCH_AND_ADD \
-    "fetch_and_add(ptr, v)\n" \
-    "--\n" \
-    "\n" \
-    "Atomically add `v` to the integer at `ptr` and return the old value.  Consistent with\n" \
-    "every other atomic on the same word, from any rank.  Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
-    "ptr : pybcl.GlobalPtr\n" \
-    "    To a 32- or 64-bit integer.\n" \
-    "v : int\n" \
-    "    Must fit the integer type.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
-    "int\n" \
-    "    The value before the operation.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
-    "TypeError\n" \
-    "    If ptr.dtype is not a 32- or 64-bit integer.\n" \
-    "OverflowError\n" \
-    "    If `v` does not fit it.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
-    ">>> c = pybcl.alloc(1)\n" \
-    ">>> c[0] = 0\n" \
-    ">>> pybcl.fetch_and_add(c, 1)\n" \
-    "0"
+    BCLPY_SIG("fetch_and_add(ptr, v)") \
+    BCLPY_FRAG_FETCH_OP("fetch_and_add", "add `v` to the integer at", "1")
 
 #define BCLPY_DOC_FETCH_AND_OR \
-    "fetch_and_or(ptr, v)\n" \
-    "--\n" \
-    "\n" \
-    "Atomically bitwise-or `v` into the integer at `ptr` and return the old value.  Consistent with\n" \
-    "every other atomic on the same word, from any rank.  Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
-    "ptr : pybcl.GlobalPtr\n" \
-    "    To a 32- or 64-bit integer.\n" \
-    "v : int\n" \
-    "    Must fit the integer type.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
-    "int\n" \
-    "    The value before the operation.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
-    "TypeError\n" \
-    "    If ptr.dtype is not a 32- or 64-bit integer.\n" \
-    "OverflowError\n" \
-    "    If `v` does not fit it.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
-    ">>> c = pybcl.alloc(1)\n" \
-    ">>> c[0] = 0\n" \
-    ">>> pybcl.fetch_and_or(c, 4)\n" \
-    "0"
+    BCLPY_SIG("fetch_and_or(ptr, v)") \
+    BCLPY_FRAG_FETCH_OP("fetch_and_or", "bitwise-or `v` into the integer at", "4")
 
 #define BCLPY_DOC_FETCH_AND_AND \
-    "fetch_and_and(ptr, v)\n" \
-    "--\n" \
-    "\n" \
-    "Atomically bitwise-and `v` into the integer at `ptr` and return the old value.  Consistent with\n" \
-    "every other atomic on the same word, from any rank.  Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
-    "ptr : pybcl.GlobalPtr\n" \
-    "    To a 32- or 64-bit integer.\n" \
-    "v : int\n" \
-    "    Must fit the integer type.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
-    "int\n" \
-    "    The value before the operation.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
-    "TypeError\n" \
-    "    If ptr.dtype is not a 32- or 64-bit integer.\n" \
-    "OverflowError\n" \
-    "    If `v` does not fit it.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
-    ">>> c = pybcl.alloc(1)\n" \
-    ">>> c[0] = 0\n" \
-    ">>> pybcl.fetch_and_and(c, 1)\n" \
-    "0"
+    BCLPY_SIG("fetch_and_and(ptr, v)") \
+    BCLPY_FRAG_FETCH_OP("fetch_and_and", "bitwise-and `v` into the integer at", "1")
 
 #define BCLPY_DOC_FETCH_AND_XOR \
-    "fetch_and_xor(ptr, v)\n" \
-    "--\n" \
-    "\n" \
-    "Atomically bitwise-xor `v` into the integer at `ptr` and return the old value.  Consistent with\n" \
-    "every other atomic on the same word, from any rank.  Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
-    "ptr : pybcl.GlobalPtr\n" \
-    "    To a 32- or 64-bit integer.\n" \
-    "v : int\n" \
-    "    Must fit the integer type.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
-    "int\n" \
-    "    The value before the operation.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
-    "TypeError\n" \
-    "    If ptr.dtype is not a 32- or 64-bit integer.\n" \
-    "OverflowError\n" \
-    "    If `v` does not fit it.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
-    ">>> c = pybcl.alloc(1)\n" \
-    ">>> c[0] = 0\n" \
-    ">>> pybcl.fetch_and_xor(c, 3)\n" \
-    "0"
+    BCLPY_SIG("fetch_and_xor(ptr, v)") \
+    BCLPY_FRAG_FETCH_OP("fetch_and_xor", "bitwise-xor `v` into the integer at", "3")
 
 #define BCLPY_DOC_ATOMIC_SWAP \
-    "atomic_swap(ptr, v)\n" \
-    "--\n" \
-    "\n" \
-    "Atomically replace the integer by `v` at `ptr` and return the old value.  Consistent with\n" \
-    "every other atomic on the same word, from any rank.  Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
-    "ptr : pybcl.GlobalPtr\n" \
-    "    To a 32- or 64-bit integer.\n" \
-    "v : int\n" \
-    "    Must fit the integer type.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
-    "int\n" \
-    "    The value before the operation.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
-    "TypeError\n" \
-    "    If ptr.dtype is not a 32- or 64-bit integer.\n" \
-    "OverflowError\n" \
-    "    If `v` does not fit it.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
-    ">>> c = pybcl.alloc(1)\n" \
-    ">>> c[0] = 0\n" \
-    ">>> pybcl.atomic_swap(c, 9)\n" \
-    "0"
+    BCLPY_SIG("atomic_swap(ptr, v)") \
+    BCLPY_FRAG_FETCH_OP("atomic_swap", "replace the integer by `v` at", "9")
 
 #define BCLPY_DOC_ATOMIC_LOAD \
-    "atomic_load(ptr)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("atomic_load(ptr)") \
     "Atomically read the 32- or 64-bit integer at `ptr` (consistent with the\n" \
     "fetch-and-ops and compare_and_swap).  Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "ptr : pybcl.GlobalPtr\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "int\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError\n" \
     "    For other dtypes.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.atomic_load(c)\n" \
     "0"
 
 #define BCLPY_DOC_ATOMIC_STORE \
-    "atomic_store(ptr, v)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("atomic_store(ptr, v)") \
     "Atomically write `v` to the 32- or 64-bit integer at `ptr`.  Not\n" \
     "collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "ptr : pybcl.GlobalPtr\n" \
     "v : int\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError\n" \
     "    For other dtypes.\n" \
     "OverflowError\n" \
     "    If `v` does not fit.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.atomic_store(c, 5)"
 
 #define BCLPY_DOC_COMPARE_AND_SWAP \
-    "compare_and_swap(ptr, expected, desired)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("compare_and_swap(ptr, expected, desired)") \
     "Atomically: if the integer at `ptr` equals `expected`, replace it by\n" \
     "`desired`.  Not collective.\n" \
-    "\n" \
-    "Parameters\n" \
-    "----------\n" \
+    BCLPY_PARAMETERS \
     "ptr : pybcl.GlobalPtr\n" \
     "    To a 32- or 64-bit integer.\n" \
     "expected, desired : int\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "int\n" \
     "    The old value (the swap happened iff it equals `expected`).\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "TypeError\n" \
     "    For other dtypes.\n" \
     "OverflowError\n" \
     "    If a value does not fit.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.compare_and_swap(c, 0, 1)\n" \
     "0"
 
 #define BCLPY_ARGS_COMPARE_AND_SWAP { "ptr", "expected", "desired" }
 
 #define BCLPY_DOC_BYTES_IN_USE \
-    "bytes_in_use()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("bytes_in_use()") \
     "The bytes currently allocated in this rank's segment (by alloc() and by\n" \
     "the containers).  Local.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "int\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl._core.bytes_in_use() >= 0\n" \
     "True"
 

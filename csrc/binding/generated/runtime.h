@@ -2,12 +2,12 @@
 #ifndef BCLPY_GENERATED_BINDING_RUNTIME_H
 #define BCLPY_GENERATED_BINDING_RUNTIME_H
 
+#include "binding/generated/common.h"
+
 #define BCLPY_DOC_EXC_ERROR \
     "Base class of pybcl's own exceptions (an MPI failure, a container used\n" \
     "after finalize(), a peer's failure in a collective call).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> try:\n" \
     "...     pybcl.barrier()\n" \
     "... except pybcl.Error as exc:\n" \
@@ -17,9 +17,7 @@
     "The shared segment has no room (also a MemoryError): alloc() or a\n" \
     "container's constructor, or a segment size the node cannot hold\n" \
     "(raised on every rank then).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> try:\n" \
     "...     p = pybcl.alloc(1 << 40)\n" \
     "... except pybcl.SegmentFull:\n" \
@@ -29,9 +27,7 @@
     "A fixed-capacity container has no room and nothing was written (also a\n" \
     "queue.Full): HashMap.insert() finding no free bucket, a full\n" \
     "HashMapBuffer.flush().  A collective resize() makes room.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> m = pybcl.HashMap(2 * pybcl.nprocs())\n" \
     ">>> try:\n" \
     "...     m.insert_many(np.arange(1000), np.arange(1000))\n" \
@@ -40,9 +36,7 @@
 
 #define BCLPY_DOC_EXC_EMPTY \
     "Pop from an empty queue (also a queue.Empty).\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> q = pybcl.CircularQueue(0, 8)\n" \
     ">>> try:\n" \
     "...     q.pop()\n" \
@@ -50,9 +44,7 @@
     "...     pass"
 
 #define BCLPY_DOC_CONFIGURE \
-    "_configure(init, hashmap_promise, queue_promise)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("_configure(init, hashmap_promise, queue_promise)") \
     "Hand _core the package objects it uses: the function that auto-initialises\n" \
     "the runtime (pybcl.init) and the promise flag classes ConProm.HashMap and\n" \
     "ConProm.CircularQueue.  Called once by pybcl/__init__.py at import.  Local."
@@ -60,9 +52,7 @@
 #define BCLPY_ARGS_CONFIGURE { "init", "hashmap_promise", "queue_promise" }
 
 #define BCLPY_DOC_INIT \
-    "init(comm_address, segment_size, transport, async_progress, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("init(comm_address, segment_size, transport, async_progress, /)") \
     "Internal: start the runtime.  Collective.  Use pybcl.init() instead.\n" \
     "\n" \
     "comm_address: address of an MPI_Comm handle (mpi4py's MPI._addressof);\n" \
@@ -73,18 +63,14 @@
     "segment cannot be allocated, pybcl.Error when MPI fails."
 
 #define BCLPY_DOC_FINALIZE \
-    "finalize(exit_guard=0.0, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("finalize(exit_guard=0.0, /)") \
     "Collective: complete outstanding operations, free the segment, the window\n" \
     "and the communicator (MPI itself is finalized only if pybcl started it).\n" \
     "Also runs at interpreter exit, where exit_guard > 0 arms the exit guard\n" \
     "before pybcl's own MPI_Finalize (see arm_exit_guard)."
 
 #define BCLPY_DOC_ARM_EXIT_GUARD \
-    "arm_exit_guard(seconds, rank, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("arm_exit_guard(seconds, rank, /)") \
     "Internal, at interpreter exit only (after finalize()'s last barrier):\n" \
     "start a detached thread that ends this process with exit status 0 if\n" \
     "MPI's teardown has not returned `seconds` (float > 0) later, reporting\n" \
@@ -92,154 +78,104 @@
     "(docs/multinode.md; PYBCL_FINALIZE_TIMEOUT).  Local."
 
 #define BCLPY_DOC_INITIALIZED \
-    "initialized()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("initialized()") \
     "Return True while the runtime is up (between init() and finalize()).\n" \
     "Local; never initialises anything."
 
 #define BCLPY_DOC_RANK \
-    "rank()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("rank()") \
     "This process's rank in pybcl's communicator.  Local; initialises the\n" \
     "runtime with the defaults if needed.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "int\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> 0 <= pybcl.rank() < pybcl.nprocs()\n" \
     "True"
 
 #define BCLPY_DOC_NPROCS \
-    "nprocs()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("nprocs()") \
     "The number of ranks in pybcl's communicator.  Local; initialises the\n" \
     "runtime with the defaults if needed.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "int\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.nprocs() >= 1\n" \
     "True"
 
 #define BCLPY_DOC_TRANSPORT \
-    "transport()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("transport()") \
     "The transport in use: 'shm' (all ranks on one node: loads, stores\n" \
     "and CPU atomics on one MPI shared-memory window), 'rma' (MPI-3\n" \
     "passive-target RMA) or 'rma-node' (rma whose get/put to ranks of the\n" \
     "same node are memcpy through the node's shared memory; every atomic\n" \
     "still MPI).  Chosen at init from PYBCL_TRANSPORT=auto|shm|rma|rma-node.\n" \
     "Local.\n" \
-    "\n" \
-    "Returns\n" \
-    "-------\n" \
+    BCLPY_RETURNS \
     "str\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.transport() in ('shm', 'rma', 'rma-node')\n" \
     "True"
 
 #define BCLPY_DOC_SEGMENT_SIZE \
-    "segment_size()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("segment_size()") \
     "Return the size in bytes of each rank's shared segment (the smallest size\n" \
     "any rank asked for, rounded down to 64 bytes).  Local."
 
 #define BCLPY_DOC_BARRIER \
-    "barrier()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("barrier()") \
     "Collective: complete all of this rank's outstanding remote operations,\n" \
     "then synchronise every rank.  Afterwards every rank sees every write made\n" \
     "before it; also reclaims storage of overwritten variable-length values.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "pybcl.Error\n" \
     "    If MPI fails.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.barrier()"
 
 #define BCLPY_DOC_FLUSH \
-    "flush()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("flush()") \
     "Complete this rank's outstanding remote operations (local and remote\n" \
     "completion), e.g. the puts of rput().  Not collective.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "pybcl.Error\n" \
     "    If MPI fails.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.flush()"
 
 #define BCLPY_DOC_PROGRESS \
-    "progress()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("progress()") \
     "Let remote operations aimed at this rank advance.  Call it now and then\n" \
     "during long compute phases outside pybcl on the rma transport (or set\n" \
     "PYBCL_ASYNC_PROGRESS=1).  Not collective; cheap on shm.\n" \
-    "\n" \
-    "Raises\n" \
-    "------\n" \
+    BCLPY_RAISES \
     "pybcl.Error\n" \
     "    If MPI fails.\n" \
-    "\n" \
-    "Examples\n" \
-    "--------\n" \
+    BCLPY_EXAMPLES \
     ">>> pybcl.progress()"
 
 #define BCLPY_DOC_FLUSH_STATS \
-    "_flush_stats()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("_flush_stats()") \
     "Debug: a dict of cumulative flush counters (flushes, targets_flushed,\n" \
     "flush_all_calls), the number of dirty targets now, and whether a full\n" \
     "flush may trust the dirty set (flush_all_trusted; rma).  Local."
 
 #define BCLPY_DOC_ABORT \
-    "abort(code, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("abort(code, /)") \
     "MPI_Abort the whole job with exit code `code` (int).  Does not return."
 
 #define BCLPY_DOC_BCAST_BYTES \
-    "bcast_bytes(data, root, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("bcast_bytes(data, root, /)") \
     "Internal, collective: return root's bytes `data` on every rank (others\n" \
     "pass None).  pybcl.broadcast() is the public form."
 
 #define BCLPY_DOC_ALLREDUCE_INPLACE \
-    "allreduce_inplace(array, opcode, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("allreduce_inplace(array, opcode, /)") \
     "Internal, collective: reduce a contiguous NumPy array in place over all\n" \
     "ranks; opcode indexes (sum, prod, min, max, land, lor, band, bor, bxor).\n" \
     "pybcl.allreduce() is the public form."
 
 #define BCLPY_DOC_WAIT_POLICY \
-    "wait_policy()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("wait_policy()") \
     "Return how blocked calls wait, as a dict: policy ('spin': busy-poll MPI,\n" \
     "the fastest when every rank has a CPU; 'patient': poll and yield the CPU,\n" \
     "chosen when some node runs more ranks than the CPUs they may use),\n" \
@@ -249,9 +185,7 @@
     "Local."
 
 #define BCLPY_DOC_WATCHDOG_ARM \
-    "watchdog_arm(report_after, report_signal, report, abort_after, abort, fd, exit_code, /)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("watchdog_arm(report_after, report_signal, report, abort_after, abort, fd, exit_code, /)") \
     "Internal (the test suite's per-test time limit): arm this process's C\n" \
     "watchdog thread.  After report_after seconds (float; < 0: never) write\n" \
     "`report` (str or None) to file descriptor fd and raise report_signal (int;\n" \
@@ -260,39 +194,29 @@
     "Local."
 
 #define BCLPY_DOC_WATCHDOG_DISARM \
-    "watchdog_disarm()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("watchdog_disarm()") \
     "Internal: cancel the plan armed by watchdog_arm(), if any.  Local."
 
 #define BCLPY_DOC_RANKS_PER_NODE \
-    "ranks_per_node()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("ranks_per_node()") \
     "Return the number of ranks of pybcl's communicator on this rank's node\n" \
     "(measured at init with MPI_Comm_split_type; wait_policy()['node_ranks']).\n" \
     "Local."
 
 #define BCLPY_DOC_PROGRESS_THREAD \
-    "progress_thread()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("progress_thread()") \
     "Return True if pybcl's progress thread runs in this process\n" \
     "(PYBCL_ASYNC_PROGRESS=1 on the rma transports; every transport in an\n" \
     "interactive kernel).  Local."
 
 #define BCLPY_DOC_INIT_REASONS \
-    "init_reasons()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("init_reasons()") \
     "Why init chose the transport and whether a progress thread runs, in\n" \
     "words, as the core decided: a dict with the keys 'transport' and\n" \
     "'progress_thread' (what pybcl.info() reports).  Local."
 
 #define BCLPY_DOC_MPI_ENV_DEFAULT \
-    "mpi_env_default()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("mpi_env_default()") \
     "Return (name, value) of the environment variable the loaded MPI library\n" \
     "needs before MPI_Init for pybcl to work on it, or None.  Today only Open\n" \
     "MPI 4.0.0-4.0.4 and 4.1.0-4.1.4: ('OMPI_MCA_osc', '^rdma'), keeping out\n" \
@@ -300,17 +224,13 @@
     "(open-mpi/ompi#7027; docs/install.md).  Callable before MPI is initialised.  Local."
 
 #define BCLPY_DOC_CELL_STARTED \
-    "_cell_started()\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("_cell_started()") \
     "An interactive kernel (an ipyparallel engine) starts a cell on this rank:\n" \
     "what peers announced before it no longer ends a wait of this rank (it\n" \
     "only tells how far they got).  No-op before init.  Local."
 
 #define BCLPY_DOC_CELL_FAILED \
-    "_cell_failed(why)\n" \
-    "--\n" \
-    "\n" \
+    BCLPY_SIG("_cell_failed(why)") \
     "A cell failed on this rank of an interactive kernel: tell every peer,\n" \
     "so a peer waiting in a collective call this rank will not join in this\n" \
     "cell fails it with an error naming this rank and `why` (the exception's\n" \

@@ -398,7 +398,6 @@ PyObject *bclpy_life_enter(PyObject *self, PyObject *unused);
 PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 
-
 /* ---- module initialisation (modinit.c) ------------------------------- */
 typedef struct bclpy_named_type {
     const char *name;

@@ -409,25 +409,22 @@ static PyMethodDef array_methods[] = {
 };
 
 /* The NumPy-like properties both kinds have. */
-#define ARRAY_COMMON_GETSET                                                        \
-    {"size", (getter)array_get_size, NULL,                                         \
-     BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL}, \
-    BCLPY_PROPERTY("shape", array_get_shape, "tuple: (size,), as for a 1-D NumPy array.", \
-                   "a.shape == (a.size,)"),                                        \
-    BCLPY_PROPERTY("ndim", array_get_ndim, "int: 1, as for a 1-D NumPy array.", "a.ndim"), \
-    BCLPY_PROPERTY("dtype", array_get_dtype, "numpy.dtype: the element dtype.", "a.dtype")
+#define ARRAY_COMMON_GETSET                                                   \
+    {"size", (getter)array_get_size, NULL,                                    \
+     BCLPY_DOC_PROP_ARRAYBASE_SIZE, NULL},                                    \
+    BCLPY_PROPERTY("shape", array_get_shape, BCLPY_DOC_PROP_ARRAYBASE_SHAPE), \
+    BCLPY_PROPERTY("ndim", array_get_ndim, BCLPY_DOC_PROP_ARRAYBASE_NDIM),    \
+    BCLPY_PROPERTY("dtype", array_get_dtype, BCLPY_DOC_PROP_ARRAYBASE_DTYPE)
 
 static PyGetSetDef darray_getset[] = {
     ARRAY_COMMON_GETSET,
-    BCLPY_PROPERTY("block", array_get_block,
-                   "int: elements per rank (the last may hold fewer).",
-                   "a.block"),
+    BCLPY_PROPERTY("block", array_get_block, BCLPY_DOC_PROP_DARRAY_BLOCK),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
 static PyGetSetDef harray_getset[] = {
     ARRAY_COMMON_GETSET,
-    BCLPY_PROPERTY("host", array_get_host, "int: the rank holding the array.", "a.host"),
+    BCLPY_PROPERTY("host", array_get_host, BCLPY_DOC_PROP_ARRAY_HOST),
     {NULL, NULL, NULL, NULL, NULL}
 };
 

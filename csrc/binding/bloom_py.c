@@ -400,20 +400,15 @@ GETTER(predicted_fpr, PyFloat_FromDouble(self->b.predicted_fpr))
 GETTER(key_type, bclpy_elemtype_spec(&self->kt))
 
 static PyGetSetDef bloom_getset[] = {
-    BCLPY_PROPERTY("k", bloom_get_k, "int: bits set per key (in its one 64-bit block).", "bf.k"),
-    BCLPY_PROPERTY("nwords", bloom_get_nwords, "int: 64-bit blocks in total.", "bf.nwords"),
-    BCLPY_PROPERTY("nbits", bloom_get_nbits, "int: bits in total.", "bf.nbits == 64 * bf.nwords"),
+    BCLPY_PROPERTY("k", bloom_get_k, BCLPY_DOC_PROP_BLOOMFILTER_K),
+    BCLPY_PROPERTY("nwords", bloom_get_nwords, BCLPY_DOC_PROP_BLOOMFILTER_NWORDS),
+    BCLPY_PROPERTY("nbits", bloom_get_nbits, BCLPY_DOC_PROP_BLOOMFILTER_NBITS),
     BCLPY_PROPERTY("expected_items", bloom_get_expected_items,
-                   "int: the expected_items it was built for.",
-                   "bf.expected_items"),
-    BCLPY_PROPERTY("fpr", bloom_get_fpr, "float: the requested false-positive rate.", "bf.fpr"),
+                   BCLPY_DOC_PROP_BLOOMFILTER_EXPECTED_ITEMS),
+    BCLPY_PROPERTY("fpr", bloom_get_fpr, BCLPY_DOC_PROP_BLOOMFILTER_FPR),
     BCLPY_PROPERTY("predicted_fpr", bloom_get_predicted_fpr,
-                   "float: predicted false-positive rate at expected_items "
-                   "(blocked-filter model).",
-                   "bf.predicted_fpr <= 2 * bf.fpr"),
-    BCLPY_PROPERTY("key_type", bloom_get_key_type,
-                   "The key type: a NumPy dtype, or bytes, str or object.",
-                   "bf.key_type"),
+                   BCLPY_DOC_PROP_BLOOMFILTER_PREDICTED_FPR),
+    BCLPY_PROPERTY("key_type", bloom_get_key_type, BCLPY_DOC_PROP_BLOOMFILTER_KEY_TYPE),
     {NULL, NULL, NULL, NULL, NULL}
 };
 

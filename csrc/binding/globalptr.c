@@ -425,12 +425,9 @@ BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_offset,
 BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_dtype, Py_NewRef((PyObject *)self->dtype))
 
 static PyGetSetDef gptr_getset[] = {
-    BCLPY_PROPERTY("rank", gptr_get_rank, "int: the rank owning the memory.", "p.rank"),
-    BCLPY_PROPERTY("offset", gptr_get_offset, "int: byte offset in the owner's segment.",
-                   "p.offset"),
-    BCLPY_PROPERTY("dtype", gptr_get_dtype,
-                   "numpy.dtype: the element dtype (what p + 1 steps over).",
-                   "p.dtype"),
+    BCLPY_PROPERTY("rank", gptr_get_rank, BCLPY_DOC_PROP_GLOBALPTR_RANK),
+    BCLPY_PROPERTY("offset", gptr_get_offset, BCLPY_DOC_PROP_GLOBALPTR_OFFSET),
+    BCLPY_PROPERTY("dtype", gptr_get_dtype, BCLPY_DOC_PROP_GLOBALPTR_DTYPE),
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -488,12 +488,11 @@ static PyMethodDef hm_methods[] = {
 
 static PyGetSetDef hm_getset[] = {
     {"capacity", (getter)hm_capacity, NULL,
-     BCLPY_DOC_PROP("int: number of buckets.", "m.capacity >= 1"), NULL},
+     BCLPY_DOC_PROP_HASHMAP_CAPACITY, NULL},
     {"key_type", (getter)hm_key_type, NULL,
-     BCLPY_DOC_PROP("The key type: a NumPy dtype, or bytes, str or object.", "m.key_type"), NULL},
+     BCLPY_DOC_PROP_HASHMAP_KEY_TYPE, NULL},
     {"value_type", (getter)hm_value_type, NULL,
-     BCLPY_DOC_PROP("The value type: a NumPy dtype, or bytes, str or object.",
-                    "m.value_type"), NULL},
+     BCLPY_DOC_PROP_HASHMAP_VALUE_TYPE, NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

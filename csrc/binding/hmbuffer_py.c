@@ -228,17 +228,13 @@ static PyMethodDef hb_methods[] = {
 
 static PyGetSetDef hb_getset[] = {
     {"overflowed", (getter)hb_overflowed, NULL,
-     BCLPY_DOC_PROP("int: entries that found their owner's queue full and "
-                    "waited in this rank's memory for flush().", "buf.overflowed"), NULL},
+     BCLPY_DOC_PROP_HASHMAPBUFFER_OVERFLOWED, NULL},
     {"hashmap", (getter)hb_hashmap, NULL,
-     BCLPY_DOC_PROP("pybcl.HashMap: the map this buffer fills.", "buf.hashmap"), NULL},
+     BCLPY_DOC_PROP_HASHMAPBUFFER_HASHMAP, NULL},
     {"pending", (getter)hb_pending, NULL,
-     BCLPY_DOC_PROP("int: entries this rank hands to the map at the next flush() "
-                    "(buffered since the last flush began, plus those a full map "
-                    "refused).", "buf.pending"), NULL},
+     BCLPY_DOC_PROP_HASHMAPBUFFER_PENDING, NULL},
     {"grow", (getter)hb_grow, NULL,
-     BCLPY_DOC_PROP("bool: flush() grows the map until every entry fits "
-                    "(HashMapBuffer(..., grow=True)).", "buf.grow"), NULL},
+     BCLPY_DOC_PROP_HASHMAPBUFFER_GROW, NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -1,16 +1,11 @@
 /*
- * properties.h -- docstrings of the containers' read-only
- * properties (the getset tables of the binding files): a summary line and
- * one example, in the numpydoc layout of the methods' docstrings.
+ * properties.h -- one read-only property of a getset table: its name, its
+ * getter and its docstring (BCLPY_DOC_PROP_<CLASS>_<NAME>, generated from
+ * the property's entry in spec/).
  */
-#ifndef BCLPY_DOC_PROPERTIES_H
-#define BCLPY_DOC_PROPERTIES_H
+#ifndef BCLPY_PROPERTIES_H
+#define BCLPY_PROPERTIES_H
 
-#define BCLPY_DOC_PROP(summary, example) \
-    summary "\n\nExamples\n--------\n>>> " example
+#define BCLPY_PROPERTY(name, get, doc) { name, (getter)(get), NULL, (doc), NULL }
 
-/* One read-only property of a getset table. */
-#define BCLPY_PROPERTY(name, get, summary, example) \
-    { name, (getter)(get), NULL, BCLPY_DOC_PROP(summary, example), NULL }
-
-#endif /* BCLPY_DOC_PROPERTIES_H */
+#endif /* BCLPY_PROPERTIES_H */

@@ -577,11 +577,9 @@ static PyMethodDef queue_methods[] = {
 };
 
 static PyGetSetDef queue_getset[] = {
-    BCLPY_PROPERTY("capacity", q_get_capacity, "int: number of slots.", "q.capacity"),
-    BCLPY_PROPERTY("host", q_get_host, "int: the rank whose segment holds the queue.", "q.host"),
-    BCLPY_PROPERTY("dtype", q_get_dtype,
-                   "The element type: a NumPy dtype, or bytes, str or object.",
-                   "q.dtype"),
+    BCLPY_PROPERTY("capacity", q_get_capacity, BCLPY_DOC_PROP_QUEUE_CAPACITY),
+    BCLPY_PROPERTY("host", q_get_host, BCLPY_DOC_PROP_QUEUE_HOST),
+    BCLPY_PROPERTY("dtype", q_get_dtype, BCLPY_DOC_PROP_QUEUE_DTYPE),
     {NULL, NULL, NULL, NULL, NULL}
 };
 

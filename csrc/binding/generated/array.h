@@ -4,6 +4,26 @@
 
 #include "binding/generated/common.h"
 
+#define BCLPY_DOC_PROP_ARRAYBASE_SIZE \
+    "int: number of elements (len(a)).\n" \
+    BCLPY_EXAMPLES \
+    ">>> a.size == len(a)"
+
+#define BCLPY_DOC_PROP_ARRAYBASE_SHAPE \
+    "tuple: (size,), as for a 1-D NumPy array.\n" \
+    BCLPY_EXAMPLES \
+    ">>> a.shape == (a.size,)"
+
+#define BCLPY_DOC_PROP_ARRAYBASE_NDIM \
+    "int: 1, as for a 1-D NumPy array.\n" \
+    BCLPY_EXAMPLES \
+    ">>> a.ndim"
+
+#define BCLPY_DOC_PROP_ARRAYBASE_DTYPE \
+    "numpy.dtype: the element dtype.\n" \
+    BCLPY_EXAMPLES \
+    ">>> a.dtype"
+
 #define BCLPY_DOC_ARR_OWNER \
     BCLPY_SIG("owner($self, i)") \
     "The rank holding element `i` (no communication).\n" \
@@ -138,6 +158,11 @@
 
 #define BCLPY_ARGS_DARRAY { "size", "dtype" }
 
+#define BCLPY_DOC_PROP_DARRAY_BLOCK \
+    "int: elements per rank (the last may hold fewer).\n" \
+    BCLPY_EXAMPLES \
+    ">>> a.block"
+
 #define BCLPY_DOC_ARRAY \
     BCLPY_SIG("Array(host, size, dtype='int64')") \
     "A 1-D array of `size` elements held entirely by rank `host`, accessible\n" \
@@ -161,5 +186,10 @@
     "np.int64(7)"
 
 #define BCLPY_ARGS_ARRAY { "host", "size", "dtype" }
+
+#define BCLPY_DOC_PROP_ARRAY_HOST \
+    "int: the rank holding the array.\n" \
+    BCLPY_EXAMPLES \
+    ">>> a.host"
 
 #endif /* BCLPY_GENERATED_BINDING_ARRAY_H */

@@ -32,6 +32,41 @@
 
 #define BCLPY_ARGS_BLOOMFILTER { "expected_items", "fpr", "key_type" }
 
+#define BCLPY_DOC_PROP_BLOOMFILTER_K \
+    "int: bits set per key (in its one 64-bit block).\n" \
+    BCLPY_EXAMPLES \
+    ">>> bf.k"
+
+#define BCLPY_DOC_PROP_BLOOMFILTER_NWORDS \
+    "int: 64-bit blocks in total.\n" \
+    BCLPY_EXAMPLES \
+    ">>> bf.nwords"
+
+#define BCLPY_DOC_PROP_BLOOMFILTER_NBITS \
+    "int: bits in total.\n" \
+    BCLPY_EXAMPLES \
+    ">>> bf.nbits == 64 * bf.nwords"
+
+#define BCLPY_DOC_PROP_BLOOMFILTER_EXPECTED_ITEMS \
+    "int: the expected_items it was built for.\n" \
+    BCLPY_EXAMPLES \
+    ">>> bf.expected_items"
+
+#define BCLPY_DOC_PROP_BLOOMFILTER_FPR \
+    "float: the requested false-positive rate.\n" \
+    BCLPY_EXAMPLES \
+    ">>> bf.fpr"
+
+#define BCLPY_DOC_PROP_BLOOMFILTER_PREDICTED_FPR \
+    "float: predicted false-positive rate at expected_items (blocked-filter model).\n" \
+    BCLPY_EXAMPLES \
+    ">>> bf.predicted_fpr <= 2 * bf.fpr"
+
+#define BCLPY_DOC_PROP_BLOOMFILTER_KEY_TYPE \
+    "The key type: a NumPy dtype, or bytes, str or object.\n" \
+    BCLPY_EXAMPLES \
+    ">>> bf.key_type"
+
 #define BCLPY_DOC_BF_INSERT \
     BCLPY_SIG("insert($self, x)") \
     "Insert `x` (one atomic fetch-and-or: of ranks inserting the same new\n" \

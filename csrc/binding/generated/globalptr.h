@@ -31,6 +31,21 @@
 
 #define BCLPY_ARGS_GLOBALPTR { "rank", "offset", "dtype" }
 
+#define BCLPY_DOC_PROP_GLOBALPTR_RANK \
+    "int: the rank owning the memory.\n" \
+    BCLPY_EXAMPLES \
+    ">>> p.rank"
+
+#define BCLPY_DOC_PROP_GLOBALPTR_OFFSET \
+    "int: byte offset in the owner's segment.\n" \
+    BCLPY_EXAMPLES \
+    ">>> p.offset"
+
+#define BCLPY_DOC_PROP_GLOBALPTR_DTYPE \
+    "numpy.dtype: the element dtype (what p + 1 steps over).\n" \
+    BCLPY_EXAMPLES \
+    ">>> p.dtype"
+
 #define BCLPY_DOC_GPTR_LOCAL \
     BCLPY_SIG("local($self, count=None)") \
     "A NumPy view (no copy) of `count` elements of this rank's memory at the\n" \

@@ -45,6 +45,21 @@
 
 #define BCLPY_ARGS_HASHMAP { "capacity", "key_type", "value_type" }
 
+#define BCLPY_DOC_PROP_HASHMAP_CAPACITY \
+    "int: number of buckets.\n" \
+    BCLPY_EXAMPLES \
+    ">>> m.capacity >= 1"
+
+#define BCLPY_DOC_PROP_HASHMAP_KEY_TYPE \
+    "The key type: a NumPy dtype, or bytes, str or object.\n" \
+    BCLPY_EXAMPLES \
+    ">>> m.key_type"
+
+#define BCLPY_DOC_PROP_HASHMAP_VALUE_TYPE \
+    "The value type: a NumPy dtype, or bytes, str or object.\n" \
+    BCLPY_EXAMPLES \
+    ">>> m.value_type"
+
 #define BCLPY_DOC_HM_INSERT \
     BCLPY_SIG("insert($self, key, value, promise=None)") \
     "Insert `key` -> `value`, or overwrite the value of a present key.\n" \
@@ -399,6 +414,26 @@
     "...     buf.accumulate_many(np.arange(1000) % 7)"
 
 #define BCLPY_ARGS_HMBUFFER { "hashmap", "queue_size", "message_size", "grow" }
+
+#define BCLPY_DOC_PROP_HASHMAPBUFFER_OVERFLOWED \
+    "int: entries that found their owner's queue full and waited in this rank's memory for flush().\n" \
+    BCLPY_EXAMPLES \
+    ">>> buf.overflowed"
+
+#define BCLPY_DOC_PROP_HASHMAPBUFFER_HASHMAP \
+    "pybcl.HashMap: the map this buffer fills.\n" \
+    BCLPY_EXAMPLES \
+    ">>> buf.hashmap"
+
+#define BCLPY_DOC_PROP_HASHMAPBUFFER_PENDING \
+    "int: entries this rank hands to the map at the next flush() (buffered since the last flush began, plus those a full map refused).\n" \
+    BCLPY_EXAMPLES \
+    ">>> buf.pending"
+
+#define BCLPY_DOC_PROP_HASHMAPBUFFER_GROW \
+    "bool: flush() grows the map until every entry fits (HashMapBuffer(..., grow=True)).\n" \
+    BCLPY_EXAMPLES \
+    ">>> buf.grow"
 
 #define BCLPY_DOC_HB_INSERT \
     BCLPY_SIG("insert($self, key, value)") \

@@ -25,6 +25,21 @@
     "    pops, of a phase must pass the same promise).  FastQueue checks it\n" \
     "    but needs none."
 
+#define BCLPY_DOC_PROP_QUEUE_CAPACITY \
+    "int: number of slots.\n" \
+    BCLPY_EXAMPLES \
+    ">>> q.capacity"
+
+#define BCLPY_DOC_PROP_QUEUE_HOST \
+    "int: the rank whose segment holds the queue.\n" \
+    BCLPY_EXAMPLES \
+    ">>> q.host"
+
+#define BCLPY_DOC_PROP_QUEUE_DTYPE \
+    "The element type: a NumPy dtype, or bytes, str or object.\n" \
+    BCLPY_EXAMPLES \
+    ">>> q.dtype"
+
 #define BCLPY_DOC_Q_PUSH \
     BCLPY_SIG("push($self, value, promise=None)") \
     "Append `value`.  Not collective.\n" \

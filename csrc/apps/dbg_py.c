@@ -11,9 +11,10 @@
  */
 #include "apps/kernels_py.h"
 
-#include "apps/docstrings/dbg.h"
+#include "apps/generated/dbg.h"
 
 #include "kernels/bcl_dbg.h"
+#include "apps/generated/bclpy_dbg_methods.h"
 
 static int k_arg(PyObject *o, const char *fn, int *k)
 {
@@ -151,8 +152,6 @@ static PyObject *py_starts_local(PyObject *self, BCLPY_FASTARGS)
 }
 
 PyMethodDef bclpy_dbg_methods[] = {
-    {"dbg_overlaps", BCLPY_KW_METHOD(py_overlaps), BCLPY_DOC_DBG_OVERLAPS},
-    {"dbg_from_overlaps", BCLPY_KW_METHOD(py_from_overlaps), BCLPY_DOC_DBG_FROM_OVERLAPS},
-    {"dbg_starts_local", BCLPY_KW_METHOD(py_starts_local), BCLPY_DOC_DBG_STARTS_LOCAL},
+    BCLPY_METHODS_DBG
     {NULL, NULL, 0, NULL}
 };

@@ -9,9 +9,10 @@
  */
 #include "apps/kernels_py.h"
 
-#include "apps/docstrings/dbg.h"
+#include "apps/generated/dbg.h"
 
 #include "kernels/bcl_dbg.h"
+#include "apps/generated/walk_methods.h"
 
 typedef struct {
     PyObject_HEAD
@@ -144,9 +145,7 @@ fail:
 }
 
 static PyMethodDef walk_methods[] = {
-    {"queries", (PyCFunction)walk_queries, METH_NOARGS, BCLPY_DOC_DW_QUERIES},
-    {"advance", BCLPY_KW_METHOD(walk_advance), BCLPY_DOC_DW_ADVANCE},
-    {"results", (PyCFunction)walk_results, METH_NOARGS, BCLPY_DOC_DW_RESULTS},
+    BCLPY_METHODS_DBGWALK
     {NULL, NULL, 0, NULL}
 };
 

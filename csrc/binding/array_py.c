@@ -7,15 +7,16 @@
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include <string.h>
 
 #include "binding/array_py.h"
-#include "binding/docstrings/array.h"
-#include "binding/docstrings/array_update.h"
-#include "binding/docstrings/io.h"
+#include "binding/generated/array.h"
+#include "binding/generated/array_update.h"
+#include "binding/generated/io.h"
 #include "io_py.h"
+#include "binding/generated/array_methods.h"
 
 
 
@@ -403,37 +404,27 @@ BCLPY_SAVE_METHOD(array_save, bclpy_array_io_target)
 BCLPY_CLOSE_METHOD(array_close, ArrayObject, tname(self), created, bcl_array_destroy, a)
 
 static PyMethodDef array_methods[] = {
-    BCLPY_LIFE_METHODS(array_close),
-    {"owner", BCLPY_KW_METHOD(array_owner), BCLPY_DOC_ARR_OWNER},
-    {"ptr", BCLPY_KW_METHOD(array_ptr), BCLPY_DOC_ARR_PTR},
-    {"local", (PyCFunction)array_local, METH_NOARGS, BCLPY_DOC_ARR_LOCAL},
-    {"local_range", (PyCFunction)array_local_range, METH_NOARGS, BCLPY_DOC_ARR_LOCAL_RANGE},
-    {"__array__", BCLPY_KW_METHOD(bclpy_array_asarray), BCLPY_DOC_ARR_ARRAY},
-    {"update_many", BCLPY_KW_METHOD(bclpy_array_update_many), BCLPY_DOC_ARR_UPDATE_MANY},
-    {"save", BCLPY_KW_METHOD(array_save), BCLPY_DOC_SAVE},
+    BCLPY_METHODS_ARRAY
     {NULL, NULL, 0, NULL}
 };
 
 /* The NumPy-like properties both kinds have. */
-#define ARRAY_COMMON_GETSET                                                        \
-    {"size", (getter)array_get_size, NULL,                                         \
-     BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL}, \
-    BCLPY_PROPERTY("shape", array_get_shape, "tuple: (size,), as for a 1-D NumPy array.", \
-                   "a.shape == (a.size,)"),                                        \
-    BCLPY_PROPERTY("ndim", array_get_ndim, "int: 1, as for a 1-D NumPy array.", "a.ndim"), \
-    BCLPY_PROPERTY("dtype", array_get_dtype, "numpy.dtype: the element dtype.", "a.dtype")
+#define ARRAY_COMMON_GETSET                                                   \
+    {"size", (getter)array_get_size, NULL,                                    \
+     BCLPY_DOC_PROP_ARRAYBASE_SIZE, NULL},                                    \
+    BCLPY_PROPERTY("shape", array_get_shape, BCLPY_DOC_PROP_ARRAYBASE_SHAPE), \
+    BCLPY_PROPERTY("ndim", array_get_ndim, BCLPY_DOC_PROP_ARRAYBASE_NDIM),    \
+    BCLPY_PROPERTY("dtype", array_get_dtype, BCLPY_DOC_PROP_ARRAYBASE_DTYPE)
 
 static PyGetSetDef darray_getset[] = {
     ARRAY_COMMON_GETSET,
-    BCLPY_PROPERTY("block", array_get_block,
-                   "int: elements per rank (the last may hold fewer).",
-                   "a.block"),
+    BCLPY_PROPERTY("block", array_get_block, BCLPY_DOC_PROP_DARRAY_BLOCK),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
 static PyGetSetDef harray_getset[] = {
     ARRAY_COMMON_GETSET,
-    BCLPY_PROPERTY("host", array_get_host, "int: the rank holding the array.", "a.host"),
+    BCLPY_PROPERTY("host", array_get_host, BCLPY_DOC_PROP_ARRAY_HOST),
     {NULL, NULL, NULL, NULL, NULL}
 };
 

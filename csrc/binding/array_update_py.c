@@ -9,7 +9,9 @@
 
 #include "array_py.h"
 #include "containers/bcl_darray_buffer.h"
-#include "binding/docstrings/array_update.h"
+#include "binding/generated/array.h"
+#include "binding/generated/array_update.h"
+#include "binding/generated/db_methods.h"
 
 /* ---- conversions ---------------------------------------------------------- */
 
@@ -323,11 +325,7 @@ BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_overflowed,
                    PyLong_FromUnsignedLongLong(self->b.pushed_direct))
 
 static PyMethodDef db_methods[] = {
-    {"update_many", BCLPY_KW_METHOD(db_update_many), BCLPY_DOC_DB_UPDATE_MANY},
-    {"flush", (PyCFunction)db_flush, METH_NOARGS, BCLPY_DOC_DB_FLUSH},
-    {"close", (PyCFunction)db_close, METH_NOARGS, BCLPY_DOC_CLOSE},
-    {"__enter__", (PyCFunction)bclpy_life_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)(void (*)(void))db_exit, METH_FASTCALL, NULL},
+    BCLPY_METHODS_DARRAYBUFFER
     {NULL, NULL, 0, NULL}
 };
 

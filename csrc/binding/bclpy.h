@@ -27,7 +27,6 @@
 #include "comm/bcl_comm.h"
 #include "runtime/bcl_error.h"
 #include "runtime/bcl_lifetime.h"
-#include "binding/docstrings/lifetime.h"
 
 /* Exception classes (pybcl.Error and subclasses), created by
  * bclpy_add_exceptions at import (errors.c). */
@@ -397,13 +396,6 @@ int bclpy_life_closing(const char *tname, int live, uint64_t epoch, const bclpy_
 
 PyObject *bclpy_life_enter(PyObject *self, PyObject *unused);
 PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
-
-/* close(), __enter__, __exit__ entries of a method table. */
-#define BCLPY_LIFE_METHODS(close_fn)                                             \
-    {"close", (PyCFunction)(close_fn), METH_NOARGS, BCLPY_DOC_CLOSE},            \
-    {"__enter__", (PyCFunction)bclpy_life_enter, METH_NOARGS, BCLPY_DOC_ENTER}, \
-    {"__exit__", (PyCFunction)(void (*)(void))bclpy_life_exit, METH_FASTCALL,   \
-     BCLPY_DOC_EXIT}
 
 
 /* ---- module initialisation (modinit.c) ------------------------------- */

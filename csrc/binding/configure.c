@@ -10,7 +10,8 @@
 
 #include <string.h>
 
-#include "binding/docstrings/runtime.h"
+#include "binding/generated/runtime.h"
+#include "binding/generated/bclpy_configure_methods.h"
 
 static PyObject *init_fn, *hashmap_promise_cls, *queue_promise_cls;
 
@@ -33,7 +34,7 @@ static PyObject *py_configure(PyObject *self, BCLPY_FASTARGS)
 }
 
 PyMethodDef bclpy_configure_methods[] = {
-    {"_configure", BCLPY_KW_METHOD(py_configure), BCLPY_DOC_CONFIGURE},
+    BCLPY_METHODS_CONFIGURE
     {NULL, NULL, 0, NULL}
 };
 

@@ -6,7 +6,7 @@
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/runtime.h"
+#include "binding/generated/runtime.h"
 
 PyObject *bclpy_Error, *bclpy_SegmentFull, *bclpy_ContainerFull, *bclpy_Empty;
 

@@ -7,12 +7,13 @@
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include <limits.h>
 
 #include "runtime/bcl_alloc.h"
-#include "binding/docstrings/globalptr.h"
+#include "binding/generated/globalptr.h"
+#include "binding/generated/gptr_methods.h"
 
 static PyObject *gptr_alloc_obj(PyTypeObject *type, bcl_gptr p, PyArray_Descr *dtype)
 {
@@ -414,9 +415,7 @@ static PyObject *gptr_setstate(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
 }
 
 static PyMethodDef gptr_methods[] = {
-    {"local", BCLPY_KW_METHOD(gptr_local), BCLPY_DOC_GPTR_LOCAL},
-    {"__reduce__", (PyCFunction)gptr_reduce, METH_NOARGS, BCLPY_DOC_GPTR_REDUCE},
-    {"__setstate__", BCLPY_KW_METHOD(gptr_setstate), BCLPY_DOC_GPTR_SETSTATE},
+    BCLPY_METHODS_GLOBALPTR
     {NULL, NULL, 0, NULL}
 };
 
@@ -426,12 +425,9 @@ BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_offset,
 BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_dtype, Py_NewRef((PyObject *)self->dtype))
 
 static PyGetSetDef gptr_getset[] = {
-    BCLPY_PROPERTY("rank", gptr_get_rank, "int: the rank owning the memory.", "p.rank"),
-    BCLPY_PROPERTY("offset", gptr_get_offset, "int: byte offset in the owner's segment.",
-                   "p.offset"),
-    BCLPY_PROPERTY("dtype", gptr_get_dtype,
-                   "numpy.dtype: the element dtype (what p + 1 steps over).",
-                   "p.dtype"),
+    BCLPY_PROPERTY("rank", gptr_get_rank, BCLPY_DOC_PROP_GLOBALPTR_RANK),
+    BCLPY_PROPERTY("offset", gptr_get_offset, BCLPY_DOC_PROP_GLOBALPTR_OFFSET),
+    BCLPY_PROPERTY("dtype", gptr_get_dtype, BCLPY_DOC_PROP_GLOBALPTR_DTYPE),
     {NULL, NULL, NULL, NULL, NULL}
 };
 

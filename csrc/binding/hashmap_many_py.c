@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "hashmap_py.h"
-#include "binding/docstrings/hashmap.h"
+#include "binding/generated/hashmap.h"
 
 static int is_fixed(bclpy_HashMap *self)
 {

@@ -9,7 +9,7 @@
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include <string.h>
 
@@ -17,9 +17,10 @@
 #include "hashmap_py.h"
 
 #include "comm/bcl_agree.h"
-#include "binding/docstrings/hashmap.h"
-#include "binding/docstrings/io.h"
+#include "binding/generated/hashmap.h"
+#include "binding/generated/io.h"
 #include "io_py.h"
+#include "binding/generated/hm_methods.h"
 
 /* ---- construction -------------------------------------------------------- */
 
@@ -481,40 +482,17 @@ BCLPY_SAVE_METHOD(hm_save, bclpy_hm_io_target)
 BCLPY_CLOSE_METHOD(hm_close, bclpy_HashMap, "HashMap", live, bcl_hm_destroy, m)
 
 static PyMethodDef hm_methods[] = {
-    BCLPY_LIFE_METHODS(hm_close),
-    {"insert", BCLPY_KW_METHOD(hm_insert), BCLPY_DOC_HM_INSERT},
-    {"find", BCLPY_KW_METHOD(hm_find), BCLPY_DOC_HM_FIND},
-    {"get", BCLPY_KW_METHOD(hm_get), BCLPY_DOC_HM_GET},
-    {"accumulate", BCLPY_KW_METHOD(hm_accumulate), BCLPY_DOC_HM_ACCUMULATE},
-    {"modify", BCLPY_KW_METHOD(hm_modify), BCLPY_DOC_HM_MODIFY},
-    {"insert_many", BCLPY_KW_METHOD(bclpy_hm_insert_many), BCLPY_DOC_HM_INSERT_MANY},
-    {"find_many", BCLPY_KW_METHOD(bclpy_hm_find_many), BCLPY_DOC_HM_FIND_MANY},
-    {"accumulate_many", BCLPY_KW_METHOD(bclpy_hm_accumulate_many), BCLPY_DOC_HM_ACCUMULATE_MANY},
-    {"erase", BCLPY_KW_METHOD(bclpy_hm_erase), BCLPY_DOC_HM_ERASE},
-    {"erase_many", BCLPY_KW_METHOD(bclpy_hm_erase_many), BCLPY_DOC_HM_ERASE_MANY},
-    {"size", (PyCFunction)hm_size, METH_NOARGS, BCLPY_DOC_HM_SIZE},
-    {"local_items", (PyCFunction)hm_local_items, METH_NOARGS, BCLPY_DOC_HM_LOCAL_ITEMS},
-    {"local_arrays", (PyCFunction)bclpy_hm_local_arrays, METH_NOARGS,
-     BCLPY_DOC_HM_LOCAL_ARRAYS},
-    {"local_histogram", (PyCFunction)(void (*)(void))bclpy_hm_local_histogram,
-     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_LOCAL_HISTOGRAM},
-    {"local_select", (PyCFunction)(void (*)(void))bclpy_hm_local_select,
-     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_LOCAL_SELECT},
-    {"resize", BCLPY_KW_METHOD(hm_resize), BCLPY_DOC_HM_RESIZE},
-    {"_collective_view", BCLPY_KW_METHOD(hm_collective_view), BCLPY_DOC_HM_COLLECTIVE_VIEW},
-    {"owner", BCLPY_KW_METHOD(hm_owner), BCLPY_DOC_HM_OWNER},
-    {"save", BCLPY_KW_METHOD(hm_save), BCLPY_DOC_SAVE},
+    BCLPY_METHODS_HASHMAP
     {NULL, NULL, 0, NULL}
 };
 
 static PyGetSetDef hm_getset[] = {
     {"capacity", (getter)hm_capacity, NULL,
-     BCLPY_DOC_PROP("int: number of buckets.", "m.capacity >= 1"), NULL},
+     BCLPY_DOC_PROP_HASHMAP_CAPACITY, NULL},
     {"key_type", (getter)hm_key_type, NULL,
-     BCLPY_DOC_PROP("The key type: a NumPy dtype, or bytes, str or object.", "m.key_type"), NULL},
+     BCLPY_DOC_PROP_HASHMAP_KEY_TYPE, NULL},
     {"value_type", (getter)hm_value_type, NULL,
-     BCLPY_DOC_PROP("The value type: a NumPy dtype, or bytes, str or object.",
-                    "m.value_type"), NULL},
+     BCLPY_DOC_PROP_HASHMAP_VALUE_TYPE, NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -3,11 +3,12 @@
  * bytes/str/object key or value to its serialized bytes is hmvbuffer_py.c's). */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include "hashmap_py.h"
 #include "containers/hashmap/bcl_hashmap_buffer.h"
-#include "binding/docstrings/hashmap.h"
+#include "binding/generated/hashmap.h"
+#include "binding/generated/hb_methods.h"
 
 typedef struct {
     PyObject_HEAD
@@ -221,28 +222,19 @@ static void hb_destroy_all(bcl_hm_buffer *b) { bcl_hm_buffer_destroy(b, 1); }
 BCLPY_CLOSE_METHOD(hb_close, bclpy_HMBuf, "HashMapBuffer", live, hb_destroy_all, b)
 
 static PyMethodDef hb_methods[] = {
-    BCLPY_LIFE_METHODS(hb_close),
-    {"insert", BCLPY_KW_METHOD(hb_insert), BCLPY_DOC_HB_INSERT},
-    {"accumulate", BCLPY_KW_METHOD(hb_accumulate), BCLPY_DOC_HB_ACCUMULATE},
-    {"insert_many", BCLPY_KW_METHOD(hb_insert_many), BCLPY_DOC_HB_INSERT_MANY},
-    {"accumulate_many", BCLPY_KW_METHOD(hb_accumulate_many), BCLPY_DOC_HB_ACCUMULATE_MANY},
-    {"flush", (PyCFunction)hb_flush, METH_NOARGS, BCLPY_DOC_HB_FLUSH},
+    BCLPY_METHODS_HASHMAPBUFFER
     {NULL, NULL, 0, NULL}
 };
 
 static PyGetSetDef hb_getset[] = {
     {"overflowed", (getter)hb_overflowed, NULL,
-     BCLPY_DOC_PROP("int: entries that found their owner's queue full and "
-                    "waited in this rank's memory for flush().", "buf.overflowed"), NULL},
+     BCLPY_DOC_PROP_HASHMAPBUFFER_OVERFLOWED, NULL},
     {"hashmap", (getter)hb_hashmap, NULL,
-     BCLPY_DOC_PROP("pybcl.HashMap: the map this buffer fills.", "buf.hashmap"), NULL},
+     BCLPY_DOC_PROP_HASHMAPBUFFER_HASHMAP, NULL},
     {"pending", (getter)hb_pending, NULL,
-     BCLPY_DOC_PROP("int: entries this rank hands to the map at the next flush() "
-                    "(buffered since the last flush began, plus those a full map "
-                    "refused).", "buf.pending"), NULL},
+     BCLPY_DOC_PROP_HASHMAPBUFFER_PENDING, NULL},
     {"grow", (getter)hb_grow, NULL,
-     BCLPY_DOC_PROP("bool: flush() grows the map until every entry fits "
-                    "(HashMapBuffer(..., grow=True)).", "buf.grow"), NULL},
+     BCLPY_DOC_PROP_HASHMAPBUFFER_GROW, NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

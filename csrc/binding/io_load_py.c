@@ -12,7 +12,8 @@
 #include "io_py.h"
 
 #include "comm/bcl_agree.h"
-#include "binding/docstrings/io.h"
+#include "binding/generated/io.h"
+#include "binding/generated/bclpy_io_load_methods.h"
 
 static int io_target(PyObject *o, bclpy_io_target *t)
 {
@@ -120,6 +121,6 @@ static PyObject *py_io_load(PyObject *self, BCLPY_FASTARGS)
 }
 
 PyMethodDef bclpy_io_load_methods[] = {
-    {"_io_load", BCLPY_KW_METHOD(py_io_load), BCLPY_DOC_IO_LOAD},
+    BCLPY_METHODS_IO_LOAD
     {NULL, NULL, 0, NULL}
 };

@@ -19,7 +19,8 @@
 #include "comm/bcl_agree.h"
 #include "io/bcl_sv_posix.h"
 #include "serial/bcl_hash.h"
-#include "binding/docstrings/io.h"
+#include "binding/generated/io.h"
+#include "binding/generated/bclpy_io_methods.h"
 
 static PyObject *describe_fn;  /* pybcl/io.py: describe(container, meta) -> bytes */
 static PyObject *not_a_file;   /* a directory where a file belongs */
@@ -276,8 +277,6 @@ static PyObject *py_io_configure(PyObject *self, BCLPY_FASTARGS)
 }
 
 PyMethodDef bclpy_io_methods[] = {
-    {"_io_configure", BCLPY_KW_METHOD(py_io_configure), BCLPY_DOC_IO_CONFIGURE},
-    {"_io_info", BCLPY_KW_METHOD(py_io_info), BCLPY_DOC_IO_INFO},
-    {"_io_read", BCLPY_KW_METHOD(py_io_read), BCLPY_DOC_IO_READ},
+    BCLPY_METHODS_IO
     {NULL, NULL, 0, NULL}
 };

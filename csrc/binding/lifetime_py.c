@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding/docstrings/lifetime.h"
+#include "binding/generated/lifetime.h"
 
 void bclpy_life_created(bclpy_life *l)
 {

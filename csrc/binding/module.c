@@ -20,7 +20,8 @@
 #include "runtime/bcl_watchdog.h"
 #include "containers/bcl_object.h"
 #include "binding/capi.h"
-#include "binding/docstrings/runtime.h"
+#include "binding/generated/runtime.h"
+#include "binding/generated/bclpy_runtime_methods.h"
 
 /* The core's wait loops call this (bcl_interrupt.h): run Python's pending
  * signal handlers, so Ctrl-C reaches a rank blocked in barrier() or a spin
@@ -328,30 +329,7 @@ static PyObject *py_mpi_env_default(PyObject *self, PyObject *noargs)
 }
 
 PyMethodDef bclpy_runtime_methods[] = {
-    {"init", BCLPY_KW_METHOD(py_init), BCLPY_DOC_INIT},
-    {"finalize", BCLPY_KW_METHOD(py_finalize), BCLPY_DOC_FINALIZE},
-    {"arm_exit_guard", BCLPY_KW_METHOD(py_arm_exit_guard), BCLPY_DOC_ARM_EXIT_GUARD},
-    {"initialized", py_initialized, METH_NOARGS, BCLPY_DOC_INITIALIZED},
-    {"rank", py_rank, METH_NOARGS, BCLPY_DOC_RANK},
-    {"nprocs", py_nprocs, METH_NOARGS, BCLPY_DOC_NPROCS},
-    {"transport", py_transport, METH_NOARGS, BCLPY_DOC_TRANSPORT},
-    {"segment_size", py_segment_size, METH_NOARGS, BCLPY_DOC_SEGMENT_SIZE},
-    {"barrier", py_barrier, METH_NOARGS, BCLPY_DOC_BARRIER},
-    {"flush", py_flush, METH_NOARGS, BCLPY_DOC_FLUSH},
-    {"progress", py_progress, METH_NOARGS, BCLPY_DOC_PROGRESS},
-    {"_flush_stats", py_flush_stats, METH_NOARGS, BCLPY_DOC_FLUSH_STATS},
-    {"abort", BCLPY_KW_METHOD(py_abort), BCLPY_DOC_ABORT},
-    {"bcast_bytes", BCLPY_KW_METHOD(py_bcast_bytes), BCLPY_DOC_BCAST_BYTES},
-    {"allreduce_inplace", BCLPY_KW_METHOD(py_allreduce_inplace), BCLPY_DOC_ALLREDUCE_INPLACE},
-    {"wait_policy", py_wait_policy, METH_NOARGS, BCLPY_DOC_WAIT_POLICY},
-    {"watchdog_arm", BCLPY_KW_METHOD(py_watchdog_arm), BCLPY_DOC_WATCHDOG_ARM},
-    {"watchdog_disarm", py_watchdog_disarm, METH_NOARGS, BCLPY_DOC_WATCHDOG_DISARM},
-    {"ranks_per_node", py_ranks_per_node, METH_NOARGS, BCLPY_DOC_RANKS_PER_NODE},
-    {"progress_thread", py_progress_thread, METH_NOARGS, BCLPY_DOC_PROGRESS_THREAD},
-    {"init_reasons", py_reasons, METH_NOARGS, BCLPY_DOC_INIT_REASONS},
-    {"mpi_env_default", py_mpi_env_default, METH_NOARGS, BCLPY_DOC_MPI_ENV_DEFAULT},
-    {"_cell_started", py_cell_started, METH_NOARGS, BCLPY_DOC_CELL_STARTED},
-    {"_cell_failed", BCLPY_KW_METHOD(py_cell_failed), BCLPY_DOC_CELL_FAILED},
+    BCLPY_METHODS_RUNTIME
     {NULL, NULL, 0, NULL}
 };
 

@@ -14,7 +14,8 @@
 
 #include "msgpack_py.h"
 #include "serial/bcl_hash.h"
-#include "binding/docstrings/msgpack.h"
+#include "binding/generated/msgpack.h"
+#include "binding/generated/bclpy_msgpack_methods.h"
 
 /* ----------------------------------------------------------------- packing */
 
@@ -755,9 +756,6 @@ static PyObject *py_hash_u64(PyObject *self, BCLPY_FASTARGS)
 }
 
 PyMethodDef bclpy_msgpack_methods[] = {
-    {"packb", BCLPY_KW_METHOD(py_packb), BCLPY_DOC_PACKB},
-    {"unpackb", BCLPY_KW_METHOD(py_unpackb), BCLPY_DOC_UNPACKB},
-    {"hash64", BCLPY_KW_METHOD(py_hash64), BCLPY_DOC_HASH64},
-    {"hash_u64", BCLPY_KW_METHOD(py_hash_u64), BCLPY_DOC_HASH_U64},
+    BCLPY_METHODS_MSGPACK
     {NULL, NULL, 0, NULL}
 };

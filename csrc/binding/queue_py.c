@@ -7,15 +7,16 @@
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include <string.h>
 
 #include "elemtype.h"
 #include "containers/bcl_queue.h"
-#include "binding/docstrings/queue.h"
-#include "binding/docstrings/io.h"
+#include "binding/generated/queue.h"
+#include "binding/generated/io.h"
 #include "io_py.h"
+#include "binding/generated/queue_methods.h"
 
 typedef struct {
     PyObject_HEAD
@@ -571,26 +572,14 @@ int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t)
 BCLPY_SAVE_METHOD(q_save, bclpy_queue_io_target)
 
 static PyMethodDef queue_methods[] = {
-    BCLPY_LIFE_METHODS(q_close),
-    {"push", BCLPY_KW_METHOD(q_push), BCLPY_DOC_Q_PUSH},
-    {"push_many", BCLPY_KW_METHOD(q_push_many), BCLPY_DOC_Q_PUSH_MANY},
-    {"pop", BCLPY_KW_METHOD(q_pop), BCLPY_DOC_Q_POP},
-    {"pop_many", BCLPY_KW_METHOD(q_pop_many), BCLPY_DOC_Q_POP_MANY},
-    {"local_nonatomic_pop", (PyCFunction)q_local_nonatomic_pop, METH_NOARGS, BCLPY_DOC_Q_LOCAL_NONATOMIC_POP},
-    {"local", (PyCFunction)q_local, METH_NOARGS, BCLPY_DOC_Q_LOCAL},
-    {"size", (PyCFunction)q_size, METH_NOARGS, BCLPY_DOC_Q_SIZE},
-    {"resize", BCLPY_KW_METHOD(q_resize), BCLPY_DOC_Q_RESIZE},
-    {"migrate", BCLPY_KW_METHOD(q_migrate), BCLPY_DOC_Q_MIGRATE},
-    {"save", BCLPY_KW_METHOD(q_save), BCLPY_DOC_SAVE},
+    BCLPY_METHODS_QUEUE
     {NULL, NULL, 0, NULL}
 };
 
 static PyGetSetDef queue_getset[] = {
-    BCLPY_PROPERTY("capacity", q_get_capacity, "int: number of slots.", "q.capacity"),
-    BCLPY_PROPERTY("host", q_get_host, "int: the rank whose segment holds the queue.", "q.host"),
-    BCLPY_PROPERTY("dtype", q_get_dtype,
-                   "The element type: a NumPy dtype, or bytes, str or object.",
-                   "q.dtype"),
+    BCLPY_PROPERTY("capacity", q_get_capacity, BCLPY_DOC_PROP_QUEUE_CAPACITY),
+    BCLPY_PROPERTY("host", q_get_host, BCLPY_DOC_PROP_QUEUE_HOST),
+    BCLPY_PROPERTY("dtype", q_get_dtype, BCLPY_DOC_PROP_QUEUE_DTYPE),
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/bcl_free.h"
 /* ---- set-up: chunks, duplicate merging -------------------------------------- */
 
 /* Merge duplicate keys of ops[0..n): insert keeps the last value,
@@ -210,12 +211,7 @@ typedef struct part {
 
 static void part_free(part *p)
 {
-    free(p->idx);
-    free(p->keys);
-    free(p->vals);
-    free(p->out);
-    free(p->found);
-    free(p->outcome);
+    BCL_FREE_ALL(p->idx, p->keys, p->vals, p->out, p->found, p->outcome);
 }
 
 static bcl_status part_make(const bcl_hashmap *m, part *p, const unsigned char *keys,

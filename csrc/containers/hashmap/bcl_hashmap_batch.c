@@ -83,14 +83,9 @@ size_t bcl_hm_chunk_keys(int rma)
  * finish: not found / full. */
 void bcl_hmb_advance(batch *bt, op *o, int next)
 {
-    uint64_t idx;
-    if (bcl_hm_probe_next(bt->m, &o->pr, &idx)) {
-        o->b = bcl_hm_bucket(bt->m, idx);
-        o->phase = next;
-        return;
-    }
-    o->phase = PH_DONE;
-    o->full = bt->kind != K_FIND && bt->kind != K_FIND_ONLY;
+    int more = bcl_hmb_probe_step(bt->m, &o->pr, &o->b);
+    o->phase = more ? next : PH_DONE;
+    o->full = !more && bt->kind != K_FIND && bt->kind != K_FIND_ONLY;
 }
 
 /* A fetch-add on the current bucket's status to issue next round. */
@@ -109,24 +104,9 @@ static enum kind kind_of(batch *bt, op *o) { return o->fell_back ? K_FIND : bt->
  * refilled before then. */
 static void to_scalar(batch *bt, op *o)
 {
-    const bcl_hashmap *m = bt->m;
-    size_t w = DEFER_W(m);
     o->scalar = 1;
     o->phase = PH_DONE;
-    if (bt->ndefer == bt->defer_cap) {
-        size_t cap = bt->defer_cap ? 2 * bt->defer_cap : 64;
-        unsigned char *d = realloc(bt->defer, cap * w);
-        if (!d) {
-            bt->defer_nomem = 1;
-            return;
-        }
-        bt->defer = d;
-        bt->defer_cap = cap;
-    }
-    memcpy(bt->defer + bt->ndefer * w, key_of(bt, o), m->key_size);
-    memcpy(bt->defer + bt->ndefer * w + m->key_size, val_of(bt, o), m->val_size);
-    memcpy(bt->defer + bt->ndefer * w + m->key_size + m->val_size, &o->src, sizeof o->src);
-    bt->ndefer++;
+    bcl_hmb_defer_add(&bt->defer, bt->m, key_of(bt, o), val_of(bt, o), o->src);
 }
 
 static bcl_status issue(batch *bt, op *o)
@@ -468,6 +448,8 @@ static void complete(batch *bt, op *o)
 
 static void refill(batch *bt);
 
+BCL_HMB_DEFINE_ROUND_END(round_end, batch, complete)
+
 bcl_status bcl_hmb_run(batch *bt)
 {
     unsigned spins = 0;
@@ -475,7 +457,6 @@ bcl_status bcl_hmb_run(batch *bt)
         int any = 0;
         if (bt->refill)
             refill(bt);
-        bt->waiting = 0;
         /* Posted releases / undos first: they never wait, others wait on them. */
         for (size_t i = 0; i < bt->n; i++) {
             op *o = &bt->ops[i];
@@ -507,21 +488,8 @@ bcl_status bcl_hmb_run(batch *bt)
         }
         if (!any)
             return BCL_OK;
-        bcl_status st = bcl_round_send(&bt->round);
+        bcl_status st = round_end(bt, &spins);
         if (st != BCL_OK)
-            return st;
-        for (size_t i = 0; i < bt->n; i++) {
-            op *o = &bt->ops[i];
-            if (o->phase == PH_DONE)
-                continue;
-            if (o->waiting < 0) {             /* deferred: nothing came back */
-                bt->waiting = 1;
-                continue;
-            }
-            complete(bt, o);
-            bt->waiting |= o->waiting;
-        }
-        if (bt->waiting && (st = bcl_relax(&spins)) != BCL_OK)
             return st;
     }
 }

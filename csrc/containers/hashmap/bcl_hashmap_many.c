@@ -18,13 +18,9 @@
  * marked PH_DONE. */
 static bcl_status merge_duplicates(batch *bt, const uint64_t *hash)
 {
-    size_t cap = 16;
-    while (cap < 2 * bt->n)
-        cap <<= 1;
-    size_t *tab = malloc(cap * sizeof *tab);
+    size_t cap, *tab = bcl_hmb_dup_table(bt->n, &cap);
     if (!tab)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory to merge a batch's duplicates");
-    memset(tab, 0xff, cap * sizeof *tab);
+        return BCL_ERR_NOMEM;
     for (size_t i = 0; i < bt->n; i++) {
         size_t j = (size_t)(hash[i] >> 7) & (cap - 1);
         for (; tab[j] != SIZE_MAX; j = (j + 1) & (cap - 1)) {
@@ -55,55 +51,44 @@ static bcl_status merge_duplicates(batch *bt, const uint64_t *hash)
  * rule there).  A full table or an overflowing sum counts like the batch's
  * own: in a refilled window the slot is gone, so the outcome is written
  * here; in a chunk the op is still there and run_chunk reads its flags. */
-static bcl_status run_scalar(batch *bt, size_t *n_full)
+static bcl_status scalar(const bcl_hashmap *m, const bcl_hm_key *k, const void *v, int insert)
 {
-    const bcl_hashmap *m = bt->m;
-    size_t w = DEFER_W(m);
-    if (bt->defer_nomem)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch's deferred keys");
-    for (size_t i = 0; i < bt->ndefer; i++) {
-        const unsigned char *e = bt->defer + i * w;
-        size_t src;
-        memcpy(&src, e + m->key_size + m->val_size, sizeof src);
-        bcl_hm_key k = bcl_hm_key_make(e, m->key_size);
-        const void *v = e + m->key_size;
-        bcl_status st = bt->kind == K_INSERT ? bcl_hm_insert(m, &k, v, m->val_size, 0)
-                                             : bcl_hm_accumulate(m, &k, v);
-        if (st != BCL_OK && st != BCL_ERR_FULL && st != BCL_ERR_OVERFLOW)
-            return st;
-        if (st == BCL_OK)
-            continue;
-        if (bt->refill) {
-            if (n_full && st == BCL_ERR_FULL)
-                ++*n_full;
-            if (bt->outcome)
-                bt->outcome[src] = st == BCL_ERR_FULL ? BCL_HM_NOROOM : BCL_HM_OVERFLOW;
-            bt->n_over += st == BCL_ERR_OVERFLOW;
-        } else if (st == BCL_ERR_FULL) {
-            bt->ops[src].full = 1;
-        } else {
-            bt->ops[src].overflow = 1;
-        }
+    return insert ? bcl_hm_insert(m, k, v, m->val_size, 0) : bcl_hm_accumulate(m, k, v);
+}
+
+static void refused(void *ctx, size_t src, bcl_status st)
+{
+    batch *bt = ctx;
+    if (bt->refill) {
+        if (bt->n_full && st == BCL_ERR_FULL)
+            ++*bt->n_full;
+        if (bt->outcome)
+            bt->outcome[src] = st == BCL_ERR_FULL ? BCL_HM_NOROOM : BCL_HM_OVERFLOW;
+        bt->n_over += st == BCL_ERR_OVERFLOW;
+    } else if (st == BCL_ERR_FULL) {
+        bt->ops[src].full = 1;
+    } else {
+        bt->ops[src].overflow = 1;
     }
-    bt->ndefer = 0;
-    return BCL_OK;
+}
+
+static bcl_status run_scalar(batch *bt)
+{
+    return bcl_hmb_defer_replay(&bt->defer, bt->m, bt->kind == K_INSERT, scalar, refused, bt);
 }
 
 /* skip[i] = 1 when a later key of the window equals key i (insert). */
 static bcl_status mark_superseded(batch *bt)
 {
     const bcl_hashmap *m = bt->m;
-    size_t cap = 16;
-    while (cap < 2 * bt->wn)
-        cap <<= 1;
-    size_t *tab = malloc(cap * sizeof *tab);
+    size_t cap, *tab = bcl_hmb_dup_table(bt->wn, &cap);
+    if (!tab)
+        return BCL_ERR_NOMEM;
     uint64_t *hash = malloc((bt->wn ? bt->wn : 1) * sizeof *hash);
-    if (!tab || !hash) {
+    if (!hash) {
         free(tab);
-        free(hash);
         return bcl_set_error(BCL_ERR_NOMEM, "no memory to merge a batch's duplicates");
     }
-    memset(tab, 0xff, cap * sizeof *tab);
     memset(bt->skip, 0, bt->wn);
     for (size_t i = 0; i < bt->wn; i++) {
         const unsigned char *ki = bt->wkeys + i * m->key_size;
@@ -138,7 +123,7 @@ static bcl_status run_window(batch *bt, size_t slots)
         bt->ops[s].recorded = 1;
     }
     bcl_status st = bcl_hmb_run(bt);
-    return st == BCL_OK ? run_scalar(bt, bt->n_full) : st;
+    return st == BCL_OK ? run_scalar(bt) : st;
 }
 
 /* One chunk: keys[0..n), vals (insert/accumulate), out/found (find). */
@@ -175,7 +160,7 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
     if (st == BCL_OK)
         st = bcl_hmb_run(bt);
     if (st == BCL_OK)
-        st = run_scalar(bt, n_full);
+        st = run_scalar(bt);
     for (size_t i = 0; st == BCL_OK && i < bt->n; i++) {
         op *o = &bt->ops[i], *c = &bt->ops[o->into];   /* c: carried it */
         if (bt->found)
@@ -371,10 +356,7 @@ static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys
                        n_full);
     }
     bcl_round_free(&bt.round);
-    free(bt.skip);
-    free(bt.defer);
-    free(bt.ops);
-    free(bt.buf);
+    BCL_FREE_ALL(bt.skip, bt.defer.rec, bt.ops, bt.buf);
     if (n_over)
         *n_over = bt.n_over;
     return st;

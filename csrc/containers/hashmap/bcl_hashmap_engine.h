@@ -1,0 +1,148 @@
+/*
+ * bcl_hashmap_engine.h -- what the two layouts' batch engines share
+ * (bcl_hashmap_batch.c with bcl_hashmap_many.c for the classic buckets,
+ * bcl_hashmap_compact_batch.c for the compact ones; internal to
+ * containers/hashmap/).  Each runs its own protocol's steps; these are the
+ * parts where the logic is the same whatever the bucket layout:
+ *
+ *   - a step along a key's probe sequence;
+ *   - the completion half of a round: every op hears its step's result;
+ *   - the keys an engine hands to the scalar protocol (a tombstone on the
+ *     way, a failed placement check), kept as key, value, index records;
+ *   - the open-addressing table that finds a batch's duplicate keys.
+ */
+#ifndef BCL_HASHMAP_ENGINE_H
+#define BCL_HASHMAP_ENGINE_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/bcl_comm_batch.h"
+#include "containers/hashmap/bcl_hashmap_internal.h"
+
+/* The next bucket of the probe sequence into *b: 0 when the sequence is
+ * exhausted (not found / full). */
+static inline int bcl_hmb_probe_step(const bcl_hashmap *m, bcl_hm_probe *pr, bcl_gptr *b)
+{
+    uint64_t idx;
+    if (!bcl_hm_probe_next(m, pr, &idx))
+        return 0;
+    *b = bcl_hm_bucket(m, idx);
+    return 1;
+}
+
+/* Defines `static bcl_status name(BT *bt, unsigned *spins)`, the second
+ * half of a round of the engine whose batch type is BT (fields round, ops,
+ * n; each op with phase -- 0, PH_DONE, comes first in each engine's
+ * phases -- and waiting): the round's steps are sent and completed, then
+ * every op not done whose step was issued hears its result from the
+ * engine's complete(bt, op); one whose step was deferred a round
+ * (waiting < 0) heard nothing.  When any op waits (deferred, or it only
+ * polled a bucket someone holds) the rank relaxes before the next round.
+ * A macro so that each engine's own op type and complete() are used
+ * directly, with nothing between them and the hot loop. */
+#define BCL_HMB_DEFINE_ROUND_END(name, BT, complete)                           \
+    static bcl_status name(BT *bt, unsigned *spins)                             \
+    {                                                                           \
+        bcl_status st = bcl_round_send(&bt->round);                             \
+        if (st != BCL_OK)                                                       \
+            return st;                                                          \
+        int waiting = 0;                                                        \
+        for (size_t i = 0; i < bt->n; i++) {                                    \
+            __typeof__(bt->ops) o = &bt->ops[i];                                \
+            if (o->phase == 0)                                                  \
+                continue;                                                       \
+            if (o->waiting < 0) {                                               \
+                waiting = 1;                                                    \
+                continue;                                                       \
+            }                                                                   \
+            complete(bt, o);                                                    \
+            waiting |= o->waiting;                                              \
+        }                                                                       \
+        return waiting ? bcl_relax(spins) : BCL_OK;                             \
+    }
+
+/* Keys finished with the scalar protocol after the engine's window or
+ * chunk: each record is the key, the value and its index in the caller's
+ * arrays (the op's slot may be refilled meanwhile). */
+typedef struct bcl_hmb_defer {
+    unsigned char *rec;
+    size_t n, cap;
+    int nomem;                 /* a record could not be kept: reported later */
+} bcl_hmb_defer;
+
+static inline size_t bcl_hmb_defer_width(const bcl_hashmap *m)
+{
+    return m->key_size + m->val_size + sizeof(size_t);
+}
+
+static inline void bcl_hmb_defer_add(bcl_hmb_defer *d, const bcl_hashmap *m, const void *key,
+                                     const void *val, size_t src)
+{
+    size_t w = bcl_hmb_defer_width(m);
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? 2 * d->cap : 64;
+        unsigned char *r = realloc(d->rec, cap * w);
+        if (!r) {
+            d->nomem = 1;
+            return;
+        }
+        d->rec = r;
+        d->cap = cap;
+    }
+    unsigned char *e = d->rec + d->n++ * w;
+    memcpy(e, key, m->key_size);
+    memcpy(e + m->key_size, val, m->val_size);
+    memcpy(e + m->key_size + m->val_size, &src, sizeof src);
+}
+
+/* The layout's scalar insert (insert != 0) or accumulate of one key. */
+typedef bcl_status (*bcl_hmb_scalar_fn)(const bcl_hashmap *m, const bcl_hm_key *k,
+                                        const void *val, int insert);
+/* A replayed key the map refused (st: BCL_ERR_FULL or BCL_ERR_OVERFLOW),
+ * with its index in the caller's arrays: the engine records its outcome. */
+typedef void (*bcl_hmb_refused_fn)(void *ctx, size_t src, bcl_status st);
+
+/* Every record through `scalar`, in order; the list is then empty.  Any
+ * error but a refusal ends the replay. */
+static inline bcl_status bcl_hmb_defer_replay(bcl_hmb_defer *d, const bcl_hashmap *m, int insert,
+                                              bcl_hmb_scalar_fn scalar,
+                                              bcl_hmb_refused_fn refused, void *ctx)
+{
+    if (d->nomem)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch's deferred keys");
+    for (size_t i = 0; i < d->n; i++) {
+        const unsigned char *e = d->rec + i * bcl_hmb_defer_width(m);
+        size_t src;
+        memcpy(&src, e + m->key_size + m->val_size, sizeof src);
+        bcl_hm_key k = bcl_hm_key_make(e, m->key_size);
+        bcl_status st = scalar(m, &k, e + m->key_size, insert);
+        if (st == BCL_ERR_FULL || st == BCL_ERR_OVERFLOW)
+            refused(ctx, src, st);
+        else if (st != BCL_OK)
+            return st;
+    }
+    d->n = 0;
+    return BCL_OK;
+}
+
+/* An empty open-addressing table of *cap (a power of two, at least twice
+ * n) indices for finding a batch's duplicate keys; SIZE_MAX marks a free
+ * slot.  NULL: no memory (the error set). */
+static inline size_t *bcl_hmb_dup_table(size_t n, size_t *cap)
+{
+    size_t c = 16;
+    while (c < 2 * n)
+        c <<= 1;
+    size_t *tab = malloc(c * sizeof *tab);
+    if (!tab) {
+        bcl_set_error(BCL_ERR_NOMEM, "no memory to merge a batch's duplicates");
+        return NULL;
+    }
+    memset(tab, 0xff, c * sizeof *tab);
+    *cap = c;
+    return tab;
+}
+
+#endif /* BCL_HASHMAP_ENGINE_H */

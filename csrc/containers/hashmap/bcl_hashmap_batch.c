@@ -448,50 +448,42 @@ static void complete(batch *bt, op *o)
 
 static void refill(batch *bt);
 
-BCL_HMB_DEFINE_ROUND_END(round_end, batch, complete)
+/* What a round issues before the keys' steps: slots refilled, then the
+ * posted releases / undos (they never wait, others wait on them). */
+static bcl_status prelude(batch *bt, int *any)
+{
+    if (bt->refill)
+        refill(bt);
+    for (size_t i = 0; i < bt->n; i++) {
+        op *o = &bt->ops[i];
+        int issued;
+        if (!o->pending)
+            continue;
+        *any = 1;
+        bcl_status st = bcl_round_fetch(&bt->round, o->pend_at, BCL_OP_ADD, o->pend_val,
+                                        NULL, &issued);
+        if (st != BCL_OK)
+            return st;
+        o->pending = !issued;
+    }
+    return BCL_OK;
+}
+
+/* A key's next step, unless its posted release is still unsent: then the
+ * step waits, or its completion could post again over it (a lost -R). */
+static bcl_status issue_unless_pending(batch *bt, op *o)
+{
+    if (!o->pending)
+        return issue(bt, o);
+    o->waiting = -1;
+    return BCL_OK;
+}
+
+BCL_HMB_DEFINE_RUN(run, batch, prelude, issue_unless_pending, complete)
 
 bcl_status bcl_hmb_run(batch *bt)
 {
-    unsigned spins = 0;
-    for (;;) {
-        int any = 0;
-        if (bt->refill)
-            refill(bt);
-        /* Posted releases / undos first: they never wait, others wait on them. */
-        for (size_t i = 0; i < bt->n; i++) {
-            op *o = &bt->ops[i];
-            int issued;
-            if (!o->pending)
-                continue;
-            any = 1;
-            bcl_status st = bcl_round_fetch(&bt->round, o->pend_at, BCL_OP_ADD, o->pend_val,
-                                            NULL, &issued);
-            if (st != BCL_OK)
-                return st;
-            o->pending = !issued;
-        }
-        for (size_t i = 0; i < bt->n; i++) {
-            op *o = &bt->ops[i];
-            bcl_status st = BCL_OK;
-            o->waiting = 0;
-            if (o->phase != PH_DONE) {
-                any = 1;
-                /* A posted release still unsent: the next step waits, or
-                 * its completion could post again over it (a lost -R). */
-                if (o->pending)
-                    o->waiting = -1;
-                else
-                    st = issue(bt, o);
-            }
-            if (st != BCL_OK)
-                return st;
-        }
-        if (!any)
-            return BCL_OK;
-        bcl_status st = round_end(bt, &spins);
-        if (st != BCL_OK)
-            return st;
-    }
+    return run(bt);
 }
 
 int bcl_hmb_first_phase(enum kind k)

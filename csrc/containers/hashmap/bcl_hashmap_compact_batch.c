@@ -133,7 +133,6 @@ static bcl_status issue(cbatch *bt, cop *o)
     bcl_gptr v = bcl_hm_at(o->b, BCL_HMC_VALUE);
     int issued = 1;
     bcl_status s = BCL_OK;
-    o->waiting = 0;
     switch (o->phase) {
     case PH_STRIPE:
         s = bcl_round_fetch(&bt->round, bcl_hmc_stripe(m, o->home), BCL_OP_NOOP, 0, &o->e0,
@@ -277,29 +276,13 @@ static void complete(cbatch *bt, cop *o)
     }
 }
 
-BCL_HMB_DEFINE_ROUND_END(round_end, cbatch, complete)
-
-static bcl_status run(cbatch *bt)
+/* Nothing goes before the keys' steps in a round. */
+static bcl_status prelude(cbatch *bt, int *any)
 {
-    unsigned spins = 0;
-    for (;;) {
-        int any = 0;
-        for (size_t i = 0; i < bt->n; i++) {
-            cop *o = &bt->ops[i];
-            if (o->phase == PH_DONE)
-                continue;
-            any = 1;
-            bcl_status st = issue(bt, o);
-            if (st != BCL_OK)
-                return st;
-        }
-        if (!any)
-            return BCL_OK;
-        bcl_status st = round_end(bt, &spins);
-        if (st != BCL_OK)
-            return st;
-    }
+    return BCL_OK;
 }
+
+BCL_HMB_DEFINE_RUN(run, cbatch, prelude, issue, complete)
 
 /* Merge duplicate keys: insert keeps the last value (the earlier ops are
  * dropped, carried by it), accumulate sums the deltas into the first. */

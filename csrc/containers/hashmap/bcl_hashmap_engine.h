@@ -6,7 +6,7 @@
  * parts where the logic is the same whatever the bucket layout:
  *
  *   - a step along a key's probe sequence;
- *   - the completion half of a round: every op hears its step's result;
+ *   - the round loop: issue every op's next step, send, complete, relax;
  *   - the keys an engine hands to the scalar protocol (a tombstone on the
  *     way, a failed placement check), kept as key, value, index records;
  *   - the open-addressing table that finds a batch's duplicate keys.
@@ -32,35 +32,51 @@ static inline int bcl_hmb_probe_step(const bcl_hashmap *m, bcl_hm_probe *pr, bcl
     return 1;
 }
 
-/* Defines `static bcl_status name(BT *bt, unsigned *spins)`, the second
- * half of a round of the engine whose batch type is BT (fields round, ops,
- * n; each op with phase -- 0, PH_DONE, comes first in each engine's
- * phases -- and waiting): the round's steps are sent and completed, then
- * every op not done whose step was issued hears its result from the
- * engine's complete(bt, op); one whose step was deferred a round
- * (waiting < 0) heard nothing.  When any op waits (deferred, or it only
- * polled a bucket someone holds) the rank relaxes before the next round.
- * A macro so that each engine's own op type and complete() are used
- * directly, with nothing between them and the hot loop. */
-#define BCL_HMB_DEFINE_ROUND_END(name, BT, complete)                           \
-    static bcl_status name(BT *bt, unsigned *spins)                             \
+/* Defines `static bcl_status name(BT *bt)`: the round loop of the engine
+ * whose batch type is BT (fields round, ops, n; each op with phase -- 0,
+ * PH_DONE, comes first in each engine's phases -- and waiting).  A round:
+ * the engine's prelude(bt, &any) issues what must go before the keys'
+ * steps (any: it issued something), then issue(bt, op) the next step of
+ * every op not done (none left, and nothing from the prelude, ends the
+ * loop); the steps are sent and completed; every op whose step was issued
+ * hears its result from the engine's complete(bt, op), one deferred a
+ * round (waiting < 0) heard nothing.  When any op waits (deferred, or it only polled a bucket
+ * someone holds) the rank relaxes before the next round.  A macro so that
+ * each engine's own op type and functions are called directly, with
+ * nothing between them and the hot loop. */
+#define BCL_HMB_DEFINE_RUN(name, BT, prelude, issue, complete)                 \
+    static bcl_status name(BT *bt)                                              \
     {                                                                           \
-        bcl_status st = bcl_round_send(&bt->round);                             \
-        if (st != BCL_OK)                                                       \
-            return st;                                                          \
-        int waiting = 0;                                                        \
-        for (size_t i = 0; i < bt->n; i++) {                                    \
-            __typeof__(bt->ops) o = &bt->ops[i];                                \
-            if (o->phase == 0)                                                  \
-                continue;                                                       \
-            if (o->waiting < 0) {                                               \
-                waiting = 1;                                                    \
-                continue;                                                       \
+        unsigned spins = 0;                                                     \
+        for (;;) {                                                              \
+            int any = 0, waiting = 0;                                           \
+            bcl_status st = prelude(bt, &any);                                  \
+            for (size_t i = 0; st == BCL_OK && i < bt->n; i++) {                \
+                __typeof__(bt->ops) o = &bt->ops[i];                            \
+                o->waiting = 0;                                                 \
+                if (o->phase != 0) {                                            \
+                    any = 1;                                                    \
+                    st = issue(bt, o);                                          \
+                }                                                               \
             }                                                                   \
-            complete(bt, o);                                                    \
-            waiting |= o->waiting;                                              \
+            if (st != BCL_OK || !any)                                           \
+                return st;                                                      \
+            if ((st = bcl_round_send(&bt->round)) != BCL_OK)                    \
+                return st;                                                      \
+            for (size_t i = 0; i < bt->n; i++) {                                \
+                __typeof__(bt->ops) o = &bt->ops[i];                            \
+                if (o->phase == 0)                                              \
+                    continue;                                                   \
+                if (o->waiting < 0) {                                           \
+                    waiting = 1;                                                \
+                    continue;                                                   \
+                }                                                               \
+                complete(bt, o);                                                \
+                waiting |= o->waiting;                                          \
+            }                                                                   \
+            if (waiting && (st = bcl_relax(&spins)) != BCL_OK)                  \
+                return st;                                                      \
         }                                                                       \
-        return waiting ? bcl_relax(spins) : BCL_OK;                             \
     }
 
 /* Keys finished with the scalar protocol after the engine's window or

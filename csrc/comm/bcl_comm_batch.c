@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "runtime/bcl_free.h"
+
 bcl_status bcl_fetch_op_indexed_nb(int rank, const uint64_t *offsets, size_t n,
                                    bcl_atomic_op op, const uint64_t *operands,
                                    uint64_t *results)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "runtime/bcl_free.h"
+
 uint64_t bcl_array_elem_offset(const bcl_array *a, uint64_t i)
 {
     int r = bcl_array_owner(a, i);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "runtime/bcl_free.h"
+
 static const char BASES[4] = { 'A', 'C', 'G', 'T' };
 
 static bcl_status grow_seq(bcl_dbg_walk *w, size_t i, size_t need)

@@ -286,36 +286,37 @@ BCL_HMB_DEFINE_RUN(run, cbatch, prelude, issue, complete)
 
 /* Merge duplicate keys: insert keeps the last value (the earlier ops are
  * dropped, carried by it), accumulate sums the deltas into the first. */
+static uint64_t key_hash(void *ctx, size_t i)
+{
+    return bcl_hash_u64(((cbatch *)ctx)->ops[i].kw, 0);
+}
+
+static int same_key(void *ctx, size_t j, size_t i)
+{
+    cbatch *bt = ctx;
+    return bt->ops[j].kw == bt->ops[i].kw;
+}
+
+static size_t merge_key(void *ctx, size_t j, size_t i)
+{
+    cbatch *bt = ctx;
+    cop *p = &bt->ops[j], *o = &bt->ops[i];
+    if (bt->kind == BCL_HMC_INSERT) {
+        p->phase = PH_DONE;
+        p->into = i;
+        return i;
+    }
+    if (bcl_hm_num_add(bt->m, val_of(bt, p), val_of(bt, o)))
+        o->overflow = 1;                  /* the batch's own deltas overflow */
+    else
+        o->into = j;
+    o->phase = PH_DONE;
+    return j;
+}
+
 static bcl_status merge_duplicates(cbatch *bt)
 {
-    size_t cap, *tab = bcl_hmb_dup_table(bt->n, &cap);
-    if (!tab)
-        return BCL_ERR_NOMEM;
-    for (size_t i = 0; i < bt->n; i++) {
-        cop *o = &bt->ops[i];
-        size_t j = (size_t)(bcl_hash_u64(o->kw, 0) >> 7) & (cap - 1);
-        for (; tab[j] != SIZE_MAX; j = (j + 1) & (cap - 1)) {
-            cop *p = &bt->ops[tab[j]];
-            if (p->kw != o->kw)
-                continue;
-            if (bt->kind == BCL_HMC_INSERT) {
-                p->phase = PH_DONE;
-                p->into = i;
-                tab[j] = i;
-            } else if (bcl_hm_num_add(bt->m, val_of(bt, p), val_of(bt, o))) {
-                o->overflow = 1;              /* the batch's own deltas overflow */
-                o->phase = PH_DONE;
-            } else {
-                o->into = tab[j];
-                o->phase = PH_DONE;
-            }
-            break;
-        }
-        if (tab[j] == SIZE_MAX)
-            tab[j] = i;
-    }
-    free(tab);
-    return BCL_OK;
+    return bcl_hmb_find_dups(bt->n, bt, key_hash, same_key, merge_key);
 }
 
 /* The keys handed to the scalar protocol: a refusal is the op's outcome. */

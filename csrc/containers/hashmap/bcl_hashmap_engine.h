@@ -9,7 +9,7 @@
  *   - the round loop: issue every op's next step, send, complete, relax;
  *   - the keys an engine hands to the scalar protocol (a tombstone on the
  *     way, a failed placement check), kept as key, value, index records;
- *   - the open-addressing table that finds a batch's duplicate keys.
+ *   - finding a batch's duplicate keys.
  */
 #ifndef BCL_HASHMAP_ENGINE_H
 #define BCL_HASHMAP_ENGINE_H
@@ -143,22 +143,40 @@ static inline bcl_status bcl_hmb_defer_replay(bcl_hmb_defer *d, const bcl_hashma
     return BCL_OK;
 }
 
-/* An empty open-addressing table of *cap (a power of two, at least twice
- * n) indices for finding a batch's duplicate keys; SIZE_MAX marks a free
- * slot.  NULL: no memory (the error set). */
-static inline size_t *bcl_hmb_dup_table(size_t n, size_t *cap)
+/* The keys of a batch that appeared earlier in it, found with an
+ * open-addressing table of (index, hash) slots: key i has hash(ctx, i);
+ * same(ctx, j, i) says keys j and i are equal (asked only when the hashes
+ * are); a key met before, at the index j the table keeps for it, goes to
+ * dup(ctx, j, i), which returns the index to keep from now on (i: a later
+ * value wins; j: it was merged into the first).  Inlined, so the callers'
+ * functions are called directly. */
+static inline __attribute__((always_inline)) bcl_status
+bcl_hmb_find_dups(size_t n, void *ctx, uint64_t (*hash)(void *ctx, size_t i),
+                  int (*same)(void *ctx, size_t j, size_t i),
+                  size_t (*dup)(void *ctx, size_t j, size_t i))
 {
-    size_t c = 16;
-    while (c < 2 * n)
-        c <<= 1;
-    size_t *tab = malloc(c * sizeof *tab);
-    if (!tab) {
-        bcl_set_error(BCL_ERR_NOMEM, "no memory to merge a batch's duplicates");
-        return NULL;
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap <<= 1;
+    struct slot { size_t idx; uint64_t h; } *tab = malloc(cap * sizeof *tab);
+    if (!tab)
+        return bcl_set_error(BCL_ERR_NOMEM, "no memory to merge a batch's duplicates");
+    for (size_t j = 0; j < cap; j++)
+        tab[j].idx = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = hash(ctx, i);
+        size_t j = (size_t)(h >> 7) & (cap - 1);
+        while (tab[j].idx != SIZE_MAX && (tab[j].h != h || !same(ctx, tab[j].idx, i)))
+            j = (j + 1) & (cap - 1);
+        if (tab[j].idx == SIZE_MAX) {
+            tab[j].idx = i;
+            tab[j].h = h;
+        } else {
+            tab[j].idx = dup(ctx, tab[j].idx, i);
+        }
     }
-    memset(tab, 0xff, c * sizeof *tab);
-    *cap = c;
-    return tab;
+    free(tab);
+    return BCL_OK;
 }
 
 #endif /* BCL_HASHMAP_ENGINE_H */

@@ -11,39 +11,48 @@
 #include <string.h>
 
 #include "runtime/bcl_free.h"
+
 /* ---- set-up: chunks, duplicate merging -------------------------------------- */
 
 /* Merge duplicate keys of ops[0..n): insert keeps the last value,
  * accumulate sums the deltas into the first occurrence.  Dropped ops are
  * marked PH_DONE. */
+typedef struct chunk_keys {
+    batch *bt;
+    const uint64_t *hash;
+} chunk_keys;
+
+static uint64_t chunk_hash(void *ctx, size_t i)
+{
+    return ((chunk_keys *)ctx)->hash[i];
+}
+
+static int chunk_same(void *ctx, size_t j, size_t i)
+{
+    batch *bt = ((chunk_keys *)ctx)->bt;
+    return bcl_hmb_key_eq(bt, &bt->ops[j], key_of(bt, &bt->ops[i]));
+}
+
+static size_t chunk_merge(void *ctx, size_t j, size_t i)
+{
+    batch *bt = ((chunk_keys *)ctx)->bt;
+    op *p = &bt->ops[j], *o = &bt->ops[i];
+    if (bt->kind == K_INSERT) {
+        p->phase = PH_DONE;               /* the later value wins */
+        return i;
+    }
+    if (bcl_hm_num_add(bt->m, val_of(bt, p), val_of(bt, o)))
+        o->overflow = 1;                  /* the batch's own deltas overflow */
+    else
+        o->into = j;
+    o->phase = PH_DONE;
+    return j;
+}
+
 static bcl_status merge_duplicates(batch *bt, const uint64_t *hash)
 {
-    size_t cap, *tab = bcl_hmb_dup_table(bt->n, &cap);
-    if (!tab)
-        return BCL_ERR_NOMEM;
-    for (size_t i = 0; i < bt->n; i++) {
-        size_t j = (size_t)(hash[i] >> 7) & (cap - 1);
-        for (; tab[j] != SIZE_MAX; j = (j + 1) & (cap - 1)) {
-            op *p = &bt->ops[tab[j]];
-            if (hash[tab[j]] != hash[i] || !bcl_hmb_key_eq(bt, p, key_of(bt, &bt->ops[i])))
-                continue;
-            if (bt->kind == K_INSERT) {
-                p->phase = PH_DONE;           /* the later value wins */
-                tab[j] = i;
-            } else if (bcl_hm_num_add(bt->m, val_of(bt, p), val_of(bt, &bt->ops[i]))) {
-                bt->ops[i].overflow = 1;      /* the batch's own deltas overflow */
-                bt->ops[i].phase = PH_DONE;
-            } else {
-                bt->ops[i].into = tab[j];
-                bt->ops[i].phase = PH_DONE;
-            }
-            break;
-        }
-        if (tab[j] == SIZE_MAX)
-            tab[j] = i;
-    }
-    free(tab);
-    return BCL_OK;
+    chunk_keys c = { bt, hash };
+    return bcl_hmb_find_dups(bt->n, &c, chunk_hash, chunk_same, chunk_merge);
 }
 
 /* The keys the batch handed over (to_scalar): the scalar protocol reuses
@@ -78,33 +87,29 @@ static bcl_status run_scalar(batch *bt)
 }
 
 /* skip[i] = 1 when a later key of the window equals key i (insert). */
+static uint64_t window_hash(void *ctx, size_t i)
+{
+    batch *bt = ctx;
+    return bcl_hm_hash(bt->wkeys + i * bt->m->key_size, bt->m->key_size);
+}
+
+static int window_same(void *ctx, size_t j, size_t i)
+{
+    batch *bt = ctx;
+    size_t ks = bt->m->key_size;
+    return !memcmp(bt->wkeys + j * ks, bt->wkeys + i * ks, ks);
+}
+
+static size_t window_supersede(void *ctx, size_t j, size_t i)
+{
+    ((batch *)ctx)->skip[j] = 1;
+    return i;
+}
+
 static bcl_status mark_superseded(batch *bt)
 {
-    const bcl_hashmap *m = bt->m;
-    size_t cap, *tab = bcl_hmb_dup_table(bt->wn, &cap);
-    if (!tab)
-        return BCL_ERR_NOMEM;
-    uint64_t *hash = malloc((bt->wn ? bt->wn : 1) * sizeof *hash);
-    if (!hash) {
-        free(tab);
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory to merge a batch's duplicates");
-    }
     memset(bt->skip, 0, bt->wn);
-    for (size_t i = 0; i < bt->wn; i++) {
-        const unsigned char *ki = bt->wkeys + i * m->key_size;
-        hash[i] = bcl_hm_hash(ki, m->key_size);
-        size_t j = (size_t)(hash[i] >> 7) & (cap - 1);
-        for (; tab[j] != SIZE_MAX; j = (j + 1) & (cap - 1))
-            if (hash[tab[j]] == hash[i] &&
-                !memcmp(bt->wkeys + tab[j] * m->key_size, ki, m->key_size)) {
-                bt->skip[tab[j]] = 1;
-                break;
-            }
-        tab[j] = i;
-    }
-    free(tab);
-    free(hash);
-    return BCL_OK;
+    return bcl_hmb_find_dups(bt->wn, bt, window_hash, window_same, window_supersede);
 }
 
 /* One window of keys through `slots` refilled slots. */

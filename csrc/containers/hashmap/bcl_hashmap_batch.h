@@ -72,6 +72,7 @@ typedef struct batch {
     unsigned char *found;
     unsigned char *outcome;   /* per key: BCL_HM_DONE / NOROOM / OVERFLOW   */
     size_t n_over;            /* accumulates not applied (overflow)         */
+    const uint64_t *hash;     /* a chunk's key hashes, while it is set up   */
     /* refill (insert, finds): the window of the caller's keys the slots
      * draw from; skip[i]: key i is superseded by a later duplicate */
     int refill;

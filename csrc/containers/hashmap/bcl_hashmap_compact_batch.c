@@ -297,22 +297,7 @@ static int same_key(void *ctx, size_t j, size_t i)
     return bt->ops[j].kw == bt->ops[i].kw;
 }
 
-static size_t merge_key(void *ctx, size_t j, size_t i)
-{
-    cbatch *bt = ctx;
-    cop *p = &bt->ops[j], *o = &bt->ops[i];
-    if (bt->kind == BCL_HMC_INSERT) {
-        p->phase = PH_DONE;
-        p->into = i;
-        return i;
-    }
-    if (bcl_hm_num_add(bt->m, val_of(bt, p), val_of(bt, o)))
-        o->overflow = 1;                  /* the batch's own deltas overflow */
-    else
-        o->into = j;
-    o->phase = PH_DONE;
-    return j;
-}
+BCL_HMB_DEFINE_MERGE(merge_key, cbatch, BCL_HMC_INSERT)
 
 static bcl_status merge_duplicates(cbatch *bt)
 {

@@ -9,7 +9,7 @@
  *   - the round loop: issue every op's next step, send, complete, relax;
  *   - the keys an engine hands to the scalar protocol (a tombstone on the
  *     way, a failed placement check), kept as key, value, index records;
- *   - finding a batch's duplicate keys.
+ *   - finding a batch's duplicate keys, and merging them.
  */
 #ifndef BCL_HASHMAP_ENGINE_H
 #define BCL_HASHMAP_ENGINE_H
@@ -178,5 +178,31 @@ bcl_hmb_find_dups(size_t n, void *ctx, uint64_t (*hash)(void *ctx, size_t i),
     free(tab);
     return BCL_OK;
 }
+
+/* Defines `static size_t name(void *bt, size_t j, size_t i)`, the merge
+ * rule bcl_hmb_find_dups applies to a batch's duplicate keys, for the
+ * engine whose batch type is BT (passed as the context; kind, m, ops with
+ * phase, overflow and into; val_of(bt, op) an op's value): for an insert
+ * (kind == insert_kind) the later value wins, the earlier op dropped and
+ * carried by the later one; for an accumulate the later delta is summed
+ * into the first occurrence, which carries it, unless the batch's own
+ * deltas overflow, which the later op then reports. */
+#define BCL_HMB_DEFINE_MERGE(name, BT, insert_kind)                            \
+    static size_t name(void *ctx, size_t j, size_t i)                           \
+    {                                                                           \
+        BT *bt = ctx;                                                           \
+        __typeof__(bt->ops) p = &bt->ops[j], o = &bt->ops[i];                   \
+        if (bt->kind == (insert_kind)) {                                        \
+            p->phase = 0;                                                       \
+            p->into = i;                                                        \
+            return i;                                                           \
+        }                                                                       \
+        if (bcl_hm_num_add(bt->m, val_of(bt, p), val_of(bt, o)))                \
+            o->overflow = 1;                                                    \
+        else                                                                    \
+            o->into = j;                                                        \
+        o->phase = 0;                                                           \
+        return j;                                                               \
+    }
 
 #endif /* BCL_HASHMAP_ENGINE_H */

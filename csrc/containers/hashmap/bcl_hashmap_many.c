@@ -14,46 +14,20 @@
 
 /* ---- set-up: chunks, duplicate merging -------------------------------------- */
 
-/* Merge duplicate keys of ops[0..n): insert keeps the last value,
- * accumulate sums the deltas into the first occurrence.  Dropped ops are
- * marked PH_DONE. */
-typedef struct chunk_keys {
-    batch *bt;
-    const uint64_t *hash;
-} chunk_keys;
-
+/* Merge duplicate keys of ops[0..n) (set-up of a chunk: bt->hash holds
+ * their hashes).  Dropped ops are marked PH_DONE. */
 static uint64_t chunk_hash(void *ctx, size_t i)
 {
-    return ((chunk_keys *)ctx)->hash[i];
+    return ((batch *)ctx)->hash[i];
 }
 
 static int chunk_same(void *ctx, size_t j, size_t i)
 {
-    batch *bt = ((chunk_keys *)ctx)->bt;
+    batch *bt = ctx;
     return bcl_hmb_key_eq(bt, &bt->ops[j], key_of(bt, &bt->ops[i]));
 }
 
-static size_t chunk_merge(void *ctx, size_t j, size_t i)
-{
-    batch *bt = ((chunk_keys *)ctx)->bt;
-    op *p = &bt->ops[j], *o = &bt->ops[i];
-    if (bt->kind == K_INSERT) {
-        p->phase = PH_DONE;               /* the later value wins */
-        return i;
-    }
-    if (bcl_hm_num_add(bt->m, val_of(bt, p), val_of(bt, o)))
-        o->overflow = 1;                  /* the batch's own deltas overflow */
-    else
-        o->into = j;
-    o->phase = PH_DONE;
-    return j;
-}
-
-static bcl_status merge_duplicates(batch *bt, const uint64_t *hash)
-{
-    chunk_keys c = { bt, hash };
-    return bcl_hmb_find_dups(bt->n, &c, chunk_hash, chunk_same, chunk_merge);
-}
+BCL_HMB_DEFINE_MERGE(chunk_merge, batch, K_INSERT)
 
 /* The keys the batch handed over (to_scalar): the scalar protocol reuses
  * tombstones under the placement lock (and accumulate applies its overflow
@@ -152,8 +126,10 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
         o->home = o->b;
     }
     bcl_status st = BCL_OK;
+    bt->hash = hash;
     if (bt->kind == K_INSERT || bt->kind == K_ACC_SHARED || bt->kind == K_ACC_LOCKED)
-        st = merge_duplicates(bt, hash);
+        st = bcl_hmb_find_dups(bt->n, bt, chunk_hash, chunk_same, chunk_merge);
+    bt->hash = NULL;
     free(hash);
     /* Deltas too big for the fetch-add (bcl_hm_fast_delta): locked from the start. */
     for (size_t i = 0; st == BCL_OK && bt->kind == K_ACC_SHARED && i < bt->n; i++) {

@@ -7,6 +7,9 @@
  *   bcl_hashmap_many.c   insert_many / accumulate_many / the protocol's
  *                        find_many: chunks and windows, duplicate keys
  *                        merged, keys finished by the scalar protocol
+ *
+ * What it shares with the compact layout's engine (the round loop, the
+ * deferred keys, duplicate merging) is in bcl_hashmap_engine.h.
  */
 #ifndef BCL_HASHMAP_BATCH_H
 #define BCL_HASHMAP_BATCH_H

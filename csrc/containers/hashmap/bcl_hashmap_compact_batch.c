@@ -305,12 +305,13 @@ static bcl_status merge_duplicates(cbatch *bt)
 }
 
 /* The keys handed to the scalar protocol: a refusal is the op's outcome. */
-static bcl_status scalar(const bcl_hashmap *m, const bcl_hm_key *k, const void *v, int insert)
+static bcl_status scalar_apply(const bcl_hashmap *m, const bcl_hm_key *k, const void *v,
+                               int insert)
 {
     return insert ? bcl_hmc_insert(m, k, v) : bcl_hmc_accumulate(m, k, v);
 }
 
-static void refused(void *ctx, size_t src, bcl_status st)
+static void scalar_refused(void *ctx, size_t src, bcl_status st)
 {
     cbatch *bt = ctx;
     if (st == BCL_ERR_FULL)
@@ -321,8 +322,8 @@ static void refused(void *ctx, size_t src, bcl_status st)
 
 static bcl_status run_scalar(cbatch *bt)
 {
-    return bcl_hmb_defer_replay(&bt->defer, bt->m, bt->kind == BCL_HMC_INSERT, scalar, refused,
-                                bt);
+    return bcl_hmb_defer_replay(&bt->defer, bt->m, bt->kind == BCL_HMC_INSERT, scalar_apply,
+                                scalar_refused, bt);
 }
 
 /* One chunk of n keys, all in the compact table. */

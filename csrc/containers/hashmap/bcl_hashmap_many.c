@@ -34,12 +34,13 @@ BCL_HMB_DEFINE_MERGE(chunk_merge, batch, K_INSERT)
  * rule there).  A full table or an overflowing sum counts like the batch's
  * own: in a refilled window the slot is gone, so the outcome is written
  * here; in a chunk the op is still there and run_chunk reads its flags. */
-static bcl_status scalar(const bcl_hashmap *m, const bcl_hm_key *k, const void *v, int insert)
+static bcl_status scalar_apply(const bcl_hashmap *m, const bcl_hm_key *k, const void *v,
+                               int insert)
 {
     return insert ? bcl_hm_insert(m, k, v, m->val_size, 0) : bcl_hm_accumulate(m, k, v);
 }
 
-static void refused(void *ctx, size_t src, bcl_status st)
+static void scalar_refused(void *ctx, size_t src, bcl_status st)
 {
     batch *bt = ctx;
     if (bt->refill) {
@@ -57,7 +58,8 @@ static void refused(void *ctx, size_t src, bcl_status st)
 
 static bcl_status run_scalar(batch *bt)
 {
-    return bcl_hmb_defer_replay(&bt->defer, bt->m, bt->kind == K_INSERT, scalar, refused, bt);
+    return bcl_hmb_defer_replay(&bt->defer, bt->m, bt->kind == K_INSERT, scalar_apply,
+                                scalar_refused, bt);
 }
 
 /* skip[i] = 1 when a later key of the window equals key i (insert). */

@@ -405,11 +405,8 @@ static bcl_status slow_scan(const bcl_hashmap *m, const bcl_hm_key *k, unsigned 
 static bcl_status locate_slow(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
                               unsigned char *slot, int *res)
 {
-    bcl_hm_probe p;
-    uint64_t home = 0, at = 0, tcur = 0, prev;
-    bcl_hm_probe_init(m, &p, k->hash);
-    bcl_hm_probe_next(m, &p, &home);
-    bcl_gptr hs = bcl_hm_bucket(m, home);
+    uint64_t at = 0, tcur = 0, prev;
+    bcl_gptr hs = bcl_hm_bucket(m, bcl_hm_home(m, k->hash));
     bcl_status st = bcl_hm_plock_acquire(hs, BCL_HM_PLOCK);
     if (st != BCL_OK)
         return st;

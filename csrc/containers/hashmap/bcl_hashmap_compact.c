@@ -170,11 +170,8 @@ static bcl_status slow_scan(const bcl_hashmap *m, const bcl_hm_key *k, uint64_t 
 static bcl_status locate_slow(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
                               int *res)
 {
-    bcl_hm_probe p;
-    uint64_t home = 0, at = 0, atw = 0, old, kw = kword(m, k);
-    bcl_hm_probe_init(m, &p, k->hash);
-    bcl_hm_probe_next(m, &p, &home);
-    bcl_gptr sw = bcl_hmc_stripe(m, home);
+    uint64_t at = 0, atw = 0, old, kw = kword(m, k);
+    bcl_gptr sw = bcl_hmc_stripe(m, bcl_hm_home(m, k->hash));
     bcl_status st = bcl_hm_plock_acquire(sw, BCL_HMC_PLOCK);
     if (st != BCL_OK)
         return st;

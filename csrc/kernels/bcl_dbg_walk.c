@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/bcl_free.h"
+
 static const char BASES[4] = { 'A', 'C', 'G', 'T' };
 
 static bcl_status grow_seq(bcl_dbg_walk *w, size_t i, size_t need)
@@ -90,15 +92,8 @@ void bcl_dbg_walk_free(bcl_dbg_walk *w)
 {
     for (size_t i = 0; w->seq && i < w->n; i++)
         free(w->seq[i]);
-    free(w->start);
-    free(w->cur);
-    free(w->next);
-    free(w->cur_ext);
-    free(w->kmers);
-    free(w->count_sum);
-    free(w->seq);
-    free(w->cap);
-    free(w->active);
+    BCL_FREE_ALL(w->start, w->cur, w->next, w->cur_ext, w->kmers, w->count_sum, w->seq, w->cap,
+                 w->active);
     memset(w, 0, sizeof *w);
 }
 

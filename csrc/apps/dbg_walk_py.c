@@ -57,7 +57,7 @@ static void walk_dealloc(DbgWalk *self)
 {
     if (self->live)
         bcl_dbg_walk_free(&self->w);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 static int live_or_raise(DbgWalk *self)
@@ -150,9 +150,11 @@ static PyMethodDef walk_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-PyTypeObject bclpy_DbgWalkType = {
-    BCLPY_TYPE_HEAD("pybcl.apps._kernels.DbgWalk", DbgWalk, walk_dealloc, BCLPY_DOC_DBGWALK),
-    .tp_methods = walk_methods,
-    .tp_init = (initproc)walk_init,
-    .tp_new = PyType_GenericNew,
+static PyType_Slot walk_slots[] = {
+    BCLPY_SLOTS_HEAD(walk_dealloc, BCLPY_DOC_DBGWALK),
+    BCLPY_SLOTS_INIT(walk_methods, walk_init),
+    {0, NULL}
 };
+
+PyType_Spec bclpy_DbgWalk_spec =
+    BCLPY_TYPE_SPEC("pybcl.apps._kernels.DbgWalk", DbgWalk, 0, walk_slots);

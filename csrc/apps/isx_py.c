@@ -97,11 +97,14 @@ static PyMethodDef IsxKeyGen_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-PyTypeObject bclpy_IsxKeyGenType = {
-    BCLPY_TYPE_HEAD("pybcl.apps._kernels.IsxKeyGen", IsxKeyGen, NULL,
-                    BCLPY_DOC_ISXKEYGEN),
-    BCLPY_TYPE_INIT(IsxKeyGen_methods, IsxKeyGen_init),
+static PyType_Slot IsxKeyGen_slots[] = {
+    BCLPY_SLOTS_HEAD(bclpy_dealloc, BCLPY_DOC_ISXKEYGEN),
+    BCLPY_SLOTS_INIT(IsxKeyGen_methods, IsxKeyGen_init),
+    {0, NULL}
 };
+
+PyType_Spec bclpy_IsxKeyGen_spec =
+    BCLPY_TYPE_SPEC("pybcl.apps._kernels.IsxKeyGen", IsxKeyGen, 0, IsxKeyGen_slots);
 
 /* ---- the exchange's grouping and the owner's count -------------------------- */
 

@@ -58,8 +58,9 @@ static PyObject *run_batch(bclpy_HashMap *self, batch_fn fn, PyArrayObject *ka,
     size_t n_full, k = (size_t)PyArray_SIZE(ka);
     CHECK_NOGIL(fn(&self->m, PyArray_DATA(ka), PyArray_DATA(va), k, &n_full));
     if (n_full)
-        return PyErr_Format(bclpy_ContainerFull, "hash map full: %zu of %zu keys found no "
-                            "free bucket (the others were stored); resize() makes room",
+        return PyErr_Format(bclpy_exc(BCLPY_E_CONTAINERFULL), "hash map full: %zu of %zu "
+                            "keys found no free bucket (the others were stored); "
+                            "resize() makes room",
                             n_full, k);
     Py_RETURN_NONE;
 }

@@ -47,26 +47,11 @@ static int link_core(void)
     return 0;
 }
 
-static int kernels_traverse(PyObject *m, visitproc visit, void *arg)
-{
-    kernels_state *st = PyModule_GetState(m);
-    for (int i = 0; st && i < NTYPES; i++)
-        Py_VISIT(st->types[i]);
-    return 0;
-}
-
-static int kernels_clear(PyObject *m)
-{
-    kernels_state *st = PyModule_GetState(m);
-    for (int i = 0; st && i < NTYPES; i++)
-        Py_CLEAR(st->types[i]);
-    return 0;
-}
-
-static void kernels_free(void *m)
-{
-    kernels_clear((PyObject *)m);
-}
+#define STATE_REFS(st, DO)                                                      \
+    do {                                                                        \
+        for (int i_ = 0; i_ < NTYPES; i_++)                                     \
+            DO((st)->types[i_]);                                                \
+    } while (0)
 
 static int kernels_exec(PyObject *m)
 {
@@ -80,25 +65,9 @@ static int kernels_exec(PyObject *m)
     return 0;
 }
 
-static PyModuleDef_Slot kernels_slots[] = {
-    {Py_mod_exec, (void *)kernels_exec},
-#ifdef Py_mod_multiple_interpreters
-    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
-#endif
-    {0, NULL}
-};
-
-static struct PyModuleDef kernels_module = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "pybcl.apps._kernels",
-    .m_doc = "C kernels of pybcl's apps: k-mers, de Bruijn graph walks, ISx, GUPS, "
-             "PageRank's sums.",
-    .m_size = sizeof(kernels_state),
-    .m_slots = kernels_slots,
-    .m_traverse = kernels_traverse,
-    .m_clear = kernels_clear,
-    .m_free = kernels_free,
-};
+BCLPY_MODULE_DEF(kernels_module, "pybcl.apps._kernels",
+                 "C kernels of pybcl's apps: k-mers, de Bruijn graph walks, ISx, GUPS, "
+                 "PageRank's sums.", kernels_state, STATE_REFS, kernels_exec, NULL);
 
 PyMODINIT_FUNC PyInit__kernels(void)
 {

@@ -467,6 +467,51 @@ int bclpy_add_types(PyObject *m, PyTypeObject **types, PyType_Spec *const *specs
 int bclpy_add_functions(PyObject *m, PyMethodDef *const *tables, size_t n);
 /* m.name = obj, taking the new reference obj (NULL: its error is set). */
 int bclpy_add_new_ref(PyObject *m, const char *name, PyObject *obj);
+
+/* Py_mod_multiple_interpreters (3.12+): the core's runtime is one per
+ * process (bcl_rt), so one interpreter may drive it. */
+#ifdef Py_mod_multiple_interpreters
+#define BCLPY_ONE_INTERPRETER                                                    \
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#else
+#define BCLPY_ONE_INTERPRETER
+#endif
+
+/* Define `def`, an extension's module of multi-phase init: `exec` fills its
+ * state, a State; REFS(st, DO) applies DO to each object reference the state
+ * holds (Py_VISIT at traverse, Py_CLEAR at clear and free); `release`
+ * (void (*)(State *), or NULL) frees what else it owns at free. */
+#define BCLPY_MODULE_DEF(def, qualname, doc, State, REFS, exec, release)        \
+    static int def##_traverse(PyObject *m, visitproc visit, void *arg)           \
+    {                                                                            \
+        State *st = PyModule_GetState(m);                                        \
+        if (st)                                                                  \
+            REFS(st, Py_VISIT);                                                  \
+        return 0;                                                                \
+    }                                                                            \
+    static int def##_clear(PyObject *m)                                          \
+    {                                                                            \
+        State *st = PyModule_GetState(m);                                        \
+        if (st)                                                                  \
+            REFS(st, Py_CLEAR);                                                  \
+        return 0;                                                                \
+    }                                                                            \
+    static void def##_free(void *m)                                              \
+    {                                                                            \
+        void (*release_)(State *) = (release);                                   \
+        State *st = PyModule_GetState((PyObject *)m);                            \
+        def##_clear((PyObject *)m);                                              \
+        if (st && release_)                                                      \
+            release_(st);                                                        \
+    }                                                                            \
+    static PyModuleDef_Slot def##_slots[] = {                                    \
+        {Py_mod_exec, (void *)(exec)}, BCLPY_ONE_INTERPRETER {0, NULL}           \
+    };                                                                           \
+    static struct PyModuleDef def = {                                            \
+        PyModuleDef_HEAD_INIT, .m_name = (qualname), .m_doc = (doc),             \
+        .m_size = sizeof(State), .m_slots = def##_slots,                         \
+        .m_traverse = def##_traverse, .m_clear = def##_clear, .m_free = def##_free \
+    }
 #define BCLPY_COUNT(array) (sizeof(array) / sizeof((array)[0]))
 
 /* The types and function tables of the binding files; module.c adds each

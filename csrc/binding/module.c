@@ -405,28 +405,9 @@ static PyObject *transport_names(void)
         DO((st)->not_a_file);                                                   \
     } while (0)
 
-static int core_traverse(PyObject *m, visitproc visit, void *arg)
+static void release_state(bclpy_state *st)
 {
-    bclpy_state *st = bclpy_module_state(m);
-    if (st)
-        STATE_REFS(st, Py_VISIT);
-    return 0;
-}
-
-static int core_clear(PyObject *m)
-{
-    bclpy_state *st = bclpy_module_state(m);
-    if (st)
-        STATE_REFS(st, Py_CLEAR);
-    return 0;
-}
-
-static void core_free(void *m)
-{
-    core_clear((PyObject *)m);
-    bclpy_state *st = bclpy_module_state((PyObject *)m);
-    if (st)
-        bcl_mp_writer_free(&st->packb_writer);
+    bcl_mp_writer_free(&st->packb_writer);
 }
 
 static int core_exec(PyObject *m)
@@ -449,25 +430,9 @@ static int core_exec(PyObject *m)
     return 0;
 }
 
-static PyModuleDef_Slot core_slots[] = {
-    {Py_mod_exec, (void *)core_exec},
-#ifdef Py_mod_multiple_interpreters
-    /* one MPI runtime per process (bcl_rt): one interpreter may drive it */
-    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
-#endif
-    {0, NULL}
-};
-
-static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "pybcl._core",
-    .m_doc = "C core of pybcl: runtime, global pointers and containers over MPI-3.",
-    .m_size = sizeof(bclpy_state),
-    .m_slots = core_slots,
-    .m_traverse = core_traverse,
-    .m_clear = core_clear,
-    .m_free = core_free,
-};
+BCLPY_MODULE_DEF(core_module, "pybcl._core",
+                 "C core of pybcl: runtime, global pointers and containers over MPI-3.",
+                 bclpy_state, STATE_REFS, core_exec, release_state);
 
 PyMODINIT_FUNC PyInit__core(void)
 {

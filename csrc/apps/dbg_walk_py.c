@@ -150,11 +150,5 @@ static PyMethodDef walk_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-static PyType_Slot walk_slots[] = {
-    BCLPY_SLOTS_HEAD(walk_dealloc, BCLPY_DOC_DBGWALK),
-    BCLPY_SLOTS_INIT(walk_methods, walk_init),
-    {0, NULL}
-};
-
-PyType_Spec bclpy_DbgWalk_spec =
-    BCLPY_TYPE_SPEC("pybcl.apps._kernels.DbgWalk", DbgWalk, 0, walk_slots);
+BCLPY_PLAIN_TYPE(bclpy_DbgWalk_spec, "pybcl.apps._kernels.DbgWalk", DbgWalk, walk_dealloc,
+                 BCLPY_DOC_DBGWALK, walk_methods, walk_init);

@@ -97,14 +97,8 @@ static PyMethodDef IsxKeyGen_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-static PyType_Slot IsxKeyGen_slots[] = {
-    BCLPY_SLOTS_HEAD(bclpy_dealloc, BCLPY_DOC_ISXKEYGEN),
-    BCLPY_SLOTS_INIT(IsxKeyGen_methods, IsxKeyGen_init),
-    {0, NULL}
-};
-
-PyType_Spec bclpy_IsxKeyGen_spec =
-    BCLPY_TYPE_SPEC("pybcl.apps._kernels.IsxKeyGen", IsxKeyGen, 0, IsxKeyGen_slots);
+BCLPY_PLAIN_TYPE(bclpy_IsxKeyGen_spec, "pybcl.apps._kernels.IsxKeyGen", IsxKeyGen,
+                 bclpy_dealloc, BCLPY_DOC_ISXKEYGEN, IsxKeyGen_methods, IsxKeyGen_init);
 
 /* ---- the exchange's grouping and the owner's count -------------------------- */
 

@@ -188,10 +188,10 @@ PyObject *bclpy_gptr_new(bclpy_state *st, bcl_gptr p, PyArray_Descr *dtype);
 int bclpy_gptr_check(const bclpy_GlobalPtr *p, uint64_t off, size_t nbytes);
 
 /* ---- what the package hands down (configure.c) ------------------------ */
-/* A concurrency promise (pybcl.ConProm.<container> flag, or None = 0) ->
- * its bits; -1 with TypeError naming `promise` otherwise.  container:
- * "HashMap" or "CircularQueue". */
-int bclpy_promise(PyObject *p, const char *container, unsigned *bits);
+/* A concurrency promise (pybcl.ConProm.<container> flag, or None = 0) given
+ * to a method of self -> its bits; -1 with TypeError naming `promise`
+ * otherwise.  container: "HashMap" or "CircularQueue". */
+int bclpy_promise(PyObject *self, PyObject *p, const char *container, unsigned *bits);
 
 /* Ensure the runtime is up (auto-initialisation calls pybcl.init(), handed
  * down by _core._configure: configure.c). */
@@ -362,6 +362,13 @@ int bclpy_stale(const char *tname, int created);
 #define BCLPY_SLOTS_INIT(methods, init)                                          \
     {Py_tp_methods, (methods)}, {Py_tp_init, (void *)(init)},                    \
     {Py_tp_new, (void *)PyType_GenericNew}
+/* Define `spec`, the spec of a type made by calling it whose slots are
+ * only those two. */
+#define BCLPY_PLAIN_TYPE(spec, qualname, Obj, dealloc, doc, methods, init)       \
+    static PyType_Slot spec##_slots[] = {                                        \
+        BCLPY_SLOTS_HEAD(dealloc, doc), BCLPY_SLOTS_INIT(methods, init), {0, NULL} \
+    };                                                                           \
+    PyType_Spec spec = BCLPY_TYPE_SPEC(qualname, Obj, 0, spec##_slots)
 /* The end of an instance's deallocation: free it, then drop the reference
  * every instance of a heap type holds on its type. */
 static inline void bclpy_dealloc_end(PyObject *self)
@@ -485,17 +492,13 @@ int bclpy_add_new_ref(PyObject *m, const char *name, PyObject *obj);
     static int def##_traverse(PyObject *m, visitproc visit, void *arg)           \
     {                                                                            \
         State *st = PyModule_GetState(m);                                        \
-        if (st)                                                                  \
+        if (st && visit)                                                         \
             REFS(st, Py_VISIT);                                                  \
-        return 0;                                                                \
-    }                                                                            \
-    static int def##_clear(PyObject *m)                                          \
-    {                                                                            \
-        State *st = PyModule_GetState(m);                                        \
-        if (st)                                                                  \
+        else if (st)                  /* no visit: the clear below */            \
             REFS(st, Py_CLEAR);                                                  \
         return 0;                                                                \
     }                                                                            \
+    static int def##_clear(PyObject *m) { return def##_traverse(m, NULL, NULL); } \
     static void def##_free(void *m)                                              \
     {                                                                            \
         void (*release_)(State *) = (release);                                   \

@@ -45,15 +45,12 @@ static int not_configured(void)
     return -1;
 }
 
-int bclpy_promise(PyObject *p, const char *container, unsigned *bits)
+int bclpy_promise(PyObject *self, PyObject *p, const char *container, unsigned *bits)
 {
     *bits = 0;
     if (p == NULL || p == Py_None)
         return 0;
-    bclpy_state *st = bclpy_core_state();
-    if (!st)
-        return -1;
-    PyObject *cls = st->promise_cls[strcmp(container, "HashMap") != 0];
+    PyObject *cls = bclpy_type_state(Py_TYPE(self))->promise_cls[strcmp(container, "HashMap") != 0];
     if (!cls)
         return not_configured();
     int ok = (PyObject *)Py_TYPE(p) == cls ? 1 : PyObject_IsInstance(p, cls);

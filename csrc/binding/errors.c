@@ -24,23 +24,18 @@ static bclpy_state *core_state_of(PyObject *m)
 /* pybcl._core's state, or NULL (with no exception set by a missing module). */
 static bclpy_state *find_core(void)
 {
-    PyObject *name = PyUnicode_FromString(CORE_NAME);
-    PyObject *m = name ? PyImport_GetModule(name) : NULL;
-    Py_XDECREF(name);
-    /* sys.modules keeps the module, and with it the state, alive */
-    bclpy_state *st = core_state_of(m);
-    Py_XDECREF(m);
-    return st;
+    /* borrowed: sys.modules keeps the module, and with it the state, alive */
+    PyObject *m = PyDict_GetItemString(PyImport_GetModuleDict(), CORE_NAME);
+    return core_state_of(m);
 }
 
-/* PyType_GetModuleByDef's walk (3.11+) by the module's name, so this file
- * needs no module definition and runs on 3.10: the MRO of our types is
- * short (the type, object; a Python subclass of HashMap first). */
+/* PyType_GetModuleByDef's walk (3.11+), by the module's name so that this
+ * file needs no module definition, and along tp_base: our types add C
+ * fields, so each is the solid base of its Python subclasses (pybcl.HashMap
+ * over pybcl._core.HashMap), one step up. */
 bclpy_state *bclpy_type_state(PyTypeObject *type)
 {
-    PyObject *mro = type->tp_mro;
-    for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); i++) {
-        PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+    for (PyTypeObject *t = type; t; t = t->tp_base) {
         bclpy_state *st = t->tp_flags & Py_TPFLAGS_HEAPTYPE
                               ? core_state_of(((PyHeapTypeObject *)t)->ht_module)
                               : NULL;

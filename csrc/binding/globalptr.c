@@ -151,40 +151,28 @@ static PyObject *gptr_offset_by(bclpy_GlobalPtr *p, PyObject *n_obj, int sign)
     return gptr_derived(p, off);
 }
 
-/* The state of a binary slot's operands: one of them is a GlobalPtr. */
-static bclpy_state *operands_state(PyObject *a, PyObject *b)
-{
-    bclpy_state *st = bclpy_type_state(Py_TYPE(a));
-    if (!st) {
-        PyErr_Clear();
-        st = bclpy_type_state(Py_TYPE(b));
-    }
-    return st;
-}
+/* o is a GlobalPtr: in the binary slots, where either operand may be one,
+ * the type is known by its deallocator (no subclasses: not a base type),
+ * with no look-up of the module state on arithmetic's hot path. */
+#define IS_GPTR(o) (Py_TYPE(o)->tp_dealloc == (destructor)gptr_dealloc)
 
 static PyObject *gptr_add(PyObject *a, PyObject *b)
 {
-    bclpy_state *st = operands_state(a, b);
-    if (!st)
-        return NULL;
-    if (bclpy_GlobalPtr_Check(st, a) && PyIndex_Check(b))
+    if (IS_GPTR(a) && PyIndex_Check(b))
         return gptr_offset_by((bclpy_GlobalPtr *)a, b, 1);
-    if (bclpy_GlobalPtr_Check(st, b) && PyIndex_Check(a))
+    if (IS_GPTR(b) && PyIndex_Check(a))
         return gptr_offset_by((bclpy_GlobalPtr *)b, a, 1);
     Py_RETURN_NOTIMPLEMENTED;
 }
 
 static PyObject *gptr_sub(PyObject *a, PyObject *b)
 {
-    bclpy_state *st = operands_state(a, b);
-    if (!st)
-        return NULL;
-    if (!bclpy_GlobalPtr_Check(st, a))
+    if (!IS_GPTR(a))
         Py_RETURN_NOTIMPLEMENTED;
     bclpy_GlobalPtr *p = (bclpy_GlobalPtr *)a;
     if (PyIndex_Check(b))
         return gptr_offset_by(p, b, -1);
-    if (!bclpy_GlobalPtr_Check(st, b))
+    if (!IS_GPTR(b))
         Py_RETURN_NOTIMPLEMENTED;
     bclpy_GlobalPtr *q = (bclpy_GlobalPtr *)b;
     if (p->ptr.rank != q->ptr.rank)
@@ -203,10 +191,7 @@ static int gptr_bool(bclpy_GlobalPtr *self) { return !bcl_gptr_is_null(self->ptr
 
 static PyObject *gptr_richcompare(PyObject *a, PyObject *b, int op)
 {
-    bclpy_state *st = operands_state(a, b);
-    if (!st)
-        return NULL;
-    if (!bclpy_GlobalPtr_Check(st, a) || !bclpy_GlobalPtr_Check(st, b))
+    if (!IS_GPTR(a) || !IS_GPTR(b))
         Py_RETURN_NOTIMPLEMENTED;
     bcl_gptr x = ((bclpy_GlobalPtr *)a)->ptr, y = ((bclpy_GlobalPtr *)b)->ptr;
     /* Order by (rank, offset); null pointers are equal whatever the rank. */

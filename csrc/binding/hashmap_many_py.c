@@ -73,7 +73,7 @@ static int batch_args(bclpy_HashMap *self, BCLPY_FASTARGS, const char *fname,
 {
     if (bclpy_hm_refuse_in_modify(self, fname) < 0 ||
         bclpy_parse(fname, args, nargs, kwnames, names, nreq, n, a) < 0 ||
-        (promise && bclpy_hm_promise(a[n - 1], promise) < 0))
+        (promise && bclpy_hm_promise((PyObject *)self, a[n - 1], promise) < 0))
         return -1;
     HM_LIVE_OR(self, -1);
     return 0;
@@ -271,7 +271,7 @@ PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS)
     int promise, collective = 0;
     if (bclpy_hm_refuse_in_modify(self, "find_many") < 0 ||
         bclpy_parse("find_many", args, nargs, kwnames, names, 1, BCLPY_NNAMES(names), a) < 0 ||
-        bclpy_hm_promise(a[1], &promise) < 0 ||
+        bclpy_hm_promise((PyObject *)self, a[1], &promise) < 0 ||
         (a[2] && (collective = PyObject_IsTrue(a[2])) < 0))
         return NULL;
     HM_LIVE_OR(self, NULL);

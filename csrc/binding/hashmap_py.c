@@ -122,7 +122,7 @@ static PyObject *hm_insert(bclpy_HashMap *self, BCLPY_FASTARGS)
     int promise;
     HM_LIVE_OR(self, NULL);
     if (bclpy_parse("insert", args, nargs, kwnames, names, 2, 3, a) < 0 ||
-        bclpy_hm_promise(a[2], &promise) < 0)
+        bclpy_hm_promise((PyObject *)self, a[2], &promise) < 0)
         return NULL;
     return do_insert(self, a[0], a[1], promise);
 }
@@ -160,7 +160,7 @@ static PyObject *hm_find(bclpy_HashMap *self, BCLPY_FASTARGS)
     int promise;
     HM_LIVE_OR(self, NULL);
     if (bclpy_parse("find", args, nargs, kwnames, names, 1, 3, a) < 0 ||
-        bclpy_hm_promise(a[2], &promise) < 0)
+        bclpy_hm_promise((PyObject *)self, a[2], &promise) < 0)
         return NULL;
     int r = do_find(self, a[0], promise, &v);
     return found_or(r, v, a[1]);
@@ -213,7 +213,7 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, BCLPY_FASTARGS)
     unsigned char d[8];
     HM_LIVE_OR(self, NULL);
     if (bclpy_parse("accumulate", args, nargs, kwnames, names, 1, 3, a) < 0 ||
-        bclpy_hm_promise(a[2], &promise) < 0)
+        bclpy_hm_promise((PyObject *)self, a[2], &promise) < 0)
         return NULL;
     if (self->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self, "accumulate");

@@ -26,6 +26,7 @@
 enum pack_mode { PACK_PLAIN, PACK_VALUE, PACK_KEY };
 typedef struct pack_opts {
     enum pack_mode mode;
+    bclpy_state *st;        /* pybcl._core's (packb), or NULL: the object's type says */
 } pack_opts;
 
 static int pack_obj(bcl_mp_writer *w, const pack_opts *opt, PyObject *o, int depth);
@@ -239,7 +240,17 @@ static int pack_gptr(bcl_mp_writer *w, PyObject *o)
     return rc;
 }
 
-static PyObject *unpack_gptr(const unsigned char *p, uint32_t n)
+/* The unpacking walk's options, passed down with it as msgpack-python's
+ * Unpacker keeps its own.  tuples: decoding a container key, arrays come
+ * back as tuples (a key was a tuple when stored: lists are refused, see
+ * PACK_KEY).  st: pybcl._core's state, for the GlobalPtrs met (unpackb
+ * gives its module's; a container's read looks it up at the first one). */
+typedef struct unpack_opts {
+    int tuples;
+    bclpy_state *st;
+} unpack_opts;
+
+static PyObject *unpack_gptr(unpack_opts *opt, const unsigned char *p, uint32_t n)
 {
     if (n < 13)
         return PyErr_Format(PyExc_ValueError, "pybcl.unpackb: GlobalPtr ext of %u bytes "
@@ -260,16 +271,18 @@ static PyObject *unpack_gptr(const unsigned char *p, uint32_t n)
         return PyErr_Format(PyExc_ValueError, "pybcl.unpackb: malformed GlobalPtr ext");
     }
     Py_DECREF(spec);
-    bclpy_state *st = bclpy_core_state();
-    PyObject *r = st ? bclpy_gptr_new(st, bcl_gptr_make((int)rank, offset), d) : NULL;
+    if (!opt->st)
+        opt->st = bclpy_core_state();
+    PyObject *r = opt->st ? bclpy_gptr_new(opt->st, bcl_gptr_make((int)rank, offset), d)
+                          : NULL;
     Py_DECREF(d);
     return r;
 }
 
-static PyObject *unpack_ext(const bcl_mp_item *it)
+static PyObject *unpack_ext(unpack_opts *opt, const bcl_mp_item *it)
 {
     if (it->v.i == BCLPY_EXT_GPTR)
-        return unpack_gptr(it->ptr, it->len);
+        return unpack_gptr(opt, it->ptr, it->len);
     return PyErr_Format(PyExc_ValueError, "pybcl.unpackb: ext type %d is not supported "
                         "(only pybcl's GlobalPtr, type %d)", (int)it->v.i, BCLPY_EXT_GPTR);
 }
@@ -307,8 +320,8 @@ static int pack_other(bcl_mp_writer *w, const pack_opts *opt, PyObject *o, int d
     if (PyArray_IsScalar(o, Integer) || PyArray_IsScalar(o, Bool) ||
         PyArray_IsScalar(o, Floating))
         return pack_numpy_scalar(w, o);
-    bclpy_state *st = bclpy_type_state(Py_TYPE(o));    /* a type of ours? */
-    PyErr_Clear();
+    bclpy_state *st = opt->st ? opt->st : bclpy_type_state(Py_TYPE(o));
+    PyErr_Clear();          /* not a type of ours: the TypeError below */
     if (st && bclpy_GlobalPtr_Check(st, o))
         return pack_gptr(w, o);
     PyErr_Format(PyExc_TypeError,
@@ -431,7 +444,8 @@ static PyObject *py_packb(PyObject *self, BCLPY_FASTARGS)
     }
     st->packb_busy++;
     bcl_mp_writer_reset(w);
-    if (pack_obj(w, &plain_opts, obj, 0) == 0)
+    pack_opts opts = {PACK_PLAIN, st};
+    if (pack_obj(w, &opts, obj, 0) == 0)
         res = PyBytes_FromStringAndSize((const char *)w->buf,
                                         (Py_ssize_t)w->len);
     st->packb_busy--;
@@ -500,17 +514,9 @@ static inline PyObject *small_uint(uint64_t v)
     return o;
 }
 
-/* The unpacking walk's options, passed down with it as msgpack-python's
- * Unpacker keeps its own.  tuples: decoding a container key, arrays come
- * back as tuples (a key was a tuple when stored: lists are refused, see
- * PACK_KEY). */
-typedef struct unpack_opts {
-    int tuples;
-} unpack_opts;
-
-static PyObject *unpack_array(bcl_mp_reader *r, const unpack_opts *opt, uint32_t n,
+static PyObject *unpack_array(bcl_mp_reader *r, unpack_opts *opt, uint32_t n,
                               int depth);
-static PyObject *unpack_map(bcl_mp_reader *r, const unpack_opts *opt, uint32_t n, int depth);
+static PyObject *unpack_map(bcl_mp_reader *r, unpack_opts *opt, uint32_t n, int depth);
 
 /* One object.  Inlined into the array/map loops (a call per item was a
  * measurable share of unpacking time); containers recurse through the
@@ -518,7 +524,7 @@ static PyObject *unpack_map(bcl_mp_reader *r, const unpack_opts *opt, uint32_t n
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline PyObject *unpack_item(bcl_mp_reader *r, const unpack_opts *opt, int depth,
+static inline PyObject *unpack_item(bcl_mp_reader *r, unpack_opts *opt, int depth,
                                     int is_key)
 {
     bcl_mp_item it;
@@ -550,7 +556,7 @@ static inline PyObject *unpack_item(bcl_mp_reader *r, const unpack_opts *opt, in
     case BCL_MP_BOOL:
         return PyBool_FromLong(it.v.b);
     case BCL_MP_EXT:
-        return unpack_ext(&it);
+        return unpack_ext(opt, &it);
     case BCL_MP_ARRAY:
     case BCL_MP_MAP:
         break;
@@ -567,7 +573,7 @@ static inline PyObject *unpack_item(bcl_mp_reader *r, const unpack_opts *opt, in
     return unpack_map(r, opt, it.len, depth);
 }
 
-static PyObject *unpack_array(bcl_mp_reader *r, const unpack_opts *opt, uint32_t n,
+static PyObject *unpack_array(bcl_mp_reader *r, unpack_opts *opt, uint32_t n,
                               int depth)
 {
     /* n <= remaining bytes (checked by the reader): a safe pre-size. */
@@ -602,7 +608,7 @@ static PyObject *new_dict(uint32_t n)
     return PyDict_New();
 }
 
-static PyObject *unpack_map(bcl_mp_reader *r, const unpack_opts *opt, uint32_t n, int depth)
+static PyObject *unpack_map(bcl_mp_reader *r, unpack_opts *opt, uint32_t n, int depth)
 {
     PyObject *dict = new_dict(n);
     uint32_t i;
@@ -641,13 +647,13 @@ fail:
     return NULL;
 }
 
-static PyObject *unpack_with(const unpack_opts *opt, const unsigned char *data, size_t len)
+static PyObject *unpack_with(unpack_opts opts, const unsigned char *data, size_t len)
 {
     bcl_mp_reader r;
     PyObject *obj;
 
     bcl_mp_reader_init(&r, data, len);
-    obj = unpack_item(&r, opt, 0, 0);
+    obj = unpack_item(&r, &opts, 0, 0);
     if (obj && r.pos != len) {
         Py_DECREF(obj);
         PyErr_Format(PyExc_ValueError,
@@ -660,14 +666,12 @@ static PyObject *unpack_with(const unpack_opts *opt, const unsigned char *data, 
 
 PyObject *bclpy_unpack(const unsigned char *data, size_t len)
 {
-    static const unpack_opts plain = {0};
-    return unpack_with(&plain, data, len);
+    return unpack_with((unpack_opts){.tuples = 0}, data, len);
 }
 
 PyObject *bclpy_unpack_key(const unsigned char *data, size_t len)
 {
-    static const unpack_opts key = {1};
-    return unpack_with(&key, data, len);
+    return unpack_with((unpack_opts){.tuples = 1}, data, len);
 }
 
 static PyObject *py_unpackb(PyObject *self, BCLPY_FASTARGS)
@@ -677,14 +681,14 @@ static PyObject *py_unpackb(PyObject *self, BCLPY_FASTARGS)
         return NULL;
     Py_buffer view;
     PyObject *res;
+    unpack_opts opts = {.st = bclpy_module_state(self)};
 
-    (void)self;
     if (PyBytes_CheckExact(data))   /* common case: no buffer export */
-        return bclpy_unpack((const unsigned char *)PyBytes_AS_STRING(data),
-                            (size_t)PyBytes_GET_SIZE(data));
+        return unpack_with(opts, (const unsigned char *)PyBytes_AS_STRING(data),
+                           (size_t)PyBytes_GET_SIZE(data));
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    res = bclpy_unpack((const unsigned char *)view.buf, (size_t)view.len);
+    res = unpack_with(opts, (const unsigned char *)view.buf, (size_t)view.len);
     PyBuffer_Release(&view);
     return res;
 }

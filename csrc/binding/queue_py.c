@@ -40,9 +40,9 @@ static PyObject *take_exc(void);
 static void give_exc(PyObject *v);
 
 /* None -> 0; a ConProm.CircularQueue flag -> its bits. */
-static int promise_bits(PyObject *p, unsigned *out)
+static int promise_bits(QueueObject *self, PyObject *p, unsigned *out)
 {
-    if (bclpy_promise(p, "CircularQueue", out) < 0)
+    if (bclpy_promise((PyObject *)self, p, "CircularQueue", out) < 0)
         return -1;
     *out &= BCL_QP_PUSH | BCL_QP_POP | BCL_QP_LOCAL;
     return 0;
@@ -59,7 +59,7 @@ static int promise_bits(PyObject *p, unsigned *out)
         const int n_ = BCLPY_NNAMES(names);                                      \
         unsigned promise_;                                                       \
         if (bclpy_parse((fname), args, nargs, kwnames, names, n_ - 1, n_, a) < 0 \
-            || promise_bits(a[n_ - 1], &promise_) < 0 || usable(self) < 0)       \
+            || promise_bits(self, a[n_ - 1], &promise_) < 0 || usable(self) < 0)       \
             return NULL;                                                         \
         return body(self, n_ > 1 ? a[0] : NULL, promise_);                       \
     }

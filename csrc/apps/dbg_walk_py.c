@@ -58,7 +58,7 @@ static void walk_dealloc(DbgWalk *self)
 {
     if (self->live)
         bcl_dbg_walk_free(&self->w);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 static int live_or_raise(DbgWalk *self)
@@ -149,9 +149,5 @@ static PyMethodDef walk_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-PyTypeObject bclpy_DbgWalkType = {
-    BCLPY_TYPE_HEAD("pybcl.apps._kernels.DbgWalk", DbgWalk, walk_dealloc, BCLPY_DOC_DBGWALK),
-    .tp_methods = walk_methods,
-    .tp_init = (initproc)walk_init,
-    .tp_new = PyType_GenericNew,
-};
+BCLPY_PLAIN_TYPE(bclpy_DbgWalk_spec, "pybcl.apps._kernels.DbgWalk", DbgWalk, walk_dealloc,
+                 BCLPY_DOC_DBGWALK, walk_methods, walk_init);

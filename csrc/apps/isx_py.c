@@ -99,11 +99,8 @@ static PyMethodDef IsxKeyGen_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-PyTypeObject bclpy_IsxKeyGenType = {
-    BCLPY_TYPE_HEAD("pybcl.apps._kernels.IsxKeyGen", IsxKeyGen, NULL,
-                    BCLPY_DOC_ISXKEYGEN),
-    BCLPY_TYPE_INIT(IsxKeyGen_methods, IsxKeyGen_init),
-};
+BCLPY_PLAIN_TYPE(bclpy_IsxKeyGen_spec, "pybcl.apps._kernels.IsxKeyGen", IsxKeyGen,
+                 bclpy_dealloc, BCLPY_DOC_ISXKEYGEN, IsxKeyGen_methods, IsxKeyGen_init);
 
 /* ---- the exchange's grouping and the owner's count -------------------------- */
 

@@ -67,7 +67,7 @@ typedef struct {
 static void KmerReader_dealloc(KmerReader *self)
 {
     bcl_kreader_free(&self->r);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 /* gz_entry: None, or (compressed offset, stream offset) of a gzip member. */
@@ -201,13 +201,16 @@ static PyMethodDef KmerReader_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-PyTypeObject bclpy_KmerReaderType = {
-    BCLPY_TYPE_HEAD("pybcl.apps._kernels.KmerReader", KmerReader, KmerReader_dealloc,
-                    BCLPY_DOC_KMERREADER),
-    .tp_iter = PyObject_SelfIter,
-    .tp_iternext = (iternextfunc)KmerReader_next,
-    BCLPY_TYPE_INIT(KmerReader_methods, KmerReader_init),
+static PyType_Slot KmerReader_slots[] = {
+    BCLPY_SLOTS_HEAD(KmerReader_dealloc, BCLPY_DOC_KMERREADER),
+    {Py_tp_iter, PyObject_SelfIter},
+    {Py_tp_iternext, KmerReader_next},
+    BCLPY_SLOTS_INIT(KmerReader_methods, KmerReader_init),
+    {0, NULL}
 };
+
+PyType_Spec bclpy_KmerReader_spec =
+    BCLPY_TYPE_SPEC("pybcl.apps._kernels.KmerReader", KmerReader, 0, KmerReader_slots);
 
 /* ---- functions: splitting and reading the input ---------------------------- */
 

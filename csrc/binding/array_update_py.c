@@ -262,7 +262,7 @@ static void db_dealloc(bclpy_DABuf *self)
                     db_free_buried);
     Py_XDECREF(self->array);
     Py_XDECREF(self->op_name);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 static int db_live(bclpy_DABuf *self)
@@ -338,9 +338,11 @@ static PyGetSetDef db_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
-PyTypeObject bclpy_DABufType = {
-    BCLPY_TYPE_HEAD("pybcl.DArrayBuffer", bclpy_DABuf, db_dealloc,
-                    BCLPY_DOC_DARRAYBUFFER),
-    .tp_getset = db_getset,
-    BCLPY_TYPE_INIT(db_methods, db_init),
+static PyType_Slot db_slots[] = {
+    BCLPY_SLOTS_HEAD(db_dealloc, BCLPY_DOC_DARRAYBUFFER),
+    {Py_tp_getset, db_getset},
+    BCLPY_SLOTS_INIT(db_methods, db_init),
+    {0, NULL}
 };
+
+PyType_Spec bclpy_DABuf_spec = BCLPY_TYPE_SPEC("pybcl.DArrayBuffer", bclpy_DABuf, 0, db_slots);

@@ -179,7 +179,7 @@ static void bloom_dealloc(BloomObject *self)
                        bloom_free_buried, self->b.offsets);
     bclpy_elemtype_clear(&self->kt);
     bcl_mp_writer_free(&self->scratch);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 /* ---- scalar operations --------------------------------------------------- */
@@ -431,17 +431,16 @@ static PyMethodDef bloom_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-static PySequenceMethods bloom_as_sequence = {
-    .sq_contains = (objobjproc)bloom_contains,
+static PyType_Slot bloom_slots[] = {
+    BCLPY_SLOTS_HEAD(bloom_dealloc, BCLPY_DOC_BLOOMFILTER),
+    {Py_tp_repr, bloom_repr},
+    {Py_sq_contains, bloom_contains},
+    {Py_tp_methods, bloom_methods},
+    {Py_tp_getset, bloom_getset},
+    {Py_tp_init, bloom_init},
+    {Py_tp_new, bloom_new},
+    {0, NULL}
 };
 
-PyTypeObject bclpy_BloomType = {
-    BCLPY_TYPE_HEAD("pybcl.BloomFilter", BloomObject, bloom_dealloc,
-                    BCLPY_DOC_BLOOMFILTER),
-    .tp_repr = (reprfunc)bloom_repr,
-    .tp_as_sequence = &bloom_as_sequence,
-    .tp_methods = bloom_methods,
-    .tp_getset = bloom_getset,
-    .tp_init = (initproc)bloom_init,
-    .tp_new = bloom_new,
-};
+PyType_Spec bclpy_Bloom_spec = BCLPY_TYPE_SPEC("pybcl.BloomFilter", BloomObject, 0,
+                                               bloom_slots);

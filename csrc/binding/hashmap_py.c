@@ -92,7 +92,7 @@ static void hm_dealloc(bclpy_HashMap *self)
     bclpy_elemtype_clear(&self->vt);
     bcl_mp_writer_free(&self->kw);
     bcl_mp_writer_free(&self->vw);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 static PyObject *hm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -123,7 +123,7 @@ static PyObject *hm_insert(bclpy_HashMap *self, BCLPY_FASTARGS)
     int promise;
     HM_LIVE_OR(self, NULL);
     if (bclpy_parse("insert", args, nargs, kwnames, names, 2, 3, a) < 0 ||
-        bclpy_hm_promise(a[2], &promise) < 0)
+        bclpy_hm_promise((PyObject *)self, a[2], &promise) < 0)
         return NULL;
     return do_insert(self, a[0], a[1], promise);
 }
@@ -161,7 +161,7 @@ static PyObject *hm_find(bclpy_HashMap *self, BCLPY_FASTARGS)
     int promise;
     HM_LIVE_OR(self, NULL);
     if (bclpy_parse("find", args, nargs, kwnames, names, 1, 3, a) < 0 ||
-        bclpy_hm_promise(a[2], &promise) < 0)
+        bclpy_hm_promise((PyObject *)self, a[2], &promise) < 0)
         return NULL;
     int r = do_find(self, a[0], promise, &v);
     return found_or(r, v, a[1]);
@@ -214,7 +214,7 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, BCLPY_FASTARGS)
     unsigned char d[8];
     HM_LIVE_OR(self, NULL);
     if (bclpy_parse("accumulate", args, nargs, kwnames, names, 1, 3, a) < 0 ||
-        bclpy_hm_promise(a[2], &promise) < 0)
+        bclpy_hm_promise((PyObject *)self, a[2], &promise) < 0)
         return NULL;
     if (self->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self, "accumulate");
@@ -496,24 +496,19 @@ static PyGetSetDef hm_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
-static PyMappingMethods hm_as_mapping = {
-    .mp_length = (lenfunc)hm_length,
-    .mp_subscript = (binaryfunc)hm_subscript,
-    .mp_ass_subscript = (objobjargproc)hm_ass_subscript,
+static PyType_Slot hm_slots[] = {
+    BCLPY_SLOTS_HEAD(hm_dealloc, BCLPY_DOC_HASHMAP),
+    {Py_tp_repr, hm_repr},
+    {Py_mp_length, hm_length},
+    {Py_mp_subscript, hm_subscript},
+    {Py_mp_ass_subscript, hm_ass_subscript},
+    {Py_sq_contains, hm_contains},
+    {Py_tp_methods, hm_methods},
+    {Py_tp_getset, hm_getset},
+    {Py_tp_init, hm_init},
+    {Py_tp_new, hm_new},
+    {0, NULL}
 };
 
-static PySequenceMethods hm_as_sequence = {
-    .sq_contains = (objobjproc)hm_contains,
-};
-
-PyTypeObject bclpy_HashMapType = {
-    BCLPY_TYPE_HEAD_FLAGS("pybcl._core.HashMap", bclpy_HashMap, hm_dealloc,
-                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, BCLPY_DOC_HASHMAP),
-    .tp_repr = (reprfunc)hm_repr,
-    .tp_as_mapping = &hm_as_mapping,
-    .tp_as_sequence = &hm_as_sequence,
-    .tp_methods = hm_methods,
-    .tp_getset = hm_getset,
-    .tp_init = hm_init,
-    .tp_new = hm_new,
-};
+PyType_Spec bclpy_HashMap_spec = BCLPY_TYPE_SPEC("pybcl._core.HashMap", bclpy_HashMap,
+                                                 Py_TPFLAGS_BASETYPE, hm_slots);

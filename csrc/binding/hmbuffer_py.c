@@ -35,7 +35,7 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     }
     if (a[3] && (grow = PyObject_IsTrue(a[3])) < 0)
         return -1;
-    if (!PyObject_TypeCheck(map, &bclpy_HashMapType)) {
+    if (!PyObject_TypeCheck(map, bclpy_type_state(Py_TYPE(self))->types[BCLPY_T_HASHMAP])) {
         PyErr_Format(PyExc_TypeError, "HashMapBuffer: hashmap must be a pybcl.HashMap, "
                      "not %.100s", Py_TYPE(map)->tp_name);
         return -1;
@@ -47,7 +47,7 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
         return -1;
     bclpy_HashMap *hm = (bclpy_HashMap *)map;
     if (!bclpy_current(hm->live, hm->epoch)) {
-        PyErr_SetString(bclpy_Error, "HashMap is not initialised");
+        PyErr_SetString(bclpy_exc(BCLPY_E_ERROR), "HashMap is not initialised");
         return -1;
     }
     static const char *const names[] = { "queue_size", "message_size", "grow" };
@@ -82,7 +82,7 @@ static void hb_dealloc(bclpy_HMBuf *self)
     bcl_mp_writer_free(&self->kw);
     bcl_mp_writer_free(&self->vw);
     Py_XDECREF(self->map);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 /* The buffer and its map must be usable (-1 with the exception). */
@@ -248,10 +248,13 @@ static PyObject *hb_repr(bclpy_HMBuf *self)
                                 self->b.grow ? "True" : "False");
 }
 
-PyTypeObject bclpy_HMBufType = {
-    BCLPY_TYPE_HEAD_FLAGS("pybcl._core.HashMapBuffer", bclpy_HMBuf, hb_dealloc,
-                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, BCLPY_DOC_HMBUFFER),
-    .tp_repr = (reprfunc)hb_repr,
-    .tp_getset = hb_getset,
-    BCLPY_TYPE_INIT(hb_methods, hb_init),
+static PyType_Slot hb_slots[] = {
+    BCLPY_SLOTS_HEAD(hb_dealloc, BCLPY_DOC_HMBUFFER),
+    {Py_tp_repr, hb_repr},
+    {Py_tp_getset, hb_getset},
+    BCLPY_SLOTS_INIT(hb_methods, hb_init),
+    {0, NULL}
 };
+
+PyType_Spec bclpy_HMBuf_spec = BCLPY_TYPE_SPEC("pybcl._core.HashMapBuffer", bclpy_HMBuf,
+                                               Py_TPFLAGS_BASETYPE, hb_slots);

@@ -26,7 +26,9 @@
 /* The core's wait loops call this (bcl_interrupt.h): run Python's pending
  * signal handlers, so Ctrl-C reaches a rank blocked in barrier() or a spin
  * loop.  Works whether or not the caller released the GIL; only the main
- * thread runs signal handlers. */
+ * thread runs signal handlers.  The hook and the main thread are facts of
+ * the process (the core's runtime is one per process), not of a module
+ * object, so they stay outside the module state. */
 static pthread_t main_thread;
 
 static int check_python_signals(void)
@@ -334,16 +336,16 @@ PyMethodDef bclpy_runtime_methods[] = {
 };
 
 /* Every type and function table of pybcl._core, declared in bclpy.h. */
-static const bclpy_named_type types[] = {
-    {"GlobalPtr", &bclpy_GlobalPtrType},
-    {"FastQueue", &bclpy_FastQueueType},
-    {"CircularQueue", &bclpy_CircularQueueType},
-    {"HashMap", &bclpy_HashMapType},
-    {"HashMapBuffer", &bclpy_HMBufType},
-    {"BloomFilter", &bclpy_BloomType},
-    {"DArray", &bclpy_DArrayType},
-    {"Array", &bclpy_ArrayType},
-    {"DArrayBuffer", &bclpy_DABufType},
+static PyType_Spec *const specs[BCLPY_NTYPES] = {
+    [BCLPY_T_GLOBALPTR] = &bclpy_GlobalPtr_spec,
+    [BCLPY_T_FASTQUEUE] = &bclpy_FastQueue_spec,
+    [BCLPY_T_CIRCULARQUEUE] = &bclpy_CircularQueue_spec,
+    [BCLPY_T_HASHMAP] = &bclpy_HashMap_spec,
+    [BCLPY_T_HMBUF] = &bclpy_HMBuf_spec,
+    [BCLPY_T_BLOOM] = &bclpy_Bloom_spec,
+    [BCLPY_T_DARRAY] = &bclpy_DArray_spec,
+    [BCLPY_T_ARRAY] = &bclpy_Array_spec,
+    [BCLPY_T_DABUF] = &bclpy_DABuf_spec,
 };
 
 static PyMethodDef *const method_tables[] = {
@@ -367,29 +369,50 @@ static PyObject *transport_names(void)
     return names;
 }
 
-static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, "pybcl._core",
-    "C core of pybcl: runtime, global pointers and containers over MPI-3.", -1,
-    NULL, NULL, NULL, NULL, NULL
-};
+/* Apply DO (Py_VISIT, Py_CLEAR) to every reference the state st holds. */
+#define STATE_REFS(st, DO)                                                      \
+    do {                                                                        \
+        for (int i_ = 0; i_ < BCLPY_NTYPES; i_++)                               \
+            DO((st)->types[i_]);                                                \
+        for (int i_ = 0; i_ < BCLPY_NEXC; i_++)                                 \
+            DO((st)->exc[i_]);                                                  \
+        DO((st)->init_fn);                                                      \
+        DO((st)->promise_cls[0]);                                               \
+        DO((st)->promise_cls[1]);                                               \
+        DO((st)->describe_fn);                                                  \
+        DO((st)->not_a_file);                                                   \
+    } while (0)
+
+static void release_state(bclpy_state *st)
+{
+    bcl_mp_writer_free(&st->packb_writer);
+}
+
+static int core_exec(PyObject *m)
+{
+    import_array1(-1);
+    bclpy_state *st = bclpy_module_state(m);
+    /* the types and functions; the exceptions; the transports' names, from
+     * the core's one table (pybcl._env checks PYBCL_TRANSPORT against them);
+     * the C functions other extensions may call (capi.h); the compact hash
+     * map's reserved key words (hashmap_values_py.c) */
+    if (bclpy_add_types(m, st->types, specs, BCLPY_NTYPES) < 0 ||
+        bclpy_add_functions(m, method_tables, BCLPY_COUNT(method_tables)) < 0 ||
+        bclpy_add_exceptions(m, st) < 0 ||
+        bclpy_add_new_ref(m, "TRANSPORTS", transport_names()) < 0 ||
+        bclpy_add_new_ref(m, "_C_API", bclpy_capi_capsule()) < 0 ||
+        bclpy_hm_add_constants(m) < 0)
+        return -1;
+    main_thread = pthread_self();
+    bcl_set_interrupt_hook(check_python_signals);
+    return 0;
+}
+
+BCLPY_MODULE_DEF(core_module, "pybcl._core",
+                 "C core of pybcl: runtime, global pointers and containers over MPI-3.",
+                 bclpy_state, STATE_REFS, core_exec, release_state);
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    import_array();
-    PyObject *m = bclpy_module_create(&core_module, types, BCLPY_COUNT(types), method_tables,
-                                      BCLPY_COUNT(method_tables));
-    /* the exceptions; the transports' names, from the core's one table
-     * (pybcl._env checks PYBCL_TRANSPORT against them); the C functions
-     * other extensions may call (capi.h); the compact hash map's reserved
-     * key words (hashmap_values_py.c) */
-    if (m && (bclpy_add_exceptions(m) < 0 ||
-              bclpy_add_new_ref(m, "TRANSPORTS", transport_names()) < 0 ||
-              bclpy_add_new_ref(m, "_C_API", bclpy_capi_capsule()) < 0 ||
-              bclpy_hm_add_constants(m) < 0))
-        Py_CLEAR(m);
-    if (!m)
-        return NULL;
-    main_thread = pthread_self();
-    bcl_set_interrupt_hook(check_python_signals);
-    return m;
+    return PyModuleDef_Init(&core_module);
 }

@@ -14,22 +14,9 @@
 #include <string.h>
 
 #include "io/bcl_sv_read.h"
+#include "../tests/c/sv_image.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
-
-typedef struct image {
-    const uint8_t *data;
-    size_t size;
-} image;
-
-static bcl_status mem_pread(void *ctx, uint64_t off, void *buf, size_t n)
-{
-    const image *im = ctx;
-    if (off > im->size || n > im->size - off)
-        return bcl_set_error(BCL_ERR_DECODE, "read past the end");
-    memcpy(buf, im->data + off, n);
-    return BCL_OK;
-}
 
 /* Rows [r0, r1) of column c, compared with the whole column's bytes. */
 static void read_piece(const bcl_sv_desc *d, const bcl_sv_source *s, int c, uint64_t r0,
@@ -74,8 +61,8 @@ static void read_column(const bcl_sv_desc *d, const bcl_sv_source *s, int c)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    image im = { data, size };
-    bcl_sv_source s = { mem_pread, &im, "fuzz", size };
+    sv_image im = { (unsigned char *)data, size };    /* read only */
+    bcl_sv_source s = sv_image_source(&im, "fuzz");
     unsigned char *bytes = NULL;
     uint64_t len = 0;
     bcl_sv_desc d;

@@ -109,7 +109,9 @@ class Source:
         self.defines, self.statics, self.declares = set(), set(), set()
         self.functions = set()        # the non-static functions among defines
         for head, has_body, _ in _top_level(code):
-            static = re.search(r"^\s*static\b", head) is not None
+            # `static` opens the definition's own line: a macro invocation
+            # without a ';' (a function a macro defines) may stand before it.
+            static = re.search(r"^\s*static\b", head, re.M) is not None
             fn = _function_name(head)
             if fn is not None:
                 if has_body:

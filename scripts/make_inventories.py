@@ -15,48 +15,53 @@ import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# Where each project documents a name, relative to its base: one rule per
+# kind of page, so an entry names only the object and its role.
+
+
+def _on_page(page, role, *names):
+    """Names documented on one page, each at its own anchor."""
+    return [(n, role, f"{page}#{n}") for n in names]
+
+
+def _on_module_page(role, *names):
+    """Python names documented on their module's page of the library reference."""
+    return [(n, role, f"library/{n.rsplit('.', 1)[0]}.html#{n}") for n in names]
+
+
+def _own_page(folder, role, *names):
+    """Names with a page of their own (NAME.html) in `folder`."""
+    return [(n, role, f"{folder}/{n}.html") for n in names]
+
+
 # project -> (version, [(name, domain:role, uri relative to the project's base)])
 INVENTORIES = {
     "python": ("3", [
-        *[(t, "py:class", f"library/functions.html#{t}") for t in
-          ("int", "float", "bool", "bytes", "str", "object", "tuple", "list", "dict",
-           "memoryview", "bytearray")],
-        *[(f, "py:function", f"library/functions.html#{f}") for f in
-          ("len", "iter", "hash", "repr", "isinstance")],
-        *[(e, "py:exception", f"library/exceptions.html#{e}") for e in
-          ("Exception", "MemoryError", "TypeError", "ValueError", "IndexError", "KeyError",
-           "OverflowError", "RuntimeError")],
-        ("queue.Empty", "py:exception", "library/queue.html#queue.Empty"),
-        ("queue.Full", "py:exception", "library/queue.html#queue.Full"),
+        *_on_page("library/functions.html", "py:class",
+                  "int", "float", "bool", "bytes", "str", "object", "tuple", "list", "dict",
+                  "memoryview", "bytearray"),
+        *_on_page("library/functions.html", "py:function",
+                  "len", "iter", "hash", "repr", "isinstance"),
+        *_on_page("library/exceptions.html", "py:exception",
+                  "Exception", "MemoryError", "TypeError", "ValueError", "IndexError",
+                  "KeyError", "OverflowError", "RuntimeError"),
+        *_on_module_page("py:exception", "queue.Empty", "queue.Full"),
         ("queue", "py:module", "library/queue.html#module-queue"),
-        ("enum.IntFlag", "py:class", "library/enum.html#enum.IntFlag"),
-        ("typing.Any", "py:data", "library/typing.html#typing.Any"),
-        ("typing.Optional", "py:data", "library/typing.html#typing.Optional"),
-        ("typing.Union", "py:data", "library/typing.html#typing.Union"),
-        ("collections.abc.Iterator", "py:class",
-         "library/collections.abc.html#collections.abc.Iterator"),
-        ("collections.abc.Callable", "py:class",
-         "library/collections.abc.html#collections.abc.Callable"),
-        ("types.TracebackType", "py:class", "library/types.html#types.TracebackType"),
+        *_on_module_page("py:class", "enum.IntFlag", "collections.abc.Iterator",
+                         "collections.abc.Callable", "types.TracebackType"),
+        *_on_module_page("py:data", "typing.Any", "typing.Optional", "typing.Union"),
     ]),
     "numpy": ("2", [
-        ("numpy.ndarray", "py:class", "reference/generated/numpy.ndarray.html"),
-        ("numpy.dtype", "py:class", "reference/generated/numpy.dtype.html"),
-        ("numpy.asarray", "py:function", "reference/generated/numpy.asarray.html"),
-        ("numpy.array", "py:function", "reference/generated/numpy.array.html"),
-        ("numpy.bool_", "py:class", "reference/arrays.scalars.html#numpy.bool_"),
-        ("numpy.int64", "py:class", "reference/arrays.scalars.html#numpy.int64"),
-        ("numpy.uint64", "py:class", "reference/arrays.scalars.html#numpy.uint64"),
-        ("numpy.typing.DTypeLike", "py:data",
-         "reference/typing.html#numpy.typing.DTypeLike"),
-        ("numpy.typing.NDArray", "py:data", "reference/typing.html#numpy.typing.NDArray"),
-        ("numpy.typing.ArrayLike", "py:data",
-         "reference/typing.html#numpy.typing.ArrayLike"),
+        *_own_page("reference/generated", "py:class", "numpy.ndarray", "numpy.dtype"),
+        *_own_page("reference/generated", "py:function", "numpy.asarray", "numpy.array"),
+        *_on_page("reference/arrays.scalars.html", "py:class",
+                  "numpy.bool_", "numpy.int64", "numpy.uint64"),
+        *_on_page("reference/typing.html", "py:data",
+                  "numpy.typing.DTypeLike", "numpy.typing.NDArray", "numpy.typing.ArrayLike"),
     ]),
     "mpi4py": ("4", [
-        ("mpi4py.MPI.Comm", "py:class", "reference/mpi4py.MPI.Comm.html"),
-        ("mpi4py.MPI.Intracomm", "py:class", "reference/mpi4py.MPI.Intracomm.html"),
-        ("mpi4py.MPI.COMM_WORLD", "py:data", "reference/mpi4py.MPI.COMM_WORLD.html"),
+        *_own_page("reference", "py:class", "mpi4py.MPI.Comm", "mpi4py.MPI.Intracomm"),
+        *_own_page("reference", "py:data", "mpi4py.MPI.COMM_WORLD"),
     ]),
 }
 

@@ -9,6 +9,7 @@ arguments, e.g. for the network-namespace hosts of the multi-host pass
 (`-launcher ssh -launcher-exec .../nsexec.sh -hosts ...`).
 """
 import functools
+import json
 import os
 import shlex
 import shutil
@@ -130,6 +131,15 @@ def run_app(args, nprocs=1, timeout=180):
     """run_python for an app's command line, quiet: the app's stderr alone,
     whatever the launcher (the CLI tests count its lines)."""
     return run_python(args, nprocs, timeout=timeout, extra=quiet_args())
+
+
+def run_app_json(tmp_path, args, nprocs, passed):
+    """run_app with `--json FILE` added, checked: it exited 0 and printed
+    `passed`; (its stdout, the JSON it wrote)."""
+    out = tmp_path / "app.json"
+    r = run_app(args + ["--json", str(out)], nprocs)
+    assert r.returncode == 0 and passed in r.stdout, r.stdout + r.stderr
+    return r.stdout, json.loads(out.read_text())
 
 
 def run_script(tmp_path, body, nprocs=2, timeout=60, env=None):

@@ -5,6 +5,20 @@ writes is ``slot * 10**6 + rank * 10**4 + sequence``, and it logs ("w",
 value) for a write and ("e", found) for an erase, and (slot, value or None)
 for what it saw."""
 
+import numpy as np
+
+
+def write_logged(m, key, value, how, log):
+    """Write `value` to map m's `key` by `how` -- "insert", "insert_many"
+    (a batch of one) or "modify" -- and log ("w", value)."""
+    if how == "insert":
+        m.insert(key, value)
+    elif how == "insert_many":
+        m.insert_many(np.array([key]), np.array([value]))
+    else:
+        m.modify(key, lambda old: value)
+    log.append(("w", value))
+
 
 def writer_log_ok(slots, logs, seen, final):
     """The invariants over every rank's log (`logs`, one a rank) and

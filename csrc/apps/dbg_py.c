@@ -14,10 +14,11 @@
  */
 #include "apps/kernels_py.h"
 
-#include "apps/docstrings/dbg.h"
+#include "apps/generated/dbg.h"
 
 #include "kernels/bcl_dbg.h"
 #include "kernels/bcl_key_order.h"
+#include "apps/generated/bclpy_dbg_methods.h"
 
 static int k_arg(PyObject *o, const char *fn, int *k)
 {
@@ -219,13 +220,6 @@ static PyObject *py_hash_sort(PyObject *self, BCLPY_FASTARGS)
 }
 
 PyMethodDef bclpy_dbg_methods[] = {
-    {"dbg_overlaps", BCLPY_KW_METHOD(py_overlaps), BCLPY_DOC_DBG_OVERLAPS},
-    {"dbg_overlaps_by_hash", BCLPY_KW_METHOD(py_overlaps_by_hash),
-     BCLPY_DOC_DBG_OVERLAPS_BY_HASH},
-    {"dbg_from_overlaps", BCLPY_KW_METHOD(py_from_overlaps), BCLPY_DOC_DBG_FROM_OVERLAPS},
-    {"dbg_from_overlaps_by_hash", BCLPY_KW_METHOD(py_from_overlaps_by_hash),
-     BCLPY_DOC_DBG_FROM_OVERLAPS_BY_HASH},
-    {"dbg_starts_local", BCLPY_KW_METHOD(py_starts_local), BCLPY_DOC_DBG_STARTS_LOCAL},
-    {"hash_sort", BCLPY_KW_METHOD(py_hash_sort), BCLPY_DOC_HASH_SORT},
+    BCLPY_METHODS_DBG
     {NULL, NULL, 0, NULL}
 };

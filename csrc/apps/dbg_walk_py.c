@@ -12,9 +12,10 @@
  */
 #include "apps/kernels_py.h"
 
-#include "apps/docstrings/dbg.h"
+#include "apps/generated/dbg.h"
 
 #include "kernels/bcl_dbg.h"
+#include "apps/generated/walk_methods.h"
 
 typedef struct {
     PyObject_HEAD
@@ -60,7 +61,7 @@ static void walk_dealloc(DbgWalk *self)
 {
     if (self->live)
         bcl_dbg_walk_free(&self->w);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 static int live_or_raise(DbgWalk *self)
@@ -184,16 +185,9 @@ fail:
 }
 
 static PyMethodDef walk_methods[] = {
-    {"queries", (PyCFunction)walk_queries, METH_NOARGS, BCLPY_DOC_DW_QUERIES},
-    {"advance", BCLPY_KW_METHOD(walk_advance), BCLPY_DOC_DW_ADVANCE},
-    {"run", BCLPY_KW_METHOD(walk_run), BCLPY_DOC_DW_RUN},
-    {"results", (PyCFunction)walk_results, METH_NOARGS, BCLPY_DOC_DW_RESULTS},
+    BCLPY_METHODS_DBGWALK
     {NULL, NULL, 0, NULL}
 };
 
-PyTypeObject bclpy_DbgWalkType = {
-    BCLPY_TYPE_HEAD("pybcl.apps._kernels.DbgWalk", DbgWalk, walk_dealloc, BCLPY_DOC_DBGWALK),
-    .tp_methods = walk_methods,
-    .tp_init = (initproc)walk_init,
-    .tp_new = PyType_GenericNew,
-};
+BCLPY_PLAIN_TYPE(bclpy_DbgWalk_spec, "pybcl.apps._kernels.DbgWalk", DbgWalk, walk_dealloc,
+                 BCLPY_DOC_DBGWALK, walk_methods, walk_init);

@@ -4,9 +4,10 @@
  */
 #include "apps/kernels_py.h"
 
-#include "apps/docstrings/graph.h"
+#include "apps/generated/graph.h"
 
 #include "kernels/bcl_graph.h"
+#include "apps/generated/bclpy_graph_methods.h"
 
 static PyObject *py_block_sums(PyObject *m, BCLPY_FASTARGS)
 {
@@ -52,6 +53,6 @@ done:
 }
 
 PyMethodDef bclpy_graph_methods[] = {
-    {"graph_block_sums", BCLPY_KW_METHOD(py_block_sums), BCLPY_DOC_GRAPH_BLOCK_SUMS},
+    BCLPY_METHODS_GRAPH
     {NULL, NULL, 0, NULL}
 };

@@ -6,7 +6,8 @@
 #include "apps/kernels_py.h"
 
 #include "kernels/bcl_gups.h"
-#include "apps/docstrings/gups.h"
+#include "apps/generated/gups.h"
+#include "apps/generated/bclpy_gups_methods.h"
 
 static int u64_arg(PyObject *o, const char *name, uint64_t *out)
 {
@@ -88,8 +89,6 @@ static PyObject *py_gups_atomic(PyObject *m, BCLPY_FASTARGS)
 }
 
 PyMethodDef bclpy_gups_methods[] = {
-    {"gups_starts", BCLPY_KW_METHOD(py_gups_starts), BCLPY_DOC_GUPS_STARTS},
-    {"gups_stream", BCLPY_KW_METHOD(py_gups_stream), BCLPY_DOC_GUPS_STREAM},
-    {"gups_atomic", BCLPY_KW_METHOD(py_gups_atomic), BCLPY_DOC_GUPS_ATOMIC},
+    BCLPY_METHODS_GUPS
     {NULL, NULL, 0, NULL}
 };

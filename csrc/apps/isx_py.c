@@ -11,7 +11,9 @@
 #include <limits.h>
 
 #include "kernels/bcl_pcg.h"
-#include "apps/docstrings/isx.h"
+#include "apps/generated/isx.h"
+#include "apps/generated/IsxKeyGen_methods.h"
+#include "apps/generated/bclpy_isx_methods.h"
 
 #define DEFAULT_MAX_KEY (1LL << 28)     /* ISx's MAX_KEY_VAL */
 
@@ -93,15 +95,12 @@ static PyObject *IsxKeyGen_take(IsxKeyGen *self, BCLPY_FASTARGS)
 }
 
 static PyMethodDef IsxKeyGen_methods[] = {
-    {"take", BCLPY_KW_METHOD(IsxKeyGen_take), BCLPY_DOC_IKG_TAKE},
+    BCLPY_METHODS_ISXKEYGEN
     {NULL, NULL, 0, NULL}
 };
 
-PyTypeObject bclpy_IsxKeyGenType = {
-    BCLPY_TYPE_HEAD("pybcl.apps._kernels.IsxKeyGen", IsxKeyGen, NULL,
-                    BCLPY_DOC_ISXKEYGEN),
-    BCLPY_TYPE_INIT(IsxKeyGen_methods, IsxKeyGen_init),
-};
+BCLPY_PLAIN_TYPE(bclpy_IsxKeyGen_spec, "pybcl.apps._kernels.IsxKeyGen", IsxKeyGen,
+                 bclpy_dealloc, BCLPY_DOC_ISXKEYGEN, IsxKeyGen_methods, IsxKeyGen_init);
 
 /* ---- the exchange's grouping and the owner's count -------------------------- */
 
@@ -163,9 +162,6 @@ static PyObject *py_isx_count(PyObject *self, BCLPY_FASTARGS)
 }
 
 PyMethodDef bclpy_isx_methods[] = {
-    {"pcg32_outputs", BCLPY_KW_METHOD(py_pcg32_outputs), BCLPY_DOC_PCG32_OUTPUTS},
-    {"isx_keys", BCLPY_KW_METHOD(py_isx_keys), BCLPY_DOC_ISX_KEYS},
-    {"isx_bucketize", BCLPY_KW_METHOD(py_isx_bucketize), BCLPY_DOC_ISX_BUCKETIZE},
-    {"isx_count", BCLPY_KW_METHOD(py_isx_count), BCLPY_DOC_ISX_COUNT},
+    BCLPY_METHODS_ISX
     {NULL, NULL, 0, NULL}
 };

@@ -22,7 +22,9 @@
 #include "kernels/bcl_kreader.h"
 #include "kernels/bcl_seqsrc.h"
 #include "kernels/bcl_readsim.h"
-#include "apps/docstrings/kmer.h"
+#include "apps/generated/kmer.h"
+#include "apps/generated/KmerReader_methods.h"
+#include "apps/generated/bclpy_kmer_methods.h"
 
 /* ---- argument and result conversion --------------------------------------- */
 
@@ -65,7 +67,7 @@ typedef struct {
 static void KmerReader_dealloc(KmerReader *self)
 {
     bcl_kreader_free(&self->r);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 /* gz_entry: None, or (compressed offset, stream offset) of a gzip member. */
@@ -195,19 +197,20 @@ static PyObject *KmerReader_hll(KmerReader *self, PyObject *noargs)
 }
 
 static PyMethodDef KmerReader_methods[] = {
-    {"close", (PyCFunction)KmerReader_close, METH_NOARGS, BCLPY_DOC_KR_CLOSE},
-    {"stats", (PyCFunction)KmerReader_stats, METH_NOARGS, BCLPY_DOC_KR_STATS},
-    {"hll_registers", (PyCFunction)KmerReader_hll, METH_NOARGS, BCLPY_DOC_KR_HLL},
+    BCLPY_METHODS_KMERREADER
     {NULL, NULL, 0, NULL}
 };
 
-PyTypeObject bclpy_KmerReaderType = {
-    BCLPY_TYPE_HEAD("pybcl.apps._kernels.KmerReader", KmerReader, KmerReader_dealloc,
-                    BCLPY_DOC_KMERREADER),
-    .tp_iter = PyObject_SelfIter,
-    .tp_iternext = (iternextfunc)KmerReader_next,
-    BCLPY_TYPE_INIT(KmerReader_methods, KmerReader_init),
+static PyType_Slot KmerReader_slots[] = {
+    BCLPY_SLOTS_HEAD(KmerReader_dealloc, BCLPY_DOC_KMERREADER),
+    {Py_tp_iter, PyObject_SelfIter},
+    {Py_tp_iternext, KmerReader_next},
+    BCLPY_SLOTS_INIT(KmerReader_methods, KmerReader_init),
+    {0, NULL}
 };
+
+PyType_Spec bclpy_KmerReader_spec =
+    BCLPY_TYPE_SPEC("pybcl.apps._kernels.KmerReader", KmerReader, 0, KmerReader_slots);
 
 /* ---- functions: splitting and reading the input ---------------------------- */
 
@@ -496,14 +499,6 @@ static PyObject *py_simulate_reads(PyObject *self, BCLPY_FASTARGS)
 }
 
 PyMethodDef bclpy_kmer_methods[] = {
-    {"seq_resync", BCLPY_KW_METHOD(py_seq_resync), BCLPY_DOC_SEQ_RESYNC},
-    {"bgzf_blocks", BCLPY_KW_METHOD(py_bgzf_blocks), BCLPY_DOC_BGZF_BLOCKS},
-    {"kmers_from_bytes", BCLPY_KW_METHOD(py_kmers_from_bytes), BCLPY_DOC_KMERS_FROM_BYTES},
-    {"kmer_encode", BCLPY_KW_METHOD(py_kmer_encode), BCLPY_DOC_KMER_ENCODE},
-    {"kmer_decode", BCLPY_KW_METHOD(py_kmer_decode), BCLPY_DOC_KMER_DECODE},
-    {"hll_estimate", BCLPY_KW_METHOD(py_hll_estimate), BCLPY_DOC_HLL_ESTIMATE},
-    {"hll_add", BCLPY_KW_METHOD(py_hll_add), BCLPY_DOC_HLL_ADD},
-    {"kmer_tsv", BCLPY_KW_METHOD(py_kmer_tsv), BCLPY_DOC_KMER_TSV},
-    {"simulate_reads", BCLPY_KW_METHOD(py_simulate_reads), BCLPY_DOC_SIMULATE_READS},
+    BCLPY_METHODS_KMER
     {NULL, NULL, 0, NULL}
 };

@@ -8,12 +8,21 @@
 
 #include "serial/bcl_hll.h"
 
+/* A table of C functions of the one runtime per process (_core's static
+ * table, read-only), called from C callbacks with no module at hand: it
+ * stays process-wide, unlike the types (the module state). */
 const bclpy_capi *bclpy_core;
 
-static const bclpy_named_type types[] = {
-    {"DbgWalk", &bclpy_DbgWalkType},
-    {"KmerReader", &bclpy_KmerReaderType},
-    {"IsxKeyGen", &bclpy_IsxKeyGenType},
+enum { T_DBGWALK, T_KMERREADER, T_ISXKEYGEN, NTYPES };
+
+typedef struct kernels_state {
+    PyTypeObject *types[NTYPES];
+} kernels_state;
+
+static PyType_Spec *const specs[NTYPES] = {
+    [T_DBGWALK] = &bclpy_DbgWalk_spec,
+    [T_KMERREADER] = &bclpy_KmerReader_spec,
+    [T_ISXKEYGEN] = &bclpy_IsxKeyGen_spec,
 };
 
 static PyMethodDef *const method_tables[] = {
@@ -23,12 +32,11 @@ static PyMethodDef *const method_tables[] = {
 
 static int link_core(void)
 {
-    PyObject *core = PyImport_ImportModule("pybcl._core");
+    PyObject *core = PyImport_ImportModule("pybcl._core");   /* its exceptions */
     if (!core)
         return -1;
-    int rc = bclpy_adopt_exceptions(core);
     Py_DECREF(core);
-    if (rc < 0 || !(bclpy_core = PyCapsule_Import(BCLPY_CAPI_NAME, 0)))
+    if (!(bclpy_core = PyCapsule_Import(BCLPY_CAPI_NAME, 0)))
         return -1;
     if (bclpy_core->version != BCLPY_CAPI_VERSION) {
         PyErr_Format(PyExc_ImportError, "pybcl.apps._kernels was built for pybcl._core's "
@@ -39,21 +47,29 @@ static int link_core(void)
     return 0;
 }
 
-static struct PyModuleDef kernels_module = {
-    PyModuleDef_HEAD_INIT, "pybcl.apps._kernels",
-    "C kernels of pybcl's apps: k-mers, de Bruijn graph walks, ISx, GUPS, PageRank's sums.", -1,
-    NULL, NULL, NULL, NULL, NULL
-};
+#define STATE_REFS(st, DO)                                                      \
+    do {                                                                        \
+        for (int i_ = 0; i_ < NTYPES; i_++)                                     \
+            DO((st)->types[i_]);                                                \
+    } while (0)
+
+static int kernels_exec(PyObject *m)
+{
+    import_array1(-1);
+    kernels_state *st = PyModule_GetState(m);
+    /* the k-mer reader's sketch size, for pybcl.apps.kmer */
+    if (link_core() < 0 || bclpy_add_types(m, st->types, specs, NTYPES) < 0 ||
+        bclpy_add_functions(m, method_tables, BCLPY_COUNT(method_tables)) < 0 ||
+        PyModule_AddIntConstant(m, "HLL_REGISTERS", BCL_HLL_REGISTERS) < 0)
+        return -1;
+    return 0;
+}
+
+BCLPY_MODULE_DEF(kernels_module, "pybcl.apps._kernels",
+                 "C kernels of pybcl's apps: k-mers, de Bruijn graph walks, ISx, GUPS, "
+                 "PageRank's sums.", kernels_state, STATE_REFS, kernels_exec, NULL);
 
 PyMODINIT_FUNC PyInit__kernels(void)
 {
-    import_array();
-    if (link_core() < 0)
-        return NULL;
-    PyObject *m = bclpy_module_create(&kernels_module, types, BCLPY_COUNT(types),
-                                      method_tables, BCLPY_COUNT(method_tables));
-    /* the k-mer reader's sketch size, for pybcl.apps.kmer */
-    if (m && PyModule_AddIntConstant(m, "HLL_REGISTERS", BCL_HLL_REGISTERS) < 0)
-        Py_CLEAR(m);
-    return m;
+    return PyModuleDef_Init(&kernels_module);
 }

@@ -12,7 +12,7 @@
 #include "bclpy.h"
 
 #include "binding/array_py.h"
-#include "binding/docstrings/array.h"
+#include "binding/generated/array.h"
 #include "containers/bcl_array_gather.h"
 
 static int usable(ArrayObject *self)

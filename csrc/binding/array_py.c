@@ -7,15 +7,16 @@
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include <string.h>
 
 #include "binding/array_py.h"
-#include "binding/docstrings/array.h"
-#include "binding/docstrings/array_update.h"
-#include "binding/docstrings/io.h"
+#include "binding/generated/array.h"
+#include "binding/generated/array_update.h"
+#include "binding/generated/io.h"
 #include "io_py.h"
+#include "binding/generated/array_methods.h"
 
 
 
@@ -128,7 +129,7 @@ static void array_dealloc(ArrayObject *self)
     bclpy_life_dealloc(self->created, self->epoch, &self->life, &self->a, sizeof self->a,
                        array_free_buried, self->a.offsets);
     Py_XDECREF(self->dtype);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 /* ---- indices --------------------------------------------------------------- */
@@ -292,16 +293,6 @@ static Py_ssize_t array_len(ArrayObject *self)
     return (Py_ssize_t)self->a.size;
 }
 
-static PyMappingMethods array_as_mapping = {
-    .mp_length = (lenfunc)array_len,
-    .mp_subscript = (binaryfunc)array_getitem,
-    .mp_ass_subscript = (objobjargproc)array_setitem,
-};
-
-static PySequenceMethods array_as_sequence = {
-    .sq_length = (lenfunc)array_len,
-};
-
 /* ---- methods ----------------------------------------------------------------- */
 
 static PyObject *array_owner(ArrayObject *self, BCLPY_FASTARGS)
@@ -327,7 +318,7 @@ static PyObject *array_ptr(ArrayObject *self, BCLPY_FASTARGS)
     bcl_status st = bcl_array_ptr(&self->a, i, &p);
     if (st != BCL_OK)
         return bclpy_raise(st);
-    return bclpy_gptr_new(p, self->dtype);
+    return bclpy_gptr_new(bclpy_type_state(Py_TYPE(self)), p, self->dtype);
 }
 
 static PyObject *array_local(ArrayObject *self, PyObject *noargs)
@@ -335,8 +326,8 @@ static PyObject *array_local(ArrayObject *self, PyObject *noargs)
     if (check_created(self) < 0)
         return NULL;
     if (!bcl_epoch_current(self->a.epoch)) {
-        PyErr_Format(bclpy_Error, "%s.local(): pybcl was finalized since the array "
-                     "was created", tname(self));
+        PyErr_Format(bclpy_exc(BCLPY_E_ERROR), "%s.local(): pybcl was finalized since the "
+                     "array was created", tname(self));
         return NULL;
     }
     if (self->a.host >= 0 && self->a.host != bcl_rt.rank)
@@ -403,55 +394,48 @@ BCLPY_SAVE_METHOD(array_save, bclpy_array_io_target)
 BCLPY_CLOSE_METHOD(array_close, ArrayObject, tname(self), created, bcl_array_destroy, a)
 
 static PyMethodDef array_methods[] = {
-    BCLPY_LIFE_METHODS(array_close),
-    {"owner", BCLPY_KW_METHOD(array_owner), BCLPY_DOC_ARR_OWNER},
-    {"ptr", BCLPY_KW_METHOD(array_ptr), BCLPY_DOC_ARR_PTR},
-    {"local", (PyCFunction)array_local, METH_NOARGS, BCLPY_DOC_ARR_LOCAL},
-    {"local_range", (PyCFunction)array_local_range, METH_NOARGS, BCLPY_DOC_ARR_LOCAL_RANGE},
-    {"__array__", BCLPY_KW_METHOD(bclpy_array_asarray), BCLPY_DOC_ARR_ARRAY},
-    {"update_many", BCLPY_KW_METHOD(bclpy_array_update_many), BCLPY_DOC_ARR_UPDATE_MANY},
-    {"save", BCLPY_KW_METHOD(array_save), BCLPY_DOC_SAVE},
+    BCLPY_METHODS_ARRAY
     {NULL, NULL, 0, NULL}
 };
 
 /* The NumPy-like properties both kinds have. */
-#define ARRAY_COMMON_GETSET                                                        \
-    {"size", (getter)array_get_size, NULL,                                         \
-     BCLPY_DOC_PROP("int: number of elements (len(a)).", "a.size == len(a)"), NULL}, \
-    BCLPY_PROPERTY("shape", array_get_shape, "tuple: (size,), as for a 1-D NumPy array.", \
-                   "a.shape == (a.size,)"),                                        \
-    BCLPY_PROPERTY("ndim", array_get_ndim, "int: 1, as for a 1-D NumPy array.", "a.ndim"), \
-    BCLPY_PROPERTY("dtype", array_get_dtype, "numpy.dtype: the element dtype.", "a.dtype")
+#define ARRAY_COMMON_GETSET                                                   \
+    {"size", (getter)array_get_size, NULL,                                    \
+     BCLPY_DOC_PROP_ARRAYBASE_SIZE, NULL},                                    \
+    BCLPY_PROPERTY("shape", array_get_shape, BCLPY_DOC_PROP_ARRAYBASE_SHAPE), \
+    BCLPY_PROPERTY("ndim", array_get_ndim, BCLPY_DOC_PROP_ARRAYBASE_NDIM),    \
+    BCLPY_PROPERTY("dtype", array_get_dtype, BCLPY_DOC_PROP_ARRAYBASE_DTYPE)
 
 static PyGetSetDef darray_getset[] = {
     ARRAY_COMMON_GETSET,
-    BCLPY_PROPERTY("block", array_get_block,
-                   "int: elements per rank (the last may hold fewer).",
-                   "a.block"),
+    BCLPY_PROPERTY("block", array_get_block, BCLPY_DOC_PROP_DARRAY_BLOCK),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
 static PyGetSetDef harray_getset[] = {
     ARRAY_COMMON_GETSET,
-    BCLPY_PROPERTY("host", array_get_host, "int: the rank holding the array.", "a.host"),
+    BCLPY_PROPERTY("host", array_get_host, BCLPY_DOC_PROP_ARRAY_HOST),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
 /* DArray and Array differ only in their name, docstring, properties and
  * constructor. */
-#define ARRAY_TYPE(NAME, DOC, GETSET, INIT)                                 \
+#define ARRAY_SLOTS(DOC, GETSET, INIT)                                      \
     {                                                                       \
-        BCLPY_TYPE_HEAD("pybcl." NAME, ArrayObject, array_dealloc, DOC),    \
-        .tp_repr = (reprfunc)array_repr,                                    \
-        .tp_iter = (getiterfunc)bclpy_array_iter,                           \
-        .tp_as_sequence = &array_as_sequence,                               \
-        .tp_as_mapping = &array_as_mapping,                                 \
-        .tp_getset = GETSET,                                                \
-        BCLPY_TYPE_INIT(array_methods, INIT),                               \
+        BCLPY_SLOTS_HEAD(array_dealloc, DOC),                               \
+        {Py_tp_repr, array_repr},                                           \
+        {Py_tp_iter, bclpy_array_iter},                                     \
+        {Py_sq_length, array_len},                                          \
+        {Py_mp_length, array_len},                                          \
+        {Py_mp_subscript, array_getitem},                                   \
+        {Py_mp_ass_subscript, array_setitem},                               \
+        {Py_tp_getset, GETSET},                                             \
+        BCLPY_SLOTS_INIT(array_methods, INIT),                              \
+        {0, NULL}                                                           \
     }
 
-PyTypeObject bclpy_DArrayType = ARRAY_TYPE(
-    "DArray", BCLPY_DOC_DARRAY, darray_getset, darray_init);
+static PyType_Slot darray_slots[] = ARRAY_SLOTS(BCLPY_DOC_DARRAY, darray_getset, darray_init);
+static PyType_Slot harray_slots[] = ARRAY_SLOTS(BCLPY_DOC_ARRAY, harray_getset, harray_init);
 
-PyTypeObject bclpy_ArrayType = ARRAY_TYPE(
-    "Array", BCLPY_DOC_ARRAY, harray_getset, harray_init);
+PyType_Spec bclpy_DArray_spec = BCLPY_TYPE_SPEC("pybcl.DArray", ArrayObject, 0, darray_slots);
+PyType_Spec bclpy_Array_spec = BCLPY_TYPE_SPEC("pybcl.Array", ArrayObject, 0, harray_slots);

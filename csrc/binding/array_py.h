@@ -30,8 +30,10 @@ PyObject *bclpy_array_iter(PyObject *self);
 static inline int bclpy_array_unwrap(PyObject *obj, const char *argname,
                                      const bcl_array **a, PyArray_Descr **dtype)
 {
-    if (!PyObject_TypeCheck(obj, &bclpy_DArrayType) &&
-        !PyObject_TypeCheck(obj, &bclpy_ArrayType)) {
+    bclpy_state *st = bclpy_type_state(Py_TYPE(obj));
+    PyErr_Clear();          /* not a type of ours: the TypeError below */
+    if (!st || (Py_TYPE(obj) != st->types[BCLPY_T_DARRAY] &&
+                Py_TYPE(obj) != st->types[BCLPY_T_ARRAY])) {
         PyErr_Format(PyExc_TypeError, "%s must be a pybcl.DArray or pybcl.Array, not "
                      "%.100s", argname, Py_TYPE(obj)->tp_name);
         return -1;

@@ -9,7 +9,9 @@
 
 #include "array_py.h"
 #include "containers/bcl_darray_buffer.h"
-#include "binding/docstrings/array_update.h"
+#include "binding/generated/array.h"
+#include "binding/generated/array_update.h"
+#include "binding/generated/db_methods.h"
 
 /* ---- conversions ---------------------------------------------------------- */
 
@@ -260,7 +262,7 @@ static void db_dealloc(bclpy_DABuf *self)
                     db_free_buried);
     Py_XDECREF(self->array);
     Py_XDECREF(self->op_name);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 static int db_live(bclpy_DABuf *self)
@@ -323,11 +325,7 @@ BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_overflowed,
                    PyLong_FromUnsignedLongLong(self->b.pushed_direct))
 
 static PyMethodDef db_methods[] = {
-    {"update_many", BCLPY_KW_METHOD(db_update_many), BCLPY_DOC_DB_UPDATE_MANY},
-    {"flush", (PyCFunction)db_flush, METH_NOARGS, BCLPY_DOC_DB_FLUSH},
-    {"close", (PyCFunction)db_close, METH_NOARGS, BCLPY_DOC_CLOSE},
-    {"__enter__", (PyCFunction)bclpy_life_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)(void (*)(void))db_exit, METH_FASTCALL, NULL},
+    BCLPY_METHODS_DARRAYBUFFER
     {NULL, NULL, 0, NULL}
 };
 
@@ -340,9 +338,11 @@ static PyGetSetDef db_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
-PyTypeObject bclpy_DABufType = {
-    BCLPY_TYPE_HEAD("pybcl.DArrayBuffer", bclpy_DABuf, db_dealloc,
-                    BCLPY_DOC_DARRAYBUFFER),
-    .tp_getset = db_getset,
-    BCLPY_TYPE_INIT(db_methods, db_init),
+static PyType_Slot db_slots[] = {
+    BCLPY_SLOTS_HEAD(db_dealloc, BCLPY_DOC_DARRAYBUFFER),
+    {Py_tp_getset, db_getset},
+    BCLPY_SLOTS_INIT(db_methods, db_init),
+    {0, NULL}
 };
+
+PyType_Spec bclpy_DABuf_spec = BCLPY_TYPE_SPEC("pybcl.DArrayBuffer", bclpy_DABuf, 0, db_slots);

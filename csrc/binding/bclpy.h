@@ -27,22 +27,59 @@
 #include "comm/bcl_comm.h"
 #include "runtime/bcl_error.h"
 #include "runtime/bcl_lifetime.h"
-#include "binding/docstrings/lifetime.h"
+#include "serial/bcl_msgpack.h"
 
-/* Exception classes (pybcl.Error and subclasses), created by
- * bclpy_add_exceptions at import (errors.c). */
-extern PyObject *bclpy_Error;        /* base: pybcl.Error                   */
-extern PyObject *bclpy_SegmentFull;  /* MemoryError + Error                 */
-extern PyObject *bclpy_ContainerFull;
-extern PyObject *bclpy_Empty;
+/* ---- module state (multi-phase init: module.c, errors.c, configure.c) --- */
+
+/* The types of pybcl._core, indexed in its state. */
+enum bclpy_type_id {
+    BCLPY_T_GLOBALPTR, BCLPY_T_FASTQUEUE, BCLPY_T_CIRCULARQUEUE, BCLPY_T_HASHMAP,
+    BCLPY_T_HMBUF, BCLPY_T_BLOOM, BCLPY_T_DARRAY, BCLPY_T_ARRAY, BCLPY_T_DABUF,
+    BCLPY_NTYPES
+};
+/* Its exception classes (pybcl.Error and subclasses), made by
+ * bclpy_add_exceptions (errors.c). */
+enum bclpy_exc_id {
+    BCLPY_E_ERROR,          /* base: pybcl.Error          */
+    BCLPY_E_SEGMENTFULL,    /* MemoryError + Error        */
+    BCLPY_E_CONTAINERFULL,  /* queue.Full + Error         */
+    BCLPY_E_EMPTY,          /* queue.Empty + Error        */
+    BCLPY_NEXC
+};
+/* What pybcl._core keeps per module object: its types, its exceptions, what
+ * the package hands down (configure.c, io_py.c) -- object references the
+ * module's traverse and clear visit -- and packb's reused buffer. */
+typedef struct bclpy_state {
+    PyTypeObject *types[BCLPY_NTYPES];
+    PyObject *exc[BCLPY_NEXC];
+    PyObject *init_fn;              /* pybcl.init, for auto-initialisation */
+    PyObject *promise_cls[2];       /* ConProm.HashMap, ConProm.CircularQueue */
+    PyObject *describe_fn;          /* pybcl/io.py's describe (io_py.c) */
+    PyObject *not_a_file;           /* pybcl.io.NotAFileError (io_py.c) */
+    bcl_mp_writer packb_writer;     /* packb's buffer (msgpack_py.c) ... */
+    int packb_busy;                 /* ... and whether a call holds it   */
+} bclpy_state;
+
+/* The state of the module pybcl._core (either extension may ask; found in
+ * sys.modules, for the paths that have no object of ours at hand: raising,
+ * auto-initialisation).  NULL, with ImportError, when it is not imported. */
+bclpy_state *bclpy_core_state(void);
+/* The state of the module that made `type` or a base of it (a Python
+ * subclass of HashMap too): methods and slots start here.  Never NULL for
+ * an object of _core's types. */
+bclpy_state *bclpy_type_state(PyTypeObject *type);
+/* ... and of pybcl._core's module-level functions, whose self is the module. */
+#define bclpy_module_state(m) ((bclpy_state *)PyModule_GetState(m))
+
+/* The exception class `id` of pybcl._core (borrowed); RuntimeError when the
+ * module is gone (interpreter shutdown), so raising never fails. */
+PyObject *bclpy_exc(enum bclpy_exc_id id);
 
 /* Raise the Python exception matching a core failure `st` (with the core's
  * message) and return NULL, so call sites read `return bclpy_raise(st);`. */
 PyObject *bclpy_raise(bcl_status st);
-/* Create the classes and add them to module m (pybcl._core) ... */
-int bclpy_add_exceptions(PyObject *m);
-/* ... or, in another extension, take those of the module `core` made. */
-int bclpy_adopt_exceptions(PyObject *core);
+/* Create the classes into st and add them to module m (pybcl._core). */
+int bclpy_add_exceptions(PyObject *m, bclpy_state *st);
 
 /* Return raise(st) when the core call `expr` fails with st: the one shape
  * of every binding's error return (raise sets the exception, returns the
@@ -138,11 +175,11 @@ typedef struct {
                               /* (blk_len 0: unknown, the segment bounds it) */
 } bclpy_GlobalPtr;
 
-extern PyTypeObject bclpy_GlobalPtrType;
-#define bclpy_GlobalPtr_Check(o) PyObject_TypeCheck((o), &bclpy_GlobalPtrType)
+/* o is a pybcl.GlobalPtr (st: pybcl._core's state). */
+#define bclpy_GlobalPtr_Check(st, o) PyObject_TypeCheck((o), (st)->types[BCLPY_T_GLOBALPTR])
 
-/* New GlobalPtr (steals nothing; increfs dtype). */
-PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype);
+/* New GlobalPtr of _core's state st (steals nothing; increfs dtype). */
+PyObject *bclpy_gptr_new(bclpy_state *st, bcl_gptr p, PyArray_Descr *dtype);
 
 /* `nbytes` at byte offset `off` of p's rank may be accessed through p: p is
  * from this runtime epoch and the range lies in its alloc() block when that
@@ -150,10 +187,10 @@ PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype);
 int bclpy_gptr_check(const bclpy_GlobalPtr *p, uint64_t off, size_t nbytes);
 
 /* ---- what the package hands down (configure.c) ------------------------ */
-/* A concurrency promise (pybcl.ConProm.<container> flag, or None = 0) ->
- * its bits; -1 with TypeError naming `promise` otherwise.  container:
- * "HashMap" or "CircularQueue". */
-int bclpy_promise(PyObject *p, const char *container, unsigned *bits);
+/* A concurrency promise (pybcl.ConProm.<container> flag, or None = 0) given
+ * to a method of self -> its bits; -1 with TypeError naming `promise`
+ * otherwise.  container: "HashMap" or "CircularQueue". */
+int bclpy_promise(PyObject *self, PyObject *p, const char *container, unsigned *bits);
 
 /* Ensure the runtime is up (auto-initialisation calls pybcl.init(), handed
  * down by _core._configure: configure.c). */
@@ -306,20 +343,41 @@ int bclpy_stale(const char *tname, int created);
 #define BCLPY_GETTER(Obj, prefix, name, live, expr)                              \
     BCLPY_FIELD_GETTER(Obj, prefix##_get_##name, (live)(self) < 0 ? NULL : (expr))
 
-/* The fields every type of the binding sets alike: its dotted name, object
- * struct, deallocator (NULL: object's), flags and docstring; the rest stay
- * per type.  BCLPY_TYPE_HEAD: the default flags (no Python subclasses). */
-#define BCLPY_TYPE_HEAD_FLAGS(qualname, Obj, dealloc, flags, doc)                \
-    PyVarObject_HEAD_INIT(NULL, 0)                                               \
-    .tp_name = (qualname), .tp_basicsize = sizeof(Obj),                          \
-    .tp_dealloc = (destructor)(dealloc), .tp_flags = (flags), .tp_doc = (doc)
-#define BCLPY_TYPE_HEAD(qualname, Obj, dealloc, doc)                             \
-    BCLPY_TYPE_HEAD_FLAGS(qualname, Obj, dealloc, Py_TPFLAGS_DEFAULT, doc)
-
-/* The fields of a type made by calling it, Type(...): its methods, its
+/* The spec of a type of the binding (both extensions): its dotted name
+ * (__module__ and __name__ as users see them), object struct, extra flags
+ * and slots.  Types are immutable (Py_TPFLAGS_IMMUTABLETYPE): users cannot patch them. */
+#define BCLPY_TYPE_SPEC(qualname, Obj, extra_flags, type_slots)                  \
+    {                                                                            \
+        .name = (qualname), .basicsize = sizeof(Obj),                            \
+        .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | (extra_flags),  \
+        .slots = (type_slots)                                                    \
+    }
+/* The slots every type sets alike: its deallocator, which ends in
+ * bclpy_dealloc_end (or is bclpy_dealloc), and its docstring. */
+#define BCLPY_SLOTS_HEAD(dealloc, doc)                                           \
+    {Py_tp_dealloc, (void *)(dealloc)}, {Py_tp_doc, (void *)(doc)}
+/* The slots of a type made by calling it, Type(...): its methods, its
  * __init__, and object's generic allocation. */
-#define BCLPY_TYPE_INIT(methods, init)                                           \
-    .tp_methods = (methods), .tp_init = (initproc)(init), .tp_new = PyType_GenericNew
+#define BCLPY_SLOTS_INIT(methods, init)                                          \
+    {Py_tp_methods, (methods)}, {Py_tp_init, (void *)(init)},                    \
+    {Py_tp_new, (void *)PyType_GenericNew}
+/* Define `spec`, the spec of a type made by calling it whose slots are
+ * only those two. */
+#define BCLPY_PLAIN_TYPE(spec, qualname, Obj, dealloc, doc, methods, init)       \
+    static PyType_Slot spec##_slots[] = {                                        \
+        BCLPY_SLOTS_HEAD(dealloc, doc), BCLPY_SLOTS_INIT(methods, init), {0, NULL} \
+    };                                                                           \
+    PyType_Spec spec = BCLPY_TYPE_SPEC(qualname, Obj, 0, spec##_slots)
+/* The end of an instance's deallocation: free it, then drop the reference
+ * every instance of a heap type holds on its type. */
+static inline void bclpy_dealloc_end(PyObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    type->tp_free(self);
+    Py_DECREF(type);
+}
+/* The deallocator of a type that owns nothing besides its struct. */
+void bclpy_dealloc(PyObject *self);
 
 /* ---- lifetime (lifetime_py.c; core: runtime/bcl_lifetime.h) ------------ */
 
@@ -398,25 +456,57 @@ int bclpy_life_closing(const char *tname, int live, uint64_t epoch, const bclpy_
 PyObject *bclpy_life_enter(PyObject *self, PyObject *unused);
 PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
-/* close(), __enter__, __exit__ entries of a method table. */
-#define BCLPY_LIFE_METHODS(close_fn)                                             \
-    {"close", (PyCFunction)(close_fn), METH_NOARGS, BCLPY_DOC_CLOSE},            \
-    {"__enter__", (PyCFunction)bclpy_life_enter, METH_NOARGS, BCLPY_DOC_ENTER}, \
-    {"__exit__", (PyCFunction)(void (*)(void))bclpy_life_exit, METH_FASTCALL,   \
-     BCLPY_DOC_EXIT}
-
 
 /* ---- module initialisation (modinit.c) ------------------------------- */
-typedef struct bclpy_named_type {
-    const char *name;
-    PyTypeObject *type;
-} bclpy_named_type;
-/* The module of `def`, with the types (readied, added under their names)
- * and every function of the method tables; NULL with the exception. */
-PyObject *bclpy_module_create(PyModuleDef *def, const bclpy_named_type *types,
-                              size_t ntypes, PyMethodDef *const *tables, size_t ntables);
+/* Create the type of each spec with module m (PyType_FromModuleAndSpec),
+ * keep it in types[i] (the state's reference) and add it to m under its
+ * name; -1 with the exception. */
+int bclpy_add_types(PyObject *m, PyTypeObject **types, PyType_Spec *const *specs, size_t n);
+/* Add every function of the method tables to m. */
+int bclpy_add_functions(PyObject *m, PyMethodDef *const *tables, size_t n);
 /* m.name = obj, taking the new reference obj (NULL: its error is set). */
 int bclpy_add_new_ref(PyObject *m, const char *name, PyObject *obj);
+
+/* Py_mod_multiple_interpreters (3.12+): the core's runtime is one per
+ * process (bcl_rt), so one interpreter may drive it. */
+#ifdef Py_mod_multiple_interpreters
+#define BCLPY_ONE_INTERPRETER                                                    \
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#else
+#define BCLPY_ONE_INTERPRETER
+#endif
+
+/* Define `def`, an extension's module of multi-phase init: `exec` fills its
+ * state, a State; REFS(st, DO) applies DO to each object reference the state
+ * holds (Py_VISIT at traverse, Py_CLEAR at clear and free); `release`
+ * (void (*)(State *), or NULL) frees what else it owns at free. */
+#define BCLPY_MODULE_DEF(def, qualname, doc, State, REFS, exec, release)        \
+    static int def##_traverse(PyObject *m, visitproc visit, void *arg)           \
+    {                                                                            \
+        State *st = PyModule_GetState(m);                                        \
+        if (st && visit)                                                         \
+            REFS(st, Py_VISIT);                                                  \
+        else if (st)                  /* no visit: the clear below */            \
+            REFS(st, Py_CLEAR);                                                  \
+        return 0;                                                                \
+    }                                                                            \
+    static int def##_clear(PyObject *m) { return def##_traverse(m, NULL, NULL); } \
+    static void def##_free(void *m)                                              \
+    {                                                                            \
+        void (*release_)(State *) = (release);                                   \
+        State *st = PyModule_GetState((PyObject *)m);                            \
+        def##_clear((PyObject *)m);                                              \
+        if (st && release_)                                                      \
+            release_(st);                                                        \
+    }                                                                            \
+    static PyModuleDef_Slot def##_slots[] = {                                    \
+        {Py_mod_exec, (void *)(exec)}, BCLPY_ONE_INTERPRETER {0, NULL}           \
+    };                                                                           \
+    static struct PyModuleDef def = {                                            \
+        PyModuleDef_HEAD_INIT, .m_name = (qualname), .m_doc = (doc),             \
+        .m_size = sizeof(State), .m_slots = def##_slots,                         \
+        .m_traverse = def##_traverse, .m_clear = def##_clear, .m_free = def##_free \
+    }
 #define BCLPY_COUNT(array) (sizeof(array) / sizeof((array)[0]))
 
 /* The types and function tables of the binding files; module.c adds each
@@ -425,12 +515,13 @@ extern PyMethodDef bclpy_runtime_methods[];    /* module.c */
 extern PyMethodDef bclpy_configure_methods[];  /* configure.c: _configure */
 extern PyMethodDef bclpy_ops_methods[];        /* ops.c */
 extern PyMethodDef bclpy_msgpack_methods[];    /* msgpack_py.c: packb, unpackb, hash64 */
-extern PyTypeObject bclpy_FastQueueType, bclpy_CircularQueueType;  /* queue_py.c */
-extern PyTypeObject bclpy_HashMapType;         /* hashmap_py.c */
-extern PyTypeObject bclpy_HMBufType;           /* hmbuffer_py.c */
-extern PyTypeObject bclpy_BloomType;           /* bloom_py.c */
-extern PyTypeObject bclpy_DArrayType, bclpy_ArrayType;             /* array_py.c */
-extern PyTypeObject bclpy_DABufType;           /* array_update_py.c */
+extern PyType_Spec bclpy_GlobalPtr_spec;       /* globalptr.c */
+extern PyType_Spec bclpy_FastQueue_spec, bclpy_CircularQueue_spec;  /* queue_py.c */
+extern PyType_Spec bclpy_HashMap_spec;         /* hashmap_py.c */
+extern PyType_Spec bclpy_HMBuf_spec;           /* hmbuffer_py.c */
+extern PyType_Spec bclpy_Bloom_spec;           /* bloom_py.c */
+extern PyType_Spec bclpy_DArray_spec, bclpy_Array_spec;             /* array_py.c */
+extern PyType_Spec bclpy_DABuf_spec;           /* array_update_py.c */
 extern PyMethodDef bclpy_io_methods[];          /* io_py.c: read, info (save: a method) */
 extern PyMethodDef bclpy_io_load_methods[];     /* io_load_py.c: pybcl.load */
 

@@ -7,7 +7,7 @@
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include <math.h>
 
@@ -15,9 +15,10 @@
 
 #include "elemtype.h"
 #include "containers/bcl_bloom.h"
-#include "binding/docstrings/bloom.h"
-#include "binding/docstrings/io.h"
+#include "binding/generated/bloom.h"
+#include "binding/generated/io.h"
 #include "io_py.h"
+#include "binding/generated/bloom_methods.h"
 
 enum { FAST_NONE, FAST_U64, FAST_I64 };
 
@@ -178,7 +179,7 @@ static void bloom_dealloc(BloomObject *self)
                        bloom_free_buried, self->b.offsets);
     bclpy_elemtype_clear(&self->kt);
     bcl_mp_writer_free(&self->scratch);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 /* ---- scalar operations --------------------------------------------------- */
@@ -399,20 +400,15 @@ GETTER(predicted_fpr, PyFloat_FromDouble(self->b.predicted_fpr))
 GETTER(key_type, bclpy_elemtype_spec(&self->kt))
 
 static PyGetSetDef bloom_getset[] = {
-    BCLPY_PROPERTY("k", bloom_get_k, "int: bits set per key (in its one 64-bit block).", "bf.k"),
-    BCLPY_PROPERTY("nwords", bloom_get_nwords, "int: 64-bit blocks in total.", "bf.nwords"),
-    BCLPY_PROPERTY("nbits", bloom_get_nbits, "int: bits in total.", "bf.nbits == 64 * bf.nwords"),
+    BCLPY_PROPERTY("k", bloom_get_k, BCLPY_DOC_PROP_BLOOMFILTER_K),
+    BCLPY_PROPERTY("nwords", bloom_get_nwords, BCLPY_DOC_PROP_BLOOMFILTER_NWORDS),
+    BCLPY_PROPERTY("nbits", bloom_get_nbits, BCLPY_DOC_PROP_BLOOMFILTER_NBITS),
     BCLPY_PROPERTY("expected_items", bloom_get_expected_items,
-                   "int: the expected_items it was built for.",
-                   "bf.expected_items"),
-    BCLPY_PROPERTY("fpr", bloom_get_fpr, "float: the requested false-positive rate.", "bf.fpr"),
+                   BCLPY_DOC_PROP_BLOOMFILTER_EXPECTED_ITEMS),
+    BCLPY_PROPERTY("fpr", bloom_get_fpr, BCLPY_DOC_PROP_BLOOMFILTER_FPR),
     BCLPY_PROPERTY("predicted_fpr", bloom_get_predicted_fpr,
-                   "float: predicted false-positive rate at expected_items "
-                   "(blocked-filter model).",
-                   "bf.predicted_fpr <= 2 * bf.fpr"),
-    BCLPY_PROPERTY("key_type", bloom_get_key_type,
-                   "The key type: a NumPy dtype, or bytes, str or object.",
-                   "bf.key_type"),
+                   BCLPY_DOC_PROP_BLOOMFILTER_PREDICTED_FPR),
+    BCLPY_PROPERTY("key_type", bloom_get_key_type, BCLPY_DOC_PROP_BLOOMFILTER_KEY_TYPE),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
@@ -431,29 +427,20 @@ BCLPY_SAVE_METHOD(bloom_save, bclpy_bloom_io_target)
 BCLPY_CLOSE_METHOD(bloom_close, BloomObject, "BloomFilter", live, bcl_bloom_destroy, b)
 
 static PyMethodDef bloom_methods[] = {
-    BCLPY_LIFE_METHODS(bloom_close),
-    {"insert", BCLPY_KW_METHOD(bloom_insert), BCLPY_DOC_BF_INSERT},
-    {"find", BCLPY_KW_METHOD(bloom_find), BCLPY_DOC_BF_FIND},
-    {"insert_many", BCLPY_KW_METHOD(bloom_insert_many), BCLPY_DOC_BF_INSERT_MANY},
-    {"find_many", BCLPY_KW_METHOD(bloom_find_many), BCLPY_DOC_BF_FIND_MANY},
-    {"owner", BCLPY_KW_METHOD(bloom_owner), BCLPY_DOC_BF_OWNER},
-    {"plan", BCLPY_KW_METHOD(bloom_plan) | METH_STATIC, BCLPY_DOC_BF_PLAN},
-    {"predict", BCLPY_KW_METHOD(bloom_predict) | METH_STATIC, BCLPY_DOC_BF_PREDICT},
-    {"save", BCLPY_KW_METHOD(bloom_save), BCLPY_DOC_SAVE},
+    BCLPY_METHODS_BLOOMFILTER
     {NULL, NULL, 0, NULL}
 };
 
-static PySequenceMethods bloom_as_sequence = {
-    .sq_contains = (objobjproc)bloom_contains,
+static PyType_Slot bloom_slots[] = {
+    BCLPY_SLOTS_HEAD(bloom_dealloc, BCLPY_DOC_BLOOMFILTER),
+    {Py_tp_repr, bloom_repr},
+    {Py_sq_contains, bloom_contains},
+    {Py_tp_methods, bloom_methods},
+    {Py_tp_getset, bloom_getset},
+    {Py_tp_init, bloom_init},
+    {Py_tp_new, bloom_new},
+    {0, NULL}
 };
 
-PyTypeObject bclpy_BloomType = {
-    BCLPY_TYPE_HEAD("pybcl.BloomFilter", BloomObject, bloom_dealloc,
-                    BCLPY_DOC_BLOOMFILTER),
-    .tp_repr = (reprfunc)bloom_repr,
-    .tp_as_sequence = &bloom_as_sequence,
-    .tp_methods = bloom_methods,
-    .tp_getset = bloom_getset,
-    .tp_init = (initproc)bloom_init,
-    .tp_new = bloom_new,
-};
+PyType_Spec bclpy_Bloom_spec = BCLPY_TYPE_SPEC("pybcl.BloomFilter", BloomObject, 0,
+                                               bloom_slots);

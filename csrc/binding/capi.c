@@ -12,7 +12,10 @@ static int array_unwrap(PyObject *obj, const char *argname, const bcl_array **a,
 
 static int hashmap_u64_unwrap(PyObject *obj, const char *argname, const bcl_hashmap **m)
 {
-    if (!PyObject_TypeCheck(obj, &bclpy_HashMapType)) {
+    bclpy_state *st = bclpy_core_state();
+    if (!st)
+        return -1;
+    if (!PyObject_TypeCheck(obj, st->types[BCLPY_T_HASHMAP])) {
         PyErr_Format(PyExc_TypeError, "%s must be a pybcl.HashMap, not %.100s", argname,
                      Py_TYPE(obj)->tp_name);
         return -1;

@@ -13,7 +13,8 @@
 #include "comm/bcl_agree.h"
 #include "comm/bcl_gather.h"
 #include "elemtype.h"
-#include "binding/docstrings/collective.h"
+#include "binding/generated/collective.h"
+#include "binding/generated/bclpy_collective_methods.h"
 
 static int agreed;      /* the running collective reached bclpy_agree (GIL held) */
 
@@ -180,8 +181,6 @@ static PyObject *kw_allgather_bytes(PyObject *self, PyObject *const *args,
 }
 
 PyMethodDef bclpy_collective_methods[] = {
-    {"allgather_bytes", BCLPY_KW_METHOD(kw_allgather_bytes), BCLPY_DOC_ALLGATHER_BYTES},
-    {"collective_failed", BCLPY_KW_METHOD(py_collective_failed), BCLPY_DOC_COLLECTIVE_FAILED},
-    {"agree", BCLPY_KW_METHOD(py_agree), BCLPY_DOC_AGREE},
+    BCLPY_METHODS_COLLECTIVE
     {NULL, NULL, 0, NULL}
 };

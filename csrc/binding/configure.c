@@ -10,9 +10,8 @@
 
 #include <string.h>
 
-#include "binding/docstrings/runtime.h"
-
-static PyObject *init_fn, *hashmap_promise_cls, *queue_promise_cls;
+#include "binding/generated/runtime.h"
+#include "binding/generated/bclpy_configure_methods.h"
 
 static PyObject *py_configure(PyObject *self, BCLPY_FASTARGS)
 {
@@ -26,14 +25,15 @@ static PyObject *py_configure(PyObject *self, BCLPY_FASTARGS)
         if (!PyType_Check(a[i]))
             return PyErr_Format(PyExc_TypeError, "%s must be a class, not %.100s",
                                 names[i], Py_TYPE(a[i])->tp_name);
-    Py_XSETREF(init_fn, Py_NewRef(a[0]));
-    Py_XSETREF(hashmap_promise_cls, Py_NewRef(a[1]));
-    Py_XSETREF(queue_promise_cls, Py_NewRef(a[2]));
+    bclpy_state *st = bclpy_module_state(self);
+    Py_XSETREF(st->init_fn, Py_NewRef(a[0]));
+    Py_XSETREF(st->promise_cls[0], Py_NewRef(a[1]));
+    Py_XSETREF(st->promise_cls[1], Py_NewRef(a[2]));
     Py_RETURN_NONE;
 }
 
 PyMethodDef bclpy_configure_methods[] = {
-    {"_configure", BCLPY_KW_METHOD(py_configure), BCLPY_DOC_CONFIGURE},
+    BCLPY_METHODS_CONFIGURE
     {NULL, NULL, 0, NULL}
 };
 
@@ -41,17 +41,17 @@ PyMethodDef bclpy_configure_methods[] = {
  * a missing configuration means pybcl/__init__.py failed half-way. */
 static int not_configured(void)
 {
-    PyErr_SetString(bclpy_Error, "pybcl._core is not configured: import pybcl "
-                    "(pybcl/__init__.py calls _core._configure)");
+    PyErr_SetString(bclpy_exc(BCLPY_E_ERROR), "pybcl._core is not configured: import "
+                    "pybcl (pybcl/__init__.py calls _core._configure)");
     return -1;
 }
 
-int bclpy_promise(PyObject *p, const char *container, unsigned *bits)
+int bclpy_promise(PyObject *self, PyObject *p, const char *container, unsigned *bits)
 {
     *bits = 0;
     if (p == NULL || p == Py_None)
         return 0;
-    PyObject *cls = !strcmp(container, "HashMap") ? hashmap_promise_cls : queue_promise_cls;
+    PyObject *cls = bclpy_type_state(Py_TYPE(self))->promise_cls[strcmp(container, "HashMap") != 0];
     if (!cls)
         return not_configured();
     int ok = (PyObject *)Py_TYPE(p) == cls ? 1 : PyObject_IsInstance(p, cls);
@@ -73,14 +73,18 @@ int bclpy_ensure_init(void)
 {
     if (bcl_rt.initialized)
         return 0;
-    if (!init_fn)
+    bclpy_state *st = bclpy_core_state();
+    if (!st)
+        return -1;
+    if (!st->init_fn)
         return not_configured();
-    PyObject *r = PyObject_CallNoArgs(init_fn);
+    PyObject *r = PyObject_CallNoArgs(st->init_fn);
     if (!r)
         return -1;
     Py_DECREF(r);
     if (!bcl_rt.initialized) {
-        PyErr_SetString(bclpy_Error, "pybcl.init() did not initialise the runtime");
+        PyErr_SetString(bclpy_exc(BCLPY_E_ERROR),
+                        "pybcl.init() did not initialise the runtime");
         return -1;
     }
     return 0;

@@ -2,13 +2,63 @@
  * errors.c -- the exceptions of pybcl._core (pybcl.Error and subclasses) and
  * the mapping from a core failure to them.  Every binding file raises
  * through here; it calls no other binding file.  The apps' extension links
- * it too, with the classes _core made (bclpy_adopt_exceptions).
+ * it too and raises the classes _core made: they live in _core's module
+ * state, found through sys.modules (a failure has no object of ours at
+ * hand; it is the slow path).
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/runtime.h"
+#include <string.h>
 
-PyObject *bclpy_Error, *bclpy_SegmentFull, *bclpy_ContainerFull, *bclpy_Empty;
+#include "binding/generated/runtime.h"
+
+#define CORE_NAME "pybcl._core"
+
+/* m is pybcl._core: its state, else NULL. */
+static bclpy_state *core_state_of(PyObject *m)
+{
+    PyModuleDef *def = m && PyModule_Check(m) ? PyModule_GetDef(m) : NULL;
+    return def && !strcmp(def->m_name, CORE_NAME) ? PyModule_GetState(m) : NULL;
+}
+
+/* pybcl._core's state, or NULL (with no exception set by a missing module). */
+static bclpy_state *find_core(void)
+{
+    /* borrowed: sys.modules keeps the module, and with it the state, alive */
+    PyObject *m = PyDict_GetItemString(PyImport_GetModuleDict(), CORE_NAME);
+    return core_state_of(m);
+}
+
+/* PyType_GetModuleByDef's walk (3.11+), by the module's name so that this
+ * file needs no module definition, and along tp_base: our types add C
+ * fields, so each is the solid base of its Python subclasses (pybcl.HashMap
+ * over pybcl._core.HashMap), one step up. */
+bclpy_state *bclpy_type_state(PyTypeObject *type)
+{
+    for (PyTypeObject *t = type; t; t = t->tp_base) {
+        bclpy_state *st = t->tp_flags & Py_TPFLAGS_HEAPTYPE
+                              ? core_state_of(((PyHeapTypeObject *)t)->ht_module)
+                              : NULL;
+        if (st)
+            return st;
+    }
+    PyErr_Format(PyExc_TypeError, "%s is not a type of " CORE_NAME, type->tp_name);
+    return NULL;
+}
+
+bclpy_state *bclpy_core_state(void)
+{
+    bclpy_state *st = find_core();
+    if (!st && !PyErr_Occurred())
+        PyErr_SetString(PyExc_ImportError, CORE_NAME " is not imported: import pybcl");
+    return st;
+}
+
+PyObject *bclpy_exc(enum bclpy_exc_id id)
+{
+    bclpy_state *st = find_core();
+    return st && st->exc[id] ? st->exc[id] : PyExc_RuntimeError;
+}
 
 PyObject *bclpy_raise(bcl_status st)
 {
@@ -22,9 +72,9 @@ PyObject *bclpy_raise(bcl_status st)
     case BCL_ERR_ARG: case BCL_ERR_DECODE: exc = PyExc_ValueError; break;
     case BCL_ERR_TYPE: exc = PyExc_TypeError; break;
     case BCL_ERR_BOUNDS: exc = PyExc_IndexError; break;
-    case BCL_ERR_SEGFULL: exc = bclpy_SegmentFull; break;
-    case BCL_ERR_FULL: exc = bclpy_ContainerFull; break;
-    case BCL_ERR_EMPTY: exc = bclpy_Empty; break;
+    case BCL_ERR_SEGFULL: exc = bclpy_exc(BCLPY_E_SEGMENTFULL); break;
+    case BCL_ERR_FULL: exc = bclpy_exc(BCLPY_E_CONTAINERFULL); break;
+    case BCL_ERR_EMPTY: exc = bclpy_exc(BCLPY_E_EMPTY); break;
     case BCL_ERR_NOMEM: exc = PyExc_MemoryError; break;
     case BCL_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
     case BCL_ERR_REENTRY: exc = PyExc_RuntimeError; break;
@@ -41,7 +91,7 @@ PyObject *bclpy_raise(bcl_status st)
         }
         return NULL;
     }
-    default: exc = bclpy_Error; break;
+    default: exc = bclpy_exc(BCLPY_E_ERROR); break;
     }
     PyErr_SetString(exc, bcl_last_error());
     return NULL;
@@ -50,7 +100,7 @@ PyObject *bclpy_raise(bcl_status st)
 /* pybcl.<name> subclassing both queue.<base> and pybcl.Error, so code
  * written for the standard library's queues catches pybcl's too. */
 static PyObject *queue_style_exception(const char *name, const char *base,
-                                       const char *doc)
+                                       const char *doc, PyObject *error)
 {
     PyObject *queue_mod = PyImport_ImportModule("queue");
     if (!queue_mod)
@@ -59,7 +109,7 @@ static PyObject *queue_style_exception(const char *name, const char *base,
     Py_DECREF(queue_mod);
     if (!std)
         return NULL;
-    PyObject *bases = PyTuple_Pack(2, std, bclpy_Error);
+    PyObject *bases = PyTuple_Pack(2, std, error);
     Py_DECREF(std);
     if (!bases)
         return NULL;
@@ -68,37 +118,27 @@ static PyObject *queue_style_exception(const char *name, const char *base,
     return exc;
 }
 
-int bclpy_add_exceptions(PyObject *m)
+int bclpy_add_exceptions(PyObject *m, bclpy_state *st)
 {
-    bclpy_Error = PyErr_NewExceptionWithDoc("pybcl.Error", BCLPY_DOC_EXC_ERROR, NULL, NULL);
-    if (!bclpy_Error)
+    PyObject **e = st->exc;
+    e[BCLPY_E_ERROR] = PyErr_NewExceptionWithDoc("pybcl.Error", BCLPY_DOC_EXC_ERROR, NULL,
+                                                 NULL);
+    if (!e[BCLPY_E_ERROR])
         return -1;
-    PyObject *bases = PyTuple_Pack(2, PyExc_MemoryError, bclpy_Error);
+    PyObject *bases = PyTuple_Pack(2, PyExc_MemoryError, e[BCLPY_E_ERROR]);
     if (!bases)
         return -1;
-    bclpy_SegmentFull = PyErr_NewExceptionWithDoc("pybcl.SegmentFull",
-                                                  BCLPY_DOC_EXC_SEGMENTFULL, bases, NULL);
+    e[BCLPY_E_SEGMENTFULL] = PyErr_NewExceptionWithDoc("pybcl.SegmentFull",
+                                                       BCLPY_DOC_EXC_SEGMENTFULL, bases, NULL);
     Py_DECREF(bases);
-    bclpy_ContainerFull = queue_style_exception("pybcl.ContainerFull", "Full",
-                                                BCLPY_DOC_EXC_CONTAINERFULL);
-    bclpy_Empty = queue_style_exception("pybcl.Empty", "Empty", BCLPY_DOC_EXC_EMPTY);
-    if (!bclpy_SegmentFull || !bclpy_ContainerFull || !bclpy_Empty)
-        return -1;
-    if (PyModule_AddObjectRef(m, "Error", bclpy_Error) < 0 ||
-        PyModule_AddObjectRef(m, "SegmentFull", bclpy_SegmentFull) < 0 ||
-        PyModule_AddObjectRef(m, "ContainerFull", bclpy_ContainerFull) < 0 ||
-        PyModule_AddObjectRef(m, "Empty", bclpy_Empty) < 0)
-        return -1;
-    return 0;
-}
-
-int bclpy_adopt_exceptions(PyObject *core)
-{
-    PyObject **mine[] = { &bclpy_Error, &bclpy_SegmentFull, &bclpy_ContainerFull,
-                          &bclpy_Empty };
-    const char *names[] = { "Error", "SegmentFull", "ContainerFull", "Empty" };
-    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
-        if (!(*mine[i] = PyObject_GetAttrString(core, names[i])))
+    e[BCLPY_E_CONTAINERFULL] = queue_style_exception(
+        "pybcl.ContainerFull", "Full", BCLPY_DOC_EXC_CONTAINERFULL, e[BCLPY_E_ERROR]);
+    e[BCLPY_E_EMPTY] = queue_style_exception("pybcl.Empty", "Empty", BCLPY_DOC_EXC_EMPTY,
+                                             e[BCLPY_E_ERROR]);
+    static const char *const names[BCLPY_NEXC] = {"Error", "SegmentFull", "ContainerFull",
+                                                  "Empty"};
+    for (int i = 0; i < BCLPY_NEXC; i++)
+        if (!e[i] || PyModule_AddObjectRef(m, names[i], e[i]) < 0)
             return -1;
     return 0;
 }

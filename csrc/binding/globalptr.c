@@ -7,12 +7,13 @@
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include <limits.h>
 
 #include "runtime/bcl_alloc.h"
-#include "binding/docstrings/globalptr.h"
+#include "binding/generated/globalptr.h"
+#include "binding/generated/gptr_methods.h"
 
 static PyObject *gptr_alloc_obj(PyTypeObject *type, bcl_gptr p, PyArray_Descr *dtype)
 {
@@ -29,8 +30,8 @@ static PyObject *gptr_alloc_obj(PyTypeObject *type, bcl_gptr p, PyArray_Descr *d
 int bclpy_gptr_check(const bclpy_GlobalPtr *p, uint64_t off, size_t nbytes)
 {
     if (p->epoch && p->epoch != bcl_rt.epoch) {
-        PyErr_Format(bclpy_Error, "%R was made before pybcl.finalize(): the segment it "
-                     "pointed into is gone (pointers do not survive a finalize)",
+        PyErr_Format(bclpy_exc(BCLPY_E_ERROR), "%R was made before pybcl.finalize(): the "
+                     "segment it pointed into is gone (pointers do not survive a finalize)",
                      (PyObject *)p);
         return -1;
     }
@@ -59,9 +60,9 @@ static PyObject *gptr_derived(const bclpy_GlobalPtr *from, uint64_t off)
     return (PyObject *)r;
 }
 
-PyObject *bclpy_gptr_new(bcl_gptr p, PyArray_Descr *dtype)
+PyObject *bclpy_gptr_new(bclpy_state *st, bcl_gptr p, PyArray_Descr *dtype)
 {
-    return gptr_alloc_obj(&bclpy_GlobalPtrType, p, dtype);
+    return gptr_alloc_obj(st->types[BCLPY_T_GLOBALPTR], p, dtype);
 }
 
 static PyObject *gptr_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -86,7 +87,7 @@ static PyObject *gptr_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 static void gptr_dealloc(bclpy_GlobalPtr *self)
 {
     Py_XDECREF(self->dtype);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 static PyObject *gptr_repr(bclpy_GlobalPtr *self)
@@ -151,23 +152,28 @@ static PyObject *gptr_offset_by(bclpy_GlobalPtr *p, PyObject *n_obj, int sign)
     return gptr_derived(p, off);
 }
 
+/* o is a GlobalPtr: in the binary slots, where either operand may be one,
+ * the type is known by its deallocator (no subclasses: not a base type),
+ * with no look-up of the module state on arithmetic's hot path. */
+#define IS_GPTR(o) (Py_TYPE(o)->tp_dealloc == (destructor)gptr_dealloc)
+
 static PyObject *gptr_add(PyObject *a, PyObject *b)
 {
-    if (bclpy_GlobalPtr_Check(a) && PyIndex_Check(b))
+    if (IS_GPTR(a) && PyIndex_Check(b))
         return gptr_offset_by((bclpy_GlobalPtr *)a, b, 1);
-    if (bclpy_GlobalPtr_Check(b) && PyIndex_Check(a))
+    if (IS_GPTR(b) && PyIndex_Check(a))
         return gptr_offset_by((bclpy_GlobalPtr *)b, a, 1);
     Py_RETURN_NOTIMPLEMENTED;
 }
 
 static PyObject *gptr_sub(PyObject *a, PyObject *b)
 {
-    if (!bclpy_GlobalPtr_Check(a))
+    if (!IS_GPTR(a))
         Py_RETURN_NOTIMPLEMENTED;
     bclpy_GlobalPtr *p = (bclpy_GlobalPtr *)a;
     if (PyIndex_Check(b))
         return gptr_offset_by(p, b, -1);
-    if (!bclpy_GlobalPtr_Check(b))
+    if (!IS_GPTR(b))
         Py_RETURN_NOTIMPLEMENTED;
     bclpy_GlobalPtr *q = (bclpy_GlobalPtr *)b;
     if (p->ptr.rank != q->ptr.rank)
@@ -186,7 +192,7 @@ static int gptr_bool(bclpy_GlobalPtr *self) { return !bcl_gptr_is_null(self->ptr
 
 static PyObject *gptr_richcompare(PyObject *a, PyObject *b, int op)
 {
-    if (!bclpy_GlobalPtr_Check(a) || !bclpy_GlobalPtr_Check(b))
+    if (!IS_GPTR(a) || !IS_GPTR(b))
         Py_RETURN_NOTIMPLEMENTED;
     bcl_gptr x = ((bclpy_GlobalPtr *)a)->ptr, y = ((bclpy_GlobalPtr *)b)->ptr;
     /* Order by (rank, offset); null pointers are equal whatever the rank. */
@@ -199,12 +205,6 @@ static PyObject *gptr_richcompare(PyObject *a, PyObject *b, int op)
         c = x.offset == y.offset ? 0 : (x.offset < y.offset ? -1 : 1);
     Py_RETURN_RICHCOMPARE(c, 0, op);
 }
-
-static PyNumberMethods gptr_as_number = {
-    .nb_add = gptr_add,
-    .nb_subtract = gptr_sub,
-    .nb_bool = (inquiry)gptr_bool,
-};
 
 /* ---- ptr[i], ptr[i:j] -------------------------------------------------- */
 
@@ -335,11 +335,6 @@ static int gptr_setitem(bclpy_GlobalPtr *self, PyObject *key, PyObject *value)
     return st == BCL_OK ? 0 : (bclpy_raise(st), -1);
 }
 
-static PyMappingMethods gptr_as_mapping = {
-    .mp_subscript = (binaryfunc)gptr_getitem,
-    .mp_ass_subscript = (objobjargproc)gptr_setitem,
-};
-
 /* ---- methods ------------------------------------------------------------ */
 
 static PyObject *gptr_local(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
@@ -414,9 +409,7 @@ static PyObject *gptr_setstate(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
 }
 
 static PyMethodDef gptr_methods[] = {
-    {"local", BCLPY_KW_METHOD(gptr_local), BCLPY_DOC_GPTR_LOCAL},
-    {"__reduce__", (PyCFunction)gptr_reduce, METH_NOARGS, BCLPY_DOC_GPTR_REDUCE},
-    {"__setstate__", BCLPY_KW_METHOD(gptr_setstate), BCLPY_DOC_GPTR_SETSTATE},
+    BCLPY_METHODS_GLOBALPTR
     {NULL, NULL, 0, NULL}
 };
 
@@ -426,24 +419,27 @@ BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_offset,
 BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_dtype, Py_NewRef((PyObject *)self->dtype))
 
 static PyGetSetDef gptr_getset[] = {
-    BCLPY_PROPERTY("rank", gptr_get_rank, "int: the rank owning the memory.", "p.rank"),
-    BCLPY_PROPERTY("offset", gptr_get_offset, "int: byte offset in the owner's segment.",
-                   "p.offset"),
-    BCLPY_PROPERTY("dtype", gptr_get_dtype,
-                   "numpy.dtype: the element dtype (what p + 1 steps over).",
-                   "p.dtype"),
+    BCLPY_PROPERTY("rank", gptr_get_rank, BCLPY_DOC_PROP_GLOBALPTR_RANK),
+    BCLPY_PROPERTY("offset", gptr_get_offset, BCLPY_DOC_PROP_GLOBALPTR_OFFSET),
+    BCLPY_PROPERTY("dtype", gptr_get_dtype, BCLPY_DOC_PROP_GLOBALPTR_DTYPE),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
-PyTypeObject bclpy_GlobalPtrType = {
-    BCLPY_TYPE_HEAD("pybcl.GlobalPtr", bclpy_GlobalPtr, gptr_dealloc,
-                    BCLPY_DOC_GLOBALPTR),
-    .tp_repr = (reprfunc)gptr_repr,
-    .tp_as_number = &gptr_as_number,
-    .tp_as_mapping = &gptr_as_mapping,
-    .tp_hash = (hashfunc)gptr_hash,
-    .tp_richcompare = gptr_richcompare,
-    .tp_methods = gptr_methods,
-    .tp_getset = gptr_getset,
-    .tp_new = gptr_tp_new,
+static PyType_Slot gptr_slots[] = {
+    BCLPY_SLOTS_HEAD(gptr_dealloc, BCLPY_DOC_GLOBALPTR),
+    {Py_tp_repr, gptr_repr},
+    {Py_nb_add, gptr_add},
+    {Py_nb_subtract, gptr_sub},
+    {Py_nb_bool, gptr_bool},
+    {Py_mp_subscript, gptr_getitem},
+    {Py_mp_ass_subscript, gptr_setitem},
+    {Py_tp_hash, gptr_hash},
+    {Py_tp_richcompare, gptr_richcompare},
+    {Py_tp_methods, gptr_methods},
+    {Py_tp_getset, gptr_getset},
+    {Py_tp_new, gptr_tp_new},
+    {0, NULL}
 };
+
+PyType_Spec bclpy_GlobalPtr_spec = BCLPY_TYPE_SPEC("pybcl.GlobalPtr", bclpy_GlobalPtr, 0,
+                                                   gptr_slots);

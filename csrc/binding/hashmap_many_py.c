@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "hashmap_py.h"
-#include "binding/docstrings/hashmap.h"
+#include "binding/generated/hashmap.h"
 
 static int is_fixed(bclpy_HashMap *self)
 {
@@ -58,8 +58,9 @@ static PyObject *run_batch(bclpy_HashMap *self, batch_fn fn, PyArrayObject *ka,
     size_t n_full, k = (size_t)PyArray_SIZE(ka);
     CHECK_NOGIL(fn(&self->m, PyArray_DATA(ka), PyArray_DATA(va), k, &n_full));
     if (n_full)
-        return PyErr_Format(bclpy_ContainerFull, "hash map full: %zu of %zu keys found no "
-                            "free bucket (the others were stored); resize() makes room",
+        return PyErr_Format(bclpy_exc(BCLPY_E_CONTAINERFULL), "hash map full: %zu of %zu "
+                            "keys found no free bucket (the others were stored); "
+                            "resize() makes room",
                             n_full, k);
     Py_RETURN_NONE;
 }
@@ -72,7 +73,7 @@ static int batch_args(bclpy_HashMap *self, BCLPY_FASTARGS, const char *fname,
 {
     if (bclpy_hm_refuse_in_modify(self, fname) < 0 ||
         bclpy_parse(fname, args, nargs, kwnames, names, nreq, n, a) < 0 ||
-        (promise && bclpy_hm_promise(a[n - 1], promise) < 0))
+        (promise && bclpy_hm_promise((PyObject *)self, a[n - 1], promise) < 0))
         return -1;
     HM_LIVE_OR(self, -1);
     return 0;
@@ -270,7 +271,7 @@ PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS)
     int promise, collective = 0;
     if (bclpy_hm_refuse_in_modify(self, "find_many") < 0 ||
         bclpy_parse("find_many", args, nargs, kwnames, names, 1, BCLPY_NNAMES(names), a) < 0 ||
-        bclpy_hm_promise(a[1], &promise) < 0 ||
+        bclpy_hm_promise((PyObject *)self, a[1], &promise) < 0 ||
         (a[2] && (collective = PyObject_IsTrue(a[2])) < 0))
         return NULL;
     HM_LIVE_OR(self, NULL);

@@ -9,7 +9,7 @@
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include <string.h>
 
@@ -17,9 +17,10 @@
 #include "hashmap_py.h"
 
 #include "comm/bcl_agree.h"
-#include "binding/docstrings/hashmap.h"
-#include "binding/docstrings/io.h"
+#include "binding/generated/hashmap.h"
+#include "binding/generated/io.h"
 #include "io_py.h"
+#include "binding/generated/hm_methods.h"
 
 /* ---- construction -------------------------------------------------------- */
 
@@ -91,7 +92,7 @@ static void hm_dealloc(bclpy_HashMap *self)
     bclpy_elemtype_clear(&self->vt);
     bcl_mp_writer_free(&self->kw);
     bcl_mp_writer_free(&self->vw);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 static PyObject *hm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -122,7 +123,7 @@ static PyObject *hm_insert(bclpy_HashMap *self, BCLPY_FASTARGS)
     int promise;
     HM_LIVE_OR(self, NULL);
     if (bclpy_parse("insert", args, nargs, kwnames, names, 2, 3, a) < 0 ||
-        bclpy_hm_promise(a[2], &promise) < 0)
+        bclpy_hm_promise((PyObject *)self, a[2], &promise) < 0)
         return NULL;
     return do_insert(self, a[0], a[1], promise);
 }
@@ -160,7 +161,7 @@ static PyObject *hm_find(bclpy_HashMap *self, BCLPY_FASTARGS)
     int promise;
     HM_LIVE_OR(self, NULL);
     if (bclpy_parse("find", args, nargs, kwnames, names, 1, 3, a) < 0 ||
-        bclpy_hm_promise(a[2], &promise) < 0)
+        bclpy_hm_promise((PyObject *)self, a[2], &promise) < 0)
         return NULL;
     int r = do_find(self, a[0], promise, &v);
     return found_or(r, v, a[1]);
@@ -213,7 +214,7 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, BCLPY_FASTARGS)
     unsigned char d[8];
     HM_LIVE_OR(self, NULL);
     if (bclpy_parse("accumulate", args, nargs, kwnames, names, 1, 3, a) < 0 ||
-        bclpy_hm_promise(a[2], &promise) < 0)
+        bclpy_hm_promise((PyObject *)self, a[2], &promise) < 0)
         return NULL;
     if (self->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self, "accumulate");
@@ -481,61 +482,33 @@ BCLPY_SAVE_METHOD(hm_save, bclpy_hm_io_target)
 BCLPY_CLOSE_METHOD(hm_close, bclpy_HashMap, "HashMap", live, bcl_hm_destroy, m)
 
 static PyMethodDef hm_methods[] = {
-    BCLPY_LIFE_METHODS(hm_close),
-    {"insert", BCLPY_KW_METHOD(hm_insert), BCLPY_DOC_HM_INSERT},
-    {"find", BCLPY_KW_METHOD(hm_find), BCLPY_DOC_HM_FIND},
-    {"get", BCLPY_KW_METHOD(hm_get), BCLPY_DOC_HM_GET},
-    {"accumulate", BCLPY_KW_METHOD(hm_accumulate), BCLPY_DOC_HM_ACCUMULATE},
-    {"modify", BCLPY_KW_METHOD(hm_modify), BCLPY_DOC_HM_MODIFY},
-    {"insert_many", BCLPY_KW_METHOD(bclpy_hm_insert_many), BCLPY_DOC_HM_INSERT_MANY},
-    {"find_many", BCLPY_KW_METHOD(bclpy_hm_find_many), BCLPY_DOC_HM_FIND_MANY},
-    {"accumulate_many", BCLPY_KW_METHOD(bclpy_hm_accumulate_many), BCLPY_DOC_HM_ACCUMULATE_MANY},
-    {"erase", BCLPY_KW_METHOD(bclpy_hm_erase), BCLPY_DOC_HM_ERASE},
-    {"erase_many", BCLPY_KW_METHOD(bclpy_hm_erase_many), BCLPY_DOC_HM_ERASE_MANY},
-    {"size", (PyCFunction)hm_size, METH_NOARGS, BCLPY_DOC_HM_SIZE},
-    {"local_items", (PyCFunction)hm_local_items, METH_NOARGS, BCLPY_DOC_HM_LOCAL_ITEMS},
-    {"local_arrays", (PyCFunction)bclpy_hm_local_arrays, METH_NOARGS,
-     BCLPY_DOC_HM_LOCAL_ARRAYS},
-    {"local_histogram", (PyCFunction)(void (*)(void))bclpy_hm_local_histogram,
-     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_LOCAL_HISTOGRAM},
-    {"local_select", (PyCFunction)(void (*)(void))bclpy_hm_local_select,
-     METH_FASTCALL | METH_KEYWORDS, BCLPY_DOC_HM_LOCAL_SELECT},
-    {"resize", BCLPY_KW_METHOD(hm_resize), BCLPY_DOC_HM_RESIZE},
-    {"_collective_view", BCLPY_KW_METHOD(hm_collective_view), BCLPY_DOC_HM_COLLECTIVE_VIEW},
-    {"owner", BCLPY_KW_METHOD(hm_owner), BCLPY_DOC_HM_OWNER},
-    {"save", BCLPY_KW_METHOD(hm_save), BCLPY_DOC_SAVE},
+    BCLPY_METHODS_HASHMAP
     {NULL, NULL, 0, NULL}
 };
 
 static PyGetSetDef hm_getset[] = {
     {"capacity", (getter)hm_capacity, NULL,
-     BCLPY_DOC_PROP("int: number of buckets.", "m.capacity >= 1"), NULL},
+     BCLPY_DOC_PROP_HASHMAP_CAPACITY, NULL},
     {"key_type", (getter)hm_key_type, NULL,
-     BCLPY_DOC_PROP("The key type: a NumPy dtype, or bytes, str or object.", "m.key_type"), NULL},
+     BCLPY_DOC_PROP_HASHMAP_KEY_TYPE, NULL},
     {"value_type", (getter)hm_value_type, NULL,
-     BCLPY_DOC_PROP("The value type: a NumPy dtype, or bytes, str or object.",
-                    "m.value_type"), NULL},
+     BCLPY_DOC_PROP_HASHMAP_VALUE_TYPE, NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 
-static PyMappingMethods hm_as_mapping = {
-    .mp_length = (lenfunc)hm_length,
-    .mp_subscript = (binaryfunc)hm_subscript,
-    .mp_ass_subscript = (objobjargproc)hm_ass_subscript,
+static PyType_Slot hm_slots[] = {
+    BCLPY_SLOTS_HEAD(hm_dealloc, BCLPY_DOC_HASHMAP),
+    {Py_tp_repr, hm_repr},
+    {Py_mp_length, hm_length},
+    {Py_mp_subscript, hm_subscript},
+    {Py_mp_ass_subscript, hm_ass_subscript},
+    {Py_sq_contains, hm_contains},
+    {Py_tp_methods, hm_methods},
+    {Py_tp_getset, hm_getset},
+    {Py_tp_init, hm_init},
+    {Py_tp_new, hm_new},
+    {0, NULL}
 };
 
-static PySequenceMethods hm_as_sequence = {
-    .sq_contains = (objobjproc)hm_contains,
-};
-
-PyTypeObject bclpy_HashMapType = {
-    BCLPY_TYPE_HEAD_FLAGS("pybcl._core.HashMap", bclpy_HashMap, hm_dealloc,
-                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, BCLPY_DOC_HASHMAP),
-    .tp_repr = (reprfunc)hm_repr,
-    .tp_as_mapping = &hm_as_mapping,
-    .tp_as_sequence = &hm_as_sequence,
-    .tp_methods = hm_methods,
-    .tp_getset = hm_getset,
-    .tp_init = hm_init,
-    .tp_new = hm_new,
-};
+PyType_Spec bclpy_HashMap_spec = BCLPY_TYPE_SPEC("pybcl._core.HashMap", bclpy_HashMap,
+                                                 Py_TPFLAGS_BASETYPE, hm_slots);

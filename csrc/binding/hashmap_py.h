@@ -29,7 +29,7 @@ typedef struct {
 /* ---- hashmap_common.c ---------------------------------------------------- */
 
 /* None/NULL -> 0, a ConProm.HashMap flag -> its bits; -1 with TypeError. */
-int bclpy_hm_promise(PyObject *p, int *bits);
+int bclpy_hm_promise(PyObject *self, PyObject *p, int *bits);
 
 /* key -> serialized bytes in w and the core's key view. */
 int bclpy_hm_key(bclpy_HashMap *self, PyObject *key, bcl_mp_writer *w, bcl_hm_key *k);

@@ -3,7 +3,7 @@
  * one pass over the block, no copy of it and no object per entry. */
 #include "hashmap_py.h"
 
-#include "binding/docstrings/hashmap.h"
+#include "binding/generated/hashmap.h"
 #include "containers/hashmap/bcl_hashmap_compact.h"
 
 /* The values must be integers: TypeError naming the method otherwise. */

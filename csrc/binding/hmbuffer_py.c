@@ -3,11 +3,12 @@
  * bytes/str/object key or value to its serialized bytes is hmvbuffer_py.c's). */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include "hashmap_py.h"
 #include "containers/hashmap/bcl_hashmap_buffer.h"
-#include "binding/docstrings/hashmap.h"
+#include "binding/generated/hashmap.h"
+#include "binding/generated/hb_methods.h"
 
 typedef struct {
     PyObject_HEAD
@@ -34,7 +35,7 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     }
     if (a[3] && (grow = PyObject_IsTrue(a[3])) < 0)
         return -1;
-    if (!PyObject_TypeCheck(map, &bclpy_HashMapType)) {
+    if (!PyObject_TypeCheck(map, bclpy_type_state(Py_TYPE(self))->types[BCLPY_T_HASHMAP])) {
         PyErr_Format(PyExc_TypeError, "HashMapBuffer: hashmap must be a pybcl.HashMap, "
                      "not %.100s", Py_TYPE(map)->tp_name);
         return -1;
@@ -46,7 +47,7 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
         return -1;
     bclpy_HashMap *hm = (bclpy_HashMap *)map;
     if (!bclpy_current(hm->live, hm->epoch)) {
-        PyErr_SetString(bclpy_Error, "HashMap is not initialised");
+        PyErr_SetString(bclpy_exc(BCLPY_E_ERROR), "HashMap is not initialised");
         return -1;
     }
     static const char *const names[] = { "queue_size", "message_size", "grow" };
@@ -81,7 +82,7 @@ static void hb_dealloc(bclpy_HMBuf *self)
     bcl_mp_writer_free(&self->kw);
     bcl_mp_writer_free(&self->vw);
     Py_XDECREF(self->map);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 /* The buffer and its map must be usable (-1 with the exception). */
@@ -221,28 +222,19 @@ static void hb_destroy_all(bcl_hm_buffer *b) { bcl_hm_buffer_destroy(b, 1); }
 BCLPY_CLOSE_METHOD(hb_close, bclpy_HMBuf, "HashMapBuffer", live, hb_destroy_all, b)
 
 static PyMethodDef hb_methods[] = {
-    BCLPY_LIFE_METHODS(hb_close),
-    {"insert", BCLPY_KW_METHOD(hb_insert), BCLPY_DOC_HB_INSERT},
-    {"accumulate", BCLPY_KW_METHOD(hb_accumulate), BCLPY_DOC_HB_ACCUMULATE},
-    {"insert_many", BCLPY_KW_METHOD(hb_insert_many), BCLPY_DOC_HB_INSERT_MANY},
-    {"accumulate_many", BCLPY_KW_METHOD(hb_accumulate_many), BCLPY_DOC_HB_ACCUMULATE_MANY},
-    {"flush", (PyCFunction)hb_flush, METH_NOARGS, BCLPY_DOC_HB_FLUSH},
+    BCLPY_METHODS_HASHMAPBUFFER
     {NULL, NULL, 0, NULL}
 };
 
 static PyGetSetDef hb_getset[] = {
     {"overflowed", (getter)hb_overflowed, NULL,
-     BCLPY_DOC_PROP("int: entries that found their owner's queue full and "
-                    "waited in this rank's memory for flush().", "buf.overflowed"), NULL},
+     BCLPY_DOC_PROP_HASHMAPBUFFER_OVERFLOWED, NULL},
     {"hashmap", (getter)hb_hashmap, NULL,
-     BCLPY_DOC_PROP("pybcl.HashMap: the map this buffer fills.", "buf.hashmap"), NULL},
+     BCLPY_DOC_PROP_HASHMAPBUFFER_HASHMAP, NULL},
     {"pending", (getter)hb_pending, NULL,
-     BCLPY_DOC_PROP("int: entries this rank hands to the map at the next flush() "
-                    "(buffered since the last flush began, plus those a full map "
-                    "refused).", "buf.pending"), NULL},
+     BCLPY_DOC_PROP_HASHMAPBUFFER_PENDING, NULL},
     {"grow", (getter)hb_grow, NULL,
-     BCLPY_DOC_PROP("bool: flush() grows the map until every entry fits "
-                    "(HashMapBuffer(..., grow=True)).", "buf.grow"), NULL},
+     BCLPY_DOC_PROP_HASHMAPBUFFER_GROW, NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 
@@ -256,10 +248,13 @@ static PyObject *hb_repr(bclpy_HMBuf *self)
                                 self->b.grow ? "True" : "False");
 }
 
-PyTypeObject bclpy_HMBufType = {
-    BCLPY_TYPE_HEAD_FLAGS("pybcl._core.HashMapBuffer", bclpy_HMBuf, hb_dealloc,
-                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, BCLPY_DOC_HMBUFFER),
-    .tp_repr = (reprfunc)hb_repr,
-    .tp_getset = hb_getset,
-    BCLPY_TYPE_INIT(hb_methods, hb_init),
+static PyType_Slot hb_slots[] = {
+    BCLPY_SLOTS_HEAD(hb_dealloc, BCLPY_DOC_HMBUFFER),
+    {Py_tp_repr, hb_repr},
+    {Py_tp_getset, hb_getset},
+    BCLPY_SLOTS_INIT(hb_methods, hb_init),
+    {0, NULL}
 };
+
+PyType_Spec bclpy_HMBuf_spec = BCLPY_TYPE_SPEC("pybcl._core.HashMapBuffer", bclpy_HMBuf,
+                                               Py_TPFLAGS_BASETYPE, hb_slots);

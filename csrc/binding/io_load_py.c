@@ -12,21 +12,24 @@
 #include "io_py.h"
 
 #include "comm/bcl_agree.h"
-#include "binding/docstrings/io.h"
+#include "binding/generated/io.h"
+#include "binding/generated/bclpy_io_load_methods.h"
 
 static int io_target(PyObject *o, bclpy_io_target *t)
 {
     memset(t, 0, sizeof *t);
-    if (PyObject_TypeCheck(o, &bclpy_HashMapType))
+    bclpy_state *st = bclpy_type_state(Py_TYPE(o));
+    PyTypeObject *type = Py_TYPE(o), **types = st ? st->types : NULL;
+    PyErr_Clear();          /* not a type of ours: the TypeError below */
+    if (types && PyObject_TypeCheck(o, types[BCLPY_T_HASHMAP]))
         return bclpy_hm_io_target(o, t);
-    if (PyObject_TypeCheck(o, &bclpy_DArrayType) || PyObject_TypeCheck(o, &bclpy_ArrayType))
+    if (types && (type == types[BCLPY_T_DARRAY] || type == types[BCLPY_T_ARRAY]))
         return bclpy_array_io_target(o, t);
-    if (PyObject_TypeCheck(o, &bclpy_BloomType))
+    if (types && type == types[BCLPY_T_BLOOM])
         return bclpy_bloom_io_target(o, t);
-    if (PyObject_TypeCheck(o, &bclpy_FastQueueType) ||
-        PyObject_TypeCheck(o, &bclpy_CircularQueueType))
+    if (types && (type == types[BCLPY_T_FASTQUEUE] || type == types[BCLPY_T_CIRCULARQUEUE]))
         return bclpy_queue_io_target(o, t);
-    PyErr_Format(PyExc_TypeError, "%.100s is not a pybcl container", Py_TYPE(o)->tp_name);
+    PyErr_Format(PyExc_TypeError, "%.100s is not a pybcl container", type->tp_name);
     return -1;
 }
 
@@ -120,6 +123,6 @@ static PyObject *py_io_load(PyObject *self, BCLPY_FASTARGS)
 }
 
 PyMethodDef bclpy_io_load_methods[] = {
-    {"_io_load", BCLPY_KW_METHOD(py_io_load), BCLPY_DOC_IO_LOAD},
+    BCLPY_METHODS_IO_LOAD
     {NULL, NULL, 0, NULL}
 };

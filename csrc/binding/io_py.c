@@ -19,32 +19,30 @@
 #include "comm/bcl_agree.h"
 #include "io/bcl_sv_posix.h"
 #include "serial/bcl_hash.h"
-#include "binding/docstrings/io.h"
-
-static PyObject *describe_fn;  /* pybcl/io.py: describe(container, meta) -> bytes */
-static PyObject *not_a_file;   /* a directory where a file belongs */
+#include "binding/generated/io.h"
+#include "binding/generated/bclpy_io_methods.h"
 
 /* A directory is both an IsADirectoryError and, for pybcl.load's
- * "not a pybcl file" contract, a ValueError. */
-static PyObject *not_a_file_error(void)
+ * "not a pybcl file" contract, a ValueError (made once, kept in st). */
+static PyObject *not_a_file_error(bclpy_state *st)
 {
-    if (!not_a_file) {
+    if (st && !st->not_a_file) {
         PyObject *bases = PyTuple_Pack(2, PyExc_IsADirectoryError, PyExc_ValueError);
-        not_a_file = bases ? PyErr_NewExceptionWithDoc(
-                                 "pybcl.io.NotAFileError",
-                                 "A directory where a pybcl file belongs (an "
-                                 "IsADirectoryError and a ValueError).", bases, NULL)
-                           : NULL;
+        st->not_a_file = bases ? PyErr_NewExceptionWithDoc(
+                                     "pybcl.io.NotAFileError",
+                                     "A directory where a pybcl file belongs (an "
+                                     "IsADirectoryError and a ValueError).", bases, NULL)
+                               : NULL;
         Py_XDECREF(bases);
     }
-    return not_a_file;
+    return st ? st->not_a_file : NULL;
 }
 
 PyObject *bclpy_io_raise(bcl_status st)
 {
     if (st != BCL_ERR_OS || bcl_last_os_errno() != EISDIR)
         return bclpy_raise(st);
-    PyObject *exc = not_a_file_error();
+    PyObject *exc = not_a_file_error(bclpy_core_state());
     /* an instance, as bclpy_raise's OSErrors (errors.c says why) */
     PyObject *err = exc ? PyObject_CallFunction(exc, "is", EISDIR, bcl_last_error()) : NULL;
     if (err) {
@@ -109,9 +107,10 @@ static bcl_status save_target(const bclpy_io_target *t, const char *path, const 
 /* The info block describe() makes of the container and meta: bytes. */
 static PyObject *describe(PyObject *self, PyObject *meta)
 {
+    PyObject *describe_fn = bclpy_type_state(Py_TYPE(self))->describe_fn;
     if (!describe_fn)
-        return PyErr_Format(bclpy_Error, "pybcl._core is not configured for saving: "
-                            "import pybcl (pybcl/io.py calls _core._io_configure)");
+        return PyErr_Format(bclpy_exc(BCLPY_E_ERROR), "pybcl._core is not configured for "
+                            "saving: import pybcl (pybcl/io.py calls _core._io_configure)");
     PyObject *info = PyObject_CallFunctionObjArgs(describe_fn, self, meta ? meta : Py_None,
                                                   NULL);
     if (info && !PyBytes_Check(info)) {
@@ -270,14 +269,13 @@ static PyObject *py_io_configure(PyObject *self, BCLPY_FASTARGS)
         return NULL;
     if (!PyCallable_Check(a[0]))
         return PyErr_Format(PyExc_TypeError, "describe must be callable");
-    Py_XSETREF(describe_fn, Py_NewRef(a[0]));
-    PyObject *exc = not_a_file_error();
+    bclpy_state *st = bclpy_module_state(self);
+    Py_XSETREF(st->describe_fn, Py_NewRef(a[0]));
+    PyObject *exc = not_a_file_error(st);
     return exc ? Py_NewRef(exc) : NULL;
 }
 
 PyMethodDef bclpy_io_methods[] = {
-    {"_io_configure", BCLPY_KW_METHOD(py_io_configure), BCLPY_DOC_IO_CONFIGURE},
-    {"_io_info", BCLPY_KW_METHOD(py_io_info), BCLPY_DOC_IO_INFO},
-    {"_io_read", BCLPY_KW_METHOD(py_io_read), BCLPY_DOC_IO_READ},
+    BCLPY_METHODS_IO
     {NULL, NULL, 0, NULL}
 };

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding/docstrings/lifetime.h"
+#include "binding/generated/lifetime.h"
 
 void bclpy_life_created(bclpy_life *l)
 {
@@ -119,14 +119,15 @@ PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t narg
 int bclpy_stale(const char *tname, int created)
 {
     if (!created)
-        PyErr_Format(bclpy_Error, "%s was not initialised", tname);
+        PyErr_Format(bclpy_exc(BCLPY_E_ERROR), "%s was not initialised", tname);
     else if (created == BCLPY_CLOSED)
         PyErr_Format(PyExc_ValueError, "operation on a closed %s", tname);
     else if (!bcl_rt.initialized)
-        PyErr_Format(bclpy_Error, "%s cannot be used: pybcl was finalized", tname);
+        PyErr_Format(bclpy_exc(BCLPY_E_ERROR), "%s cannot be used: pybcl was finalized",
+                     tname);
     else
-        PyErr_Format(bclpy_Error, "%s was made before pybcl.finalize() and the runtime "
-                     "was initialised again: containers do not survive a finalize "
+        PyErr_Format(bclpy_exc(BCLPY_E_ERROR), "%s was made before pybcl.finalize() and the "
+                     "runtime was initialised again: containers do not survive a finalize "
                      "(make a new one)", tname);
     return -1;
 }

@@ -1,20 +1,21 @@
 /*
  * modinit.c -- what the module initialisation of both extensions (pybcl._core,
- * pybcl.apps._kernels) does alike: create the module with its types and
- * function tables, add a new object to it.
+ * pybcl.apps._kernels) does alike: make the heap types of their specs, add
+ * the function tables.
  */
 #include "bclpy.h"
 
-static int add_types(PyObject *m, const bclpy_named_type *types, size_t n)
+int bclpy_add_types(PyObject *m, PyTypeObject **types, PyType_Spec *const *specs, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (PyType_Ready(types[i].type) < 0 ||
-            PyModule_AddObjectRef(m, types[i].name, (PyObject *)types[i].type) < 0)
+    for (size_t i = 0; i < n; i++) {
+        types[i] = (PyTypeObject *)PyType_FromModuleAndSpec(m, specs[i], NULL);
+        if (!types[i] || PyModule_AddType(m, types[i]) < 0)
             return -1;
+    }
     return 0;
 }
 
-static int add_functions(PyObject *m, PyMethodDef *const *tables, size_t n)
+int bclpy_add_functions(PyObject *m, PyMethodDef *const *tables, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (PyModule_AddFunctions(m, tables[i]) < 0)
@@ -22,13 +23,9 @@ static int add_functions(PyObject *m, PyMethodDef *const *tables, size_t n)
     return 0;
 }
 
-PyObject *bclpy_module_create(PyModuleDef *def, const bclpy_named_type *types,
-                              size_t ntypes, PyMethodDef *const *tables, size_t ntables)
+void bclpy_dealloc(PyObject *self)
 {
-    PyObject *m = PyModule_Create(def);
-    if (m && (add_types(m, types, ntypes) < 0 || add_functions(m, tables, ntables) < 0))
-        Py_CLEAR(m);
-    return m;
+    bclpy_dealloc_end(self);
 }
 
 int bclpy_add_new_ref(PyObject *m, const char *name, PyObject *obj)

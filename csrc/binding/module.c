@@ -20,12 +20,15 @@
 #include "runtime/bcl_watchdog.h"
 #include "containers/bcl_object.h"
 #include "binding/capi.h"
-#include "binding/docstrings/runtime.h"
+#include "binding/generated/runtime.h"
+#include "binding/generated/bclpy_runtime_methods.h"
 
 /* The core's wait loops call this (bcl_interrupt.h): run Python's pending
  * signal handlers, so Ctrl-C reaches a rank blocked in barrier() or a spin
  * loop.  Works whether or not the caller released the GIL; only the main
- * thread runs signal handlers. */
+ * thread runs signal handlers.  The hook and the main thread are facts of
+ * the process (the core's runtime is one per process), not of a module
+ * object, so they stay outside the module state. */
 static pthread_t main_thread;
 
 static int check_python_signals(void)
@@ -328,44 +331,21 @@ static PyObject *py_mpi_env_default(PyObject *self, PyObject *noargs)
 }
 
 PyMethodDef bclpy_runtime_methods[] = {
-    {"init", BCLPY_KW_METHOD(py_init), BCLPY_DOC_INIT},
-    {"finalize", BCLPY_KW_METHOD(py_finalize), BCLPY_DOC_FINALIZE},
-    {"arm_exit_guard", BCLPY_KW_METHOD(py_arm_exit_guard), BCLPY_DOC_ARM_EXIT_GUARD},
-    {"initialized", py_initialized, METH_NOARGS, BCLPY_DOC_INITIALIZED},
-    {"rank", py_rank, METH_NOARGS, BCLPY_DOC_RANK},
-    {"nprocs", py_nprocs, METH_NOARGS, BCLPY_DOC_NPROCS},
-    {"transport", py_transport, METH_NOARGS, BCLPY_DOC_TRANSPORT},
-    {"segment_size", py_segment_size, METH_NOARGS, BCLPY_DOC_SEGMENT_SIZE},
-    {"barrier", py_barrier, METH_NOARGS, BCLPY_DOC_BARRIER},
-    {"flush", py_flush, METH_NOARGS, BCLPY_DOC_FLUSH},
-    {"progress", py_progress, METH_NOARGS, BCLPY_DOC_PROGRESS},
-    {"_flush_stats", py_flush_stats, METH_NOARGS, BCLPY_DOC_FLUSH_STATS},
-    {"abort", BCLPY_KW_METHOD(py_abort), BCLPY_DOC_ABORT},
-    {"bcast_bytes", BCLPY_KW_METHOD(py_bcast_bytes), BCLPY_DOC_BCAST_BYTES},
-    {"allreduce_inplace", BCLPY_KW_METHOD(py_allreduce_inplace), BCLPY_DOC_ALLREDUCE_INPLACE},
-    {"wait_policy", py_wait_policy, METH_NOARGS, BCLPY_DOC_WAIT_POLICY},
-    {"watchdog_arm", BCLPY_KW_METHOD(py_watchdog_arm), BCLPY_DOC_WATCHDOG_ARM},
-    {"watchdog_disarm", py_watchdog_disarm, METH_NOARGS, BCLPY_DOC_WATCHDOG_DISARM},
-    {"ranks_per_node", py_ranks_per_node, METH_NOARGS, BCLPY_DOC_RANKS_PER_NODE},
-    {"progress_thread", py_progress_thread, METH_NOARGS, BCLPY_DOC_PROGRESS_THREAD},
-    {"init_reasons", py_reasons, METH_NOARGS, BCLPY_DOC_INIT_REASONS},
-    {"mpi_env_default", py_mpi_env_default, METH_NOARGS, BCLPY_DOC_MPI_ENV_DEFAULT},
-    {"_cell_started", py_cell_started, METH_NOARGS, BCLPY_DOC_CELL_STARTED},
-    {"_cell_failed", BCLPY_KW_METHOD(py_cell_failed), BCLPY_DOC_CELL_FAILED},
+    BCLPY_METHODS_RUNTIME
     {NULL, NULL, 0, NULL}
 };
 
 /* Every type and function table of pybcl._core, declared in bclpy.h. */
-static const bclpy_named_type types[] = {
-    {"GlobalPtr", &bclpy_GlobalPtrType},
-    {"FastQueue", &bclpy_FastQueueType},
-    {"CircularQueue", &bclpy_CircularQueueType},
-    {"HashMap", &bclpy_HashMapType},
-    {"HashMapBuffer", &bclpy_HMBufType},
-    {"BloomFilter", &bclpy_BloomType},
-    {"DArray", &bclpy_DArrayType},
-    {"Array", &bclpy_ArrayType},
-    {"DArrayBuffer", &bclpy_DABufType},
+static PyType_Spec *const specs[BCLPY_NTYPES] = {
+    [BCLPY_T_GLOBALPTR] = &bclpy_GlobalPtr_spec,
+    [BCLPY_T_FASTQUEUE] = &bclpy_FastQueue_spec,
+    [BCLPY_T_CIRCULARQUEUE] = &bclpy_CircularQueue_spec,
+    [BCLPY_T_HASHMAP] = &bclpy_HashMap_spec,
+    [BCLPY_T_HMBUF] = &bclpy_HMBuf_spec,
+    [BCLPY_T_BLOOM] = &bclpy_Bloom_spec,
+    [BCLPY_T_DARRAY] = &bclpy_DArray_spec,
+    [BCLPY_T_ARRAY] = &bclpy_Array_spec,
+    [BCLPY_T_DABUF] = &bclpy_DABuf_spec,
 };
 
 static PyMethodDef *const method_tables[] = {
@@ -389,29 +369,50 @@ static PyObject *transport_names(void)
     return names;
 }
 
-static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, "pybcl._core",
-    "C core of pybcl: runtime, global pointers and containers over MPI-3.", -1,
-    NULL, NULL, NULL, NULL, NULL
-};
+/* Apply DO (Py_VISIT, Py_CLEAR) to every reference the state st holds. */
+#define STATE_REFS(st, DO)                                                      \
+    do {                                                                        \
+        for (int i_ = 0; i_ < BCLPY_NTYPES; i_++)                               \
+            DO((st)->types[i_]);                                                \
+        for (int i_ = 0; i_ < BCLPY_NEXC; i_++)                                 \
+            DO((st)->exc[i_]);                                                  \
+        DO((st)->init_fn);                                                      \
+        DO((st)->promise_cls[0]);                                               \
+        DO((st)->promise_cls[1]);                                               \
+        DO((st)->describe_fn);                                                  \
+        DO((st)->not_a_file);                                                   \
+    } while (0)
+
+static void release_state(bclpy_state *st)
+{
+    bcl_mp_writer_free(&st->packb_writer);
+}
+
+static int core_exec(PyObject *m)
+{
+    import_array1(-1);
+    bclpy_state *st = bclpy_module_state(m);
+    /* the types and functions; the exceptions; the transports' names, from
+     * the core's one table (pybcl._env checks PYBCL_TRANSPORT against them);
+     * the C functions other extensions may call (capi.h); the compact hash
+     * map's reserved key words (hashmap_values_py.c) */
+    if (bclpy_add_types(m, st->types, specs, BCLPY_NTYPES) < 0 ||
+        bclpy_add_functions(m, method_tables, BCLPY_COUNT(method_tables)) < 0 ||
+        bclpy_add_exceptions(m, st) < 0 ||
+        bclpy_add_new_ref(m, "TRANSPORTS", transport_names()) < 0 ||
+        bclpy_add_new_ref(m, "_C_API", bclpy_capi_capsule()) < 0 ||
+        bclpy_hm_add_constants(m) < 0)
+        return -1;
+    main_thread = pthread_self();
+    bcl_set_interrupt_hook(check_python_signals);
+    return 0;
+}
+
+BCLPY_MODULE_DEF(core_module, "pybcl._core",
+                 "C core of pybcl: runtime, global pointers and containers over MPI-3.",
+                 bclpy_state, STATE_REFS, core_exec, release_state);
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    import_array();
-    PyObject *m = bclpy_module_create(&core_module, types, BCLPY_COUNT(types), method_tables,
-                                      BCLPY_COUNT(method_tables));
-    /* the exceptions; the transports' names, from the core's one table
-     * (pybcl._env checks PYBCL_TRANSPORT against them); the C functions
-     * other extensions may call (capi.h); the compact hash map's reserved
-     * key words (hashmap_values_py.c) */
-    if (m && (bclpy_add_exceptions(m) < 0 ||
-              bclpy_add_new_ref(m, "TRANSPORTS", transport_names()) < 0 ||
-              bclpy_add_new_ref(m, "_C_API", bclpy_capi_capsule()) < 0 ||
-              bclpy_hm_add_constants(m) < 0))
-        Py_CLEAR(m);
-    if (!m)
-        return NULL;
-    main_thread = pthread_self();
-    bcl_set_interrupt_hook(check_python_signals);
-    return m;
+    return PyModuleDef_Init(&core_module);
 }

@@ -14,19 +14,23 @@
 
 #include "msgpack_py.h"
 #include "serial/bcl_hash.h"
-#include "binding/docstrings/msgpack.h"
+#include "binding/generated/msgpack.h"
+#include "binding/generated/bclpy_msgpack_methods.h"
 
 /* ----------------------------------------------------------------- packing */
-
-static int pack_obj(bcl_mp_writer *w, PyObject *o, int depth);
 
 /* What the walk is packing.  Containers need more than packb: a stored
  * value must come back (a dict keyed by a tuple packs, but its key comes
  * back as an unhashable list), and equal keys must pack to equal bytes
- * (1 == 1.0 == True is one key, as in a dict).  The mode is a file static:
- * the GIL is held for a whole walk and nothing in it runs Python code. */
-enum { PACK_PLAIN, PACK_VALUE, PACK_KEY };
-static int pack_mode = PACK_PLAIN;
+ * (1 == 1.0 == True is one key, as in a dict).  The walk's options are
+ * passed down with it, as msgpack-python's Packer keeps its own. */
+enum pack_mode { PACK_PLAIN, PACK_VALUE, PACK_KEY };
+typedef struct pack_opts {
+    enum pack_mode mode;
+    bclpy_state *st;        /* pybcl._core's (packb), or NULL: the object's type says */
+} pack_opts;
+
+static int pack_obj(bcl_mp_writer *w, const pack_opts *opt, PyObject *o, int depth);
 
 /* Turn a failed write into a Python exception; returns -1. */
 static int pack_fail(bcl_status st)
@@ -117,8 +121,8 @@ static int depth_error(void)
     return -1;
 }
 
-static int pack_items(bcl_mp_writer *w, PyObject *const *items, Py_ssize_t n,
-                      int depth)
+static int pack_items(bcl_mp_writer *w, const pack_opts *opt, PyObject *const *items,
+                      Py_ssize_t n, int depth)
 {
     Py_ssize_t i;
 
@@ -126,26 +130,26 @@ static int pack_items(bcl_mp_writer *w, PyObject *const *items, Py_ssize_t n,
         return depth_error();
     PACK_TRY(bcl_mp_write_array_header(w, (size_t)n));
     for (i = 0; i < n; i++)
-        if (pack_obj(w, items[i], depth + 1) < 0)
+        if (pack_obj(w, opt, items[i], depth + 1) < 0)
             return -1;
     return 0;
 }
 
-static int pack_dict(bcl_mp_writer *w, PyObject *o, int depth)
+static int pack_dict(bcl_mp_writer *w, const pack_opts *opt, PyObject *o, int depth)
 {
     Py_ssize_t pos = 0;
     PyObject *k, *v;
 
     if (depth >= BCL_MP_MAX_DEPTH)
         return depth_error();
-    if (pack_mode == PACK_KEY) {
+    if (opt->mode == PACK_KEY) {
         PyErr_SetString(PyExc_TypeError, "key: unhashable type: 'dict' (a dict cannot "
                         "be a key, as in a Python dict)");
         return -1;
     }
     PACK_TRY(bcl_mp_write_map_header(w, (size_t)PyDict_GET_SIZE(o)));
     while (PyDict_Next(o, &pos, &k, &v)) {   /* insertion order */
-        if (pack_mode == PACK_VALUE &&
+        if (opt->mode == PACK_VALUE &&
             (PyList_Check(k) || PyTuple_Check(k) || PyDict_Check(k))) {
             PyErr_Format(PyExc_TypeError, "value: a dict keyed by a %.50s (%R) cannot be "
                          "stored: msgpack reads it back as an unhashable list; use "
@@ -153,7 +157,7 @@ static int pack_dict(bcl_mp_writer *w, PyObject *o, int depth)
                          Py_TYPE(k)->tp_name, k);
             return -1;
         }
-        if (pack_obj(w, k, depth + 1) < 0 || pack_obj(w, v, depth + 1) < 0)
+        if (pack_obj(w, opt, k, depth + 1) < 0 || pack_obj(w, opt, v, depth + 1) < 0)
             return -1;
     }
     return 0;
@@ -237,7 +241,17 @@ static int pack_gptr(bcl_mp_writer *w, PyObject *o)
     return rc;
 }
 
-static PyObject *unpack_gptr(const unsigned char *p, uint32_t n)
+/* The unpacking walk's options, passed down with it as msgpack-python's
+ * Unpacker keeps its own.  tuples: decoding a container key, arrays come
+ * back as tuples (a key was a tuple when stored: lists are refused, see
+ * PACK_KEY).  st: pybcl._core's state, for the GlobalPtrs met (unpackb
+ * gives its module's; a container's read looks it up at the first one). */
+typedef struct unpack_opts {
+    int tuples;
+    bclpy_state *st;
+} unpack_opts;
+
+static PyObject *unpack_gptr(unpack_opts *opt, const unsigned char *p, uint32_t n)
 {
     if (n < 13)
         return PyErr_Format(PyExc_ValueError, "pybcl.unpackb: GlobalPtr ext of %u bytes "
@@ -258,22 +272,25 @@ static PyObject *unpack_gptr(const unsigned char *p, uint32_t n)
         return PyErr_Format(PyExc_ValueError, "pybcl.unpackb: malformed GlobalPtr ext");
     }
     Py_DECREF(spec);
-    PyObject *r = bclpy_gptr_new(bcl_gptr_make((int)rank, offset), d);
+    if (!opt->st)
+        opt->st = bclpy_core_state();
+    PyObject *r = opt->st ? bclpy_gptr_new(opt->st, bcl_gptr_make((int)rank, offset), d)
+                          : NULL;
     Py_DECREF(d);
     return r;
 }
 
-static PyObject *unpack_ext(const bcl_mp_item *it)
+static PyObject *unpack_ext(unpack_opts *opt, const bcl_mp_item *it)
 {
     if (it->v.i == BCLPY_EXT_GPTR)
-        return unpack_gptr(it->ptr, it->len);
+        return unpack_gptr(opt, it->ptr, it->len);
     return PyErr_Format(PyExc_ValueError, "pybcl.unpackb: ext type %d is not supported "
                         "(only pybcl's GlobalPtr, type %d)", (int)it->v.i, BCLPY_EXT_GPTR);
 }
 
 /* Subclasses of the supported types and the other bytes-like objects: the
  * slow path, after the exact-type checks of pack_obj. */
-static int pack_other(bcl_mp_writer *w, PyObject *o, int depth)
+static int pack_other(bcl_mp_writer *w, const pack_opts *opt, PyObject *o, int depth)
 {
     if (PyBool_Check(o)) {     /* bool is an int subclass: test it first */
         PACK_TRY(bcl_mp_write_bool(w, o == Py_True));
@@ -295,17 +312,18 @@ static int pack_other(bcl_mp_writer *w, PyObject *o, int depth)
     if (PyMemoryView_Check(o))
         return pack_buffer(w, o);
     if (PyDict_Check(o))
-        return pack_dict(w, o, depth);
+        return pack_dict(w, opt, o, depth);
     if (PyList_Check(o))
-        return pack_items(w, ((PyListObject *)o)->ob_item,
-                          PyList_GET_SIZE(o), depth);
+        return pack_items(w, opt, ((PyListObject *)o)->ob_item, PyList_GET_SIZE(o), depth);
     if (PyTuple_Check(o))
-        return pack_items(w, ((PyTupleObject *)o)->ob_item,
-                          PyTuple_GET_SIZE(o), depth);
+        return pack_items(w, opt, ((PyTupleObject *)o)->ob_item, PyTuple_GET_SIZE(o),
+                          depth);
     if (PyArray_IsScalar(o, Integer) || PyArray_IsScalar(o, Bool) ||
         PyArray_IsScalar(o, Floating))
         return pack_numpy_scalar(w, o);
-    if (bclpy_GlobalPtr_Check(o))
+    bclpy_state *st = opt->st ? opt->st : bclpy_type_state(Py_TYPE(o));
+    PyErr_Clear();          /* not a type of ours: the TypeError below */
+    if (st && bclpy_GlobalPtr_Check(st, o))
         return pack_gptr(w, o);
     PyErr_Format(PyExc_TypeError,
                  "pybcl.packb: cannot serialize object of type '%.200s'",
@@ -348,11 +366,11 @@ static int pack_key_special(bcl_mp_writer *w, PyObject *o, int depth, int *done)
     return 0;
 }
 
-static int pack_obj(bcl_mp_writer *w, PyObject *o, int depth)
+static int pack_obj(bcl_mp_writer *w, const pack_opts *opt, PyObject *o, int depth)
 {
     PyTypeObject *t = Py_TYPE(o);
 
-    if (pack_mode == PACK_KEY && t != &PyLong_Type && t != &PyUnicode_Type &&
+    if (opt->mode == PACK_KEY && t != &PyLong_Type && t != &PyUnicode_Type &&
         t != &PyBytes_Type && t != &PyTuple_Type) {
         int done, rc = pack_key_special(w, o, depth, &done);
         if (done)
@@ -370,13 +388,12 @@ static int pack_obj(bcl_mp_writer *w, PyObject *o, int depth)
     if (t == &PyBytes_Type)
         return pack_bytes(w, PyBytes_AS_STRING(o), PyBytes_GET_SIZE(o));
     if (t == &PyDict_Type)
-        return pack_dict(w, o, depth);
+        return pack_dict(w, opt, o, depth);
     if (t == &PyList_Type)
-        return pack_items(w, ((PyListObject *)o)->ob_item,
-                          PyList_GET_SIZE(o), depth);
+        return pack_items(w, opt, ((PyListObject *)o)->ob_item, PyList_GET_SIZE(o), depth);
     if (t == &PyTuple_Type)
-        return pack_items(w, ((PyTupleObject *)o)->ob_item,
-                          PyTuple_GET_SIZE(o), depth);
+        return pack_items(w, opt, ((PyTupleObject *)o)->ob_item, PyTuple_GET_SIZE(o),
+                          depth);
     if (o == Py_None) {
         PACK_TRY(bcl_mp_write_nil(w));
         return 0;
@@ -385,60 +402,54 @@ static int pack_obj(bcl_mp_writer *w, PyObject *o, int depth)
         PACK_TRY(bcl_mp_write_bool(w, o == Py_True));
         return 0;
     }
-    return pack_other(w, o, depth);
+    return pack_other(w, opt, o, depth);
 }
+
+static const pack_opts plain_opts = {PACK_PLAIN}, value_opts = {PACK_VALUE},
+                       key_opts = {PACK_KEY};
 
 int bclpy_pack(bcl_mp_writer *w, PyObject *obj)
 {
-    return pack_obj(w, obj, 0);
-}
-
-static int pack_in_mode(bcl_mp_writer *w, PyObject *obj, int mode)
-{
-    int saved = pack_mode;
-    pack_mode = mode;
-    int rc = pack_obj(w, obj, 0);
-    pack_mode = saved;
-    return rc;
+    return pack_obj(w, &plain_opts, obj, 0);
 }
 
 int bclpy_pack_value(bcl_mp_writer *w, PyObject *obj)
 {
-    return pack_in_mode(w, obj, PACK_VALUE);
+    return pack_obj(w, &value_opts, obj, 0);
 }
 
 int bclpy_pack_key(bcl_mp_writer *w, PyObject *obj)
 {
-    return pack_in_mode(w, obj, PACK_KEY);
+    return pack_obj(w, &key_opts, obj, 0);
 }
 
-/* packb reuses one writer buffer across calls (the GIL is held for the whole
- * call and nothing in the walk runs Python code), so a typical call does no
- * malloc besides the result bytes.  Buffers that grew big are released so a
- * single huge packb does not pin memory. */
+/* packb reuses one writer buffer across calls, kept in the module state
+ * (the GIL is held for the whole call and nothing in the walk runs Python
+ * code), so a typical call does no malloc besides the result bytes.
+ * Buffers that grew big are released so a single huge packb does not pin
+ * memory. */
 #define PACKB_KEEP_CAP (1u << 20)
-static bcl_mp_writer packb_writer;
-static int packb_busy;
 
 static PyObject *py_packb(PyObject *self, BCLPY_FASTARGS)
 {
     PyObject *obj;
     if (bclpy_parse1("packb", args, nargs, kwnames, "obj", &obj) < 0)
         return NULL;
-    bcl_mp_writer local, *w = &packb_writer;
+    bclpy_state *st = bclpy_module_state(self);
+    bcl_mp_writer local, *w = &st->packb_writer;
     PyObject *res = NULL;
 
-    (void)self;
-    if (packb_busy) {           /* defensive: re-entered somehow */
+    if (st->packb_busy) {       /* defensive: re-entered somehow */
         bcl_mp_writer_init(&local);
         w = &local;
     }
-    packb_busy++;
+    st->packb_busy++;
     bcl_mp_writer_reset(w);
-    if (pack_obj(w, obj, 0) == 0)
+    pack_opts opts = {PACK_PLAIN, st};
+    if (pack_obj(w, &opts, obj, 0) == 0)
         res = PyBytes_FromStringAndSize((const char *)w->buf,
                                         (Py_ssize_t)w->len);
-    packb_busy--;
+    st->packb_busy--;
     if (w == &local || w->cap > PACKB_KEEP_CAP)
         bcl_mp_writer_free(w);
     return res;
@@ -454,7 +465,10 @@ static PyObject *decode_error(void)
 
 /* Map keys repeat (record field names), so short ASCII keys are cached:
  * a hit skips the allocation and the dict's string hashing (the cached
- * object carries its hash).  Direct-mapped, keyed by XXH64 of the bytes. */
+ * object carries its hash).  Direct-mapped, keyed by XXH64 of the bytes.
+ * This cache and the small ints' below hold immutable objects only and
+ * stay process-wide: bclpy_unpack's callers (every container's reads) have
+ * no module at hand, and a look-up per call would cost what they save. */
 #define KEYCACHE_SLOTS 512
 #define KEYCACHE_MAXLEN 32
 static PyObject *keycache[KEYCACHE_SLOTS];
@@ -501,12 +515,9 @@ static inline PyObject *small_uint(uint64_t v)
     return o;
 }
 
-static PyObject *unpack_array(bcl_mp_reader *r, uint32_t n, int depth);
-static PyObject *unpack_map(bcl_mp_reader *r, uint32_t n, int depth);
-
-/* Set while decoding a container key: arrays come back as tuples (a key
- * was a tuple when stored: lists are refused, see PACK_KEY). */
-static int unpack_tuples;
+static PyObject *unpack_array(bcl_mp_reader *r, unpack_opts *opt, uint32_t n,
+                              int depth);
+static PyObject *unpack_map(bcl_mp_reader *r, unpack_opts *opt, uint32_t n, int depth);
 
 /* One object.  Inlined into the array/map loops (a call per item was a
  * measurable share of unpacking time); containers recurse through the
@@ -514,7 +525,8 @@ static int unpack_tuples;
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline PyObject *unpack_item(bcl_mp_reader *r, int depth, int is_key)
+static inline PyObject *unpack_item(bcl_mp_reader *r, unpack_opts *opt, int depth,
+                                    int is_key)
 {
     bcl_mp_item it;
 
@@ -545,7 +557,7 @@ static inline PyObject *unpack_item(bcl_mp_reader *r, int depth, int is_key)
     case BCL_MP_BOOL:
         return PyBool_FromLong(it.v.b);
     case BCL_MP_EXT:
-        return unpack_ext(&it);
+        return unpack_ext(opt, &it);
     case BCL_MP_ARRAY:
     case BCL_MP_MAP:
         break;
@@ -558,31 +570,27 @@ static inline PyObject *unpack_item(bcl_mp_reader *r, int depth, int is_key)
         return NULL;
     }
     if (it.type == BCL_MP_ARRAY)
-        return unpack_array(r, it.len, depth);
-    return unpack_map(r, it.len, depth);
+        return unpack_array(r, opt, it.len, depth);
+    return unpack_map(r, opt, it.len, depth);
 }
 
-static PyObject *unpack_obj(bcl_mp_reader *r, int depth, int is_key)
-{
-    return unpack_item(r, depth, is_key);
-}
-
-static PyObject *unpack_array(bcl_mp_reader *r, uint32_t n, int depth)
+static PyObject *unpack_array(bcl_mp_reader *r, unpack_opts *opt, uint32_t n,
+                              int depth)
 {
     /* n <= remaining bytes (checked by the reader): a safe pre-size. */
-    PyObject *list = unpack_tuples ? PyTuple_New((Py_ssize_t)n)
+    PyObject *list = opt->tuples ? PyTuple_New((Py_ssize_t)n)
                                    : PyList_New((Py_ssize_t)n);
     uint32_t i;
 
     if (!list)
         return NULL;
     for (i = 0; i < n; i++) {
-        PyObject *item = unpack_item(r, depth + 1, 0);
+        PyObject *item = unpack_item(r, opt, depth + 1, 0);
         if (!item) {
             Py_DECREF(list);
             return NULL;
         }
-        if (unpack_tuples)
+        if (opt->tuples)
             PyTuple_SET_ITEM(list, i, item);
         else
             PyList_SET_ITEM(list, i, item);
@@ -601,7 +609,7 @@ static PyObject *new_dict(uint32_t n)
     return PyDict_New();
 }
 
-static PyObject *unpack_map(bcl_mp_reader *r, uint32_t n, int depth)
+static PyObject *unpack_map(bcl_mp_reader *r, unpack_opts *opt, uint32_t n, int depth)
 {
     PyObject *dict = new_dict(n);
     uint32_t i;
@@ -612,7 +620,7 @@ static PyObject *unpack_map(bcl_mp_reader *r, uint32_t n, int depth)
         PyObject *k, *v;
         int rc;
 
-        k = unpack_item(r, depth + 1, 1);
+        k = unpack_item(r, opt, depth + 1, 1);
         if (!k)
             goto fail;
         if (PyList_CheckExact(k) || PyDict_CheckExact(k)) {
@@ -623,7 +631,7 @@ static PyObject *unpack_map(bcl_mp_reader *r, uint32_t n, int depth)
             Py_DECREF(k);
             goto fail;
         }
-        v = unpack_item(r, depth + 1, 0);
+        v = unpack_item(r, opt, depth + 1, 0);
         if (!v) {
             Py_DECREF(k);
             goto fail;
@@ -640,13 +648,13 @@ fail:
     return NULL;
 }
 
-PyObject *bclpy_unpack(const unsigned char *data, size_t len)
+static PyObject *unpack_with(unpack_opts opts, const unsigned char *data, size_t len)
 {
     bcl_mp_reader r;
     PyObject *obj;
 
     bcl_mp_reader_init(&r, data, len);
-    obj = unpack_obj(&r, 0, 0);
+    obj = unpack_item(&r, &opts, 0, 0);
     if (obj && r.pos != len) {
         Py_DECREF(obj);
         PyErr_Format(PyExc_ValueError,
@@ -657,13 +665,14 @@ PyObject *bclpy_unpack(const unsigned char *data, size_t len)
     return obj;
 }
 
+PyObject *bclpy_unpack(const unsigned char *data, size_t len)
+{
+    return unpack_with((unpack_opts){.tuples = 0}, data, len);
+}
+
 PyObject *bclpy_unpack_key(const unsigned char *data, size_t len)
 {
-    int saved = unpack_tuples;
-    unpack_tuples = 1;
-    PyObject *obj = bclpy_unpack(data, len);
-    unpack_tuples = saved;
-    return obj;
+    return unpack_with((unpack_opts){.tuples = 1}, data, len);
 }
 
 static PyObject *py_unpackb(PyObject *self, BCLPY_FASTARGS)
@@ -673,14 +682,14 @@ static PyObject *py_unpackb(PyObject *self, BCLPY_FASTARGS)
         return NULL;
     Py_buffer view;
     PyObject *res;
+    unpack_opts opts = {.st = bclpy_module_state(self)};
 
-    (void)self;
     if (PyBytes_CheckExact(data))   /* common case: no buffer export */
-        return bclpy_unpack((const unsigned char *)PyBytes_AS_STRING(data),
-                            (size_t)PyBytes_GET_SIZE(data));
+        return unpack_with(opts, (const unsigned char *)PyBytes_AS_STRING(data),
+                           (size_t)PyBytes_GET_SIZE(data));
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    res = bclpy_unpack((const unsigned char *)view.buf, (size_t)view.len);
+    res = unpack_with(opts, (const unsigned char *)view.buf, (size_t)view.len);
     PyBuffer_Release(&view);
     return res;
 }
@@ -755,9 +764,6 @@ static PyObject *py_hash_u64(PyObject *self, BCLPY_FASTARGS)
 }
 
 PyMethodDef bclpy_msgpack_methods[] = {
-    {"packb", BCLPY_KW_METHOD(py_packb), BCLPY_DOC_PACKB},
-    {"unpackb", BCLPY_KW_METHOD(py_unpackb), BCLPY_DOC_UNPACKB},
-    {"hash64", BCLPY_KW_METHOD(py_hash64), BCLPY_DOC_HASH64},
-    {"hash_u64", BCLPY_KW_METHOD(py_hash_u64), BCLPY_DOC_HASH_U64},
+    BCLPY_METHODS_MSGPACK
     {NULL, NULL, 0, NULL}
 };

@@ -4,11 +4,13 @@
 #include <string.h>
 
 #include "runtime/bcl_alloc.h"
-#include "binding/docstrings/ops.h"
+#include "binding/generated/ops.h"
+#include "binding/generated/bclpy_ops_methods.h"
 
-static bclpy_GlobalPtr *as_gptr(PyObject *o, const char *argname)
+/* o as a GlobalPtr; self: the module pybcl._core (these are its functions). */
+static bclpy_GlobalPtr *as_gptr(PyObject *self, PyObject *o, const char *argname)
 {
-    if (!bclpy_GlobalPtr_Check(o)) {
+    if (!bclpy_GlobalPtr_Check(bclpy_module_state(self), o)) {
         PyErr_Format(PyExc_TypeError, "%s must be a pybcl.GlobalPtr, not %.100s",
                      argname, Py_TYPE(o)->tp_name);
         return NULL;
@@ -43,7 +45,8 @@ static PyObject *py_alloc(PyObject *self, BCLPY_FASTARGS)
         st = bcl_set_error(BCL_ERR_SEGFULL, "alloc: %lld elements overflow", count);
     else
         st = bcl_alloc(bytes, (size_t)PyDataType_ALIGNMENT(dtype), &off);
-    PyObject *r = st == BCL_OK ? bclpy_gptr_new(bcl_gptr_make(bcl_rt.rank, off), dtype)
+    PyObject *r = st == BCL_OK ? bclpy_gptr_new(bclpy_module_state(self),
+                                                bcl_gptr_make(bcl_rt.rank, off), dtype)
                                : bclpy_raise(st);
     Py_DECREF(dtype);
     if (r) {                      /* accesses through it stay inside the block */
@@ -60,7 +63,7 @@ static PyObject *py_free(PyObject *self, BCLPY_FASTARGS)
     PyObject *arg;
     if (bclpy_parse("free", args, nargs, kwnames, PTR, 1, 1, &arg) < 0)
         return NULL;
-    bclpy_GlobalPtr *p = as_gptr(arg, "ptr");
+    bclpy_GlobalPtr *p = as_gptr(self, arg, "ptr");
     if (!p || bclpy_ensure_init() < 0 || bclpy_gptr_check(p, p->ptr.offset, 0) < 0)
         return NULL;
     if (p->ptr.rank != bcl_rt.rank)
@@ -76,7 +79,7 @@ static PyObject *py_rget(PyObject *self, BCLPY_FASTARGS)
     long long count;
     if (bclpy_parse("rget", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
-    bclpy_GlobalPtr *p = as_gptr(a[0], "ptr");
+    bclpy_GlobalPtr *p = as_gptr(self, a[0], "ptr");
     if (!p || bclpy_int_arg(a[1], "rget: count", 0, PY_SSIZE_T_MAX, &count) < 0 ||
         bclpy_ensure_init() < 0)
         return NULL;
@@ -124,7 +127,7 @@ static PyObject *py_rput(PyObject *self, BCLPY_FASTARGS)
     if (bclpy_parse("rput", args, nargs, kwnames, names, 2, 2, a) < 0)
         return NULL;
     PyObject *ptr_obj = a[0], *data = a[1];
-    bclpy_GlobalPtr *p = as_gptr(ptr_obj, "ptr");
+    bclpy_GlobalPtr *p = as_gptr(self, ptr_obj, "ptr");
     if (!p || bclpy_ensure_init() < 0)
         return NULL;
     Py_buffer view;
@@ -170,10 +173,10 @@ static PyObject *py_rput(PyObject *self, BCLPY_FASTARGS)
 }
 
 /* Common front of the atomics: pointer, width, operand. */
-static int atomic_args(PyObject *ptr_obj, PyObject *v, bclpy_GlobalPtr **p, int *width,
-                       uint64_t *operand, const char *vname)
+static int atomic_args(PyObject *self, PyObject *ptr_obj, PyObject *v, bclpy_GlobalPtr **p,
+                       int *width, uint64_t *operand, const char *vname)
 {
-    *p = as_gptr(ptr_obj, "ptr");
+    *p = as_gptr(self, ptr_obj, "ptr");
     if (!*p || bclpy_ensure_init() < 0)
         return -1;
     *width = bclpy_atomic_width((*p)->dtype, "ptr.dtype");
@@ -182,15 +185,15 @@ static int atomic_args(PyObject *ptr_obj, PyObject *v, bclpy_GlobalPtr **p, int 
     return v ? bclpy_atomic_operand(v, (*p)->dtype, operand, vname) : 0;
 }
 
-static PyObject *fetch_op(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                          bcl_atomic_op op, const char *name)
+static PyObject *fetch_op(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames, bcl_atomic_op op, const char *name)
 {
     PyObject *a[2];
     bclpy_GlobalPtr *p;
     int width;
     uint64_t operand, old;
     if (bclpy_parse(name, args, nargs, kwnames, PTR_V, 2, 2, a) < 0 ||
-        atomic_args(a[0], a[1], &p, &width, &operand, "v") < 0)
+        atomic_args(self, a[0], a[1], &p, &width, &operand, "v") < 0)
         return NULL;
     CHECK(bcl_fetch_op(p->ptr, width, op, operand, &old));
     return bclpy_atomic_result(old, p->dtype);
@@ -199,7 +202,7 @@ static PyObject *fetch_op(PyObject *const *args, Py_ssize_t nargs, PyObject *kwn
 #define FETCH_OP(fn, op)                                                        \
     static PyObject *py_##fn(PyObject *self, BCLPY_FASTARGS)                    \
     {                                                                           \
-        return fetch_op(args, nargs, kwnames, op, #fn);                         \
+        return fetch_op(self, args, nargs, kwnames, op, #fn);                   \
     }
 FETCH_OP(fetch_and_add, BCL_OP_ADD)
 FETCH_OP(fetch_and_or, BCL_OP_OR)
@@ -214,7 +217,7 @@ static PyObject *py_atomic_load(PyObject *self, BCLPY_FASTARGS)
     int width;
     uint64_t old;
     if (bclpy_parse("atomic_load", args, nargs, kwnames, PTR, 1, 1, &ptr_obj) < 0 ||
-        atomic_args(ptr_obj, NULL, &p, &width, NULL, NULL) < 0)
+        atomic_args(self, ptr_obj, NULL, &p, &width, NULL, NULL) < 0)
         return NULL;
     CHECK(bcl_fetch_op(p->ptr, width, BCL_OP_NOOP, 0, &old));
     return bclpy_atomic_result(old, p->dtype);
@@ -227,7 +230,7 @@ static PyObject *py_atomic_store(PyObject *self, BCLPY_FASTARGS)
     int width;
     uint64_t v;
     if (bclpy_parse("atomic_store", args, nargs, kwnames, PTR_V, 2, 2, a) < 0 ||
-        atomic_args(a[0], a[1], &p, &width, &v, "v") < 0)
+        atomic_args(self, a[0], a[1], &p, &width, &v, "v") < 0)
         return NULL;
     CHECK(bcl_atomic_store(p->ptr, width, v));
     Py_RETURN_NONE;
@@ -240,7 +243,7 @@ static PyObject *py_compare_and_swap(PyObject *self, BCLPY_FASTARGS)
     int width;
     uint64_t expected, desired, old;
     if (bclpy_parse("compare_and_swap", args, nargs, kwnames, names, 3, 3, a) < 0 ||
-        atomic_args(a[0], a[1], &p, &width, &expected, "expected") < 0 ||
+        atomic_args(self, a[0], a[1], &p, &width, &expected, "expected") < 0 ||
         bclpy_atomic_operand(a[2], p->dtype, &desired, "desired") < 0)
         return NULL;
     CHECK(bcl_cas(p->ptr, width, expected, desired, &old));
@@ -255,18 +258,6 @@ static PyObject *py_bytes_in_use(PyObject *s, PyObject *noargs)
 }
 
 PyMethodDef bclpy_ops_methods[] = {
-    {"alloc", BCLPY_KW_METHOD(py_alloc), BCLPY_DOC_ALLOC},
-    {"free", BCLPY_KW_METHOD(py_free), BCLPY_DOC_FREE},
-    {"rget", BCLPY_KW_METHOD(py_rget), BCLPY_DOC_RGET},
-    {"rput", BCLPY_KW_METHOD(py_rput), BCLPY_DOC_RPUT},
-    {"fetch_and_add", BCLPY_KW_METHOD(py_fetch_and_add), BCLPY_DOC_FETCH_AND_ADD},
-    {"fetch_and_or", BCLPY_KW_METHOD(py_fetch_and_or), BCLPY_DOC_FETCH_AND_OR},
-    {"fetch_and_and", BCLPY_KW_METHOD(py_fetch_and_and), BCLPY_DOC_FETCH_AND_AND},
-    {"fetch_and_xor", BCLPY_KW_METHOD(py_fetch_and_xor), BCLPY_DOC_FETCH_AND_XOR},
-    {"atomic_swap", BCLPY_KW_METHOD(py_atomic_swap), BCLPY_DOC_ATOMIC_SWAP},
-    {"atomic_load", BCLPY_KW_METHOD(py_atomic_load), BCLPY_DOC_ATOMIC_LOAD},
-    {"atomic_store", BCLPY_KW_METHOD(py_atomic_store), BCLPY_DOC_ATOMIC_STORE},
-    {"compare_and_swap", BCLPY_KW_METHOD(py_compare_and_swap), BCLPY_DOC_COMPARE_AND_SWAP},
-    {"bytes_in_use", py_bytes_in_use, METH_NOARGS, BCLPY_DOC_BYTES_IN_USE},
+    BCLPY_METHODS_OPS
     {NULL, NULL, 0, NULL}
 };

@@ -7,15 +7,16 @@
  */
 #include "bclpy.h"
 
-#include "binding/docstrings/properties.h"
+#include "binding/properties.h"
 
 #include <string.h>
 
 #include "elemtype.h"
 #include "containers/bcl_queue.h"
-#include "binding/docstrings/queue.h"
-#include "binding/docstrings/io.h"
+#include "binding/generated/queue.h"
+#include "binding/generated/io.h"
 #include "io_py.h"
+#include "binding/generated/queue_methods.h"
 
 typedef struct {
     PyObject_HEAD
@@ -40,9 +41,9 @@ static PyObject *take_exc(void);
 static void give_exc(PyObject *v);
 
 /* None -> 0; a ConProm.CircularQueue flag -> its bits. */
-static int promise_bits(PyObject *p, unsigned *out)
+static int promise_bits(QueueObject *self, PyObject *p, unsigned *out)
 {
-    if (bclpy_promise(p, "CircularQueue", out) < 0)
+    if (bclpy_promise((PyObject *)self, p, "CircularQueue", out) < 0)
         return -1;
     *out &= BCL_QP_PUSH | BCL_QP_POP | BCL_QP_LOCAL;
     return 0;
@@ -59,7 +60,7 @@ static int promise_bits(PyObject *p, unsigned *out)
         const int n_ = BCLPY_NNAMES(names);                                      \
         unsigned promise_;                                                       \
         if (bclpy_parse((fname), args, nargs, kwnames, names, n_ - 1, n_, a) < 0 \
-            || promise_bits(a[n_ - 1], &promise_) < 0 || usable(self) < 0)       \
+            || promise_bits(self, a[n_ - 1], &promise_) < 0 || usable(self) < 0)       \
             return NULL;                                                         \
         return body(self, n_ > 1 ? a[0] : NULL, promise_);                       \
     }
@@ -166,8 +167,8 @@ static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
             exc = take_exc();
         }
     }
-    bcl_queue_kind kind = Py_TYPE(self) == &bclpy_CircularQueueType || PyType_IsSubtype(
-        Py_TYPE(self), &bclpy_CircularQueueType) ? BCL_QUEUE_CIRCULAR : BCL_QUEUE_FAST;
+    PyTypeObject *circular = bclpy_type_state(Py_TYPE(self))->types[BCLPY_T_CIRCULARQUEUE];
+    bcl_queue_kind kind = Py_TYPE(self) == circular ? BCL_QUEUE_CIRCULAR : BCL_QUEUE_FAST;
     size_t slot = have_type ? self->et.slot_size : 0;
     bcl_status st = bcl_queue_create(&self->q, kind, exc ? -1 : (int)host,
                                      exc ? -1 : cap, exc ? 0 : slot);
@@ -215,7 +216,7 @@ static void queue_dealloc(QueueObject *self)
     if (self->live)
         bclpy_elemtype_clear(&self->et);
     bcl_mp_writer_free(&self->w);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    bclpy_dealloc_end((PyObject *)self);
 }
 
 static PyObject *q_close(QueueObject *self, PyObject *noargs)
@@ -339,7 +340,7 @@ QUEUE_METHOD(q_push_many, "push_many", BCLPY_ARGS_Q_PUSH_MANY, push_many)
 
 static PyObject *raise_empty(void)
 {
-    PyErr_SetString(bclpy_Empty, "pop from an empty queue");
+    PyErr_SetString(bclpy_exc(BCLPY_E_EMPTY), "pop from an empty queue");
     return NULL;
 }
 
@@ -498,10 +499,6 @@ static Py_ssize_t q_len(QueueObject *self)
     return (Py_ssize_t)s;
 }
 
-static PySequenceMethods queue_as_sequence = {
-    .sq_length = (lenfunc)q_len,
-};
-
 /* resize() and migrate(): a collective change by one int argument; a rank
  * whose argument does not convert passes -1, so every rank learns of it. */
 static PyObject *collective_change(QueueObject *self, const char *fname, const char *argname,
@@ -571,42 +568,33 @@ int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t)
 BCLPY_SAVE_METHOD(q_save, bclpy_queue_io_target)
 
 static PyMethodDef queue_methods[] = {
-    BCLPY_LIFE_METHODS(q_close),
-    {"push", BCLPY_KW_METHOD(q_push), BCLPY_DOC_Q_PUSH},
-    {"push_many", BCLPY_KW_METHOD(q_push_many), BCLPY_DOC_Q_PUSH_MANY},
-    {"pop", BCLPY_KW_METHOD(q_pop), BCLPY_DOC_Q_POP},
-    {"pop_many", BCLPY_KW_METHOD(q_pop_many), BCLPY_DOC_Q_POP_MANY},
-    {"local_nonatomic_pop", (PyCFunction)q_local_nonatomic_pop, METH_NOARGS, BCLPY_DOC_Q_LOCAL_NONATOMIC_POP},
-    {"local", (PyCFunction)q_local, METH_NOARGS, BCLPY_DOC_Q_LOCAL},
-    {"size", (PyCFunction)q_size, METH_NOARGS, BCLPY_DOC_Q_SIZE},
-    {"resize", BCLPY_KW_METHOD(q_resize), BCLPY_DOC_Q_RESIZE},
-    {"migrate", BCLPY_KW_METHOD(q_migrate), BCLPY_DOC_Q_MIGRATE},
-    {"save", BCLPY_KW_METHOD(q_save), BCLPY_DOC_SAVE},
+    BCLPY_METHODS_QUEUE
     {NULL, NULL, 0, NULL}
 };
 
 static PyGetSetDef queue_getset[] = {
-    BCLPY_PROPERTY("capacity", q_get_capacity, "int: number of slots.", "q.capacity"),
-    BCLPY_PROPERTY("host", q_get_host, "int: the rank whose segment holds the queue.", "q.host"),
-    BCLPY_PROPERTY("dtype", q_get_dtype,
-                   "The element type: a NumPy dtype, or bytes, str or object.",
-                   "q.dtype"),
+    BCLPY_PROPERTY("capacity", q_get_capacity, BCLPY_DOC_PROP_QUEUE_CAPACITY),
+    BCLPY_PROPERTY("host", q_get_host, BCLPY_DOC_PROP_QUEUE_HOST),
+    BCLPY_PROPERTY("dtype", q_get_dtype, BCLPY_DOC_PROP_QUEUE_DTYPE),
     {NULL, NULL, NULL, NULL, NULL}
 };
 
-#define QUEUE_TYPE(NAME, DOC)                                   \
-    {                                                           \
-        BCLPY_TYPE_HEAD("pybcl." NAME, QueueObject, queue_dealloc, DOC), \
-        .tp_repr = (reprfunc)q_repr,                            \
-        .tp_as_sequence = &queue_as_sequence,                   \
-        .tp_methods = queue_methods,                            \
-        .tp_getset = queue_getset,                              \
-        .tp_init = (initproc)queue_init,                        \
-        .tp_new = queue_new,                                    \
+#define QUEUE_SLOTS(DOC)                                                        \
+    {                                                                           \
+        BCLPY_SLOTS_HEAD(queue_dealloc, DOC),                                   \
+        {Py_tp_repr, q_repr},                                                   \
+        {Py_sq_length, q_len},                                                  \
+        {Py_tp_methods, queue_methods},                                         \
+        {Py_tp_getset, queue_getset},                                           \
+        {Py_tp_init, queue_init},                                               \
+        {Py_tp_new, queue_new},                                                 \
+        {0, NULL}                                                               \
     }
 
-PyTypeObject bclpy_FastQueueType = QUEUE_TYPE(
-    "FastQueue", BCLPY_DOC_FASTQUEUE);
+static PyType_Slot fastqueue_slots[] = QUEUE_SLOTS(BCLPY_DOC_FASTQUEUE);
+static PyType_Slot circularqueue_slots[] = QUEUE_SLOTS(BCLPY_DOC_CIRCULARQUEUE);
 
-PyTypeObject bclpy_CircularQueueType = QUEUE_TYPE(
-    "CircularQueue", BCLPY_DOC_CIRCULARQUEUE);
+PyType_Spec bclpy_FastQueue_spec =
+    BCLPY_TYPE_SPEC("pybcl.FastQueue", QueueObject, 0, fastqueue_slots);
+PyType_Spec bclpy_CircularQueue_spec =
+    BCLPY_TYPE_SPEC("pybcl.CircularQueue", QueueObject, 0, circularqueue_slots);

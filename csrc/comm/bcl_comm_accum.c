@@ -56,37 +56,34 @@ bcl_status bcl_accumulate_check(bcl_elem elem, bcl_atomic_op op)
         }                                                                       \
     } while (0)
 
-/* Float add: compare-and-swap on the bits until no other writer intervened. */
-#define FLOAT_ADD_CAS(F, U, addr, src)                                          \
-    do {                                                                        \
-        U *a_ = (U *)(addr), old_ = __atomic_load_n(a_, __ATOMIC_SEQ_CST), new_; \
-        F x_, v_;                                                               \
-        memcpy(&v_, (src), sizeof v_);                                          \
-        do {                                                                    \
-            memcpy(&x_, &old_, sizeof x_);                                      \
-            x_ += v_;                                                           \
-            memcpy(&new_, &x_, sizeof new_);                                    \
-        } while (!__atomic_compare_exchange_n(a_, &old_, new_, 0,               \
-                                              __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)); \
-    } while (0)
-
-/* Min/max: the comparison is the element type's (signed integer or float),
- * so each kind has its own instance; the word is swapped with a CAS on its
- * bits only while the operand still wins, so a concurrent better value is
- * never overwritten. */
-#define MINMAX_CAS(T, U, addr, op, src)                                         \
+/* An update no single atomic instruction does: the element of type T at
+ * addr (U: the unsigned word of its width) is read as cur_, STEP computes
+ * its new value in cur_ from the operand v_ -- or breaks out, leaving the
+ * word as it is -- and a compare-and-swap on the bits stores it unless
+ * another writer intervened, when STEP runs again on the newer value. */
+#define CAS_UPDATE(T, U, addr, src, STEP)                                       \
     do {                                                                        \
         U *a_ = (U *)(addr), old_ = __atomic_load_n(a_, __ATOMIC_SEQ_CST), new_; \
         T cur_, v_;                                                             \
         memcpy(&v_, (src), sizeof v_);                                          \
-        memcpy(&new_, &v_, sizeof new_);                                        \
         do {                                                                    \
             memcpy(&cur_, &old_, sizeof cur_);                                  \
-            if ((op) == BCL_OP_MIN ? !(v_ < cur_) : !(v_ > cur_))               \
-                break;                                                          \
+            STEP;                                                               \
+            memcpy(&new_, &cur_, sizeof new_);                                  \
         } while (!__atomic_compare_exchange_n(a_, &old_, new_, 0,               \
                                               __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)); \
     } while (0)
+
+/* Float add. */
+#define FLOAT_ADD_CAS(F, U, addr, src) CAS_UPDATE(F, U, addr, src, cur_ += v_)
+
+/* Min/max: the comparison is the element type's (signed integer or float),
+ * so each kind has its own instance; the word is swapped only while the
+ * operand still wins, so a concurrent better value is never overwritten. */
+#define MINMAX_CAS(T, U, addr, op, src)                                         \
+    CAS_UPDATE(T, U, addr, src,                                                 \
+               if ((op) == BCL_OP_MIN ? !(v_ < cur_) : !(v_ > cur_)) break;     \
+               cur_ = v_)
 
 #define MINMAX_PLAIN(T, U, addr, op, src)                                       \
     do {                                                                        \

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/bcl_free.h"
+
 bcl_status bcl_fetch_op_indexed_nb(int rank, const uint64_t *offsets, size_t n,
                                    bcl_atomic_op op, const uint64_t *operands,
                                    uint64_t *results)
@@ -80,17 +82,9 @@ bcl_status bcl_round_init(bcl_round *r, size_t max_claims)
 void bcl_round_free(bcl_round *r)
 {
     if (r->g)
-        for (size_t i = 0; i < (size_t)bcl_rt.nprocs * BCL_ROUND_NG; i++) {
-            free(r->g[i].off);
-            free(r->g[i].operand);
-            free(r->g[i].res);
-            free(r->g[i].dest);
-        }
-    free(r->g);
-    free(r->touched);
-    free(r->is_touched);
-    free(r->set);
-    free(r->set_gen);
+        for (size_t i = 0; i < (size_t)bcl_rt.nprocs * BCL_ROUND_NG; i++)
+            BCL_FREE_ALL(r->g[i].off, r->g[i].operand, r->g[i].res, r->g[i].dest);
+    BCL_FREE_ALL(r->g, r->touched, r->is_touched, r->set, r->set_gen);
     memset(r, 0, sizeof *r);
 }
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/bcl_free.h"
+
 uint64_t bcl_array_elem_offset(const bcl_array *a, uint64_t i)
 {
     int r = bcl_array_owner(a, i);
@@ -37,12 +39,7 @@ typedef struct upd_work {
 
 static void work_free(upd_work *w)
 {
-    free(w->slot);
-    free(w->uidx);
-    free(w->uval);
-    free(w->off);
-    free(w->oval);
-    free(w->start);
+    BCL_FREE_ALL(w->slot, w->uidx, w->uval, w->off, w->oval, w->start);
 }
 
 static bcl_status work_alloc(upd_work *w, size_t n, size_t width, int P)

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/bcl_free.h"
+
 static const char BASES[4] = { 'A', 'C', 'G', 'T' };
 
 /* exactly one base: a plain test, where __builtin_popcount is a libgcc call
@@ -98,15 +100,8 @@ void bcl_dbg_walk_free(bcl_dbg_walk *w)
 {
     for (size_t i = 0; w->seq && i < w->n; i++)
         free(w->seq[i]);
-    free(w->start);
-    free(w->cur);
-    free(w->next);
-    free(w->cur_ext);
-    free(w->kmers);
-    free(w->count_sum);
-    free(w->seq);
-    free(w->cap);
-    free(w->active);
+    BCL_FREE_ALL(w->start, w->cur, w->next, w->cur_ext, w->kmers, w->count_sum, w->seq, w->cap,
+                 w->active);
     memset(w, 0, sizeof *w);
 }
 
@@ -212,14 +207,7 @@ static bcl_status scratch_alloc(run_scratch *r, size_t n)
 
 static void scratch_free(run_scratch *r)
 {
-    free(r->q);
-    free(r->sq);
-    free(r->vals);
-    free(r->svals);
-    free(r->found);
-    free(r->sfound);
-    free(r->perm);
-    free(r->pos);
+    BCL_FREE_ALL(r->q, r->sq, r->vals, r->svals, r->found, r->sfound, r->perm, r->pos);
 }
 
 /* sq: q[0..nq) in hash order, perm[j]: sq[j]'s index in q.  About 4 keys a

@@ -6,18 +6,15 @@ import numpy as np
 import pytest
 
 from graphs import HAND_MADE, dense_pagerank, serial_levels
-from launch import run_app
+from launch import run_app, run_app_json
 
 
 @pytest.mark.serial_only
 @pytest.mark.parametrize("nprocs", [1, 2, 4])
 def test_bfs_cli_runs_the_benchmark(tmp_path, nprocs):
-    out = tmp_path / "bfs.json"
-    r = run_app(["-m", "pybcl.apps.bfs", "--scale", "7", "--roots", "6",
-                 "--json", str(out)], nprocs)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "bfs  harmonic_mean_TEPS" in r.stdout and "PASSED" in r.stdout
-    js = json.loads(out.read_text())
+    stdout, js = run_app_json(tmp_path, ["-m", "pybcl.apps.bfs", "--scale", "7", "--roots", "6"],
+                              nprocs, "PASSED")
+    assert "bfs  harmonic_mean_TEPS" in stdout
     for key in ("teps_harmonic_mean", "teps_min", "teps_median", "teps_max", "bfs_seconds",
                 "construction_s", "validated", "scale", "edgefactor", "ranks"):
         assert key in js, key

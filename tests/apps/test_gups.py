@@ -1,12 +1,11 @@
 """Batched DArray updates (update_many, DArrayBuffer) and the GUPS app."""
-import json
 
 import numpy as np
 import pytest
 
 import pybcl
 from conftest import all_ok
-from launch import job_env, quiet_args, run_python, run_script
+from launch import job_env, quiet_args, run_app_json, run_python, run_script
 from pybcl.apps import _kernels
 
 INT_DTYPES = ["int8", "uint16", "int32", "uint32", "int64", "uint64"]
@@ -262,11 +261,8 @@ def test_gups_verification_catches_injected_errors(batch):
 
 @pytest.mark.serial_only
 def test_gups_cli(tmp_path):
-    out = tmp_path / "gups.json"
     args = ["-m", "pybcl.apps.gups", "--log2-size", "14", "--updates-per-rank", "5000"]
-    r = run_python(args + ["--json", str(out)], 2, extra=quiet_args())
-    assert r.returncode == 0 and "verification PASSED" in r.stdout, r.stdout + r.stderr
-    js = json.loads(out.read_text())
+    _, js = run_app_json(tmp_path, args, 2, "verification PASSED")
     assert js["errors"] == 0 and js["table_size"] == 1 << 14 and js["updates"] == 10000
     assert js["gups"] > 0 and js["seconds"] > 0 and js["mode"] == "buffer"
     r = run_python(args + ["--batch", "1", "--inject-errors", "500"], 2, extra=quiet_args())

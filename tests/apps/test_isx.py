@@ -1,11 +1,10 @@
 """ISx: PCG32 known answers, ISx's key stream, the app's verification."""
-import json
 
 import numpy as np
 import pytest
 
 import pybcl
-from launch import assert_job_code, run_app
+from launch import assert_job_code, run_app, run_app_json
 from pybcl.apps import _kernels
 from conftest import all_ok
 
@@ -153,12 +152,8 @@ def test_isx_small_max_key():
 @pytest.mark.serial_only
 @pytest.mark.parametrize("nprocs", [1, 2, 4])
 def test_isx_cli(tmp_path, nprocs):
-    out = tmp_path / "isx.json"
-    r = run_app(["-m", "pybcl.apps.isx", "--keys-per-rank", "50000", "--iterations", "2",
-                 "--json", str(out)], nprocs)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "verification PASSED" in r.stdout
-    js = json.loads(out.read_text())
+    _, js = run_app_json(tmp_path, ["-m", "pybcl.apps.isx", "--keys-per-rank", "50000",
+                                    "--iterations", "2"], nprocs, "verification PASSED")
     assert js["verified"] and js["ranks"] == nprocs and js["keys_per_rank"] == 50000
     assert set(js["seconds_per_iteration"]) >= {"total", "local", "local_sort", "exchange"}
 

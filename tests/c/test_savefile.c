@@ -14,6 +14,7 @@
 
 #include "io/bcl_sv_read.h"
 #include "serial/bcl_hash.h"
+#include "sv_image.h"
 
 #define CHECK(c)                                                                 \
     do {                                                                         \
@@ -23,20 +24,6 @@
             exit(1);                                                             \
         }                                                                        \
     } while (0)
-
-typedef struct image {
-    unsigned char *data;
-    size_t size;
-} image;
-
-static bcl_status mem_pread(void *ctx, uint64_t off, void *buf, size_t n)
-{
-    const image *im = ctx;
-    if (off > im->size || n > im->size - off)
-        return bcl_set_error(BCL_ERR_DECODE, "mem: truncated");
-    memcpy(buf, im->data + off, n);
-    return BCL_OK;
-}
 
 /* Rows 0..n-1: column 0 is 8-byte row numbers, column 1 one msgpack
  * string of i % 7 'x's per row.  Groups of the sizes given. */
@@ -52,7 +39,7 @@ static size_t msg(unsigned char *out, uint64_t i)
     return 1 + n;
 }
 
-static image build(void)
+static sv_image build(void)
 {
     unsigned char col0[NROWS * 8], col1[NROWS * 8];
     size_t len1 = 0, starts1[NROWS + 1];
@@ -87,7 +74,7 @@ static image build(void)
     CHECK(row == NROWS);
     unsigned char *desc;
     CHECK(bcl_sv_encode(&d, &desc) == BCL_OK);
-    image im = { calloc(1, d.file_size), d.file_size };
+    sv_image im = { calloc(1, d.file_size), d.file_size };
     memcpy(im.data, desc, d.data_off);
     memcpy(im.data + d.col[0].offset, col0, NROWS * 8);
     memcpy(im.data + d.col[1].offset, col1, len1);
@@ -95,9 +82,9 @@ static image build(void)
     return im;
 }
 
-static bcl_status open_image(image *im, bcl_sv_source *s, bcl_sv_desc *d)
+static bcl_status open_image(sv_image *im, bcl_sv_source *s, bcl_sv_desc *d)
 {
-    *s = (bcl_sv_source){ mem_pread, im, "mem.pybcl", im->size };
+    *s = sv_image_source(im, "mem.pybcl");
     unsigned char *bytes = NULL;
     uint64_t len;
     bcl_status st = bcl_sv_read_desc(s, &bytes, &len);
@@ -109,7 +96,7 @@ static bcl_status open_image(image *im, bcl_sv_source *s, bcl_sv_desc *d)
 
 /* Every fixed-width range and every whole-group msgpack range reads back
  * (ok = 1) or fails exactly when it covers a damaged part. */
-static void read_all(image *im, int flipped_col, uint64_t flipped_group)
+static void read_all(sv_image *im, int flipped_col, uint64_t flipped_group)
 {
     bcl_sv_source s;
     bcl_sv_desc d;
@@ -148,7 +135,7 @@ static void read_all(image *im, int flipped_col, uint64_t flipped_group)
 
 int main(void)
 {
-    image im = build();
+    sv_image im = build();
     read_all(&im, -1, 0);
 
     /* a flipped byte in each part: only the reads covering it fail */

@@ -2,8 +2,8 @@
 (pybcl/_core.pyi, pybcl/apps/_kernels.pyi) agree with the C signatures.
 
 inspect.signature() of a C function reads the text signature at the head of
-its docstring (csrc/binding/docstrings/, csrc/apps/docstrings/); without one, IDEs and help() show
-no parameters.  The stubs are what mypy and IDEs check user code against, so
+its docstring (generated, with the stubs, from csrc/binding/spec/ and
+csrc/apps/spec/); without one, IDEs and help() show no parameters.  The stubs are what mypy and IDEs check user code against, so
 a parameter renamed or added in C and not in the stub fails here.
 """
 import ast

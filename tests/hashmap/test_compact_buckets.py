@@ -17,7 +17,7 @@ import pybcl
 from pybcl import _core
 
 from conftest import all_ok
-from races import writer_log_ok
+from races import write_logged, writer_log_ok
 
 EMPTY, TOMB, BUSY = _core._HASHMAP_RESERVED_WORDS
 
@@ -188,16 +188,9 @@ def test_race_insert_erase_find_on_shared_keys(key_type):
         i = int(rng.integers(len(keys)))
         k, c = keys[i], rng.random()
         seq += 1
-        if c < 0.2:
-            m.insert(k, val(i))
-            log[i].append(("w", val(i)))
-        elif c < 0.3:
-            m.insert_many(np.array([k]), np.array([val(i)]))
-            log[i].append(("w", val(i)))
-        elif c < 0.4:
-            v = val(i)
-            m.modify(k, lambda old, v=v: v)
-            log[i].append(("w", v))
+        if c < 0.4:
+            how = "insert" if c < 0.2 else "insert_many" if c < 0.3 else "modify"
+            write_logged(m, k, val(i), how, log[i])
         elif c < 0.55:
             log[i].append(("e", m.erase(k)))
         elif c < 0.65:

@@ -16,7 +16,7 @@ import pytest
 import pybcl
 
 from conftest import all_ok
-from races import writer_log_ok
+from races import write_logged, writer_log_ok
 
 
 def rp():
@@ -367,15 +367,11 @@ def test_race_erase_insert_find_modify(value_type):
         c = rng.random()
         seq += 1
         if c < 0.25:
-            m.insert(k, val(k))
-            log[k].append(("w", val(k)))
+            write_logged(m, k, val(k), "insert", log[k])
         elif c < 0.35 and value_type == "int64":
-            m.insert_many(np.array([k]), np.array([val(k)]))
-            log[k].append(("w", val(k)))
+            write_logged(m, k, val(k), "insert_many", log[k])
         elif c < 0.45:
-            v = val(k)
-            m.modify(k, lambda old, v=v: v)
-            log[k].append(("w", v))
+            write_logged(m, k, val(k), "modify", log[k])
         elif c < 0.7:
             log[k].append(("e", m.erase(k)))
         else:

@@ -12,10 +12,10 @@ from launch import ROOT
 
 BINDING = os.path.join(ROOT, "csrc", "binding")
 
-# A non-static definition of a bclpy_* function, or an exported type or table.
+# A non-static definition of a bclpy_* function, or an exported type spec or table.
 DEFINITION = re.compile(
     r"^(?!static\b)[A-Za-z][\w \*]*?\b(bclpy_\w+)\s*\(|"
-    r"^(?:PyTypeObject|PyMethodDef)\s+(bclpy_\w+)(?:\[\])?\s*=", re.M)
+    r"^(?:PyType_Spec|PyMethodDef)\s+(bclpy_\w+)(?:\[\])?\s*=", re.M)
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
 

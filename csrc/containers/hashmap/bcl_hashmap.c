@@ -107,11 +107,8 @@ static bcl_status find_atomic(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_
 {
     bcl_hm_probe p;
     uint64_t idx, cur;
-    unsigned char small[512], *buf = m->bsize <= sizeof small + 8 ? small
-                                                                   : malloc(m->bsize);
-    if (!buf)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte bucket", m->bsize);
-    bcl_status st = BCL_OK;
+    unsigned char small[512], *buf;          /* the bucket after its status */
+    bcl_status st = bcl_hm_scratch(small, sizeof small, m->bsize - 8, &buf);
     *found = 0;
     bcl_hm_probe_init(m, &p, k->hash);
     while (st == BCL_OK && bcl_hm_probe_next(m, &p, &idx)) {
@@ -136,8 +133,7 @@ static bcl_status find_atomic(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_
             break;
         }
     }
-    if (buf != small)
-        free(buf);
+    bcl_hm_scratch_end(buf, small);
     return st;
 }
 
@@ -147,10 +143,8 @@ static bcl_status find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_wr
 {
     bcl_hm_probe p;
     uint64_t idx;
-    unsigned char small[512], *buf = m->bsize <= sizeof small ? small : malloc(m->bsize);
-    if (!buf)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte bucket", m->bsize);
-    bcl_status st = BCL_OK;
+    unsigned char small[512], *buf;
+    bcl_status st = bcl_hm_scratch(small, sizeof small, m->bsize, &buf);
     *found = 0;
     bcl_hm_probe_init(m, &p, k->hash);
     while (st == BCL_OK && bcl_hm_probe_next(m, &p, &idx)) {
@@ -172,8 +166,7 @@ static bcl_status find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_wr
             break;
         }
     }
-    if (buf != small)
-        free(buf);
+    bcl_hm_scratch_end(buf, small);
     return st;
 }
 

@@ -83,14 +83,9 @@ size_t bcl_hm_chunk_keys(int rma)
  * finish: not found / full. */
 void bcl_hmb_advance(batch *bt, op *o, int next)
 {
-    uint64_t idx;
-    if (bcl_hm_probe_next(bt->m, &o->pr, &idx)) {
-        o->b = bcl_hm_bucket(bt->m, idx);
-        o->phase = next;
-        return;
-    }
-    o->phase = PH_DONE;
-    o->full = bt->kind != K_FIND && bt->kind != K_FIND_ONLY;
+    int more = bcl_hmb_probe_step(bt->m, &o->pr, &o->b);
+    o->phase = more ? next : PH_DONE;
+    o->full = !more && bt->kind != K_FIND && bt->kind != K_FIND_ONLY;
 }
 
 /* A fetch-add on the current bucket's status to issue next round. */
@@ -109,24 +104,9 @@ static enum kind kind_of(batch *bt, op *o) { return o->fell_back ? K_FIND : bt->
  * refilled before then. */
 static void to_scalar(batch *bt, op *o)
 {
-    const bcl_hashmap *m = bt->m;
-    size_t w = DEFER_W(m);
     o->scalar = 1;
     o->phase = PH_DONE;
-    if (bt->ndefer == bt->defer_cap) {
-        size_t cap = bt->defer_cap ? 2 * bt->defer_cap : 64;
-        unsigned char *d = realloc(bt->defer, cap * w);
-        if (!d) {
-            bt->defer_nomem = 1;
-            return;
-        }
-        bt->defer = d;
-        bt->defer_cap = cap;
-    }
-    memcpy(bt->defer + bt->ndefer * w, key_of(bt, o), m->key_size);
-    memcpy(bt->defer + bt->ndefer * w + m->key_size, val_of(bt, o), m->val_size);
-    memcpy(bt->defer + bt->ndefer * w + m->key_size + m->val_size, &o->src, sizeof o->src);
-    bt->ndefer++;
+    bcl_hmb_defer_add(&bt->defer, bt->m, key_of(bt, o), val_of(bt, o), o->src);
 }
 
 static bcl_status issue(batch *bt, op *o)
@@ -468,62 +448,42 @@ static void complete(batch *bt, op *o)
 
 static void refill(batch *bt);
 
-bcl_status bcl_hmb_run(batch *bt)
+/* What a round issues before the keys' steps: slots refilled, then the
+ * posted releases / undos (they never wait, others wait on them). */
+static bcl_status prelude(batch *bt, int *any)
 {
-    unsigned spins = 0;
-    for (;;) {
-        int any = 0;
-        if (bt->refill)
-            refill(bt);
-        bt->waiting = 0;
-        /* Posted releases / undos first: they never wait, others wait on them. */
-        for (size_t i = 0; i < bt->n; i++) {
-            op *o = &bt->ops[i];
-            int issued;
-            if (!o->pending)
-                continue;
-            any = 1;
-            bcl_status st = bcl_round_fetch(&bt->round, o->pend_at, BCL_OP_ADD, o->pend_val,
-                                            NULL, &issued);
-            if (st != BCL_OK)
-                return st;
-            o->pending = !issued;
-        }
-        for (size_t i = 0; i < bt->n; i++) {
-            op *o = &bt->ops[i];
-            bcl_status st = BCL_OK;
-            o->waiting = 0;
-            if (o->phase != PH_DONE) {
-                any = 1;
-                /* A posted release still unsent: the next step waits, or
-                 * its completion could post again over it (a lost -R). */
-                if (o->pending)
-                    o->waiting = -1;
-                else
-                    st = issue(bt, o);
-            }
-            if (st != BCL_OK)
-                return st;
-        }
-        if (!any)
-            return BCL_OK;
-        bcl_status st = bcl_round_send(&bt->round);
+    if (bt->refill)
+        refill(bt);
+    for (size_t i = 0; i < bt->n; i++) {
+        op *o = &bt->ops[i];
+        int issued;
+        if (!o->pending)
+            continue;
+        *any = 1;
+        bcl_status st = bcl_round_fetch(&bt->round, o->pend_at, BCL_OP_ADD, o->pend_val,
+                                        NULL, &issued);
         if (st != BCL_OK)
             return st;
-        for (size_t i = 0; i < bt->n; i++) {
-            op *o = &bt->ops[i];
-            if (o->phase == PH_DONE)
-                continue;
-            if (o->waiting < 0) {             /* deferred: nothing came back */
-                bt->waiting = 1;
-                continue;
-            }
-            complete(bt, o);
-            bt->waiting |= o->waiting;
-        }
-        if (bt->waiting && (st = bcl_relax(&spins)) != BCL_OK)
-            return st;
+        o->pending = !issued;
     }
+    return BCL_OK;
+}
+
+/* A key's next step, unless its posted release is still unsent: then the
+ * step waits, or its completion could post again over it (a lost -R). */
+static bcl_status issue_unless_pending(batch *bt, op *o)
+{
+    if (!o->pending)
+        return issue(bt, o);
+    o->waiting = -1;
+    return BCL_OK;
+}
+
+BCL_HMB_DEFINE_RUN(run, batch, prelude, issue_unless_pending, complete)
+
+bcl_status bcl_hmb_run(batch *bt)
+{
+    return run(bt);
 }
 
 int bcl_hmb_first_phase(enum kind k)

@@ -7,12 +7,15 @@
  *   bcl_hashmap_many.c   insert_many / accumulate_many / the protocol's
  *                        find_many: chunks and windows, duplicate keys
  *                        merged, keys finished by the scalar protocol
+ *
+ * What it shares with the compact layout's engine (the round loop, the
+ * deferred keys, duplicate merging) is in bcl_hashmap_engine.h.
  */
 #ifndef BCL_HASHMAP_BATCH_H
 #define BCL_HASHMAP_BATCH_H
 
 #include "comm/bcl_comm_batch.h"
-#include "containers/hashmap/bcl_hashmap_internal.h"
+#include "containers/hashmap/bcl_hashmap_engine.h"
 
 enum kind { K_INSERT, K_FIND, K_FIND_ONLY, K_ACC_SHARED, K_ACC_LOCKED };
 
@@ -72,7 +75,7 @@ typedef struct batch {
     unsigned char *found;
     unsigned char *outcome;   /* per key: BCL_HM_DONE / NOROOM / OVERFLOW   */
     size_t n_over;            /* accumulates not applied (overflow)         */
-    int waiting;              /* some key only polled this round            */
+    const uint64_t *hash;     /* a chunk's key hashes, while it is set up   */
     /* refill (insert, finds): the window of the caller's keys the slots
      * draw from; skip[i]: key i is superseded by a later duplicate */
     int refill;
@@ -80,10 +83,7 @@ typedef struct batch {
     size_t vstride, wn, next;
     unsigned char *skip;
     size_t *n_full;
-    /* keys handed to the scalar protocol (to_scalar): key then value each */
-    unsigned char *defer;
-    size_t ndefer, defer_cap;
-    int defer_nomem;
+    bcl_hmb_defer defer;      /* keys handed to the scalar protocol         */
 } batch;
 
 /* Per op, in batch.buf: its entry (key, then value), then its read area. */
@@ -91,10 +91,6 @@ static inline unsigned char *entry(batch *bt, op *o) { return bt->buf + (size_t)
 static inline unsigned char *readbuf(batch *bt, op *o) { return entry(bt, o) + bt->m->bsize; }
 static inline unsigned char *key_of(batch *bt, op *o) { return entry(bt, o); }
 static inline unsigned char *val_of(batch *bt, op *o) { return entry(bt, o) + bt->m->val_off - 8; }
-
-/* A key handed to the scalar protocol (bcl_hashmap_batch.c's to_scalar): its
- * key, value and index in the caller's arrays, in batch.defer. */
-#define DEFER_W(m) ((m)->key_size + (m)->val_size + sizeof(size_t))
 
 /* The engine (bcl_hashmap_batch.c). */
 /* Move to the next bucket of the key's probe sequence (phase `next`), or

@@ -30,14 +30,13 @@ bcl_status bcl_hm_key_equal(const bcl_hashmap *m, const void *slot, const bcl_hm
     *eq = 0;
     if (r.len != k->len)
         return BCL_OK;
-    unsigned char small[256], *buf = r.len <= sizeof small ? small : malloc(r.len);
-    if (!buf)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory to compare a %u-byte key", r.len);
-    bcl_status st = r.len ? bcl_obj_load(r, buf) : BCL_OK;
+    unsigned char small[256], *buf;
+    bcl_status st = bcl_hm_scratch(small, sizeof small, r.len, &buf);
+    if (st == BCL_OK && r.len)
+        st = bcl_obj_load(r, buf);
     if (st == BCL_OK)
         *eq = memcmp(buf, k->bytes, r.len) == 0;
-    if (buf != small)
-        free(buf);
+    bcl_hm_scratch_end(buf, small);
     return st;
 }
 
@@ -86,6 +85,25 @@ bcl_status bcl_hm_wait_unreserved(bcl_gptr st, uint64_t *cur)
             s = bcl_fetch_op(st, 8, BCL_OP_NOOP, 0, cur);
     }
     return s;
+}
+
+bcl_status bcl_hm_plock_acquire(bcl_gptr word, uint64_t bit)
+{
+    unsigned spins = 0;
+    uint64_t prev;
+    for (;;) {
+        bcl_status st = bcl_fetch_op(word, 8, BCL_OP_OR, bit, &prev);
+        if (st != BCL_OK || !(prev & bit))
+            return st;
+        /* Held: wait with loads, not fetch-ors, so the holder's release is
+         * not contended by our retries. */
+        do {
+            if ((st = bcl_relax(&spins)) == BCL_OK)
+                st = bcl_fetch_op(word, 8, BCL_OP_NOOP, 0, &prev);
+        } while (st == BCL_OK && (prev & bit));
+        if (st != BCL_OK)
+            return st;
+    }
 }
 
 /* Try to reserve a FREE bucket.  *taken = 1: it is ours (RESERVED, the
@@ -144,12 +162,11 @@ bcl_status bcl_hm_slot_value_out(const bcl_hashmap *m, const void *slot,
 bcl_status bcl_hm_write_fresh(const bcl_hashmap *m, bcl_gptr b, const bcl_hm_key *k,
                               const void *val, uint64_t publish, uint64_t undo)
 {
-    unsigned char small[512], *buf = m->bsize <= sizeof small + 8 ? small
-                                                                   : calloc(1, m->bsize);
-    if (!buf)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte bucket", m->bsize);
+    unsigned char small[512], *buf;          /* the bucket after its status */
+    bcl_status st = bcl_hm_scratch(small, sizeof small, m->bsize - 8, &buf);
+    if (st != BCL_OK)
+        return st;
     memset(buf, 0, m->bsize - 8);
-    bcl_status st = BCL_OK;
     if (m->key_var) {
         bcl_objref r;
         st = bcl_obj_store(k->bytes, k->len, &r);
@@ -165,8 +182,7 @@ bcl_status bcl_hm_write_fresh(const bcl_hashmap *m, bcl_gptr b, const bcl_hm_key
         if (st == BCL_OK)
             st = bcl_hm_add_status(b, publish);
     }
-    if (buf != small)
-        free(buf);
+    bcl_hm_scratch_end(buf, small);
     return st;
 }
 
@@ -334,22 +350,6 @@ static bcl_status locate_fast(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_
     return bcl_hm_full_error(m);
 }
 
-static bcl_status plock_acquire(bcl_gptr home)
-{
-    unsigned spins = 0;
-    uint64_t prev;
-    for (;;) {
-        bcl_status st = bcl_fetch_op(home, 8, BCL_OP_OR, BCL_HM_PLOCK, &prev);
-        if (st != BCL_OK || !(prev & BCL_HM_PLOCK))
-            return st;
-        do {
-            if ((st = bcl_relax(&spins)) == BCL_OK)
-                st = bcl_fetch_op(home, 8, BCL_OP_NOOP, 0, &prev);
-        } while (st == BCL_OK && (prev & BCL_HM_PLOCK));
-        if (st != BCL_OK)
-            return st;
-    }
-}
 
 /* Clear the lock and start a new epoch in one add (the epoch wraps off the
  * top of the word).  Posted: it completes with our next flush or spin. */
@@ -405,12 +405,9 @@ static bcl_status slow_scan(const bcl_hashmap *m, const bcl_hm_key *k, unsigned 
 static bcl_status locate_slow(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
                               unsigned char *slot, int *res)
 {
-    bcl_hm_probe p;
-    uint64_t home = 0, at = 0, tcur = 0, prev;
-    bcl_hm_probe_init(m, &p, k->hash);
-    bcl_hm_probe_next(m, &p, &home);
-    bcl_gptr hs = bcl_hm_bucket(m, home);
-    bcl_status st = plock_acquire(hs);
+    uint64_t at = 0, tcur = 0, prev;
+    bcl_gptr hs = bcl_hm_bucket(m, bcl_hm_home(m, k->hash));
+    bcl_status st = bcl_hm_plock_acquire(hs, BCL_HM_PLOCK);
     if (st != BCL_OK)
         return st;
     for (;;) {
@@ -424,7 +421,7 @@ static bcl_status locate_slow(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_
             uint64_t c = BCL_HM_BUSY;
             if ((st = plock_release(hs)) != BCL_OK ||
                 (st = bcl_hm_wait_unreserved(bb, &c)) != BCL_OK ||
-                (st = plock_acquire(hs)) != BCL_OK)
+                (st = bcl_hm_plock_acquire(hs, BCL_HM_PLOCK)) != BCL_OK)
                 return st;
             continue;
         }

@@ -19,31 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PREFETCH_AHEAD 32u     /* entries between a prefetch and its use */
 #define U64_BUCKET 24u        /* bucket and value offset of an 8-byte key and value */
 #define U64_VALUE 16u
 #define INLINE_PROBES 4u       /* probes tried inline before the general path */
-
-/* This rank's block as the apply loop sees it: invariants in locals, so
- * the compiler keeps them in registers across the bucket stores (which,
- * through unsigned char pointers, could alias any field of the map). */
-typedef struct block_view {
-    unsigned char *base;
-    uint64_t first, block, n, pmask;
-    size_t bsize, voff;
-} block_view;
-
-static block_view view_of(const bcl_hashmap *m)
-{
-    block_view w = { bcl_hm_local_bucket(m, 0), (uint64_t)bcl_rt.rank * m->block, m->block,
-                     m->n, m->pmask, m->bsize, m->val_off };
-    return w;
-}
-
-static inline uint64_t global_home(const block_view *w, uint64_t h)
-{
-    return (uint64_t)(((unsigned __int128)h * w->n) >> 64);
-}
 
 /* The first few buckets of the probe sequence from global home g, for an
  * 8-byte key and an 8-byte value (`how` above): 1 if
@@ -52,7 +30,7 @@ static inline uint64_t global_home(const block_view *w, uint64_t h)
  * probe -- is left, untouched, to bcl_hm_apply_local.  (At the half load a
  * grown map keeps, most keys are in their home bucket or the one after: a
  * call per entry cost more than the probe.) */
-static inline int apply_near_home(const block_view *w, uint64_t g, const unsigned char *key,
+static inline int apply_near_home(const bcl_hm_view *w, uint64_t g, const unsigned char *key,
                                   const unsigned char *val, int how)
 {
     for (uint64_t i = 0; i < INLINE_PROBES; i++) {
@@ -86,32 +64,18 @@ static bcl_status apply_general_run(const bcl_hashmap *m, const bcl_hm_run *run,
     const unsigned char *keys = run->keys;
     size_t n = run->n, ks = run->kstride;
     int acc = run->accumulate != 0;
-    block_view w = view_of(m);
-    uint64_t ring[PREFETCH_AHEAD];
-    for (size_t j = i; j < n && j < i + PREFETCH_AHEAD; j++)
-        ring[j % PREFETCH_AHEAD] = bcl_hm_hash(keys + j * ks, m->key_size);
+    bcl_hm_view w = bcl_hm_view_of(m);
+    bcl_hm_ring ring;
+    bcl_hm_ring_init(&ring, keys, ks, m->key_size, n, i);
     for (; i < n && !*refusing; i++) {
-        uint64_t h = ring[i % PREFETCH_AHEAD];
-        if (i + PREFETCH_AHEAD < n) {
-            uint64_t ahead = bcl_hm_hash(keys + (i + PREFETCH_AHEAD) * ks, m->key_size);
-            uint64_t at = global_home(&w, ahead) - w.first;
-            ring[i % PREFETCH_AHEAD] = ahead;
-            if (at < w.block)
-                __builtin_prefetch(w.base + at * w.bsize, 1);
-        }
+        uint64_t h = bcl_hm_ring_next(&ring, &w, w.bsize, 1, i);
         bcl_status st = bcl_hm_apply_general(m, bcl_hm_classic_apply_local, keys + i * ks,
                                              run->vals + i * run->vstride, acc, h, grow,
                                              refusing, fn, ctx);
         if (st != BCL_OK)
             return st;
     }
-    for (; i < n; i++) {
-        bcl_status st = fn(ctx, keys + i * ks, run->vals + i * run->vstride, acc,
-                           BCL_ERR_FULL, 0);
-        if (st != BCL_OK)
-            return st;
-    }
-    return BCL_OK;
+    return bcl_hm_report_full(run, i, fn, ctx);
 }
 
 /* The common case, 8-byte keys and values, as its own loop: the near-home
@@ -126,20 +90,12 @@ static size_t apply_u64_run(const bcl_hashmap *m, const unsigned char *keys, siz
                             int grow, int *refusing, bcl_hm_bulk_fn fn, void *ctx,
                             bcl_status *err)
 {
-    block_view w = view_of(m);
-    uint64_t ring[PREFETCH_AHEAD];
-    for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
-        ring[i] = bcl_hm_hash(keys + i * ks, 8);
+    bcl_hm_view w = bcl_hm_view_of(m);
+    bcl_hm_ring ring;
+    bcl_hm_ring_init(&ring, keys, ks, 8, n, 0);
     for (size_t i = 0; i < n; i++) {
-        uint64_t h = ring[i % PREFETCH_AHEAD];
-        if (i + PREFETCH_AHEAD < n) {
-            uint64_t ahead = bcl_hm_hash(keys + (i + PREFETCH_AHEAD) * ks, 8);
-            uint64_t at = global_home(&w, ahead) - w.first;
-            ring[i % PREFETCH_AHEAD] = ahead;
-            if (at < w.block)
-                __builtin_prefetch(w.base + at * U64_BUCKET, 1);
-        }
-        if (apply_near_home(&w, global_home(&w, h), keys + i * ks, vals + i * vs, how))
+        uint64_t h = bcl_hm_ring_next(&ring, &w, U64_BUCKET, 1, i);
+        if (apply_near_home(&w, bcl_hm_view_home(&w, h), keys + i * ks, vals + i * vs, how))
             continue;
         *err = bcl_hm_apply_general(m, bcl_hm_classic_apply_local, keys + i * ks, vals + i * vs,
                                     how != BCL_HM_NEAR_REPLACE, h, grow, refusing, fn, ctx);

@@ -42,6 +42,19 @@ static bcl_status wait_free(bcl_gptr b, uint64_t *w)
     return s;
 }
 
+/* CAS(kw -> desired) on bucket b, retried once a holder gives it back:
+ * *old ends as the word the last CAS met, never BUSY (kw: it took). */
+static bcl_status cas_unless_held(bcl_gptr b, uint64_t kw, uint64_t desired, uint64_t *old)
+{
+    for (;;) {
+        bcl_status st = bcl_cas(b, 8, kw, desired, old);
+        if (st != BCL_OK || *old != BUSY)
+            return st;
+        if ((st = wait_free(b, old)) != BCL_OK)
+            return st;
+    }
+}
+
 /* ---- placement ------------------------------------------------------------ */
 
 enum { LOC_LOCKED, LOC_FRESH, LOC_SLOW, LOC_RESTART };
@@ -111,23 +124,6 @@ static bcl_status locate_fast(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_
     return bcl_hm_full_error(m);
 }
 
-static bcl_status plock_acquire(bcl_gptr sw)
-{
-    unsigned spins = 0;
-    uint64_t prev;
-    for (;;) {
-        bcl_status st = bcl_fetch_op(sw, 8, BCL_OP_OR, BCL_HMC_PLOCK, &prev);
-        if (st != BCL_OK || !(prev & BCL_HMC_PLOCK))
-            return st;
-        do {
-            if ((st = bcl_relax(&spins)) == BCL_OK)
-                st = load_word(sw, &prev);
-        } while (st == BCL_OK && (prev & BCL_HMC_PLOCK));
-        if (st != BCL_OK)
-            return st;
-    }
-}
-
 /* Clear the lock and count one epoch in one add (bit 0 is set). */
 static bcl_status plock_release(bcl_gptr sw)
 {
@@ -174,12 +170,9 @@ static bcl_status slow_scan(const bcl_hashmap *m, const bcl_hm_key *k, uint64_t 
 static bcl_status locate_slow(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lock *lk,
                               int *res)
 {
-    bcl_hm_probe p;
-    uint64_t home = 0, at = 0, atw = 0, old, kw = kword(m, k);
-    bcl_hm_probe_init(m, &p, k->hash);
-    bcl_hm_probe_next(m, &p, &home);
-    bcl_gptr sw = bcl_hmc_stripe(m, home);
-    bcl_status st = plock_acquire(sw);
+    uint64_t at = 0, atw = 0, old, kw = kword(m, k);
+    bcl_gptr sw = bcl_hmc_stripe(m, bcl_hm_home(m, k->hash));
+    bcl_status st = bcl_hm_plock_acquire(sw, BCL_HMC_PLOCK);
     if (st != BCL_OK)
         return st;
     for (;;) {
@@ -192,7 +185,7 @@ static bcl_status locate_slow(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_
              * places a key of this stripe), then scan afresh. */
             uint64_t w = BUSY;
             if ((st = plock_release(sw)) != BCL_OK || (st = wait_free(b, &w)) != BCL_OK ||
-                (st = plock_acquire(sw)) != BCL_OK)
+                (st = bcl_hm_plock_acquire(sw, BCL_HMC_PLOCK)) != BCL_OK)
                 return st;
             continue;
         }
@@ -271,10 +264,8 @@ bcl_status bcl_hmc_find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_w
 {
     bcl_hm_probe p;
     uint64_t idx, kw = kword(m, k), w;
-    unsigned char small[512], *buf = m->bsize <= sizeof small ? small : malloc(m->bsize);
-    if (!buf)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte bucket", m->bsize);
-    bcl_status st = BCL_OK;
+    unsigned char small[512], *buf;
+    bcl_status st = bcl_hm_scratch(small, sizeof small, m->bsize, &buf);
     *found = 0;
     bcl_hm_probe_init(m, &p, k->hash);
     while (st == BCL_OK && bcl_hm_probe_next(m, &p, &idx)) {
@@ -293,8 +284,7 @@ bcl_status bcl_hmc_find_only(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp_w
             break;
         }
     }
-    if (buf != small)
-        free(buf);
+    bcl_hm_scratch_end(buf, small);
     return st;
 }
 
@@ -303,20 +293,13 @@ bcl_status bcl_hmc_find_atomic(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp
 {
     bcl_hm_probe p;
     uint64_t idx, kw = kword(m, k), old;
-    unsigned char small[512], *val = m->val_slot <= sizeof small ? small : malloc(m->val_slot);
-    if (!val)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte value", m->val_slot);
-    bcl_status st = BCL_OK;
+    unsigned char small[512], *val;
+    bcl_status st = bcl_hm_scratch(small, sizeof small, m->val_slot, &val);
     *found = 0;
     bcl_hm_probe_init(m, &p, k->hash);
     while (st == BCL_OK && bcl_hm_probe_next(m, &p, &idx)) {
         bcl_gptr b = bcl_hm_bucket(m, idx);
-        for (;;) {
-            if ((st = bcl_cas(b, 8, kw, BUSY, &old)) != BCL_OK || old != BUSY)
-                break;
-            if ((st = wait_free(b, &old)) != BCL_OK)
-                break;
-        }
+        st = cas_unless_held(b, kw, BUSY, &old);
         if (st != BCL_OK || old == EMPTY)
             break;
         if (old != kw)
@@ -331,8 +314,7 @@ bcl_status bcl_hmc_find_atomic(const bcl_hashmap *m, const bcl_hm_key *k, bcl_mp
         }
         break;
     }
-    if (val != small)
-        free(val);
+    bcl_hm_scratch_end(val, small);
     return st;
 }
 
@@ -363,13 +345,8 @@ bcl_status bcl_hmc_erase(const bcl_hashmap *m, const bcl_hm_key *k, int *found)
     bcl_hm_probe_init(m, &p, k->hash);
     while (st == BCL_OK && bcl_hm_probe_next(m, &p, &idx)) {
         bcl_gptr b = bcl_hm_bucket(m, idx);
-        for (;;) {
-            /* One CAS removes the key: whoever held it has given it back. */
-            if ((st = bcl_cas(b, 8, kw, TOMB, &old)) != BCL_OK || old != BUSY)
-                break;
-            if ((st = wait_free(b, &old)) != BCL_OK)
-                break;
-        }
+        /* One CAS removes the key: whoever held it has given it back. */
+        st = cas_unless_held(b, kw, TOMB, &old);
         if (st != BCL_OK || old == EMPTY)
             break;
         if (old == kw) {
@@ -391,14 +368,13 @@ bcl_status bcl_hmc_lock_key(const bcl_hashmap *m, const bcl_hm_key *k, bcl_hm_lo
         return st;
     bcl_gptr b = bcl_hm_bucket(m, lk->idx);
     if (!lk->fresh) {
-        unsigned char small[512], *val = m->val_slot <= sizeof small ? small
-                                                                      : malloc(m->val_slot);
-        st = val ? bcl_get(val, bcl_hm_at(b, BCL_HMC_VALUE), m->val_slot)
-                 : bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte value", m->val_slot);
+        unsigned char small[512], *val;
+        st = bcl_hm_scratch(small, sizeof small, m->val_slot, &val);
+        if (st == BCL_OK)
+            st = bcl_get(val, bcl_hm_at(b, BCL_HMC_VALUE), m->val_slot);
         if (st == BCL_OK)
             st = bcl_hm_slot_value_out(m, val, out);
-        if (val && val != small)
-            free(val);
+        bcl_hm_scratch_end(val, small);
         if (st != BCL_OK) {
             give_back(b, unchanged(lk));
             return st;

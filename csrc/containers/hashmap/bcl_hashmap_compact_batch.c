@@ -24,13 +24,17 @@
  * (bcl_hashmap_many.c) hands them to it and only the others to this file.
  * Duplicate keys are merged first (insert: the last value; accumulate: the
  * sum), so a batch never waits on itself for a key.  Work goes in lock-step
- * chunks of bcl_hm_chunk_keys keys. */
-#include "containers/hashmap/bcl_hashmap_internal.h"
+ * chunks of bcl_hm_chunk_keys keys.  What this engine shares with the
+ * classic one (probe steps, the completion half of a round, the keys
+ * deferred to the scalar protocol, the duplicate table) is in
+ * bcl_hashmap_engine.h. */
+#include "containers/hashmap/bcl_hashmap_engine.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "comm/bcl_comm_batch.h"
+#include "runtime/bcl_free.h"
 
 #define EMPTY BCL_HMC_EMPTY
 #define TOMB BCL_HMC_TOMB
@@ -71,10 +75,7 @@ typedef struct cbatch {
     unsigned char *buf;        /* per op: its value (vw bytes), then a bucket */
     size_t vw, stride;
     unsigned char *out, *found, *outcome;
-    /* keys finished with the scalar protocol: key, value, index */
-    unsigned char *defer;
-    size_t ndefer, defer_cap;
-    int defer_nomem;
+    bcl_hmb_defer defer;       /* keys finished with the scalar protocol */
 } cbatch;
 
 static unsigned char *val_of(cbatch *bt, cop *o)
@@ -94,39 +95,17 @@ static int writes(const cbatch *bt)
 
 static void advance(cbatch *bt, cop *o, int next)
 {
-    uint64_t idx;
-    if (bcl_hm_probe_next(bt->m, &o->pr, &idx)) {
-        o->b = bcl_hm_bucket(bt->m, idx);
-        o->phase = next;
-        return;
-    }
-    o->phase = PH_DONE;
-    o->full = writes(bt);
+    int more = bcl_hmb_probe_step(bt->m, &o->pr, &o->b);
+    o->phase = more ? next : PH_DONE;
+    o->full = !more && writes(bt);
 }
-
-#define DEFER_W(m) ((m)->key_size + (m)->val_size + sizeof(size_t))
 
 /* Finish this key with the scalar protocol after the chunk (it holds no
  * bucket now). */
 static void to_scalar(cbatch *bt, cop *o)
 {
-    const bcl_hashmap *m = bt->m;
-    size_t w = DEFER_W(m), src = (size_t)(o - bt->ops);
     o->phase = PH_DONE;
-    if (bt->ndefer == bt->defer_cap) {
-        size_t cap = bt->defer_cap ? 2 * bt->defer_cap : 64;
-        unsigned char *d = realloc(bt->defer, cap * w);
-        if (!d) {
-            bt->defer_nomem = 1;
-            return;
-        }
-        bt->defer = d;
-        bt->defer_cap = cap;
-    }
-    unsigned char *e = bt->defer + bt->ndefer++ * w;
-    memcpy(e, &o->kw, m->key_size);
-    memcpy(e + m->key_size, val_of(bt, o), m->val_size);
-    memcpy(e + m->key_size + m->val_size, &src, sizeof src);
+    bcl_hmb_defer_add(&bt->defer, bt->m, &o->kw, val_of(bt, o), (size_t)(o - bt->ops));
 }
 
 /* Write a bucket's key word: an atomic store on shm (others CAS it), a
@@ -154,7 +133,6 @@ static bcl_status issue(cbatch *bt, cop *o)
     bcl_gptr v = bcl_hm_at(o->b, BCL_HMC_VALUE);
     int issued = 1;
     bcl_status s = BCL_OK;
-    o->waiting = 0;
     switch (o->phase) {
     case PH_STRIPE:
         s = bcl_round_fetch(&bt->round, bcl_hmc_stripe(m, o->home), BCL_OP_NOOP, 0, &o->e0,
@@ -298,103 +276,54 @@ static void complete(cbatch *bt, cop *o)
     }
 }
 
-static bcl_status run(cbatch *bt)
+/* Nothing goes before the keys' steps in a round. */
+static bcl_status prelude(cbatch *bt, int *any)
 {
-    unsigned spins = 0;
-    for (;;) {
-        int any = 0, waiting = 0;
-        for (size_t i = 0; i < bt->n; i++) {
-            cop *o = &bt->ops[i];
-            if (o->phase == PH_DONE)
-                continue;
-            any = 1;
-            bcl_status st = issue(bt, o);
-            if (st != BCL_OK)
-                return st;
-        }
-        if (!any)
-            return BCL_OK;
-        bcl_status st = bcl_round_send(&bt->round);
-        if (st != BCL_OK)
-            return st;
-        for (size_t i = 0; i < bt->n; i++) {
-            cop *o = &bt->ops[i];
-            if (o->phase == PH_DONE)
-                continue;
-            if (o->waiting < 0) {
-                waiting = 1;
-                continue;
-            }
-            complete(bt, o);
-            waiting |= o->waiting;
-        }
-        if (waiting && (st = bcl_relax(&spins)) != BCL_OK)
-            return st;
-    }
+    return BCL_OK;
 }
+
+BCL_HMB_DEFINE_RUN(run, cbatch, prelude, issue, complete)
 
 /* Merge duplicate keys: insert keeps the last value (the earlier ops are
  * dropped, carried by it), accumulate sums the deltas into the first. */
-static bcl_status merge_duplicates(cbatch *bt)
+static uint64_t key_hash(void *ctx, size_t i)
 {
-    size_t cap = 16;
-    while (cap < 2 * bt->n)
-        cap <<= 1;
-    size_t *tab = malloc(cap * sizeof *tab);
-    if (!tab)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory to merge a batch's duplicates");
-    memset(tab, 0xff, cap * sizeof *tab);
-    for (size_t i = 0; i < bt->n; i++) {
-        cop *o = &bt->ops[i];
-        size_t j = (size_t)(bcl_hash_u64(o->kw, 0) >> 7) & (cap - 1);
-        for (; tab[j] != SIZE_MAX; j = (j + 1) & (cap - 1)) {
-            cop *p = &bt->ops[tab[j]];
-            if (p->kw != o->kw)
-                continue;
-            if (bt->kind == BCL_HMC_INSERT) {
-                p->phase = PH_DONE;
-                p->into = i;
-                tab[j] = i;
-            } else if (bcl_hm_num_add(bt->m, val_of(bt, p), val_of(bt, o))) {
-                o->overflow = 1;              /* the batch's own deltas overflow */
-                o->phase = PH_DONE;
-            } else {
-                o->into = tab[j];
-                o->phase = PH_DONE;
-            }
-            break;
-        }
-        if (tab[j] == SIZE_MAX)
-            tab[j] = i;
-    }
-    free(tab);
-    return BCL_OK;
+    return bcl_hash_u64(((cbatch *)ctx)->ops[i].kw, 0);
 }
 
-/* The keys handed to the scalar protocol. */
+static int same_key(void *ctx, size_t j, size_t i)
+{
+    cbatch *bt = ctx;
+    return bt->ops[j].kw == bt->ops[i].kw;
+}
+
+BCL_HMB_DEFINE_MERGE(merge_key, cbatch, BCL_HMC_INSERT)
+
+static bcl_status merge_duplicates(cbatch *bt)
+{
+    return bcl_hmb_find_dups(bt->n, bt, key_hash, same_key, merge_key);
+}
+
+/* The keys handed to the scalar protocol: a refusal is the op's outcome. */
+static bcl_status scalar_apply(const bcl_hashmap *m, const bcl_hm_key *k, const void *v,
+                               int insert)
+{
+    return insert ? bcl_hmc_insert(m, k, v) : bcl_hmc_accumulate(m, k, v);
+}
+
+static void scalar_refused(void *ctx, size_t src, bcl_status st)
+{
+    cbatch *bt = ctx;
+    if (st == BCL_ERR_FULL)
+        bt->ops[src].full = 1;
+    else
+        bt->ops[src].overflow = 1;
+}
+
 static bcl_status run_scalar(cbatch *bt)
 {
-    const bcl_hashmap *m = bt->m;
-    size_t w = DEFER_W(m);
-    if (bt->defer_nomem)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch's deferred keys");
-    for (size_t i = 0; i < bt->ndefer; i++) {
-        const unsigned char *e = bt->defer + i * w;
-        size_t src;
-        memcpy(&src, e + m->key_size + m->val_size, sizeof src);
-        bcl_hm_key k = bcl_hm_key_make(e, m->key_size);
-        const void *v = e + m->key_size;
-        bcl_status st = bt->kind == BCL_HMC_INSERT ? bcl_hmc_insert(m, &k, v)
-                                                   : bcl_hmc_accumulate(m, &k, v);
-        if (st == BCL_ERR_FULL)
-            bt->ops[src].full = 1;
-        else if (st == BCL_ERR_OVERFLOW)
-            bt->ops[src].overflow = 1;
-        else if (st != BCL_OK)
-            return st;
-    }
-    bt->ndefer = 0;
-    return BCL_OK;
+    return bcl_hmb_defer_replay(&bt->defer, bt->m, bt->kind == BCL_HMC_INSERT, scalar_apply,
+                                scalar_refused, bt);
 }
 
 /* One chunk of n keys, all in the compact table. */
@@ -462,8 +391,6 @@ bcl_status bcl_hmc_batch(const bcl_hashmap *m, int kind, const void *keys, const
                        n_over);
     }
     bcl_round_free(&bt.round);
-    free(bt.defer);
-    free(bt.ops);
-    free(bt.buf);
+    BCL_FREE_ALL(bt.defer.rec, bt.ops, bt.buf);
     return st;
 }

@@ -13,7 +13,6 @@
 #define EMPTY BCL_HMC_EMPTY
 #define TOMB BCL_HMC_TOMB
 #define BUSY BCL_HMC_BUSY
-#define PREFETCH_AHEAD 32u     /* entries between a prefetch and its use */
 #define INLINE_PROBES 16u      /* probes tried inline before the general path */
 #define RELEASE_STEP ((size_t)4 << 20)   /* old block given back this often */
 
@@ -87,23 +86,11 @@ bcl_status bcl_hmc_apply_local(const bcl_hashmap *m, const bcl_hm_key *k, const 
 
 /* ---- bulk apply -------------------------------------------------------------- */
 
-typedef struct block_view {
-    unsigned char *base;
-    uint64_t first, block, n, pmask;
-    size_t bsize;
-    int linear;
-} block_view;
-
-static inline uint64_t global_home(const block_view *w, uint64_t h)
-{
-    return (uint64_t)(((unsigned __int128)h * w->n) >> 64);
-}
-
 /* The first few buckets of the probe sequence from global home g for an
  * 8-byte value: 1 if that settled the entry as bcl_hmc_apply_local would
  * have; anything else (a bucket outside the block, a tombstone, an
  * overflow, a longer probe) is left, untouched, to the general path. */
-static inline int apply_near_home(const block_view *w, uint64_t g, uint64_t kw,
+static inline int apply_near_home(const bcl_hm_view *w, uint64_t g, uint64_t kw,
                                   const unsigned char *val, int how)
 {
     for (uint64_t i = 0; i < INLINE_PROBES; i++) {
@@ -144,28 +131,16 @@ bcl_status bcl_hmc_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run,
     int acc = run->accumulate != 0;
     int how = bcl_hm_near_how(m, acc);
     int inline_ok = m->val_size == 8 && how >= 0 && m->limit >= INLINE_PROBES;
-    block_view w = { bcl_hm_local_bucket(m, 0), (uint64_t)bcl_rt.rank * m->block, m->block,
-                     m->n, m->pmask, m->bsize, m->linear };
-    uint64_t ring[PREFETCH_AHEAD];
-    for (size_t j = 0; j < n && j < PREFETCH_AHEAD; j++)
-        ring[j] = bcl_hm_hash(keys + j * ks, m->key_size);
+    bcl_hm_view w = bcl_hm_view_of(m);
+    bcl_hm_ring ring;
+    bcl_hm_ring_init(&ring, keys, ks, m->key_size, n, 0);
     for (; i < n && !*refusing; i++) {
-        uint64_t h = ring[i % PREFETCH_AHEAD];
-        if (i + PREFETCH_AHEAD < n) {
-            uint64_t ahead = bcl_hm_hash(keys + (i + PREFETCH_AHEAD) * ks, m->key_size);
-            uint64_t at = global_home(&w, ahead) - w.first;
-            ring[i % PREFETCH_AHEAD] = ahead;
-            if (at < w.block) {
-                /* a linear probe runs on past the home's line at high load */
-                const unsigned char *pf = w.base + at * w.bsize;
-                __builtin_prefetch(pf, 1);
-                __builtin_prefetch(pf + 64, 1);
-            }
-        }
+        uint64_t h = bcl_hm_ring_next(&ring, &w, w.bsize, 2, i);
         const unsigned char *key = keys + i * ks, *val = run->vals + i * run->vstride;
         if (inline_ok) {
             uint64_t kw = bcl_hmc_word(key, m->key_size);
-            if (!bcl_hmc_reserved(kw) && apply_near_home(&w, global_home(&w, h), kw, val, how))
+            uint64_t g = bcl_hm_view_home(&w, h);
+            if (!bcl_hmc_reserved(kw) && apply_near_home(&w, g, kw, val, how))
                 continue;
         }
         bcl_status st = bcl_hm_apply_general(m, apply_compact, key, val, acc, h, grow, refusing,
@@ -173,13 +148,7 @@ bcl_status bcl_hmc_apply_many_local(const bcl_hashmap *m, const bcl_hm_run *run,
         if (st != BCL_OK)
             return st;
     }
-    for (; i < n; i++) {             /* the map refused one: the rest are full */
-        bcl_status st = fn(ctx, keys + i * ks, run->vals + i * run->vstride, acc,
-                           BCL_ERR_FULL, 0);
-        if (st != BCL_OK)
-            return st;
-    }
-    return BCL_OK;
+    return bcl_hm_report_full(run, i, fn, ctx);
 }
 
 /* ---- resize ------------------------------------------------------------------ */

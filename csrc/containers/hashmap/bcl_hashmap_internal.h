@@ -275,6 +275,24 @@ static inline int bcl_hm_local_next(const bcl_hashmap *m, bcl_hm_local_walk *w,
     return 0;
 }
 
+/* Scratch space for a bucket, value or key copied out for a moment: the
+ * caller's `small` stack array (cap bytes) when n bytes fit -- the common,
+ * fixed-size case, with no allocation -- else the heap.  *buf is NULL after
+ * a failure (the error set); bcl_hm_scratch_end gives it back either way. */
+static inline bcl_status bcl_hm_scratch(unsigned char *small, size_t cap, size_t n,
+                                        unsigned char **buf)
+{
+    *buf = n <= cap ? small : malloc(n);
+    return *buf ? BCL_OK
+                : bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu bytes of scratch space", n);
+}
+
+static inline void bcl_hm_scratch_end(unsigned char *buf, const unsigned char *small)
+{
+    if (buf != small)
+        free(buf);
+}
+
 /* The buckets this thread holds between lock and commit/abort (see
  * bcl_hm_check_held). */
 void bcl_hm_hold(bcl_gptr b);
@@ -282,6 +300,12 @@ void bcl_hm_unhold(bcl_gptr b);
 
 /* Spin (atomic loads only) until no writer holds the bucket (BUSY clear). */
 bcl_status bcl_hm_wait_unreserved(bcl_gptr st, uint64_t *cur);
+
+/* Take the placement lock `bit` of the word at `word` (a classic home's
+ * status, a compact stripe's placement word): fetch-or it until it was
+ * clear.  Each layout releases it with its own add, which also counts the
+ * word's epoch. */
+bcl_status bcl_hm_plock_acquire(bcl_gptr word, uint64_t bit);
 
 /* Try to reserve a FREE bucket (*taken = 1), else *cur: its status. */
 bcl_status bcl_hm_claim_free(bcl_gptr st, uint64_t expect, uint64_t *cur, int *taken,

@@ -10,115 +10,82 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/bcl_free.h"
+
 /* ---- set-up: chunks, duplicate merging -------------------------------------- */
 
-/* Merge duplicate keys of ops[0..n): insert keeps the last value,
- * accumulate sums the deltas into the first occurrence.  Dropped ops are
- * marked PH_DONE. */
-static bcl_status merge_duplicates(batch *bt, const uint64_t *hash)
+/* Merge duplicate keys of ops[0..n) (set-up of a chunk: bt->hash holds
+ * their hashes).  Dropped ops are marked PH_DONE. */
+static uint64_t chunk_hash(void *ctx, size_t i)
 {
-    size_t cap = 16;
-    while (cap < 2 * bt->n)
-        cap <<= 1;
-    size_t *tab = malloc(cap * sizeof *tab);
-    if (!tab)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory to merge a batch's duplicates");
-    memset(tab, 0xff, cap * sizeof *tab);
-    for (size_t i = 0; i < bt->n; i++) {
-        size_t j = (size_t)(hash[i] >> 7) & (cap - 1);
-        for (; tab[j] != SIZE_MAX; j = (j + 1) & (cap - 1)) {
-            op *p = &bt->ops[tab[j]];
-            if (hash[tab[j]] != hash[i] || !bcl_hmb_key_eq(bt, p, key_of(bt, &bt->ops[i])))
-                continue;
-            if (bt->kind == K_INSERT) {
-                p->phase = PH_DONE;           /* the later value wins */
-                tab[j] = i;
-            } else if (bcl_hm_num_add(bt->m, val_of(bt, p), val_of(bt, &bt->ops[i]))) {
-                bt->ops[i].overflow = 1;      /* the batch's own deltas overflow */
-                bt->ops[i].phase = PH_DONE;
-            } else {
-                bt->ops[i].into = tab[j];
-                bt->ops[i].phase = PH_DONE;
-            }
-            break;
-        }
-        if (tab[j] == SIZE_MAX)
-            tab[j] = i;
-    }
-    free(tab);
-    return BCL_OK;
+    return ((batch *)ctx)->hash[i];
 }
+
+static int chunk_same(void *ctx, size_t j, size_t i)
+{
+    batch *bt = ctx;
+    return bcl_hmb_key_eq(bt, &bt->ops[j], key_of(bt, &bt->ops[i]));
+}
+
+BCL_HMB_DEFINE_MERGE(chunk_merge, batch, K_INSERT)
 
 /* The keys the batch handed over (to_scalar): the scalar protocol reuses
  * tombstones under the placement lock (and accumulate applies its overflow
  * rule there).  A full table or an overflowing sum counts like the batch's
  * own: in a refilled window the slot is gone, so the outcome is written
  * here; in a chunk the op is still there and run_chunk reads its flags. */
-static bcl_status run_scalar(batch *bt, size_t *n_full)
+static bcl_status scalar_apply(const bcl_hashmap *m, const bcl_hm_key *k, const void *v,
+                               int insert)
 {
-    const bcl_hashmap *m = bt->m;
-    size_t w = DEFER_W(m);
-    if (bt->defer_nomem)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a batch's deferred keys");
-    for (size_t i = 0; i < bt->ndefer; i++) {
-        const unsigned char *e = bt->defer + i * w;
-        size_t src;
-        memcpy(&src, e + m->key_size + m->val_size, sizeof src);
-        bcl_hm_key k = bcl_hm_key_make(e, m->key_size);
-        const void *v = e + m->key_size;
-        bcl_status st = bt->kind == K_INSERT ? bcl_hm_insert(m, &k, v, m->val_size, 0)
-                                             : bcl_hm_accumulate(m, &k, v);
-        if (st != BCL_OK && st != BCL_ERR_FULL && st != BCL_ERR_OVERFLOW)
-            return st;
-        if (st == BCL_OK)
-            continue;
-        if (bt->refill) {
-            if (n_full && st == BCL_ERR_FULL)
-                ++*n_full;
-            if (bt->outcome)
-                bt->outcome[src] = st == BCL_ERR_FULL ? BCL_HM_NOROOM : BCL_HM_OVERFLOW;
-            bt->n_over += st == BCL_ERR_OVERFLOW;
-        } else if (st == BCL_ERR_FULL) {
-            bt->ops[src].full = 1;
-        } else {
-            bt->ops[src].overflow = 1;
-        }
+    return insert ? bcl_hm_insert(m, k, v, m->val_size, 0) : bcl_hm_accumulate(m, k, v);
+}
+
+static void scalar_refused(void *ctx, size_t src, bcl_status st)
+{
+    batch *bt = ctx;
+    if (bt->refill) {
+        if (bt->n_full && st == BCL_ERR_FULL)
+            ++*bt->n_full;
+        if (bt->outcome)
+            bt->outcome[src] = st == BCL_ERR_FULL ? BCL_HM_NOROOM : BCL_HM_OVERFLOW;
+        bt->n_over += st == BCL_ERR_OVERFLOW;
+    } else if (st == BCL_ERR_FULL) {
+        bt->ops[src].full = 1;
+    } else {
+        bt->ops[src].overflow = 1;
     }
-    bt->ndefer = 0;
-    return BCL_OK;
+}
+
+static bcl_status run_scalar(batch *bt)
+{
+    return bcl_hmb_defer_replay(&bt->defer, bt->m, bt->kind == K_INSERT, scalar_apply,
+                                scalar_refused, bt);
 }
 
 /* skip[i] = 1 when a later key of the window equals key i (insert). */
+static uint64_t window_hash(void *ctx, size_t i)
+{
+    batch *bt = ctx;
+    return bcl_hm_hash(bt->wkeys + i * bt->m->key_size, bt->m->key_size);
+}
+
+static int window_same(void *ctx, size_t j, size_t i)
+{
+    batch *bt = ctx;
+    size_t ks = bt->m->key_size;
+    return !memcmp(bt->wkeys + j * ks, bt->wkeys + i * ks, ks);
+}
+
+static size_t window_supersede(void *ctx, size_t j, size_t i)
+{
+    ((batch *)ctx)->skip[j] = 1;
+    return i;
+}
+
 static bcl_status mark_superseded(batch *bt)
 {
-    const bcl_hashmap *m = bt->m;
-    size_t cap = 16;
-    while (cap < 2 * bt->wn)
-        cap <<= 1;
-    size_t *tab = malloc(cap * sizeof *tab);
-    uint64_t *hash = malloc((bt->wn ? bt->wn : 1) * sizeof *hash);
-    if (!tab || !hash) {
-        free(tab);
-        free(hash);
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory to merge a batch's duplicates");
-    }
-    memset(tab, 0xff, cap * sizeof *tab);
     memset(bt->skip, 0, bt->wn);
-    for (size_t i = 0; i < bt->wn; i++) {
-        const unsigned char *ki = bt->wkeys + i * m->key_size;
-        hash[i] = bcl_hm_hash(ki, m->key_size);
-        size_t j = (size_t)(hash[i] >> 7) & (cap - 1);
-        for (; tab[j] != SIZE_MAX; j = (j + 1) & (cap - 1))
-            if (hash[tab[j]] == hash[i] &&
-                !memcmp(bt->wkeys + tab[j] * m->key_size, ki, m->key_size)) {
-                bt->skip[tab[j]] = 1;
-                break;
-            }
-        tab[j] = i;
-    }
-    free(tab);
-    free(hash);
-    return BCL_OK;
+    return bcl_hmb_find_dups(bt->wn, bt, window_hash, window_same, window_supersede);
 }
 
 /* One window of keys through `slots` refilled slots. */
@@ -137,7 +104,7 @@ static bcl_status run_window(batch *bt, size_t slots)
         bt->ops[s].recorded = 1;
     }
     bcl_status st = bcl_hmb_run(bt);
-    return st == BCL_OK ? run_scalar(bt, bt->n_full) : st;
+    return st == BCL_OK ? run_scalar(bt) : st;
 }
 
 /* One chunk: keys[0..n), vals (insert/accumulate), out/found (find). */
@@ -161,8 +128,10 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
         o->home = o->b;
     }
     bcl_status st = BCL_OK;
+    bt->hash = hash;
     if (bt->kind == K_INSERT || bt->kind == K_ACC_SHARED || bt->kind == K_ACC_LOCKED)
-        st = merge_duplicates(bt, hash);
+        st = bcl_hmb_find_dups(bt->n, bt, chunk_hash, chunk_same, chunk_merge);
+    bt->hash = NULL;
     free(hash);
     /* Deltas too big for the fetch-add (bcl_hm_fast_delta): locked from the start. */
     for (size_t i = 0; st == BCL_OK && bt->kind == K_ACC_SHARED && i < bt->n; i++) {
@@ -174,7 +143,7 @@ static bcl_status run_chunk(batch *bt, const unsigned char *keys, const unsigned
     if (st == BCL_OK)
         st = bcl_hmb_run(bt);
     if (st == BCL_OK)
-        st = run_scalar(bt, n_full);
+        st = run_scalar(bt);
     for (size_t i = 0; st == BCL_OK && i < bt->n; i++) {
         op *o = &bt->ops[i], *c = &bt->ops[o->into];   /* c: carried it */
         if (bt->found)
@@ -210,12 +179,7 @@ typedef struct part {
 
 static void part_free(part *p)
 {
-    free(p->idx);
-    free(p->keys);
-    free(p->vals);
-    free(p->out);
-    free(p->found);
-    free(p->outcome);
+    BCL_FREE_ALL(p->idx, p->keys, p->vals, p->out, p->found, p->outcome);
 }
 
 static bcl_status part_make(const bcl_hashmap *m, part *p, const unsigned char *keys,
@@ -375,10 +339,7 @@ static bcl_status run_all(const bcl_hashmap *m, enum kind kind, const void *keys
                        n_full);
     }
     bcl_round_free(&bt.round);
-    free(bt.skip);
-    free(bt.defer);
-    free(bt.ops);
-    free(bt.buf);
+    BCL_FREE_ALL(bt.skip, bt.defer.rec, bt.ops, bt.buf);
     if (n_over)
         *n_over = bt.n_over;
     return st;

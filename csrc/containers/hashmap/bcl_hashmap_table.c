@@ -273,13 +273,14 @@ static bcl_status bucket_hash(const bcl_hashmap *m, const unsigned char *src, ui
     }
     bcl_objref r;
     memcpy(&r, src + 8, sizeof r);
-    unsigned char small[256], *buf = r.len <= sizeof small ? small : malloc(r.len);
-    if (!buf)
-        return bcl_set_error(BCL_ERR_NOMEM, "no memory for a %u-byte key", r.len);
-    bcl_status st = r.len ? bcl_obj_load(r, buf) : BCL_OK;
+    unsigned char small[256], *buf;
+    bcl_status st = bcl_hm_scratch(small, sizeof small, r.len, &buf);
+    if (st != BCL_OK)
+        return st;
+    if (r.len)
+        st = bcl_obj_load(r, buf);
     *h = bcl_hm_hash(buf, r.len);
-    if (buf != small)
-        free(buf);
+    bcl_hm_scratch_end(buf, small);
     return st;
 }
 

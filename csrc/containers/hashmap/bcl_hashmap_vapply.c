@@ -65,10 +65,9 @@ static bcl_status store_fresh(const bcl_hashmap *m, unsigned char *b, const bcl_
             return st;
         memcpy(kslot, &kr, sizeof kr);
     }
-    unsigned char small[256], *vslot = m->val_slot <= sizeof small ? small
-                                                                 : malloc(m->val_slot);
-    if (!vslot)
-        st = bcl_set_error(BCL_ERR_NOMEM, "no memory for a %zu-byte value", m->val_slot);
+    unsigned char small[256], *vslot = NULL;
+    if (st == BCL_OK)
+        st = bcl_hm_scratch(small, sizeof small, m->val_slot, &vslot);
     if (st == BCL_OK)
         st = value_slot(m, val, vlen, vslot);
     if (st == BCL_OK) {
@@ -80,8 +79,7 @@ static bcl_status store_fresh(const bcl_hashmap *m, unsigned char *b, const bcl_
     } else if (m->key_var) {
         bcl_obj_release(kr);
     }
-    if (vslot && vslot != small)
-        free(vslot);
+    bcl_hm_scratch_end(vslot, small);
     return st;
 }
 

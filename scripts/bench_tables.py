@@ -54,6 +54,11 @@ SUMMARY = {
         "contigs of E. coli 5x reads, 2 ranks, machine shared with a CI run",
         [("pybcl, s", "runs[tool=pybcl,ranks=2].wall_seconds")],
         [("BCALM 2, s", "runs[tool=bcalm,ranks=2].wall_seconds")]),
+    "results/bench_contigs_ab_shared_2core": (
+        "contigs of E. coli 5x reads, 2 ranks, main and the hash-order tree alternated, "
+        "shared machine",
+        [("hash-order tree, s", "runs[tool=pybcl,tree=branch].wall_seconds")],
+        [("main, s", "runs[tool=pybcl,tree=main].wall_seconds")]),
     "results/bench_core": (
         "fetch_and_add from Python, 2 ranks",
         [("rma, µs", "median_us.fetch_and_add.rma"), ("shm, µs", "median_us.fetch_and_add.shm")],

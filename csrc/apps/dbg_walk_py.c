@@ -6,6 +6,9 @@
  *   while len(q := w.queries()):
  *       w.advance(*graph.find_many(q, promise=find))
  *   seqs, kmers, count_sums = w.results()      # the copies to keep
+ *
+ * or, when this process reads the whole map itself (shm), every round in
+ * C: w.run(graph).
  */
 #include "apps/kernels_py.h"
 
@@ -108,6 +111,43 @@ static PyObject *walk_advance(DbgWalk *self, BCLPY_FASTARGS)
     Py_XDECREF(v);
     Py_XDECREF(f);
     return res;
+}
+
+/* The lookups of run(): the map's find under the find-only promise.  Its
+ * failure is recorded: its message lives in _core's error state, the walk's
+ * own in this extension's. */
+typedef struct {
+    const bcl_hashmap *m;
+    int core_failed;
+} walk_map;
+
+static bcl_status find_in_map(void *ctx, const uint64_t *keys, size_t n, uint64_t *vals,
+                              unsigned char *found)
+{
+    walk_map *wm = ctx;
+    bcl_status st = bclpy_core->hm_find_many(wm->m, keys, n, vals, found, BCL_HM_P_FIND);
+    wm->core_failed = st != BCL_OK;
+    return st;
+}
+
+static PyObject *walk_run(DbgWalk *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = BCLPY_ARGS_DW_RUN;
+    PyObject *a[1];
+    walk_map wm = { NULL, 0 };
+    if (live_or_raise(self) < 0 || bclpy_parse("run", args, nargs, kwnames, names, 1, 1, a) < 0 ||
+        bclpy_core->hashmap_u64_unwrap(a[0], "graph", &wm.m) < 0)
+        return NULL;
+    if (self->w.n_asked) {
+        PyErr_SetString(PyExc_ValueError, "run: the last queries() await advance()");
+        return NULL;
+    }
+    uint64_t rounds;
+    bcl_status st;
+    BCLPY_NOGIL(st = bcl_dbg_walk_run(&self->w, find_in_map, &wm, &rounds));
+    if (st != BCL_OK)
+        return wm.core_failed ? bclpy_core->raise(st) : bclpy_raise(st);
+    return PyLong_FromUnsignedLongLong(rounds);
 }
 
 /* (list of bytes, kmers uint64, count sums uint64) of the walks to keep */

@@ -5,6 +5,10 @@
  */
 #include "kernels/bcl_dbg.h"
 
+#include <stdlib.h>
+
+#include "kernels/bcl_key_order.h"
+
 int bcl_dbg_k_ok(int k)
 {
     /* odd: no k-mer is its own reverse complement; <= 31: codes stay < 2^62 */
@@ -14,24 +18,6 @@ int bcl_dbg_k_ok(int k)
 static uint64_t kmask(int k)
 {
     return (UINT64_C(1) << (2 * k)) - 1;
-}
-
-uint64_t bcl_dbg_rc(uint64_t s, int k)
-{
-    uint64_t x = ~s;        /* complement: b -> 3 - b */
-    /* reverse the 32 two-bit groups of the word */
-    x = ((x >> 2) & UINT64_C(0x3333333333333333)) | ((x & UINT64_C(0x3333333333333333)) << 2);
-    x = ((x >> 4) & UINT64_C(0x0F0F0F0F0F0F0F0F)) | ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) << 4);
-    x = ((x >> 8) & UINT64_C(0x00FF00FF00FF00FF)) | ((x & UINT64_C(0x00FF00FF00FF00FF)) << 8);
-    x = ((x >> 16) & UINT64_C(0x0000FFFF0000FFFF)) | ((x & UINT64_C(0x0000FFFF0000FFFF)) << 16);
-    x = (x >> 32) | (x << 32);
-    return x >> (64 - 2 * k);
-}
-
-uint64_t bcl_dbg_canon(uint64_t s, int k)
-{
-    uint64_t r = bcl_dbg_rc(s, k);
-    return r < s ? r : s;
 }
 
 /* bit b of the result = bit 3-b of the nibble */
@@ -90,19 +76,71 @@ static uint64_t overlap_bit(uint64_t x, int after, unsigned b, int k)
     return UINT64_C(1) << (after ? b : 4u + b);
 }
 
+/* k-mer c's prefix c[:-1] (o[0]) and suffix c[1:] (o[1]), canonical, and
+ * the bits c sets on them */
+static inline void overlap_pair(uint64_t c, int k, uint64_t *o, uint64_t *b)
+{
+    uint64_t x = c >> 2, y = suffix(c, k);
+    o[0] = bcl_dbg_canon(x, k - 1);
+    b[0] = overlap_bit(x, 1, (unsigned)(c & 3), k);
+    o[1] = bcl_dbg_canon(y, k - 1);
+    b[1] = overlap_bit(y, 0, first_base(c, k), k);
+}
+
 bcl_status bcl_dbg_overlaps(const uint64_t *keys, size_t n, int k, uint64_t *ov,
                             uint64_t *bit)
 {
     bcl_status st = check_k(k);
     if (st != BCL_OK)
         return st;
+    for (size_t i = 0; i < n; i++)
+        overlap_pair(keys[i], k, ov + 2 * i, bit + 2 * i);
+    return BCL_OK;
+}
+
+/* The first place of each hash group among keys' 2n (k-1)-mers (a counting
+ * sort's starts, bcl_key_order.h), or NULL when out of memory. */
+static size_t *overlap_group_starts(const uint64_t *keys, size_t n, int k)
+{
+    size_t groups = (size_t)1 << BCL_KEY_ORDER_BITS;
+    size_t *at = calloc(groups, sizeof *at);
+    if (!at)
+        return NULL;
     for (size_t i = 0; i < n; i++) {
-        uint64_t c = keys[i], x = c >> 2, y = suffix(c, k);
-        ov[2 * i] = bcl_dbg_canon(x, k - 1);
-        bit[2 * i] = overlap_bit(x, 1, (unsigned)(c & 3), k);
-        ov[2 * i + 1] = bcl_dbg_canon(y, k - 1);
-        bit[2 * i + 1] = overlap_bit(y, 0, first_base(c, k), k);
+        at[bcl_key_hash_group(bcl_dbg_canon(keys[i] >> 2, k - 1), BCL_KEY_ORDER_BITS)]++;
+        at[bcl_key_hash_group(bcl_dbg_canon(suffix(keys[i], k), k - 1), BCL_KEY_ORDER_BITS)]++;
     }
+    bcl_key_groups_start(at, groups);
+    return at;
+}
+
+/* The place of (k-1)-mer x among the sorted entries: the next in its group.
+ * Asked for keys' (k-1)-mers in bcl_dbg_overlaps' order, it gives each the
+ * place bcl_dbg_overlaps_by_hash put it in, without storing the places. */
+static size_t next_place(size_t *at, uint64_t x)
+{
+    return at[bcl_key_hash_group(x, BCL_KEY_ORDER_BITS)]++;
+}
+
+bcl_status bcl_dbg_overlaps_by_hash(const uint64_t *keys, size_t n, int k, uint64_t *ov,
+                                    uint64_t *bit)
+{
+    bcl_status st = check_k(k);
+    if (st != BCL_OK)
+        return st;
+    size_t *at = overlap_group_starts(keys, n, k);   /* their input computed twice, not stored */
+    if (!at)
+        return bcl_set_error(BCL_ERR_NOMEM, "overlaps: no memory for their counts");
+    for (size_t i = 0; i < n; i++) {
+        uint64_t o[2], b[2];
+        overlap_pair(keys[i], k, o, b);
+        for (int s = 0; s < 2; s++) {
+            size_t j = next_place(at, o[s]);
+            ov[j] = o[s];
+            bit[j] = b[s];
+        }
+    }
+    free(at);
     return BCL_OK;
 }
 
@@ -132,21 +170,47 @@ static void other_three(unsigned bits, unsigned skip, unsigned char *out)
             *out++ = (unsigned char)((bits >> b) & 1u);
 }
 
+/* keys c's extension bits and siblings from its prefix's and suffix's masks */
+static inline void from_masks(uint64_t c, int k, uint64_t prefix_mask, uint64_t suffix_mask,
+                              uint8_t *ext, unsigned char *sib)
+{
+    unsigned px = oriented_mask(c >> 2, prefix_mask, k);            /* c[:-1] */
+    unsigned sy = oriented_mask(suffix(c, k), suffix_mask, k);      /* c[1:] */
+    /* successors c[1:]+b: after the suffix; predecessors b+c[:-1]: before the prefix */
+    *ext = (uint8_t)((sy & 15u) | (px & 0xF0u));
+    other_three(sy >> 4, first_base(c, k), sib);                    /* b+c[1:] */
+    other_three(px & 15u, (unsigned)(c & 3), sib + 3);              /* c[:-1]+b */
+}
+
 bcl_status bcl_dbg_from_overlaps(const uint64_t *keys, size_t n, int k, const uint64_t *mask,
                                  uint8_t *ext, unsigned char *sib_found)
 {
     bcl_status st = check_k(k);
     if (st != BCL_OK)
         return st;
+    for (size_t i = 0; i < n; i++)
+        from_masks(keys[i], k, mask[2 * i], mask[2 * i + 1], ext + i, sib_found + 6 * i);
+    return BCL_OK;
+}
+
+bcl_status bcl_dbg_from_overlaps_by_hash(const uint64_t *keys, size_t n, int k,
+                                         const uint64_t *swept, uint8_t *ext,
+                                         unsigned char *sib_found)
+{
+    bcl_status st = check_k(k);
+    if (st != BCL_OK)
+        return st;
+    size_t *at = overlap_group_starts(keys, n, k);
+    if (!at)
+        return bcl_set_error(BCL_ERR_NOMEM, "overlaps: no memory for their counts");
     for (size_t i = 0; i < n; i++) {
-        uint64_t c = keys[i];
-        unsigned px = oriented_mask(c >> 2, mask[2 * i], k);            /* c[:-1] */
-        unsigned sy = oriented_mask(suffix(c, k), mask[2 * i + 1], k);  /* c[1:] */
-        /* successors c[1:]+b: after the suffix; predecessors b+c[:-1]: before the prefix */
-        ext[i] = (uint8_t)((sy & 15u) | (px & 0xF0u));
-        other_three(sy >> 4, first_base(c, k), sib_found + 6 * i);         /* b+c[1:] */
-        other_three(px & 15u, (unsigned)(c & 3), sib_found + 6 * i + 3);   /* c[:-1]+b */
+        uint64_t o[2], b[2], mask[2];
+        overlap_pair(keys[i], k, o, b);
+        mask[0] = swept[next_place(at, o[0])];
+        mask[1] = swept[next_place(at, o[1])];
+        from_masks(keys[i], k, mask[0], mask[1], ext + i, sib_found + 6 * i);
     }
+    free(at);
     return BCL_OK;
 }
 

@@ -28,8 +28,25 @@
 
 #include "runtime/bcl_error.h"
 
-uint64_t bcl_dbg_rc(uint64_t s, int k);
-uint64_t bcl_dbg_canon(uint64_t s, int k);
+/* inline: the walk and the overlaps call them several times per k-mer */
+static inline uint64_t bcl_dbg_rc(uint64_t s, int k)
+{
+    uint64_t x = ~s;        /* complement: b -> 3 - b */
+    /* reverse the 32 two-bit groups of the word */
+    x = ((x >> 2) & UINT64_C(0x3333333333333333)) | ((x & UINT64_C(0x3333333333333333)) << 2);
+    x = ((x >> 4) & UINT64_C(0x0F0F0F0F0F0F0F0F)) | ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) << 4);
+    x = ((x >> 8) & UINT64_C(0x00FF00FF00FF00FF)) | ((x & UINT64_C(0x00FF00FF00FF00FF)) << 8);
+    x = ((x >> 16) & UINT64_C(0x0000FFFF0000FFFF)) | ((x & UINT64_C(0x0000FFFF0000FFFF)) << 16);
+    x = (x >> 32) | (x << 32);
+    return x >> (64 - 2 * k);
+}
+
+static inline uint64_t bcl_dbg_canon(uint64_t s, int k)
+{
+    uint64_t r = bcl_dbg_rc(s, k);
+    return r < s ? r : s;
+}
+
 /* successor / predecessor bits (bit b: base b) of oriented s whose canonical
  * k-mer has extension bits ext */
 unsigned bcl_dbg_out_bits(uint64_t s, int k, unsigned ext);
@@ -51,6 +68,17 @@ int bcl_dbg_k_ok(int k);
  * (k-1)-mers, bits as above) */
 bcl_status bcl_dbg_overlaps(const uint64_t *keys, size_t n, int k, uint64_t *ov,
                             uint64_t *bit);
+/* bcl_dbg_overlaps' 2n entries in the order of their (k-1)-mers' map hash
+ * (bcl_key_order.h: a stable counting sort), so that the overlap map's adds
+ * and lookups sweep it. */
+bcl_status bcl_dbg_overlaps_by_hash(const uint64_t *keys, size_t n, int k, uint64_t *ov,
+                                    uint64_t *bit);
+/* bcl_dbg_from_overlaps with the masks of bcl_dbg_overlaps_by_hash's ov, in
+ * its order (swept[j]: entry j's mask): each key's two places are found
+ * again by replaying the sort, so no array of places is kept. */
+bcl_status bcl_dbg_from_overlaps_by_hash(const uint64_t *keys, size_t n, int k,
+                                         const uint64_t *swept, uint8_t *ext,
+                                         unsigned char *sib_found);
 /* From the summed masks of bcl_dbg_overlaps' ov (mask[2i], mask[2i+1]):
  * ext[i], keys[i]'s extension bits, and sib_found[6i .. 6i+5], the presence
  * of the k-mers that would share its successor (b+c[1:], the 3 bases b
@@ -96,5 +124,15 @@ bcl_status bcl_dbg_walk_advance(bcl_dbg_walk *w, const uint64_t *vals,
  * walked from both ends; exactly one of the two (the one whose first
  * oriented k-mer is smaller than the other's) is kept. */
 int bcl_dbg_walk_keep(const bcl_dbg_walk *w, size_t i);
+
+/* The caller's lookup of n canonical k-mers in the graph map: vals[i] and
+ * found[i] for keys[i]. */
+typedef bcl_status (*bcl_dbg_find_fn)(void *ctx, const uint64_t *keys, size_t n,
+                                      uint64_t *vals, unsigned char *found);
+/* Every round of queries, find and advance until no walk goes on, for a
+ * caller whose lookups need no other rank's part (a map this process reads
+ * directly): one call instead of a call per round.  *rounds: the rounds. */
+bcl_status bcl_dbg_walk_run(bcl_dbg_walk *w, bcl_dbg_find_fn find, void *ctx,
+                            uint64_t *rounds);
 
 #endif /* BCL_DBG_H */

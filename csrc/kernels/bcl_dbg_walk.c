@@ -10,6 +10,7 @@
  * round costs the walks still going, not all of them.
  */
 #include "kernels/bcl_dbg.h"
+#include "kernels/bcl_key_order.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,13 @@
 #include "runtime/bcl_free.h"
 
 static const char BASES[4] = { 'A', 'C', 'G', 'T' };
+
+/* exactly one base: a plain test, where __builtin_popcount is a libgcc call
+ * without -mpopcnt */
+static inline int one_base(unsigned bits)
+{
+    return bits && !(bits & (bits - 1));
+}
 
 static bcl_status grow_seq(bcl_dbg_walk *w, size_t i, size_t need)
 {
@@ -104,7 +112,7 @@ size_t bcl_dbg_walk_queries(bcl_dbg_walk *w, uint64_t *q)
     for (size_t a = 0; a < w->n_active; a++) {
         uint32_t i = w->active[a];
         unsigned out = bcl_dbg_out_bits(w->cur[i], w->k, w->cur_ext[i]);
-        if (__builtin_popcount(out) != 1)
+        if (!one_base(out))
             continue;                   /* a branch or a dead end: the walk is over */
         w->next[i] = ((w->cur[i] << 2) | (unsigned)__builtin_ctz(out)) & mask;
         q[j] = bcl_dbg_canon(w->next[i], w->k);
@@ -121,7 +129,7 @@ static bcl_status step(bcl_dbg_walk *w, uint32_t i, uint64_t val, int *going)
     uint64_t t = w->next[i], ct = bcl_dbg_canon(t, k);
     unsigned ext = (unsigned)(val >> 32) & 255u;
     *going = 0;
-    if (__builtin_popcount(bcl_dbg_in_bits(t, k, ext)) != 1)
+    if (!one_base(bcl_dbg_in_bits(t, k, ext)))
         return BCL_OK;                  /* t has other predecessors: it starts its own unitig */
     if (ct == bcl_dbg_canon(w->cur[i], k) || ct == bcl_dbg_canon(w->start[i], k))
         return BCL_OK;                  /* a hairpin, or back at the start (a cycle) */
@@ -168,4 +176,89 @@ int bcl_dbg_walk_keep(const bcl_dbg_walk *w, size_t i)
 {
     /* the walk from the other end starts at rc(cur) (single k-mer: at rc(start)) */
     return w->start[i] < bcl_dbg_rc(w->cur[i], w->k);
+}
+
+/* Scratch of run(): one round's lookups in hash order (bcl_key_order.h) and
+ * their results, put back in the walkers' order for advance(). */
+typedef struct {
+    uint64_t *q, *sq, *vals, *svals;
+    unsigned char *found, *sfound;
+    uint32_t *perm;
+    size_t *pos;
+} run_scratch;
+
+#define ROUND_GROUP_BITS 16     /* at most: a group is then a page or two of a GiB map */
+#define ROUND_SORT_MIN 4096     /* fewer lookups than this are asked as they come */
+
+static bcl_status scratch_alloc(run_scratch *r, size_t n)
+{
+    r->q = malloc(n * sizeof *r->q);
+    r->sq = malloc(n * sizeof *r->sq);
+    r->vals = malloc(n * sizeof *r->vals);
+    r->svals = malloc(n * sizeof *r->svals);
+    r->found = malloc(n);
+    r->sfound = malloc(n);
+    r->perm = malloc(n * sizeof *r->perm);
+    r->pos = malloc(((size_t)1 << ROUND_GROUP_BITS) * sizeof *r->pos);
+    if (r->q && r->sq && r->vals && r->svals && r->found && r->sfound && r->perm && r->pos)
+        return BCL_OK;
+    return bcl_set_error(BCL_ERR_NOMEM, "unitig walk: out of memory for %zu lookups", n);
+}
+
+static void scratch_free(run_scratch *r)
+{
+    BCL_FREE_ALL(r->q, r->sq, r->vals, r->svals, r->found, r->sfound, r->perm, r->pos);
+}
+
+/* sq: q[0..nq) in hash order, perm[j]: sq[j]'s index in q.  About 4 keys a
+ * group: enough to keep consecutive lookups on the same pages. */
+static void hash_order(run_scratch *r, size_t nq)
+{
+    int bits = 1;
+    while (bits < ROUND_GROUP_BITS && ((size_t)4 << bits) < nq)
+        bits++;
+    size_t groups = (size_t)1 << bits;
+    memset(r->pos, 0, groups * sizeof *r->pos);
+    for (size_t a = 0; a < nq; a++)
+        r->pos[bcl_key_hash_group(r->q[a], bits)]++;
+    bcl_key_groups_start(r->pos, groups);
+    for (size_t a = 0; a < nq; a++) {
+        size_t j = r->pos[bcl_key_hash_group(r->q[a], bits)]++;
+        r->sq[j] = r->q[a];
+        r->perm[j] = (uint32_t)a;
+    }
+}
+
+/* One round's lookups: in hash order when there are many (a round's keys
+ * are spread over the whole map; in hash order consecutive ones share
+ * pages, where in the walkers' order each pays a TLB miss). */
+static bcl_status find_round(run_scratch *r, size_t nq, bcl_dbg_find_fn find, void *ctx)
+{
+    if (nq < ROUND_SORT_MIN)
+        return find(ctx, r->q, nq, r->vals, r->found);
+    hash_order(r, nq);
+    bcl_status st = find(ctx, r->sq, nq, r->svals, r->sfound);
+    for (size_t j = 0; st == BCL_OK && j < nq; j++) {
+        r->vals[r->perm[j]] = r->svals[j];
+        r->found[r->perm[j]] = r->sfound[j];
+    }
+    return st;
+}
+
+bcl_status bcl_dbg_walk_run(bcl_dbg_walk *w, bcl_dbg_find_fn find, void *ctx,
+                            uint64_t *rounds)
+{
+    run_scratch r = { 0 };
+    /* no round asks more than the first */
+    bcl_status st = scratch_alloc(&r, w->n_active ? w->n_active : 1);
+    size_t nq;
+    *rounds = 0;
+    while (st == BCL_OK && (nq = bcl_dbg_walk_queries(w, r.q)) > 0) {
+        st = find_round(&r, nq, find, ctx);
+        if (st == BCL_OK)
+            st = bcl_dbg_walk_advance(w, r.vals, r.found, nq);
+        ++*rounds;
+    }
+    scratch_free(&r);
+    return st;
 }

@@ -23,15 +23,17 @@ Phases, every rank (SPMD):
    come from a saved count map instead (``kmer --save DB``; loaded with
    ``pybcl.load``, each k-mer again on the rank that owns it).
 2. *graph* -- each solid k-mer adds one bit to each of its two (k-1)-mers
-   (``_kernels.dbg_overlaps``: bit b: x+b is solid, bit 4+b: b+x is) in a
-   temporary ``pybcl.HashMap`` of (k-1)-mers, through a ``HashMapBuffer``
+   (``_kernels.dbg_overlaps_by_hash``: bit b: x+b is solid, bit 4+b: b+x
+   is; in the order of the map's hash, so that the map is swept, not
+   jumped across) in a temporary ``pybcl.HashMap`` of (k-1)-mers (sized
+   from a sketch of them), through a ``HashMapBuffer``
    (``accumulate_many``; no bit is added twice, so the sums are masks), and
    looks its two masks up (``find_many`` with the find-only promise).  They
    give its extension bits (bit b: successor c[1:]+b is solid, bit 4+b:
    predecessor b+c[:-1] is) and the presence of its 6 "siblings"
-   (``_kernels.dbg_from_overlaps``).  The graph map (uint64 k-mer -> uint64
+   (``_kernels.dbg_from_overlaps_by_hash``).  The graph map (uint64 k-mer -> uint64
    ``(extension bits << 32) | count``) is then filled through a
-   ``HashMapBuffer``.
+   ``HashMapBuffer``, in hash order too (``_kernels.hash_sort``).
 3. *ends* -- the edge c -> t is merged when c has one successor t and none
    of c's 3 siblings b+c[1:] (the other k-mers that would precede t) is
    solid, and the same on the predecessor side; so the ends are decided on
@@ -39,7 +41,9 @@ Phases, every rank (SPMD):
    where walks start (both ends of every unitig).
 4. *walk* -- all of a rank's walks advance together in C
    (``_kernels.DbgWalk``): each round asks the map, in one ``find_many``, for
-   every walk's next k-mer (collective off shm: the owners answer).  A unitig is walked from both of its ends and
+   every walk's next k-mer (on shm every round runs in C, ``DbgWalk.run``;
+   elsewhere the rounds are collective: the owners answer).  A unitig is
+   walked from both of its ends and
    exactly one copy is kept (the one starting at the smaller oriented
    k-mer), decided locally: no unitig is written twice and no claim traffic
    is needed.
@@ -149,15 +153,15 @@ def _accumulate_all(m: Any, keys: NDArray[np.uint64], deltas: NDArray[np.uint64]
             buf.accumulate_many(keys[lo:lo + LOOKUP_BATCH], deltas[lo:lo + LOOKUP_BATCH])
 
 
-def _overlap_masks(keys: NDArray[np.uint64], k: int, total: int) -> NDArray[np.uint64]:
-    """Collective: the overlap masks of this rank's keys' (k-1)-mers (2 per
-    key, dbg_overlaps' order), summed over every rank's k-mers in a map of
-    (k-1)-mers that is dropped again.  A k-mer has two (k-1)-mers, shared
-    with its neighbours: a graph of long paths has about as many (k-1)-mers
-    as k-mers, one of isolated k-mers twice as many (the map has room for
-    that, and grows past it)."""
-    ov, bits = _kernels.dbg_overlaps(keys, k)
-    om = pybcl.HashMap(_overlap_capacity(total), "uint64", "uint64")
+def _ext_siblings(keys: NDArray[np.uint64], k: int, ov: NDArray[np.uint64],
+                  bits: NDArray[np.uint64], buckets: int
+                  ) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
+    """Collective: this rank's keys' extension bits and siblings' presence,
+    from the overlap masks of their (k-1)-mers (`ov`, `bits`:
+    dbg_overlaps_by_hash's), summed over every rank's k-mers in a map of
+    (k-1)-mers of `buckets` buckets (_overlap_capacity) that is dropped
+    again."""
+    om = pybcl.HashMap(buckets, "uint64", "uint64")
     _accumulate_all(om, ov, bits)
     pybcl.barrier()
     masks, found = _find(om, ov)
@@ -165,21 +169,20 @@ def _overlap_masks(keys: NDArray[np.uint64], k: int, total: int) -> NDArray[np.u
     del om
     if not found.all():
         raise RuntimeError("a k-mer's own (k-1)-mer is missing from the overlap map")
-    return masks
+    return _kernels.dbg_from_overlaps_by_hash(keys, k, masks)
 
 
-def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: int
-           ) -> tuple[Any, NDArray[np.uint8], NDArray[np.uint64], NDArray[np.bool_]]:
-    """Collective: the graph map (solid k-mer -> (ext << 32) | count), and this
-    rank's keys' extension bits, values and siblings' presence."""
-    ext, siblings = _kernels.dbg_from_overlaps(keys, k, _overlap_masks(keys, k, total))
+def _graph(keys: NDArray[np.uint64], counts: NDArray[np.int64], k: int, total: int,
+           ext: NDArray[np.uint8]) -> tuple[Any, NDArray[np.uint64]]:
+    """Collective: the graph map (solid k-mer -> (ext << 32) | count) and this
+    rank's keys' values."""
     P = pybcl.nprocs()
     m = pybcl.HashMap(int(total / MAP_LOAD) + 1024 * P, "uint64", "uint64")
     values = (ext.astype(np.uint64) << np.uint64(32)) | \
         np.minimum(counts, 0xFFFFFFFF).astype(np.uint64)
-    _insert_all(m, keys, values)
+    _insert_all(m, *_kernels.hash_sort(keys, values))    # the inserts sweep the map
     pybcl.barrier()
-    return m, ext, values, siblings
+    return m, values
 
 
 def _walk(m: Any, starts: NDArray[np.uint64], values: NDArray[np.uint64], k: int,
@@ -200,7 +203,9 @@ def _walk(m: Any, starts: NDArray[np.uint64], values: NDArray[np.uint64], k: int
     for b in range(batches):
         lo = b * MAX_WALKERS
         w = _kernels.DbgWalk(k, starts[lo:lo + MAX_WALKERS], values[lo:lo + MAX_WALKERS], limit)
-        while True:
+        if not collective:      # every round in C, no Python between them
+            rounds += w.run(m)
+        while collective:
             q = w.queries()
             going = len(q)
             if collective:
@@ -314,16 +319,21 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
         keys, counts = keys[solid], kcounts[solid]
         del kcounts
     seconds["count"] = time.perf_counter() - t0
+    t = time.perf_counter()
     total = int(pybcl.allreduce(np.array([len(keys)], dtype=np.int64), "sum")[0])
-    need = _segment_need(total, len(keys))
+    # each k-mer's two (k-1)-mers, in the order of the map's hash: the
+    # overlap map is swept, not jumped across, and sized from their sketch
+    ov, bits = _kernels.dbg_overlaps_by_hash(keys, k)
+    obuckets = _overlap_capacity(total, _distinct(ov))
+    need = _segment_need(obuckets, len(keys))
     if ours and need > _core.segment_size():
-        # the counting segment was sized for its queues; the graph map is
-        # known only now (same total on every rank, so the same size)
+        # the counting segment was sized for its queues; the graph's maps
+        # are known only now (same sizes on every rank)
         pybcl.finalize()
         pybcl.init(segment_size=need)
-
-    t = time.perf_counter()
-    m, ext, values, siblings = _graph(keys, counts, k, total)
+    ext, siblings = _ext_siblings(keys, k, ov, bits, obuckets)
+    del ov, bits
+    m, values = _graph(keys, counts, k, total, ext)
     seconds["graph"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -374,21 +384,34 @@ def unitigs(sources: Sequence[Union[kmer.Source, bytes, bytearray, memoryview, s
     return {"sequences": seqs, "kmers": kmers_, "count_sums": sums, "stats": stats}
 
 
-def _overlap_capacity(total: int) -> int:
-    """Buckets of the (k-1)-mer map: up to 2 (k-1)-mers per k-mer (isolated
-    k-mers) at a load of 0.8 at most, under the 85 % past which a growing
-    compact map doubles (docs/hashmap.md); a graph of long paths has about
-    one per k-mer."""
-    return int(2 * total / MAP_LOAD) + 1024 * pybcl.nprocs()
+def _distinct(keys: NDArray[np.uint64]) -> float:
+    """Collective: the distinct keys of every rank's `keys`, estimated by a
+    HyperLogLog sketch (about 1 % off)."""
+    regs = np.zeros(_kernels.HLL_REGISTERS, dtype=np.uint8)
+    _kernels.hll_add(regs, keys)
+    return _kernels.hll_estimate(pybcl.allreduce(regs, "max"))
 
 
-def _segment_need(total: int, mine: int) -> int:
+def _overlap_capacity(total: int, distinct: Optional[float] = None) -> int:
+    """Buckets of the (k-1)-mer map: its `distinct` (k-1)-mers (an estimate,
+    taken 10 % high) or else the most there can be, 2 per k-mer (isolated
+    k-mers), at a load of 0.8 at most, under the 85 % past which a growing
+    compact map doubles (docs/hashmap.md).  A graph of long paths has about
+    one per k-mer: a map sized for two would be twice the pages to clear
+    and to sweep."""
+    most = 2 * total
+    want = most if distinct is None else min(most, int(1.1 * distinct))
+    return int(want / MAP_LOAD) + 1024 * pybcl.nprocs()
+
+
+def _segment_need(overlap_buckets: int, mine: int) -> int:
     """Collective: segment bytes per rank the graph phase needs (generously:
-    32 bytes a bucket): the (k-1)-mer map and room for it to grow once (old
-    and new at once), which outweighs the graph map, and their buffers."""
+    32 bytes a bucket): the (k-1)-mer map of `overlap_buckets` and room for
+    it to grow once (old and new at once), which outweighs the graph map,
+    and their buffers."""
     P = pybcl.nprocs()
     most = int(pybcl.allreduce(np.array([mine], dtype=np.int64), "max")[0])
-    buckets = 3 * _overlap_capacity(total) // P + 1
+    buckets = 3 * overlap_buckets // P + 1
     return buckets * 32 + min(max(most, 1024), 1 << 20) * 64 + P * 4096 * 64 + (64 << 20)
 
 

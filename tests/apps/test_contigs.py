@@ -287,3 +287,68 @@ def test_overlap_masks_give_every_neighbour_and_sibling(k):
         want_sib = [has((b << (2 * (k - 1))) | (c & (mask >> 2))) for b in range(4) if b != first]
         want_sib += [has((c & ~3) | b) for b in range(4) if b != last]
         assert sib[6 * i:6 * i + 6].tolist() == want_sib, (k, c)
+
+
+@pytest.mark.parametrize("k", [5, 21])
+def test_overlaps_by_hash_are_the_overlaps_in_hash_sorts_order(k):
+    """dbg_overlaps_by_hash: dbg_overlaps' entries in the stable order
+    hash_sort gives the same (k-1)-mers; dbg_from_overlaps_by_hash reads
+    their masks in that order as dbg_from_overlaps does in its own."""
+    rng = np.random.default_rng(k)
+    keys = np.unique(rng.integers(0, 4 ** k, 5000, dtype=np.uint64))
+    keys = np.unique(np.minimum(keys, np.array([_rc_code(c, k) for c in keys.tolist()],
+                                               dtype=np.uint64)))
+    ov, bit = _kernels.dbg_overlaps(keys, k)
+    hov, hbit = _kernels.dbg_overlaps_by_hash(keys, k)
+    skeys, place = _kernels.hash_sort(ov, np.arange(len(ov), dtype=np.uint64))
+    assert np.array_equal(skeys, hov) and np.array_equal(bit[place.astype(np.int64)], hbit)
+    assert not np.array_equal(hov, ov)
+    sums = {}
+    for x, b in zip(ov.tolist(), bit.tolist()):
+        sums[x] = sums.get(x, 0) + b
+    masks = np.array([sums[x] for x in ov.tolist()], dtype=np.uint64)
+    swept = np.array([sums[x] for x in hov.tolist()], dtype=np.uint64)
+    want, got = _kernels.dbg_from_overlaps(keys, k, masks), \
+        _kernels.dbg_from_overlaps_by_hash(keys, k, swept)
+    assert np.array_equal(want[0], got[0]) and np.array_equal(want[1], got[1])
+    with pytest.raises(ValueError, match="as long as"):
+        _kernels.hash_sort(ov, ov[:3])
+    with pytest.raises(ValueError, match="k must be odd"):
+        _kernels.dbg_overlaps_by_hash(keys, 20)
+    with pytest.raises(ValueError, match="2 per key"):
+        _kernels.dbg_from_overlaps_by_hash(keys, k, swept[:5])
+
+
+def test_walk_run_in_c_gives_the_rounds_walks():
+    """DbgWalk.run(graph) (every round in C, one-sided find) walks what
+    rounds of queries(), find_many and advance() walk; run() refuses what is
+    not a uint64 -> uint64 HashMap."""
+    k = 21
+    rng = random.Random(7)
+    g = random_seq(rng, 3000)
+    kmers = _kernels.kmers_from_bytes(fasta([g, g[:1500] + "A" + g[1501:]]), k)
+    keys = np.unique(kmers)
+    keys = keys[pybcl.rank()::pybcl.nprocs()]            # any split: inserts are routed
+    counts = np.full(len(keys), 2, dtype=np.int64)
+    total = int(pybcl.allreduce(np.array([len(keys)], dtype=np.int64), "sum")[0])
+    ov, bits = _kernels.dbg_overlaps_by_hash(keys, k)
+    ext, sib = contigs._ext_siblings(keys, k, ov, bits,
+                                     contigs._overlap_capacity(total, contigs._distinct(ov)))
+    m, values = contigs._graph(keys, counts, k, total, ext)
+    starts, idx = _kernels.dbg_starts_local(keys, ext, k, sib)
+    a = _kernels.DbgWalk(k, starts, values[idx], total)
+    rounds = 0
+    while len(q := a.queries()):
+        a.advance(*m.find_many(q, promise=pybcl.ConProm.HashMap.find))
+        rounds += 1
+    b = _kernels.DbgWalk(k, starts, values[idx], total)
+    assert b.run(m) == rounds
+    ra, rb = a.results(), b.results()
+    ok = ra[0] == rb[0] and all(np.array_equal(x, y) for x, y in zip(ra[1:], rb[1:]))
+    with pytest.raises(TypeError, match="graph"):
+        b.run(5)
+    other = pybcl.HashMap(64, "uint64", "int64")
+    with pytest.raises(TypeError, match="uint64"):
+        b.run(other)
+    pybcl.barrier()
+    assert all_ok(ok)

@@ -8,6 +8,9 @@
 #define BCLPY_METHODS_DBG \
     {"dbg_overlaps", BCLPY_KW_METHOD(py_overlaps), BCLPY_DOC_DBG_OVERLAPS}, \
     {"dbg_from_overlaps", BCLPY_KW_METHOD(py_from_overlaps), BCLPY_DOC_DBG_FROM_OVERLAPS}, \
+    {"dbg_overlaps_by_hash", BCLPY_KW_METHOD(py_overlaps_by_hash), BCLPY_DOC_DBG_OVERLAPS_BY_HASH}, \
+    {"dbg_from_overlaps_by_hash", BCLPY_KW_METHOD(py_from_overlaps_by_hash), BCLPY_DOC_DBG_FROM_OVERLAPS_BY_HASH}, \
+    {"hash_sort", BCLPY_KW_METHOD(py_hash_sort), BCLPY_DOC_HASH_SORT}, \
     {"dbg_starts_local", BCLPY_KW_METHOD(py_starts_local), BCLPY_DOC_DBG_STARTS_LOCAL},
 
 #endif /* BCLPY_GENERATED_BCLPY_DBG_METHODS_H */

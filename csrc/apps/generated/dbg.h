@@ -16,6 +16,24 @@
 
 #define BCLPY_ARGS_DBG_FROM_OVERLAPS { "keys", "k", "masks" }
 
+#define BCLPY_DOC_DBG_OVERLAPS_BY_HASH \
+    BCLPY_SIG("dbg_overlaps_by_hash(keys, k)") \
+    "Return (ov, bit): dbg_overlaps' entries in the order of the (k-1)-mers' home buckets in any pybcl.HashMap (hash_sort's order, stable)."
+
+#define BCLPY_ARGS_DBG_OVERLAPS_BY_HASH { "keys", "k" }
+
+#define BCLPY_DOC_DBG_FROM_OVERLAPS_BY_HASH \
+    BCLPY_SIG("dbg_from_overlaps_by_hash(keys, k, masks)") \
+    "Return dbg_from_overlaps' (ext, sib_found) from the masks of dbg_overlaps_by_hash's (k-1)-mers, in its order (each key's two places found again, not stored)."
+
+#define BCLPY_ARGS_DBG_FROM_OVERLAPS_BY_HASH { "keys", "k", "masks" }
+
+#define BCLPY_DOC_HASH_SORT \
+    BCLPY_SIG("hash_sort(keys, values)") \
+    "Return (keys, values): the uint64 keys and their uint64 values in the order of the keys' home buckets in any pybcl.HashMap (by the top bits of the map's hash; stable).  A large batch asked in that order sweeps the table instead of jumping across it."
+
+#define BCLPY_ARGS_HASH_SORT { "keys", "values" }
+
 #define BCLPY_DOC_DBG_STARTS_LOCAL \
     BCLPY_SIG("dbg_starts_local(keys, ext, k, sib_found)") \
     "Return (starts, index): the oriented k-mers unitig walks start from, decided from ext and the presence of each key's 6 siblings (dbg_from_overlaps); index: each start's position in keys."
@@ -37,6 +55,12 @@
     "Take the graph-map values of the last queries, in their order."
 
 #define BCLPY_ARGS_DW_ADVANCE { "values", "found" }
+
+#define BCLPY_DOC_DW_RUN \
+    BCLPY_SIG("run($self, /, graph)") \
+    "Advance every walk to its end, looking the k-mers up in graph (a HashMap of uint64 to uint64) under the find-only promise, one-sided, all in C; return the rounds taken.  For a map this process reads directly (shm); elsewhere, collective rounds of queries() and advance() exchange the lookups."
+
+#define BCLPY_ARGS_DW_RUN { "graph" }
 
 #define BCLPY_DOC_DW_RESULTS \
     BCLPY_SIG("results($self, /)") \

@@ -8,6 +8,7 @@
 #define BCLPY_METHODS_DBGWALK \
     {"queries", (PyCFunction)(walk_queries), METH_NOARGS, BCLPY_DOC_DW_QUERIES}, \
     {"advance", BCLPY_KW_METHOD(walk_advance), BCLPY_DOC_DW_ADVANCE}, \
+    {"run", BCLPY_KW_METHOD(walk_run), BCLPY_DOC_DW_RUN}, \
     {"results", (PyCFunction)(walk_results), METH_NOARGS, BCLPY_DOC_DW_RESULTS},
 
 #endif /* BCLPY_GENERATED_WALK_METHODS_H */

@@ -299,6 +299,9 @@ int bclpy_double_arg(PyObject *o, const char *name, double *out);
  * NULL.  -1 with TypeError naming it. */
 int bclpy_str_arg(PyObject *o, const char *name, int none_ok, const char **out);
 
+/* Any object as 0/1 by its truth value (bool(o)), in the converters' shape. */
+int bclpy_truth_arg(PyObject *o, const char *name, int *out);
+
 /* ---- views of segment memory (view.c) ---------------------------------- */
 
 /* Zero-copy 1-D NumPy view of `count` elements at `addr` (segment memory),

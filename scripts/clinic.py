@@ -410,8 +410,32 @@ def _c_default(node):
     return None
 
 
+C_KEYWORDS = {"auto", "char", "default", "double", "float", "int", "long", "register",
+              "short", "signed", "static", "struct", "union", "unsigned", "void"}
+
+
+def _c_name(name):
+    """A parameter's C variable: its Python name, `_` added to a C keyword."""
+    return name + "_" if name in C_KEYWORDS else name
+
+
 def _c_decl(ctype, name):
-    return f"{ctype}{'' if ctype.endswith('*') else ' '}{name}"
+    return f"{ctype}{'' if ctype.endswith('*') else ' '}{_c_name(name)}"
+
+
+def _c_call(head, items, tail):
+    """`head(items...)tail` broken after commas to stay within 99 columns."""
+    line = f"{head}({', '.join(items)}){tail}"
+    if len(line) <= 99:
+        return [line]
+    out, cur, indent = [], head + "(", " " * (len(head) + 1)
+    for i, item in enumerate(items):
+        piece = item + (", " if i < len(items) - 1 else ")" + tail)
+        if len(cur) + len(piece.rstrip()) > 99 and cur.strip() != head + "(":
+            out.append(cur.rstrip())
+            cur = indent
+        cur += piece
+    return out + [cur]
 
 
 def _wrapper(name, args, e, method, selftype, converters):
@@ -451,13 +475,13 @@ def _wrapper(name, args, e, method, selftype, converters):
     converts, call = [], ["self"]
     for i, (pname, dflt) in enumerate(zip(names, defaults)):
         if pname not in uses:
-            proto.append(f"PyObject *{pname}")
+            proto.append(f"PyObject *{_c_name(pname)}")
             call.append(f"a[{i}]")
             continue
         conv, extra = uses[pname]
         ctype, cfn, _, takes_self, cdefault = converters[conv]
         proto.append(_c_decl(ctype, pname))
-        call.append(pname)
+        call.append(_c_name(pname))
         init = ""
         if dflt is not None:
             init = _c_default(dflt) or cdefault
@@ -467,17 +491,19 @@ def _wrapper(name, args, e, method, selftype, converters):
             init = f" = {init}"
         body.append(f"    {_c_decl(ctype, pname)}{init};")
         cargs = (["self"] if takes_self else []) + [f"a[{i}]", _literal(pname)] + extra
-        test = f"{cfn}({', '.join(cargs)}, &{pname}) < 0"
+        test = f"{cfn}({', '.join(cargs)}, &{_c_name(pname)}) < 0"
         converts.append(f"        || {'' if dflt is None else f'(a[{i}] && '}{test}"
                         f"{'' if dflt is None else ')'}")
     body.append(f"    if (bclpy_parse({_literal(pyname)}, args, nargs, kwnames, names, {nreq}, "
                 f"{len(names)}, a) < 0")
     body += converts
     body[-1] += ")"
-    body += ["        return NULL;", f"    return {fn}_impl({', '.join(call)});"]
-    return "\n".join([f"static PyObject *{fn}_impl({', '.join(proto)});", "",
-                      f"static PyObject *{fn}({selftype} *self, BCLPY_FASTARGS)", "{"]
-                     + body + ["}"])
+    body += ["        return NULL;"] + _c_call(f"    return {fn}_impl", call, ";")
+    # An impl another file defines carries the house's exported prefix.
+    storage = "" if fn.startswith("bclpy_") else "static "
+    return "\n".join(_c_call(f"{storage}PyObject *{fn}_impl", proto, ";")
+                      + ["", f"static PyObject *{fn}({selftype} *self, BCLPY_FASTARGS)", "{"]
+                      + body + ["}"])
 
 
 def _property(e, cls, selftype):

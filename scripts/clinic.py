@@ -442,8 +442,11 @@ def _wrapper(name, args, e, method, selftype, converters):
     """A METH_FASTCALL | METH_KEYWORDS function `c:` that parses its arguments
     by name (bclpy_parse), converts those `impl:` names and calls `c:`_impl."""
     where, opts = e["where"], e["opts"]
-    if opts.get("flags", "keywords").split() != ["keywords"]:
+    flags = opts.get("flags", "keywords").split()
+    if flags not in (["keywords"], ["keywords", "static"]):
         raise SpecError(f"{where}: `impl:` needs the keywords calling convention")
+    if "static" in flags:
+        selftype = "PyObject"           # the class, unused
     params = args.posonlyargs + args.args + args.kwonlyargs
     defaults = [None] * (len(args.posonlyargs + args.args) - len(args.defaults))
     defaults += list(args.defaults) + list(args.kw_defaults)

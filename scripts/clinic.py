@@ -473,8 +473,11 @@ def _wrapper(name, args, e, method, selftype, converters):
         raise SpecError(f"{where}: a required parameter after an optional one")
     fn, pyname = opts["c"], opts.get("fname", name)
     proto = [f"{selftype} *self"]
-    body = [f"    static const char *const names[] = {{ {', '.join(_literal(n) for n in names)} }};",
-            f"    PyObject *a[{len(names)}];"]
+    # Positional-only parameters (`/` last) take no keywords: no name table.
+    posonly = len(args.posonlyargs) - (1 if method else 0) == len(names)
+    body = [] if posonly else [
+        f"    static const char *const names[] = {{ {', '.join(_literal(n) for n in names)} }};"]
+    body.append(f"    PyObject *a[{len(names)}];")
     converts, call = [], ["self"]
     for i, (pname, dflt) in enumerate(zip(names, defaults)):
         if pname not in uses:
@@ -497,8 +500,8 @@ def _wrapper(name, args, e, method, selftype, converters):
         test = f"{cfn}({', '.join(cargs)}, &{_c_name(pname)}) < 0"
         converts.append(f"        || {'' if dflt is None else f'(a[{i}] && '}{test}"
                         f"{'' if dflt is None else ')'}")
-    body.append(f"    if (bclpy_parse({_literal(pyname)}, args, nargs, kwnames, names, {nreq}, "
-                f"{len(names)}, a) < 0")
+    body.append(f"    if (bclpy_parse({_literal(pyname)}, args, nargs, kwnames, "
+                f"{'NULL' if posonly else 'names'}, {nreq}, {len(names)}, a) < 0")
     body += converts
     body[-1] += ")"
     body += ["        return NULL;"] + _c_call(f"    return {fn}_impl", call, ";")

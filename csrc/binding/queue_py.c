@@ -486,12 +486,10 @@ static Py_ssize_t q_len(QueueObject *self)
 
 /* resize() and migrate(): a collective change by one int argument; a rank
  * whose argument does not convert passes -1, so every rank learns of it. */
-static PyObject *collective_change(QueueObject *self, const char *fname, const char *argname,
-                                   BCLPY_FASTARGS,
+static PyObject *collective_change(QueueObject *self, PyObject *arg, const char *argname,
                                    bcl_status (*change)(bcl_queue *, long long))
 {
-    PyObject *arg;
-    if (bclpy_parse1(fname, args, nargs, kwnames, argname, &arg) < 0 || usable(self) < 0)
+    if (usable(self) < 0)
         return NULL;
     PyObject *exc = NULL;
     long long v = collective_int(arg, argname, &exc);
@@ -510,14 +508,14 @@ static bcl_status migrate_to(bcl_queue *q, long long host)
     return bcl_queue_migrate(q, host > INT32_MAX ? -1 : (int)host);
 }
 
-static PyObject *q_resize(QueueObject *self, BCLPY_FASTARGS)
+static PyObject *q_resize_impl(QueueObject *self, PyObject *new_capacity)
 {
-    return collective_change(self, "resize", "new_capacity", args, nargs, kwnames, resize_to);
+    return collective_change(self, new_capacity, "new_capacity", resize_to);
 }
 
-static PyObject *q_migrate(QueueObject *self, BCLPY_FASTARGS)
+static PyObject *q_migrate_impl(QueueObject *self, PyObject *new_host)
 {
-    return collective_change(self, "migrate", "new_host", args, nargs, kwnames, migrate_to);
+    return collective_change(self, new_host, "new_host", migrate_to);
 }
 
 static PyObject *q_repr(QueueObject *self)

@@ -80,6 +80,28 @@ static PyObject *q_pop_many(QueueObject *self, BCLPY_FASTARGS)
     return q_pop_many_impl(self, a[0], promise);
 }
 
+static PyObject *q_resize_impl(QueueObject *self, PyObject *new_capacity);
+
+static PyObject *q_resize(QueueObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = { "new_capacity" };
+    PyObject *a[1];
+    if (bclpy_parse("resize", args, nargs, kwnames, names, 1, 1, a) < 0)
+        return NULL;
+    return q_resize_impl(self, a[0]);
+}
+
+static PyObject *q_migrate_impl(QueueObject *self, PyObject *new_host);
+
+static PyObject *q_migrate(QueueObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = { "new_host" };
+    PyObject *a[1];
+    if (bclpy_parse("migrate", args, nargs, kwnames, names, 1, 1, a) < 0)
+        return NULL;
+    return q_migrate_impl(self, a[0]);
+}
+
 /* The properties of Queue (entries of a PyGetSetDef array). */
 #define BCLPY_GETSET_QUEUE \
     BCLPY_PROPERTY("capacity", queue_get_capacity, BCLPY_DOC_PROP_QUEUE_CAPACITY), \

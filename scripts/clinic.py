@@ -10,7 +10,9 @@ Each spec file is plain text (see csrc/binding/spec/README.md):
 
     fragment NAME(p1 | p2)      text reused elsewhere as a line `@NAME(a | b)`
     stub                        lines copied into the .pyi as they stand
-    table ARRAY as MACRO        later `def`s are entries of MACRO (the C array ARRAY)
+    table ARRAY as MACRO [self CTYPE]
+                                later `def`s are entries of MACRO (the C array ARRAY)
+    converter NAME(P) -> CTYPE  an argument converter `impl:` names
     module                      later entries are module-level in the stub
     class NAME(BASES) [final]   later entries are members of NAME in the stub
     def NAME(PARAMS) -> RET     a callable: stub signature, `c:` its C function
@@ -20,8 +22,9 @@ Each spec file is plain text (see csrc/binding/spec/README.md):
     text NAME                   a docstring shared by several callables
 
 An entry's options follow it, indented four spaces (`c:`, `flags:`, `doc:`,
-`args:`, `textsig:`, `end: newline`); its docstring follows `text:`, indented
-eight.  Output is deterministic: the same spec gives the same bytes.
+`args:`, `textsig:`, `end: newline`; `impl:` on a def and `get:`/`guard:` on a
+property generate its argument parsing / getter into generated/<array>_clinic.h);
+its docstring follows `text:`, indented eight.  Output is deterministic: the same spec gives the same bytes.
 Standard library only.
 """
 import argparse

@@ -10,7 +10,9 @@ Each spec file is plain text (see csrc/binding/spec/README.md):
 
     fragment NAME(p1 | p2)      text reused elsewhere as a line `@NAME(a | b)`
     stub                        lines copied into the .pyi as they stand
-    table ARRAY as MACRO        later `def`s are entries of MACRO (the C array ARRAY)
+    table ARRAY as MACRO [self CTYPE]
+                                later `def`s are entries of MACRO (the C array ARRAY)
+    converter NAME(P) -> CTYPE  an argument converter `impl:` names
     module                      later entries are module-level in the stub
     class NAME(BASES) [final]   later entries are members of NAME in the stub
     def NAME(PARAMS) -> RET     a callable: stub signature, `c:` its C function
@@ -20,8 +22,9 @@ Each spec file is plain text (see csrc/binding/spec/README.md):
     text NAME                   a docstring shared by several callables
 
 An entry's options follow it, indented four spaces (`c:`, `flags:`, `doc:`,
-`args:`, `textsig:`, `end: newline`); its docstring follows `text:`, indented
-eight.  Output is deterministic: the same spec gives the same bytes.
+`args:`, `textsig:`, `end: newline`; `impl:` on a def and `get:`/`guard:` on a
+property generate its argument parsing / getter into generated/<array>_clinic.h);
+its docstring follows `text:`, indented eight.  Output is deterministic: the same spec gives the same bytes.
 Standard library only.
 """
 import argparse
@@ -275,7 +278,7 @@ COMMON_MACROS = [
     '#define BCLPY_EXAMPLES "\\nExamples\\n--------\\n"']
 
 
-def generate_header(area, entries, ext, defined_in, fragments):
+def generate_header(area, entries, ext, defined_in, fragments, converters):
     """The C headers of one spec file: its docstrings, name tables and the
     docstring fragments it defines, and one header per method table.
     fragments: {name: (params, lines, home area)} of those docstrings use."""
@@ -283,6 +286,8 @@ def generate_header(area, entries, ext, defined_in, fragments):
     out = [f"/* {HEADER.format(src=ext['spec'] + '/' + area + '.spec')} */",
            f"#ifndef {guard}", f"#define {guard}", ""]
     includes, body, tables, order = set(), [], {}, []
+    selftype, clinic, getsets = {}, {}, {}   # per table: self's C type, generated C
+    cls = None
     shared_docs = set()         # the areas of docstrings this file's tables share
     table = None
     if area == "common":
@@ -298,14 +303,18 @@ def generate_header(area, entries, ext, defined_in, fragments):
         if kind == "stub":
             continue
         if kind == "table":
-            m = re.match(r"^(\w+) as (BCLPY_METHODS_\w+)$", e["head"])
+            m = re.match(r"^(\w+) as (BCLPY_METHODS_\w+)(?: self (\w+))?$", e["head"])
             if not m:
-                raise SpecError(f"{e['where']}: expected `table ARRAY as BCLPY_METHODS_NAME`")
+                raise SpecError(f"{e['where']}: expected `table ARRAY as BCLPY_METHODS_NAME "
+                                "[self CTYPE]`")
             table = m.group(2)
             tables[table] = (m.group(1), [])
             order.append(table)
+            selftype[table] = m.group(3) or "PyObject"
             continue
-        if kind in ("module", "class"):
+        if kind == "class":
+            cls = re.match(r"^_?(\w+)", e["head"]).group(1)
+        if kind in ("module", "class", "converter"):
             continue
         opts = e["opts"]
         method = False
@@ -318,6 +327,9 @@ def generate_header(area, entries, ext, defined_in, fragments):
                 if table is None:
                     raise SpecError(f"{e['where']}: a def outside any `table`")
                 tables[table][1].append(_method_entry(name, e, method))
+                if "impl" in opts:
+                    clinic.setdefault(table, []).append(
+                        _wrapper(name, args, e, method, selftype[table], converters))
                 if "doc" in opts and e["text"] is None:
                     home = defined_in.get(opts["doc"])
                     if home is None:
@@ -331,6 +343,13 @@ def generate_header(area, entries, ext, defined_in, fragments):
                 e = dict(e, head=textsig.replace("$self", "self"))
                 name, args, _, _ = _parse_sig(e)
                 method = True
+        elif kind == "property" and ("get" in opts or "c" in opts):
+            if table is None or cls is None:
+                raise SpecError(f"{e['where']}: a property with `get:`/`c:` outside a table's class")
+            getter, entry = _property(e, cls, selftype[table])
+            if getter:
+                clinic.setdefault(table, []).append(getter)
+            getsets.setdefault(table, {}).setdefault(cls, []).append(entry)
         elif kind not in ("property", "exception"):
             raise SpecError(f"{e['where']}: unknown entry `{kind}`")
         if e.get("text") is not None:
@@ -359,7 +378,175 @@ def generate_header(area, entries, ext, defined_in, fragments):
                   f"#define {t} \\\n" + " \\\n".join(f"    {i}," for i in items), "",
                   f"#endif /* {tguard} */"]
         files[array] = "\n".join(lines) + "\n"
+        if t in clinic or t in getsets:
+            files[array + "_clinic"] = _clinic_header(out[0], array, ext, area, shared_docs,
+                                                      clinic.get(t, []), getsets.get(t, {}))
     return files
+
+
+# ---- generated argument parsing (Argument Clinic's idea) ----------------------------
+def _converters(entries):
+    """{name: (C type, C function, its parameters, takes self, default)} of the
+    `converter NAME(PARAMS) -> CTYPE` entries."""
+    out = {}
+    for e in entries:
+        if e["kind"] != "converter":
+            continue
+        m = re.match(r"^(\w+)(?:\((.*)\))?\s*->\s*(.+)$", e["head"])
+        if not m or "c" not in e["opts"]:
+            raise SpecError(f"{e['where']}: expected `converter NAME(PARAMS) -> CTYPE` with `c:`")
+        params = [p.strip() for p in m.group(2).split(",")] if m.group(2) else []
+        if m.group(1) in out:
+            raise SpecError(f"{e['where']}: converter {m.group(1)} declared twice")
+        out[m.group(1)] = (m.group(3).strip(), e["opts"]["c"], params,
+                           e["opts"].get("self") == "yes", e["opts"].get("default"))
+    return out
+
+
+def _c_default(node):
+    """The C literal of a stub default (a number or a bool), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
+        return str(int(node.value)) if isinstance(node.value, bool) else repr(node.value)
+    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+            and isinstance(node.operand, ast.Constant)):
+        return "-" + repr(node.operand.value)
+    return None
+
+
+C_KEYWORDS = {"auto", "char", "default", "double", "float", "int", "long", "register",
+              "short", "signed", "static", "struct", "union", "unsigned", "void"}
+
+
+def _c_name(name):
+    """A parameter's C variable: its Python name, `_` added to a C keyword."""
+    return name + "_" if name in C_KEYWORDS else name
+
+
+def _c_decl(ctype, name):
+    return f"{ctype}{'' if ctype.endswith('*') else ' '}{_c_name(name)}"
+
+
+def _c_call(head, items, tail):
+    """`head(items...)tail` broken after commas to stay within 99 columns."""
+    line = f"{head}({', '.join(items)}){tail}"
+    if len(line) <= 99:
+        return [line]
+    out, cur, indent = [], head + "(", " " * (len(head) + 1)
+    for i, item in enumerate(items):
+        piece = item + (", " if i < len(items) - 1 else ")" + tail)
+        if len(cur) + len(piece.rstrip()) > 99 and cur.strip() != head + "(":
+            out.append(cur.rstrip())
+            cur = indent
+        cur += piece
+    return out + [cur]
+
+
+def _wrapper(name, args, e, method, selftype, converters):
+    """A METH_FASTCALL | METH_KEYWORDS function `c:` that parses its arguments
+    by name (bclpy_parse), converts those `impl:` names and calls `c:`_impl."""
+    where, opts = e["where"], e["opts"]
+    flags = opts.get("flags", "keywords").split()
+    if flags not in (["keywords"], ["keywords", "static"]):
+        raise SpecError(f"{where}: `impl:` needs the keywords calling convention")
+    if "static" in flags:
+        selftype = "PyObject"           # the class, unused
+    params = args.posonlyargs + args.args + args.kwonlyargs
+    defaults = [None] * (len(args.posonlyargs + args.args) - len(args.defaults))
+    defaults += list(args.defaults) + list(args.kw_defaults)
+    if method:
+        params, defaults = params[1:], defaults[1:]
+    if not params:
+        raise SpecError(f"{where}: `impl:` on a def without parameters (use flags: noargs)")
+    uses = {}
+    spec = opts["impl"].strip()
+    for m in re.finditer(r"(\w+)=(\w+)(?:\(([^)]*)\))?", "" if spec in ("", "-") else spec):
+        uses[m.group(1)] = (m.group(2), [a.strip() for a in m.group(3).split(",")]
+                            if m.group(3) is not None else [])
+    names = [p.arg for p in params]
+    for pname, (conv, extra) in uses.items():
+        if pname not in names:
+            raise SpecError(f"{where}: `impl:` names {pname}, not a parameter")
+        if conv not in converters:
+            raise SpecError(f"{where}: unknown converter {conv}")
+        if len(extra) != len(converters[conv][2]):
+            raise SpecError(f"{where}: converter {conv} takes {len(converters[conv][2])} "
+                            "argument(s)")
+    nreq = sum(d is None for d in defaults)
+    if any(d is None for d in defaults[nreq:]):
+        raise SpecError(f"{where}: a required parameter after an optional one")
+    fn, pyname = opts["c"], opts.get("fname", name)
+    proto = [f"{selftype} *self"]
+    # Positional-only parameters (`/` last) take no keywords: no name table.
+    posonly = len(args.posonlyargs) - (1 if method else 0) == len(names)
+    body = [] if posonly else [
+        f"    static const char *const names[] = {{ {', '.join(_literal(n) for n in names)} }};"]
+    body.append(f"    PyObject *a[{len(names)}];")
+    converts, call = [], ["self"]
+    for i, (pname, dflt) in enumerate(zip(names, defaults)):
+        if pname not in uses:
+            proto.append(f"PyObject *{_c_name(pname)}")
+            call.append(f"a[{i}]")
+            continue
+        conv, extra = uses[pname]
+        ctype, cfn, _, takes_self, cdefault = converters[conv]
+        proto.append(_c_decl(ctype, pname))
+        call.append(_c_name(pname))
+        init = ""
+        if dflt is not None:
+            init = _c_default(dflt) or cdefault
+            if init is None:
+                raise SpecError(f"{where}: optional {pname}: no C default (a numeric stub "
+                                f"default, or `default:` on converter {conv})")
+            init = f" = {init}"
+        body.append(f"    {_c_decl(ctype, pname)}{init};")
+        cargs = (["self"] if takes_self else []) + [f"a[{i}]", _literal(pname)] + extra
+        test = f"{cfn}({', '.join(cargs)}, &{_c_name(pname)}) < 0"
+        converts.append(f"        || {'' if dflt is None else f'(a[{i}] && '}{test}"
+                        f"{'' if dflt is None else ')'}")
+    body.append(f"    if (bclpy_parse({_literal(pyname)}, args, nargs, kwnames, "
+                f"{'NULL' if posonly else 'names'}, {nreq}, {len(names)}, a) < 0")
+    body += converts
+    body[-1] += ")"
+    body += ["        return NULL;"] + _c_call(f"    return {fn}_impl", call, ";")
+    # An impl another file defines carries the house's exported prefix.
+    storage = "" if fn.startswith("bclpy_") else "static "
+    return "\n".join(_c_call(f"{storage}PyObject *{fn}_impl", proto, ";")
+                      + ["", f"static PyObject *{fn}({selftype} *self, BCLPY_FASTARGS)", "{"]
+                      + body + ["}"])
+
+
+def _property(e, cls, selftype):
+    """(the generated getter or None, the getset entry) of a property."""
+    pname = e["head"].partition(":")[0].strip()
+    opts = e["opts"]
+    doc = f"BCLPY_DOC_{opts['doc']}" if "doc" in opts else "NULL"
+    fn = opts.get("c", f"{cls.lower()}_get_{pname}")
+    entry = f"BCLPY_PROPERTY({_literal(pname)}, {fn}, {doc})"
+    if "get" not in opts:
+        return None, entry
+    guard = opts.get("guard")
+    lines = [f"static PyObject *{fn}({selftype} *self, void *closure)", "{"]
+    if guard:
+        lines += [f"    if ({guard}(self) < 0)", "        return NULL;"]
+    lines += [f"    return {opts['get']};", "}"]
+    return "\n".join(lines), entry
+
+
+def _clinic_header(banner, array, ext, area, shared_docs, functions, getsets):
+    """generated/<array>_clinic.h: the wrappers and getters of one method
+    table's type, and its getset entries (one macro a class)."""
+    guard = f"BCLPY_GENERATED_{array.upper()}_CLINIC_H"
+    lines = [banner, f"#ifndef {guard}", f"#define {guard}", ""]
+    lines += [f'#include "{ext["include"]}/{inc}.h"' for inc in sorted(shared_docs | {area})]
+    lines += ['#include "binding/properties.h"', ""]
+    for f in functions:
+        lines += [f, ""]
+    for cls, entries in getsets.items():
+        lines += [f"/* The properties of {cls} (entries of a PyGetSetDef array). */",
+                  f"#define BCLPY_GETSET_{cls.upper()} \\\n"
+                  + " \\\n".join(f"    {i}," for i in entries), ""]
+    lines += [f"#endif /* {guard} */"]
+    return "\n".join(lines) + "\n"
 
 
 # ---- stub output ------------------------------------------------------------------
@@ -472,6 +659,7 @@ def generate(root=ROOT):
                         raise SpecError(f"{e['where']}: docstring {e['opts']['doc']} defined twice")
                     defined_in[e["opts"]["doc"]] = area
             per_area[area] = entries
+        converters = _converters(e for es in per_area.values() for e in es)
         # The fragments docstrings use become C macros (in their spec's header).
         texts = [e["text"] for es in per_area.values() for e in es if e.get("text")]
         texts += [body for _, body in fragments.values()]
@@ -482,7 +670,7 @@ def generate(root=ROOT):
         in_text = {n: (fragments[n][0], fragments[n][1], home[n]) for n in used}
         for area in ext["order"]:
             for name, text in generate_header(area, per_area[area], ext, defined_in,
-                                              in_text).items():
+                                              in_text, converters).items():
                 files[os.path.join(ext["out"], name + ".h")] = text
         files[ext["stub"]] = generate_stub(ext, per_area)
     return files

@@ -155,6 +155,13 @@ int bclpy_double_arg(PyObject *o, const char *name, double *out)
     return *out == -1.0 && PyErr_Occurred() ? -1 : 0;
 }
 
+int bclpy_truth_arg(PyObject *o, const char *name, int *out)
+{
+    (void)name;     /* every object has a truth value; the name is the converters' shape */
+    *out = PyObject_IsTrue(o);
+    return *out < 0 ? -1 : 0;
+}
+
 int bclpy_str_arg(PyObject *o, const char *name, int none_ok, const char **out)
 {
     if (none_ok && (!o || o == Py_None)) {

@@ -7,8 +7,6 @@
  */
 #include "bclpy.h"
 
-#include "binding/properties.h"
-
 #include <string.h>
 
 #include "binding/array_py.h"
@@ -18,8 +16,6 @@
 #include "io_py.h"
 #include "binding/generated/array_methods.h"
 
-
-
 static const char *tname(ArrayObject *self) { return Py_TYPE(self)->tp_name + 6; }
 
 static int check_created(ArrayObject *self)
@@ -28,6 +24,8 @@ static int check_created(ArrayObject *self)
         return bclpy_stale(tname(self), self->created);
     return 0;
 }
+
+#include "binding/generated/array_methods_clinic.h"
 
 /* ---- construction -------------------------------------------------------- */
 
@@ -295,22 +293,16 @@ static Py_ssize_t array_len(ArrayObject *self)
 
 /* ---- methods ----------------------------------------------------------------- */
 
-static PyObject *array_owner(ArrayObject *self, BCLPY_FASTARGS)
+static PyObject *array_owner_impl(ArrayObject *self, PyObject *key)
 {
-    PyObject *key;
-    if (bclpy_parse1("owner", args, nargs, kwnames, "i", &key) < 0)
-        return NULL;
     uint64_t i;
     if (check_created(self) < 0 || get_index(self, key, &i) < 0)
         return NULL;
     return PyLong_FromLong(bcl_array_owner(&self->a, i));
 }
 
-static PyObject *array_ptr(ArrayObject *self, BCLPY_FASTARGS)
+static PyObject *array_ptr_impl(ArrayObject *self, PyObject *key)
 {
-    PyObject *key;
-    if (bclpy_parse1("ptr", args, nargs, kwnames, "i", &key) < 0)
-        return NULL;
     uint64_t i;
     bcl_gptr p;
     if (check_created(self) < 0 || get_index(self, key, &i) < 0)
@@ -371,14 +363,6 @@ static PyObject *array_repr(ArrayObject *self)
     return r;
 }
 
-#define GETTER(name, expr) BCLPY_GETTER(ArrayObject, array, name, check_created, expr)
-GETTER(size, PyLong_FromUnsignedLongLong(self->a.size))
-GETTER(shape, Py_BuildValue("(K)", (unsigned long long)self->a.size))
-GETTER(ndim, PyLong_FromLong(1))
-GETTER(dtype, Py_NewRef((PyObject *)self->dtype))
-GETTER(host, PyLong_FromLong(self->a.host))
-GETTER(block, PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : self->a.block))
-
 int bclpy_array_io_target(PyObject *self, bclpy_io_target *t)
 {
     ArrayObject *a = (ArrayObject *)self;
@@ -398,23 +382,16 @@ static PyMethodDef array_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-/* The NumPy-like properties both kinds have. */
-#define ARRAY_COMMON_GETSET                                                   \
-    {"size", (getter)array_get_size, NULL,                                    \
-     BCLPY_DOC_PROP_ARRAYBASE_SIZE, NULL},                                    \
-    BCLPY_PROPERTY("shape", array_get_shape, BCLPY_DOC_PROP_ARRAYBASE_SHAPE), \
-    BCLPY_PROPERTY("ndim", array_get_ndim, BCLPY_DOC_PROP_ARRAYBASE_NDIM),    \
-    BCLPY_PROPERTY("dtype", array_get_dtype, BCLPY_DOC_PROP_ARRAYBASE_DTYPE)
-
+/* The NumPy-like properties both kinds have, then each kind's own. */
 static PyGetSetDef darray_getset[] = {
-    ARRAY_COMMON_GETSET,
-    BCLPY_PROPERTY("block", array_get_block, BCLPY_DOC_PROP_DARRAY_BLOCK),
+    BCLPY_GETSET_ARRAYBASE
+    BCLPY_GETSET_DARRAY
     {NULL, NULL, NULL, NULL, NULL}
 };
 
 static PyGetSetDef harray_getset[] = {
-    ARRAY_COMMON_GETSET,
-    BCLPY_PROPERTY("host", array_get_host, BCLPY_DOC_PROP_ARRAY_HOST),
+    BCLPY_GETSET_ARRAYBASE
+    BCLPY_GETSET_ARRAY
     {NULL, NULL, NULL, NULL, NULL}
 };
 

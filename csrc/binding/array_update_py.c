@@ -200,6 +200,8 @@ typedef struct {
     BCLPY_LIFE_FIELDS;
 } bclpy_DABuf;
 
+#include "binding/generated/db_methods_clinic.h"
+
 /* Records per owner queue: room for many messages from every rank (at
  * least 2^20 records, 16 MiB), within a quarter of the segment (a full
  * queue costs speed, never updates). */
@@ -274,16 +276,13 @@ static int db_live(bclpy_DABuf *self)
     return bclpy_array_unwrap(self->array, "array", &a, &dtype);
 }
 
-static PyObject *db_update_many(bclpy_DABuf *self, BCLPY_FASTARGS)
+static PyObject *db_update_many_impl(bclpy_DABuf *self, PyObject *indices, PyObject *values)
 {
-    static const char *const names[] = BCLPY_ARGS_DB_UPDATE_MANY;
-    PyObject *a_[2];
     const bcl_array *a;
     PyArray_Descr *dtype;
     PyArrayObject *idx, *val;
-    if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 2, a_) < 0 ||
-        db_live(self) < 0 || bclpy_array_unwrap(self->array, "array", &a, &dtype) < 0 ||
-        updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
+    if (db_live(self) < 0 || bclpy_array_unwrap(self->array, "array", &a, &dtype) < 0 ||
+        updates_of(indices, values, a, dtype, &idx, &val) < 0)
         return NULL;
     bcl_status st;
     BCLPY_NOGIL(st = bcl_dabuf_add(&self->b, PyArray_DATA(idx), PyArray_DATA(val),
@@ -318,23 +317,13 @@ static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t na
 /* Updates not yet flushed are dropped with the buffer (flush() first). */
 BCLPY_CLOSE_METHOD(db_close, bclpy_DABuf, "DArrayBuffer", live, bcl_dabuf_destroy, b)
 
-BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_array, Py_NewRef(self->array ? self->array : Py_None))
-BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_message_size, PyLong_FromSize_t(self->b.d.message_size))
-BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_op, Py_NewRef(self->op_name ? self->op_name : Py_None))
-BCLPY_FIELD_GETTER(bclpy_DABuf, db_get_overflowed,
-                   PyLong_FromUnsignedLongLong(self->b.pushed_direct))
-
 static PyMethodDef db_methods[] = {
     BCLPY_METHODS_DARRAYBUFFER
     {NULL, NULL, 0, NULL}
 };
 
 static PyGetSetDef db_getset[] = {
-    {"array", (getter)db_get_array, NULL, "The DArray or Array this buffer updates.", NULL},
-    {"message_size", (getter)db_get_message_size, NULL, "Updates per message.", NULL},
-    {"op", (getter)db_get_op, NULL, "The update operation.", NULL},
-    {"overflowed", (getter)db_get_overflowed, NULL,
-     "Updates that found their owner's queue full and were applied atomically.", NULL},
+    BCLPY_GETSET_DARRAYBUFFER
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -134,17 +134,6 @@ static inline int bclpy_parse(const char *fname, PyObject *const *args, Py_ssize
     return 0;
 }
 
-/* bclpy_parse of a method with one required parameter `name`. */
-static inline int bclpy_parse1(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames, const char *name, PyObject **out)
-{
-    if (!kwnames && nargs == 1) {
-        *out = args[0];
-        return 0;
-    }
-    return bclpy_parse_slow(fname, args, nargs, kwnames, &name, 1, 1, out);
-}
-
 /* The same for a type's __init__ (tp_init gets a tuple and a dict). */
 int bclpy_parse_init(const char *fname, PyObject *args, PyObject *kwds,
                      const char *const *names, int nreq, int n, PyObject **out);
@@ -299,6 +288,9 @@ int bclpy_double_arg(PyObject *o, const char *name, double *out);
  * NULL.  -1 with TypeError naming it. */
 int bclpy_str_arg(PyObject *o, const char *name, int none_ok, const char **out);
 
+/* Any object as 0/1 by its truth value (bool(o)), in the converters' shape. */
+int bclpy_truth_arg(PyObject *o, const char *name, int *out);
+
 /* ---- views of segment memory (view.c) ---------------------------------- */
 
 /* Zero-copy 1-D NumPy view of `count` elements at `addr` (segment memory),
@@ -331,17 +323,6 @@ int bclpy_stale(const char *tname, int created);
     } while (0)
 
 /* ---- type objects ------------------------------------------------------ */
-/* A property getter `fn` of Obj: `expr`, a new reference (NULL with the
- * exception), read from `self`. */
-#define BCLPY_FIELD_GETTER(Obj, fn, expr)                                        \
-    static PyObject *fn(Obj *self, void *closure)                                \
-    {                                                                            \
-        return (expr);                                                           \
-    }
-/* The getter PREFIX_get_NAME of Obj: `expr` once live(self) says the
- * object is usable (else NULL with its exception). */
-#define BCLPY_GETTER(Obj, prefix, name, live, expr)                              \
-    BCLPY_FIELD_GETTER(Obj, prefix##_get_##name, (live)(self) < 0 ? NULL : (expr))
 
 /* The spec of a type of the binding (both extensions): its dotted name
  * (__module__ and __name__ as users see them), object struct, extra flags

@@ -7,8 +7,6 @@
  */
 #include "bclpy.h"
 
-#include "binding/properties.h"
-
 #include <math.h>
 
 #include <string.h>
@@ -182,15 +180,14 @@ static void bloom_dealloc(BloomObject *self)
     bclpy_dealloc_end((PyObject *)self);
 }
 
+#include "binding/generated/bloom_methods_clinic.h"
+
 /* ---- scalar operations --------------------------------------------------- */
 
 /* insert(x) / find(x): `op` on the hash of the one key x; whether it was present. */
-static PyObject *one_key(BloomObject *self, const char *fname, BCLPY_FASTARGS,
+static PyObject *one_key(BloomObject *self, PyObject *x,
                          bcl_status (*op)(const bcl_bloom *, uint64_t, int *))
 {
-    PyObject *x;
-    if (bclpy_parse1(fname, args, nargs, kwnames, "x", &x) < 0)
-        return NULL;
     uint64_t h;
     int present;
     if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
@@ -201,19 +198,19 @@ static PyObject *one_key(BloomObject *self, const char *fname, BCLPY_FASTARGS,
     return PyBool_FromLong(present);
 }
 
-static PyObject *bloom_insert(BloomObject *self, BCLPY_FASTARGS)
+static PyObject *bloom_insert_impl(BloomObject *self, PyObject *x)
 {
-    return one_key(self, "insert", args, nargs, kwnames, bcl_bloom_insert_hash);
+    return one_key(self, x, bcl_bloom_insert_hash);
 }
 
-static PyObject *bloom_find(BloomObject *self, BCLPY_FASTARGS)
+static PyObject *bloom_find_impl(BloomObject *self, PyObject *x)
 {
-    return one_key(self, "find", args, nargs, kwnames, bcl_bloom_find_hash);
+    return one_key(self, x, bcl_bloom_find_hash);
 }
 
 static int bloom_contains(BloomObject *self, PyObject *x)
 {
-    PyObject *r = bloom_find(self, &x, 1, NULL);
+    PyObject *r = bloom_find_impl(self, x);
     if (!r)
         return -1;
     int v = r == Py_True;
@@ -221,11 +218,8 @@ static int bloom_contains(BloomObject *self, PyObject *x)
     return v;
 }
 
-static PyObject *bloom_owner(BloomObject *self, BCLPY_FASTARGS)
+static PyObject *bloom_owner_impl(BloomObject *self, PyObject *x)
 {
-    PyObject *x;
-    if (bclpy_parse1("owner", args, nargs, kwnames, "x", &x) < 0)
-        return NULL;
     uint64_t h;
     if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
         return NULL;
@@ -297,32 +291,21 @@ static PyObject *bloom_many(BloomObject *self, PyObject *xs, int insert)
     return out;
 }
 
-static PyObject *bloom_insert_many(BloomObject *self, BCLPY_FASTARGS)
+static PyObject *bloom_insert_many_impl(BloomObject *self, PyObject *xs)
 {
-    PyObject *xs;
-    if (bclpy_parse1("insert_many", args, nargs, kwnames, "xs", &xs) < 0)
-        return NULL;
     return bloom_many(self, xs, 1);
 }
 
-static PyObject *bloom_find_many(BloomObject *self, BCLPY_FASTARGS)
+static PyObject *bloom_find_many_impl(BloomObject *self, PyObject *xs)
 {
-    PyObject *xs;
-    if (bclpy_parse1("find_many", args, nargs, kwnames, "xs", &xs) < 0)
-        return NULL;
     return bloom_many(self, xs, 0);
 }
 
 /* ---- plan (static) ----------------------------------------------------------- */
 
-static PyObject *bloom_plan(PyObject *cls, BCLPY_FASTARGS)
+static PyObject *bloom_plan_impl(PyObject *cls, PyObject *n_obj, PyObject *fpr_obj,
+                                 long long nprocs)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_BF_PLAN);
-    long long nprocs = 1;
-    if (bclpy_parse("plan", args, nargs, kwnames, names, 1, 3, a) < 0 ||
-        (a[2] && bclpy_int_arg(a[2], "nprocs", 1, INT_MAX, &nprocs) < 0))
-        return NULL;
-    PyObject *n_obj = a[0], *fpr_obj = a[1];
     PyObject *dflt = NULL;
     if (!fpr_obj && !(fpr_obj = dflt = PyFloat_FromDouble(0.01)))
         return NULL;
@@ -390,25 +373,8 @@ static PyObject *bloom_repr(BloomObject *self)
     return r;
 }
 
-#define GETTER(name, expr) BCLPY_GETTER(BloomObject, bloom, name, check_created, expr)
-GETTER(k, PyLong_FromLong(self->b.k))
-GETTER(nwords, PyLong_FromUnsignedLongLong(self->b.nwords))
-GETTER(nbits, PyLong_FromUnsignedLongLong(self->b.nwords * 64u))
-GETTER(expected_items, PyLong_FromUnsignedLongLong(self->b.expected_items))
-GETTER(fpr, PyFloat_FromDouble(self->b.fpr))
-GETTER(predicted_fpr, PyFloat_FromDouble(self->b.predicted_fpr))
-GETTER(key_type, bclpy_elemtype_spec(&self->kt))
-
 static PyGetSetDef bloom_getset[] = {
-    BCLPY_PROPERTY("k", bloom_get_k, BCLPY_DOC_PROP_BLOOMFILTER_K),
-    BCLPY_PROPERTY("nwords", bloom_get_nwords, BCLPY_DOC_PROP_BLOOMFILTER_NWORDS),
-    BCLPY_PROPERTY("nbits", bloom_get_nbits, BCLPY_DOC_PROP_BLOOMFILTER_NBITS),
-    BCLPY_PROPERTY("expected_items", bloom_get_expected_items,
-                   BCLPY_DOC_PROP_BLOOMFILTER_EXPECTED_ITEMS),
-    BCLPY_PROPERTY("fpr", bloom_get_fpr, BCLPY_DOC_PROP_BLOOMFILTER_FPR),
-    BCLPY_PROPERTY("predicted_fpr", bloom_get_predicted_fpr,
-                   BCLPY_DOC_PROP_BLOOMFILTER_PREDICTED_FPR),
-    BCLPY_PROPERTY("key_type", bloom_get_key_type, BCLPY_DOC_PROP_BLOOMFILTER_KEY_TYPE),
+    BCLPY_GETSET_BLOOMFILTER
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -15,6 +15,7 @@
 #include "elemtype.h"
 #include "binding/generated/collective.h"
 #include "binding/generated/bclpy_collective_methods.h"
+#include "binding/generated/bclpy_collective_methods_clinic.h"
 
 static int agreed;      /* the running collective reached bclpy_agree (GIL held) */
 
@@ -93,15 +94,10 @@ int64_t bclpy_dtype_digest(PyArray_Descr *d)
     return h;
 }
 
-/* collective_failed(what): Python-level validation of a collective call
- * failed on this rank; take part in its agreement so the peers raise too. */
-static PyObject *py_collective_failed(PyObject *self, BCLPY_FASTARGS)
+/* Python-level validation of a collective call failed on this rank; take
+ * part in its agreement so the peers raise too. */
+static PyObject *py_collective_failed_impl(PyObject *self, const char *what)
 {
-    PyObject *arg;
-    const char *what;
-    if (bclpy_parse("collective_failed", args, nargs, kwnames, NULL, 1, 1, &arg) < 0 ||
-        bclpy_str_arg(arg, "what", 0, &what) < 0)
-        return NULL;
     bclpy_collective_begin();
     PyErr_SetString(PyExc_ValueError, "placeholder");   /* join_as_failed keeps it */
     join_as_failed(what);
@@ -109,15 +105,10 @@ static PyObject *py_collective_failed(PyObject *self, BCLPY_FASTARGS)
     Py_RETURN_NONE;
 }
 
-/* agree(what, names, values): the Python package's collectives agree too. */
-static PyObject *py_agree(PyObject *self, BCLPY_FASTARGS)
+/* The Python package's collectives agree too. */
+static PyObject *py_agree_impl(PyObject *self, const char *what, PyObject *names,
+                               PyObject *values)
 {
-    PyObject *a[3];
-    const char *what;
-    if (bclpy_parse("agree", args, nargs, kwnames, NULL, 3, 3, a) < 0 ||
-        bclpy_str_arg(a[0], "what", 0, &what) < 0)
-        return NULL;
-    PyObject *names = a[1], *values = a[2];
     if (!PyTuple_Check(names) || !PyTuple_Check(values))
         return PyErr_Format(PyExc_TypeError, "agree: names and values must be tuples");
     Py_ssize_t n = PyTuple_GET_SIZE(names);
@@ -140,9 +131,9 @@ static PyObject *py_agree(PyObject *self, BCLPY_FASTARGS)
     Py_RETURN_NONE;
 }
 
-/* allgather_bytes(data) -> list of every rank's bytes, in rank order, on
- * pybcl's own communicator (bcl_gather.h); callers agree on the call first. */
-static PyObject *allgather_bytes(PyObject *self, PyObject *data)
+/* Every rank's bytes, in rank order, on pybcl's own communicator
+ * (bcl_gather.h); callers agree on the call first. */
+static PyObject *py_allgather_bytes_impl(PyObject *self, PyObject *data)
 {
     if (!PyBytes_Check(data))
         return PyErr_Format(PyExc_TypeError, "allgather_bytes: data must be bytes, "
@@ -169,15 +160,6 @@ static PyObject *allgather_bytes(PyObject *self, PyObject *data)
     free(all);
     free(sizes);
     return out;
-}
-
-static PyObject *kw_allgather_bytes(PyObject *self, PyObject *const *args,
-                                    Py_ssize_t nargs, PyObject *kwnames)
-{
-    BCLPY_ARG_TABLE(BCLPY_ARGS_ALLGATHER_BYTES);
-    if (bclpy_parse("allgather_bytes", args, nargs, kwnames, names, 1, 1, a) < 0)
-        return NULL;
-    return allgather_bytes(self, a[0]);
 }
 
 PyMethodDef bclpy_collective_methods[] = {

@@ -7,13 +7,12 @@
  */
 #include "bclpy.h"
 
-#include "binding/properties.h"
-
 #include <limits.h>
 
 #include "runtime/bcl_alloc.h"
 #include "binding/generated/globalptr.h"
 #include "binding/generated/gptr_methods.h"
+#include "binding/generated/gptr_methods_clinic.h"
 
 static PyObject *gptr_alloc_obj(PyTypeObject *type, bcl_gptr p, PyArray_Descr *dtype)
 {
@@ -337,12 +336,8 @@ static int gptr_setitem(bclpy_GlobalPtr *self, PyObject *key, PyObject *value)
 
 /* ---- methods ------------------------------------------------------------ */
 
-static PyObject *gptr_local(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
+static PyObject *gptr_local_impl(bclpy_GlobalPtr *self, PyObject *count_obj)
 {
-    static const char *const names[] = BCLPY_ARGS_GPTR_LOCAL;
-    PyObject *count_obj;
-    if (bclpy_parse("local", args, nargs, kwnames, names, 0, 1, &count_obj) < 0)
-        return NULL;
     if (!count_obj)
         count_obj = Py_None;
     if (bclpy_ensure_init() < 0)
@@ -413,15 +408,8 @@ static PyMethodDef gptr_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_rank, PyLong_FromLong(self->ptr.rank))
-BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_offset,
-                   PyLong_FromUnsignedLongLong(self->ptr.offset))
-BCLPY_FIELD_GETTER(bclpy_GlobalPtr, gptr_get_dtype, Py_NewRef((PyObject *)self->dtype))
-
 static PyGetSetDef gptr_getset[] = {
-    BCLPY_PROPERTY("rank", gptr_get_rank, BCLPY_DOC_PROP_GLOBALPTR_RANK),
-    BCLPY_PROPERTY("offset", gptr_get_offset, BCLPY_DOC_PROP_GLOBALPTR_OFFSET),
-    BCLPY_PROPERTY("dtype", gptr_get_dtype, BCLPY_DOC_PROP_GLOBALPTR_DTYPE),
+    BCLPY_GETSET_GLOBALPTR
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -11,10 +11,10 @@
 
 /* ---- promises ------------------------------------------------------------ */
 
-int bclpy_hm_promise(PyObject *self, PyObject *p, int *bits)
+int bclpy_hm_promise(bclpy_HashMap *self, PyObject *p, const char *argname, int *bits)
 {
     unsigned u;
-    if (bclpy_promise(self, p, "HashMap", &u) < 0)
+    if (bclpy_promise((PyObject *)self, p, "HashMap", &u) < 0)
         return -1;
     *bits = (int)u;
     return 0;

@@ -24,11 +24,8 @@ int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key)
     return found;
 }
 
-PyObject *bclpy_hm_erase(bclpy_HashMap *self, BCLPY_FASTARGS)
+PyObject *bclpy_hm_erase_impl(bclpy_HashMap *self, PyObject *key)
 {
-    PyObject *key;
-    if (bclpy_parse1("erase", args, nargs, kwnames, "key", &key) < 0)
-        return NULL;
     int r = bclpy_hm_erase_key(self, key);
     return r < 0 ? NULL : PyBool_FromLong(r);
 }
@@ -52,11 +49,8 @@ static PyObject *erase_many_seq(bclpy_HashMap *self, PyObject *keys)
     return (PyObject *)found;
 }
 
-PyObject *bclpy_hm_erase_many(bclpy_HashMap *self, BCLPY_FASTARGS)
+PyObject *bclpy_hm_erase_many_impl(bclpy_HashMap *self, PyObject *keys)
 {
-    PyObject *keys;
-    if (bclpy_parse1("erase_many", args, nargs, kwnames, "keys", &keys) < 0)
-        return NULL;
     HM_LIVE_OR(self, NULL);
     if (bclpy_elemtype_is_var(&self->kt))
         return erase_many_seq(self, keys);

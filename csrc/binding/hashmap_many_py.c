@@ -66,14 +66,10 @@ static PyObject *run_batch(bclpy_HashMap *self, batch_fn fn, PyArrayObject *ka,
 }
 
 /* The start of every batch method: refused inside a modify() fn on this
- * map, then its n arguments (the last one `promise` when promise is not
- * NULL), then a usable map.  -1 with the exception. */
-static int batch_args(bclpy_HashMap *self, BCLPY_FASTARGS, const char *fname,
-                      const char *const *names, int nreq, int n, PyObject **a, int *promise)
+ * map, then a usable map.  -1 with the exception. */
+static int batch_usable(bclpy_HashMap *self, const char *fname)
 {
-    if (bclpy_hm_refuse_in_modify(self, fname) < 0 ||
-        bclpy_parse(fname, args, nargs, kwnames, names, nreq, n, a) < 0 ||
-        (promise && bclpy_hm_promise((PyObject *)self, a[n - 1], promise) < 0))
+    if (bclpy_hm_refuse_in_modify(self, fname) < 0)
         return -1;
     HM_LIVE_OR(self, -1);
     return 0;
@@ -152,17 +148,15 @@ out:
     return r;
 }
 
-PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, BCLPY_FASTARGS)
+PyObject *bclpy_hm_insert_many_impl(bclpy_HashMap *self, PyObject *keys, PyObject *values,
+                                    int promise)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_INSERT_MANY);
-    int promise;
-    if (batch_args(self, args, nargs, kwnames, "insert_many", names, 2, BCLPY_NNAMES(names), a,
-                   &promise) < 0)
+    if (batch_usable(self, "insert_many") < 0)
         return NULL;
     if (!is_fixed(self))
-        return insert_many_var(self, a[0], a[1]);
-    PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
-    PyArrayObject *va = ka ? values_array(a[1], self->vt.dtype, PyArray_SIZE(ka), "values")
+        return insert_many_var(self, keys, values);
+    PyArrayObject *ka = bclpy_hm_array(keys, self->kt.dtype, "keys");
+    PyArrayObject *va = ka ? values_array(values, self->vt.dtype, PyArray_SIZE(ka), "values")
                            : NULL;
     PyObject *r = NULL;
     if (va)
@@ -265,21 +259,16 @@ static PyObject *find_many_collective(bclpy_HashMap *self, PyObject *keys)
     return r;
 }
 
-PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS)
+PyObject *bclpy_hm_find_many_impl(bclpy_HashMap *self, PyObject *keys, int promise,
+                                  int collective)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_FIND_MANY);
-    int promise, collective = 0;
-    if (bclpy_hm_refuse_in_modify(self, "find_many") < 0 ||
-        bclpy_parse("find_many", args, nargs, kwnames, names, 1, BCLPY_NNAMES(names), a) < 0 ||
-        bclpy_hm_promise((PyObject *)self, a[1], &promise) < 0 ||
-        (a[2] && (collective = PyObject_IsTrue(a[2])) < 0))
+    if (batch_usable(self, "find_many") < 0)
         return NULL;
-    HM_LIVE_OR(self, NULL);
     if (collective)
-        return find_many_collective(self, a[0]);
+        return find_many_collective(self, keys);
     if (!is_fixed(self))
-        return find_many_var(self, a[0], promise);
-    return find_many_fixed(self, a[0], promise, 0);
+        return find_many_var(self, keys, promise);
+    return find_many_fixed(self, keys, promise, 0);
 }
 
 /* ---- accumulate_many ------------------------------------------------------------ */
@@ -314,27 +303,26 @@ static PyObject *accumulate_many_var(bclpy_HashMap *self, PyObject *keys, PyArra
     Py_RETURN_NONE;
 }
 
-PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, BCLPY_FASTARGS)
+PyObject *bclpy_hm_accumulate_many_impl(bclpy_HashMap *self, PyObject *keys, PyObject *deltas)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_ACCUMULATE_MANY);
-    if (batch_args(self, args, nargs, kwnames, "accumulate_many", names, 1,
-                   BCLPY_NNAMES(names), a, NULL) < 0)
+    if (batch_usable(self, "accumulate_many") < 0)
         return NULL;
     if (self->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self, "accumulate_many");
-    PyObject *one = a[1] ? NULL : PyLong_FromLong(1);
-    PyObject *deltas = a[1] ? a[1] : one;
+    PyObject *one = deltas ? NULL : PyLong_FromLong(1);
+    if (!deltas)
+        deltas = one;
     PyObject *r = NULL;
     if (bclpy_elemtype_is_var(&self->kt)) {
         PyArrayObject *da = bclpy_to_array(deltas, self->vt.dtype, 0, 1, "deltas");
         if (da) {
-            r = accumulate_many_var(self, a[0], da);
+            r = accumulate_many_var(self, keys, da);
             Py_DECREF(da);
         }
         Py_XDECREF(one);
         return r;
     }
-    PyArrayObject *ka = bclpy_hm_array(a[0], self->kt.dtype, "keys");
+    PyArrayObject *ka = bclpy_hm_array(keys, self->kt.dtype, "keys");
     PyArrayObject *da = ka ? values_array(deltas, self->vt.dtype, PyArray_SIZE(ka), "deltas")
                            : NULL;
     Py_XDECREF(one);

@@ -9,8 +9,6 @@
  */
 #include "bclpy.h"
 
-#include "binding/properties.h"
-
 #include <string.h>
 
 #include "elemtype.h"
@@ -21,6 +19,7 @@
 #include "binding/generated/io.h"
 #include "io_py.h"
 #include "binding/generated/hm_methods.h"
+#include "binding/generated/hm_methods_clinic.h"
 
 /* ---- construction -------------------------------------------------------- */
 
@@ -117,15 +116,11 @@ static PyObject *do_insert(bclpy_HashMap *self, PyObject *key, PyObject *value, 
     Py_RETURN_NONE;
 }
 
-static PyObject *hm_insert(bclpy_HashMap *self, BCLPY_FASTARGS)
+static PyObject *hm_insert_impl(bclpy_HashMap *self, PyObject *key, PyObject *value,
+                                int promise)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_INSERT);
-    int promise;
     HM_LIVE_OR(self, NULL);
-    if (bclpy_parse("insert", args, nargs, kwnames, names, 2, 3, a) < 0 ||
-        bclpy_hm_promise((PyObject *)self, a[2], &promise) < 0)
-        return NULL;
-    return do_insert(self, a[0], a[1], promise);
+    return do_insert(self, key, value, promise);
 }
 
 /* 1: found (*value set), 0: absent, -1: error. */
@@ -154,28 +149,18 @@ static PyObject *found_or(int r, PyObject *v, PyObject *dflt)
     return Py_NewRef(dflt ? dflt : Py_None);
 }
 
-static PyObject *hm_find(bclpy_HashMap *self, BCLPY_FASTARGS)
+static PyObject *hm_find_impl(bclpy_HashMap *self, PyObject *key, PyObject *default_,
+                              int promise)
 {
-    static const char *const names[] = BCLPY_ARGS_HM_FIND;
-    PyObject *a[3], *v = NULL;
-    int promise;
+    PyObject *v = NULL;
     HM_LIVE_OR(self, NULL);
-    if (bclpy_parse("find", args, nargs, kwnames, names, 1, 3, a) < 0 ||
-        bclpy_hm_promise((PyObject *)self, a[2], &promise) < 0)
-        return NULL;
-    int r = do_find(self, a[0], promise, &v);
-    return found_or(r, v, a[1]);
+    int r = do_find(self, key, promise, &v);
+    return found_or(r, v, default_);
 }
 
-static PyObject *hm_get(bclpy_HashMap *self, BCLPY_FASTARGS)
+static PyObject *hm_get_impl(bclpy_HashMap *self, PyObject *key, PyObject *default_)
 {
-    static const char *const names[] = BCLPY_ARGS_HM_GET;
-    PyObject *a[2], *v = NULL;
-    if (bclpy_parse("get", args, nargs, kwnames, names, 1, 2, a) < 0)
-        return NULL;
-    HM_LIVE_OR(self, NULL);
-    int r = do_find(self, a[0], 0, &v);
-    return found_or(r, v, a[1]);
+    return hm_find_impl(self, key, default_, 0);
 }
 
 static PyObject *hm_subscript(bclpy_HashMap *self, PyObject *key)
@@ -206,22 +191,18 @@ static int hm_contains(bclpy_HashMap *self, PyObject *key)
 
 /* ---- accumulate / modify ------------------------------------------------- */
 
-static PyObject *hm_accumulate(bclpy_HashMap *self, BCLPY_FASTARGS)
+static PyObject *hm_accumulate_impl(bclpy_HashMap *self, PyObject *key, PyObject *delta,
+                                    int promise)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_ACCUMULATE);
-    int promise;
     bcl_hm_key k;
     unsigned char d[8];
     HM_LIVE_OR(self, NULL);
-    if (bclpy_parse("accumulate", args, nargs, kwnames, names, 1, 3, a) < 0 ||
-        bclpy_hm_promise((PyObject *)self, a[2], &promise) < 0)
-        return NULL;
     if (self->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self, "accumulate");
-    if (bclpy_hm_key(self, a[0], &self->kw, &k) < 0)
+    if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
         return NULL;
-    PyObject *one = a[1] ? NULL : PyLong_FromLong(1);
-    int rc = bclpy_to_bytes(a[1] ? a[1] : one, self->vt.dtype, d, "delta");
+    PyObject *one = delta ? NULL : PyLong_FromLong(1);
+    int rc = bclpy_to_bytes(delta ? delta : one, self->vt.dtype, d, "delta");
     Py_XDECREF(one);
     if (rc < 0)
         return NULL;
@@ -229,12 +210,8 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, BCLPY_FASTARGS)
     Py_RETURN_NONE;
 }
 
-static PyObject *hm_modify(bclpy_HashMap *self, BCLPY_FASTARGS)
+static PyObject *hm_modify_impl(bclpy_HashMap *self, PyObject *key, PyObject *fn)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_HM_MODIFY);
-    if (bclpy_parse("modify", args, nargs, kwnames, names, 2, 2, a) < 0)
-        return NULL;
-    PyObject *key = a[0], *fn = a[1];
     if (!PyCallable_Check(fn))     /* before the bucket is locked */
         return PyErr_Format(PyExc_TypeError, "modify: fn must be callable, not %.100s",
                             Py_TYPE(fn)->tp_name);
@@ -358,16 +335,8 @@ static Py_ssize_t hm_length(bclpy_HashMap *self)
 
 /* _collective_view(what): the first step of the Python-level views
  * (items(), keys(), values(), iter()): flush, then agree on (what, map). */
-static PyObject *hm_collective_view(bclpy_HashMap *self, BCLPY_FASTARGS)
+static PyObject *hm_collective_view_impl(bclpy_HashMap *self, const char *what)
 {
-    PyObject *what_o;
-    if (bclpy_parse1("_collective_view", args, nargs, kwnames, "what", &what_o) < 0)
-        return NULL;
-    const char *what = PyUnicode_Check(what_o) ? PyUnicode_AsUTF8(what_o) : NULL;
-    if (!what)
-        return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "what must be a "
-                                                      "str, not %.100s",
-                                                      Py_TYPE(what_o)->tp_name);
     bclpy_collective_begin();
     int rc = -1;
     if (bclpy_current(self->live, self->epoch))
@@ -428,31 +397,21 @@ static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-static PyObject *hm_resize(bclpy_HashMap *self, BCLPY_FASTARGS)
+/* new_capacity converts inside the collective: a rank whose argument is bad
+ * still joins the agreement. */
+static PyObject *hm_resize_impl(bclpy_HashMap *self, PyObject *new_capacity)
 {
-    PyObject *arg;
-    if (bclpy_parse1("resize", args, nargs, kwnames, "new_capacity", &arg) < 0)
-        return NULL;
-    return collective(hm_resize_body, self, arg, "HashMap.resize()");
+    return collective(hm_resize_body, self, new_capacity, "HashMap.resize()");
 }
 
-static PyObject *hm_owner(bclpy_HashMap *self, BCLPY_FASTARGS)
+static PyObject *hm_owner_impl(bclpy_HashMap *self, PyObject *key)
 {
-    PyObject *key;
-    if (bclpy_parse1("owner", args, nargs, kwnames, "key", &key) < 0)
-        return NULL;
     bcl_hm_key k;
     HM_LIVE_OR(self, NULL);
     if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
         return NULL;
     return PyLong_FromLong(bcl_hm_owner(&self->m, &k));
 }
-
-BCLPY_FIELD_GETTER(bclpy_HashMap, hm_capacity,
-                   PyLong_FromUnsignedLongLong(self->live ? bcl_hm_capacity(&self->m) : 0))
-
-BCLPY_FIELD_GETTER(bclpy_HashMap, hm_key_type, bclpy_elemtype_spec(&self->kt))
-BCLPY_FIELD_GETTER(bclpy_HashMap, hm_value_type, bclpy_elemtype_spec(&self->vt))
 
 static PyObject *hm_repr(bclpy_HashMap *self)
 {
@@ -487,12 +446,7 @@ static PyMethodDef hm_methods[] = {
 };
 
 static PyGetSetDef hm_getset[] = {
-    {"capacity", (getter)hm_capacity, NULL,
-     BCLPY_DOC_PROP_HASHMAP_CAPACITY, NULL},
-    {"key_type", (getter)hm_key_type, NULL,
-     BCLPY_DOC_PROP_HASHMAP_KEY_TYPE, NULL},
-    {"value_type", (getter)hm_value_type, NULL,
-     BCLPY_DOC_PROP_HASHMAP_VALUE_TYPE, NULL},
+    BCLPY_GETSET_HASHMAP
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -29,7 +29,7 @@ typedef struct {
 /* ---- hashmap_common.c ---------------------------------------------------- */
 
 /* None/NULL -> 0, a ConProm.HashMap flag -> its bits; -1 with TypeError. */
-int bclpy_hm_promise(PyObject *self, PyObject *p, int *bits);
+int bclpy_hm_promise(bclpy_HashMap *self, PyObject *p, const char *argname, int *bits);
 
 /* key -> serialized bytes in w and the core's key view. */
 int bclpy_hm_key(bclpy_HashMap *self, PyObject *key, bcl_mp_writer *w, bcl_hm_key *k);
@@ -62,18 +62,20 @@ static inline PyArrayObject *bclpy_hm_array(PyObject *obj, PyArray_Descr *dtype,
 
 /* ---- batch methods (hashmap_many_py.c) ----------------------------------- */
 PyObject *bclpy_hm_local_arrays(bclpy_HashMap *self, PyObject *noargs);
-PyObject *bclpy_hm_insert_many(bclpy_HashMap *self, BCLPY_FASTARGS);
-PyObject *bclpy_hm_find_many(bclpy_HashMap *self, BCLPY_FASTARGS);
-PyObject *bclpy_hm_accumulate_many(bclpy_HashMap *self, BCLPY_FASTARGS);
+PyObject *bclpy_hm_insert_many_impl(bclpy_HashMap *self, PyObject *keys, PyObject *values,
+                                    int promise);
+PyObject *bclpy_hm_find_many_impl(bclpy_HashMap *self, PyObject *keys, int promise,
+                                  int collective);
+PyObject *bclpy_hm_accumulate_many_impl(bclpy_HashMap *self, PyObject *keys, PyObject *deltas);
 
 /* ---- integer values read in place (hashmap_values_py.c) ------------------ */
-PyObject *bclpy_hm_local_histogram(bclpy_HashMap *self, BCLPY_FASTARGS);
-PyObject *bclpy_hm_local_select(bclpy_HashMap *self, BCLPY_FASTARGS);
+PyObject *bclpy_hm_local_histogram_impl(bclpy_HashMap *self, long long every);
+PyObject *bclpy_hm_local_select_impl(bclpy_HashMap *self, long long at_least);
 
 /* ---- deletion (hashmap_erase_py.c) ------------------------------------- */
 int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key);
-PyObject *bclpy_hm_erase(bclpy_HashMap *self, BCLPY_FASTARGS);
-PyObject *bclpy_hm_erase_many(bclpy_HashMap *self, BCLPY_FASTARGS);
+PyObject *bclpy_hm_erase_impl(bclpy_HashMap *self, PyObject *key);
+PyObject *bclpy_hm_erase_many_impl(bclpy_HashMap *self, PyObject *keys);
 int bclpy_hm_delitem(bclpy_HashMap *self, PyObject *key);
 
 /* ---- HashMapBuffer's serialized keys and values (hmvbuffer_py.c) ------- */

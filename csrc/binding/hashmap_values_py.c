@@ -18,16 +18,10 @@ static int integer_values(bclpy_HashMap *self, const char *method)
 
 #define HIST_GUESS 4096      /* a first histogram's length: counts are mostly small */
 
-PyObject *bclpy_hm_local_histogram(bclpy_HashMap *self, BCLPY_FASTARGS)
+PyObject *bclpy_hm_local_histogram_impl(bclpy_HashMap *self, long long every)
 {
-    static const char *const names[] = BCLPY_ARGS_HM_LOCAL_HISTOGRAM;
-    PyObject *every_o = NULL;
-    long long every = 1;
-    if (bclpy_parse("local_histogram", args, nargs, kwnames, names, 0, 1, &every_o) < 0)
-        return NULL;
     HM_LIVE_OR(self, NULL);
-    if (integer_values(self, "local_histogram") < 0 ||
-        (every_o && bclpy_int_arg(every_o, "every", 1, INT64_MAX, &every) < 0))
+    if (integer_values(self, "local_histogram") < 0)
         return NULL;
     int64_t lo = 0, hi = -1;
     uint64_t n = 0, len = HIST_GUESS;
@@ -60,15 +54,10 @@ PyObject *bclpy_hm_local_histogram(bclpy_HashMap *self, BCLPY_FASTARGS)
     return NULL;
 }
 
-PyObject *bclpy_hm_local_select(bclpy_HashMap *self, BCLPY_FASTARGS)
+PyObject *bclpy_hm_local_select_impl(bclpy_HashMap *self, long long at_least)
 {
-    PyObject *arg;
-    long long at_least;
-    if (bclpy_parse1("local_select", args, nargs, kwnames, "at_least", &arg) < 0)
-        return NULL;
     HM_LIVE_OR(self, NULL);
-    if (integer_values(self, "local_select") < 0 ||
-        bclpy_int_arg(arg, "at_least", INT64_MIN, INT64_MAX, &at_least) < 0)
+    if (integer_values(self, "local_select") < 0)
         return NULL;
     uint64_t n = 0, got = 0;
     bcl_status st;

@@ -3,8 +3,6 @@
  * bytes/str/object key or value to its serialized bytes is hmvbuffer_py.c's). */
 #include "bclpy.h"
 
-#include "binding/properties.h"
-
 #include "hashmap_py.h"
 #include "containers/hashmap/bcl_hashmap_buffer.h"
 #include "binding/generated/hashmap.h"
@@ -17,6 +15,8 @@ typedef struct {
     bclpy_HashMap *map;       /* owned: the buffer must not outlive its map */
     BCLPY_LIFE_FIELDS;
 } bclpy_HMBuf;
+
+#include "binding/generated/hb_methods_clinic.h"
 
 static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
 {
@@ -206,15 +206,6 @@ static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
-BCLPY_FIELD_GETTER(bclpy_HMBuf, hb_overflowed,
-                   PyLong_FromUnsignedLongLong(bcl_hm_buffer_waited(&self->b)))
-
-BCLPY_FIELD_GETTER(bclpy_HMBuf, hb_pending,
-                   PyLong_FromUnsignedLongLong(bcl_hm_buffer_pending(&self->b)))
-
-BCLPY_FIELD_GETTER(bclpy_HMBuf, hb_grow, PyBool_FromLong(self->b.grow))
-BCLPY_FIELD_GETTER(bclpy_HMBuf, hb_hashmap, Py_NewRef(self->map ? (PyObject *)self->map : Py_None))
-
 /* close(): entries not yet flushed are dropped with the buffer (flush()
  * first); every rank is here, no push is coming, the inboxes go too. */
 static void hb_destroy_all(bcl_hm_buffer *b) { bcl_hm_buffer_destroy(b, 1); }
@@ -227,14 +218,7 @@ static PyMethodDef hb_methods[] = {
 };
 
 static PyGetSetDef hb_getset[] = {
-    {"overflowed", (getter)hb_overflowed, NULL,
-     BCLPY_DOC_PROP_HASHMAPBUFFER_OVERFLOWED, NULL},
-    {"hashmap", (getter)hb_hashmap, NULL,
-     BCLPY_DOC_PROP_HASHMAPBUFFER_HASHMAP, NULL},
-    {"pending", (getter)hb_pending, NULL,
-     BCLPY_DOC_PROP_HASHMAPBUFFER_PENDING, NULL},
-    {"grow", (getter)hb_grow, NULL,
-     BCLPY_DOC_PROP_HASHMAPBUFFER_GROW, NULL},
+    BCLPY_GETSET_HASHMAPBUFFER
     {NULL, NULL, NULL, NULL, NULL}
 };
 

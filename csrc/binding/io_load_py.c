@@ -14,6 +14,7 @@
 #include "comm/bcl_agree.h"
 #include "binding/generated/io.h"
 #include "binding/generated/bclpy_io_load_methods.h"
+#include "binding/generated/bclpy_io_load_methods_clinic.h"
 
 static int io_target(PyObject *o, bclpy_io_target *t)
 {
@@ -111,13 +112,10 @@ out:
     return c;
 }
 
-static PyObject *py_io_load(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_io_load_impl(PyObject *self, PyObject *path, PyObject *make)
 {
-    PyObject *a[2];
-    if (bclpy_parse("_io_load", args, nargs, kwnames, NULL, 2, 2, a) < 0)
-        return NULL;
     bclpy_collective_begin();
-    PyObject *r = load_body(a[0], a[1]);
+    PyObject *r = load_body(path, make);
     bclpy_collective_end(r ? 0 : -1, "pybcl.load()");
     return r;
 }

@@ -21,6 +21,7 @@
 #include "serial/bcl_hash.h"
 #include "binding/generated/io.h"
 #include "binding/generated/bclpy_io_methods.h"
+#include "binding/generated/bclpy_io_methods_clinic.h"
 
 /* A directory is both an IsADirectoryError and, for pybcl.load's
  * "not a pybcl file" contract, a ValueError (made once, kept in st). */
@@ -224,14 +225,13 @@ static PyObject *read_column(bcl_sv_pfile *f, int c)
     return list;
 }
 
-/* The saved file named by the one argument of `fname`: its info dict, and
- * with `columns` the pair (info, list of its columns). */
-static PyObject *describe_file(const char *fname, int columns, BCLPY_FASTARGS)
+/* The saved file at path_o: its info dict, and with `columns` the pair
+ * (info, list of its columns). */
+static PyObject *describe_file(PyObject *path_o, int columns)
 {
-    PyObject *a[1], *path;
+    PyObject *path;
     bcl_sv_pfile f;
-    if (bclpy_parse(fname, args, nargs, kwnames, NULL, 1, 1, a) < 0 ||
-        posix_open(a[0], &path, &f) < 0)
+    if (posix_open(path_o, &path, &f) < 0)
         return NULL;
     PyObject *info = bclpy_io_info_dict(&f.d, PyBytes_AS_STRING(path));
     PyObject *cols = info && columns ? PyList_New(f.d.ncols) : NULL;
@@ -252,25 +252,22 @@ static PyObject *describe_file(const char *fname, int columns, BCLPY_FASTARGS)
     return r;
 }
 
-static PyObject *py_io_info(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_io_info_impl(PyObject *self, PyObject *path)
 {
-    return describe_file("_io_info", 0, args, nargs, kwnames);
+    return describe_file(path, 0);
 }
 
-static PyObject *py_io_read(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_io_read_impl(PyObject *self, PyObject *path)
 {
-    return describe_file("_io_read", 1, args, nargs, kwnames);
+    return describe_file(path, 1);
 }
 
-static PyObject *py_io_configure(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_io_configure_impl(PyObject *self, PyObject *describe)
 {
-    PyObject *a[1];
-    if (bclpy_parse("_io_configure", args, nargs, kwnames, NULL, 1, 1, a) < 0)
-        return NULL;
-    if (!PyCallable_Check(a[0]))
+    if (!PyCallable_Check(describe))
         return PyErr_Format(PyExc_TypeError, "describe must be callable");
     bclpy_state *st = bclpy_module_state(self);
-    Py_XSETREF(st->describe_fn, Py_NewRef(a[0]));
+    Py_XSETREF(st->describe_fn, Py_NewRef(describe));
     PyObject *exc = not_a_file_error(st);
     return exc ? Py_NewRef(exc) : NULL;
 }

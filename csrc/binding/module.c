@@ -22,6 +22,7 @@
 #include "binding/capi.h"
 #include "binding/generated/runtime.h"
 #include "binding/generated/bclpy_runtime_methods.h"
+#include "binding/generated/bclpy_runtime_methods_clinic.h"
 
 /* The core's wait loops call this (bcl_interrupt.h): run Python's pending
  * signal handlers, so Ctrl-C reaches a rank blocked in barrier() or a spin
@@ -41,35 +42,19 @@ static int check_python_signals(void)
     return raised;
 }
 
-/* init(comm_address, segment_size, transport, async_progress)
- * comm_address: address of an MPI_Comm handle (mpi4py's MPI._addressof). */
-static PyObject *py_init(PyObject *self, BCLPY_FASTARGS)
+/* comm_address: address of an MPI_Comm handle (mpi4py's MPI._addressof). */
+static PyObject *py_init_impl(PyObject *self, long long comm_address, long long segment_size,
+                              const char *transport, long long async_progress)
 {
-    PyObject *a[4];
-    long long comm_addr, segsize;
-    const char *transport;
-    long long async_progress;
-    if (bclpy_parse("init", args, nargs, kwnames, NULL, 4, 4, a) < 0 ||
-        bclpy_int_arg(a[0], "comm_address", 0, LLONG_MAX, &comm_addr) < 0 ||
-        bclpy_int_arg(a[1], "segment_size", 1, PY_SSIZE_T_MAX, &segsize) < 0 ||
-        bclpy_str_arg(a[2], "transport", 0, &transport) < 0 ||
-        bclpy_int_arg(a[3], "async_progress", BCL_PROGRESS_OFF, BCL_PROGRESS_ALWAYS,
-                      &async_progress) < 0)
-        return NULL;
     bcl_transport t;
     CHECK(bcl_transport_parse(transport, &t));
-    MPI_Comm comm = comm_addr ? *(MPI_Comm *)(uintptr_t)comm_addr : MPI_COMM_NULL;
-    CHECK_NOGIL(bcl_init(comm, (size_t)segsize, t, (int)async_progress));
+    MPI_Comm comm = comm_address ? *(MPI_Comm *)(uintptr_t)comm_address : MPI_COMM_NULL;
+    CHECK_NOGIL(bcl_init(comm, (size_t)segment_size, t, (int)async_progress));
     Py_RETURN_NONE;
 }
 
-static PyObject *py_finalize(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_finalize_impl(PyObject *self, double exit_guard)
 {
-    PyObject *a[1];
-    double exit_guard = 0.0;
-    if (bclpy_parse("finalize", args, nargs, kwnames, NULL, 0, 1, a) < 0 ||
-        (a[0] && bclpy_double_arg(a[0], "exit_guard", &exit_guard) < 0))
-        return NULL;
     if (!(exit_guard >= 0) || exit_guard > 1e9)     /* also refuses NaN */
         return PyErr_Format(PyExc_ValueError,
                             "exit_guard must be 0 or a positive number of seconds, got %g",
@@ -86,15 +71,8 @@ static PyObject *py_finalize(PyObject *self, BCLPY_FASTARGS)
     Py_RETURN_NONE;
 }
 
-static PyObject *py_arm_exit_guard(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_arm_exit_guard_impl(PyObject *self, double seconds, long long rank)
 {
-    PyObject *a[2];
-    double seconds;
-    long long rank;
-    if (bclpy_parse("arm_exit_guard", args, nargs, kwnames, NULL, 2, 2, a) < 0 ||
-        bclpy_double_arg(a[0], "seconds", &seconds) < 0 ||
-        bclpy_int_arg(a[1], "rank", INT_MIN, INT_MAX, &rank) < 0)
-        return NULL;
     CHECK(bcl_exit_guard_arm(seconds, (int)rank));
     Py_RETURN_NONE;
 }
@@ -159,13 +137,8 @@ static PyObject *py_progress(PyObject *self, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
-static PyObject *py_abort(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_abort_impl(PyObject *self, long long code)
 {
-    PyObject *arg;
-    long long code;
-    if (bclpy_parse("abort", args, nargs, kwnames, NULL, 1, 1, &arg) < 0 ||
-        bclpy_int_arg(arg, "code", INT_MIN, INT_MAX, &code) < 0)
-        return NULL;
     bcl_abort((int)code);
     Py_RETURN_NONE;   /* not reached */
 }
@@ -180,25 +153,16 @@ static PyObject *py_wait_policy(PyObject *self, PyObject *noargs)
                          "node_ranks", bcl_rt.node_ranks, "node_cpus", bcl_rt.node_cpus);
 }
 
-/* watchdog_arm(report_after, report_signal, report, abort_after, abort, fd, exit_code):
- * see runtime/bcl_watchdog.h.  Needs no init (before it, abort is exit). */
-static PyObject *py_watchdog_arm(PyObject *self, BCLPY_FASTARGS)
+/* See runtime/bcl_watchdog.h.  Needs no init (before it, abort is exit). */
+static PyObject *py_watchdog_arm_impl(PyObject *self, double report_after,
+                                      long long report_signal, const char *report,
+                                      double abort_after, const char *abort, long long fd,
+                                      long long exit_code)
 {
-    PyObject *a[7];
-    long long sig, fd, exit_code;
-    bcl_watchdog_plan plan;
-    if (bclpy_parse("watchdog_arm", args, nargs, kwnames, NULL, 7, 7, a) < 0 ||
-        bclpy_double_arg(a[0], "report_after", &plan.report_after) < 0 ||
-        bclpy_int_arg(a[1], "report_signal", INT_MIN, INT_MAX, &sig) < 0 ||
-        bclpy_str_arg(a[2], "report", 1, &plan.report) < 0 ||
-        bclpy_double_arg(a[3], "abort_after", &plan.abort_after) < 0 ||
-        bclpy_str_arg(a[4], "abort", 1, &plan.abort) < 0 ||
-        bclpy_int_arg(a[5], "fd", INT_MIN, INT_MAX, &fd) < 0 ||
-        bclpy_int_arg(a[6], "exit_code", INT_MIN, INT_MAX, &exit_code) < 0)
-        return NULL;
-    plan.report_signal = (int)sig;
-    plan.fd = (int)fd;
-    plan.exit_code = (int)exit_code;
+    bcl_watchdog_plan plan = {
+        .report_after = report_after, .report_signal = (int)report_signal, .report = report,
+        .abort_after = abort_after, .abort = abort, .fd = (int)fd, .exit_code = (int)exit_code
+    };
     CHECK(bcl_watchdog_arm(&plan));
     Py_RETURN_NONE;
 }
@@ -209,15 +173,9 @@ static PyObject *py_watchdog_disarm(PyObject *self, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
-/* bcast_bytes(data_or_None, root) -> bytes: every rank gets root's bytes. */
-static PyObject *py_bcast_bytes(PyObject *self, BCLPY_FASTARGS)
+/* Every rank gets root's bytes (data: None on the others). */
+static PyObject *py_bcast_bytes_impl(PyObject *self, PyObject *data, long long root_ll)
 {
-    PyObject *a[2];
-    long long root_ll;
-    if (bclpy_parse("bcast_bytes", args, nargs, kwnames, NULL, 2, 2, a) < 0 ||
-        bclpy_int_arg(a[1], "root", INT_MIN, INT_MAX, &root_ll) < 0)
-        return NULL;
-    PyObject *data = a[0];
     int root = (int)root_ll;
     NEED_INIT();
     if (root < 0 || root >= bcl_rt.nprocs)
@@ -263,18 +221,13 @@ static int elem_of(PyArray_Descr *d, bcl_elem *out)
     }
 }
 
-/* allreduce_inplace(array, opcode): array is a writable C-contiguous ndarray. */
-static PyObject *py_allreduce_inplace(PyObject *self, BCLPY_FASTARGS)
+/* array: a writable C-contiguous ndarray. */
+static PyObject *py_allreduce_inplace_impl(PyObject *self, PyObject *array, long long op)
 {
-    PyObject *a[2];
-    long long op;
-    if (bclpy_parse("allreduce_inplace", args, nargs, kwnames, NULL, 2, 2, a) < 0 ||
-        bclpy_int_arg(a[1], "opcode", INT_MIN, INT_MAX, &op) < 0)
-        return NULL;
-    if (!PyArray_Check(a[0]))
+    if (!PyArray_Check(array))
         return PyErr_Format(PyExc_TypeError, "allreduce_inplace: array must be a NumPy "
-                            "array, not %.100s", Py_TYPE(a[0])->tp_name);
-    PyArrayObject *arr = (PyArrayObject *)a[0];
+                            "array, not %.100s", Py_TYPE(array)->tp_name);
+    PyArrayObject *arr = (PyArrayObject *)array;
     NEED_INIT();
     bcl_elem elem;
     if (elem_of(PyArray_DESCR(arr), &elem) < 0)
@@ -308,13 +261,8 @@ static PyObject *py_cell_started(PyObject *self, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
-static PyObject *py_cell_failed(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_cell_failed_impl(PyObject *self, const char *why)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_CELL_FAILED);
-    const char *why;
-    if (bclpy_parse("_cell_failed", args, nargs, kwnames, names, 1, 1, a) < 0 ||
-        bclpy_str_arg(a[0], "why", 0, &why) < 0)
-        return NULL;
     if (bcl_rt.initialized)
         CHECK(bcl_resync_announce(bcl_agree_rounds(), why));
     Py_RETURN_NONE;

@@ -430,11 +430,8 @@ int bclpy_pack_key(bcl_mp_writer *w, PyObject *obj)
  * memory. */
 #define PACKB_KEEP_CAP (1u << 20)
 
-static PyObject *py_packb(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_packb_impl(PyObject *self, PyObject *obj)
 {
-    PyObject *obj;
-    if (bclpy_parse1("packb", args, nargs, kwnames, "obj", &obj) < 0)
-        return NULL;
     bclpy_state *st = bclpy_module_state(self);
     bcl_mp_writer local, *w = &st->packb_writer;
     PyObject *res = NULL;
@@ -675,11 +672,8 @@ PyObject *bclpy_unpack_key(const unsigned char *data, size_t len)
     return unpack_with((unpack_opts){.tuples = 1}, data, len);
 }
 
-static PyObject *py_unpackb(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_unpackb_impl(PyObject *self, PyObject *data)
 {
-    PyObject *data;
-    if (bclpy_parse1("unpackb", args, nargs, kwnames, "data", &data) < 0)
-        return NULL;
     Py_buffer view;
     PyObject *res;
     unpack_opts opts = {.st = bclpy_module_state(self)};
@@ -699,7 +693,7 @@ static PyObject *py_unpackb(PyObject *self, BCLPY_FASTARGS)
 
 /* A uint64 argument: TypeError / OverflowError naming it (CPython's own
  * "an integer is required" / "can't convert negative int" name nothing). */
-static int parse_u64(PyObject *o, const char *name, uint64_t *out)
+static int u64_arg(PyObject *o, const char *name, uint64_t *out)
 {
     if (!PyIndex_Check(o)) {
         PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name,
@@ -720,29 +714,16 @@ static int parse_u64(PyObject *o, const char *name, uint64_t *out)
     return 0;
 }
 
-static int parse_seed(PyObject *o, uint64_t *seed)
-{
-    *seed = 0;
-    return o ? parse_u64(o, "seed", seed) : 0;
-}
+#include "binding/generated/bclpy_msgpack_methods_clinic.h"
 
-static PyObject *py_hash64(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_hash64_impl(PyObject *self, PyObject *data, uint64_t seed)
 {
-    static const char *const names[] = BCLPY_ARGS_HASH64;
     Py_buffer view;
-    PyObject *a[2];
-    uint64_t seed, h;
-    if (bclpy_parse("hash64", args, nargs, kwnames, names, 1, 2, a) < 0)
-        return NULL;
-    PyObject *data_obj = a[0], *seed_obj = a[1];
-    if (PyObject_GetBuffer(data_obj, &view, PyBUF_C_CONTIGUOUS) < 0) {
+    uint64_t h;
+    if (PyObject_GetBuffer(data, &view, PyBUF_C_CONTIGUOUS) < 0) {
         PyErr_Clear();
         return PyErr_Format(PyExc_TypeError, "data must be a C-contiguous bytes-like "
-                            "object, not %.100s", Py_TYPE(data_obj)->tp_name);
-    }
-    if (parse_seed(seed_obj, &seed) < 0) {
-        PyBuffer_Release(&view);
-        return NULL;
+                            "object, not %.100s", Py_TYPE(data)->tp_name);
     }
     if (view.len > (1 << 16)) {     /* big inputs: let other threads run */
         BCLPY_NOGIL(h = bcl_hash64(view.buf, (size_t)view.len, seed));
@@ -753,13 +734,8 @@ static PyObject *py_hash64(PyObject *self, BCLPY_FASTARGS)
     return PyLong_FromUnsignedLongLong(h);
 }
 
-static PyObject *py_hash_u64(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_hash_u64_impl(PyObject *self, uint64_t x, uint64_t seed)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_HASH_U64);
-    uint64_t x, seed;
-    if (bclpy_parse("hash_u64", args, nargs, kwnames, names, 1, 2, a) < 0 ||
-        parse_u64(a[0], "x", &x) < 0 || parse_seed(a[1], &seed) < 0)
-        return NULL;
     return PyLong_FromUnsignedLongLong(bcl_hash_u64(x, seed));
 }
 

@@ -8,22 +8,21 @@
 #include "binding/generated/bclpy_ops_methods.h"
 
 /* o as a GlobalPtr; self: the module pybcl._core (these are its functions). */
-static bclpy_GlobalPtr *as_gptr(PyObject *self, PyObject *o, const char *argname)
+static int gptr_arg(PyObject *self, PyObject *o, const char *argname, bclpy_GlobalPtr **out)
 {
     if (!bclpy_GlobalPtr_Check(bclpy_module_state(self), o)) {
         PyErr_Format(PyExc_TypeError, "%s must be a pybcl.GlobalPtr, not %.100s",
                      argname, Py_TYPE(o)->tp_name);
-        return NULL;
+        return -1;
     }
-    return (bclpy_GlobalPtr *)o;
+    *out = (bclpy_GlobalPtr *)o;
+    return 0;
 }
 
-static PyObject *py_alloc(PyObject *self, BCLPY_FASTARGS)
+#include "binding/generated/bclpy_ops_methods_clinic.h"
+
+static PyObject *py_alloc_impl(PyObject *self, PyObject *count_obj, PyObject *dtype_obj)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_ALLOC);
-    if (bclpy_parse("alloc", args, nargs, kwnames, names, 1, 2, a) < 0)
-        return NULL;
-    PyObject *count_obj = a[0], *dtype_obj = a[1];
     if (!PyIndex_Check(count_obj))
         return PyErr_Format(PyExc_TypeError, "alloc: count must be an int, not %.100s",
                             Py_TYPE(count_obj)->tp_name);
@@ -56,31 +55,21 @@ static PyObject *py_alloc(PyObject *self, BCLPY_FASTARGS)
     return r;
 }
 
-static const char *const PTR[] = { "ptr" }, *const PTR_V[] = { "ptr", "v" };
-
-static PyObject *py_free(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_free_impl(PyObject *self, bclpy_GlobalPtr *p)
 {
-    PyObject *arg;
-    if (bclpy_parse("free", args, nargs, kwnames, PTR, 1, 1, &arg) < 0)
-        return NULL;
-    bclpy_GlobalPtr *p = as_gptr(self, arg, "ptr");
-    if (!p || bclpy_ensure_init() < 0 || bclpy_gptr_check(p, p->ptr.offset, 0) < 0)
+    if (bclpy_ensure_init() < 0 || bclpy_gptr_check(p, p->ptr.offset, 0) < 0)
         return NULL;
     if (p->ptr.rank != bcl_rt.rank)
         return PyErr_Format(PyExc_ValueError, "free: ptr %R belongs to rank %d; only "
-                            "the owner frees", arg, (int)p->ptr.rank);
+                            "the owner frees", (PyObject *)p, (int)p->ptr.rank);
     CHECK(bcl_free(p->ptr.offset));
     Py_RETURN_NONE;
 }
 
-static PyObject *py_rget(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_rget_impl(PyObject *self, bclpy_GlobalPtr *p, PyObject *count_obj)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_RGET);
     long long count;
-    if (bclpy_parse("rget", args, nargs, kwnames, names, 2, 2, a) < 0)
-        return NULL;
-    bclpy_GlobalPtr *p = as_gptr(self, a[0], "ptr");
-    if (!p || bclpy_int_arg(a[1], "rget: count", 0, PY_SSIZE_T_MAX, &count) < 0 ||
+    if (bclpy_int_arg(count_obj, "rget: count", 0, PY_SSIZE_T_MAX, &count) < 0 ||
         bclpy_ensure_init() < 0)
         return NULL;
     size_t nbytes;
@@ -121,14 +110,9 @@ static int raw_bytes_buffer(PyObject *obj, Py_buffer *view)
     return 0;
 }
 
-static PyObject *py_rput(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_rput_impl(PyObject *self, bclpy_GlobalPtr *p, PyObject *data)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_RPUT);
-    if (bclpy_parse("rput", args, nargs, kwnames, names, 2, 2, a) < 0)
-        return NULL;
-    PyObject *ptr_obj = a[0], *data = a[1];
-    bclpy_GlobalPtr *p = as_gptr(self, ptr_obj, "ptr");
-    if (!p || bclpy_ensure_init() < 0)
+    if (bclpy_ensure_init() < 0)
         return NULL;
     Py_buffer view;
     bcl_status st;
@@ -172,28 +156,28 @@ static PyObject *py_rput(PyObject *self, BCLPY_FASTARGS)
     Py_RETURN_NONE;
 }
 
-/* Common front of the atomics: pointer, width, operand. */
-static int atomic_args(PyObject *self, PyObject *ptr_obj, PyObject *v, bclpy_GlobalPtr **p,
-                       int *width, uint64_t *operand, const char *vname)
+/* Common front of the atomics: width, operand. */
+static int atomic_args(bclpy_GlobalPtr *p, PyObject *v, int *width, uint64_t *operand,
+                       const char *vname)
 {
-    *p = as_gptr(self, ptr_obj, "ptr");
-    if (!*p || bclpy_ensure_init() < 0)
+    if (bclpy_ensure_init() < 0)
         return -1;
-    *width = bclpy_atomic_width((*p)->dtype, "ptr.dtype");
-    if (*width < 0 || bclpy_gptr_check(*p, (*p)->ptr.offset, (size_t)*width) < 0)
+    *width = bclpy_atomic_width(p->dtype, "ptr.dtype");
+    if (*width < 0 || bclpy_gptr_check(p, p->ptr.offset, (size_t)*width) < 0)
         return -1;
-    return v ? bclpy_atomic_operand(v, (*p)->dtype, operand, vname) : 0;
+    return v ? bclpy_atomic_operand(v, p->dtype, operand, vname) : 0;
 }
 
 static PyObject *fetch_op(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames, bcl_atomic_op op, const char *name)
 {
+    static const char *const names[] = { "ptr", "v" };
     PyObject *a[2];
     bclpy_GlobalPtr *p;
     int width;
     uint64_t operand, old;
-    if (bclpy_parse(name, args, nargs, kwnames, PTR_V, 2, 2, a) < 0 ||
-        atomic_args(self, a[0], a[1], &p, &width, &operand, "v") < 0)
+    if (bclpy_parse(name, args, nargs, kwnames, names, 2, 2, a) < 0 ||
+        gptr_arg(self, a[0], "ptr", &p) < 0 || atomic_args(p, a[1], &width, &operand, "v") < 0)
         return NULL;
     CHECK(bcl_fetch_op(p->ptr, width, op, operand, &old));
     return bclpy_atomic_result(old, p->dtype);
@@ -210,43 +194,35 @@ FETCH_OP(fetch_and_and, BCL_OP_AND)
 FETCH_OP(fetch_and_xor, BCL_OP_XOR)
 FETCH_OP(atomic_swap, BCL_OP_REPLACE)
 
-static PyObject *py_atomic_load(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_atomic_load_impl(PyObject *self, bclpy_GlobalPtr *p)
 {
-    PyObject *ptr_obj;
-    bclpy_GlobalPtr *p;
     int width;
     uint64_t old;
-    if (bclpy_parse("atomic_load", args, nargs, kwnames, PTR, 1, 1, &ptr_obj) < 0 ||
-        atomic_args(self, ptr_obj, NULL, &p, &width, NULL, NULL) < 0)
+    if (atomic_args(p, NULL, &width, NULL, NULL) < 0)
         return NULL;
     CHECK(bcl_fetch_op(p->ptr, width, BCL_OP_NOOP, 0, &old));
     return bclpy_atomic_result(old, p->dtype);
 }
 
-static PyObject *py_atomic_store(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_atomic_store_impl(PyObject *self, bclpy_GlobalPtr *p, PyObject *v)
 {
-    PyObject *a[2];
-    bclpy_GlobalPtr *p;
     int width;
-    uint64_t v;
-    if (bclpy_parse("atomic_store", args, nargs, kwnames, PTR_V, 2, 2, a) < 0 ||
-        atomic_args(self, a[0], a[1], &p, &width, &v, "v") < 0)
+    uint64_t bits;
+    if (atomic_args(p, v, &width, &bits, "v") < 0)
         return NULL;
-    CHECK(bcl_atomic_store(p->ptr, width, v));
+    CHECK(bcl_atomic_store(p->ptr, width, bits));
     Py_RETURN_NONE;
 }
 
-static PyObject *py_compare_and_swap(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_compare_and_swap_impl(PyObject *self, bclpy_GlobalPtr *p,
+                                          PyObject *expected, PyObject *desired)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_COMPARE_AND_SWAP);
-    bclpy_GlobalPtr *p;
     int width;
-    uint64_t expected, desired, old;
-    if (bclpy_parse("compare_and_swap", args, nargs, kwnames, names, 3, 3, a) < 0 ||
-        atomic_args(self, a[0], a[1], &p, &width, &expected, "expected") < 0 ||
-        bclpy_atomic_operand(a[2], p->dtype, &desired, "desired") < 0)
+    uint64_t e, d, old;
+    if (atomic_args(p, expected, &width, &e, "expected") < 0 ||
+        bclpy_atomic_operand(desired, p->dtype, &d, "desired") < 0)
         return NULL;
-    CHECK(bcl_cas(p->ptr, width, expected, desired, &old));
+    CHECK(bcl_cas(p->ptr, width, e, d, &old));
     return bclpy_atomic_result(old, p->dtype);
 }
 

@@ -7,8 +7,6 @@
  */
 #include "bclpy.h"
 
-#include "binding/properties.h"
-
 #include <string.h>
 
 #include "elemtype.h"
@@ -41,7 +39,8 @@ static PyObject *take_exc(void);
 static void give_exc(PyObject *v);
 
 /* None -> 0; a ConProm.CircularQueue flag -> its bits. */
-static int promise_bits(QueueObject *self, PyObject *p, unsigned *out)
+static int queue_promise_arg(QueueObject *self, PyObject *p, const char *argname,
+                             unsigned *out)
 {
     if (bclpy_promise((PyObject *)self, p, "CircularQueue", out) < 0)
         return -1;
@@ -49,21 +48,7 @@ static int promise_bits(QueueObject *self, PyObject *p, unsigned *out)
     return 0;
 }
 
-/* Define the method `fn`, pybcl name `fname`, whose parameters are the
- * table NAMES: at most one argument, then `promise` (always last, optional);
- * then `body(self, arg or NULL, promise bits)` on a usable queue. */
-#define QUEUE_METHOD(fn, fname, NAMES, body)                                     \
-    static PyObject *fn(QueueObject *self, BCLPY_FASTARGS)                       \
-    {                                                                            \
-        static const char *const names[] = NAMES;                                \
-        PyObject *a[BCLPY_NNAMES(names)];                                        \
-        const int n_ = BCLPY_NNAMES(names);                                      \
-        unsigned promise_;                                                       \
-        if (bclpy_parse((fname), args, nargs, kwnames, names, n_ - 1, n_, a) < 0 \
-            || promise_bits(self, a[n_ - 1], &promise_) < 0 || usable(self) < 0)       \
-            return NULL;                                                         \
-        return body(self, n_ > 1 ? a[0] : NULL, promise_);                       \
-    }
+#include "binding/generated/queue_methods_clinic.h"
 
 /* An int argument of a collective call; -1 (with the exception saved for
  * later) when it does not convert, so the call can still take part. */
@@ -255,8 +240,10 @@ static PyObject *push_values(QueueObject *self, const size_t *lens, size_t n,
     return st != BCL_OK ? bclpy_raise(st) : PyBool_FromLong(pushed);
 }
 
-static PyObject *push_one(QueueObject *self, PyObject *value, unsigned promise)
+static PyObject *q_push_impl(QueueObject *self, PyObject *value, unsigned promise)
 {
+    if (usable(self) < 0)
+        return NULL;
     if (self->et.kind != BCLPY_FIXED) {
         bcl_mp_writer_reset(&self->w);
         if (bclpy_elem_serialize(&self->et, value, &self->w, "value") < 0)
@@ -275,8 +262,6 @@ static PyObject *push_one(QueueObject *self, PyObject *value, unsigned promise)
         PyMem_Free(slot);
     return r;
 }
-
-QUEUE_METHOD(q_push, "push", BCLPY_ARGS_Q_PUSH, push_one)
 
 /* Fixed dtypes: any array-like converted to a contiguous 1-D array of the
  * dtype (no copy when it already is one), pushed as one block. */
@@ -330,13 +315,13 @@ out:
     return r;
 }
 
-static PyObject *push_many(QueueObject *self, PyObject *values, unsigned promise)
+static PyObject *q_push_many_impl(QueueObject *self, PyObject *values, unsigned promise)
 {
+    if (usable(self) < 0)
+        return NULL;
     return self->et.kind == BCLPY_FIXED ? push_many_fixed(self, values, promise)
                                         : push_many_var(self, values, promise);
 }
-
-QUEUE_METHOD(q_push_many, "push_many", BCLPY_ARGS_Q_PUSH_MANY, push_many)
 
 static PyObject *raise_empty(void)
 {
@@ -389,12 +374,12 @@ static PyObject *pop_one(QueueObject *self, unsigned promise, int local)
     return r;
 }
 
-static PyObject *pop_shared(QueueObject *self, PyObject *unused, unsigned promise)
+static PyObject *q_pop_impl(QueueObject *self, unsigned promise)
 {
+    if (usable(self) < 0)
+        return NULL;
     return pop_one(self, promise, 0);
 }
-
-QUEUE_METHOD(q_pop, "pop", BCLPY_ARGS_Q_POP, pop_shared)
 
 static PyObject *q_local_nonatomic_pop(QueueObject *self, PyObject *noargs)
 {
@@ -442,8 +427,10 @@ static PyObject *pop_many_var(QueueObject *self, size_t n, unsigned promise)
     return list;
 }
 
-static PyObject *pop_many(QueueObject *self, PyObject *n_o, unsigned promise)
+static PyObject *q_pop_many_impl(QueueObject *self, PyObject *n_o, unsigned promise)
 {
+    if (usable(self) < 0)
+        return NULL;
     if (!PyIndex_Check(n_o) || PyBool_Check(n_o))
         return PyErr_Format(PyExc_TypeError, "n must be an int, not %.100s",
                             Py_TYPE(n_o)->tp_name);
@@ -458,8 +445,6 @@ static PyObject *pop_many(QueueObject *self, PyObject *n_o, unsigned promise)
     return self->et.kind == BCLPY_FIXED ? pop_many_fixed(self, k, promise)
                                         : pop_many_var(self, k, promise);
 }
-
-QUEUE_METHOD(q_pop_many, "pop_many", BCLPY_ARGS_Q_POP_MANY, pop_many)
 
 /* ---- host-only view, size, collectives --------------------------------- */
 
@@ -501,12 +486,10 @@ static Py_ssize_t q_len(QueueObject *self)
 
 /* resize() and migrate(): a collective change by one int argument; a rank
  * whose argument does not convert passes -1, so every rank learns of it. */
-static PyObject *collective_change(QueueObject *self, const char *fname, const char *argname,
-                                   BCLPY_FASTARGS,
+static PyObject *collective_change(QueueObject *self, PyObject *arg, const char *argname,
                                    bcl_status (*change)(bcl_queue *, long long))
 {
-    PyObject *arg;
-    if (bclpy_parse1(fname, args, nargs, kwnames, argname, &arg) < 0 || usable(self) < 0)
+    if (usable(self) < 0)
         return NULL;
     PyObject *exc = NULL;
     long long v = collective_int(arg, argname, &exc);
@@ -525,20 +508,15 @@ static bcl_status migrate_to(bcl_queue *q, long long host)
     return bcl_queue_migrate(q, host > INT32_MAX ? -1 : (int)host);
 }
 
-static PyObject *q_resize(QueueObject *self, BCLPY_FASTARGS)
+static PyObject *q_resize_impl(QueueObject *self, PyObject *new_capacity)
 {
-    return collective_change(self, "resize", "new_capacity", args, nargs, kwnames, resize_to);
+    return collective_change(self, new_capacity, "new_capacity", resize_to);
 }
 
-static PyObject *q_migrate(QueueObject *self, BCLPY_FASTARGS)
+static PyObject *q_migrate_impl(QueueObject *self, PyObject *new_host)
 {
-    return collective_change(self, "migrate", "new_host", args, nargs, kwnames, migrate_to);
+    return collective_change(self, new_host, "new_host", migrate_to);
 }
-
-#define GETTER(name, expr) BCLPY_GETTER(QueueObject, q, name, usable, expr)
-GETTER(capacity, PyLong_FromUnsignedLongLong(self->q.capacity))
-GETTER(host, PyLong_FromLong(self->q.host))
-GETTER(dtype, bclpy_elemtype_spec(&self->et))
 
 static PyObject *q_repr(QueueObject *self)
 {
@@ -573,9 +551,7 @@ static PyMethodDef queue_methods[] = {
 };
 
 static PyGetSetDef queue_getset[] = {
-    BCLPY_PROPERTY("capacity", q_get_capacity, BCLPY_DOC_PROP_QUEUE_CAPACITY),
-    BCLPY_PROPERTY("host", q_get_host, BCLPY_DOC_PROP_QUEUE_HOST),
-    BCLPY_PROPERTY("dtype", q_get_dtype, BCLPY_DOC_PROP_QUEUE_DTYPE),
+    BCLPY_GETSET_QUEUE
     {NULL, NULL, NULL, NULL, NULL}
 };
 

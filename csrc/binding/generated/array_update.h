@@ -32,6 +32,18 @@
 
 #define BCLPY_ARGS_DARRAYBUFFER { "array", "message_size", "op" }
 
+#define BCLPY_DOC_PROP_DARRAYBUFFER_ARRAY \
+    "The DArray or Array this buffer updates."
+
+#define BCLPY_DOC_PROP_DARRAYBUFFER_MESSAGE_SIZE \
+    "Updates per message."
+
+#define BCLPY_DOC_PROP_DARRAYBUFFER_OP \
+    "The update operation."
+
+#define BCLPY_DOC_PROP_DARRAYBUFFER_OVERFLOWED \
+    "Updates that found their owner's queue full and were applied atomically."
+
 #define BCLPY_DOC_DB_UPDATE_MANY \
     BCLPY_SIG("update_many($self, indices, values)") \
     "Buffer updates of the elements at `indices` with `values` (an array of\n" \
@@ -45,8 +57,6 @@
     "    An index out of range (nothing is buffered).\n" \
     BCLPY_EXAMPLES \
     ">>> buf.update_many(np.array([5, 9]), 1)"
-
-#define BCLPY_ARGS_DB_UPDATE_MANY { "indices", "values" }
 
 #define BCLPY_DOC_DB_FLUSH \
     BCLPY_SIG("flush($self, /)") \

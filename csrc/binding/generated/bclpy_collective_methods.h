@@ -6,7 +6,7 @@
 
 /* The entries of bclpy_collective_methods[] (before its sentinel). */
 #define BCLPY_METHODS_COLLECTIVE \
-    {"allgather_bytes", BCLPY_KW_METHOD(kw_allgather_bytes), BCLPY_DOC_ALLGATHER_BYTES}, \
+    {"allgather_bytes", BCLPY_KW_METHOD(py_allgather_bytes), BCLPY_DOC_ALLGATHER_BYTES}, \
     {"collective_failed", BCLPY_KW_METHOD(py_collective_failed), BCLPY_DOC_COLLECTIVE_FAILED}, \
     {"agree", BCLPY_KW_METHOD(py_agree), BCLPY_DOC_AGREE},
 

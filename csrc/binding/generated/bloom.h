@@ -156,8 +156,6 @@
     ">>> pybcl.BloomFilter.plan(10**6, 0.01)[\"k\"] > 0\n" \
     "True"
 
-#define BCLPY_ARGS_BF_PLAN { "expected_items", "fpr", "nprocs" }
-
 #define BCLPY_DOC_BF_PREDICT \
     BCLPY_SIG("predict(n, nwords, k, /)") \
     "Static: the predicted false-positive rate of a blocked filter with\n" \

@@ -11,8 +11,6 @@
     "caller agrees on the call first.  Raises TypeError if data is not\n" \
     "bytes, pybcl.Error if the total passes 2 GiB (on every rank)."
 
-#define BCLPY_ARGS_ALLGATHER_BYTES { "data" }
-
 #define BCLPY_DOC_COLLECTIVE_FAILED \
     BCLPY_SIG("collective_failed(what, /)") \
     "Internal, collective: this rank's arguments to the collective `what`\n" \

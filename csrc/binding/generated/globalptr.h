@@ -61,8 +61,6 @@
     BCLPY_EXAMPLES \
     ">>> pybcl.alloc(4).local()[:] = 0"
 
-#define BCLPY_ARGS_GPTR_LOCAL { "count" }
-
 #define BCLPY_DOC_GPTR_REDUCE \
     BCLPY_SIG("__reduce__($self, /)") \
     "Pickle support: (GlobalPtr, (rank, offset, dtype)), plus the state\n" \

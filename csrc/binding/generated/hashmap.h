@@ -78,8 +78,6 @@
     BCLPY_EXAMPLES \
     ">>> m.insert(\"pear\", 7)"
 
-#define BCLPY_ARGS_HM_INSERT { "key", "value", "promise" }
-
 #define BCLPY_DOC_HM_FIND \
     BCLPY_SIG("find($self, key, default=None, promise=None)") \
     "The value stored under `key`, or `default` if it is absent.  Not\n" \
@@ -99,8 +97,6 @@
     ">>> m.find(\"plum\", 0)\n" \
     "0"
 
-#define BCLPY_ARGS_HM_FIND { "key", "default", "promise" }
-
 #define BCLPY_DOC_HM_GET \
     BCLPY_SIG("get($self, key, default=None)") \
     "The value of `key`, or `default` if absent (dict.get; an atomic find).\n" \
@@ -115,8 +111,6 @@
     BCLPY_EXAMPLES \
     ">>> m.get(\"apple\")\n" \
     "3"
-
-#define BCLPY_ARGS_HM_GET { "key", "default" }
 
 #define BCLPY_DOC_HM_ACCUMULATE \
     BCLPY_SIG("accumulate($self, key, delta=1, promise=None)") \
@@ -138,8 +132,6 @@
     "    When a new key finds no free bucket (nothing written).\n" \
     BCLPY_EXAMPLES \
     ">>> m.accumulate(\"apple\")        # every rank: +1 each"
-
-#define BCLPY_ARGS_HM_ACCUMULATE { "key", "delta", "promise" }
 
 #define BCLPY_DOC_HM_MODIFY \
     BCLPY_SIG("modify($self, key, fn)") \
@@ -166,8 +158,6 @@
     ">>> m.modify(\"apple\", lambda v: (v or 0) * 2)\n" \
     "6"
 
-#define BCLPY_ARGS_HM_MODIFY { "key", "fn" }
-
 #define BCLPY_DOC_HM_INSERT_MANY \
     BCLPY_SIG("insert_many($self, keys, values, promise=None)") \
     "insert() of every (key, value) pair, batched (each protocol step is\n" \
@@ -187,8 +177,6 @@
     BCLPY_EXAMPLES \
     ">>> n = pybcl.HashMap(1 << 16)\n" \
     ">>> n.insert_many(np.arange(100), np.arange(100) * 2)"
-
-#define BCLPY_ARGS_HM_INSERT_MANY { "keys", "values", "promise" }
 
 #define BCLPY_DOC_HM_FIND_MANY \
     BCLPY_SIG("find_many($self, keys, promise=None, collective=False)") \
@@ -214,8 +202,6 @@
     BCLPY_EXAMPLES \
     ">>> values, found = n.find_many(np.arange(200))"
 
-#define BCLPY_ARGS_HM_FIND_MANY { "keys", "promise", "collective" }
-
 #define BCLPY_DOC_HM_ACCUMULATE_MANY \
     BCLPY_SIG("accumulate_many($self, keys, deltas=1)") \
     "accumulate() of every key, batched (duplicate keys are merged first).\n" \
@@ -231,8 +217,6 @@
     "    As insert_many().\n" \
     BCLPY_EXAMPLES \
     ">>> n.accumulate_many(np.array([1, 1, 2]))"
-
-#define BCLPY_ARGS_HM_ACCUMULATE_MANY { "keys", "deltas" }
 
 #define BCLPY_DOC_HM_ERASE \
     BCLPY_SIG("erase($self, key)") \
@@ -335,8 +319,6 @@
     ">>> pybcl.barrier()\n" \
     ">>> h = m.local_histogram()\n" \
     ">>> total = pybcl.allreduce(np.pad(h, (0, 100 - len(h))))   # equal lengths"
-
-#define BCLPY_ARGS_HM_LOCAL_HISTOGRAM { "every" }
 
 #define BCLPY_DOC_HM_LOCAL_SELECT \
     BCLPY_SIG("local_select($self, /, at_least)") \

@@ -56,8 +56,6 @@
     ">>> pybcl.hash64(b'abc') == pybcl.hash64(b'abc')\n" \
     "True"
 
-#define BCLPY_ARGS_HASH64 { "data", "seed" }
-
 #define BCLPY_DOC_HASH_U64 \
     BCLPY_SIG("hash_u64(x, seed=0)") \
     "hash64 of the 8 little-endian bytes of the uint64 `x` (fast path).\n" \
@@ -74,7 +72,5 @@
     BCLPY_EXAMPLES \
     ">>> pybcl.hash_u64(5) == pybcl.hash64((5).to_bytes(8, 'little'))\n" \
     "True"
-
-#define BCLPY_ARGS_HASH_U64 { "x", "seed" }
 
 #endif /* BCLPY_GENERATED_BINDING_MSGPACK_H */

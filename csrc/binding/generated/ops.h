@@ -52,8 +52,6 @@
     BCLPY_EXAMPLES \
     ">>> p = pybcl.alloc(100, dtype=\"float64\")"
 
-#define BCLPY_ARGS_ALLOC { "count", "dtype" }
-
 #define BCLPY_DOC_FREE \
     BCLPY_SIG("free(ptr)") \
     "Free memory this rank allocated with alloc().  Not collective.\n" \
@@ -83,8 +81,6 @@
     BCLPY_EXAMPLES \
     ">>> x = pybcl.rget(p, 10)"
 
-#define BCLPY_ARGS_RGET { "ptr", "count" }
-
 #define BCLPY_DOC_RPUT \
     BCLPY_SIG("rput(ptr, array)") \
     "Write `array` to consecutive elements starting at `ptr`.  Not\n" \
@@ -102,8 +98,6 @@
     BCLPY_EXAMPLES \
     ">>> pybcl.rput(p, np.zeros(10))\n" \
     ">>> pybcl.flush()"
-
-#define BCLPY_ARGS_RPUT { "ptr", "array" }
 
 #define BCLPY_DOC_FETCH_AND_ADD \
     BCLPY_SIG("fetch_and_add(ptr, v)") \
@@ -174,8 +168,6 @@
     BCLPY_EXAMPLES \
     ">>> pybcl.compare_and_swap(c, 0, 1)\n" \
     "0"
-
-#define BCLPY_ARGS_COMPARE_AND_SWAP { "ptr", "expected", "desired" }
 
 #define BCLPY_DOC_BYTES_IN_USE \
     BCLPY_SIG("bytes_in_use()") \

@@ -58,8 +58,6 @@
     ">>> q.push(42)\n" \
     "True"
 
-#define BCLPY_ARGS_Q_PUSH { "value", "promise" }
-
 #define BCLPY_DOC_Q_PUSH_MANY \
     BCLPY_SIG("push_many($self, values, promise=None)") \
     "Append all `values` as one contiguous run, or none of them.  Not\n" \
@@ -80,8 +78,6 @@
     ">>> q.push_many(np.arange(10))\n" \
     "True"
 
-#define BCLPY_ARGS_Q_PUSH_MANY { "values", "promise" }
-
 #define BCLPY_DOC_Q_POP \
     BCLPY_SIG("pop($self, promise=None)") \
     "Remove and return the oldest value.  Not collective.\n" \
@@ -100,8 +96,6 @@
     "... except pybcl.Empty:\n" \
     "...     x = None"
 
-#define BCLPY_ARGS_Q_POP { "promise" }
-
 #define BCLPY_DOC_Q_POP_MANY \
     BCLPY_SIG("pop_many($self, n, promise=None)") \
     "Remove and return at most `n` of the oldest values.  Not collective.\n" \
@@ -119,8 +113,6 @@
     "    For a negative or non-integer `n`.\n" \
     BCLPY_EXAMPLES \
     ">>> batch = q.pop_many(1024)"
-
-#define BCLPY_ARGS_Q_POP_MANY { "n", "promise" }
 
 #define BCLPY_DOC_Q_LOCAL_NONATOMIC_POP \
     BCLPY_SIG("local_nonatomic_pop($self, /)") \

@@ -237,6 +237,4 @@
     "name), and the ranks get back in step at their next collective call.\n" \
     "No-op before init.  Local (non-blocking messages)."
 
-#define BCLPY_ARGS_CELL_FAILED { "why" }
-
 #endif /* BCLPY_GENERATED_BINDING_RUNTIME_H */

@@ -287,6 +287,7 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
            f"#ifndef {guard}", f"#define {guard}", ""]
     includes, body, tables, order = set(), [], {}, []
     selftype, clinic, getsets = {}, {}, {}   # per table: self's C type, generated C
+    whole, protos, bases = {}, {}, {}          # tables written whole, their prototypes
     cls = None
     shared_docs = set()         # the areas of docstrings this file's tables share
     table = None
@@ -311,9 +312,12 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
             tables[table] = (m.group(1), [])
             order.append(table)
             selftype[table] = m.group(3) or "PyObject"
+            whole[table] = m.group(3) is not None
             continue
         if kind == "class":
-            cls = re.match(r"^_?(\w+)", e["head"]).group(1)
+            cm = re.match(r"^_?(\w+)(?:\((.*)\))?", e["head"])
+            cls = cm.group(1)
+            bases[cls] = [b.strip().lstrip("_") for b in (cm.group(2) or "").split(",") if b.strip()]
         if kind in ("module", "class", "converter"):
             continue
         opts = e["opts"]
@@ -327,6 +331,7 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
                 if table is None:
                     raise SpecError(f"{e['where']}: a def outside any `table`")
                 tables[table][1].append(_method_entry(name, e, method))
+                protos.setdefault(table, []).append(_prototype(e, selftype[table]))
                 if "impl" in opts:
                     clinic.setdefault(table, []).append(
                         _wrapper(name, args, e, method, selftype[table], converters))
@@ -371,6 +376,11 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
     # that defines the array: it names that file's functions.
     for t in order:
         array, items = tables[t]
+        if whole[t]:        # the array itself, with its functions and properties
+            files[array + "_clinic"] = _clinic_header(
+                out[0], array, ext, area, shared_docs, clinic.get(t, []), getsets.get(t, {}),
+                (protos.get(t, []), items), bases)
+            continue
         tguard = f"BCLPY_GENERATED_{array.upper()}_H"
         lines = [out[0], f"#ifndef {tguard}", f"#define {tguard}", ""]
         lines += [f'#include "{ext["include"]}/{inc}.h"' for inc in sorted(shared_docs | {area})]
@@ -515,6 +525,21 @@ def _wrapper(name, args, e, method, selftype, converters):
                       + body + ["}"])
 
 
+def _prototype(e, selftype):
+    """The declaration of a table entry's hand-written C function, or None
+    (a generated wrapper is defined already; a `bclpy_` name is exported and
+    declared by its own header)."""
+    opts = e["opts"]
+    fn = opts["c"]
+    if "impl" in opts or fn.startswith("bclpy_"):
+        return None
+    flags = opts.get("flags", "keywords").split()
+    self = "PyObject *cls" if "static" in flags else f"{selftype} *self"
+    rest = {"noargs": "PyObject *noargs", "fastcall": "PyObject *const *args, Py_ssize_t nargs",
+            "keywords": "BCLPY_FASTARGS"}[next(f for f in flags if f in FLAGS)]
+    return f"static PyObject *{fn}({self}, {rest});"
+
+
 def _property(e, cls, selftype):
     """(the generated getter or None, the getset entry) of a property."""
     pname = e["head"].partition(":")[0].strip()
@@ -532,19 +557,37 @@ def _property(e, cls, selftype):
     return "\n".join(lines), entry
 
 
-def _clinic_header(banner, array, ext, area, shared_docs, functions, getsets):
+def _clinic_header(banner, array, ext, area, shared_docs, functions, getsets, table=None,
+                   bases=None):
     """generated/<array>_clinic.h: the wrappers and getters of one method
-    table's type, and its getset entries (one macro a class)."""
+    table's type, and its getset entries (one macro a class); with `table`
+    ((prototypes, entries)) the method array itself and a getset array for
+    each class with properties that no other class builds on."""
     guard = f"BCLPY_GENERATED_{array.upper()}_CLINIC_H"
     lines = [banner, f"#ifndef {guard}", f"#define {guard}", ""]
     lines += [f'#include "{ext["include"]}/{inc}.h"' for inc in sorted(shared_docs | {area})]
     lines += ['#include "binding/properties.h"', ""]
     for f in functions:
         lines += [f, ""]
-    for cls, entries in getsets.items():
-        lines += [f"/* The properties of {cls} (entries of a PyGetSetDef array). */",
-                  f"#define BCLPY_GETSET_{cls.upper()} \\\n"
-                  + " \\\n".join(f"    {i}," for i in entries), ""]
+    if table is not None:
+        protos, items = table
+        storage = "" if array.startswith("bclpy_") else "static "
+        lines += [p for p in protos if p]
+        lines += ["", f"{storage}PyMethodDef {array}[] = {{"] + [f"    {i}," for i in items]
+        lines += ["    {NULL, NULL, 0, NULL}", "};", ""]
+        derived = {b for c, bs in bases.items() if c in getsets for b in bs}
+        for cls, entries in getsets.items():
+            if cls in derived:
+                continue
+            inherited = [i for b in bases.get(cls, []) for i in getsets.get(b, [])]
+            lines += [f"static PyGetSetDef {cls.lower()}_getset[] = {{"]
+            lines += [f"    {i}," for i in inherited + entries]
+            lines += ["    {NULL, NULL, NULL, NULL, NULL}", "};", ""]
+    else:
+        for cls, entries in getsets.items():
+            lines += [f"/* The properties of {cls} (entries of a PyGetSetDef array). */",
+                      f"#define BCLPY_GETSET_{cls.upper()} \\\n"
+                      + " \\\n".join(f"    {i}," for i in entries), ""]
     lines += [f"#endif /* {guard} */"]
     return "\n".join(lines) + "\n"
 

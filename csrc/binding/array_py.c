@@ -14,7 +14,6 @@
 #include "binding/generated/array_update.h"
 #include "binding/generated/io.h"
 #include "io_py.h"
-#include "binding/generated/array_methods.h"
 
 static const char *tname(ArrayObject *self) { return Py_TYPE(self)->tp_name + 6; }
 
@@ -373,27 +372,9 @@ int bclpy_array_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
-BCLPY_SAVE_METHOD(array_save, bclpy_array_io_target)
+BCLPY_SAVE_METHOD(array_save, ArrayObject, bclpy_array_io_target)
 
 BCLPY_CLOSE_METHOD(array_close, ArrayObject, tname(self), created, bcl_array_destroy, a)
-
-static PyMethodDef array_methods[] = {
-    BCLPY_METHODS_ARRAY
-    {NULL, NULL, 0, NULL}
-};
-
-/* The NumPy-like properties both kinds have, then each kind's own. */
-static PyGetSetDef darray_getset[] = {
-    BCLPY_GETSET_ARRAYBASE
-    BCLPY_GETSET_DARRAY
-    {NULL, NULL, NULL, NULL, NULL}
-};
-
-static PyGetSetDef harray_getset[] = {
-    BCLPY_GETSET_ARRAYBASE
-    BCLPY_GETSET_ARRAY
-    {NULL, NULL, NULL, NULL, NULL}
-};
 
 /* DArray and Array differ only in their name, docstring, properties and
  * constructor. */
@@ -412,7 +393,7 @@ static PyGetSetDef harray_getset[] = {
     }
 
 static PyType_Slot darray_slots[] = ARRAY_SLOTS(BCLPY_DOC_DARRAY, darray_getset, darray_init);
-static PyType_Slot harray_slots[] = ARRAY_SLOTS(BCLPY_DOC_ARRAY, harray_getset, harray_init);
+static PyType_Slot harray_slots[] = ARRAY_SLOTS(BCLPY_DOC_ARRAY, array_getset, harray_init);
 
 PyType_Spec bclpy_DArray_spec = BCLPY_TYPE_SPEC("pybcl.DArray", ArrayObject, 0, darray_slots);
 PyType_Spec bclpy_Array_spec = BCLPY_TYPE_SPEC("pybcl.Array", ArrayObject, 0, harray_slots);

@@ -11,7 +11,6 @@
 #include "containers/bcl_darray_buffer.h"
 #include "binding/generated/array.h"
 #include "binding/generated/array_update.h"
-#include "binding/generated/db_methods.h"
 
 /* ---- conversions ---------------------------------------------------------- */
 
@@ -317,19 +316,9 @@ static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t na
 /* Updates not yet flushed are dropped with the buffer (flush() first). */
 BCLPY_CLOSE_METHOD(db_close, bclpy_DABuf, "DArrayBuffer", live, bcl_dabuf_destroy, b)
 
-static PyMethodDef db_methods[] = {
-    BCLPY_METHODS_DARRAYBUFFER
-    {NULL, NULL, 0, NULL}
-};
-
-static PyGetSetDef db_getset[] = {
-    BCLPY_GETSET_DARRAYBUFFER
-    {NULL, NULL, NULL, NULL, NULL}
-};
-
 static PyType_Slot db_slots[] = {
     BCLPY_SLOTS_HEAD(db_dealloc, BCLPY_DOC_DARRAYBUFFER),
-    {Py_tp_getset, db_getset},
+    {Py_tp_getset, darraybuffer_getset},
     BCLPY_SLOTS_INIT(db_methods, db_init),
     {0, NULL}
 };

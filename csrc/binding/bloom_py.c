@@ -16,7 +16,6 @@
 #include "binding/generated/bloom.h"
 #include "binding/generated/io.h"
 #include "io_py.h"
-#include "binding/generated/bloom_methods.h"
 
 enum { FAST_NONE, FAST_U64, FAST_I64 };
 
@@ -373,11 +372,6 @@ static PyObject *bloom_repr(BloomObject *self)
     return r;
 }
 
-static PyGetSetDef bloom_getset[] = {
-    BCLPY_GETSET_BLOOMFILTER
-    {NULL, NULL, NULL, NULL, NULL}
-};
-
 int bclpy_bloom_io_target(PyObject *self, bclpy_io_target *t)
 {
     BloomObject *b = (BloomObject *)self;
@@ -388,21 +382,16 @@ int bclpy_bloom_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
-BCLPY_SAVE_METHOD(bloom_save, bclpy_bloom_io_target)
+BCLPY_SAVE_METHOD(bloom_save, BloomObject, bclpy_bloom_io_target)
 
 BCLPY_CLOSE_METHOD(bloom_close, BloomObject, "BloomFilter", live, bcl_bloom_destroy, b)
-
-static PyMethodDef bloom_methods[] = {
-    BCLPY_METHODS_BLOOMFILTER
-    {NULL, NULL, 0, NULL}
-};
 
 static PyType_Slot bloom_slots[] = {
     BCLPY_SLOTS_HEAD(bloom_dealloc, BCLPY_DOC_BLOOMFILTER),
     {Py_tp_repr, bloom_repr},
     {Py_sq_contains, bloom_contains},
     {Py_tp_methods, bloom_methods},
-    {Py_tp_getset, bloom_getset},
+    {Py_tp_getset, bloomfilter_getset},
     {Py_tp_init, bloom_init},
     {Py_tp_new, bloom_new},
     {0, NULL}

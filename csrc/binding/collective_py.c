@@ -14,7 +14,6 @@
 #include "comm/bcl_gather.h"
 #include "elemtype.h"
 #include "binding/generated/collective.h"
-#include "binding/generated/bclpy_collective_methods.h"
 #include "binding/generated/bclpy_collective_methods_clinic.h"
 
 static int agreed;      /* the running collective reached bclpy_agree (GIL held) */
@@ -162,7 +161,3 @@ static PyObject *py_allgather_bytes_impl(PyObject *self, PyObject *data)
     return out;
 }
 
-PyMethodDef bclpy_collective_methods[] = {
-    BCLPY_METHODS_COLLECTIVE
-    {NULL, NULL, 0, NULL}
-};

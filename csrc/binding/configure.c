@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "binding/generated/runtime.h"
-#include "binding/generated/bclpy_configure_methods.h"
+#include "binding/generated/bclpy_configure_methods_clinic.h"
 
 static PyObject *py_configure(PyObject *self, BCLPY_FASTARGS)
 {
@@ -31,11 +31,6 @@ static PyObject *py_configure(PyObject *self, BCLPY_FASTARGS)
     Py_XSETREF(st->promise_cls[1], Py_NewRef(a[2]));
     Py_RETURN_NONE;
 }
-
-PyMethodDef bclpy_configure_methods[] = {
-    BCLPY_METHODS_CONFIGURE
-    {NULL, NULL, 0, NULL}
-};
 
 /* The package is imported before _core can be used (it is pybcl._core), so
  * a missing configuration means pybcl/__init__.py failed half-way. */

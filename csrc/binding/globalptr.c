@@ -11,7 +11,6 @@
 
 #include "runtime/bcl_alloc.h"
 #include "binding/generated/globalptr.h"
-#include "binding/generated/gptr_methods.h"
 #include "binding/generated/gptr_methods_clinic.h"
 
 static PyObject *gptr_alloc_obj(PyTypeObject *type, bcl_gptr p, PyArray_Descr *dtype)
@@ -403,16 +402,6 @@ static PyObject *gptr_setstate(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
     Py_RETURN_NONE;
 }
 
-static PyMethodDef gptr_methods[] = {
-    BCLPY_METHODS_GLOBALPTR
-    {NULL, NULL, 0, NULL}
-};
-
-static PyGetSetDef gptr_getset[] = {
-    BCLPY_GETSET_GLOBALPTR
-    {NULL, NULL, NULL, NULL, NULL}
-};
-
 static PyType_Slot gptr_slots[] = {
     BCLPY_SLOTS_HEAD(gptr_dealloc, BCLPY_DOC_GLOBALPTR),
     {Py_tp_repr, gptr_repr},
@@ -424,7 +413,7 @@ static PyType_Slot gptr_slots[] = {
     {Py_tp_hash, gptr_hash},
     {Py_tp_richcompare, gptr_richcompare},
     {Py_tp_methods, gptr_methods},
-    {Py_tp_getset, gptr_getset},
+    {Py_tp_getset, globalptr_getset},
     {Py_tp_new, gptr_tp_new},
     {0, NULL}
 };

@@ -18,7 +18,6 @@
 #include "binding/generated/hashmap.h"
 #include "binding/generated/io.h"
 #include "io_py.h"
-#include "binding/generated/hm_methods.h"
 #include "binding/generated/hm_methods_clinic.h"
 
 /* ---- construction -------------------------------------------------------- */
@@ -436,19 +435,9 @@ int bclpy_hm_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
-BCLPY_SAVE_METHOD(hm_save, bclpy_hm_io_target)
+BCLPY_SAVE_METHOD(hm_save, bclpy_HashMap, bclpy_hm_io_target)
 
 BCLPY_CLOSE_METHOD(hm_close, bclpy_HashMap, "HashMap", live, bcl_hm_destroy, m)
-
-static PyMethodDef hm_methods[] = {
-    BCLPY_METHODS_HASHMAP
-    {NULL, NULL, 0, NULL}
-};
-
-static PyGetSetDef hm_getset[] = {
-    BCLPY_GETSET_HASHMAP
-    {NULL, NULL, NULL, NULL, NULL}
-};
 
 static PyType_Slot hm_slots[] = {
     BCLPY_SLOTS_HEAD(hm_dealloc, BCLPY_DOC_HASHMAP),
@@ -458,7 +447,7 @@ static PyType_Slot hm_slots[] = {
     {Py_mp_ass_subscript, hm_ass_subscript},
     {Py_sq_contains, hm_contains},
     {Py_tp_methods, hm_methods},
-    {Py_tp_getset, hm_getset},
+    {Py_tp_getset, hashmap_getset},
     {Py_tp_init, hm_init},
     {Py_tp_new, hm_new},
     {0, NULL}

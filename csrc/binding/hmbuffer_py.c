@@ -6,7 +6,6 @@
 #include "hashmap_py.h"
 #include "containers/hashmap/bcl_hashmap_buffer.h"
 #include "binding/generated/hashmap.h"
-#include "binding/generated/hb_methods.h"
 
 typedef struct {
     PyObject_HEAD
@@ -212,16 +211,6 @@ static void hb_destroy_all(bcl_hm_buffer *b) { bcl_hm_buffer_destroy(b, 1); }
 
 BCLPY_CLOSE_METHOD(hb_close, bclpy_HMBuf, "HashMapBuffer", live, hb_destroy_all, b)
 
-static PyMethodDef hb_methods[] = {
-    BCLPY_METHODS_HASHMAPBUFFER
-    {NULL, NULL, 0, NULL}
-};
-
-static PyGetSetDef hb_getset[] = {
-    BCLPY_GETSET_HASHMAPBUFFER
-    {NULL, NULL, NULL, NULL, NULL}
-};
-
 static PyObject *hb_repr(bclpy_HMBuf *self)
 {
     if (!bclpy_current(self->live, self->epoch))
@@ -235,7 +224,7 @@ static PyObject *hb_repr(bclpy_HMBuf *self)
 static PyType_Slot hb_slots[] = {
     BCLPY_SLOTS_HEAD(hb_dealloc, BCLPY_DOC_HMBUFFER),
     {Py_tp_repr, hb_repr},
-    {Py_tp_getset, hb_getset},
+    {Py_tp_getset, hashmapbuffer_getset},
     BCLPY_SLOTS_INIT(hb_methods, hb_init),
     {0, NULL}
 };

@@ -13,7 +13,6 @@
 
 #include "comm/bcl_agree.h"
 #include "binding/generated/io.h"
-#include "binding/generated/bclpy_io_load_methods.h"
 #include "binding/generated/bclpy_io_load_methods_clinic.h"
 
 static int io_target(PyObject *o, bclpy_io_target *t)
@@ -120,7 +119,3 @@ static PyObject *py_io_load_impl(PyObject *self, PyObject *path, PyObject *make)
     return r;
 }
 
-PyMethodDef bclpy_io_load_methods[] = {
-    BCLPY_METHODS_IO_LOAD
-    {NULL, NULL, 0, NULL}
-};

@@ -20,7 +20,6 @@
 #include "io/bcl_sv_posix.h"
 #include "serial/bcl_hash.h"
 #include "binding/generated/io.h"
-#include "binding/generated/bclpy_io_methods.h"
 #include "binding/generated/bclpy_io_methods_clinic.h"
 
 /* A directory is both an IsADirectoryError and, for pybcl.load's
@@ -272,7 +271,3 @@ static PyObject *py_io_configure_impl(PyObject *self, PyObject *describe)
     return exc ? Py_NewRef(exc) : NULL;
 }
 
-PyMethodDef bclpy_io_methods[] = {
-    BCLPY_METHODS_IO
-    {NULL, NULL, 0, NULL}
-};

@@ -29,12 +29,13 @@ int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t);   /* queue_py.c *
 /* c.save(path, meta=None): every container's save method, given its
  * container's target function. */
 PyObject *bclpy_io_save(PyObject *self, bclpy_io_target_fn target, BCLPY_FASTARGS);
-/* Define `fn`, the save() method of a container whose target function is
- * `target`. */
-#define BCLPY_SAVE_METHOD(fn, target)                                            \
-    static PyObject *fn(PyObject *self, BCLPY_FASTARGS)                          \
+/* Define `fn`, the save() method of the container type Obj whose target
+ * function is `target`.  It parses its own arguments: inside the collective,
+ * so a rank whose call is malformed still takes part in the agreement. */
+#define BCLPY_SAVE_METHOD(fn, Obj, target)                                       \
+    static PyObject *fn(Obj *self, BCLPY_FASTARGS)                               \
     {                                                                            \
-        return bclpy_io_save(self, (target), args, nargs, kwnames);              \
+        return bclpy_io_save((PyObject *)self, (target), args, nargs, kwnames);  \
     }
 
 /* ---- shared with io_load_py.c -------------------------------------------- */

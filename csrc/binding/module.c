@@ -21,7 +21,6 @@
 #include "containers/bcl_object.h"
 #include "binding/capi.h"
 #include "binding/generated/runtime.h"
-#include "binding/generated/bclpy_runtime_methods.h"
 #include "binding/generated/bclpy_runtime_methods_clinic.h"
 
 /* The core's wait loops call this (bcl_interrupt.h): run Python's pending
@@ -277,11 +276,6 @@ static PyObject *py_mpi_env_default(PyObject *self, PyObject *noargs)
         Py_RETURN_NONE;
     return Py_BuildValue("(ss)", name, value);
 }
-
-PyMethodDef bclpy_runtime_methods[] = {
-    BCLPY_METHODS_RUNTIME
-    {NULL, NULL, 0, NULL}
-};
 
 /* Every type and function table of pybcl._core, declared in bclpy.h. */
 static PyType_Spec *const specs[BCLPY_NTYPES] = {

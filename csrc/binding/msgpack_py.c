@@ -15,7 +15,6 @@
 #include "msgpack_py.h"
 #include "serial/bcl_hash.h"
 #include "binding/generated/msgpack.h"
-#include "binding/generated/bclpy_msgpack_methods.h"
 
 /* ----------------------------------------------------------------- packing */
 
@@ -739,7 +738,3 @@ static PyObject *py_hash_u64_impl(PyObject *self, uint64_t x, uint64_t seed)
     return PyLong_FromUnsignedLongLong(bcl_hash_u64(x, seed));
 }
 
-PyMethodDef bclpy_msgpack_methods[] = {
-    BCLPY_METHODS_MSGPACK
-    {NULL, NULL, 0, NULL}
-};

@@ -5,7 +5,6 @@
 
 #include "runtime/bcl_alloc.h"
 #include "binding/generated/ops.h"
-#include "binding/generated/bclpy_ops_methods.h"
 
 /* o as a GlobalPtr; self: the module pybcl._core (these are its functions). */
 static int gptr_arg(PyObject *self, PyObject *o, const char *argname, bclpy_GlobalPtr **out)
@@ -233,7 +232,3 @@ static PyObject *py_bytes_in_use(PyObject *s, PyObject *noargs)
     return PyLong_FromSize_t(bcl_alloc_bytes_in_use());
 }
 
-PyMethodDef bclpy_ops_methods[] = {
-    BCLPY_METHODS_OPS
-    {NULL, NULL, 0, NULL}
-};

@@ -14,7 +14,6 @@
 #include "binding/generated/queue.h"
 #include "binding/generated/io.h"
 #include "io_py.h"
-#include "binding/generated/queue_methods.h"
 
 typedef struct {
     PyObject_HEAD
@@ -543,17 +542,7 @@ int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t)
     return 0;
 }
 
-BCLPY_SAVE_METHOD(q_save, bclpy_queue_io_target)
-
-static PyMethodDef queue_methods[] = {
-    BCLPY_METHODS_QUEUE
-    {NULL, NULL, 0, NULL}
-};
-
-static PyGetSetDef queue_getset[] = {
-    BCLPY_GETSET_QUEUE
-    {NULL, NULL, NULL, NULL, NULL}
-};
+BCLPY_SAVE_METHOD(q_save, QueueObject, bclpy_queue_io_target)
 
 #define QUEUE_SLOTS(DOC)                                                        \
     {                                                                           \

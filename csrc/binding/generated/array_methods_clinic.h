@@ -71,19 +71,41 @@ static PyObject *array_get_host(ArrayObject *self, void *closure)
     return PyLong_FromLong(self->a.host);
 }
 
-/* The properties of ArrayBase (entries of a PyGetSetDef array). */
-#define BCLPY_GETSET_ARRAYBASE \
-    BCLPY_PROPERTY("size", arraybase_get_size, BCLPY_DOC_PROP_ARRAYBASE_SIZE), \
-    BCLPY_PROPERTY("shape", arraybase_get_shape, BCLPY_DOC_PROP_ARRAYBASE_SHAPE), \
-    BCLPY_PROPERTY("ndim", arraybase_get_ndim, BCLPY_DOC_PROP_ARRAYBASE_NDIM), \
+static PyObject *array_close(ArrayObject *self, PyObject *noargs);
+static PyObject *array_local(ArrayObject *self, PyObject *noargs);
+static PyObject *array_local_range(ArrayObject *self, PyObject *noargs);
+static PyObject *array_save(ArrayObject *self, BCLPY_FASTARGS);
+
+static PyMethodDef array_methods[] = {
+    {"close", (PyCFunction)(array_close), METH_NOARGS, BCLPY_DOC_CLOSE},
+    {"__enter__", (PyCFunction)(bclpy_life_enter), METH_NOARGS, BCLPY_DOC_ENTER},
+    {"__exit__", (PyCFunction)(void (*)(void))(bclpy_life_exit), METH_FASTCALL, BCLPY_DOC_EXIT},
+    {"owner", BCLPY_KW_METHOD(array_owner), BCLPY_DOC_ARR_OWNER},
+    {"ptr", BCLPY_KW_METHOD(array_ptr), BCLPY_DOC_ARR_PTR},
+    {"local", (PyCFunction)(array_local), METH_NOARGS, BCLPY_DOC_ARR_LOCAL},
+    {"local_range", (PyCFunction)(array_local_range), METH_NOARGS, BCLPY_DOC_ARR_LOCAL_RANGE},
+    {"__array__", BCLPY_KW_METHOD(bclpy_array_asarray), BCLPY_DOC_ARR_ARRAY},
+    {"update_many", BCLPY_KW_METHOD(bclpy_array_update_many), BCLPY_DOC_ARR_UPDATE_MANY},
+    {"save", BCLPY_KW_METHOD(array_save), BCLPY_DOC_SAVE},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef darray_getset[] = {
+    BCLPY_PROPERTY("size", arraybase_get_size, BCLPY_DOC_PROP_ARRAYBASE_SIZE),
+    BCLPY_PROPERTY("shape", arraybase_get_shape, BCLPY_DOC_PROP_ARRAYBASE_SHAPE),
+    BCLPY_PROPERTY("ndim", arraybase_get_ndim, BCLPY_DOC_PROP_ARRAYBASE_NDIM),
     BCLPY_PROPERTY("dtype", arraybase_get_dtype, BCLPY_DOC_PROP_ARRAYBASE_DTYPE),
-
-/* The properties of DArray (entries of a PyGetSetDef array). */
-#define BCLPY_GETSET_DARRAY \
     BCLPY_PROPERTY("block", darray_get_block, BCLPY_DOC_PROP_DARRAY_BLOCK),
+    {NULL, NULL, NULL, NULL, NULL}
+};
 
-/* The properties of Array (entries of a PyGetSetDef array). */
-#define BCLPY_GETSET_ARRAY \
+static PyGetSetDef array_getset[] = {
+    BCLPY_PROPERTY("size", arraybase_get_size, BCLPY_DOC_PROP_ARRAYBASE_SIZE),
+    BCLPY_PROPERTY("shape", arraybase_get_shape, BCLPY_DOC_PROP_ARRAYBASE_SHAPE),
+    BCLPY_PROPERTY("ndim", arraybase_get_ndim, BCLPY_DOC_PROP_ARRAYBASE_NDIM),
+    BCLPY_PROPERTY("dtype", arraybase_get_dtype, BCLPY_DOC_PROP_ARRAYBASE_DTYPE),
     BCLPY_PROPERTY("host", array_get_host, BCLPY_DOC_PROP_ARRAY_HOST),
+    {NULL, NULL, NULL, NULL, NULL}
+};
 
 #endif /* BCLPY_GENERATED_ARRAY_METHODS_CLINIC_H */

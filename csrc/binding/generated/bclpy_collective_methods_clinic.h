@@ -41,4 +41,12 @@ static PyObject *py_agree(PyObject *self, BCLPY_FASTARGS)
     return py_agree_impl(self, what, a[1], a[2]);
 }
 
+
+PyMethodDef bclpy_collective_methods[] = {
+    {"allgather_bytes", BCLPY_KW_METHOD(py_allgather_bytes), BCLPY_DOC_ALLGATHER_BYTES},
+    {"collective_failed", BCLPY_KW_METHOD(py_collective_failed), BCLPY_DOC_COLLECTIVE_FAILED},
+    {"agree", BCLPY_KW_METHOD(py_agree), BCLPY_DOC_AGREE},
+    {NULL, NULL, 0, NULL}
+};
+
 #endif /* BCLPY_GENERATED_BCLPY_COLLECTIVE_METHODS_CLINIC_H */

@@ -15,4 +15,10 @@ static PyObject *py_io_load(PyObject *self, BCLPY_FASTARGS)
     return py_io_load_impl(self, a[0], a[1]);
 }
 
+
+PyMethodDef bclpy_io_load_methods[] = {
+    {"_io_load", BCLPY_KW_METHOD(py_io_load), BCLPY_DOC_IO_LOAD},
+    {NULL, NULL, 0, NULL}
+};
+
 #endif /* BCLPY_GENERATED_BCLPY_IO_LOAD_METHODS_CLINIC_H */

@@ -35,4 +35,12 @@ static PyObject *py_io_read(PyObject *self, BCLPY_FASTARGS)
     return py_io_read_impl(self, a[0]);
 }
 
+
+PyMethodDef bclpy_io_methods[] = {
+    {"_io_configure", BCLPY_KW_METHOD(py_io_configure), BCLPY_DOC_IO_CONFIGURE},
+    {"_io_info", BCLPY_KW_METHOD(py_io_info), BCLPY_DOC_IO_INFO},
+    {"_io_read", BCLPY_KW_METHOD(py_io_read), BCLPY_DOC_IO_READ},
+    {NULL, NULL, 0, NULL}
+};
+
 #endif /* BCLPY_GENERATED_BCLPY_IO_METHODS_CLINIC_H */

@@ -55,4 +55,13 @@ static PyObject *py_hash_u64(PyObject *self, BCLPY_FASTARGS)
     return py_hash_u64_impl(self, x, seed);
 }
 
+
+PyMethodDef bclpy_msgpack_methods[] = {
+    {"packb", BCLPY_KW_METHOD(py_packb), BCLPY_DOC_PACKB},
+    {"unpackb", BCLPY_KW_METHOD(py_unpackb), BCLPY_DOC_UNPACKB},
+    {"hash64", BCLPY_KW_METHOD(py_hash64), BCLPY_DOC_HASH64},
+    {"hash_u64", BCLPY_KW_METHOD(py_hash_u64), BCLPY_DOC_HASH_U64},
+    {NULL, NULL, 0, NULL}
+};
+
 #endif /* BCLPY_GENERATED_BCLPY_MSGPACK_METHODS_CLINIC_H */

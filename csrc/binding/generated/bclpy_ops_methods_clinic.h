@@ -95,4 +95,28 @@ static PyObject *py_compare_and_swap(PyObject *self, BCLPY_FASTARGS)
     return py_compare_and_swap_impl(self, ptr, a[1], a[2]);
 }
 
+static PyObject *py_fetch_and_add(PyObject *self, BCLPY_FASTARGS);
+static PyObject *py_fetch_and_or(PyObject *self, BCLPY_FASTARGS);
+static PyObject *py_fetch_and_and(PyObject *self, BCLPY_FASTARGS);
+static PyObject *py_fetch_and_xor(PyObject *self, BCLPY_FASTARGS);
+static PyObject *py_atomic_swap(PyObject *self, BCLPY_FASTARGS);
+static PyObject *py_bytes_in_use(PyObject *self, PyObject *noargs);
+
+PyMethodDef bclpy_ops_methods[] = {
+    {"alloc", BCLPY_KW_METHOD(py_alloc), BCLPY_DOC_ALLOC},
+    {"free", BCLPY_KW_METHOD(py_free), BCLPY_DOC_FREE},
+    {"rget", BCLPY_KW_METHOD(py_rget), BCLPY_DOC_RGET},
+    {"rput", BCLPY_KW_METHOD(py_rput), BCLPY_DOC_RPUT},
+    {"fetch_and_add", BCLPY_KW_METHOD(py_fetch_and_add), BCLPY_DOC_FETCH_AND_ADD},
+    {"fetch_and_or", BCLPY_KW_METHOD(py_fetch_and_or), BCLPY_DOC_FETCH_AND_OR},
+    {"fetch_and_and", BCLPY_KW_METHOD(py_fetch_and_and), BCLPY_DOC_FETCH_AND_AND},
+    {"fetch_and_xor", BCLPY_KW_METHOD(py_fetch_and_xor), BCLPY_DOC_FETCH_AND_XOR},
+    {"atomic_swap", BCLPY_KW_METHOD(py_atomic_swap), BCLPY_DOC_ATOMIC_SWAP},
+    {"atomic_load", BCLPY_KW_METHOD(py_atomic_load), BCLPY_DOC_ATOMIC_LOAD},
+    {"atomic_store", BCLPY_KW_METHOD(py_atomic_store), BCLPY_DOC_ATOMIC_STORE},
+    {"compare_and_swap", BCLPY_KW_METHOD(py_compare_and_swap), BCLPY_DOC_COMPARE_AND_SWAP},
+    {"bytes_in_use", (PyCFunction)(py_bytes_in_use), METH_NOARGS, BCLPY_DOC_BYTES_IN_USE},
+    {NULL, NULL, 0, NULL}
+};
+
 #endif /* BCLPY_GENERATED_BCLPY_OPS_METHODS_CLINIC_H */

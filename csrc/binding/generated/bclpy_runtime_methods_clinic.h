@@ -126,4 +126,49 @@ static PyObject *py_cell_failed(PyObject *self, BCLPY_FASTARGS)
     return py_cell_failed_impl(self, why);
 }
 
+static PyObject *py_initialized(PyObject *self, PyObject *noargs);
+static PyObject *py_rank(PyObject *self, PyObject *noargs);
+static PyObject *py_nprocs(PyObject *self, PyObject *noargs);
+static PyObject *py_transport(PyObject *self, PyObject *noargs);
+static PyObject *py_segment_size(PyObject *self, PyObject *noargs);
+static PyObject *py_barrier(PyObject *self, PyObject *noargs);
+static PyObject *py_flush(PyObject *self, PyObject *noargs);
+static PyObject *py_progress(PyObject *self, PyObject *noargs);
+static PyObject *py_flush_stats(PyObject *self, PyObject *noargs);
+static PyObject *py_wait_policy(PyObject *self, PyObject *noargs);
+static PyObject *py_watchdog_disarm(PyObject *self, PyObject *noargs);
+static PyObject *py_ranks_per_node(PyObject *self, PyObject *noargs);
+static PyObject *py_progress_thread(PyObject *self, PyObject *noargs);
+static PyObject *py_reasons(PyObject *self, PyObject *noargs);
+static PyObject *py_mpi_env_default(PyObject *self, PyObject *noargs);
+static PyObject *py_cell_started(PyObject *self, PyObject *noargs);
+
+PyMethodDef bclpy_runtime_methods[] = {
+    {"init", BCLPY_KW_METHOD(py_init), BCLPY_DOC_INIT},
+    {"finalize", BCLPY_KW_METHOD(py_finalize), BCLPY_DOC_FINALIZE},
+    {"arm_exit_guard", BCLPY_KW_METHOD(py_arm_exit_guard), BCLPY_DOC_ARM_EXIT_GUARD},
+    {"initialized", (PyCFunction)(py_initialized), METH_NOARGS, BCLPY_DOC_INITIALIZED},
+    {"rank", (PyCFunction)(py_rank), METH_NOARGS, BCLPY_DOC_RANK},
+    {"nprocs", (PyCFunction)(py_nprocs), METH_NOARGS, BCLPY_DOC_NPROCS},
+    {"transport", (PyCFunction)(py_transport), METH_NOARGS, BCLPY_DOC_TRANSPORT},
+    {"segment_size", (PyCFunction)(py_segment_size), METH_NOARGS, BCLPY_DOC_SEGMENT_SIZE},
+    {"barrier", (PyCFunction)(py_barrier), METH_NOARGS, BCLPY_DOC_BARRIER},
+    {"flush", (PyCFunction)(py_flush), METH_NOARGS, BCLPY_DOC_FLUSH},
+    {"progress", (PyCFunction)(py_progress), METH_NOARGS, BCLPY_DOC_PROGRESS},
+    {"_flush_stats", (PyCFunction)(py_flush_stats), METH_NOARGS, BCLPY_DOC_FLUSH_STATS},
+    {"abort", BCLPY_KW_METHOD(py_abort), BCLPY_DOC_ABORT},
+    {"bcast_bytes", BCLPY_KW_METHOD(py_bcast_bytes), BCLPY_DOC_BCAST_BYTES},
+    {"allreduce_inplace", BCLPY_KW_METHOD(py_allreduce_inplace), BCLPY_DOC_ALLREDUCE_INPLACE},
+    {"wait_policy", (PyCFunction)(py_wait_policy), METH_NOARGS, BCLPY_DOC_WAIT_POLICY},
+    {"watchdog_arm", BCLPY_KW_METHOD(py_watchdog_arm), BCLPY_DOC_WATCHDOG_ARM},
+    {"watchdog_disarm", (PyCFunction)(py_watchdog_disarm), METH_NOARGS, BCLPY_DOC_WATCHDOG_DISARM},
+    {"ranks_per_node", (PyCFunction)(py_ranks_per_node), METH_NOARGS, BCLPY_DOC_RANKS_PER_NODE},
+    {"progress_thread", (PyCFunction)(py_progress_thread), METH_NOARGS, BCLPY_DOC_PROGRESS_THREAD},
+    {"init_reasons", (PyCFunction)(py_reasons), METH_NOARGS, BCLPY_DOC_INIT_REASONS},
+    {"mpi_env_default", (PyCFunction)(py_mpi_env_default), METH_NOARGS, BCLPY_DOC_MPI_ENV_DEFAULT},
+    {"_cell_started", (PyCFunction)(py_cell_started), METH_NOARGS, BCLPY_DOC_CELL_STARTED},
+    {"_cell_failed", BCLPY_KW_METHOD(py_cell_failed), BCLPY_DOC_CELL_FAILED},
+    {NULL, NULL, 0, NULL}
+};
+
 #endif /* BCLPY_GENERATED_BCLPY_RUNTIME_METHODS_CLINIC_H */

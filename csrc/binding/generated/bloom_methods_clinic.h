@@ -125,14 +125,34 @@ static PyObject *bloom_plan(PyObject *self, BCLPY_FASTARGS)
     return bloom_plan_impl(self, a[0], a[1], nprocs);
 }
 
-/* The properties of BloomFilter (entries of a PyGetSetDef array). */
-#define BCLPY_GETSET_BLOOMFILTER \
-    BCLPY_PROPERTY("k", bloomfilter_get_k, BCLPY_DOC_PROP_BLOOMFILTER_K), \
-    BCLPY_PROPERTY("nwords", bloomfilter_get_nwords, BCLPY_DOC_PROP_BLOOMFILTER_NWORDS), \
-    BCLPY_PROPERTY("nbits", bloomfilter_get_nbits, BCLPY_DOC_PROP_BLOOMFILTER_NBITS), \
-    BCLPY_PROPERTY("expected_items", bloomfilter_get_expected_items, BCLPY_DOC_PROP_BLOOMFILTER_EXPECTED_ITEMS), \
-    BCLPY_PROPERTY("fpr", bloomfilter_get_fpr, BCLPY_DOC_PROP_BLOOMFILTER_FPR), \
-    BCLPY_PROPERTY("predicted_fpr", bloomfilter_get_predicted_fpr, BCLPY_DOC_PROP_BLOOMFILTER_PREDICTED_FPR), \
+static PyObject *bloom_close(BloomObject *self, PyObject *noargs);
+static PyObject *bloom_predict(PyObject *cls, BCLPY_FASTARGS);
+static PyObject *bloom_save(BloomObject *self, BCLPY_FASTARGS);
+
+static PyMethodDef bloom_methods[] = {
+    {"close", (PyCFunction)(bloom_close), METH_NOARGS, BCLPY_DOC_CLOSE},
+    {"__enter__", (PyCFunction)(bclpy_life_enter), METH_NOARGS, BCLPY_DOC_ENTER},
+    {"__exit__", (PyCFunction)(void (*)(void))(bclpy_life_exit), METH_FASTCALL, BCLPY_DOC_EXIT},
+    {"insert", BCLPY_KW_METHOD(bloom_insert), BCLPY_DOC_BF_INSERT},
+    {"find", BCLPY_KW_METHOD(bloom_find), BCLPY_DOC_BF_FIND},
+    {"insert_many", BCLPY_KW_METHOD(bloom_insert_many), BCLPY_DOC_BF_INSERT_MANY},
+    {"find_many", BCLPY_KW_METHOD(bloom_find_many), BCLPY_DOC_BF_FIND_MANY},
+    {"owner", BCLPY_KW_METHOD(bloom_owner), BCLPY_DOC_BF_OWNER},
+    {"plan", BCLPY_KW_METHOD(bloom_plan) | METH_STATIC, BCLPY_DOC_BF_PLAN},
+    {"predict", BCLPY_KW_METHOD(bloom_predict) | METH_STATIC, BCLPY_DOC_BF_PREDICT},
+    {"save", BCLPY_KW_METHOD(bloom_save), BCLPY_DOC_SAVE},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef bloomfilter_getset[] = {
+    BCLPY_PROPERTY("k", bloomfilter_get_k, BCLPY_DOC_PROP_BLOOMFILTER_K),
+    BCLPY_PROPERTY("nwords", bloomfilter_get_nwords, BCLPY_DOC_PROP_BLOOMFILTER_NWORDS),
+    BCLPY_PROPERTY("nbits", bloomfilter_get_nbits, BCLPY_DOC_PROP_BLOOMFILTER_NBITS),
+    BCLPY_PROPERTY("expected_items", bloomfilter_get_expected_items, BCLPY_DOC_PROP_BLOOMFILTER_EXPECTED_ITEMS),
+    BCLPY_PROPERTY("fpr", bloomfilter_get_fpr, BCLPY_DOC_PROP_BLOOMFILTER_FPR),
+    BCLPY_PROPERTY("predicted_fpr", bloomfilter_get_predicted_fpr, BCLPY_DOC_PROP_BLOOMFILTER_PREDICTED_FPR),
     BCLPY_PROPERTY("key_type", bloomfilter_get_key_type, BCLPY_DOC_PROP_BLOOMFILTER_KEY_TYPE),
+    {NULL, NULL, NULL, NULL, NULL}
+};
 
 #endif /* BCLPY_GENERATED_BLOOM_METHODS_CLINIC_H */

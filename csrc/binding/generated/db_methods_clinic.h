@@ -37,11 +37,25 @@ static PyObject *db_update_many(bclpy_DABuf *self, BCLPY_FASTARGS)
     return db_update_many_impl(self, a[0], a[1]);
 }
 
-/* The properties of DArrayBuffer (entries of a PyGetSetDef array). */
-#define BCLPY_GETSET_DARRAYBUFFER \
-    BCLPY_PROPERTY("array", darraybuffer_get_array, BCLPY_DOC_PROP_DARRAYBUFFER_ARRAY), \
-    BCLPY_PROPERTY("message_size", darraybuffer_get_message_size, BCLPY_DOC_PROP_DARRAYBUFFER_MESSAGE_SIZE), \
-    BCLPY_PROPERTY("op", darraybuffer_get_op, BCLPY_DOC_PROP_DARRAYBUFFER_OP), \
+static PyObject *db_flush(bclpy_DABuf *self, PyObject *noargs);
+static PyObject *db_close(bclpy_DABuf *self, PyObject *noargs);
+static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t nargs);
+
+static PyMethodDef db_methods[] = {
+    {"update_many", BCLPY_KW_METHOD(db_update_many), BCLPY_DOC_DB_UPDATE_MANY},
+    {"flush", (PyCFunction)(db_flush), METH_NOARGS, BCLPY_DOC_DB_FLUSH},
+    {"close", (PyCFunction)(db_close), METH_NOARGS, BCLPY_DOC_CLOSE},
+    {"__enter__", (PyCFunction)(bclpy_life_enter), METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)(void (*)(void))(db_exit), METH_FASTCALL, NULL},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef darraybuffer_getset[] = {
+    BCLPY_PROPERTY("array", darraybuffer_get_array, BCLPY_DOC_PROP_DARRAYBUFFER_ARRAY),
+    BCLPY_PROPERTY("message_size", darraybuffer_get_message_size, BCLPY_DOC_PROP_DARRAYBUFFER_MESSAGE_SIZE),
+    BCLPY_PROPERTY("op", darraybuffer_get_op, BCLPY_DOC_PROP_DARRAYBUFFER_OP),
     BCLPY_PROPERTY("overflowed", darraybuffer_get_overflowed, BCLPY_DOC_PROP_DARRAYBUFFER_OVERFLOWED),
+    {NULL, NULL, NULL, NULL, NULL}
+};
 
 #endif /* BCLPY_GENERATED_DB_METHODS_CLINIC_H */

@@ -31,10 +31,21 @@ static PyObject *gptr_local(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
     return gptr_local_impl(self, a[0]);
 }
 
-/* The properties of GlobalPtr (entries of a PyGetSetDef array). */
-#define BCLPY_GETSET_GLOBALPTR \
-    BCLPY_PROPERTY("rank", globalptr_get_rank, BCLPY_DOC_PROP_GLOBALPTR_RANK), \
-    BCLPY_PROPERTY("offset", globalptr_get_offset, BCLPY_DOC_PROP_GLOBALPTR_OFFSET), \
+static PyObject *gptr_reduce(bclpy_GlobalPtr *self, PyObject *noargs);
+static PyObject *gptr_setstate(bclpy_GlobalPtr *self, BCLPY_FASTARGS);
+
+static PyMethodDef gptr_methods[] = {
+    {"local", BCLPY_KW_METHOD(gptr_local), BCLPY_DOC_GPTR_LOCAL},
+    {"__reduce__", (PyCFunction)(gptr_reduce), METH_NOARGS, BCLPY_DOC_GPTR_REDUCE},
+    {"__setstate__", BCLPY_KW_METHOD(gptr_setstate), BCLPY_DOC_GPTR_SETSTATE},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef globalptr_getset[] = {
+    BCLPY_PROPERTY("rank", globalptr_get_rank, BCLPY_DOC_PROP_GLOBALPTR_RANK),
+    BCLPY_PROPERTY("offset", globalptr_get_offset, BCLPY_DOC_PROP_GLOBALPTR_OFFSET),
     BCLPY_PROPERTY("dtype", globalptr_get_dtype, BCLPY_DOC_PROP_GLOBALPTR_DTYPE),
+    {NULL, NULL, NULL, NULL, NULL}
+};
 
 #endif /* BCLPY_GENERATED_GPTR_METHODS_CLINIC_H */

@@ -27,11 +27,31 @@ static PyObject *hashmapbuffer_get_grow(bclpy_HMBuf *self, void *closure)
     return PyBool_FromLong(self->b.grow);
 }
 
-/* The properties of HashMapBuffer (entries of a PyGetSetDef array). */
-#define BCLPY_GETSET_HASHMAPBUFFER \
-    BCLPY_PROPERTY("overflowed", hashmapbuffer_get_overflowed, BCLPY_DOC_PROP_HASHMAPBUFFER_OVERFLOWED), \
-    BCLPY_PROPERTY("hashmap", hashmapbuffer_get_hashmap, BCLPY_DOC_PROP_HASHMAPBUFFER_HASHMAP), \
-    BCLPY_PROPERTY("pending", hashmapbuffer_get_pending, BCLPY_DOC_PROP_HASHMAPBUFFER_PENDING), \
+static PyObject *hb_close(bclpy_HMBuf *self, PyObject *noargs);
+static PyObject *hb_insert(bclpy_HMBuf *self, BCLPY_FASTARGS);
+static PyObject *hb_accumulate(bclpy_HMBuf *self, BCLPY_FASTARGS);
+static PyObject *hb_insert_many(bclpy_HMBuf *self, BCLPY_FASTARGS);
+static PyObject *hb_accumulate_many(bclpy_HMBuf *self, BCLPY_FASTARGS);
+static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs);
+
+static PyMethodDef hb_methods[] = {
+    {"close", (PyCFunction)(hb_close), METH_NOARGS, BCLPY_DOC_CLOSE},
+    {"__enter__", (PyCFunction)(bclpy_life_enter), METH_NOARGS, BCLPY_DOC_ENTER},
+    {"__exit__", (PyCFunction)(void (*)(void))(bclpy_life_exit), METH_FASTCALL, BCLPY_DOC_EXIT},
+    {"insert", BCLPY_KW_METHOD(hb_insert), BCLPY_DOC_HB_INSERT},
+    {"accumulate", BCLPY_KW_METHOD(hb_accumulate), BCLPY_DOC_HB_ACCUMULATE},
+    {"insert_many", BCLPY_KW_METHOD(hb_insert_many), BCLPY_DOC_HB_INSERT_MANY},
+    {"accumulate_many", BCLPY_KW_METHOD(hb_accumulate_many), BCLPY_DOC_HB_ACCUMULATE_MANY},
+    {"flush", (PyCFunction)(hb_flush), METH_NOARGS, BCLPY_DOC_HB_FLUSH},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef hashmapbuffer_getset[] = {
+    BCLPY_PROPERTY("overflowed", hashmapbuffer_get_overflowed, BCLPY_DOC_PROP_HASHMAPBUFFER_OVERFLOWED),
+    BCLPY_PROPERTY("hashmap", hashmapbuffer_get_hashmap, BCLPY_DOC_PROP_HASHMAPBUFFER_HASHMAP),
+    BCLPY_PROPERTY("pending", hashmapbuffer_get_pending, BCLPY_DOC_PROP_HASHMAPBUFFER_PENDING),
     BCLPY_PROPERTY("grow", hashmapbuffer_get_grow, BCLPY_DOC_PROP_HASHMAPBUFFER_GROW),
+    {NULL, NULL, NULL, NULL, NULL}
+};
 
 #endif /* BCLPY_GENERATED_HB_METHODS_CLINIC_H */

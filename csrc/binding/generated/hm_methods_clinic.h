@@ -208,10 +208,42 @@ static PyObject *hm_owner(bclpy_HashMap *self, BCLPY_FASTARGS)
     return hm_owner_impl(self, a[0]);
 }
 
-/* The properties of HashMap (entries of a PyGetSetDef array). */
-#define BCLPY_GETSET_HASHMAP \
-    BCLPY_PROPERTY("capacity", hashmap_get_capacity, BCLPY_DOC_PROP_HASHMAP_CAPACITY), \
-    BCLPY_PROPERTY("key_type", hashmap_get_key_type, BCLPY_DOC_PROP_HASHMAP_KEY_TYPE), \
+static PyObject *hm_close(bclpy_HashMap *self, PyObject *noargs);
+static PyObject *hm_size(bclpy_HashMap *self, PyObject *noargs);
+static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs);
+static PyObject *hm_save(bclpy_HashMap *self, BCLPY_FASTARGS);
+
+static PyMethodDef hm_methods[] = {
+    {"close", (PyCFunction)(hm_close), METH_NOARGS, BCLPY_DOC_CLOSE},
+    {"__enter__", (PyCFunction)(bclpy_life_enter), METH_NOARGS, BCLPY_DOC_ENTER},
+    {"__exit__", (PyCFunction)(void (*)(void))(bclpy_life_exit), METH_FASTCALL, BCLPY_DOC_EXIT},
+    {"insert", BCLPY_KW_METHOD(hm_insert), BCLPY_DOC_HM_INSERT},
+    {"find", BCLPY_KW_METHOD(hm_find), BCLPY_DOC_HM_FIND},
+    {"get", BCLPY_KW_METHOD(hm_get), BCLPY_DOC_HM_GET},
+    {"accumulate", BCLPY_KW_METHOD(hm_accumulate), BCLPY_DOC_HM_ACCUMULATE},
+    {"modify", BCLPY_KW_METHOD(hm_modify), BCLPY_DOC_HM_MODIFY},
+    {"insert_many", BCLPY_KW_METHOD(bclpy_hm_insert_many), BCLPY_DOC_HM_INSERT_MANY},
+    {"find_many", BCLPY_KW_METHOD(bclpy_hm_find_many), BCLPY_DOC_HM_FIND_MANY},
+    {"accumulate_many", BCLPY_KW_METHOD(bclpy_hm_accumulate_many), BCLPY_DOC_HM_ACCUMULATE_MANY},
+    {"erase", BCLPY_KW_METHOD(bclpy_hm_erase), BCLPY_DOC_HM_ERASE},
+    {"erase_many", BCLPY_KW_METHOD(bclpy_hm_erase_many), BCLPY_DOC_HM_ERASE_MANY},
+    {"size", (PyCFunction)(hm_size), METH_NOARGS, BCLPY_DOC_HM_SIZE},
+    {"local_items", (PyCFunction)(hm_local_items), METH_NOARGS, BCLPY_DOC_HM_LOCAL_ITEMS},
+    {"local_arrays", (PyCFunction)(bclpy_hm_local_arrays), METH_NOARGS, BCLPY_DOC_HM_LOCAL_ARRAYS},
+    {"local_histogram", BCLPY_KW_METHOD(bclpy_hm_local_histogram), BCLPY_DOC_HM_LOCAL_HISTOGRAM},
+    {"local_select", BCLPY_KW_METHOD(bclpy_hm_local_select), BCLPY_DOC_HM_LOCAL_SELECT},
+    {"resize", BCLPY_KW_METHOD(hm_resize), BCLPY_DOC_HM_RESIZE},
+    {"_collective_view", BCLPY_KW_METHOD(hm_collective_view), BCLPY_DOC_HM_COLLECTIVE_VIEW},
+    {"owner", BCLPY_KW_METHOD(hm_owner), BCLPY_DOC_HM_OWNER},
+    {"save", BCLPY_KW_METHOD(hm_save), BCLPY_DOC_SAVE},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef hashmap_getset[] = {
+    BCLPY_PROPERTY("capacity", hashmap_get_capacity, BCLPY_DOC_PROP_HASHMAP_CAPACITY),
+    BCLPY_PROPERTY("key_type", hashmap_get_key_type, BCLPY_DOC_PROP_HASHMAP_KEY_TYPE),
     BCLPY_PROPERTY("value_type", hashmap_get_value_type, BCLPY_DOC_PROP_HASHMAP_VALUE_TYPE),
+    {NULL, NULL, NULL, NULL, NULL}
+};
 
 #endif /* BCLPY_GENERATED_HM_METHODS_CLINIC_H */

@@ -102,10 +102,34 @@ static PyObject *q_migrate(QueueObject *self, BCLPY_FASTARGS)
     return q_migrate_impl(self, a[0]);
 }
 
-/* The properties of Queue (entries of a PyGetSetDef array). */
-#define BCLPY_GETSET_QUEUE \
-    BCLPY_PROPERTY("capacity", queue_get_capacity, BCLPY_DOC_PROP_QUEUE_CAPACITY), \
-    BCLPY_PROPERTY("host", queue_get_host, BCLPY_DOC_PROP_QUEUE_HOST), \
+static PyObject *q_close(QueueObject *self, PyObject *noargs);
+static PyObject *q_local_nonatomic_pop(QueueObject *self, PyObject *noargs);
+static PyObject *q_local(QueueObject *self, PyObject *noargs);
+static PyObject *q_size(QueueObject *self, PyObject *noargs);
+static PyObject *q_save(QueueObject *self, BCLPY_FASTARGS);
+
+static PyMethodDef queue_methods[] = {
+    {"close", (PyCFunction)(q_close), METH_NOARGS, BCLPY_DOC_CLOSE},
+    {"__enter__", (PyCFunction)(bclpy_life_enter), METH_NOARGS, BCLPY_DOC_ENTER},
+    {"__exit__", (PyCFunction)(void (*)(void))(bclpy_life_exit), METH_FASTCALL, BCLPY_DOC_EXIT},
+    {"push", BCLPY_KW_METHOD(q_push), BCLPY_DOC_Q_PUSH},
+    {"push_many", BCLPY_KW_METHOD(q_push_many), BCLPY_DOC_Q_PUSH_MANY},
+    {"pop", BCLPY_KW_METHOD(q_pop), BCLPY_DOC_Q_POP},
+    {"pop_many", BCLPY_KW_METHOD(q_pop_many), BCLPY_DOC_Q_POP_MANY},
+    {"local_nonatomic_pop", (PyCFunction)(q_local_nonatomic_pop), METH_NOARGS, BCLPY_DOC_Q_LOCAL_NONATOMIC_POP},
+    {"local", (PyCFunction)(q_local), METH_NOARGS, BCLPY_DOC_Q_LOCAL},
+    {"size", (PyCFunction)(q_size), METH_NOARGS, BCLPY_DOC_Q_SIZE},
+    {"resize", BCLPY_KW_METHOD(q_resize), BCLPY_DOC_Q_RESIZE},
+    {"migrate", BCLPY_KW_METHOD(q_migrate), BCLPY_DOC_Q_MIGRATE},
+    {"save", BCLPY_KW_METHOD(q_save), BCLPY_DOC_SAVE},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef queue_getset[] = {
+    BCLPY_PROPERTY("capacity", queue_get_capacity, BCLPY_DOC_PROP_QUEUE_CAPACITY),
+    BCLPY_PROPERTY("host", queue_get_host, BCLPY_DOC_PROP_QUEUE_HOST),
     BCLPY_PROPERTY("dtype", queue_get_dtype, BCLPY_DOC_PROP_QUEUE_DTYPE),
+    {NULL, NULL, NULL, NULL, NULL}
+};
 
 #endif /* BCLPY_GENERATED_QUEUE_METHODS_CLINIC_H */

@@ -132,7 +132,10 @@ def _entry_options(body, where):
         if key == "text":
             text = _dedent(lines[i + 1:], 8)
             break
-        opts[key] = value.strip()
+        if key == "slot":           # repeated: one a slot
+            opts.setdefault("slot", []).append(value.strip())
+        else:
+            opts[key] = value.strip()
         i += 1
     return opts, text
 
@@ -288,6 +291,7 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
     includes, body, tables, order = set(), [], {}, []
     selftype, clinic, getsets = {}, {}, {}   # per table: self's C type, generated C
     whole, protos, bases = {}, {}, {}          # tables written whole, their prototypes
+    classes, cls_doc = {}, {}                  # per table: its classes' entries; their docs
     cls = None
     shared_docs = set()         # the areas of docstrings this file's tables share
     table = None
@@ -318,11 +322,15 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
             cm = re.match(r"^_?(\w+)(?:\((.*)\))?", e["head"])
             cls = cm.group(1)
             bases[cls] = [b.strip().lstrip("_") for b in (cm.group(2) or "").split(",") if b.strip()]
+            if table is not None:
+                classes.setdefault(table, []).append((cls, e))
         if kind in ("module", "class", "converter"):
             continue
         opts = e["opts"]
         method = False
         textsig = None
+        if kind == "init" and cls is not None and "doc" in opts:
+            cls_doc[cls] = opts["doc"]
         if kind in ("def", "init"):
             name, args, _, _ = _parse_sig(e)
             static = "static" in opts.get("flags", "").split()
@@ -380,7 +388,14 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
             files[array + "_clinic"] = _clinic_header(
                 out[0], array, ext, area, shared_docs, clinic.get(t, []), getsets.get(t, {}),
                 (protos.get(t, []), items), bases)
+            typed = [c for c in classes.get(t, []) if "type" in c[1]["opts"]]
+            if typed:
+                files[array + "_types"] = _types_header(out[0], array, selftype[t], typed,
+                                                        classes[t], getsets.get(t, {}),
+                                                        bases, cls_doc)
             continue
+        if any("type" in c[1]["opts"] for c in classes.get(t, [])):
+            raise SpecError(f"{ext['spec']}/{area}.spec: `type:` needs a table with `self`")
         tguard = f"BCLPY_GENERATED_{array.upper()}_H"
         lines = [out[0], f"#ifndef {tguard}", f"#define {tguard}", ""]
         lines += [f'#include "{ext["include"]}/{inc}.h"' for inc in sorted(shared_docs | {area})]
@@ -592,6 +607,103 @@ def _clinic_header(banner, array, ext, area, shared_docs, functions, getsets, ta
     return "\n".join(lines) + "\n"
 
 
+# ---- type objects -------------------------------------------------------------------
+TYPE_FLAGS = {"basetype": "Py_TPFLAGS_BASETYPE"}
+
+
+def _class_slots(cls, by_name, bases):
+    """The `slot:` options of cls and of its bases in the spec (a base's
+    first; a class's own slot replaces the base's): {slot: function}."""
+    out = {}
+    for b in bases.get(cls, []):
+        out.update(_class_slots(b, by_name, bases))
+    for item in by_name[cls]["opts"].get("slot", []):
+        slot, _, fn = item.partition(" ")
+        if not re.match(r"^(tp|nb|mp|sq)_\w+$", slot) or not fn.strip():
+            raise SpecError(f"{by_name[cls]['where']}: expected `slot: tp_NAME function`")
+        out[slot] = fn.strip()
+    return out
+
+
+def _getset_of(cls, getsets, bases):
+    """The getset array a type uses: its own (with its bases' properties), or
+    its nearest base's with properties; None when no class in line has any."""
+    if cls in getsets:
+        return f"{cls.lower()}_getset"
+    for b in bases.get(cls, []):
+        found = _getset_of(b, getsets, bases)
+        if found:
+            return found
+    return None
+
+
+def _types_header(banner, array, selftype, typed, all_classes, getsets, bases, cls_doc):
+    """generated/<array>_types.h: the PyType_Spec of each class with `type:`
+    (its slots: the docstring of its `init`, the method table, its getset
+    array, and the `slot:` functions of the class and its spec bases).  The
+    .c file includes it last, after the functions the slots name."""
+    guard = f"BCLPY_GENERATED_{array.upper()}_TYPES_H"
+    lines = [banner, f"#ifndef {guard}", f"#define {guard}", ""]
+    by_name = {c: e for c, e in all_classes}
+    for cls, e in typed:
+        qualname, *flags = e["opts"]["type"].split()
+        if any(f not in TYPE_FLAGS for f in flags):
+            raise SpecError(f"{e['where']}: `type: QUALNAME [basetype]`")
+        if cls not in cls_doc:
+            raise SpecError(f"{e['where']}: a type needs an `init` entry with `doc:`")
+        slots = _class_slots(cls, by_name, bases)
+        if "tp_dealloc" not in slots:
+            raise SpecError(f"{e['where']}: a type needs `slot: tp_dealloc`")
+        if "tp_init" in slots:
+            slots.setdefault("tp_new", "PyType_GenericNew")
+        getset = _getset_of(cls, getsets, bases)
+        entries = [f"{{Py_tp_doc, (void *)BCLPY_DOC_{cls_doc[cls]}}}",
+                   f"{{Py_tp_methods, {array}}}"]
+        entries += [f"{{Py_tp_getset, {getset}}}"] if getset else []
+        entries += [f"{{Py_{slot}, (void *){fn}}}" for slot, fn in slots.items()]
+        lines += [f"static PyType_Slot {cls.lower()}_slots[] = {{"]
+        lines += [f"    {i}," for i in entries] + ["    {0, NULL}", "};", ""]
+        lines += [f"PyType_Spec bclpy_{cls}_spec = {{",
+                  f"    .name = {_literal(qualname)}, .basicsize = sizeof({selftype}),",
+                  "    .flags = " + " | ".join(["Py_TPFLAGS_DEFAULT", "Py_TPFLAGS_IMMUTABLETYPE"]
+                                             + [TYPE_FLAGS[f] for f in flags]) + ",",
+                  f"    .slots = {cls.lower()}_slots", "};", ""]
+    lines += [f"#endif /* {guard} */"]
+    return "\n".join(lines) + "\n"
+
+
+def _module_index(ext, per_area):
+    """generated/module.h of an extension whose tables name their `self`: what
+    its module is made of -- its types' ids in the module state (enum
+    bclpy_type_id), their specs and its module-level function tables (the
+    `bclpy_` arrays), declared, and the tables module creation walks
+    (BCLPY_TYPE_SPECS by id, BCLPY_FUNCTION_TABLES)."""
+    names, tables = [], []
+    for area in ext["order"]:
+        for e in per_area[area]:
+            if e["kind"] == "class" and "type" in e["opts"]:
+                names.append(re.match(r"^_?(\w+)", e["head"]).group(1))
+            m = re.match(r"^(bclpy_\w+) as \w+ self PyObject$", e.get("head", "")) \
+                if e["kind"] == "table" else None
+            if m:
+                tables.append(m.group(1))
+    if not names:
+        return None
+    banner = HEADER.format(src="the .spec files of " + ext["spec"])
+    lines = [f"/* {banner} */", "#ifndef BCLPY_GENERATED_MODULE_H", "#define BCLPY_GENERATED_MODULE_H",
+             "", "/* The types of the module, indexed in its state. */", "enum bclpy_type_id {"]
+    lines += [f"    BCLPY_T_{n.upper()}," for n in names] + ["    BCLPY_NTYPES", "};", ""]
+    lines += [f"extern PyType_Spec bclpy_{n}_spec;" for n in names]
+    lines += [f"extern PyMethodDef {t}[];" for t in tables] + [""]
+    lines += ["/* The specs by id, and the function tables, as module creation adds them. */",
+              "#define BCLPY_TYPE_SPECS \\", "    { \\"]
+    lines += [f"        [BCLPY_T_{n.upper()}] = &bclpy_{n}_spec, \\" for n in names]
+    lines += ["    }", "#define BCLPY_FUNCTION_TABLES \\", "    { \\"]
+    lines += [f"        {t}, \\" for t in tables]
+    lines += ["    }", "", "#endif /* BCLPY_GENERATED_MODULE_H */"]
+    return "\n".join(lines) + "\n"
+
+
 # ---- stub output ------------------------------------------------------------------
 def _wrap(line):
     """Break a stub line after top-level commas of its parameters (and before
@@ -715,6 +827,9 @@ def generate(root=ROOT):
             for name, text in generate_header(area, per_area[area], ext, defined_in,
                                               in_text, converters).items():
                 files[os.path.join(ext["out"], name + ".h")] = text
+        index = _module_index(ext, per_area)
+        if index:
+            files[os.path.join(ext["out"], "module.h")] = index
         files[ext["stub"]] = generate_stub(ext, per_area)
     return files
 

@@ -376,24 +376,4 @@ BCLPY_SAVE_METHOD(array_save, ArrayObject, bclpy_array_io_target)
 
 BCLPY_CLOSE_METHOD(array_close, ArrayObject, tname(self), created, bcl_array_destroy, a)
 
-/* DArray and Array differ only in their name, docstring, properties and
- * constructor. */
-#define ARRAY_SLOTS(DOC, GETSET, INIT)                                      \
-    {                                                                       \
-        BCLPY_SLOTS_HEAD(array_dealloc, DOC),                               \
-        {Py_tp_repr, array_repr},                                           \
-        {Py_tp_iter, bclpy_array_iter},                                     \
-        {Py_sq_length, array_len},                                          \
-        {Py_mp_length, array_len},                                          \
-        {Py_mp_subscript, array_getitem},                                   \
-        {Py_mp_ass_subscript, array_setitem},                               \
-        {Py_tp_getset, GETSET},                                             \
-        BCLPY_SLOTS_INIT(array_methods, INIT),                              \
-        {0, NULL}                                                           \
-    }
-
-static PyType_Slot darray_slots[] = ARRAY_SLOTS(BCLPY_DOC_DARRAY, darray_getset, darray_init);
-static PyType_Slot harray_slots[] = ARRAY_SLOTS(BCLPY_DOC_ARRAY, array_getset, harray_init);
-
-PyType_Spec bclpy_DArray_spec = BCLPY_TYPE_SPEC("pybcl.DArray", ArrayObject, 0, darray_slots);
-PyType_Spec bclpy_Array_spec = BCLPY_TYPE_SPEC("pybcl.Array", ArrayObject, 0, harray_slots);
+#include "binding/generated/array_methods_types.h"

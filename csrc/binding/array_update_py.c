@@ -316,11 +316,4 @@ static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t na
 /* Updates not yet flushed are dropped with the buffer (flush() first). */
 BCLPY_CLOSE_METHOD(db_close, bclpy_DABuf, "DArrayBuffer", live, bcl_dabuf_destroy, b)
 
-static PyType_Slot db_slots[] = {
-    BCLPY_SLOTS_HEAD(db_dealloc, BCLPY_DOC_DARRAYBUFFER),
-    {Py_tp_getset, darraybuffer_getset},
-    BCLPY_SLOTS_INIT(db_methods, db_init),
-    {0, NULL}
-};
-
-PyType_Spec bclpy_DABuf_spec = BCLPY_TYPE_SPEC("pybcl.DArrayBuffer", bclpy_DABuf, 0, db_slots);
+#include "binding/generated/db_methods_types.h"

@@ -31,12 +31,10 @@
 
 /* ---- module state (multi-phase init: module.c, errors.c, configure.c) --- */
 
-/* The types of pybcl._core, indexed in its state. */
-enum bclpy_type_id {
-    BCLPY_T_GLOBALPTR, BCLPY_T_FASTQUEUE, BCLPY_T_CIRCULARQUEUE, BCLPY_T_HASHMAP,
-    BCLPY_T_HMBUF, BCLPY_T_BLOOM, BCLPY_T_DARRAY, BCLPY_T_ARRAY, BCLPY_T_DABUF,
-    BCLPY_NTYPES
-};
+/* What pybcl._core is made of: its types (enum bclpy_type_id, their specs)
+ * and function tables, from the spec. */
+#include "binding/generated/module.h"
+
 /* Its exception classes (pybcl.Error and subclasses), made by
  * bclpy_add_exceptions (errors.c). */
 enum bclpy_exc_id {
@@ -489,22 +487,6 @@ int bclpy_add_new_ref(PyObject *m, const char *name, PyObject *obj);
         .m_traverse = def##_traverse, .m_clear = def##_clear, .m_free = def##_free \
     }
 #define BCLPY_COUNT(array) (sizeof(array) / sizeof((array)[0]))
-
-/* The types and function tables of the binding files; module.c adds each
- * of them to pybcl._core. */
-extern PyMethodDef bclpy_runtime_methods[];    /* module.c */
-extern PyMethodDef bclpy_configure_methods[];  /* configure.c: _configure */
-extern PyMethodDef bclpy_ops_methods[];        /* ops.c */
-extern PyMethodDef bclpy_msgpack_methods[];    /* msgpack_py.c: packb, unpackb, hash64 */
-extern PyType_Spec bclpy_GlobalPtr_spec;       /* globalptr.c */
-extern PyType_Spec bclpy_FastQueue_spec, bclpy_CircularQueue_spec;  /* queue_py.c */
-extern PyType_Spec bclpy_HashMap_spec;         /* hashmap_py.c */
-extern PyType_Spec bclpy_HMBuf_spec;           /* hmbuffer_py.c */
-extern PyType_Spec bclpy_Bloom_spec;           /* bloom_py.c */
-extern PyType_Spec bclpy_DArray_spec, bclpy_Array_spec;             /* array_py.c */
-extern PyType_Spec bclpy_DABuf_spec;           /* array_update_py.c */
-extern PyMethodDef bclpy_io_methods[];          /* io_py.c: read, info (save: a method) */
-extern PyMethodDef bclpy_io_load_methods[];     /* io_load_py.c: pybcl.load */
 
 /* The compact hash map's reserved key words as _core._HASHMAP_RESERVED_WORDS
  * (for the tests of the keys equal to them; hashmap_values_py.c). */

@@ -386,16 +386,4 @@ BCLPY_SAVE_METHOD(bloom_save, BloomObject, bclpy_bloom_io_target)
 
 BCLPY_CLOSE_METHOD(bloom_close, BloomObject, "BloomFilter", live, bcl_bloom_destroy, b)
 
-static PyType_Slot bloom_slots[] = {
-    BCLPY_SLOTS_HEAD(bloom_dealloc, BCLPY_DOC_BLOOMFILTER),
-    {Py_tp_repr, bloom_repr},
-    {Py_sq_contains, bloom_contains},
-    {Py_tp_methods, bloom_methods},
-    {Py_tp_getset, bloomfilter_getset},
-    {Py_tp_init, bloom_init},
-    {Py_tp_new, bloom_new},
-    {0, NULL}
-};
-
-PyType_Spec bclpy_Bloom_spec = BCLPY_TYPE_SPEC("pybcl.BloomFilter", BloomObject, 0,
-                                               bloom_slots);
+#include "binding/generated/bloom_methods_types.h"

@@ -402,21 +402,4 @@ static PyObject *gptr_setstate(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
     Py_RETURN_NONE;
 }
 
-static PyType_Slot gptr_slots[] = {
-    BCLPY_SLOTS_HEAD(gptr_dealloc, BCLPY_DOC_GLOBALPTR),
-    {Py_tp_repr, gptr_repr},
-    {Py_nb_add, gptr_add},
-    {Py_nb_subtract, gptr_sub},
-    {Py_nb_bool, gptr_bool},
-    {Py_mp_subscript, gptr_getitem},
-    {Py_mp_ass_subscript, gptr_setitem},
-    {Py_tp_hash, gptr_hash},
-    {Py_tp_richcompare, gptr_richcompare},
-    {Py_tp_methods, gptr_methods},
-    {Py_tp_getset, globalptr_getset},
-    {Py_tp_new, gptr_tp_new},
-    {0, NULL}
-};
-
-PyType_Spec bclpy_GlobalPtr_spec = BCLPY_TYPE_SPEC("pybcl.GlobalPtr", bclpy_GlobalPtr, 0,
-                                                   gptr_slots);
+#include "binding/generated/gptr_methods_types.h"

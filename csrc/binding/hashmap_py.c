@@ -439,19 +439,4 @@ BCLPY_SAVE_METHOD(hm_save, bclpy_HashMap, bclpy_hm_io_target)
 
 BCLPY_CLOSE_METHOD(hm_close, bclpy_HashMap, "HashMap", live, bcl_hm_destroy, m)
 
-static PyType_Slot hm_slots[] = {
-    BCLPY_SLOTS_HEAD(hm_dealloc, BCLPY_DOC_HASHMAP),
-    {Py_tp_repr, hm_repr},
-    {Py_mp_length, hm_length},
-    {Py_mp_subscript, hm_subscript},
-    {Py_mp_ass_subscript, hm_ass_subscript},
-    {Py_sq_contains, hm_contains},
-    {Py_tp_methods, hm_methods},
-    {Py_tp_getset, hashmap_getset},
-    {Py_tp_init, hm_init},
-    {Py_tp_new, hm_new},
-    {0, NULL}
-};
-
-PyType_Spec bclpy_HashMap_spec = BCLPY_TYPE_SPEC("pybcl._core.HashMap", bclpy_HashMap,
-                                                 Py_TPFLAGS_BASETYPE, hm_slots);
+#include "binding/generated/hm_methods_types.h"

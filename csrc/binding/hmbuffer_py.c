@@ -221,13 +221,4 @@ static PyObject *hb_repr(bclpy_HMBuf *self)
                                 self->b.grow ? "True" : "False");
 }
 
-static PyType_Slot hb_slots[] = {
-    BCLPY_SLOTS_HEAD(hb_dealloc, BCLPY_DOC_HMBUFFER),
-    {Py_tp_repr, hb_repr},
-    {Py_tp_getset, hashmapbuffer_getset},
-    BCLPY_SLOTS_INIT(hb_methods, hb_init),
-    {0, NULL}
-};
-
-PyType_Spec bclpy_HMBuf_spec = BCLPY_TYPE_SPEC("pybcl._core.HashMapBuffer", bclpy_HMBuf,
-                                               Py_TPFLAGS_BASETYPE, hb_slots);
+#include "binding/generated/hb_methods_types.h"

@@ -25,7 +25,7 @@ static int io_target(PyObject *o, bclpy_io_target *t)
         return bclpy_hm_io_target(o, t);
     if (types && (type == types[BCLPY_T_DARRAY] || type == types[BCLPY_T_ARRAY]))
         return bclpy_array_io_target(o, t);
-    if (types && type == types[BCLPY_T_BLOOM])
+    if (types && type == types[BCLPY_T_BLOOMFILTER])
         return bclpy_bloom_io_target(o, t);
     if (types && (type == types[BCLPY_T_FASTQUEUE] || type == types[BCLPY_T_CIRCULARQUEUE]))
         return bclpy_queue_io_target(o, t);

@@ -277,23 +277,10 @@ static PyObject *py_mpi_env_default(PyObject *self, PyObject *noargs)
     return Py_BuildValue("(ss)", name, value);
 }
 
-/* Every type and function table of pybcl._core, declared in bclpy.h. */
-static PyType_Spec *const specs[BCLPY_NTYPES] = {
-    [BCLPY_T_GLOBALPTR] = &bclpy_GlobalPtr_spec,
-    [BCLPY_T_FASTQUEUE] = &bclpy_FastQueue_spec,
-    [BCLPY_T_CIRCULARQUEUE] = &bclpy_CircularQueue_spec,
-    [BCLPY_T_HASHMAP] = &bclpy_HashMap_spec,
-    [BCLPY_T_HMBUF] = &bclpy_HMBuf_spec,
-    [BCLPY_T_BLOOM] = &bclpy_Bloom_spec,
-    [BCLPY_T_DARRAY] = &bclpy_DArray_spec,
-    [BCLPY_T_ARRAY] = &bclpy_Array_spec,
-    [BCLPY_T_DABUF] = &bclpy_DABuf_spec,
-};
+/* Every type and function table of pybcl._core (generated/module.h). */
+static PyType_Spec *const specs[BCLPY_NTYPES] = BCLPY_TYPE_SPECS;
 
-static PyMethodDef *const method_tables[] = {
-    bclpy_runtime_methods, bclpy_configure_methods, bclpy_ops_methods, bclpy_collective_methods,
-    bclpy_msgpack_methods, bclpy_io_methods, bclpy_io_load_methods,
-};
+static PyMethodDef *const method_tables[] = BCLPY_FUNCTION_TABLES;
 
 static PyObject *transport_names(void)
 {

@@ -544,22 +544,4 @@ int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t)
 
 BCLPY_SAVE_METHOD(q_save, QueueObject, bclpy_queue_io_target)
 
-#define QUEUE_SLOTS(DOC)                                                        \
-    {                                                                           \
-        BCLPY_SLOTS_HEAD(queue_dealloc, DOC),                                   \
-        {Py_tp_repr, q_repr},                                                   \
-        {Py_sq_length, q_len},                                                  \
-        {Py_tp_methods, queue_methods},                                         \
-        {Py_tp_getset, queue_getset},                                           \
-        {Py_tp_init, queue_init},                                               \
-        {Py_tp_new, queue_new},                                                 \
-        {0, NULL}                                                               \
-    }
-
-static PyType_Slot fastqueue_slots[] = QUEUE_SLOTS(BCLPY_DOC_FASTQUEUE);
-static PyType_Slot circularqueue_slots[] = QUEUE_SLOTS(BCLPY_DOC_CIRCULARQUEUE);
-
-PyType_Spec bclpy_FastQueue_spec =
-    BCLPY_TYPE_SPEC("pybcl.FastQueue", QueueObject, 0, fastqueue_slots);
-PyType_Spec bclpy_CircularQueue_spec =
-    BCLPY_TYPE_SPEC("pybcl.CircularQueue", QueueObject, 0, circularqueue_slots);
+#include "binding/generated/queue_methods_types.h"

@@ -102,15 +102,8 @@ static int harray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
     size_obj = a_[1];
     dt_obj = a_[2];
     long long host;
-    if (bclpy_int_arg(host_obj, "host", 0, LLONG_MAX, &host) < 0)
+    if (bclpy_rank_arg(host_obj, "host", &host) < 0)
         return -1;
-    if (bclpy_ensure_init() < 0)
-        return -1;
-    if (host >= bcl_rt.nprocs) {
-        PyErr_Format(PyExc_ValueError, "host must be a rank in [0, %d), got %lld",
-                     bcl_rt.nprocs, host);
-        return -1;
-    }
     return array_setup(self, (int)host, size_obj, dt_obj);
 }
 

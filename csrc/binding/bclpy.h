@@ -182,6 +182,9 @@ int bclpy_promise(PyObject *self, PyObject *p, const char *container, unsigned *
 /* Ensure the runtime is up (auto-initialisation calls pybcl.init(), handed
  * down by _core._configure: configure.c). */
 int bclpy_ensure_init(void);
+/* A rank argument (host, new_host): an int in [0, nprocs) of the runtime,
+ * brought up first; -1 with TypeError/ValueError naming `name`. */
+int bclpy_rank_arg(PyObject *o, const char *name, long long *out);
 
 /* ---- conversions shared by the binding files (convert.c) -------------- */
 /* dtype-like (str, type, np.dtype) -> new reference to a descriptor, or NULL
@@ -243,6 +246,9 @@ PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype);
  * when some rank failed or the ranks' values differ. */
 void bclpy_collective_begin(void);
 int bclpy_collective_end(int rc, const char *what);
+/* The body called a core function that agrees itself (a queue's): this rank
+ * has joined the agreement, whatever that call returned. */
+void bclpy_collective_joined(void);
 /* The tp_init of a collective constructor: `body` between begin and end. */
 int bclpy_collective_init(initproc body, PyObject *self, PyObject *args, PyObject *kwds,
                           const char *what);

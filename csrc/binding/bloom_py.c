@@ -309,48 +309,28 @@ static PyObject *bloom_plan_impl(PyObject *cls, PyObject *n_obj, PyObject *fpr_o
     if (!fpr_obj && !(fpr_obj = dflt = PyFloat_FromDouble(0.01)))
         return NULL;
     uint64_t n, nwords;
-    double fpr, pred;
+    double fpr, best;
     int k;
     int rc = parse_plan_args(n_obj, fpr_obj, &n, &fpr);
     Py_XDECREF(dflt);
     if (rc < 0)
         return NULL;
-    bcl_status st = bcl_bloom_plan(n, fpr, &nwords, &k, &pred);
-    if (st != BCL_OK)
-        return bclpy_raise(st);
-    /* as bcl_bloom_create: round up to whole words per rank, re-pick k */
-    uint64_t wpr = (nwords + (uint64_t)nprocs - 1) / (uint64_t)nprocs;
-    nwords = wpr * (uint64_t)nprocs;
-    double best = 2.0;
-    for (int kk = 1; kk <= BCL_BLOOM_KMAX; kk++) {
-        double f = bcl_bloom_predict((double)n, (double)nwords, kk);
-        if (f < best) {
-            best = f;
-            k = kk;
-        }
-    }
+    CHECK(bcl_bloom_plan(n, fpr, (int)nprocs, &nwords, &k, &best));
     return Py_BuildValue("{s:K,s:i,s:d,s:d}", "nwords", (unsigned long long)nwords,
                          "k", k, "bits_per_key", 64.0 * (double)nwords / (double)n,
                          "predicted_fpr", best);
 }
 
-static PyObject *bloom_predict(PyObject *cls, BCLPY_FASTARGS)
+static PyObject *bloom_predict_impl(PyObject *cls, double n, double nwords, long long k)
 {
-    PyObject *a[3];
-    double n, nwords;
-    long long k;
-    if (bclpy_parse("predict", args, nargs, kwnames, NULL, 3, 3, a) < 0 ||
-        bclpy_double_arg(a[0], "n", &n) < 0 || bclpy_double_arg(a[1], "nwords", &nwords) < 0 ||
-        bclpy_int_arg(a[2], "predict: k", 1, BCL_BLOOM_KMAX, &k) < 0)
-        return NULL;
     /* The formula answers anything (a negative "probability" for n < 0, 1.0 for
      * NaN): refuse what describes no filter. */
     if (!(n >= 0) || !isfinite(n))
         return PyErr_Format(PyExc_ValueError, "predict: n must be a finite number >= 0, "
-                            "got %R", a[0]);
+                            "got %g", n);
     if (!(nwords >= 1) || !isfinite(nwords))
         return PyErr_Format(PyExc_ValueError, "predict: nwords must be a finite number "
-                            ">= 1, got %R", a[1]);
+                            ">= 1, got %g", nwords);
     return PyFloat_FromDouble(bcl_bloom_predict(n, nwords, (int)k));
 }
 

@@ -20,6 +20,8 @@ static int agreed;      /* the running collective reached bclpy_agree (GIL held)
 
 void bclpy_collective_begin(void) { agreed = 0; }
 
+void bclpy_collective_joined(void) { agreed = 1; }
+
 static void join_as_failed(const char *what)
 {
     if (!bcl_rt.initialized || agreed)

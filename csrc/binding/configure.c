@@ -84,3 +84,13 @@ int bclpy_ensure_init(void)
     }
     return 0;
 }
+
+int bclpy_rank_arg(PyObject *o, const char *name, long long *out)
+{
+    if (bclpy_ensure_init() < 0 || bclpy_int_arg(o, name, LLONG_MIN, LLONG_MAX, out) < 0)
+        return -1;
+    if (*out >= 0 && *out < bcl_rt.nprocs)
+        return 0;
+    PyErr_Format(PyExc_ValueError, "%s %R is not a rank in [0, %d)", name, o, bcl_rt.nprocs);
+    return -1;
+}

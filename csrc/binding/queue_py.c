@@ -34,9 +34,6 @@ static int usable(QueueObject *self)
 
 /* ---- argument conversion ----------------------------------------------- */
 
-static PyObject *take_exc(void);
-static void give_exc(PyObject *v);
-
 /* None -> 0; a ConProm.CircularQueue flag -> its bits. */
 static int queue_promise_arg(QueueObject *self, PyObject *p, const char *argname,
                              unsigned *out)
@@ -49,62 +46,22 @@ static int queue_promise_arg(QueueObject *self, PyObject *p, const char *argname
 
 #include "binding/generated/queue_methods_clinic.h"
 
-/* An int argument of a collective call; -1 (with the exception saved for
- * later) when it does not convert, so the call can still take part. */
-static long long collective_int(PyObject *o, const char *argname, PyObject **exc)
+/* "FastQueue" or "CircularQueue" + `call`: the name of a collective call in
+ * its agreement, the same words the core's agreement uses (bcl_queue.c). */
+static const char *call_name(QueueObject *self, const char *call, char *buf, size_t n)
 {
-    if (*exc)
-        return -1;
-    if (!PyIndex_Check(o) || PyBool_Check(o)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", argname,
-                     Py_TYPE(o)->tp_name);
-    } else {
-        int overflow = 0;
-        PyObject *i = bclpy_index(o, argname);
-        long long v = i ? PyLong_AsLongLongAndOverflow(i, &overflow) : -1;
-        Py_XDECREF(i);
-        if (i && !overflow && !(v == -1 && PyErr_Occurred()))
-            return v;   /* out-of-range values: the core names them */
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_ValueError, "%s %R is out of range", argname, o);
-    }
-    *exc = take_exc();
-    return -1;
+    snprintf(buf, n, "%s%s", Py_TYPE(self)->tp_name + 6, call);
+    return buf;
 }
 
-/* Python 3.11 has no PyErr_GetRaisedException: keep the normalized value. */
-static PyObject *take_exc(void)
+/* The core's queue calls agree inside (bcl_queue.c): once the binding calls
+ * one, this rank has joined, whatever the call returns; a rank that raises
+ * before it joins as failed (bclpy_collective_end). */
+static bcl_status joined(bcl_status st)
 {
-    PyObject *t, *v, *tb;
-    PyErr_Fetch(&t, &v, &tb);
-    PyErr_NormalizeException(&t, &v, &tb);
-    if (tb && v)
-        PyException_SetTraceback(v, tb);
-    Py_XDECREF(t);
-    Py_XDECREF(tb);
-    return v;
-}
-
-static void give_exc(PyObject *v)
-{
-    PyErr_SetObject(PyExceptionInstance_Class(v), v);
-    Py_DECREF(v);
-}
-
-/* After a collective call: a locally saved conversion error wins over the
- * core's status (which then only says "invalid on some rank"). */
-static PyObject *collective_done(bcl_status st, PyObject *exc)
-{
-    /* The core's agreement in the call found which containers every rank
-     * has dropped; free them now (GIL held), as bclpy_agree does. */
-    bcl_life_reap();
-    if (exc) {
-        give_exc(exc);
-        return NULL;
-    }
-    if (st != BCL_OK)
-        return bclpy_raise(st);
-    Py_RETURN_NONE;
+    bclpy_collective_joined();
+    bcl_life_reap();                 /* what the agreement found dropped everywhere */
+    return st;
 }
 
 /* ---- construction ------------------------------------------------------ */
@@ -117,54 +74,45 @@ static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
-static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
+static int queue_init_body(QueueObject *self, PyObject *args, PyObject *kwds)
 {
     static const char *const names[] = BCLPY_ARGS_QUEUE;
-    PyObject *a[3], *exc = NULL;
+    PyObject *a[3];
+    long long host, cap;
     if (self->live) {
         PyErr_SetString(PyExc_TypeError, "a queue cannot be re-initialised");
         return -1;
     }
-    if (bclpy_parse_init(Py_TYPE(self)->tp_name + 6, args, kwds, names, 2, 3, a) < 0)
-        return -1;          /* wrong arity: the same on every SPMD rank */
-    PyObject *host_o = a[0], *cap_o = a[1], *dtype_o = a[2];
-    if (bclpy_ensure_init() < 0)
+    if (bclpy_parse_init(Py_TYPE(self)->tp_name + 6, args, kwds, names, 2, 3, a) < 0 ||
+        bclpy_rank_arg(a[0], "host", &host) < 0 ||
+        bclpy_int_arg(a[1], "capacity", 1, LLONG_MAX, &cap) < 0)
         return -1;
-    long long host = collective_int(host_o, "host", &exc);
-    long long cap = collective_int(cap_o, "capacity", &exc);
-    if (!exc && (host > INT32_MAX || host < INT32_MIN)) {  /* not -1: name it as given */
-        PyErr_Format(PyExc_ValueError, "host %R is not a rank in [0, %d)", host_o,
-                     bcl_rt.nprocs);
-        exc = take_exc();
-    }
-    PyObject *spec = dtype_o ? dtype_o : NULL;
-    int have_type = 0;
-    if (!exc) {
-        PyObject *dflt = spec ? NULL : PyUnicode_FromString("int64");
-        have_type = bclpy_elemtype_init(&self->et, spec ? spec : dflt, "dtype") == 0;
-        Py_XDECREF(dflt);
-        if (!have_type) {       /* make sure the message names the argument */
-            PyObject *e = take_exc();
-            PyErr_Format(PyExc_TypeError, "dtype: %R is not a usable element type (%S)",
-                         spec, e);
-            Py_XDECREF(e);
-            exc = take_exc();
-        }
+    PyObject *dflt = a[2] ? NULL : PyUnicode_FromString("int64");
+    int rc = bclpy_elemtype_init(&self->et, a[2] ? a[2] : dflt, "dtype");
+    Py_XDECREF(dflt);
+    if (rc < 0) {                /* make sure the message names the argument */
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
+        PyErr_Format(PyExc_TypeError, "dtype: %R is not a usable element type (%S)",
+                     a[2], v ? v : Py_None);
+        Py_XDECREF(t);
+        Py_XDECREF(v);
+        Py_XDECREF(tb);
+        return -1;
     }
     PyTypeObject *circular = bclpy_type_state(Py_TYPE(self))->types[BCLPY_T_CIRCULARQUEUE];
     bcl_queue_kind kind = Py_TYPE(self) == circular ? BCL_QUEUE_CIRCULAR : BCL_QUEUE_FAST;
-    size_t slot = have_type ? self->et.slot_size : 0;
-    bcl_status st = bcl_queue_create(&self->q, kind, exc ? -1 : (int)host,
-                                     exc ? -1 : cap, exc ? 0 : slot);
-    if (exc || st != BCL_OK) {
-        if (have_type)
-            bclpy_elemtype_clear(&self->et);
-        collective_done(st, exc);
-        return -1;
-    }
-    bcl_life_reap();                 /* what the agreement found dropped everywhere */
-    bclpy_life_start(&self->live, &self->epoch, &self->life);
-    return 0;
+    bcl_status st = joined(bcl_queue_create(&self->q, kind, (int)host, cap, self->et.slot_size));
+    if (st != BCL_OK)
+        bclpy_elemtype_clear(&self->et);
+    return bclpy_life_started(st, &self->live, &self->epoch, &self->life);
+}
+
+static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
+{
+    char what[32];
+    return bclpy_collective_init((initproc)queue_init_body, (PyObject *)self, args, kwds,
+                                 call_name(self, "()", what, sizeof what));
 }
 
 /* Out-of-line values still in the queue belong to it: the host releases
@@ -483,18 +431,28 @@ static Py_ssize_t q_len(QueueObject *self)
     return (Py_ssize_t)s;
 }
 
-/* resize() and migrate(): a collective change by one int argument; a rank
- * whose argument does not convert passes -1, so every rank learns of it. */
+/* resize() and migrate(): a collective change to one argument, a positive
+ * int or (is_rank) a rank; a rank whose argument does not convert joins the
+ * core's agreement as failed. */
 static PyObject *collective_change(QueueObject *self, PyObject *arg, const char *argname,
+                                   int is_rank, const char *call,
                                    bcl_status (*change)(bcl_queue *, long long))
 {
     if (usable(self) < 0)
         return NULL;
-    PyObject *exc = NULL;
-    long long v = collective_int(arg, argname, &exc);
-    bcl_status st;
-    BCLPY_NOGIL(st = change(&self->q, exc ? -1 : v));
-    return collective_done(st, exc);
+    char what[48];
+    long long v;
+    bclpy_collective_begin();
+    int rc = is_rank ? bclpy_rank_arg(arg, argname, &v)
+                     : bclpy_int_arg(arg, argname, 1, LLONG_MAX, &v);
+    if (rc == 0) {
+        bcl_status st;
+        BCLPY_NOGIL(st = change(&self->q, v));
+        if (joined(st) != BCL_OK)
+            rc = (bclpy_raise(st), -1);
+    }
+    bclpy_collective_end(rc, call_name(self, call, what, sizeof what));
+    return rc < 0 ? NULL : Py_NewRef(Py_None);
 }
 
 static bcl_status resize_to(bcl_queue *q, long long cap)
@@ -504,17 +462,17 @@ static bcl_status resize_to(bcl_queue *q, long long cap)
 
 static bcl_status migrate_to(bcl_queue *q, long long host)
 {
-    return bcl_queue_migrate(q, host > INT32_MAX ? -1 : (int)host);
+    return bcl_queue_migrate(q, (int)host);
 }
 
 static PyObject *q_resize_impl(QueueObject *self, PyObject *new_capacity)
 {
-    return collective_change(self, new_capacity, "new_capacity", resize_to);
+    return collective_change(self, new_capacity, "new_capacity", 0, ".resize()", resize_to);
 }
 
 static PyObject *q_migrate_impl(QueueObject *self, PyObject *new_host)
 {
-    return collective_change(self, new_host, "new_host", migrate_to);
+    return collective_change(self, new_host, "new_host", 1, ".migrate()", migrate_to);
 }
 
 static PyObject *q_repr(QueueObject *self)

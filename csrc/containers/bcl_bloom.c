@@ -93,9 +93,11 @@ static double best_k(double n, double nwords, int *k_out)
     return best;
 }
 
-bcl_status bcl_bloom_plan(uint64_t n, double fpr, uint64_t *nwords, int *k,
+bcl_status bcl_bloom_plan(uint64_t n, double fpr, int nprocs, uint64_t *nwords, int *k,
                           double *predicted)
 {
+    if (nprocs < 1)
+        return bcl_set_error(BCL_ERR_ARG, "nprocs must be at least 1, not %d", nprocs);
     if (n == 0)
         return bcl_set_error(BCL_ERR_ARG, "expected_items must be at least 1");
     if (!(fpr > 0.0 && fpr < 1.0))
@@ -117,8 +119,8 @@ bcl_status bcl_bloom_plan(uint64_t n, double fpr, uint64_t *nwords, int *k,
         else
             hi = mid;
     }
-    *predicted = best_k((double)n, (double)hi, k);
-    *nwords = hi;
+    *nwords = (hi + (uint64_t)nprocs - 1) / (uint64_t)nprocs * (uint64_t)nprocs;
+    *predicted = best_k((double)n, (double)*nwords, k);
     return BCL_OK;
 }
 
@@ -154,16 +156,10 @@ bcl_status bcl_bloom_create(bcl_bloom *b, uint64_t expected_items, double fpr)
 {
     memset(b, 0, sizeof *b);
     BCL_REQUIRE_INIT();
-    uint64_t nwords;
-    int k;
-    double pred;
-    bcl_status st = bcl_bloom_plan(expected_items, fpr, &nwords, &k, &pred);
+    bcl_status st = bcl_bloom_plan(expected_items, fpr, bcl_rt.nprocs, &b->nwords, &b->k,
+                                   &b->predicted_fpr);
     if (st != BCL_OK)
         return st;
-    uint64_t P = (uint64_t)bcl_rt.nprocs;
-    b->nwords = (nwords + P - 1) / P * P;
-    /* More words than planned never hurt: re-pick k for the rounded size. */
-    b->predicted_fpr = best_k((double)expected_items, (double)b->nwords, &b->k);
     b->expected_items = expected_items;
     b->fpr = fpr;
     return alloc_words(b);

@@ -60,10 +60,11 @@ typedef struct bcl_bloom {
  * bits per key (1 <= k <= BCL_BLOOM_KMAX). */
 double bcl_bloom_predict(double n, double nwords, int k);
 
-/* Fewest words (and the best k for them) giving a predicted rate <= fpr at
- * n keys.  BCL_ERR_ARG for n == 0, fpr outside (0, 1), or an unreachable
- * rate. */
-bcl_status bcl_bloom_plan(uint64_t n, double fpr, uint64_t *nwords, int *k,
+/* The filter a job of `nprocs` ranks makes for n keys at rate fpr: the
+ * fewest words giving a predicted rate <= fpr, rounded up to whole words
+ * per rank, and the best k for that many (more words never hurt).
+ * BCL_ERR_ARG for n == 0, fpr outside (0, 1), or an unreachable rate. */
+bcl_status bcl_bloom_plan(uint64_t n, double fpr, int nprocs, uint64_t *nwords, int *k,
                           double *predicted);
 
 /* Collective: plan, round the word count up to a multiple of nprocs,

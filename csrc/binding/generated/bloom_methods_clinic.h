@@ -125,8 +125,23 @@ static PyObject *bloom_plan(PyObject *self, BCLPY_FASTARGS)
     return bloom_plan_impl(self, a[0], a[1], nprocs);
 }
 
+static PyObject *bloom_predict_impl(PyObject *self, double n, double nwords, long long k);
+
+static PyObject *bloom_predict(PyObject *self, BCLPY_FASTARGS)
+{
+    PyObject *a[3];
+    double n;
+    double nwords;
+    long long k;
+    if (bclpy_parse("predict", args, nargs, kwnames, NULL, 3, 3, a) < 0
+        || bclpy_double_arg(a[0], "n", &n) < 0
+        || bclpy_double_arg(a[1], "nwords", &nwords) < 0
+        || bclpy_int_arg(a[2], "k", 1, BCL_BLOOM_KMAX, &k) < 0)
+        return NULL;
+    return bloom_predict_impl(self, n, nwords, k);
+}
+
 static PyObject *bloom_close(BloomObject *self, PyObject *noargs);
-static PyObject *bloom_predict(PyObject *cls, BCLPY_FASTARGS);
 static PyObject *bloom_save(BloomObject *self, BCLPY_FASTARGS);
 
 static PyMethodDef bloom_methods[] = {

@@ -34,6 +34,9 @@ BAD_ON_LAST_RANK = {
     "DArray dtype": lambda: pybcl.DArray(8, "nope" if R == LAST else "int64"),
     "DArray size": lambda: pybcl.DArray(-1 if R == LAST else 8),
     "Array host": lambda: pybcl.Array(P if R == LAST else 0, 8),
+    "CircularQueue host": lambda: pybcl.CircularQueue(P if R == LAST else 0, 8),
+    "FastQueue arity": lambda: pybcl.FastQueue(0) if R == LAST else pybcl.FastQueue(0, 8),
+    "FastQueue dtype": lambda: pybcl.FastQueue(0, 8, "nope" if R == LAST else "int64"),
     "allreduce op": lambda: pybcl.allreduce(1, op="plus" if R == LAST else "sum"),
     "allreduce x": lambda: pybcl.allreduce("1" if R == LAST else 1),
 }
@@ -129,6 +132,9 @@ def test_segment_size_text_names_the_argument():
 @pytest.mark.parametrize("call, exc, words", [
     (lambda: pybcl.CircularQueue(2**31, 10), ValueError, ["host 2147483648"]),
     (lambda: pybcl.CircularQueue(-2**40, 10), ValueError, ["host -1099511627776"]),
+    (lambda: pybcl.Array(P, 4), ValueError, [f"host {P} is not a rank in [0, {P})"]),
+    (lambda: pybcl.FastQueue(0, 4).migrate(P), ValueError,
+     [f"new_host {P} is not a rank in [0, {P})"]),
     (lambda: pybcl.DArray(2**40 * P), pybcl.SegmentFull, ["1099511627776 elements", "8 bytes"]),
     (lambda: pybcl.alloc(2**63), ValueError, ["count"]),
     (lambda: pybcl.rget(pybcl.alloc(1), 2**62), IndexError, ["count"]),

@@ -331,6 +331,12 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
         textsig = None
         if kind == "init" and cls is not None and "doc" in opts:
             cls_doc[cls] = opts["doc"]
+        if kind == "init" and "impl" in opts:
+            if table is None or not whole.get(table):
+                raise SpecError(f"{e['where']}: `impl:` on an init needs a table with `self`")
+            iname, iargs, _, _ = _parse_sig(e)
+            clinic.setdefault(table, []).append(
+                _wrapper(iname, iargs, e, False, selftype[table], converters, ctor=True))
         if kind in ("def", "init"):
             name, args, _, _ = _parse_sig(e)
             static = "static" in opts.get("flags", "").split()
@@ -466,9 +472,11 @@ def _c_call(head, items, tail):
     return out + [cur]
 
 
-def _wrapper(name, args, e, method, selftype, converters):
+def _wrapper(name, args, e, method, selftype, converters, ctor=False):
     """A METH_FASTCALL | METH_KEYWORDS function `c:` that parses its arguments
-    by name (bclpy_parse), converts those `impl:` names and calls `c:`_impl."""
+    by name (bclpy_parse), converts those `impl:` names and calls `c:`_impl;
+    with ctor, a type's tp_init `c:` (bclpy_parse_init; 0 or -1), run as a
+    collective (bclpy_collective_begin/end) when the entry has `collective:`."""
     where, opts = e["where"], e["opts"]
     flags = opts.get("flags", "keywords").split()
     if flags not in (["keywords"], ["keywords", "static"]):
@@ -478,7 +486,7 @@ def _wrapper(name, args, e, method, selftype, converters):
     params = args.posonlyargs + args.args + args.kwonlyargs
     defaults = [None] * (len(args.posonlyargs + args.args) - len(args.defaults))
     defaults += list(args.defaults) + list(args.kw_defaults)
-    if method:
+    if method and not ctor:
         params, defaults = params[1:], defaults[1:]
     if not params:
         raise SpecError(f"{where}: `impl:` on a def without parameters (use flags: noargs)")
@@ -500,6 +508,7 @@ def _wrapper(name, args, e, method, selftype, converters):
     if any(d is None for d in defaults[nreq:]):
         raise SpecError(f"{where}: a required parameter after an optional one")
     fn, pyname = opts["c"], opts.get("fname", name)
+    fail, ret = ("-1", "int") if ctor else ("NULL", "PyObject *")
     proto = [f"{selftype} *self"]
     # Positional-only parameters (`/` last) take no keywords: no name table.
     posonly = len(args.posonlyargs) - (1 if method else 0) == len(names)
@@ -528,16 +537,25 @@ def _wrapper(name, args, e, method, selftype, converters):
         test = f"{cfn}({', '.join(cargs)}, &{_c_name(pname)}) < 0"
         converts.append(f"        || {'' if dflt is None else f'(a[{i}] && '}{test}"
                         f"{'' if dflt is None else ')'}")
-    body.append(f"    if (bclpy_parse({_literal(pyname)}, args, nargs, kwnames, "
-                f"{'NULL' if posonly else 'names'}, {nreq}, {len(names)}, a) < 0")
+    parse = (f"bclpy_parse_init({_literal(pyname)}, args, kwds, " if ctor else
+             f"bclpy_parse({_literal(pyname)}, args, nargs, kwnames, ")
+    body.append(f"    if ({parse}{'NULL' if posonly else 'names'}, {nreq}, {len(names)}, a) < 0")
     body += converts
     body[-1] += ")"
-    body += ["        return NULL;"] + _c_call(f"    return {fn}_impl", call, ";")
+    body += [f"        return {fail};"] + _c_call(f"    return {fn}_impl", call, ";")
     # An impl another file defines carries the house's exported prefix.
     storage = "" if fn.startswith("bclpy_") else "static "
-    return "\n".join(_c_call(f"{storage}PyObject *{fn}_impl", proto, ";")
-                      + ["", f"static PyObject *{fn}({selftype} *self, BCLPY_FASTARGS)", "{"]
-                      + body + ["}"])
+    what = opts.get("collective")
+    head = (f"static int {fn}{'_parsed' if what else ''}({selftype} *self, PyObject *args, "
+            "PyObject *kwds)") if ctor else f"static PyObject *{fn}({selftype} *self, BCLPY_FASTARGS)"
+    out = (_c_call(f"{storage}{ret}{'' if ret.endswith('*') else ' '}{fn}_impl", proto, ";")
+           + ["", head, "{"] + body + ["}"])
+    if ctor and what:           # a rank that raised before agreeing joins as failed
+        out += ["", f"static int {fn}({selftype} *self, PyObject *args, PyObject *kwds)", "{",
+                "    bclpy_collective_begin();",
+                f"    return bclpy_collective_end({fn}_parsed(self, args, kwds), {_literal(what)});",
+                "}"]
+    return "\n".join(out)
 
 
 def _prototype(e, selftype):

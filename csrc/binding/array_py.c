@@ -48,14 +48,9 @@ static PyArray_Descr *array_dtype(PyObject *spec, const char *tn)
     return bclpy_dtype(spec, "dtype");
 }
 
-static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject *dt_obj)
+static int array_setup(ArrayObject *self, int host, long long size, PyObject *dt_obj)
 {
-    if (self->created) {
-        PyErr_Format(PyExc_RuntimeError, "%s is already initialised", tname(self));
-        return -1;
-    }
-    long long size;
-    if (bclpy_int_arg(size_obj, "size", 0, LLONG_MAX, &size) < 0)
+    if (bclpy_init_once(tname(self), self->created) < 0)
         return -1;
     PyObject *dflt = NULL;
     if (!dt_obj && !(dt_obj = dflt = PyUnicode_FromString("int64")))
@@ -79,37 +74,15 @@ static int array_setup(ArrayObject *self, int host, PyObject *size_obj, PyObject
     return 0;
 }
 
-static int darray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
+static int darray_init_impl(ArrayObject *self, long long size, PyObject *dtype)
 {
-    static const char *const kwlist[] = BCLPY_ARGS_DARRAY;
-    PyObject *size_obj, *dt_obj = NULL;
-    PyObject *a_[2];
-    if (bclpy_parse_init("DArray", args, kwds, kwlist, 1, 2, a_) < 0)
-        return -1;
-    size_obj = a_[0];
-    dt_obj = a_[1];
-    return array_setup(self, -1, size_obj, dt_obj);
+    return array_setup(self, -1, size, dtype);
 }
 
-static int harray_init_body(ArrayObject *self, PyObject *args, PyObject *kwds)
+static int harray_init_impl(ArrayObject *self, long long host, long long size, PyObject *dtype)
 {
-    static const char *const kwlist[] = BCLPY_ARGS_ARRAY;
-    PyObject *host_obj, *size_obj, *dt_obj = NULL;
-    PyObject *a_[3];
-    if (bclpy_parse_init("Array", args, kwds, kwlist, 2, 3, a_) < 0)
-        return -1;
-    host_obj = a_[0];
-    size_obj = a_[1];
-    dt_obj = a_[2];
-    long long host;
-    if (bclpy_rank_arg(host_obj, "host", &host) < 0)
-        return -1;
-    return array_setup(self, (int)host, size_obj, dt_obj);
+    return array_setup(self, (int)host, size, dtype);
 }
-
-BCLPY_COLLECTIVE_INIT(darray_init, darray_init_body, "DArray()")
-
-BCLPY_COLLECTIVE_INIT(harray_init, harray_init_body, "Array()")
 
 BCLPY_FREE_BURIED(array_free_buried, bcl_array_destroy)
 

@@ -217,20 +217,14 @@ static size_t queue_records(size_t message_size)
     return want < message_size ? message_size : want;
 }
 
-static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
+static int db_init_impl(bclpy_DABuf *self, PyObject *arr, long long ms, PyObject *op_obj)
 {
-    static const char *const names_[] = BCLPY_ARGS_DARRAYBUFFER;
-    PyObject *a_[3];
-    long long ms;
     const bcl_array *a;
     PyArray_Descr *dtype;
     bcl_elem elem;
     bcl_atomic_op op;
-    if (bclpy_init_once("DArrayBuffer", self->live, args, kwds, names_, 2, 3, a_) < 0)
-        return -1;
-    PyObject *arr = a_[0], *ms_obj = a_[1], *op_obj = a_[2];
-    if (bclpy_array_unwrap(arr, "array", &a, &dtype) < 0 ||
-        bclpy_int_arg(ms_obj, "message_size", 1, 1LL << 40, &ms) < 0 ||
+    if (bclpy_init_once("DArrayBuffer", self->live) < 0 ||
+        bclpy_array_unwrap(arr, "array", &a, &dtype) < 0 ||
         elem_of(dtype, &elem, "DArrayBuffer") < 0 || op_of(op_obj, &op) < 0 ||
         check_op_fits(elem, op, op_obj))
         return -1;
@@ -249,8 +243,6 @@ static int db_init_body(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
     Py_XINCREF(op_obj);
     return 0;
 }
-
-BCLPY_COLLECTIVE_INIT(db_init, db_init_body, "DArrayBuffer()")
 
 /* The owner queues other ranks push into outlive this rank's handle
  * (runtime/bcl_lifetime.h); bcl_dabuf_destroy frees only private memory

@@ -240,8 +240,9 @@ int bclpy_atomic_operand(PyObject *v, PyArray_Descr *dtype, uint64_t *out,
 PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype);
 
 /* ---- collective calls agree on their arguments (collective_py.c) ------ */
-/* Run a collective constructor's body between begin and end; end(rc) joins
- * the agreement as "failed on this rank" when the body raised before its
+/* Run a collective call's body between begin and end (a constructor's: its
+ * generated tp_init, `collective:` in the spec); end(rc) joins the
+ * agreement as "failed on this rank" when the body raised before its
  * bclpy_agree() call.  bclpy_agree: -1 with the exception (on every rank)
  * when some rank failed or the ranks' values differ. */
 void bclpy_collective_begin(void);
@@ -249,15 +250,6 @@ int bclpy_collective_end(int rc, const char *what);
 /* The body called a core function that agrees itself (a queue's): this rank
  * has joined the agreement, whatever that call returned. */
 void bclpy_collective_joined(void);
-/* The tp_init of a collective constructor: `body` between begin and end. */
-int bclpy_collective_init(initproc body, PyObject *self, PyObject *args, PyObject *kwds,
-                          const char *what);
-/* Define `fn`, the tp_init running `body` as bclpy_collective_init does. */
-#define BCLPY_COLLECTIVE_INIT(fn, body, what)                                    \
-    static int fn(PyObject *self, PyObject *args, PyObject *kwds)                \
-    {                                                                            \
-        return bclpy_collective_init((initproc)(body), self, args, kwds, (what)); \
-    }
 int bclpy_agree(const char *what, const char *const *names, const int64_t *vals, int n);
 /* bclpy_agree after a flush, as a barrier (bcl_barrier_agree): the collective
  * views (size(), items()) see every operation issued before them. */
@@ -387,10 +379,9 @@ void bclpy_life_start(int *live, uint64_t *epoch, bclpy_life *l);
  * exception, else bclpy_life_start and 0. */
 int bclpy_life_started(bcl_status st, int *live, uint64_t *epoch, bclpy_life *l);
 
-/* bclpy_parse_init of a container's __init__, which runs once: -1 with
- * RuntimeError naming `tname` when `live` says it ran already. */
-int bclpy_init_once(const char *tname, int live, PyObject *args, PyObject *kwds,
-                    const char *const *names, int nreq, int n, PyObject **out);
+/* A container's __init__ runs once: -1 with RuntimeError naming `tname`
+ * when `live` says it ran already. */
+int bclpy_init_once(const char *tname, int live);
 
 /* Deallocation of a usable container: bury a malloc'd copy of its core
  * struct (`size` bytes); `fn` frees it once every rank has dropped it. */

@@ -82,54 +82,36 @@ static int check_created(BloomObject *self)
     return 0;
 }
 
-/* ---- construction -------------------------------------------------------- */
-
-static int parse_plan_args(PyObject *n_obj, PyObject *fpr_obj, uint64_t *n, double *fpr)
+/* A false-positive rate: a float or int in (0, 1). */
+static int fpr_arg(PyObject *o, const char *argname, double *out)
 {
-    long long v;
-    if (bclpy_int_arg(n_obj, "expected_items", 1, LLONG_MAX, &v) < 0)
-        return -1;
-    if (!PyFloat_Check(fpr_obj) && !PyLong_Check(fpr_obj)) {
-        PyErr_Format(PyExc_TypeError, "fpr must be a float, not %.100s",
-                     Py_TYPE(fpr_obj)->tp_name);
+    if (!PyFloat_Check(o) && !PyLong_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a float, not %.100s", argname,
+                     Py_TYPE(o)->tp_name);
         return -1;
     }
-    double f = PyFloat_AsDouble(fpr_obj);
-    if (f == -1.0 && PyErr_Occurred())
+    *out = PyFloat_AsDouble(o);
+    if (*out == -1.0 && PyErr_Occurred())
         return -1;
-    if (!(f > 0.0 && f < 1.0)) {
-        PyErr_Format(PyExc_ValueError, "fpr must be in (0, 1), got %R", fpr_obj);
-        return -1;
-    }
-    *n = (uint64_t)v;
-    *fpr = f;
-    return 0;
+    if (*out > 0.0 && *out < 1.0)
+        return 0;
+    PyErr_Format(PyExc_ValueError, "%s must be in (0, 1), got %R", argname, o);
+    return -1;
 }
 
-static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
+#include "binding/generated/bloom_methods_clinic.h"
+
+/* ---- construction -------------------------------------------------------- */
+
+static int bloom_init_impl(BloomObject *self, long long n, double fpr, PyObject *kt_obj)
 {
-    static const char *const kwlist[] = BCLPY_ARGS_BLOOMFILTER;
-    PyObject *n_obj, *fpr_obj = NULL, *kt_obj = NULL;
-    PyObject *a_[3];
-    if (bclpy_init_once("BloomFilter", self->live, args, kwds, kwlist, 1, 3, a_) < 0)
+    if (bclpy_init_once("BloomFilter", self->live) < 0)
         return -1;
-    n_obj = a_[0];
-    fpr_obj = a_[1];
-    kt_obj = a_[2];
-    uint64_t n;
-    double fpr;
-    PyObject *default_fpr = NULL, *default_kt = NULL;
-    if (!fpr_obj)
-        fpr_obj = default_fpr = PyFloat_FromDouble(0.01);
-    if (!kt_obj)
-        kt_obj = default_kt = PyUnicode_FromString("uint64");
-    int rc = -1;
-    if (!fpr_obj || !kt_obj)
-        goto out;
-    if (parse_plan_args(n_obj, fpr_obj, &n, &fpr) < 0)
-        goto out;
-    if (bclpy_elemtype_init(&self->kt, kt_obj, "key_type") < 0)
-        goto out;
+    PyObject *default_kt = kt_obj ? NULL : PyUnicode_FromString("uint64");
+    int rc = bclpy_elemtype_init(&self->kt, kt_obj ? kt_obj : default_kt, "key_type");
+    Py_XDECREF(default_kt);
+    if (rc < 0 || bclpy_ensure_init() < 0)
+        return -1;
     self->fast = FAST_NONE;
     if (self->kt.kind == BCLPY_FIXED && !PyDataType_ISBYTESWAPPED(self->kt.dtype)) {
         if (self->kt.dtype->type_num == NPY_UINT64)
@@ -137,27 +119,18 @@ static int bloom_init_body(BloomObject *self, PyObject *args, PyObject *kwds)
         else if (self->kt.dtype->type_num == NPY_INT64)
             self->fast = FAST_I64;
     }
-    if (bclpy_ensure_init() < 0)
-        goto out;
     static const char *const names[] = { "expected_items", "fpr (bits)", "#key_type" };
     int64_t fpr_bits;
     memcpy(&fpr_bits, &fpr, sizeof fpr_bits);
     int64_t vals[] = { (int64_t)n, fpr_bits, bclpy_elemtype_digest(&self->kt) };
     if (bclpy_agree("BloomFilter()", names, vals, 3) < 0) {
         bclpy_elemtype_clear(&self->kt);
-        goto out;
+        return -1;
     }
-    bcl_status st = bcl_bloom_create(&self->b, n, fpr);
-    if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
-        goto out;
-    rc = 0;
-out:
-    Py_XDECREF(default_fpr);
-    Py_XDECREF(default_kt);
-    return rc;
+    bcl_status st = bcl_bloom_create(&self->b, (uint64_t)n, fpr);
+    return bclpy_life_started(st, &self->live, &self->epoch, &self->life);
 }
 
-BCLPY_COLLECTIVE_INIT(bloom_init, bloom_init_body, "BloomFilter()")
 
 static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -178,8 +151,6 @@ static void bloom_dealloc(BloomObject *self)
     bcl_mp_writer_free(&self->scratch);
     bclpy_dealloc_end((PyObject *)self);
 }
-
-#include "binding/generated/bloom_methods_clinic.h"
 
 /* ---- scalar operations --------------------------------------------------- */
 
@@ -302,20 +273,12 @@ static PyObject *bloom_find_many_impl(BloomObject *self, PyObject *xs)
 
 /* ---- plan (static) ----------------------------------------------------------- */
 
-static PyObject *bloom_plan_impl(PyObject *cls, PyObject *n_obj, PyObject *fpr_obj,
-                                 long long nprocs)
+static PyObject *bloom_plan_impl(PyObject *cls, long long n, double fpr, long long nprocs)
 {
-    PyObject *dflt = NULL;
-    if (!fpr_obj && !(fpr_obj = dflt = PyFloat_FromDouble(0.01)))
-        return NULL;
-    uint64_t n, nwords;
-    double fpr, best;
+    uint64_t nwords;
+    double best;
     int k;
-    int rc = parse_plan_args(n_obj, fpr_obj, &n, &fpr);
-    Py_XDECREF(dflt);
-    if (rc < 0)
-        return NULL;
-    CHECK(bcl_bloom_plan(n, fpr, (int)nprocs, &nwords, &k, &best));
+    CHECK(bcl_bloom_plan((uint64_t)n, fpr, (int)nprocs, &nwords, &k, &best));
     return Py_BuildValue("{s:K,s:i,s:d,s:d}", "nwords", (unsigned long long)nwords,
                          "k", k, "bits_per_key", 64.0 * (double)nwords / (double)n,
                          "predicted_fpr", best);

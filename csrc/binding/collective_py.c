@@ -41,13 +41,6 @@ int bclpy_collective_end(int rc, const char *what)
     return rc;
 }
 
-int bclpy_collective_init(initproc body, PyObject *self, PyObject *args, PyObject *kwds,
-                          const char *what)
-{
-    bclpy_collective_begin();
-    return bclpy_collective_end(body(self, args, kwds), what);
-}
-
 int bclpy_agree(const char *what, const char *const *names, const int64_t *vals, int n)
 {
     bcl_status st;

@@ -35,24 +35,19 @@ static bcl_hm_num value_num(const bclpy_elemtype *t)
     }
 }
 
-static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
+/* capacity <= 2^48 (the spec): already far past any segment, the bound only
+ * keeps the size arithmetic below from overflowing. */
+static int hm_init_impl(bclpy_HashMap *self, long long capacity, PyObject *key_type,
+                        PyObject *value_type)
 {
-    static const char *const kwlist[] = BCLPY_ARGS_HASHMAP;
-    PyObject *a[BCLPY_NNAMES(kwlist)];
-    long long capacity;
-    if (bclpy_init_once("HashMap", self->live, args, kwds, kwlist, 1, BCLPY_NNAMES(kwlist),
-                        a) < 0)
-        return -1;
-    PyObject *cap_o = a[0], *kspec = a[1], *vspec = a[2];
-    /* 2^48 buckets is already far past any segment: the bound only keeps
-     * the size arithmetic below from overflowing. */
-    if (bclpy_int_arg(cap_o, "capacity", 1, 1LL << 48, &capacity) < 0)
+    if (bclpy_init_once("HashMap", self->live) < 0)
         return -1;
     PyObject *i64 = PyUnicode_FromString("int64");
     if (!i64)
         return -1;
-    int rc = bclpy_elemtype_init(&self->kt, kspec ? kspec : i64, "key_type");
-    if (rc == 0 && bclpy_elemtype_init(&self->vt, vspec ? vspec : i64, "value_type") < 0) {
+    int rc = bclpy_elemtype_init(&self->kt, key_type ? key_type : i64, "key_type");
+    if (rc == 0 && bclpy_elemtype_init(&self->vt, value_type ? value_type : i64,
+                                       "value_type") < 0) {
         bclpy_elemtype_clear(&self->kt);
         rc = -1;
     }
@@ -76,8 +71,6 @@ static int hm_init_body(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
         return -1;
     return 0;
 }
-
-BCLPY_COLLECTIVE_INIT(hm_init, hm_init_body, "HashMap()")
 
 BCLPY_FREE_BURIED(hm_free_buried, bcl_hm_destroy)
 

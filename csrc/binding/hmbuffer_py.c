@@ -17,33 +17,28 @@ typedef struct {
 
 #include "binding/generated/hb_methods_clinic.h"
 
-static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
+/* The sizes are at most 2**48 entries (the spec), beyond any segment: the
+ * bound only keeps their byte counts from overflowing before the allocator
+ * refuses them. */
+static int hb_init_impl(bclpy_HMBuf *self, PyObject *map, long long qs, long long ms,
+                        PyObject *grow_obj)
 {
-    static const char *const kwlist[] = BCLPY_ARGS_HMBUFFER;
-    PyObject *a[BCLPY_NNAMES(kwlist)];
-    long long qs, ms;
     int grow = 0;
-    if (bclpy_init_once("HashMapBuffer", self->live, args, kwds, kwlist, 3,
-                        BCLPY_NNAMES(kwlist), a) < 0)
+    if (bclpy_init_once("HashMapBuffer", self->live) < 0)
         return -1;
-    PyObject *map = a[0], *qs_obj = a[1], *ms_obj = a[2];
-    if (a[3] && !PyBool_Check(a[3]) && !PyObject_TypeCheck(a[3], &PyBoolArrType_Type)) {
+    if (grow_obj && !PyBool_Check(grow_obj) &&
+        !PyObject_TypeCheck(grow_obj, &PyBoolArrType_Type)) {
         PyErr_Format(PyExc_TypeError, "grow must be a bool, not %.100s",
-                     Py_TYPE(a[3])->tp_name);
+                     Py_TYPE(grow_obj)->tp_name);
         return -1;
     }
-    if (a[3] && (grow = PyObject_IsTrue(a[3])) < 0)
+    if (grow_obj && (grow = PyObject_IsTrue(grow_obj)) < 0)
         return -1;
     if (!PyObject_TypeCheck(map, bclpy_type_state(Py_TYPE(self))->types[BCLPY_T_HASHMAP])) {
         PyErr_Format(PyExc_TypeError, "HashMapBuffer: hashmap must be a pybcl.HashMap, "
                      "not %.100s", Py_TYPE(map)->tp_name);
         return -1;
     }
-    /* 2**48 entries is beyond any segment: the bound only keeps the sizes'
-     * byte counts from overflowing before the allocator refuses them. */
-    if (bclpy_int_arg(qs_obj, "queue_size", 1, 1LL << 48, &qs) < 0 ||
-        bclpy_int_arg(ms_obj, "message_size", 1, 1LL << 48, &ms) < 0)
-        return -1;
     bclpy_HashMap *hm = (bclpy_HashMap *)map;
     if (!bclpy_current(hm->live, hm->epoch)) {
         PyErr_SetString(bclpy_exc(BCLPY_E_ERROR), "HashMap is not initialised");
@@ -61,8 +56,6 @@ static int hb_init_body(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
     self->map = hm;
     return 0;
 }
-
-BCLPY_COLLECTIVE_INIT(hb_init, hb_init_body, "HashMapBuffer()")
 
 /* The inboxes other ranks push into outlive this rank's handle (see
  * bcl_lifetime.h): freed once every rank has dropped the buffer, or only

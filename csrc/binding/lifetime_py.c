@@ -36,14 +36,11 @@ int bclpy_life_started(bcl_status st, int *live, uint64_t *epoch, bclpy_life *l)
     return 0;
 }
 
-int bclpy_init_once(const char *tname, int live, PyObject *args, PyObject *kwds,
-                    const char *const *names, int nreq, int n, PyObject **out)
+int bclpy_init_once(const char *tname, int live)
 {
-    if (live) {
+    if (live)
         PyErr_Format(PyExc_RuntimeError, "%s is already initialised", tname);
-        return -1;
-    }
-    return bclpy_parse_init(tname, args, kwds, names, nreq, n, out);
+    return live ? -1 : 0;
 }
 
 void bclpy_life_dealloc(int live, uint64_t epoch, const bclpy_life *l, const void *core,

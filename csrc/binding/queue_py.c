@@ -74,45 +74,40 @@ static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
-static int queue_init_body(QueueObject *self, PyObject *args, PyObject *kwds)
+static int queue_setup(QueueObject *self, bcl_queue_kind kind, long long host, long long cap,
+                       PyObject *dtype)
 {
-    static const char *const names[] = BCLPY_ARGS_QUEUE;
-    PyObject *a[3];
-    long long host, cap;
-    if (self->live) {
-        PyErr_SetString(PyExc_TypeError, "a queue cannot be re-initialised");
+    if (bclpy_init_once(Py_TYPE(self)->tp_name + 6, self->live) < 0)
         return -1;
-    }
-    if (bclpy_parse_init(Py_TYPE(self)->tp_name + 6, args, kwds, names, 2, 3, a) < 0 ||
-        bclpy_rank_arg(a[0], "host", &host) < 0 ||
-        bclpy_int_arg(a[1], "capacity", 1, LLONG_MAX, &cap) < 0)
-        return -1;
-    PyObject *dflt = a[2] ? NULL : PyUnicode_FromString("int64");
-    int rc = bclpy_elemtype_init(&self->et, a[2] ? a[2] : dflt, "dtype");
+    PyObject *dflt = dtype ? NULL : PyUnicode_FromString("int64");
+    int rc = bclpy_elemtype_init(&self->et, dtype ? dtype : dflt, "dtype");
     Py_XDECREF(dflt);
     if (rc < 0) {                /* make sure the message names the argument */
         PyObject *t, *v, *tb;
         PyErr_Fetch(&t, &v, &tb);
         PyErr_Format(PyExc_TypeError, "dtype: %R is not a usable element type (%S)",
-                     a[2], v ? v : Py_None);
+                     dtype, v ? v : Py_None);
         Py_XDECREF(t);
         Py_XDECREF(v);
         Py_XDECREF(tb);
         return -1;
     }
-    PyTypeObject *circular = bclpy_type_state(Py_TYPE(self))->types[BCLPY_T_CIRCULARQUEUE];
-    bcl_queue_kind kind = Py_TYPE(self) == circular ? BCL_QUEUE_CIRCULAR : BCL_QUEUE_FAST;
     bcl_status st = joined(bcl_queue_create(&self->q, kind, (int)host, cap, self->et.slot_size));
     if (st != BCL_OK)
         bclpy_elemtype_clear(&self->et);
     return bclpy_life_started(st, &self->live, &self->epoch, &self->life);
 }
 
-static int queue_init(QueueObject *self, PyObject *args, PyObject *kwds)
+static int fastqueue_init_impl(QueueObject *self, long long host, long long capacity,
+                               PyObject *dtype)
 {
-    char what[32];
-    return bclpy_collective_init((initproc)queue_init_body, (PyObject *)self, args, kwds,
-                                 call_name(self, "()", what, sizeof what));
+    return queue_setup(self, BCL_QUEUE_FAST, host, capacity, dtype);
+}
+
+static int circularqueue_init_impl(QueueObject *self, long long host, long long capacity,
+                                   PyObject *dtype)
+{
+    return queue_setup(self, BCL_QUEUE_CIRCULAR, host, capacity, dtype);
 }
 
 /* Out-of-line values still in the queue belong to it: the host releases

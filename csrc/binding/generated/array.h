@@ -156,8 +156,6 @@
     ">>> pybcl.barrier()\n" \
     ">>> whole = np.asarray(a)"
 
-#define BCLPY_ARGS_DARRAY { "size", "dtype" }
-
 #define BCLPY_DOC_PROP_DARRAY_BLOCK \
     "int: elements per rank (the last may hold fewer).\n" \
     BCLPY_EXAMPLES \
@@ -184,8 +182,6 @@
     ">>> a[3] = 7\n" \
     ">>> list(a)[3]\n" \
     "np.int64(7)"
-
-#define BCLPY_ARGS_ARRAY { "host", "size", "dtype" }
 
 #define BCLPY_DOC_PROP_ARRAY_HOST \
     "int: the rank holding the array.\n" \

@@ -57,11 +57,51 @@ static PyObject *array_ptr(ArrayObject *self, BCLPY_FASTARGS)
     return array_ptr_impl(self, a[0]);
 }
 
+static int darray_init_impl(ArrayObject *self, long long size, PyObject *dtype);
+
+static int darray_init_parsed(ArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    static const char *const names[] = { "size", "dtype" };
+    PyObject *a[2];
+    long long size;
+    if (bclpy_parse_init("DArray", args, kwds, names, 1, 2, a) < 0
+        || bclpy_int_arg(a[0], "size", 0, LLONG_MAX, &size) < 0)
+        return -1;
+    return darray_init_impl(self, size, a[1]);
+}
+
+static int darray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(darray_init_parsed(self, args, kwds), "DArray()");
+}
+
 static PyObject *darray_get_block(ArrayObject *self, void *closure)
 {
     if (check_created(self) < 0)
         return NULL;
     return PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : self->a.block);
+}
+
+static int harray_init_impl(ArrayObject *self, long long host, long long size, PyObject *dtype);
+
+static int harray_init_parsed(ArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    static const char *const names[] = { "host", "size", "dtype" };
+    PyObject *a[3];
+    long long host;
+    long long size;
+    if (bclpy_parse_init("Array", args, kwds, names, 2, 3, a) < 0
+        || bclpy_rank_arg(a[0], "host", &host) < 0
+        || bclpy_int_arg(a[1], "size", 0, LLONG_MAX, &size) < 0)
+        return -1;
+    return harray_init_impl(self, host, size, a[2]);
+}
+
+static int harray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(harray_init_parsed(self, args, kwds), "Array()");
 }
 
 static PyObject *array_get_host(ArrayObject *self, void *closure)

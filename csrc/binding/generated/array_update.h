@@ -30,8 +30,6 @@
     ">>> with pybcl.DArrayBuffer(t, 1024, op='xor') as buf:\n" \
     "...     buf.update_many(idx, vals)"
 
-#define BCLPY_ARGS_DARRAYBUFFER { "array", "message_size", "op" }
-
 #define BCLPY_DOC_PROP_DARRAYBUFFER_ARRAY \
     "The DArray or Array this buffer updates."
 

@@ -30,8 +30,6 @@
     ">>> 12345 in bf\n" \
     "True"
 
-#define BCLPY_ARGS_BLOOMFILTER { "expected_items", "fpr", "key_type" }
-
 #define BCLPY_DOC_PROP_BLOOMFILTER_K \
     "int: bits set per key (in its one 64-bit block).\n" \
     BCLPY_EXAMPLES \

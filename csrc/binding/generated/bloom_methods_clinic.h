@@ -7,6 +7,28 @@
 #include "binding/generated/lifetime.h"
 #include "binding/properties.h"
 
+static int bloom_init_impl(BloomObject *self, long long expected_items, double fpr,
+                           PyObject *key_type);
+
+static int bloom_init_parsed(BloomObject *self, PyObject *args, PyObject *kwds)
+{
+    static const char *const names[] = { "expected_items", "fpr", "key_type" };
+    PyObject *a[3];
+    long long expected_items;
+    double fpr = 0.01;
+    if (bclpy_parse_init("BloomFilter", args, kwds, names, 1, 3, a) < 0
+        || bclpy_int_arg(a[0], "expected_items", 1, LLONG_MAX, &expected_items) < 0
+        || (a[1] && fpr_arg(a[1], "fpr", &fpr) < 0))
+        return -1;
+    return bloom_init_impl(self, expected_items, fpr, a[2]);
+}
+
+static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(bloom_init_parsed(self, args, kwds), "BloomFilter()");
+}
+
 static PyObject *bloomfilter_get_k(BloomObject *self, void *closure)
 {
     if (check_created(self) < 0)
@@ -111,18 +133,22 @@ static PyObject *bloom_owner(BloomObject *self, BCLPY_FASTARGS)
     return bloom_owner_impl(self, a[0]);
 }
 
-static PyObject *bloom_plan_impl(PyObject *self, PyObject *expected_items, PyObject *fpr,
+static PyObject *bloom_plan_impl(PyObject *self, long long expected_items, double fpr,
                                  long long nprocs);
 
 static PyObject *bloom_plan(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "expected_items", "fpr", "nprocs" };
     PyObject *a[3];
+    long long expected_items;
+    double fpr = 0.01;
     long long nprocs = 1;
     if (bclpy_parse("plan", args, nargs, kwnames, names, 1, 3, a) < 0
+        || bclpy_int_arg(a[0], "expected_items", 1, LLONG_MAX, &expected_items) < 0
+        || (a[1] && fpr_arg(a[1], "fpr", &fpr) < 0)
         || (a[2] && bclpy_int_arg(a[2], "nprocs", 1, INT_MAX, &nprocs) < 0))
         return NULL;
-    return bloom_plan_impl(self, a[0], a[1], nprocs);
+    return bloom_plan_impl(self, expected_items, fpr, nprocs);
 }
 
 static PyObject *bloom_predict_impl(PyObject *self, double n, double nwords, long long k);

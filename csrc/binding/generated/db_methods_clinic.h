@@ -6,6 +6,25 @@
 #include "binding/generated/lifetime.h"
 #include "binding/properties.h"
 
+static int db_init_impl(bclpy_DABuf *self, PyObject *array, long long message_size, PyObject *op);
+
+static int db_init_parsed(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
+{
+    static const char *const names[] = { "array", "message_size", "op" };
+    PyObject *a[3];
+    long long message_size;
+    if (bclpy_parse_init("DArrayBuffer", args, kwds, names, 2, 3, a) < 0
+        || bclpy_int_arg(a[1], "message_size", 1, 1LL << 40, &message_size) < 0)
+        return -1;
+    return db_init_impl(self, a[0], message_size, a[2]);
+}
+
+static int db_init(bclpy_DABuf *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(db_init_parsed(self, args, kwds), "DArrayBuffer()");
+}
+
 static PyObject *darraybuffer_get_array(bclpy_DABuf *self, void *closure)
 {
     return Py_NewRef(self->array ? self->array : Py_None);

@@ -43,8 +43,6 @@
     ">>> m.find(\"apple\")\n" \
     "3"
 
-#define BCLPY_ARGS_HASHMAP { "capacity", "key_type", "value_type" }
-
 #define BCLPY_DOC_PROP_HASHMAP_CAPACITY \
     "int: number of buckets.\n" \
     BCLPY_EXAMPLES \
@@ -394,8 +392,6 @@
     ">>> m = pybcl.HashMap(1 << 16)\n" \
     ">>> with pybcl.HashMapBuffer(m, 4096, 256) as buf:\n" \
     "...     buf.accumulate_many(np.arange(1000) % 7)"
-
-#define BCLPY_ARGS_HMBUFFER { "hashmap", "queue_size", "message_size", "grow" }
 
 #define BCLPY_DOC_PROP_HASHMAPBUFFER_OVERFLOWED \
     "int: entries that found their owner's queue full and waited in this rank's memory for flush().\n" \

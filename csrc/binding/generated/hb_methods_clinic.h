@@ -7,6 +7,28 @@
 #include "binding/generated/lifetime.h"
 #include "binding/properties.h"
 
+static int hb_init_impl(bclpy_HMBuf *self, PyObject *hashmap, long long queue_size,
+                        long long message_size, PyObject *grow);
+
+static int hb_init_parsed(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
+{
+    static const char *const names[] = { "hashmap", "queue_size", "message_size", "grow" };
+    PyObject *a[4];
+    long long queue_size;
+    long long message_size;
+    if (bclpy_parse_init("HashMapBuffer", args, kwds, names, 3, 4, a) < 0
+        || bclpy_int_arg(a[1], "queue_size", 1, 1LL << 48, &queue_size) < 0
+        || bclpy_int_arg(a[2], "message_size", 1, 1LL << 48, &message_size) < 0)
+        return -1;
+    return hb_init_impl(self, a[0], queue_size, message_size, a[3]);
+}
+
+static int hb_init(bclpy_HMBuf *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(hb_init_parsed(self, args, kwds), "HashMapBuffer()");
+}
+
 static PyObject *hashmapbuffer_get_overflowed(bclpy_HMBuf *self, void *closure)
 {
     return PyLong_FromUnsignedLongLong(bcl_hm_buffer_waited(&self->b));

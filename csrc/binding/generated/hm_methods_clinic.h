@@ -7,6 +7,26 @@
 #include "binding/generated/lifetime.h"
 #include "binding/properties.h"
 
+static int hm_init_impl(bclpy_HashMap *self, long long capacity, PyObject *key_type,
+                        PyObject *value_type);
+
+static int hm_init_parsed(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
+{
+    static const char *const names[] = { "capacity", "key_type", "value_type" };
+    PyObject *a[3];
+    long long capacity;
+    if (bclpy_parse_init("HashMap", args, kwds, names, 1, 3, a) < 0
+        || bclpy_int_arg(a[0], "capacity", 1, 1LL << 48, &capacity) < 0)
+        return -1;
+    return hm_init_impl(self, capacity, a[1], a[2]);
+}
+
+static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(hm_init_parsed(self, args, kwds), "HashMap()");
+}
+
 static PyObject *hashmap_get_capacity(bclpy_HashMap *self, void *closure)
 {
     return PyLong_FromUnsignedLongLong(self->live ? bcl_hm_capacity(&self->m) : 0);

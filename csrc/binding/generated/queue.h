@@ -204,8 +204,6 @@
     "True\n" \
     ">>> pybcl.barrier()"
 
-#define BCLPY_ARGS_QUEUE { "host", "capacity", "dtype" }
-
 #define BCLPY_DOC_CIRCULARQUEUE \
     BCLPY_SIG("CircularQueue(host, capacity, dtype='int64')") \
     "BCL's CircularQueue: a ring of `capacity` slots in rank `host`'s segment.\n" \

@@ -102,6 +102,50 @@ static PyObject *q_migrate(QueueObject *self, BCLPY_FASTARGS)
     return q_migrate_impl(self, a[0]);
 }
 
+static int fastqueue_init_impl(QueueObject *self, long long host, long long capacity,
+                               PyObject *dtype);
+
+static int fastqueue_init_parsed(QueueObject *self, PyObject *args, PyObject *kwds)
+{
+    static const char *const names[] = { "host", "capacity", "dtype" };
+    PyObject *a[3];
+    long long host;
+    long long capacity;
+    if (bclpy_parse_init("FastQueue", args, kwds, names, 2, 3, a) < 0
+        || bclpy_rank_arg(a[0], "host", &host) < 0
+        || bclpy_int_arg(a[1], "capacity", 1, LLONG_MAX, &capacity) < 0)
+        return -1;
+    return fastqueue_init_impl(self, host, capacity, a[2]);
+}
+
+static int fastqueue_init(QueueObject *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(fastqueue_init_parsed(self, args, kwds), "FastQueue()");
+}
+
+static int circularqueue_init_impl(QueueObject *self, long long host, long long capacity,
+                                   PyObject *dtype);
+
+static int circularqueue_init_parsed(QueueObject *self, PyObject *args, PyObject *kwds)
+{
+    static const char *const names[] = { "host", "capacity", "dtype" };
+    PyObject *a[3];
+    long long host;
+    long long capacity;
+    if (bclpy_parse_init("CircularQueue", args, kwds, names, 2, 3, a) < 0
+        || bclpy_rank_arg(a[0], "host", &host) < 0
+        || bclpy_int_arg(a[1], "capacity", 1, LLONG_MAX, &capacity) < 0)
+        return -1;
+    return circularqueue_init_impl(self, host, capacity, a[2]);
+}
+
+static int circularqueue_init(QueueObject *self, PyObject *args, PyObject *kwds)
+{
+    bclpy_collective_begin();
+    return bclpy_collective_end(circularqueue_init_parsed(self, args, kwds), "CircularQueue()");
+}
+
 static PyObject *q_close(QueueObject *self, PyObject *noargs);
 static PyObject *q_local_nonatomic_pop(QueueObject *self, PyObject *noargs);
 static PyObject *q_local(QueueObject *self, PyObject *noargs);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Generate the binding's docstrings, argument-name tables, method tables and
-type stubs from one spec per area (csrc/binding/spec/, csrc/apps/spec/).
+"""Generate the binding's docstrings, argument parsing, method tables, types
+and type stubs from one spec per area (csrc/binding/spec/, csrc/apps/spec/).
 
     python scripts/clinic.py                 # rewrite the generated files
     python scripts/clinic.py --out DIR       # write them under DIR instead
@@ -10,8 +10,8 @@ Each spec file is plain text (see csrc/binding/spec/README.md):
 
     fragment NAME(p1 | p2)      text reused elsewhere as a line `@NAME(a | b)`
     stub                        lines copied into the .pyi as they stand
-    table ARRAY as MACRO [self CTYPE]
-                                later `def`s are entries of MACRO (the C array ARRAY)
+    table ARRAY self CTYPE      later `def`s are entries of the PyMethodDef array ARRAY,
+                                whose functions take a CTYPE self
     converter NAME(P) -> CTYPE  an argument converter `impl:` names
     module                      later entries are module-level in the stub
     class NAME(BASES) [final]   later entries are members of NAME in the stub
@@ -22,9 +22,10 @@ Each spec file is plain text (see csrc/binding/spec/README.md):
     text NAME                   a docstring shared by several callables
 
 An entry's options follow it, indented four spaces (`c:`, `flags:`, `doc:`,
-`args:`, `textsig:`, `end: newline`; `impl:` on a def and `get:`/`guard:` on a
-property generate its argument parsing / getter into generated/<array>_clinic.h);
-its docstring follows `text:`, indented eight.  Output is deterministic: the same spec gives the same bytes.
+`args:`, `textsig:`, `end: newline`; `impl:` on a def or init and `get:`/`guard:`
+on a property generate its argument parsing / getter into
+generated/<array>_clinic.h; `type:` and `slot:` on a class its PyType_Spec into
+generated/<array>_types.h); its docstring follows `text:`, indented eight.  Output is deterministic: the same spec gives the same bytes.
 Standard library only.
 """
 import argparse
@@ -39,11 +40,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # include prefix .c files use), its stub, and the spec files in stub order.
 EXTENSIONS = [
     dict(spec="csrc/binding/spec", out="csrc/binding/generated", include="binding/generated",
-         stub="pybcl/_core.pyi",
+         stub="pybcl/_core.pyi", prefix="bclpy",
          order=["common", "runtime", "collective", "io", "lifetime", "globalptr", "ops",
                 "msgpack", "hashmap", "array_update", "queue", "bloom", "array"]),
     dict(spec="csrc/apps/spec", out="csrc/apps/generated", include="apps/generated",
-         stub="pybcl/apps/_kernels.pyi",
+         stub="pybcl/apps/_kernels.pyi", prefix="kernels",
          order=["common", "kmer", "dbg", "graph", "isx", "gups"]),
 ]
 
@@ -290,7 +291,7 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
            f"#ifndef {guard}", f"#define {guard}", ""]
     includes, body, tables, order = set(), [], {}, []
     selftype, clinic, getsets = {}, {}, {}   # per table: self's C type, generated C
-    whole, protos, bases = {}, {}, {}          # tables written whole, their prototypes
+    protos, bases = {}, {}                     # per table: its prototypes; class bases
     classes, cls_doc = {}, {}                  # per table: its classes' entries; their docs
     cls = None
     shared_docs = set()         # the areas of docstrings this file's tables share
@@ -308,15 +309,13 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
         if kind == "stub":
             continue
         if kind == "table":
-            m = re.match(r"^(\w+) as (BCLPY_METHODS_\w+)(?: self (\w+))?$", e["head"])
+            m = re.match(r"^(\w+) self (\w+)$", e["head"])
             if not m:
-                raise SpecError(f"{e['where']}: expected `table ARRAY as BCLPY_METHODS_NAME "
-                                "[self CTYPE]`")
-            table = m.group(2)
+                raise SpecError(f"{e['where']}: expected `table ARRAY self CTYPE`")
+            table = m.group(1)
             tables[table] = (m.group(1), [])
             order.append(table)
-            selftype[table] = m.group(3) or "PyObject"
-            whole[table] = m.group(3) is not None
+            selftype[table] = m.group(2)
             continue
         if kind == "class":
             cm = re.match(r"^_?(\w+)(?:\((.*)\))?", e["head"])
@@ -332,8 +331,8 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
         if kind == "init" and cls is not None and "doc" in opts:
             cls_doc[cls] = opts["doc"]
         if kind == "init" and "impl" in opts:
-            if table is None or not whole.get(table):
-                raise SpecError(f"{e['where']}: `impl:` on an init needs a table with `self`")
+            if table is None:
+                raise SpecError(f"{e['where']}: `impl:` on an init outside any `table`")
             iname, iargs, _, _ = _parse_sig(e)
             clinic.setdefault(table, []).append(
                 _wrapper(iname, iargs, e, False, selftype[table], converters, ctor=True))
@@ -390,28 +389,15 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
     # that defines the array: it names that file's functions.
     for t in order:
         array, items = tables[t]
-        if whole[t]:        # the array itself, with its functions and properties
-            files[array + "_clinic"] = _clinic_header(
-                out[0], array, ext, area, shared_docs, clinic.get(t, []), getsets.get(t, {}),
-                (protos.get(t, []), items), bases)
-            typed = [c for c in classes.get(t, []) if "type" in c[1]["opts"]]
-            if typed:
-                files[array + "_types"] = _types_header(out[0], array, selftype[t], typed,
-                                                        classes[t], getsets.get(t, {}),
-                                                        bases, cls_doc)
-            continue
-        if any("type" in c[1]["opts"] for c in classes.get(t, [])):
-            raise SpecError(f"{ext['spec']}/{area}.spec: `type:` needs a table with `self`")
-        tguard = f"BCLPY_GENERATED_{array.upper()}_H"
-        lines = [out[0], f"#ifndef {tguard}", f"#define {tguard}", ""]
-        lines += [f'#include "{ext["include"]}/{inc}.h"' for inc in sorted(shared_docs | {area})]
-        lines += ["", f"/* The entries of {array}[] (before its sentinel). */",
-                  f"#define {t} \\\n" + " \\\n".join(f"    {i}," for i in items), "",
-                  f"#endif /* {tguard} */"]
-        files[array] = "\n".join(lines) + "\n"
-        if t in clinic or t in getsets:
-            files[array + "_clinic"] = _clinic_header(out[0], array, ext, area, shared_docs,
-                                                      clinic.get(t, []), getsets.get(t, {}))
+        # the array itself, with its functions and properties; its types
+        files[array + "_clinic"] = _clinic_header(
+            out[0], array, ext, area, shared_docs, clinic.get(t, []), getsets.get(t, {}),
+            (protos.get(t, []), items), bases)
+        typed = [c for c in classes.get(t, []) if "type" in c[1]["opts"]]
+        if typed:
+            files[array + "_types"] = _types_header(out[0], array, selftype[t], typed,
+                                                    classes[t], getsets.get(t, {}), bases,
+                                                    cls_doc)
     return files
 
 
@@ -590,11 +576,10 @@ def _property(e, cls, selftype):
     return "\n".join(lines), entry
 
 
-def _clinic_header(banner, array, ext, area, shared_docs, functions, getsets, table=None,
-                   bases=None):
+def _clinic_header(banner, array, ext, area, shared_docs, functions, getsets, table, bases):
     """generated/<array>_clinic.h: the wrappers and getters of one method
-    table's type, and its getset entries (one macro a class); with `table`
-    ((prototypes, entries)) the method array itself and a getset array for
+    table, the method array itself (after a declaration of each hand-written
+    function it names; table: (prototypes, entries)) and a getset array for
     each class with properties that no other class builds on."""
     guard = f"BCLPY_GENERATED_{array.upper()}_CLINIC_H"
     lines = [banner, f"#ifndef {guard}", f"#define {guard}", ""]
@@ -602,25 +587,19 @@ def _clinic_header(banner, array, ext, area, shared_docs, functions, getsets, ta
     lines += ['#include "binding/properties.h"', ""]
     for f in functions:
         lines += [f, ""]
-    if table is not None:
-        protos, items = table
-        storage = "" if array.startswith("bclpy_") else "static "
-        lines += [p for p in protos if p]
-        lines += ["", f"{storage}PyMethodDef {array}[] = {{"] + [f"    {i}," for i in items]
-        lines += ["    {NULL, NULL, 0, NULL}", "};", ""]
-        derived = {b for c, bs in bases.items() if c in getsets for b in bs}
-        for cls, entries in getsets.items():
-            if cls in derived:
-                continue
-            inherited = [i for b in bases.get(cls, []) for i in getsets.get(b, [])]
-            lines += [f"static PyGetSetDef {cls.lower()}_getset[] = {{"]
-            lines += [f"    {i}," for i in inherited + entries]
-            lines += ["    {NULL, NULL, NULL, NULL, NULL}", "};", ""]
-    else:
-        for cls, entries in getsets.items():
-            lines += [f"/* The properties of {cls} (entries of a PyGetSetDef array). */",
-                      f"#define BCLPY_GETSET_{cls.upper()} \\\n"
-                      + " \\\n".join(f"    {i}," for i in entries), ""]
+    protos, items = table
+    storage = "" if array.startswith("bclpy_") else "static "
+    lines += [p for p in protos if p]
+    lines += ["", f"{storage}PyMethodDef {array}[] = {{"] + [f"    {i}," for i in items]
+    lines += ["    {NULL, NULL, 0, NULL}", "};", ""]
+    derived = {b for c, bs in bases.items() if c in getsets for b in bs}
+    for cls, entries in getsets.items():
+        if cls in derived:
+            continue
+        inherited = [i for b in bases.get(cls, []) for i in getsets.get(b, [])]
+        lines += [f"static PyGetSetDef {cls.lower()}_getset[] = {{"]
+        lines += [f"    {i}," for i in inherited + entries]
+        lines += ["    {NULL, NULL, NULL, NULL, NULL}", "};", ""]
     lines += [f"#endif /* {guard} */"]
     return "\n".join(lines) + "\n"
 
@@ -693,32 +672,35 @@ def _types_header(banner, array, selftype, typed, all_classes, getsets, bases, c
 def _module_index(ext, per_area):
     """generated/module.h of an extension whose tables name their `self`: what
     its module is made of -- its types' ids in the module state (enum
-    bclpy_type_id), their specs and its module-level function tables (the
+    <prefix>_type_id), their specs and its module-level function tables (the
     `bclpy_` arrays), declared, and the tables module creation walks
-    (BCLPY_TYPE_SPECS by id, BCLPY_FUNCTION_TABLES)."""
+    (<PREFIX>_TYPE_SPECS by id, <PREFIX>_FUNCTION_TABLES)."""
     names, tables = [], []
     for area in ext["order"]:
         for e in per_area[area]:
             if e["kind"] == "class" and "type" in e["opts"]:
                 names.append(re.match(r"^_?(\w+)", e["head"]).group(1))
-            m = re.match(r"^(bclpy_\w+) as \w+ self PyObject$", e.get("head", "")) \
+            m = re.match(r"^(bclpy_\w+) self PyObject$", e.get("head", "")) \
                 if e["kind"] == "table" else None
             if m:
                 tables.append(m.group(1))
     if not names:
         return None
+    pre = ext["prefix"]
+    PRE = pre.upper()
     banner = HEADER.format(src="the .spec files of " + ext["spec"])
-    lines = [f"/* {banner} */", "#ifndef BCLPY_GENERATED_MODULE_H", "#define BCLPY_GENERATED_MODULE_H",
-             "", "/* The types of the module, indexed in its state. */", "enum bclpy_type_id {"]
-    lines += [f"    BCLPY_T_{n.upper()}," for n in names] + ["    BCLPY_NTYPES", "};", ""]
+    guard = f"{PRE}_GENERATED_MODULE_H"
+    lines = [f"/* {banner} */", f"#ifndef {guard}", f"#define {guard}",
+             "", "/* The types of the module, indexed in its state. */", f"enum {pre}_type_id {{"]
+    lines += [f"    {PRE}_T_{n.upper()}," for n in names] + [f"    {PRE}_NTYPES", "};", ""]
     lines += [f"extern PyType_Spec bclpy_{n}_spec;" for n in names]
     lines += [f"extern PyMethodDef {t}[];" for t in tables] + [""]
     lines += ["/* The specs by id, and the function tables, as module creation adds them. */",
-              "#define BCLPY_TYPE_SPECS \\", "    { \\"]
-    lines += [f"        [BCLPY_T_{n.upper()}] = &bclpy_{n}_spec, \\" for n in names]
-    lines += ["    }", "#define BCLPY_FUNCTION_TABLES \\", "    { \\"]
+              f"#define {PRE}_TYPE_SPECS \\", "    { \\"]
+    lines += [f"        [{PRE}_T_{n.upper()}] = &bclpy_{n}_spec, \\" for n in names]
+    lines += ["    }", f"#define {PRE}_FUNCTION_TABLES \\", "    { \\"]
     lines += [f"        {t}, \\" for t in tables]
-    lines += ["    }", "", "#endif /* BCLPY_GENERATED_MODULE_H */"]
+    lines += ["    }", "", f"#endif /* {guard} */"]
     return "\n".join(lines) + "\n"
 
 

@@ -18,7 +18,7 @@
 
 #include "kernels/bcl_dbg.h"
 #include "kernels/bcl_key_order.h"
-#include "apps/generated/bclpy_dbg_methods.h"
+#include "apps/generated/bclpy_dbg_methods_clinic.h"
 
 static int k_arg(PyObject *o, const char *fn, int *k)
 {
@@ -219,7 +219,3 @@ static PyObject *py_hash_sort(PyObject *self, BCLPY_FASTARGS)
     return res;
 }
 
-PyMethodDef bclpy_dbg_methods[] = {
-    BCLPY_METHODS_DBG
-    {NULL, NULL, 0, NULL}
-};

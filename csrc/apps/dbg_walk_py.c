@@ -15,13 +15,14 @@
 #include "apps/generated/dbg.h"
 
 #include "kernels/bcl_dbg.h"
-#include "apps/generated/walk_methods.h"
 
 typedef struct {
     PyObject_HEAD
     bcl_dbg_walk w;
     int live;
 } DbgWalk;
+
+#include "apps/generated/walk_methods_clinic.h"
 
 static int walk_init(DbgWalk *self, PyObject *args, PyObject *kw)
 {
@@ -184,10 +185,5 @@ fail:
     return NULL;
 }
 
-static PyMethodDef walk_methods[] = {
-    BCLPY_METHODS_DBGWALK
-    {NULL, NULL, 0, NULL}
-};
 
-BCLPY_PLAIN_TYPE(bclpy_DbgWalk_spec, "pybcl.apps._kernels.DbgWalk", DbgWalk, walk_dealloc,
-                 BCLPY_DOC_DBGWALK, walk_methods, walk_init);
+#include "apps/generated/walk_methods_types.h"

@@ -7,7 +7,7 @@
 #include "apps/generated/graph.h"
 
 #include "kernels/bcl_graph.h"
-#include "apps/generated/bclpy_graph_methods.h"
+#include "apps/generated/bclpy_graph_methods_clinic.h"
 
 static PyObject *py_block_sums(PyObject *m, BCLPY_FASTARGS)
 {
@@ -52,7 +52,3 @@ done:
     return out;
 }
 
-PyMethodDef bclpy_graph_methods[] = {
-    BCLPY_METHODS_GRAPH
-    {NULL, NULL, 0, NULL}
-};

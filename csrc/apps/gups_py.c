@@ -7,7 +7,7 @@
 
 #include "kernels/bcl_gups.h"
 #include "apps/generated/gups.h"
-#include "apps/generated/bclpy_gups_methods.h"
+#include "apps/generated/bclpy_gups_methods_clinic.h"
 
 static int u64_arg(PyObject *o, const char *name, uint64_t *out)
 {
@@ -88,7 +88,3 @@ static PyObject *py_gups_atomic(PyObject *m, BCLPY_FASTARGS)
     return PyLong_FromUnsignedLongLong(state);
 }
 
-PyMethodDef bclpy_gups_methods[] = {
-    BCLPY_METHODS_GUPS
-    {NULL, NULL, 0, NULL}
-};

@@ -12,8 +12,7 @@
 
 #include "kernels/bcl_pcg.h"
 #include "apps/generated/isx.h"
-#include "apps/generated/IsxKeyGen_methods.h"
-#include "apps/generated/bclpy_isx_methods.h"
+#include "apps/generated/bclpy_isx_methods_clinic.h"
 
 #define DEFAULT_MAX_KEY (1LL << 28)     /* ISx's MAX_KEY_VAL */
 
@@ -68,6 +67,8 @@ typedef struct {
     uint32_t bound;
 } IsxKeyGen;
 
+#include "apps/generated/IsxKeyGen_methods_clinic.h"
+
 static int IsxKeyGen_init(IsxKeyGen *self, PyObject *args, PyObject *kw)
 {
     BCLPY_ARG_TABLE(BCLPY_ARGS_ISXKEYGEN);
@@ -94,13 +95,7 @@ static PyObject *IsxKeyGen_take(IsxKeyGen *self, BCLPY_FASTARGS)
     return out;
 }
 
-static PyMethodDef IsxKeyGen_methods[] = {
-    BCLPY_METHODS_ISXKEYGEN
-    {NULL, NULL, 0, NULL}
-};
 
-BCLPY_PLAIN_TYPE(bclpy_IsxKeyGen_spec, "pybcl.apps._kernels.IsxKeyGen", IsxKeyGen,
-                 bclpy_dealloc, BCLPY_DOC_ISXKEYGEN, IsxKeyGen_methods, IsxKeyGen_init);
 
 /* ---- the exchange's grouping and the owner's count -------------------------- */
 
@@ -161,7 +156,4 @@ static PyObject *py_isx_count(PyObject *self, BCLPY_FASTARGS)
     return Py_BuildValue("(Nn)", cnt, (Py_ssize_t)outside);
 }
 
-PyMethodDef bclpy_isx_methods[] = {
-    BCLPY_METHODS_ISX
-    {NULL, NULL, 0, NULL}
-};
+#include "apps/generated/IsxKeyGen_methods_types.h"

@@ -13,14 +13,8 @@
 /* _core's C API, taken from its capsule when the module is imported. */
 extern const bclpy_capi *bclpy_core;
 
-/* The type specs and function tables of the glue files; module.c adds them. */
-extern PyMethodDef bclpy_gups_methods[];       /* gups_py.c */
-extern PyMethodDef bclpy_dbg_methods[];        /* dbg_py.c: contig app's graph kernels */
-extern PyType_Spec bclpy_DbgWalk_spec;         /* dbg_walk_py.c */
-extern PyType_Spec bclpy_KmerReader_spec;      /* kmer_py.c: the k-mer app's kernels */
-extern PyMethodDef bclpy_kmer_methods[];
-extern PyType_Spec bclpy_IsxKeyGen_spec;       /* isx_py.c: ISx's keys and buckets */
-extern PyMethodDef bclpy_isx_methods[];
-extern PyMethodDef bclpy_graph_methods[];      /* graph_py.c: PageRank's per-target sums */
+/* The type specs and function tables of the glue files (from the spec);
+ * module.c adds them. */
+#include "apps/generated/module.h"
 
 #endif /* BCLPY_KERNELS_PY_H */

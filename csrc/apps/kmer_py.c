@@ -23,8 +23,7 @@
 #include "kernels/bcl_seqsrc.h"
 #include "kernels/bcl_readsim.h"
 #include "apps/generated/kmer.h"
-#include "apps/generated/KmerReader_methods.h"
-#include "apps/generated/bclpy_kmer_methods.h"
+#include "apps/generated/bclpy_kmer_methods_clinic.h"
 
 /* ---- argument and result conversion --------------------------------------- */
 
@@ -63,6 +62,8 @@ typedef struct {
     PyObject_HEAD
     bcl_kreader r;
 } KmerReader;
+
+#include "apps/generated/KmerReader_methods_clinic.h"
 
 static void KmerReader_dealloc(KmerReader *self)
 {
@@ -196,21 +197,8 @@ static PyObject *KmerReader_hll(KmerReader *self, PyObject *noargs)
     return a;
 }
 
-static PyMethodDef KmerReader_methods[] = {
-    BCLPY_METHODS_KMERREADER
-    {NULL, NULL, 0, NULL}
-};
 
-static PyType_Slot KmerReader_slots[] = {
-    BCLPY_SLOTS_HEAD(KmerReader_dealloc, BCLPY_DOC_KMERREADER),
-    {Py_tp_iter, PyObject_SelfIter},
-    {Py_tp_iternext, KmerReader_next},
-    BCLPY_SLOTS_INIT(KmerReader_methods, KmerReader_init),
-    {0, NULL}
-};
-
-PyType_Spec bclpy_KmerReader_spec =
-    BCLPY_TYPE_SPEC("pybcl.apps._kernels.KmerReader", KmerReader, 0, KmerReader_slots);
+#include "apps/generated/KmerReader_methods_types.h"
 
 /* ---- functions: splitting and reading the input ---------------------------- */
 
@@ -498,7 +486,3 @@ static PyObject *py_simulate_reads(PyObject *self, BCLPY_FASTARGS)
     return res;
 }
 
-PyMethodDef bclpy_kmer_methods[] = {
-    BCLPY_METHODS_KMER
-    {NULL, NULL, 0, NULL}
-};

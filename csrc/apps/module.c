@@ -13,22 +13,12 @@
  * stays process-wide, unlike the types (the module state). */
 const bclpy_capi *bclpy_core;
 
-enum { T_DBGWALK, T_KMERREADER, T_ISXKEYGEN, NTYPES };
-
 typedef struct kernels_state {
-    PyTypeObject *types[NTYPES];
+    PyTypeObject *types[KERNELS_NTYPES];
 } kernels_state;
 
-static PyType_Spec *const specs[NTYPES] = {
-    [T_DBGWALK] = &bclpy_DbgWalk_spec,
-    [T_KMERREADER] = &bclpy_KmerReader_spec,
-    [T_ISXKEYGEN] = &bclpy_IsxKeyGen_spec,
-};
-
-static PyMethodDef *const method_tables[] = {
-    bclpy_gups_methods, bclpy_dbg_methods, bclpy_kmer_methods, bclpy_isx_methods,
-    bclpy_graph_methods,
-};
+static PyType_Spec *const specs[KERNELS_NTYPES] = KERNELS_TYPE_SPECS;
+static PyMethodDef *const method_tables[] = KERNELS_FUNCTION_TABLES;
 
 static int link_core(void)
 {
@@ -49,7 +39,7 @@ static int link_core(void)
 
 #define STATE_REFS(st, DO)                                                      \
     do {                                                                        \
-        for (int i_ = 0; i_ < NTYPES; i_++)                                     \
+        for (int i_ = 0; i_ < KERNELS_NTYPES; i_++)                                     \
             DO((st)->types[i_]);                                                \
     } while (0)
 
@@ -58,7 +48,7 @@ static int kernels_exec(PyObject *m)
     import_array1(-1);
     kernels_state *st = PyModule_GetState(m);
     /* the k-mer reader's sketch size, for pybcl.apps.kmer */
-    if (link_core() < 0 || bclpy_add_types(m, st->types, specs, NTYPES) < 0 ||
+    if (link_core() < 0 || bclpy_add_types(m, st->types, specs, KERNELS_NTYPES) < 0 ||
         bclpy_add_functions(m, method_tables, BCLPY_COUNT(method_tables)) < 0 ||
         PyModule_AddIntConstant(m, "HLL_REGISTERS", BCL_HLL_REGISTERS) < 0)
         return -1;

@@ -320,31 +320,6 @@ int bclpy_stale(const char *tname, int created);
 
 /* ---- type objects ------------------------------------------------------ */
 
-/* The spec of a type of the binding (both extensions): its dotted name
- * (__module__ and __name__ as users see them), object struct, extra flags
- * and slots.  Types are immutable (Py_TPFLAGS_IMMUTABLETYPE): users cannot patch them. */
-#define BCLPY_TYPE_SPEC(qualname, Obj, extra_flags, type_slots)                  \
-    {                                                                            \
-        .name = (qualname), .basicsize = sizeof(Obj),                            \
-        .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | (extra_flags),  \
-        .slots = (type_slots)                                                    \
-    }
-/* The slots every type sets alike: its deallocator, which ends in
- * bclpy_dealloc_end (or is bclpy_dealloc), and its docstring. */
-#define BCLPY_SLOTS_HEAD(dealloc, doc)                                           \
-    {Py_tp_dealloc, (void *)(dealloc)}, {Py_tp_doc, (void *)(doc)}
-/* The slots of a type made by calling it, Type(...): its methods, its
- * __init__, and object's generic allocation. */
-#define BCLPY_SLOTS_INIT(methods, init)                                          \
-    {Py_tp_methods, (methods)}, {Py_tp_init, (void *)(init)},                    \
-    {Py_tp_new, (void *)PyType_GenericNew}
-/* Define `spec`, the spec of a type made by calling it whose slots are
- * only those two. */
-#define BCLPY_PLAIN_TYPE(spec, qualname, Obj, dealloc, doc, methods, init)       \
-    static PyType_Slot spec##_slots[] = {                                        \
-        BCLPY_SLOTS_HEAD(dealloc, doc), BCLPY_SLOTS_INIT(methods, init), {0, NULL} \
-    };                                                                           \
-    PyType_Spec spec = BCLPY_TYPE_SPEC(qualname, Obj, 0, spec##_slots)
 /* The end of an instance's deallocation: free it, then drop the reference
  * every instance of a heap type holds on its type. */
 static inline void bclpy_dealloc_end(PyObject *self)

@@ -24,8 +24,8 @@ Each spec file is plain text (see csrc/binding/spec/README.md):
 An entry's options follow it, indented four spaces (`c:`, `flags:`, `doc:`,
 `args:`, `textsig:`, `end: newline`; `impl:` on a def or init and `get:`/`guard:`
 on a property generate its argument parsing / getter into
-generated/<array>_clinic.h; `type:` and `slot:` on a class its PyType_Spec into
-generated/<array>_types.h); its docstring follows `text:`, indented eight.  Output is deterministic: the same spec gives the same bytes.
+generated/<array>_clinic.h; `type:` and `slot:` on a class its PyType_Spec there
+too); its docstring follows `text:`, indented eight.  Output is deterministic: the same spec gives the same bytes.
 Standard library only.
 """
 import argparse
@@ -389,15 +389,13 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
     # that defines the array: it names that file's functions.
     for t in order:
         array, items = tables[t]
-        # the array itself, with its functions and properties; its types
+        # the array itself, with its functions and properties, and its types
+        typed = [c for c in classes.get(t, []) if "type" in c[1]["opts"]]
+        types = _types(array, selftype[t], typed, classes.get(t, []), getsets.get(t, {}),
+                       bases, cls_doc)
         files[array + "_clinic"] = _clinic_header(
             out[0], array, ext, area, shared_docs, clinic.get(t, []), getsets.get(t, {}),
-            (protos.get(t, []), items), bases)
-        typed = [c for c in classes.get(t, []) if "type" in c[1]["opts"]]
-        if typed:
-            files[array + "_types"] = _types_header(out[0], array, selftype[t], typed,
-                                                    classes[t], getsets.get(t, {}), bases,
-                                                    cls_doc)
+            (protos.get(t, []), items), bases, types)
     return files
 
 
@@ -576,11 +574,14 @@ def _property(e, cls, selftype):
     return "\n".join(lines), entry
 
 
-def _clinic_header(banner, array, ext, area, shared_docs, functions, getsets, table, bases):
-    """generated/<array>_clinic.h: the wrappers and getters of one method
-    table, the method array itself (after a declaration of each hand-written
-    function it names; table: (prototypes, entries)) and a getset array for
-    each class with properties that no other class builds on."""
+def _clinic_header(banner, array, ext, area, shared_docs, functions, getsets, table, bases,
+                   types):
+    """generated/<array>_clinic.h, which the .c file defining the table's
+    functions includes last: the wrappers and getters of one method table,
+    the method array itself (after a declaration of each hand-written
+    function it names -- the compiler holds them to it; table: (prototypes,
+    entries)), a getset array for each class with properties that no other
+    class builds on, and the types (lines)."""
     guard = f"BCLPY_GENERATED_{array.upper()}_CLINIC_H"
     lines = [banner, f"#ifndef {guard}", f"#define {guard}", ""]
     lines += [f'#include "{ext["include"]}/{inc}.h"' for inc in sorted(shared_docs | {area})]
@@ -600,7 +601,7 @@ def _clinic_header(banner, array, ext, area, shared_docs, functions, getsets, ta
         lines += [f"static PyGetSetDef {cls.lower()}_getset[] = {{"]
         lines += [f"    {i}," for i in inherited + entries]
         lines += ["    {NULL, NULL, NULL, NULL, NULL}", "};", ""]
-    lines += [f"#endif /* {guard} */"]
+    lines += types + [f"#endif /* {guard} */"]
     return "\n".join(lines) + "\n"
 
 
@@ -634,13 +635,11 @@ def _getset_of(cls, getsets, bases):
     return None
 
 
-def _types_header(banner, array, selftype, typed, all_classes, getsets, bases, cls_doc):
-    """generated/<array>_types.h: the PyType_Spec of each class with `type:`
-    (its slots: the docstring of its `init`, the method table, its getset
-    array, and the `slot:` functions of the class and its spec bases).  The
-    .c file includes it last, after the functions the slots name."""
-    guard = f"BCLPY_GENERATED_{array.upper()}_TYPES_H"
-    lines = [banner, f"#ifndef {guard}", f"#define {guard}", ""]
+def _types(array, selftype, typed, all_classes, getsets, bases, cls_doc):
+    """The lines of the PyType_Spec of each class with `type:` (its slots: the
+    docstring of its `init`, the method table, its getset array, and the
+    `slot:` functions of the class and its spec bases)."""
+    lines = []
     by_name = {c: e for c, e in all_classes}
     for cls, e in typed:
         qualname, *flags = e["opts"]["type"].split()
@@ -665,8 +664,7 @@ def _types_header(banner, array, selftype, typed, all_classes, getsets, bases, c
                   "    .flags = " + " | ".join(["Py_TPFLAGS_DEFAULT", "Py_TPFLAGS_IMMUTABLETYPE"]
                                              + [TYPE_FLAGS[f] for f in flags]) + ",",
                   f"    .slots = {cls.lower()}_slots", "};", ""]
-    lines += [f"#endif /* {guard} */"]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _module_index(ext, per_area):

@@ -18,7 +18,6 @@
 
 #include "kernels/bcl_dbg.h"
 #include "kernels/bcl_key_order.h"
-#include "apps/generated/bclpy_dbg_methods_clinic.h"
 
 static int k_arg(PyObject *o, const char *fn, int *k)
 {
@@ -219,3 +218,5 @@ static PyObject *py_hash_sort(PyObject *self, BCLPY_FASTARGS)
     return res;
 }
 
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "apps/generated/bclpy_dbg_methods_clinic.h"

@@ -22,8 +22,6 @@ typedef struct {
     int live;
 } DbgWalk;
 
-#include "apps/generated/walk_methods_clinic.h"
-
 static int walk_init(DbgWalk *self, PyObject *args, PyObject *kw)
 {
     static const char *const names[] = BCLPY_ARGS_DBGWALK;
@@ -185,5 +183,5 @@ fail:
     return NULL;
 }
 
-
-#include "apps/generated/walk_methods_types.h"
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "apps/generated/walk_methods_clinic.h"

@@ -7,7 +7,6 @@
 #include "apps/generated/graph.h"
 
 #include "kernels/bcl_graph.h"
-#include "apps/generated/bclpy_graph_methods_clinic.h"
 
 static PyObject *py_block_sums(PyObject *m, BCLPY_FASTARGS)
 {
@@ -52,3 +51,5 @@ done:
     return out;
 }
 
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "apps/generated/bclpy_graph_methods_clinic.h"

@@ -7,7 +7,6 @@
 
 #include "kernels/bcl_gups.h"
 #include "apps/generated/gups.h"
-#include "apps/generated/bclpy_gups_methods_clinic.h"
 
 static int u64_arg(PyObject *o, const char *name, uint64_t *out)
 {
@@ -88,3 +87,5 @@ static PyObject *py_gups_atomic(PyObject *m, BCLPY_FASTARGS)
     return PyLong_FromUnsignedLongLong(state);
 }
 
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "apps/generated/bclpy_gups_methods_clinic.h"

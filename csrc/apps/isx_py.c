@@ -12,7 +12,6 @@
 
 #include "kernels/bcl_pcg.h"
 #include "apps/generated/isx.h"
-#include "apps/generated/bclpy_isx_methods_clinic.h"
 
 #define DEFAULT_MAX_KEY (1LL << 28)     /* ISx's MAX_KEY_VAL */
 
@@ -67,8 +66,6 @@ typedef struct {
     uint32_t bound;
 } IsxKeyGen;
 
-#include "apps/generated/IsxKeyGen_methods_clinic.h"
-
 static int IsxKeyGen_init(IsxKeyGen *self, PyObject *args, PyObject *kw)
 {
     BCLPY_ARG_TABLE(BCLPY_ARGS_ISXKEYGEN);
@@ -94,8 +91,6 @@ static PyObject *IsxKeyGen_take(IsxKeyGen *self, BCLPY_FASTARGS)
         bcl_isx_keys(&self->rng, self->bound, PyArray_DATA((PyArrayObject *)out), (size_t)n);
     return out;
 }
-
-
 
 /* ---- the exchange's grouping and the owner's count -------------------------- */
 
@@ -156,4 +151,6 @@ static PyObject *py_isx_count(PyObject *self, BCLPY_FASTARGS)
     return Py_BuildValue("(Nn)", cnt, (Py_ssize_t)outside);
 }
 
-#include "apps/generated/IsxKeyGen_methods_types.h"
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "apps/generated/bclpy_isx_methods_clinic.h"
+#include "apps/generated/IsxKeyGen_methods_clinic.h"

@@ -23,7 +23,6 @@
 #include "kernels/bcl_seqsrc.h"
 #include "kernels/bcl_readsim.h"
 #include "apps/generated/kmer.h"
-#include "apps/generated/bclpy_kmer_methods_clinic.h"
 
 /* ---- argument and result conversion --------------------------------------- */
 
@@ -62,8 +61,6 @@ typedef struct {
     PyObject_HEAD
     bcl_kreader r;
 } KmerReader;
-
-#include "apps/generated/KmerReader_methods_clinic.h"
 
 static void KmerReader_dealloc(KmerReader *self)
 {
@@ -196,9 +193,6 @@ static PyObject *KmerReader_hll(KmerReader *self, PyObject *noargs)
         memcpy(PyArray_DATA((PyArrayObject *)a), self->r.hll.reg, BCL_HLL_REGISTERS);
     return a;
 }
-
-
-#include "apps/generated/KmerReader_methods_types.h"
 
 /* ---- functions: splitting and reading the input ---------------------------- */
 
@@ -486,3 +480,6 @@ static PyObject *py_simulate_reads(PyObject *self, BCLPY_FASTARGS)
     return res;
 }
 
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "apps/generated/bclpy_kmer_methods_clinic.h"
+#include "apps/generated/KmerReader_methods_clinic.h"

@@ -24,8 +24,6 @@ static int check_created(ArrayObject *self)
     return 0;
 }
 
-#include "binding/generated/array_methods_clinic.h"
-
 /* ---- construction -------------------------------------------------------- */
 
 static PyArray_Descr *array_dtype(PyObject *spec, const char *tn)
@@ -342,4 +340,5 @@ BCLPY_SAVE_METHOD(array_save, ArrayObject, bclpy_array_io_target)
 
 BCLPY_CLOSE_METHOD(array_close, ArrayObject, tname(self), created, bcl_array_destroy, a)
 
-#include "binding/generated/array_methods_types.h"
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/array_methods_clinic.h"

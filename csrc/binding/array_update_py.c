@@ -199,8 +199,6 @@ typedef struct {
     BCLPY_LIFE_FIELDS;
 } bclpy_DABuf;
 
-#include "binding/generated/db_methods_clinic.h"
-
 /* Records per owner queue: room for many messages from every rank (at
  * least 2^20 records, 16 MiB), within a quarter of the segment (a full
  * queue costs speed, never updates). */
@@ -308,4 +306,5 @@ static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t na
 /* Updates not yet flushed are dropped with the buffer (flush() first). */
 BCLPY_CLOSE_METHOD(db_close, bclpy_DABuf, "DArrayBuffer", live, bcl_dabuf_destroy, b)
 
-#include "binding/generated/db_methods_types.h"
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/db_methods_clinic.h"

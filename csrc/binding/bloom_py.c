@@ -29,8 +29,6 @@ typedef struct {
     bcl_mp_writer scratch;  /* serialized key of the current scalar call    */
 } BloomObject;
 
-
-
 /* ---- keys -> hashes ----------------------------------------------------- */
 
 /* `argname`: the parameter an error names (x, or xs for an element of xs). */
@@ -99,8 +97,6 @@ static int fpr_arg(PyObject *o, const char *argname, double *out)
     return -1;
 }
 
-#include "binding/generated/bloom_methods_clinic.h"
-
 /* ---- construction -------------------------------------------------------- */
 
 static int bloom_init_impl(BloomObject *self, long long n, double fpr, PyObject *kt_obj)
@@ -130,7 +126,6 @@ static int bloom_init_impl(BloomObject *self, long long n, double fpr, PyObject 
     bcl_status st = bcl_bloom_create(&self->b, (uint64_t)n, fpr);
     return bclpy_life_started(st, &self->live, &self->epoch, &self->life);
 }
-
 
 static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -329,4 +324,5 @@ BCLPY_SAVE_METHOD(bloom_save, BloomObject, bclpy_bloom_io_target)
 
 BCLPY_CLOSE_METHOD(bloom_close, BloomObject, "BloomFilter", live, bcl_bloom_destroy, b)
 
-#include "binding/generated/bloom_methods_types.h"
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/bloom_methods_clinic.h"

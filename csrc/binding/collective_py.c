@@ -14,7 +14,6 @@
 #include "comm/bcl_gather.h"
 #include "elemtype.h"
 #include "binding/generated/collective.h"
-#include "binding/generated/bclpy_collective_methods_clinic.h"
 
 static int agreed;      /* the running collective reached bclpy_agree (GIL held) */
 
@@ -156,3 +155,5 @@ static PyObject *py_allgather_bytes_impl(PyObject *self, PyObject *data)
     return out;
 }
 
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/bclpy_collective_methods_clinic.h"

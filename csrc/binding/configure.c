@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "binding/generated/runtime.h"
-#include "binding/generated/bclpy_configure_methods_clinic.h"
 
 static PyObject *py_configure(PyObject *self, BCLPY_FASTARGS)
 {
@@ -94,3 +93,6 @@ int bclpy_rank_arg(PyObject *o, const char *name, long long *out)
     PyErr_Format(PyExc_ValueError, "%s %R is not a rank in [0, %d)", name, o, bcl_rt.nprocs);
     return -1;
 }
+
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/bclpy_configure_methods_clinic.h"

@@ -11,7 +11,6 @@
 
 #include "runtime/bcl_alloc.h"
 #include "binding/generated/globalptr.h"
-#include "binding/generated/gptr_methods_clinic.h"
 
 static PyObject *gptr_alloc_obj(PyTypeObject *type, bcl_gptr p, PyArray_Descr *dtype)
 {
@@ -402,4 +401,5 @@ static PyObject *gptr_setstate(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
     Py_RETURN_NONE;
 }
 
-#include "binding/generated/gptr_methods_types.h"
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/gptr_methods_clinic.h"

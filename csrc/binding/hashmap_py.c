@@ -18,7 +18,6 @@
 #include "binding/generated/hashmap.h"
 #include "binding/generated/io.h"
 #include "io_py.h"
-#include "binding/generated/hm_methods_clinic.h"
 
 /* ---- construction -------------------------------------------------------- */
 
@@ -432,4 +431,5 @@ BCLPY_SAVE_METHOD(hm_save, bclpy_HashMap, bclpy_hm_io_target)
 
 BCLPY_CLOSE_METHOD(hm_close, bclpy_HashMap, "HashMap", live, bcl_hm_destroy, m)
 
-#include "binding/generated/hm_methods_types.h"
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/hm_methods_clinic.h"

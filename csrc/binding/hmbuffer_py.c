@@ -15,8 +15,6 @@ typedef struct {
     BCLPY_LIFE_FIELDS;
 } bclpy_HMBuf;
 
-#include "binding/generated/hb_methods_clinic.h"
-
 /* The sizes are at most 2**48 entries (the spec), beyond any segment: the
  * bound only keeps their byte counts from overflowing before the allocator
  * refuses them. */
@@ -214,4 +212,5 @@ static PyObject *hb_repr(bclpy_HMBuf *self)
                                 self->b.grow ? "True" : "False");
 }
 
-#include "binding/generated/hb_methods_types.h"
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/hb_methods_clinic.h"

@@ -13,7 +13,6 @@
 
 #include "comm/bcl_agree.h"
 #include "binding/generated/io.h"
-#include "binding/generated/bclpy_io_load_methods_clinic.h"
 
 static int io_target(PyObject *o, bclpy_io_target *t)
 {
@@ -119,3 +118,5 @@ static PyObject *py_io_load_impl(PyObject *self, PyObject *path, PyObject *make)
     return r;
 }
 
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/bclpy_io_load_methods_clinic.h"

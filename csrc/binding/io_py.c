@@ -20,7 +20,6 @@
 #include "io/bcl_sv_posix.h"
 #include "serial/bcl_hash.h"
 #include "binding/generated/io.h"
-#include "binding/generated/bclpy_io_methods_clinic.h"
 
 /* A directory is both an IsADirectoryError and, for pybcl.load's
  * "not a pybcl file" contract, a ValueError (made once, kept in st). */
@@ -271,3 +270,5 @@ static PyObject *py_io_configure_impl(PyObject *self, PyObject *describe)
     return exc ? Py_NewRef(exc) : NULL;
 }
 
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/bclpy_io_methods_clinic.h"

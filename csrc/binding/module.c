@@ -21,7 +21,6 @@
 #include "containers/bcl_object.h"
 #include "binding/capi.h"
 #include "binding/generated/runtime.h"
-#include "binding/generated/bclpy_runtime_methods_clinic.h"
 
 /* The core's wait loops call this (bcl_interrupt.h): run Python's pending
  * signal handlers, so Ctrl-C reaches a rank blocked in barrier() or a spin
@@ -345,3 +344,6 @@ PyMODINIT_FUNC PyInit__core(void)
 {
     return PyModuleDef_Init(&core_module);
 }
+
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/bclpy_runtime_methods_clinic.h"

@@ -689,7 +689,6 @@ static PyObject *py_unpackb_impl(PyObject *self, PyObject *data)
 
 /* ----------------------------------------------------------------- hashing */
 
-
 /* A uint64 argument: TypeError / OverflowError naming it (CPython's own
  * "an integer is required" / "can't convert negative int" name nothing). */
 static int u64_arg(PyObject *o, const char *name, uint64_t *out)
@@ -712,8 +711,6 @@ static int u64_arg(PyObject *o, const char *name, uint64_t *out)
     *out = s;
     return 0;
 }
-
-#include "binding/generated/bclpy_msgpack_methods_clinic.h"
 
 static PyObject *py_hash64_impl(PyObject *self, PyObject *data, uint64_t seed)
 {
@@ -738,3 +735,5 @@ static PyObject *py_hash_u64_impl(PyObject *self, uint64_t x, uint64_t seed)
     return PyLong_FromUnsignedLongLong(bcl_hash_u64(x, seed));
 }
 
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/bclpy_msgpack_methods_clinic.h"

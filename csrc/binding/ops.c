@@ -18,8 +18,6 @@ static int gptr_arg(PyObject *self, PyObject *o, const char *argname, bclpy_Glob
     return 0;
 }
 
-#include "binding/generated/bclpy_ops_methods_clinic.h"
-
 static PyObject *py_alloc_impl(PyObject *self, PyObject *count_obj, PyObject *dtype_obj)
 {
     if (!PyIndex_Check(count_obj))
@@ -232,3 +230,5 @@ static PyObject *py_bytes_in_use(PyObject *s, PyObject *noargs)
     return PyLong_FromSize_t(bcl_alloc_bytes_in_use());
 }
 
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/bclpy_ops_methods_clinic.h"

@@ -44,8 +44,6 @@ static int queue_promise_arg(QueueObject *self, PyObject *p, const char *argname
     return 0;
 }
 
-#include "binding/generated/queue_methods_clinic.h"
-
 /* "FastQueue" or "CircularQueue" + `call`: the name of a collective call in
  * its agreement, the same words the core's agreement uses (bcl_queue.c). */
 static const char *call_name(QueueObject *self, const char *call, char *buf, size_t n)
@@ -497,4 +495,5 @@ int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t)
 
 BCLPY_SAVE_METHOD(q_save, QueueObject, bclpy_queue_io_target)
 
-#include "binding/generated/queue_methods_types.h"
+/* The method tables, their argument parsing and the types (from the spec). */
+#include "binding/generated/queue_methods_clinic.h"

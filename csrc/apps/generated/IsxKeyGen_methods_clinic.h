@@ -12,4 +12,19 @@ static PyMethodDef IsxKeyGen_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
+static PyType_Slot isxkeygen_slots[] = {
+    {Py_tp_doc, (void *)BCLPY_DOC_ISXKEYGEN},
+    {Py_tp_methods, IsxKeyGen_methods},
+    {Py_tp_dealloc, (void *)bclpy_dealloc},
+    {Py_tp_init, (void *)IsxKeyGen_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {0, NULL}
+};
+
+PyType_Spec bclpy_IsxKeyGen_spec = {
+    .name = "pybcl.apps._kernels.IsxKeyGen", .basicsize = sizeof(IsxKeyGen),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = isxkeygen_slots
+};
+
 #endif /* BCLPY_GENERATED_ISXKEYGEN_METHODS_CLINIC_H */

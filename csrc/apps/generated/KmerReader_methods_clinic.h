@@ -16,4 +16,21 @@ static PyMethodDef KmerReader_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
+static PyType_Slot kmerreader_slots[] = {
+    {Py_tp_doc, (void *)BCLPY_DOC_KMERREADER},
+    {Py_tp_methods, KmerReader_methods},
+    {Py_tp_dealloc, (void *)KmerReader_dealloc},
+    {Py_tp_iter, (void *)PyObject_SelfIter},
+    {Py_tp_iternext, (void *)KmerReader_next},
+    {Py_tp_init, (void *)KmerReader_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {0, NULL}
+};
+
+PyType_Spec bclpy_KmerReader_spec = {
+    .name = "pybcl.apps._kernels.KmerReader", .basicsize = sizeof(KmerReader),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = kmerreader_slots
+};
+
 #endif /* BCLPY_GENERATED_KMERREADER_METHODS_CLINIC_H */

@@ -18,4 +18,19 @@ static PyMethodDef walk_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
+static PyType_Slot dbgwalk_slots[] = {
+    {Py_tp_doc, (void *)BCLPY_DOC_DBGWALK},
+    {Py_tp_methods, walk_methods},
+    {Py_tp_dealloc, (void *)walk_dealloc},
+    {Py_tp_init, (void *)walk_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {0, NULL}
+};
+
+PyType_Spec bclpy_DbgWalk_spec = {
+    .name = "pybcl.apps._kernels.DbgWalk", .basicsize = sizeof(DbgWalk),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = dbgwalk_slots
+};
+
 #endif /* BCLPY_GENERATED_WALK_METHODS_CLINIC_H */

@@ -148,4 +148,48 @@ static PyGetSetDef array_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
+static PyType_Slot darray_slots[] = {
+    {Py_tp_doc, (void *)BCLPY_DOC_DARRAY},
+    {Py_tp_methods, array_methods},
+    {Py_tp_getset, darray_getset},
+    {Py_tp_dealloc, (void *)array_dealloc},
+    {Py_tp_repr, (void *)array_repr},
+    {Py_tp_iter, (void *)bclpy_array_iter},
+    {Py_sq_length, (void *)array_len},
+    {Py_mp_length, (void *)array_len},
+    {Py_mp_subscript, (void *)array_getitem},
+    {Py_mp_ass_subscript, (void *)array_setitem},
+    {Py_tp_init, (void *)darray_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {0, NULL}
+};
+
+PyType_Spec bclpy_DArray_spec = {
+    .name = "pybcl.DArray", .basicsize = sizeof(ArrayObject),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = darray_slots
+};
+
+static PyType_Slot array_slots[] = {
+    {Py_tp_doc, (void *)BCLPY_DOC_ARRAY},
+    {Py_tp_methods, array_methods},
+    {Py_tp_getset, array_getset},
+    {Py_tp_dealloc, (void *)array_dealloc},
+    {Py_tp_repr, (void *)array_repr},
+    {Py_tp_iter, (void *)bclpy_array_iter},
+    {Py_sq_length, (void *)array_len},
+    {Py_mp_length, (void *)array_len},
+    {Py_mp_subscript, (void *)array_getitem},
+    {Py_mp_ass_subscript, (void *)array_setitem},
+    {Py_tp_init, (void *)harray_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {0, NULL}
+};
+
+PyType_Spec bclpy_Array_spec = {
+    .name = "pybcl.Array", .basicsize = sizeof(ArrayObject),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = array_slots
+};
+
 #endif /* BCLPY_GENERATED_ARRAY_METHODS_CLINIC_H */

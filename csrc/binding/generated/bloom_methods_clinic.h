@@ -196,4 +196,22 @@ static PyGetSetDef bloomfilter_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
+static PyType_Slot bloomfilter_slots[] = {
+    {Py_tp_doc, (void *)BCLPY_DOC_BLOOMFILTER},
+    {Py_tp_methods, bloom_methods},
+    {Py_tp_getset, bloomfilter_getset},
+    {Py_tp_dealloc, (void *)bloom_dealloc},
+    {Py_tp_repr, (void *)bloom_repr},
+    {Py_sq_contains, (void *)bloom_contains},
+    {Py_tp_init, (void *)bloom_init},
+    {Py_tp_new, (void *)bloom_new},
+    {0, NULL}
+};
+
+PyType_Spec bclpy_BloomFilter_spec = {
+    .name = "pybcl.BloomFilter", .basicsize = sizeof(BloomObject),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = bloomfilter_slots
+};
+
 #endif /* BCLPY_GENERATED_BLOOM_METHODS_CLINIC_H */

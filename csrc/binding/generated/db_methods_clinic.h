@@ -77,4 +77,20 @@ static PyGetSetDef darraybuffer_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
+static PyType_Slot darraybuffer_slots[] = {
+    {Py_tp_doc, (void *)BCLPY_DOC_DARRAYBUFFER},
+    {Py_tp_methods, db_methods},
+    {Py_tp_getset, darraybuffer_getset},
+    {Py_tp_dealloc, (void *)db_dealloc},
+    {Py_tp_init, (void *)db_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {0, NULL}
+};
+
+PyType_Spec bclpy_DArrayBuffer_spec = {
+    .name = "pybcl.DArrayBuffer", .basicsize = sizeof(bclpy_DABuf),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = darraybuffer_slots
+};
+
 #endif /* BCLPY_GENERATED_DB_METHODS_CLINIC_H */

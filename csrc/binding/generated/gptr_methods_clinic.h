@@ -48,4 +48,27 @@ static PyGetSetDef globalptr_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
+static PyType_Slot globalptr_slots[] = {
+    {Py_tp_doc, (void *)BCLPY_DOC_GLOBALPTR},
+    {Py_tp_methods, gptr_methods},
+    {Py_tp_getset, globalptr_getset},
+    {Py_tp_dealloc, (void *)gptr_dealloc},
+    {Py_tp_repr, (void *)gptr_repr},
+    {Py_nb_add, (void *)gptr_add},
+    {Py_nb_subtract, (void *)gptr_sub},
+    {Py_nb_bool, (void *)gptr_bool},
+    {Py_mp_subscript, (void *)gptr_getitem},
+    {Py_mp_ass_subscript, (void *)gptr_setitem},
+    {Py_tp_hash, (void *)gptr_hash},
+    {Py_tp_richcompare, (void *)gptr_richcompare},
+    {Py_tp_new, (void *)gptr_tp_new},
+    {0, NULL}
+};
+
+PyType_Spec bclpy_GlobalPtr_spec = {
+    .name = "pybcl.GlobalPtr", .basicsize = sizeof(bclpy_GlobalPtr),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = globalptr_slots
+};
+
 #endif /* BCLPY_GENERATED_GPTR_METHODS_CLINIC_H */

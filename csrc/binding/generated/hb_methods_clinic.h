@@ -76,4 +76,21 @@ static PyGetSetDef hashmapbuffer_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
+static PyType_Slot hashmapbuffer_slots[] = {
+    {Py_tp_doc, (void *)BCLPY_DOC_HMBUFFER},
+    {Py_tp_methods, hb_methods},
+    {Py_tp_getset, hashmapbuffer_getset},
+    {Py_tp_dealloc, (void *)hb_dealloc},
+    {Py_tp_repr, (void *)hb_repr},
+    {Py_tp_init, (void *)hb_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {0, NULL}
+};
+
+PyType_Spec bclpy_HashMapBuffer_spec = {
+    .name = "pybcl._core.HashMapBuffer", .basicsize = sizeof(bclpy_HMBuf),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_BASETYPE,
+    .slots = hashmapbuffer_slots
+};
+
 #endif /* BCLPY_GENERATED_HB_METHODS_CLINIC_H */

@@ -266,4 +266,25 @@ static PyGetSetDef hashmap_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
+static PyType_Slot hashmap_slots[] = {
+    {Py_tp_doc, (void *)BCLPY_DOC_HASHMAP},
+    {Py_tp_methods, hm_methods},
+    {Py_tp_getset, hashmap_getset},
+    {Py_tp_dealloc, (void *)hm_dealloc},
+    {Py_tp_repr, (void *)hm_repr},
+    {Py_mp_length, (void *)hm_length},
+    {Py_mp_subscript, (void *)hm_subscript},
+    {Py_mp_ass_subscript, (void *)hm_ass_subscript},
+    {Py_sq_contains, (void *)hm_contains},
+    {Py_tp_init, (void *)hm_init},
+    {Py_tp_new, (void *)hm_new},
+    {0, NULL}
+};
+
+PyType_Spec bclpy_HashMap_spec = {
+    .name = "pybcl._core.HashMap", .basicsize = sizeof(bclpy_HashMap),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_BASETYPE,
+    .slots = hashmap_slots
+};
+
 #endif /* BCLPY_GENERATED_HM_METHODS_CLINIC_H */

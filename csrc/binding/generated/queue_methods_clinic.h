@@ -176,4 +176,40 @@ static PyGetSetDef queue_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}
 };
 
+static PyType_Slot fastqueue_slots[] = {
+    {Py_tp_doc, (void *)BCLPY_DOC_FASTQUEUE},
+    {Py_tp_methods, queue_methods},
+    {Py_tp_getset, queue_getset},
+    {Py_tp_dealloc, (void *)queue_dealloc},
+    {Py_tp_repr, (void *)q_repr},
+    {Py_sq_length, (void *)q_len},
+    {Py_tp_new, (void *)queue_new},
+    {Py_tp_init, (void *)fastqueue_init},
+    {0, NULL}
+};
+
+PyType_Spec bclpy_FastQueue_spec = {
+    .name = "pybcl.FastQueue", .basicsize = sizeof(QueueObject),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = fastqueue_slots
+};
+
+static PyType_Slot circularqueue_slots[] = {
+    {Py_tp_doc, (void *)BCLPY_DOC_CIRCULARQUEUE},
+    {Py_tp_methods, queue_methods},
+    {Py_tp_getset, queue_getset},
+    {Py_tp_dealloc, (void *)queue_dealloc},
+    {Py_tp_repr, (void *)q_repr},
+    {Py_sq_length, (void *)q_len},
+    {Py_tp_new, (void *)queue_new},
+    {Py_tp_init, (void *)circularqueue_init},
+    {0, NULL}
+};
+
+PyType_Spec bclpy_CircularQueue_spec = {
+    .name = "pybcl.CircularQueue", .basicsize = sizeof(QueueObject),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = circularqueue_slots
+};
+
 #endif /* BCLPY_GENERATED_QUEUE_METHODS_CLINIC_H */

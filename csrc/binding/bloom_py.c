@@ -127,14 +127,6 @@ static int bloom_init_impl(BloomObject *self, long long n, double fpr, PyObject 
     return bclpy_life_started(st, &self->live, &self->epoch, &self->life);
 }
 
-static PyObject *bloom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
-{
-    BloomObject *self = (BloomObject *)type->tp_alloc(type, 0);
-    if (self)
-        bcl_mp_writer_init(&self->scratch);
-    return (PyObject *)self;
-}
-
 BCLPY_FREE_BURIED(bloom_free_buried, bcl_bloom_destroy)
 
 static void bloom_dealloc(BloomObject *self)

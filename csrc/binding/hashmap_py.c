@@ -85,16 +85,6 @@ static void hm_dealloc(bclpy_HashMap *self)
     bclpy_dealloc_end((PyObject *)self);
 }
 
-static PyObject *hm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
-{
-    bclpy_HashMap *self = (bclpy_HashMap *)type->tp_alloc(type, 0);
-    if (self) {
-        bcl_mp_writer_init(&self->kw);
-        bcl_mp_writer_init(&self->vw);
-    }
-    return (PyObject *)self;
-}
-
 /* ---- insert / find ------------------------------------------------------- */
 
 static PyObject *do_insert(bclpy_HashMap *self, PyObject *key, PyObject *value, int promise)

@@ -64,14 +64,6 @@ static bcl_status joined(bcl_status st)
 
 /* ---- construction ------------------------------------------------------ */
 
-static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
-{
-    QueueObject *self = (QueueObject *)type->tp_alloc(type, 0);
-    if (self)
-        bcl_mp_writer_init(&self->w);
-    return (PyObject *)self;
-}
-
 static int queue_setup(QueueObject *self, bcl_queue_kind kind, long long host, long long cap,
                        PyObject *dtype)
 {

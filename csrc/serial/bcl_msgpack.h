@@ -28,6 +28,8 @@
 
 /* ------------------------------------------------------------------ writer */
 
+/* A growable output buffer.  All zero is the empty writer (what
+ * bcl_mp_writer_init sets), so zeroed memory holds empty writers. */
 typedef struct {
     unsigned char *buf;
     size_t len, cap;

@@ -204,7 +204,7 @@ static PyType_Slot bloomfilter_slots[] = {
     {Py_tp_repr, (void *)bloom_repr},
     {Py_sq_contains, (void *)bloom_contains},
     {Py_tp_init, (void *)bloom_init},
-    {Py_tp_new, (void *)bloom_new},
+    {Py_tp_new, (void *)PyType_GenericNew},
     {0, NULL}
 };
 

@@ -277,7 +277,7 @@ static PyType_Slot hashmap_slots[] = {
     {Py_mp_ass_subscript, (void *)hm_ass_subscript},
     {Py_sq_contains, (void *)hm_contains},
     {Py_tp_init, (void *)hm_init},
-    {Py_tp_new, (void *)hm_new},
+    {Py_tp_new, (void *)PyType_GenericNew},
     {0, NULL}
 };
 

@@ -183,8 +183,8 @@ static PyType_Slot fastqueue_slots[] = {
     {Py_tp_dealloc, (void *)queue_dealloc},
     {Py_tp_repr, (void *)q_repr},
     {Py_sq_length, (void *)q_len},
-    {Py_tp_new, (void *)queue_new},
     {Py_tp_init, (void *)fastqueue_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
     {0, NULL}
 };
 
@@ -201,8 +201,8 @@ static PyType_Slot circularqueue_slots[] = {
     {Py_tp_dealloc, (void *)queue_dealloc},
     {Py_tp_repr, (void *)q_repr},
     {Py_sq_length, (void *)q_len},
-    {Py_tp_new, (void *)queue_new},
     {Py_tp_init, (void *)circularqueue_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
     {0, NULL}
 };
 

@@ -15,13 +15,6 @@
 #include "binding/generated/array.h"
 #include "containers/bcl_array_gather.h"
 
-static int usable(ArrayObject *self)
-{
-    if (!bclpy_current(self->created, self->epoch))
-        return bclpy_stale(Py_TYPE(self)->tp_name + 6, self->created);
-    return 0;
-}
-
 static PyObject *new_whole(ArrayObject *self)
 {
     npy_intp dims[1] = { (npy_intp)self->a.size };
@@ -108,7 +101,7 @@ PyObject *bclpy_array_asarray(PyObject *self_obj, BCLPY_FASTARGS)
 {
     ArrayObject *self = (ArrayObject *)self_obj;
     BCLPY_ARG_TABLE(BCLPY_ARGS_ARR_ARRAY);
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;   /* the array is stale on every rank alike: no peer waits */
     int ok = bclpy_parse("__array__", args, nargs, kwnames, names, 0, 2, a) == 0 &&
              check_copy(a[1]) == 0;
@@ -122,7 +115,7 @@ PyObject *bclpy_array_asarray(PyObject *self_obj, BCLPY_FASTARGS)
 PyObject *bclpy_array_iter(PyObject *self_obj)
 {
     ArrayObject *self = (ArrayObject *)self_obj;
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     PyObject *arr = read_whole(self);
     if (!arr)

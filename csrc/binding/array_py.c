@@ -15,14 +15,8 @@
 #include "binding/generated/io.h"
 #include "io_py.h"
 
-static const char *tname(ArrayObject *self) { return Py_TYPE(self)->tp_name + 6; }
+static const char *tname(ArrayObject *self) { return bclpy_type_name((PyObject *)self); }
 
-static int check_created(ArrayObject *self)
-{
-    if (!bclpy_current(self->created, self->epoch))
-        return bclpy_stale(tname(self), self->created);
-    return 0;
-}
 
 /* ---- construction -------------------------------------------------------- */
 
@@ -48,7 +42,7 @@ static PyArray_Descr *array_dtype(PyObject *spec, const char *tn)
 
 static int array_setup(ArrayObject *self, int host, long long size, PyObject *dt_obj)
 {
-    if (bclpy_init_once(tname(self), self->created) < 0)
+    if (bclpy_init_once(tname(self), self->live) < 0)
         return -1;
     PyObject *dflt = NULL;
     if (!dt_obj && !(dt_obj = dflt = PyUnicode_FromString("int64")))
@@ -67,7 +61,7 @@ static int array_setup(ArrayObject *self, int host, long long size, PyObject *dt
     bcl_status st = host < 0
         ? bcl_darray_create(&self->a, (uint64_t)size, (size_t)PyDataType_ELSIZE(dt))
         : bcl_array_create(&self->a, host, (uint64_t)size, (size_t)PyDataType_ELSIZE(dt));
-    if (bclpy_life_started(st, &self->created, &self->epoch, &self->life) < 0)
+    if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
         return -1;
     return 0;
 }
@@ -87,7 +81,7 @@ BCLPY_FREE_BURIED(array_free_buried, bcl_array_destroy)
 static void array_dealloc(ArrayObject *self)
 {
     /* Peers may still read and write this rank's block: bury it. */
-    bclpy_life_dealloc(self->created, self->epoch, &self->life, &self->a, sizeof self->a,
+    bclpy_life_dealloc(self->live, self->epoch, &self->life, &self->a, sizeof self->a,
                        array_free_buried, self->a.offsets);
     Py_XDECREF(self->dtype);
     bclpy_dealloc_end((PyObject *)self);
@@ -132,7 +126,7 @@ static int get_slice(ArrayObject *self, PyObject *key, Py_ssize_t *start,
 
 static PyObject *array_getitem(ArrayObject *self, PyObject *key)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     size_t es = self->a.elem_size;
     bcl_status st;
@@ -178,7 +172,7 @@ static int array_setitem(ArrayObject *self, PyObject *key, PyObject *value)
         PyErr_Format(PyExc_TypeError, "%s elements cannot be deleted", tname(self));
         return -1;
     }
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return -1;
     size_t es = self->a.elem_size;
     bcl_status st;
@@ -249,7 +243,7 @@ static int array_setitem(ArrayObject *self, PyObject *key, PyObject *value)
 
 static Py_ssize_t array_len(ArrayObject *self)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return -1;
     return (Py_ssize_t)self->a.size;
 }
@@ -259,7 +253,7 @@ static Py_ssize_t array_len(ArrayObject *self)
 static PyObject *array_owner_impl(ArrayObject *self, PyObject *key)
 {
     uint64_t i;
-    if (check_created(self) < 0 || get_index(self, key, &i) < 0)
+    if (BCLPY_USABLE(self) < 0 || get_index(self, key, &i) < 0)
         return NULL;
     return PyLong_FromLong(bcl_array_owner(&self->a, i));
 }
@@ -268,7 +262,7 @@ static PyObject *array_ptr_impl(ArrayObject *self, PyObject *key)
 {
     uint64_t i;
     bcl_gptr p;
-    if (check_created(self) < 0 || get_index(self, key, &i) < 0)
+    if (BCLPY_USABLE(self) < 0 || get_index(self, key, &i) < 0)
         return NULL;
     bcl_status st = bcl_array_ptr(&self->a, i, &p);
     if (st != BCL_OK)
@@ -278,7 +272,7 @@ static PyObject *array_ptr_impl(ArrayObject *self, PyObject *key)
 
 static PyObject *array_local(ArrayObject *self, PyObject *noargs)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     if (!bcl_epoch_current(self->a.epoch)) {
         PyErr_Format(bclpy_exc(BCLPY_E_ERROR), "%s.local(): pybcl was finalized since the "
@@ -302,7 +296,7 @@ static PyObject *array_local(ArrayObject *self, PyObject *noargs)
 
 static PyObject *array_local_range(ArrayObject *self, PyObject *noargs)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     uint64_t first, count;
     bcl_array_local_range(&self->a, bcl_rt.rank, &first, &count);
@@ -312,7 +306,7 @@ static PyObject *array_local_range(ArrayObject *self, PyObject *noargs)
 
 static PyObject *array_repr(ArrayObject *self)
 {
-    if (!self->created)
+    if (!self->live)
         return PyUnicode_FromFormat("<pybcl.%s (not created)>", tname(self));
     PyObject *dt = bclpy_spec_repr((PyObject *)self->dtype);
     if (!dt)
@@ -329,7 +323,7 @@ static PyObject *array_repr(ArrayObject *self)
 int bclpy_array_io_target(PyObject *self, bclpy_io_target *t)
 {
     ArrayObject *a = (ArrayObject *)self;
-    if (check_created(a) < 0)
+    if (BCLPY_USABLE(a) < 0)
         return -1;
     t->kind = a->a.host >= 0 ? BCL_SV_ARRAY : BCL_SV_DARRAY;
     t->arr = &a->a;
@@ -338,7 +332,7 @@ int bclpy_array_io_target(PyObject *self, bclpy_io_target *t)
 
 BCLPY_SAVE_METHOD(array_save, ArrayObject, bclpy_array_io_target)
 
-BCLPY_CLOSE_METHOD(array_close, ArrayObject, tname(self), created, bcl_array_destroy, a)
+BCLPY_CLOSE_METHOD(array_close, ArrayObject, bcl_array_destroy, a)
 
 /* The method tables, their argument parsing and the types (from the spec). */
 #include "binding/generated/array_methods_clinic.h"

@@ -14,9 +14,7 @@ typedef struct {
     PyObject_HEAD
     bcl_array a;
     PyArray_Descr *dtype;
-    int created;            /* 1: created; BCLPY_CLOSED after close() */
-    uint64_t epoch;         /* runtime epoch it was made in */
-    bclpy_life life;        /* its number in the lifetime registry */
+    BCLPY_LIFE_FIELDS;
 } ArrayObject;
 
 /* a.__array__(dtype=None, copy=None): the whole array as a new NumPy array
@@ -39,7 +37,7 @@ static inline int bclpy_array_unwrap(PyObject *obj, const char *argname,
         return -1;
     }
     ArrayObject *self = (ArrayObject *)obj;
-    BCLPY_LIVE_OR(Py_TYPE(obj)->tp_name + 6, self->created, self->epoch, -1);
+    BCLPY_LIVE_OR(self, -1);
     *a = &self->a;
     *dtype = self->dtype;
     return 0;

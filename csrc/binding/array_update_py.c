@@ -260,8 +260,8 @@ static int db_live(bclpy_DABuf *self)
 {
     const bcl_array *a;
     PyArray_Descr *dtype;
-    if (!bclpy_current(self->live, self->epoch))
-        return bclpy_stale("DArrayBuffer", self->live);
+    if (BCLPY_USABLE(self) < 0)
+        return -1;
     return bclpy_array_unwrap(self->array, "array", &a, &dtype);
 }
 
@@ -304,7 +304,7 @@ static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t na
 }
 
 /* Updates not yet flushed are dropped with the buffer (flush() first). */
-BCLPY_CLOSE_METHOD(db_close, bclpy_DABuf, "DArrayBuffer", live, bcl_dabuf_destroy, b)
+BCLPY_CLOSE_METHOD(db_close, bclpy_DABuf, bcl_dabuf_destroy, b)
 
 /* The method tables, their argument parsing and the types (from the spec). */
 #include "binding/generated/db_methods_clinic.h"

@@ -298,24 +298,32 @@ PyObject *bclpy_segment_view(void *addr, npy_intp count, PyArray_Descr *dtype,
 
 /* Containers remember the runtime epoch they were made in (bcl_runtime.h):
  * after finalize() or a re-init their offsets point into segments that are
- * gone or belong to new data.  Their `created`/`live` field is 0 before the
- * collective creation succeeds, 1 while usable, BCLPY_CLOSED after close().
- * bclpy_current: the object is usable now.  bclpy_stale: set the exception
- * for a container that is not (ValueError once closed; returns -1). */
+ * gone or belong to new data.  Their `live` field (BCLPY_LIFE_FIELDS) is 0
+ * before the collective creation succeeds, 1 while usable, BCLPY_CLOSED
+ * after close().  bclpy_current: the object is usable now.  bclpy_stale: set
+ * the exception for a container that is not (ValueError once closed;
+ * returns -1). */
 #define BCLPY_CLOSED 2
-static inline int bclpy_current(int created, uint64_t epoch)
+static inline int bclpy_current(int live, uint64_t epoch)
 {
-    return created == 1 && bcl_epoch_current(epoch);
+    return live == 1 && bcl_epoch_current(epoch);
 }
-int bclpy_stale(const char *tname, int created);
+int bclpy_stale(const char *tname, int live);
 
-/* Return `fail` with bclpy_stale's exception unless the container is usable. */
-#define BCLPY_LIVE_OR(tname, created, epoch, fail)                              \
+/* The name users know the type of o by ("HashMap", not "pybcl._core.HashMap"). */
+const char *bclpy_type_name(PyObject *o);
+
+/* 0 when the container `self` (its BCLPY_LIFE_FIELDS) is usable now, else -1
+ * with bclpy_stale's exception naming its type: every container's one check. */
+#define BCLPY_USABLE(self)                                                      \
+    (bclpy_current((self)->live, (self)->epoch)                                 \
+         ? 0 : bclpy_stale(bclpy_type_name((PyObject *)(self)), (self)->live))
+
+/* Return `fail` unless BCLPY_USABLE(self). */
+#define BCLPY_LIVE_OR(self, fail)                                               \
     do {                                                                        \
-        if (!bclpy_current((created), (epoch))) {                               \
-            bclpy_stale((tname), (created));                                    \
+        if (BCLPY_USABLE(self) < 0)                                             \
             return fail;                                                        \
-        }                                                                       \
     } while (0)
 
 /* ---- type objects ------------------------------------------------------ */
@@ -390,13 +398,14 @@ int bclpy_life_close(const char *what, const bclpy_life *l);
  * it BCLPY_CLOSED -- or -1 with the exception. */
 int bclpy_life_closing(const char *tname, int live, uint64_t epoch, const bclpy_life *l);
 
-/* Define `fn`, the close() of Obj: bclpy_life_closing (`tname` names the
- * type, `live` is its BCLPY_CLOSED field), then `destroy(&self->core)`
- * and mark it closed -- every rank is here: nobody uses the storage. */
-#define BCLPY_CLOSE_METHOD(fn, Obj, tname, live, destroy, core)                  \
+/* Define `fn`, the close() of Obj: bclpy_life_closing, then
+ * `destroy(&self->core)` and mark it closed -- every rank is here: nobody
+ * uses the storage. */
+#define BCLPY_CLOSE_METHOD(fn, Obj, destroy, core)                               \
     static PyObject *fn(Obj *self, PyObject *noargs)                             \
     {                                                                            \
-        int rc_ = bclpy_life_closing((tname), self->live, self->epoch, &self->life); \
+        int rc_ = bclpy_life_closing(bclpy_type_name((PyObject *)self), self->live, \
+                                     self->epoch, &self->life);                  \
         if (rc_ == 0) {                                                          \
             destroy(&self->core);                                                \
             self->live = BCLPY_CLOSED;                                           \

@@ -73,13 +73,6 @@ static inline int key_hash(BloomObject *self, PyObject *x, uint64_t *h)
     return hash_generic(self, x, h, "x");
 }
 
-static int check_created(BloomObject *self)
-{
-    if (!bclpy_current(self->live, self->epoch))
-        return bclpy_stale("BloomFilter", self->live);
-    return 0;
-}
-
 /* A false-positive rate: a float or int in (0, 1). */
 static int fpr_arg(PyObject *o, const char *argname, double *out)
 {
@@ -147,7 +140,7 @@ static PyObject *one_key(BloomObject *self, PyObject *x,
 {
     uint64_t h;
     int present;
-    if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
+    if (BCLPY_USABLE(self) < 0 || key_hash(self, x, &h) < 0)
         return NULL;
     bcl_status st = op(&self->b, h, &present);
     if (st != BCL_OK)
@@ -178,7 +171,7 @@ static int bloom_contains(BloomObject *self, PyObject *x)
 static PyObject *bloom_owner_impl(BloomObject *self, PyObject *x)
 {
     uint64_t h;
-    if (check_created(self) < 0 || key_hash(self, x, &h) < 0)
+    if (BCLPY_USABLE(self) < 0 || key_hash(self, x, &h) < 0)
         return NULL;
     return PyLong_FromLong(bcl_bloom_word(&self->b, h).rank);
 }
@@ -194,7 +187,7 @@ static PyArrayObject *keys_array(BloomObject *self, PyObject *xs)
 
 static PyObject *bloom_many(BloomObject *self, PyObject *xs, int insert)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     bcl_status st;
     PyObject *out = NULL;
@@ -305,7 +298,7 @@ static PyObject *bloom_repr(BloomObject *self)
 int bclpy_bloom_io_target(PyObject *self, bclpy_io_target *t)
 {
     BloomObject *b = (BloomObject *)self;
-    if (check_created(b) < 0)
+    if (BCLPY_USABLE(b) < 0)
         return -1;
     t->kind = BCL_SV_BLOOM;
     t->bloom = &b->b;
@@ -314,7 +307,7 @@ int bclpy_bloom_io_target(PyObject *self, bclpy_io_target *t)
 
 BCLPY_SAVE_METHOD(bloom_save, BloomObject, bclpy_bloom_io_target)
 
-BCLPY_CLOSE_METHOD(bloom_close, BloomObject, "BloomFilter", live, bcl_bloom_destroy, b)
+BCLPY_CLOSE_METHOD(bloom_close, BloomObject, bcl_bloom_destroy, b)
 
 /* The method tables, their argument parsing and the types (from the spec). */
 #include "binding/generated/bloom_methods_clinic.h"

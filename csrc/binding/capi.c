@@ -21,7 +21,7 @@ static int hashmap_u64_unwrap(PyObject *obj, const char *argname, const bcl_hash
         return -1;
     }
     bclpy_HashMap *hm = (bclpy_HashMap *)obj;
-    HM_LIVE_OR(hm, -1);
+    BCLPY_LIVE_OR(hm, -1);
     if (bclpy_elemtype_is_var(&hm->kt) || bclpy_elemtype_is_var(&hm->vt) ||
         hm->kt.dtype->type_num != NPY_UINT64 || hm->vt.dtype->type_num != NPY_UINT64) {
         PyErr_Format(PyExc_TypeError, "%s must map uint64 keys to uint64 values", argname);

@@ -15,7 +15,7 @@ int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key)
 {
     bcl_hm_key k;
     int found = 0;
-    HM_LIVE_OR(self, -1);
+    BCLPY_LIVE_OR(self, -1);
     if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
         return -1;
     bcl_status st = bcl_hm_erase(&self->m, &k, &found);
@@ -51,7 +51,7 @@ static PyObject *erase_many_seq(bclpy_HashMap *self, PyObject *keys)
 
 PyObject *bclpy_hm_erase_many_impl(bclpy_HashMap *self, PyObject *keys)
 {
-    HM_LIVE_OR(self, NULL);
+    BCLPY_LIVE_OR(self, NULL);
     if (bclpy_elemtype_is_var(&self->kt))
         return erase_many_seq(self, keys);
     PyArrayObject *ka = bclpy_hm_array(keys, self->kt.dtype, "keys");

@@ -71,7 +71,7 @@ static int batch_usable(bclpy_HashMap *self, const char *fname)
 {
     if (bclpy_hm_refuse_in_modify(self, fname) < 0)
         return -1;
-    HM_LIVE_OR(self, -1);
+    BCLPY_LIVE_OR(self, -1);
     return 0;
 }
 
@@ -340,7 +340,7 @@ PyObject *bclpy_hm_accumulate_many_impl(bclpy_HashMap *self, PyObject *keys, PyO
  * block is most of the map's memory; untouched tails cost no pages). */
 PyObject *bclpy_hm_local_arrays(bclpy_HashMap *self, PyObject *noargs)
 {
-    HM_LIVE_OR(self, NULL);
+    BCLPY_LIVE_OR(self, NULL);
     if (bclpy_elemtype_is_var(&self->kt) || bclpy_elemtype_is_var(&self->vt))
         return PyErr_Format(PyExc_TypeError, "local_arrays() needs fixed-size key and value "
                             "types (NumPy dtypes); use local_items()");

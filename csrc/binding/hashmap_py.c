@@ -100,7 +100,7 @@ static PyObject *do_insert(bclpy_HashMap *self, PyObject *key, PyObject *value, 
 static PyObject *hm_insert_impl(bclpy_HashMap *self, PyObject *key, PyObject *value,
                                 int promise)
 {
-    HM_LIVE_OR(self, NULL);
+    BCLPY_LIVE_OR(self, NULL);
     return do_insert(self, key, value, promise);
 }
 
@@ -134,7 +134,7 @@ static PyObject *hm_find_impl(bclpy_HashMap *self, PyObject *key, PyObject *defa
                               int promise)
 {
     PyObject *v = NULL;
-    HM_LIVE_OR(self, NULL);
+    BCLPY_LIVE_OR(self, NULL);
     int r = do_find(self, key, promise, &v);
     return found_or(r, v, default_);
 }
@@ -147,7 +147,7 @@ static PyObject *hm_get_impl(bclpy_HashMap *self, PyObject *key, PyObject *defau
 static PyObject *hm_subscript(bclpy_HashMap *self, PyObject *key)
 {
     PyObject *v = NULL;
-    HM_LIVE_OR(self, NULL);
+    BCLPY_LIVE_OR(self, NULL);
     int r = do_find(self, key, 0, &v);
     if (r == 0)
         PyErr_SetObject(PyExc_KeyError, key);
@@ -156,7 +156,7 @@ static PyObject *hm_subscript(bclpy_HashMap *self, PyObject *key)
 
 static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
 {
-    HM_LIVE_OR(self, -1);
+    BCLPY_LIVE_OR(self, -1);
     if (!value)
         return bclpy_hm_delitem(self, key);
     PyObject *r = do_insert(self, key, value, 0);
@@ -166,7 +166,7 @@ static int hm_ass_subscript(bclpy_HashMap *self, PyObject *key, PyObject *value)
 
 static int hm_contains(bclpy_HashMap *self, PyObject *key)
 {
-    HM_LIVE_OR(self, -1);
+    BCLPY_LIVE_OR(self, -1);
     return do_find(self, key, 0, NULL);
 }
 
@@ -177,7 +177,7 @@ static PyObject *hm_accumulate_impl(bclpy_HashMap *self, PyObject *key, PyObject
 {
     bcl_hm_key k;
     unsigned char d[8];
-    HM_LIVE_OR(self, NULL);
+    BCLPY_LIVE_OR(self, NULL);
     if (self->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self, "accumulate");
     if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
@@ -196,7 +196,7 @@ static PyObject *hm_modify_impl(bclpy_HashMap *self, PyObject *key, PyObject *fn
     if (!PyCallable_Check(fn))     /* before the bucket is locked */
         return PyErr_Format(PyExc_TypeError, "modify: fn must be callable, not %.100s",
                             Py_TYPE(fn)->tp_name);
-    HM_LIVE_OR(self, NULL);
+    BCLPY_LIVE_OR(self, NULL);
     bcl_mp_writer kw, vw;
     bcl_mp_writer_init(&kw);
     bcl_mp_writer_init(&vw);
@@ -279,7 +279,7 @@ static PyObject *size_as(bclpy_HashMap *self, const char *what)
 {
     uint64_t n;
     bcl_status st;
-    HM_LIVE_OR(self, NULL);
+    BCLPY_LIVE_OR(self, NULL);
     if (agree_view(self, what) < 0)
         return NULL;
     BCLPY_NOGIL(st = bcl_hm_size(&self->m, &n));
@@ -319,11 +319,9 @@ static Py_ssize_t hm_length(bclpy_HashMap *self)
 static PyObject *hm_collective_view_impl(bclpy_HashMap *self, const char *what)
 {
     bclpy_collective_begin();
-    int rc = -1;
-    if (bclpy_current(self->live, self->epoch))
+    int rc = BCLPY_USABLE(self);
+    if (rc == 0)
         rc = agree_view(self, what);
-    else
-        bclpy_stale("HashMap", self->live);
     bclpy_collective_end(rc, what);
     if (rc < 0)
         return NULL;
@@ -356,7 +354,7 @@ static int add_item(void *vctx, const void *key_slot, const void *val_slot)
 
 static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs)
 {
-    HM_LIVE_OR(self, NULL);
+    BCLPY_LIVE_OR(self, NULL);
     items_ctx c = { self, PyList_New(0) };
     if (!c.list)
         return NULL;
@@ -366,7 +364,7 @@ static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs)
 
 static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
 {
-    HM_LIVE_OR(self, NULL);
+    BCLPY_LIVE_OR(self, NULL);
     long long n;
     if (bclpy_int_arg(arg, "new_capacity", 1, 1LL << 48, &n) < 0)
         return NULL;
@@ -388,7 +386,7 @@ static PyObject *hm_resize_impl(bclpy_HashMap *self, PyObject *new_capacity)
 static PyObject *hm_owner_impl(bclpy_HashMap *self, PyObject *key)
 {
     bcl_hm_key k;
-    HM_LIVE_OR(self, NULL);
+    BCLPY_LIVE_OR(self, NULL);
     if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
         return NULL;
     return PyLong_FromLong(bcl_hm_owner(&self->m, &k));
@@ -411,7 +409,7 @@ static PyObject *hm_repr(bclpy_HashMap *self)
 int bclpy_hm_io_target(PyObject *self, bclpy_io_target *t)
 {
     bclpy_HashMap *m = (bclpy_HashMap *)self;
-    HM_LIVE_OR(m, -1);
+    BCLPY_LIVE_OR(m, -1);
     t->kind = BCL_SV_HASHMAP;
     t->hm = &m->m;
     return 0;
@@ -419,7 +417,7 @@ int bclpy_hm_io_target(PyObject *self, bclpy_io_target *t)
 
 BCLPY_SAVE_METHOD(hm_save, bclpy_HashMap, bclpy_hm_io_target)
 
-BCLPY_CLOSE_METHOD(hm_close, bclpy_HashMap, "HashMap", live, bcl_hm_destroy, m)
+BCLPY_CLOSE_METHOD(hm_close, bclpy_HashMap, bcl_hm_destroy, m)
 
 /* The method tables, their argument parsing and the types (from the spec). */
 #include "binding/generated/hm_methods_clinic.h"

@@ -23,9 +23,6 @@ typedef struct {
     unsigned long modify_thread;  /* ... in this thread (the GIL orders them) */
 } bclpy_HashMap;
 
-/* Return `fail` with the stale-container exception unless the map is usable. */
-#define HM_LIVE_OR(self, fail) BCLPY_LIVE_OR("HashMap", (self)->live, (self)->epoch, fail)
-
 /* ---- hashmap_common.c ---------------------------------------------------- */
 
 /* None/NULL -> 0, a ConProm.HashMap flag -> its bits; -1 with TypeError. */

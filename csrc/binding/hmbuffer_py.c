@@ -78,8 +78,8 @@ static void hb_dealloc(bclpy_HMBuf *self)
 /* The buffer and its map must be usable (-1 with the exception). */
 static int hb_live(bclpy_HMBuf *self)
 {
-    BCLPY_LIVE_OR("HashMapBuffer", self->live, self->epoch, -1);
-    HM_LIVE_OR(self->map, -1);
+    BCLPY_LIVE_OR(self, -1);
+    BCLPY_LIVE_OR(self->map, -1);
     return 0;
 }
 
@@ -181,8 +181,7 @@ static int flush_agree(bclpy_HMBuf *self)
     static const char *const names[] = { "#buffer" };
     int64_t vals[] = { (int64_t)(bcl_hm_buffer_digest(&self->b) >> 1) };
     bclpy_collective_begin();
-    int rc = bclpy_current(self->live, self->epoch) ? 0 : bclpy_stale("HashMapBuffer",
-                                                                       self->live);
+    int rc = BCLPY_USABLE(self);
     if (rc == 0)
         rc = bclpy_agree("HashMapBuffer.flush()", names, vals, 1);
     return bclpy_collective_end(rc, "HashMapBuffer.flush()");
@@ -200,7 +199,7 @@ static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
  * first); every rank is here, no push is coming, the inboxes go too. */
 static void hb_destroy_all(bcl_hm_buffer *b) { bcl_hm_buffer_destroy(b, 1); }
 
-BCLPY_CLOSE_METHOD(hb_close, bclpy_HMBuf, "HashMapBuffer", live, hb_destroy_all, b)
+BCLPY_CLOSE_METHOD(hb_close, bclpy_HMBuf, hb_destroy_all, b)
 
 static PyObject *hb_repr(bclpy_HMBuf *self)
 {

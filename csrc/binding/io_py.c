@@ -157,9 +157,8 @@ static PyObject *save_body(PyObject *self, bclpy_io_target_fn target, PyObject *
 PyObject *bclpy_io_save(PyObject *self, bclpy_io_target_fn target, PyObject *const *args,
                         Py_ssize_t nargs, PyObject *kwnames)
 {
-    const char *name = strrchr(Py_TYPE(self)->tp_name, '.');
     char what[64];
-    PyOS_snprintf(what, sizeof what, "%s.save()", name ? name + 1 : Py_TYPE(self)->tp_name);
+    PyOS_snprintf(what, sizeof what, "%s.save()", bclpy_type_name(self));
     bclpy_collective_begin();
     PyObject *r = save_body(self, target, args, nargs, kwnames, what);
     bclpy_collective_end(r ? 0 : -1, what);

@@ -113,11 +113,17 @@ PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Py_RETURN_FALSE;
 }
 
-int bclpy_stale(const char *tname, int created)
+const char *bclpy_type_name(PyObject *o)
 {
-    if (!created)
+    const char *dot = strrchr(Py_TYPE(o)->tp_name, '.');
+    return dot ? dot + 1 : Py_TYPE(o)->tp_name;
+}
+
+int bclpy_stale(const char *tname, int live)
+{
+    if (!live)
         PyErr_Format(bclpy_exc(BCLPY_E_ERROR), "%s was not initialised", tname);
-    else if (created == BCLPY_CLOSED)
+    else if (live == BCLPY_CLOSED)
         PyErr_Format(PyExc_ValueError, "operation on a closed %s", tname);
     else if (!bcl_rt.initialized)
         PyErr_Format(bclpy_exc(BCLPY_E_ERROR), "%s cannot be used: pybcl was finalized",

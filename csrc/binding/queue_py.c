@@ -23,15 +23,6 @@ typedef struct {
     bcl_mp_writer w;       /* scratch for serializing one element          */
 } QueueObject;
 
-/* The queue must exist and the runtime still be up (segments are unmapped
- * after finalize, so touching the host-only paths then would crash). */
-static int usable(QueueObject *self)
-{
-    if (bclpy_current(self->live, self->epoch))
-        return 0;
-    return bclpy_stale(Py_TYPE(self)->tp_name, self->live);
-}
-
 /* ---- argument conversion ----------------------------------------------- */
 
 /* None -> 0; a ConProm.CircularQueue flag -> its bits. */
@@ -48,7 +39,7 @@ static int queue_promise_arg(QueueObject *self, PyObject *p, const char *argname
  * its agreement, the same words the core's agreement uses (bcl_queue.c). */
 static const char *call_name(QueueObject *self, const char *call, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s%s", Py_TYPE(self)->tp_name + 6, call);
+    snprintf(buf, n, "%s%s", bclpy_type_name((PyObject *)self), call);
     return buf;
 }
 
@@ -67,7 +58,7 @@ static bcl_status joined(bcl_status st)
 static int queue_setup(QueueObject *self, bcl_queue_kind kind, long long host, long long cap,
                        PyObject *dtype)
 {
-    if (bclpy_init_once(Py_TYPE(self)->tp_name + 6, self->live) < 0)
+    if (bclpy_init_once(bclpy_type_name((PyObject *)self), self->live) < 0)
         return -1;
     PyObject *dflt = dtype ? NULL : PyUnicode_FromString("int64");
     int rc = bclpy_elemtype_init(&self->et, dtype ? dtype : dflt, "dtype");
@@ -140,10 +131,10 @@ static PyObject *q_close(QueueObject *self, PyObject *noargs)
 {
     if (self->live == BCLPY_CLOSED)
         Py_RETURN_NONE;
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     char what[64];
-    snprintf(what, sizeof what, "%s.close()", Py_TYPE(self)->tp_name + 6);
+    snprintf(what, sizeof what, "%s.close()", bclpy_type_name((PyObject *)self));
     if (bclpy_life_close(what, &self->life) < 0)
         return NULL;
     release_contents(&self->q, bclpy_elemtype_is_var(&self->et));
@@ -174,7 +165,7 @@ static PyObject *push_values(QueueObject *self, const size_t *lens, size_t n,
 
 static PyObject *q_push_impl(QueueObject *self, PyObject *value, unsigned promise)
 {
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     if (self->et.kind != BCLPY_FIXED) {
         bcl_mp_writer_reset(&self->w);
@@ -249,7 +240,7 @@ out:
 
 static PyObject *q_push_many_impl(QueueObject *self, PyObject *values, unsigned promise)
 {
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return self->et.kind == BCLPY_FIXED ? push_many_fixed(self, values, promise)
                                         : push_many_var(self, values, promise);
@@ -308,14 +299,14 @@ static PyObject *pop_one(QueueObject *self, unsigned promise, int local)
 
 static PyObject *q_pop_impl(QueueObject *self, unsigned promise)
 {
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return pop_one(self, promise, 0);
 }
 
 static PyObject *q_local_nonatomic_pop(QueueObject *self, PyObject *noargs)
 {
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return pop_one(self, 0, 1);
 }
@@ -361,7 +352,7 @@ static PyObject *pop_many_var(QueueObject *self, size_t n, unsigned promise)
 
 static PyObject *q_pop_many_impl(QueueObject *self, PyObject *n_o, unsigned promise)
 {
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     if (!PyIndex_Check(n_o) || PyBool_Check(n_o))
         return PyErr_Format(PyExc_TypeError, "n must be an int, not %.100s",
@@ -382,7 +373,7 @@ static PyObject *q_pop_many_impl(QueueObject *self, PyObject *n_o, unsigned prom
 
 static PyObject *q_local(QueueObject *self, PyObject *noargs)
 {
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     if (self->et.kind != BCLPY_FIXED)
         return PyErr_Format(PyExc_TypeError, "local() needs a fixed-size dtype; this "
@@ -395,7 +386,7 @@ static PyObject *q_local(QueueObject *self, PyObject *noargs)
 
 static PyObject *q_size(QueueObject *self, PyObject *noargs)
 {
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     uint64_t s;
     CHECK(bcl_queue_size(&self->q, &s));
@@ -405,7 +396,7 @@ static PyObject *q_size(QueueObject *self, PyObject *noargs)
 /* len(q) is q.size(): the elements in the queue now. */
 static Py_ssize_t q_len(QueueObject *self)
 {
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return -1;
     uint64_t s;
     bcl_status st = bcl_queue_size(&self->q, &s);
@@ -423,7 +414,7 @@ static PyObject *collective_change(QueueObject *self, PyObject *arg, const char 
                                    int is_rank, const char *call,
                                    bcl_status (*change)(bcl_queue *, long long))
 {
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     char what[48];
     long long v;
@@ -477,7 +468,7 @@ static PyObject *q_repr(QueueObject *self)
 int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t)
 {
     QueueObject *q = (QueueObject *)self;
-    if (usable(q) < 0)
+    if (BCLPY_USABLE(q) < 0)
         return -1;
     t->kind = q->q.kind == BCL_QUEUE_CIRCULAR ? BCL_SV_CIRCULARQUEUE : BCL_SV_FASTQUEUE;
     t->q = &q->q;

@@ -9,28 +9,28 @@
 
 static PyObject *arraybase_get_size(ArrayObject *self, void *closure)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return PyLong_FromUnsignedLongLong(self->a.size);
 }
 
 static PyObject *arraybase_get_shape(ArrayObject *self, void *closure)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return Py_BuildValue("(K)", (unsigned long long)self->a.size);
 }
 
 static PyObject *arraybase_get_ndim(ArrayObject *self, void *closure)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return PyLong_FromLong(1);
 }
 
 static PyObject *arraybase_get_dtype(ArrayObject *self, void *closure)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return Py_NewRef((PyObject *)self->dtype);
 }
@@ -78,7 +78,7 @@ static int darray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
 
 static PyObject *darray_get_block(ArrayObject *self, void *closure)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return PyLong_FromUnsignedLongLong(self->a.host >= 0 ? self->a.size : self->a.block);
 }
@@ -106,7 +106,7 @@ static int harray_init(ArrayObject *self, PyObject *args, PyObject *kwds)
 
 static PyObject *array_get_host(ArrayObject *self, void *closure)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return PyLong_FromLong(self->a.host);
 }

@@ -31,49 +31,49 @@ static int bloom_init(BloomObject *self, PyObject *args, PyObject *kwds)
 
 static PyObject *bloomfilter_get_k(BloomObject *self, void *closure)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return PyLong_FromLong(self->b.k);
 }
 
 static PyObject *bloomfilter_get_nwords(BloomObject *self, void *closure)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return PyLong_FromUnsignedLongLong(self->b.nwords);
 }
 
 static PyObject *bloomfilter_get_nbits(BloomObject *self, void *closure)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return PyLong_FromUnsignedLongLong(self->b.nwords * 64u);
 }
 
 static PyObject *bloomfilter_get_expected_items(BloomObject *self, void *closure)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return PyLong_FromUnsignedLongLong(self->b.expected_items);
 }
 
 static PyObject *bloomfilter_get_fpr(BloomObject *self, void *closure)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return PyFloat_FromDouble(self->b.fpr);
 }
 
 static PyObject *bloomfilter_get_predicted_fpr(BloomObject *self, void *closure)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return PyFloat_FromDouble(self->b.predicted_fpr);
 }
 
 static PyObject *bloomfilter_get_key_type(BloomObject *self, void *closure)
 {
-    if (check_created(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return bclpy_elemtype_spec(&self->kt);
 }

@@ -9,21 +9,21 @@
 
 static PyObject *queue_get_capacity(QueueObject *self, void *closure)
 {
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return PyLong_FromUnsignedLongLong(self->q.capacity);
 }
 
 static PyObject *queue_get_host(QueueObject *self, void *closure)
 {
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return PyLong_FromLong(self->q.host);
 }
 
 static PyObject *queue_get_dtype(QueueObject *self, void *closure)
 {
-    if (usable(self) < 0)
+    if (BCLPY_USABLE(self) < 0)
         return NULL;
     return bclpy_elemtype_spec(&self->et);
 }

@@ -231,8 +231,8 @@ PyObject *bclpy_pair(PyObject *a, PyObject *b);
 /* Atomic width (4 or 8) of an integer dtype, or -1 with TypeError. */
 int bclpy_atomic_width(PyArray_Descr *dtype, const char *argname);
 
-/* Python int -> 64-bit pattern of an atomic operand of `dtype`; -1 with
- * OverflowError naming `argname` if out of range. */
+/* Python int -> 64-bit pattern of an atomic operand of `dtype`, by the
+ * casting rules (bclpy_to_bytes); -1 with the exception naming `argname`. */
 int bclpy_atomic_operand(PyObject *v, PyArray_Descr *dtype, uint64_t *out,
                          const char *argname);
 

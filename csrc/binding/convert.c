@@ -55,37 +55,17 @@ int bclpy_atomic_width(PyArray_Descr *dtype, const char *argname)
 int bclpy_atomic_operand(PyObject *v, PyArray_Descr *dtype, uint64_t *out,
                          const char *argname)
 {
-    if (!PyLong_Check(v) && !PyIndex_Check(v)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected an int, got %.100s", argname,
-                     Py_TYPE(v)->tp_name);
+    /* The casting rules of every element (cast.c), then the 64-bit pattern
+     * the core's atomics take (a 4-byte operand in its low half, as
+     * bclpy_atomic_result reads it back). */
+    union { int32_t i32; uint32_t u32; uint64_t u64; } x;
+    if (bclpy_to_bytes(v, dtype, &x, argname) < 0)
         return -1;
-    }
-    PyObject *i = bclpy_index(v, argname);
-    if (!i)
-        return -1;
-    int overflow = 0;
-    int bits = PyDataType_ELSIZE(dtype) * 8;
-    int ok;
-    if (dtype->kind == 'u') {
-        unsigned long long x = PyLong_AsUnsignedLongLong(i);
-        ok = !(x == (unsigned long long)-1 && PyErr_Occurred());
-        if (ok && bits == 32 && x > 0xffffffffull)
-            ok = 0;
-        *out = x;
-    } else {
-        long long x = PyLong_AsLongLongAndOverflow(i, &overflow);
-        ok = !overflow && !(x == -1 && PyErr_Occurred());
-        if (ok && bits == 32 && (x < INT32_MIN || x > INT32_MAX))
-            ok = 0;
-        *out = bits == 32 ? (uint64_t)(uint32_t)(int32_t)x : (uint64_t)x;
-    }
-    if (!ok) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_OverflowError, "%s: %R does not fit in %R", argname, i,
-                     (PyObject *)dtype);
-    }
-    Py_DECREF(i);
-    return ok ? 0 : -1;
+    if (PyDataType_ELSIZE(dtype) == 8)
+        *out = x.u64;
+    else
+        *out = dtype->kind == 'u' ? x.u32 : (uint64_t)(uint32_t)x.i32;
+    return 0;
 }
 
 PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype)

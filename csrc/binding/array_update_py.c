@@ -16,17 +16,8 @@
 
 static int elem_of(PyArray_Descr *d, bcl_elem *out, const char *what)
 {
-    static const bcl_elem ints[] = { BCL_I8, BCL_I16, 0, BCL_I32, 0, 0, 0, BCL_I64 };
-    static const bcl_elem uints[] = { BCL_U8, BCL_U16, 0, BCL_U32, 0, 0, 0, BCL_U64 };
-    Py_ssize_t w = PyDataType_ELSIZE(d);
-    int native = PyArray_ISNBO(d->byteorder);
-    int pow2 = w == 1 || w == 2 || w == 4 || w == 8;
-    if (native && pow2 && d->kind == 'i')
-        return *out = ints[w - 1], 0;
-    if (native && pow2 && d->kind == 'u')
-        return *out = uints[w - 1], 0;
-    if (native && d->kind == 'f' && (w == 4 || w == 8))
-        return *out = w == 4 ? BCL_F32 : BCL_F64, 0;
+    if (bclpy_elem_of(d, out) == 0 && *out != BCL_BOOL)
+        return 0;
     PyErr_Format(PyExc_TypeError, "%s: atomic updates need an array of integers or "
                  "floats (native byte order), not dtype %R", what, (PyObject *)d);
     return -1;

@@ -228,6 +228,11 @@ PyObject *bclpy_shrink(PyObject *arr, npy_intp n);
  * exists when either is missing (a failed allocation's exception is set). */
 PyObject *bclpy_pair(PyObject *a, PyObject *b);
 
+/* The core's element type (bcl_elem) of a native bool, integer or float
+ * dtype, for its reductions and atomic updates; -1 (no exception) for any
+ * other: the caller names what it needed. */
+int bclpy_elem_of(PyArray_Descr *d, bcl_elem *out);
+
 /* Atomic width (4 or 8) of an integer dtype, or -1 with TypeError. */
 int bclpy_atomic_width(PyArray_Descr *dtype, const char *argname);
 

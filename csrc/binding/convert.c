@@ -77,6 +77,29 @@ PyObject *bclpy_atomic_result(uint64_t bits, PyArray_Descr *dtype)
     return PyLong_FromLongLong((int64_t)bits);
 }
 
+int bclpy_elem_of(PyArray_Descr *d, bcl_elem *out)
+{
+    if (PyDataType_ISBYTESWAPPED(d))
+        return -1;
+    switch (d->kind) {
+    case 'b': *out = BCL_BOOL; return PyDataType_ELSIZE(d) == 1 ? 0 : -1;
+    case 'f':
+        if (PyDataType_ELSIZE(d) == 4) { *out = BCL_F32; return 0; }
+        if (PyDataType_ELSIZE(d) == 8) { *out = BCL_F64; return 0; }
+        return -1;
+    case 'i': case 'u': {
+        static const bcl_elem si[] = { BCL_I8, BCL_I16, 0, BCL_I32, 0, 0, 0, BCL_I64 };
+        static const bcl_elem ui[] = { BCL_U8, BCL_U16, 0, BCL_U32, 0, 0, 0, BCL_U64 };
+        int e = PyDataType_ELSIZE(d);
+        if (e != 1 && e != 2 && e != 4 && e != 8)
+            return -1;
+        *out = d->kind == 'i' ? si[e - 1] : ui[e - 1];
+        return 0;
+    }
+    default: return -1;
+    }
+}
+
 /* The repr style of every pybcl object is its constructor call, so element
  * types print as the argument that makes them: 'int64', '|S16', a structured
  * dtype's field list, or the Python type str / bytes / object. */

@@ -196,29 +196,6 @@ static PyObject *py_bcast_bytes_impl(PyObject *self, PyObject *data, long long r
     return out;
 }
 
-static int elem_of(PyArray_Descr *d, bcl_elem *out)
-{
-    if (PyDataType_ISBYTESWAPPED(d))
-        return -1;
-    switch (d->kind) {
-    case 'b': *out = BCL_BOOL; return PyDataType_ELSIZE(d) == 1 ? 0 : -1;
-    case 'f':
-        if (PyDataType_ELSIZE(d) == 4) { *out = BCL_F32; return 0; }
-        if (PyDataType_ELSIZE(d) == 8) { *out = BCL_F64; return 0; }
-        return -1;
-    case 'i': case 'u': {
-        static const bcl_elem si[] = { BCL_I8, BCL_I16, 0, BCL_I32, 0, 0, 0, BCL_I64 };
-        static const bcl_elem ui[] = { BCL_U8, BCL_U16, 0, BCL_U32, 0, 0, 0, BCL_U64 };
-        int e = PyDataType_ELSIZE(d);
-        if (e != 1 && e != 2 && e != 4 && e != 8)
-            return -1;
-        *out = d->kind == 'i' ? si[e - 1] : ui[e - 1];
-        return 0;
-    }
-    default: return -1;
-    }
-}
-
 /* array: a writable C-contiguous ndarray. */
 static PyObject *py_allreduce_inplace_impl(PyObject *self, PyObject *array, long long op)
 {
@@ -228,7 +205,7 @@ static PyObject *py_allreduce_inplace_impl(PyObject *self, PyObject *array, long
     PyArrayObject *arr = (PyArrayObject *)array;
     NEED_INIT();
     bcl_elem elem;
-    if (elem_of(PyArray_DESCR(arr), &elem) < 0)
+    if (bclpy_elem_of(PyArray_DESCR(arr), &elem) < 0)
         return PyErr_Format(PyExc_TypeError, "allreduce: x has unsupported dtype %R",
                             (PyObject *)PyArray_DESCR(arr));
     if (!PyArray_IS_C_CONTIGUOUS(arr) || !PyArray_ISWRITEABLE(arr))

@@ -75,23 +75,6 @@ static int batch_usable(bclpy_HashMap *self, const char *fname)
     return 0;
 }
 
-/* ---- local promise: plain CPU inserts into this rank's block -------------- */
-
-static PyObject *apply_local_all(bclpy_HashMap *self, PyArrayObject *ka, PyArrayObject *va)
-{
-    const bcl_hashmap *m = &self->m;
-    npy_intp k = PyArray_SIZE(ka);
-    const char *keys = PyArray_DATA(ka), *vals = PyArray_DATA(va);
-    for (npy_intp i = 0; i < k; i++) {
-        bcl_hm_key key = bcl_hm_key_make(keys + i * m->key_size, m->key_size);
-        bcl_status st = bcl_hm_insert(m, &key, vals + i * m->val_size, m->val_size,
-                                      BCL_HM_P_LOCAL);
-        if (st != BCL_OK)
-            return bclpy_raise(st);
-    }
-    Py_RETURN_NONE;
-}
-
 /* ---- insert_many ------------------------------------------------------------ */
 
 /* insert_many of variable-length types stores the keys in order and stops at
@@ -160,8 +143,8 @@ PyObject *bclpy_hm_insert_many_impl(bclpy_HashMap *self, PyObject *keys, PyObjec
                            : NULL;
     PyObject *r = NULL;
     if (va)
-        r = promise & BCL_HM_P_LOCAL ? apply_local_all(self, ka, va)
-                                     : run_batch(self, bcl_hm_insert_many, ka, va);
+        r = run_batch(self, promise & BCL_HM_P_LOCAL ? bcl_hm_insert_many_local
+                                                     : bcl_hm_insert_many, ka, va);
     Py_XDECREF(ka);
     Py_XDECREF(va);
     return r;

@@ -258,6 +258,11 @@ bcl_status bcl_hm_check_held(bcl_gptr bucket);
  * round trips, not k.  Keys: k * key_size bytes; values: k * val_size. */
 bcl_status bcl_hm_insert_many(const bcl_hashmap *m, const void *keys, const void *vals,
                               size_t k, size_t *n_full);
+/* The same under the local promise (every key is this rank's): the keys in
+ * order with plain stores (bcl_hm_insert, BCL_HM_P_LOCAL); the first failure
+ * stops the batch (*n_full is always 0). */
+bcl_status bcl_hm_insert_many_local(const bcl_hashmap *m, const void *keys,
+                                    const void *vals, size_t k, size_t *n_full);
 /* found[i] = 0/1; vals[i] untouched when not found. */
 bcl_status bcl_hm_find_many(const bcl_hashmap *m, const void *keys, size_t k,
                             void *vals, unsigned char *found, int promise);

@@ -352,6 +352,21 @@ bcl_status bcl_hm_insert_many(const bcl_hashmap *m, const void *keys, const void
                    NULL);
 }
 
+bcl_status bcl_hm_insert_many_local(const bcl_hashmap *m, const void *keys,
+                                    const void *vals, size_t k, size_t *n_full)
+{
+    const unsigned char *kb = keys, *vb = vals;
+    *n_full = 0;
+    for (size_t i = 0; i < k; i++) {
+        bcl_hm_key key = bcl_hm_key_make(kb + i * m->key_size, m->key_size);
+        bcl_status st = bcl_hm_insert(m, &key, vb + i * m->val_size, m->val_size,
+                                      BCL_HM_P_LOCAL);
+        if (st != BCL_OK)
+            return st;
+    }
+    return BCL_OK;
+}
+
 bcl_status bcl_hm_find_protocol(const bcl_hashmap *m, const void *keys, size_t k, void *vals,
                                 unsigned char *found, int promise)
 {

@@ -267,13 +267,18 @@ static PyObject *bloom_plan_impl(PyObject *cls, long long n, double fpr, long lo
 static PyObject *bloom_predict_impl(PyObject *cls, double n, double nwords, long long k)
 {
     /* The formula answers anything (a negative "probability" for n < 0, 1.0 for
-     * NaN): refuse what describes no filter. */
-    if (!(n >= 0) || !isfinite(n))
+     * NaN): refuse what describes no filter.  (PyErr_Format has no %g.) */
+    char got[32];
+    if (!(n >= 0) || !isfinite(n)) {
+        PyOS_snprintf(got, sizeof got, "%g", n);
         return PyErr_Format(PyExc_ValueError, "predict: n must be a finite number >= 0, "
-                            "got %g", n);
-    if (!(nwords >= 1) || !isfinite(nwords))
+                            "got %s", got);
+    }
+    if (!(nwords >= 1) || !isfinite(nwords)) {
+        PyOS_snprintf(got, sizeof got, "%g", nwords);
         return PyErr_Format(PyExc_ValueError, "predict: nwords must be a finite number "
-                            ">= 1, got %g", nwords);
+                            ">= 1, got %s", got);
+    }
     return PyFloat_FromDouble(bcl_bloom_predict(n, nwords, (int)k));
 }
 

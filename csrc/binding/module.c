@@ -53,10 +53,13 @@ static PyObject *py_init_impl(PyObject *self, long long comm_address, long long 
 
 static PyObject *py_finalize_impl(PyObject *self, double exit_guard)
 {
-    if (!(exit_guard >= 0) || exit_guard > 1e9)     /* also refuses NaN */
+    if (!(exit_guard >= 0) || exit_guard > 1e9) {   /* also refuses NaN */
+        char got[32];                                /* PyErr_Format has no %g */
+        PyOS_snprintf(got, sizeof got, "%g", exit_guard);
         return PyErr_Format(PyExc_ValueError,
-                            "exit_guard must be 0 or a positive number of seconds, got %g",
-                            exit_guard);
+                            "exit_guard must be 0 or a positive number of seconds, got %s",
+                            got);
+    }
     bcl_status st;
     Py_BEGIN_ALLOW_THREADS
     /* Announce first: a peer still waiting in a collective for this rank

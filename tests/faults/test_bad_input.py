@@ -80,10 +80,14 @@ LOCAL_CASES = {
     "hash64 seed -1": (lambda: pybcl.hash64(b"a", seed=-1), OverflowError, "seed"),
     "hash64 seed float": (lambda: pybcl.hash64(b"a", seed=1.5), TypeError, "seed"),
     "hash_u64 2**64": (lambda: pybcl.hash_u64(2**64), OverflowError, "x"),
-    "BloomFilter.predict n<0": (lambda: pybcl.BloomFilter.predict(-1, 10, 3), ValueError, "n"),
+    "BloomFilter.predict n<0": (lambda: pybcl.BloomFilter.predict(-1, 10, 3), ValueError,
+                                "n must be a finite number >= 0, got -1"),
     "BloomFilter.predict k=0": (lambda: pybcl.BloomFilter.predict(10, 10, 0), ValueError, "k"),
     "BloomFilter.predict nwords=0": (lambda: pybcl.BloomFilter.predict(10, 0, 3), ValueError,
-                                     "nwords"),
+                                     "nwords must be a finite number >= 1, got 0"),
+    # the core's finalize refuses a bad guard before it does anything
+    "finalize exit_guard<0": (lambda: pybcl._core.finalize(-1.5), ValueError,
+                              "exit_guard must be 0 or a positive number of seconds, got -1.5"),
 }
 
 

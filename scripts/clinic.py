@@ -22,8 +22,9 @@ Each spec file is plain text (see csrc/binding/spec/README.md):
     text NAME                   a docstring shared by several callables
 
 An entry's options follow it, indented four spaces (`c:`, `flags:`, `doc:`,
-`args:`, `textsig:`, `end: newline`; `impl:` on a def or init and `get:`/`guard:`
-on a property generate its argument parsing / getter into
+`args:`, `textsig:`, `end: newline`; `impl:`, `guard:`, `collective:` and
+`returns:` on a def or init and `get:`/`guard:` on a property generate its
+argument parsing / getter into
 generated/<array>_clinic.h; `type:` and `slot:` on a class its PyType_Spec there
 too); its docstring follows `text:`, indented eight.  Output is deterministic: the same spec gives the same bytes.
 Standard library only.
@@ -348,6 +349,11 @@ def generate_header(area, entries, ext, defined_in, fragments, converters):
                 if "impl" in opts:
                     clinic.setdefault(table, []).append(
                         _wrapper(name, args, e, method, selftype[table], converters))
+                elif any(k in opts for k in ("guard", "collective", "returns")):
+                    if opts.get("flags") != "noargs":
+                        raise SpecError(f"{e['where']}: `guard:`/`collective:`/`returns:` "
+                                        "need `impl:` or flags: noargs")
+                    clinic.setdefault(table, []).append(_noargs_wrapper(e, selftype[table]))
                 if "doc" in opts and e["text"] is None:
                     home = defined_in.get(opts["doc"])
                     if home is None:
@@ -524,21 +530,59 @@ def _wrapper(name, args, e, method, selftype, converters, ctor=False):
     parse = (f"bclpy_parse_init({_literal(pyname)}, args, kwds, " if ctor else
              f"bclpy_parse({_literal(pyname)}, args, nargs, kwnames, ")
     body.append(f"    if ({parse}{'NULL' if posonly else 'names'}, {nreq}, {len(names)}, a) < 0")
+    if "guard" in opts:          # the object must be usable: after the arguments convert
+        converts.append(f"        || {_guard(opts['guard'])} < 0")
     body += converts
     body[-1] += ")"
     body += [f"        return {fail};"] + _c_call(f"    return {fn}_impl", call, ";")
     # An impl another file defines carries the house's exported prefix.
     storage = "" if fn.startswith("bclpy_") else "static "
     what = opts.get("collective")
-    head = (f"static int {fn}{'_parsed' if what else ''}({selftype} *self, PyObject *args, "
-            "PyObject *kwds)") if ctor else f"static PyObject *{fn}({selftype} *self, BCLPY_FASTARGS)"
+    parsed = fn + ("_parsed" if what else "")
+    head = (f"static int {parsed}({selftype} *self, PyObject *args, PyObject *kwds)" if ctor
+            else f"static PyObject *{parsed}({selftype} *self, BCLPY_FASTARGS)")
     out = (_c_call(f"{storage}{ret}{'' if ret.endswith('*') else ' '}{fn}_impl", proto, ";")
            + ["", head, "{"] + body + ["}"])
-    if ctor and what:           # a rank that raised before agreeing joins as failed
+    if what and ctor:           # a rank that raised before agreeing joins as failed
         out += ["", f"static int {fn}({selftype} *self, PyObject *args, PyObject *kwds)", "{",
                 "    bclpy_collective_begin();",
-                f"    return bclpy_collective_end({fn}_parsed(self, args, kwds), {_literal(what)});",
+                f"    return bclpy_collective_end({parsed}(self, args, kwds), {_literal(what)});",
                 "}"]
+    elif what:
+        out += ["", *_collective_body(f"static PyObject *{fn}({selftype} *self, BCLPY_FASTARGS)",
+                                      f"{parsed}(self, args, nargs, kwnames)", what)]
+    return "\n".join(out)
+
+
+def _guard(guard):
+    """The C test of `guard:` (< 0: raise): FUNC(self), or an expression as given."""
+    return guard if "(" in guard else f"{guard}(self)"
+
+
+def _collective_body(head, call, what):
+    """A method `head` that runs `call` between bclpy_collective_begin and _end:
+    a rank that raised before agreeing joins the agreement as failed."""
+    return [head, "{", "    bclpy_collective_begin();", f"    PyObject *r = {call};",
+            f"    bclpy_collective_end(r ? 0 : -1, {_literal(what)});", "    return r;", "}"]
+
+
+def _noargs_wrapper(e, selftype):
+    """A METH_NOARGS method `c:` with `guard:`, `collective:` or `returns:`: the
+    guard, then `<c>_impl(self)` (or the C expression `returns:`, a new
+    reference), inside the collective when there is one."""
+    opts = e["opts"]
+    fn = opts["c"]
+    storage = "" if fn.startswith("bclpy_") else "static "
+    call = opts.get("returns", f"{fn}_impl(self)")
+    guard = _guard(opts["guard"]) if "guard" in opts else None
+    head = f"static PyObject *{fn}({selftype} *self, PyObject *noargs)"
+    out = [] if "returns" in opts else [f"{storage}PyObject *{fn}_impl({selftype} *self);", ""]
+    if "collective" in opts:
+        out += _collective_body(head, f"{guard} < 0 ? NULL : {call}" if guard else call,
+                                opts["collective"])
+    else:
+        out += [head, "{"] + ([f"    if ({guard} < 0)", "        return NULL;"] if guard else [])
+        out += [f"    return {call};", "}"]
     return "\n".join(out)
 
 
@@ -548,7 +592,7 @@ def _prototype(e, selftype):
     declared by its own header)."""
     opts = e["opts"]
     fn = opts["c"]
-    if "impl" in opts or fn.startswith("bclpy_"):
+    if any(k in opts for k in ("impl", "guard", "collective", "returns")) or fn.startswith("bclpy_"):
         return None
     flags = opts.get("flags", "keywords").split()
     self = "PyObject *cls" if "static" in flags else f"{selftype} *self"
@@ -566,10 +610,9 @@ def _property(e, cls, selftype):
     entry = f"BCLPY_PROPERTY({_literal(pname)}, {fn}, {doc})"
     if "get" not in opts:
         return None, entry
-    guard = opts.get("guard")
     lines = [f"static PyObject *{fn}({selftype} *self, void *closure)", "{"]
-    if guard:
-        lines += [f"    if ({guard}(self) < 0)", "        return NULL;"]
+    if "guard" in opts:
+        lines += [f"    if ({_guard(opts['guard'])} < 0)", "        return NULL;"]
     lines += [f"    return {opts['get']};", "}"]
     return "\n".join(lines), entry
 

@@ -42,13 +42,10 @@ static PyArray_Descr *array_dtype(PyObject *spec, const char *tn)
 
 static int array_setup(ArrayObject *self, int host, long long size, PyObject *dt_obj)
 {
-    if (bclpy_init_once(tname(self), self->live) < 0)
+    if (bclpy_init_once((PyObject *)self, &self->life) < 0)
         return -1;
-    PyObject *dflt = NULL;
-    if (!dt_obj && !(dt_obj = dflt = PyUnicode_FromString("int64")))
-        return -1;
-    PyArray_Descr *dt = array_dtype(dt_obj, tname(self));
-    Py_XDECREF(dflt);
+    PyArray_Descr *dt = dt_obj ? array_dtype(dt_obj, tname(self))
+                               : PyArray_DescrFromType(NPY_INT64);
     if (!dt)
         return -1;
     Py_XSETREF(self->dtype, dt);
@@ -61,9 +58,7 @@ static int array_setup(ArrayObject *self, int host, long long size, PyObject *dt
     bcl_status st = host < 0
         ? bcl_darray_create(&self->a, (uint64_t)size, (size_t)PyDataType_ELSIZE(dt))
         : bcl_array_create(&self->a, host, (uint64_t)size, (size_t)PyDataType_ELSIZE(dt));
-    if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
-        return -1;
-    return 0;
+    return bclpy_life_started(st, &self->life);
 }
 
 static int darray_init_impl(ArrayObject *self, long long size, PyObject *dtype)
@@ -81,7 +76,7 @@ BCLPY_FREE_BURIED(array_free_buried, bcl_array_destroy)
 static void array_dealloc(ArrayObject *self)
 {
     /* Peers may still read and write this rank's block: bury it. */
-    bclpy_life_dealloc(self->live, self->epoch, &self->life, &self->a, sizeof self->a,
+    bclpy_life_dealloc(&self->life, &self->a, sizeof self->a,
                        array_free_buried, self->a.offsets);
     Py_XDECREF(self->dtype);
     bclpy_dealloc_end((PyObject *)self);
@@ -201,38 +196,16 @@ static int array_setitem(ArrayObject *self, PyObject *key, PyObject *value)
     Py_ssize_t start, step, count;
     if (get_slice(self, key, &start, &step, &count) < 0)
         return -1;
-    PyArrayObject *arr = bclpy_to_array(value, self->dtype, 0, 0, "value");
+    PyArrayObject *arr = bclpy_values_for(value, self->dtype, count, "value",
+                                          "elements of the slice");
     if (!arr)
         return -1;
-    npy_intp n = PyArray_SIZE(arr);
     const void *src = PyArray_DATA(arr);
-    void *bcast = NULL;
-    if (PyArray_NDIM(arr) > 1 || (n != count && n != 1)) {
-        PyErr_Format(PyExc_ValueError, "value: cannot assign %zd element(s) (%d-d) to "
-                     "a slice of %zd", (Py_ssize_t)n, PyArray_NDIM(arr), count);
-        Py_DECREF(arr);
-        return -1;
-    }
-    if (count == 0) {
-        Py_DECREF(arr);
-        return 0;
-    }
-    if (n != count) {   /* broadcast one value */
-        bcast = PyMem_Malloc((size_t)count * es);
-        if (!bcast) {
-            Py_DECREF(arr);
-            PyErr_NoMemory();
-            return -1;
-        }
-        for (Py_ssize_t i = 0; i < count; i++)
-            memcpy((unsigned char *)bcast + (size_t)i * es, src, es);
-        src = bcast;
-    }
     Py_BEGIN_ALLOW_THREADS
-    st = step == 1 ? bcl_array_put(&self->a, (uint64_t)start, (uint64_t)count, src)
-                   : bcl_array_put_strided(&self->a, start, step, (uint64_t)count, src);
+    st = count == 0 ? BCL_OK
+         : step == 1 ? bcl_array_put(&self->a, (uint64_t)start, (uint64_t)count, src)
+                     : bcl_array_put_strided(&self->a, start, step, (uint64_t)count, src);
     Py_END_ALLOW_THREADS
-    PyMem_Free(bcast);
     Py_DECREF(arr);
     if (st != BCL_OK) {
         bclpy_raise(st);
@@ -253,7 +226,7 @@ static Py_ssize_t array_len(ArrayObject *self)
 static PyObject *array_owner_impl(ArrayObject *self, PyObject *key)
 {
     uint64_t i;
-    if (BCLPY_USABLE(self) < 0 || get_index(self, key, &i) < 0)
+    if (get_index(self, key, &i) < 0)
         return NULL;
     return PyLong_FromLong(bcl_array_owner(&self->a, i));
 }
@@ -262,7 +235,7 @@ static PyObject *array_ptr_impl(ArrayObject *self, PyObject *key)
 {
     uint64_t i;
     bcl_gptr p;
-    if (BCLPY_USABLE(self) < 0 || get_index(self, key, &i) < 0)
+    if (get_index(self, key, &i) < 0)
         return NULL;
     bcl_status st = bcl_array_ptr(&self->a, i, &p);
     if (st != BCL_OK)
@@ -270,10 +243,8 @@ static PyObject *array_ptr_impl(ArrayObject *self, PyObject *key)
     return bclpy_gptr_new(bclpy_type_state(Py_TYPE(self)), p, self->dtype);
 }
 
-static PyObject *array_local(ArrayObject *self, PyObject *noargs)
+static PyObject *array_local_impl(ArrayObject *self)
 {
-    if (BCLPY_USABLE(self) < 0)
-        return NULL;
     if (!bcl_epoch_current(self->a.epoch)) {
         PyErr_Format(bclpy_exc(BCLPY_E_ERROR), "%s.local(): pybcl was finalized since the "
                      "array was created", tname(self));
@@ -294,10 +265,8 @@ static PyObject *array_local(ArrayObject *self, PyObject *noargs)
     return bclpy_segment_view(data, dims[0], self->dtype, (PyObject *)self);
 }
 
-static PyObject *array_local_range(ArrayObject *self, PyObject *noargs)
+static PyObject *array_local_range_impl(ArrayObject *self)
 {
-    if (BCLPY_USABLE(self) < 0)
-        return NULL;
     uint64_t first, count;
     bcl_array_local_range(&self->a, bcl_rt.rank, &first, &count);
     return Py_BuildValue("(KK)", (unsigned long long)first,
@@ -306,7 +275,7 @@ static PyObject *array_local_range(ArrayObject *self, PyObject *noargs)
 
 static PyObject *array_repr(ArrayObject *self)
 {
-    if (!self->live)
+    if (!self->life.live)
         return PyUnicode_FromFormat("<pybcl.%s (not created)>", tname(self));
     PyObject *dt = bclpy_spec_repr((PyObject *)self->dtype);
     if (!dt)

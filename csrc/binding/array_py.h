@@ -14,7 +14,7 @@ typedef struct {
     PyObject_HEAD
     bcl_array a;
     PyArray_Descr *dtype;
-    BCLPY_LIFE_FIELDS;
+    bclpy_life life;       /* usable? (bclpy.h) */
 } ArrayObject;
 
 /* a.__array__(dtype=None, copy=None): the whole array as a new NumPy array

@@ -45,22 +45,6 @@ static int op_of(PyObject *o, bcl_atomic_op *out)
     return -1;
 }
 
-static int check_op_fits(bcl_elem e, bcl_atomic_op op, PyObject *op_obj)
-{
-    if (e >= BCL_U8 && e <= BCL_U64 && (op == BCL_OP_MIN || op == BCL_OP_MAX)) {
-        PyErr_Format(PyExc_TypeError, "op %R needs a signed integer or float array "
-                     "(MPI libraries disagree on comparing unsigned ones)", op_obj);
-        return -1;
-    }
-    if ((e == BCL_F32 || e == BCL_F64) && op != BCL_OP_ADD && op != BCL_OP_REPLACE &&
-        op != BCL_OP_MIN && op != BCL_OP_MAX) {
-        PyErr_Format(PyExc_TypeError, "op %R needs an integer array; float arrays take "
-                     "'add', 'replace', 'min' and 'max'", op_obj);
-        return -1;
-    }
-    return 0;
-}
-
 /* indices -> new C-contiguous uint64 array, negatives counted from the end,
  * every one checked against size (IndexError naming the position). */
 static PyArrayObject *indices_of(PyObject *obj, uint64_t size)
@@ -104,34 +88,6 @@ static PyArrayObject *indices_of(PyObject *obj, uint64_t size)
     return out;
 }
 
-/* values -> C-contiguous array of the array's dtype and n elements (one
- * value is repeated). */
-static PyArrayObject *values_of(PyObject *obj, PyArray_Descr *dtype, npy_intp n)
-{
-    PyArrayObject *v = bclpy_to_array(obj, dtype, 0, 1, "values");
-    if (!v)
-        return NULL;
-    npy_intp k = PyArray_SIZE(v);
-    if (k == n && PyArray_NDIM(v) == 1)
-        return v;
-    if (k != 1) {
-        PyErr_Format(PyExc_ValueError, "values: %zd values for %zd indices",
-                     (Py_ssize_t)k, (Py_ssize_t)n);
-        Py_DECREF(v);
-        return NULL;
-    }
-    npy_intp dims[1] = { n };
-    Py_INCREF(dtype);
-    PyArrayObject *full = (PyArrayObject *)PyArray_SimpleNewFromDescr(1, dims, dtype);
-    if (full) {
-        size_t w = (size_t)PyDataType_ELSIZE(dtype);
-        for (npy_intp i = 0; i < n; i++)
-            memcpy((char *)PyArray_DATA(full) + (size_t)i * w, PyArray_DATA(v), w);
-    }
-    Py_DECREF(v);
-    return full;
-}
-
 /* ---- DArray/Array.update_many ---------------------------------------------- */
 
 /* update_many's arguments: the indices into `a`, and as many values of its
@@ -142,7 +98,7 @@ static int updates_of(PyObject *indices, PyObject *values, const bcl_array *a,
     *idx = indices_of(indices, a->size);
     if (!*idx)
         return -1;
-    *val = values_of(values, dtype, PyArray_SIZE(*idx));
+    *val = bclpy_values_for(values, dtype, PyArray_SIZE(*idx), "values", "indices");
     if (!*val) {
         Py_DECREF(*idx);
         return -1;
@@ -172,7 +128,7 @@ PyObject *bclpy_array_update_many(PyObject *self, BCLPY_FASTARGS)
     if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 3, a_) < 0 ||
         bclpy_array_unwrap(self, "self", &a, &dtype) < 0 ||
         elem_of(dtype, &elem, "update_many") < 0 || op_of(a_[2], &op) < 0 ||
-        check_op_fits(elem, op, a_[2]) || updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
+        updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
         return NULL;
     bcl_status st;
     BCLPY_NOGIL(st = bcl_array_update_many(a, PyArray_DATA(idx), PyArray_DATA(val),
@@ -187,24 +143,8 @@ typedef struct {
     bcl_dabuf b;
     PyObject *array;          /* owned: the buffer must not outlive its array */
     PyObject *op_name;        /* owned */
-    BCLPY_LIFE_FIELDS;
+    bclpy_life life;       /* usable? (bclpy.h) */
 } bclpy_DABuf;
-
-/* Records per owner queue: room for many messages from every rank (at
- * least 2^20 records, 16 MiB), within a quarter of the segment (a full
- * queue costs speed, never updates). */
-static size_t queue_records(size_t message_size)
-{
-    size_t want = (size_t)1 << 20;
-    size_t per_rank = message_size * 4;
-    if (per_rank / 4 == message_size && per_rank <= SIZE_MAX / (size_t)bcl_rt.nprocs &&
-        per_rank * (size_t)bcl_rt.nprocs > want)
-        want = per_rank * (size_t)bcl_rt.nprocs;
-    size_t cap = bcl_rt.segment_size / 4 / sizeof(bcl_dabuf_rec);
-    if (want > cap)
-        want = cap;
-    return want < message_size ? message_size : want;
-}
 
 static int db_init_impl(bclpy_DABuf *self, PyObject *arr, long long ms, PyObject *op_obj)
 {
@@ -212,19 +152,17 @@ static int db_init_impl(bclpy_DABuf *self, PyObject *arr, long long ms, PyObject
     PyArray_Descr *dtype;
     bcl_elem elem;
     bcl_atomic_op op;
-    if (bclpy_init_once("DArrayBuffer", self->live) < 0 ||
+    if (bclpy_init_once((PyObject *)self, &self->life) < 0 ||
         bclpy_array_unwrap(arr, "array", &a, &dtype) < 0 ||
-        elem_of(dtype, &elem, "DArrayBuffer") < 0 || op_of(op_obj, &op) < 0 ||
-        check_op_fits(elem, op, op_obj))
+        elem_of(dtype, &elem, "DArrayBuffer") < 0 || op_of(op_obj, &op) < 0)
         return -1;
     static const char *const names[] = { "message_size", "op" };
     int64_t vals[] = { (int64_t)ms, (int64_t)op };
     if (bclpy_agree("DArrayBuffer()", names, vals, 2) < 0)
         return -1;
     bcl_status st;
-    size_t qs = queue_records((size_t)ms);
-    BCLPY_NOGIL(st = bcl_dabuf_create(&self->b, a, elem, op, (size_t)ms, qs));
-    if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
+    BCLPY_NOGIL(st = bcl_dabuf_create(&self->b, a, elem, op, (size_t)ms, 0));
+    if (bclpy_life_started(st, &self->life) < 0)
         return -1;
     Py_INCREF(arr);
     self->array = arr;
@@ -240,7 +178,7 @@ BCLPY_FREE_BURIED(db_free_buried, bcl_dabuf_destroy)
 
 static void db_dealloc(bclpy_DABuf *self)
 {
-    bclpy_life_bury(self->live, self->epoch, &self->life, &self->b, sizeof self->b,
+    bclpy_life_bury(&self->life, &self->b, sizeof self->b,
                     db_free_buried);
     Py_XDECREF(self->array);
     Py_XDECREF(self->op_name);

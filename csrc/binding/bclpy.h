@@ -76,6 +76,9 @@ PyObject *bclpy_exc(enum bclpy_exc_id id);
 /* Raise the Python exception matching a core failure `st` (with the core's
  * message) and return NULL, so call sites read `return bclpy_raise(st);`. */
 PyObject *bclpy_raise(bcl_status st);
+/* Replace the pending exception by one of class `type` (NULL: the same
+ * class) saying fmt's message, then ": " and the old one; returns NULL. */
+PyObject *bclpy_error_from(PyObject *type, const char *fmt, ...);
 /* Create the classes into st and add them to module m (pybcl._core). */
 int bclpy_add_exceptions(PyObject *m, bclpy_state *st);
 
@@ -172,6 +175,11 @@ PyObject *bclpy_gptr_new(bclpy_state *st, bcl_gptr p, PyArray_Descr *dtype);
  * from this runtime epoch and the range lies in its alloc() block when that
  * is known.  -1 with pybcl.Error (stale) or IndexError (outside the block). */
 int bclpy_gptr_check(const bclpy_GlobalPtr *p, uint64_t off, size_t nbytes);
+/* bclpy_gptr_check of `count` elements of p's dtype, whose bytes go to
+ * *nbytes (IndexError when they overflow). */
+int bclpy_gptr_elems(const bclpy_GlobalPtr *p, uint64_t off, long long count, size_t *nbytes);
+/* A new 1-d array of `count` elements of `dtype`: the `nbytes` at p, read. */
+PyObject *bclpy_gptr_get(bcl_gptr p, PyArray_Descr *dtype, long long count, size_t nbytes);
 
 /* ---- what the package hands down (configure.c) ------------------------ */
 /* A concurrency promise (pybcl.ConProm.<container> flag, or None = 0) given
@@ -207,6 +215,12 @@ int bclpy_to_bytes(PyObject *value, PyArray_Descr *dtype, void *out,
  * `argname`. */
 PyArrayObject *bclpy_to_array(PyObject *obj, PyArray_Descr *dtype, int mindim,
                               int maxdim, const char *argname);
+/* The values of a batch of n targets ("keys", "indices"): a 1-d array of n
+ * elements of `dtype` by bclpy_to_array's rules; one value (a scalar or
+ * one element) is repeated, as NumPy broadcasts it.  ValueError for any
+ * other count. */
+PyArrayObject *bclpy_values_for(PyObject *obj, PyArray_Descr *dtype, npy_intp n,
+                                const char *argname, const char *targets);
 /* bclpy_to_array to a 1-d array of the NumPy type number `type` (NPY_UINT64...). */
 PyArrayObject *bclpy_1d_of(PyObject *obj, int type, const char *argname);
 
@@ -299,30 +313,40 @@ int bclpy_truth_arg(PyObject *o, const char *name, int *out);
 PyObject *bclpy_segment_view(void *addr, npy_intp count, PyArray_Descr *dtype,
                              PyObject *owner);
 
-/* ---- usable containers (lifetime_py.c) --------------------------------- */
+/* ---- a container's lifetime (lifetime_py.c; core: runtime/bcl_lifetime.h) -- */
 
 /* Containers remember the runtime epoch they were made in (bcl_runtime.h):
  * after finalize() or a re-init their offsets point into segments that are
- * gone or belong to new data.  Their `live` field (BCLPY_LIFE_FIELDS) is 0
- * before the collective creation succeeds, 1 while usable, BCLPY_CLOSED
- * after close().  bclpy_current: the object is usable now.  bclpy_stale: set
- * the exception for a container that is not (ValueError once closed;
- * returns -1). */
+ * gone or belong to new data.  `live` is 0 before the collective creation
+ * succeeds, 1 while usable, BCLPY_CLOSED after close(); `seq` numbers it in
+ * the core's lifetime registry, which reclaims a container dropped on every
+ * rank.  Every container object has one, as its field `life`. */
 #define BCLPY_CLOSED 2
-static inline int bclpy_current(int live, uint64_t epoch)
+typedef struct bclpy_life {
+    int live;
+    int registered;        /* the registry knows it (not out of memory)      */
+    uint64_t epoch;        /* runtime epoch it was made in                   */
+    uint64_t seq;          /* creation number, the same on every rank        */
+} bclpy_life;
+
+/* The container is usable now. */
+static inline int bclpy_current(const bclpy_life *l)
 {
-    return live == 1 && bcl_epoch_current(epoch);
+    return l->live == 1 && bcl_epoch_current(l->epoch);
 }
+/* Set the exception of a container `tname` that is not usable (ValueError
+ * once closed); returns -1. */
 int bclpy_stale(const char *tname, int live);
 
 /* The name users know the type of o by ("HashMap", not "pybcl._core.HashMap"). */
 const char *bclpy_type_name(PyObject *o);
 
-/* 0 when the container `self` (its BCLPY_LIFE_FIELDS) is usable now, else -1
- * with bclpy_stale's exception naming its type: every container's one check. */
+/* 0 when the container `self` is usable now, else -1 with bclpy_stale's
+ * exception naming its type: every container's one check (`guard:` in the
+ * spec). */
 #define BCLPY_USABLE(self)                                                      \
-    (bclpy_current((self)->live, (self)->epoch)                                 \
-         ? 0 : bclpy_stale(bclpy_type_name((PyObject *)(self)), (self)->live))
+    (bclpy_current(&(self)->life)                                               \
+         ? 0 : bclpy_stale(bclpy_type_name((PyObject *)(self)), (self)->life.live))
 
 /* Return `fail` unless BCLPY_USABLE(self). */
 #define BCLPY_LIVE_OR(self, fail)                                               \
@@ -330,6 +354,57 @@ const char *bclpy_type_name(PyObject *o);
         if (BCLPY_USABLE(self) < 0)                                             \
             return fail;                                                        \
     } while (0)
+
+/* A container's __init__ runs once: -1 with RuntimeError naming its type
+ * when it ran already. */
+int bclpy_init_once(PyObject *self, const bclpy_life *l);
+
+/* The end of a collective creation: the core's status st -> -1 with its
+ * exception, else the container is numbered, usable in this epoch, and 0. */
+int bclpy_life_started(bcl_status st, bclpy_life *l);
+
+/* Deallocation of a container that is usable: bury a malloc'd copy of its
+ * core struct (`size` bytes), which `fn` frees once every rank has dropped
+ * it; 1.  0 when it was not usable (its segments are gone: the caller frees
+ * its private memory itself). */
+int bclpy_life_bury(const bclpy_life *l, const void *core, size_t size, bcl_life_free_fn fn);
+/* The deallocation of a container whose core struct holds one private
+ * allocation besides its segments: bclpy_life_bury, or when it was made in
+ * an earlier epoch free `stale_private`. */
+void bclpy_life_dealloc(const bclpy_life *l, const void *core, size_t size,
+                        bcl_life_free_fn fn, void *stale_private);
+/* Define `fn`, the bcl_life_free_fn of a buried core struct that `destroy`
+ * takes apart (every rank has dropped it; once the runtime is down, destroy
+ * frees only private memory). */
+#define BCLPY_FREE_BURIED(fn, destroy)                                           \
+    static void fn(void *obj, int storage)                                       \
+    {                                                                            \
+        destroy(obj);                                                            \
+        free(obj);                                                               \
+    }
+
+/* The start of the container self's close(): 1 when it is closed already
+ * (close() again does nothing); else it must be usable and every rank agree
+ * -- 0: the caller frees the storage and marks it BCLPY_CLOSED -- or -1
+ * with the exception. */
+int bclpy_life_closing(PyObject *self, const bclpy_life *l);
+
+/* Define `fn`, the close() of Obj: bclpy_life_closing, then
+ * `destroy(&self->core)` and mark it closed -- every rank is here: nobody
+ * uses the storage. */
+#define BCLPY_CLOSE_METHOD(fn, Obj, destroy, core)                               \
+    static PyObject *fn(Obj *self, PyObject *noargs)                             \
+    {                                                                            \
+        int rc_ = bclpy_life_closing((PyObject *)self, &self->life);             \
+        if (rc_ == 0) {                                                          \
+            destroy(&self->core);                                                \
+            self->life.live = BCLPY_CLOSED;                                      \
+        }                                                                        \
+        return rc_ < 0 ? NULL : Py_NewRef(Py_None);                              \
+    }
+
+PyObject *bclpy_life_enter(PyObject *self, PyObject *unused);
+PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* ---- type objects ------------------------------------------------------ */
 
@@ -343,84 +418,6 @@ static inline void bclpy_dealloc_end(PyObject *self)
 }
 /* The deallocator of a type that owns nothing besides its struct. */
 void bclpy_dealloc(PyObject *self);
-
-/* ---- lifetime (lifetime_py.c; core: runtime/bcl_lifetime.h) ------------ */
-
-typedef struct bclpy_life {
-    uint64_t seq;          /* creation number, the same on every rank       */
-    int registered;        /* the core registry knows it (not out of memory) */
-} bclpy_life;
-
-/* The lifetime fields of a container object, as BCLPY_LIVE_OR,
- * bclpy_life_start/bury/closing and BCLPY_CLOSE_METHOD use them. */
-#define BCLPY_LIFE_FIELDS                                                        \
-    int live;              /* 1: created; BCLPY_CLOSED after close()       */   \
-    uint64_t epoch;        /* runtime epoch it was made in                 */   \
-    bclpy_life life        /* its number in the lifetime registry          */
-
-/* The collective creation succeeded: number the container. */
-void bclpy_life_created(bclpy_life *l);
-/* ... and mark it usable (`live`, BCLPY_CLOSED's field) in this epoch. */
-void bclpy_life_start(int *live, uint64_t *epoch, bclpy_life *l);
-
-/* The end of a collective creation: the core's status st -> -1 with its
- * exception, else bclpy_life_start and 0. */
-int bclpy_life_started(bcl_status st, int *live, uint64_t *epoch, bclpy_life *l);
-
-/* A container's __init__ runs once: -1 with RuntimeError naming `tname`
- * when `live` says it ran already. */
-int bclpy_init_once(const char *tname, int live);
-
-/* Deallocation of a usable container: bury a malloc'd copy of its core
- * struct (`size` bytes); `fn` frees it once every rank has dropped it. */
-void bclpy_life_drop(const bclpy_life *l, const void *core, size_t size,
-                     bcl_life_free_fn fn);
-/* bclpy_life_drop if the container is usable; 0 when it was not (its
- * segments are gone: the caller frees its private memory itself). */
-int bclpy_life_bury(int live, uint64_t epoch, const bclpy_life *l, const void *core,
-                    size_t size, bcl_life_free_fn fn);
-/* The deallocation of a container whose core struct holds one private
- * allocation besides its segments: bclpy_life_bury, or when it was made in
- * an earlier epoch (its segments are gone) free `stale_private`. */
-void bclpy_life_dealloc(int live, uint64_t epoch, const bclpy_life *l, const void *core,
-                        size_t size, bcl_life_free_fn fn, void *stale_private);
-/* Define `fn`, the bcl_life_free_fn of a buried core struct that `destroy`
- * takes apart (every rank has dropped it; once the runtime is down, destroy
- * frees only private memory). */
-#define BCLPY_FREE_BURIED(fn, destroy)                                           \
-    static void fn(void *obj, int storage)                                       \
-    {                                                                            \
-        destroy(obj);                                                            \
-        free(obj);                                                               \
-    }
-
-/* close(): the collective agreement (the same container on every rank);
- * afterwards the caller frees the storage at once.  -1 with the exception. */
-int bclpy_life_close(const char *what, const bclpy_life *l);
-/* The start of a container's close(): 1 when it is closed already (close()
- * again does nothing); else it must be usable (`tname` names it in the
- * error) and every rank agree -- 0: the caller frees the storage and marks
- * it BCLPY_CLOSED -- or -1 with the exception. */
-int bclpy_life_closing(const char *tname, int live, uint64_t epoch, const bclpy_life *l);
-
-/* Define `fn`, the close() of Obj: bclpy_life_closing, then
- * `destroy(&self->core)` and mark it closed -- every rank is here: nobody
- * uses the storage. */
-#define BCLPY_CLOSE_METHOD(fn, Obj, destroy, core)                               \
-    static PyObject *fn(Obj *self, PyObject *noargs)                             \
-    {                                                                            \
-        int rc_ = bclpy_life_closing(bclpy_type_name((PyObject *)self), self->live, \
-                                     self->epoch, &self->life);                  \
-        if (rc_ == 0) {                                                          \
-            destroy(&self->core);                                                \
-            self->live = BCLPY_CLOSED;                                           \
-        }                                                                        \
-        return rc_ < 0 ? NULL : Py_NewRef(Py_None);                              \
-    }
-
-PyObject *bclpy_life_enter(PyObject *self, PyObject *unused);
-PyObject *bclpy_life_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
-
 
 /* ---- module initialisation (modinit.c) ------------------------------- */
 /* Create the type of each spec with module m (PyType_FromModuleAndSpec),

@@ -23,7 +23,7 @@ typedef struct {
     PyObject_HEAD
     bcl_bloom b;
     bclpy_elemtype kt;
-    BCLPY_LIFE_FIELDS;
+    bclpy_life life;       /* usable? (bclpy.h) */
     int fast;               /* scalar fast path for Python ints             */
     int scratch_busy;
     bcl_mp_writer scratch;  /* serialized key of the current scalar call    */
@@ -94,12 +94,10 @@ static int fpr_arg(PyObject *o, const char *argname, double *out)
 
 static int bloom_init_impl(BloomObject *self, long long n, double fpr, PyObject *kt_obj)
 {
-    if (bclpy_init_once("BloomFilter", self->live) < 0)
+    if (bclpy_init_once((PyObject *)self, &self->life) < 0)
         return -1;
-    PyObject *default_kt = kt_obj ? NULL : PyUnicode_FromString("uint64");
-    int rc = bclpy_elemtype_init(&self->kt, kt_obj ? kt_obj : default_kt, "key_type");
-    Py_XDECREF(default_kt);
-    if (rc < 0 || bclpy_ensure_init() < 0)
+    if (bclpy_elemtype_init(&self->kt, kt_obj, "uint64", "key_type") < 0 ||
+        bclpy_ensure_init() < 0)
         return -1;
     self->fast = FAST_NONE;
     if (self->kt.kind == BCLPY_FIXED && !PyDataType_ISBYTESWAPPED(self->kt.dtype)) {
@@ -112,12 +110,10 @@ static int bloom_init_impl(BloomObject *self, long long n, double fpr, PyObject 
     int64_t fpr_bits;
     memcpy(&fpr_bits, &fpr, sizeof fpr_bits);
     int64_t vals[] = { (int64_t)n, fpr_bits, bclpy_elemtype_digest(&self->kt) };
-    if (bclpy_agree("BloomFilter()", names, vals, 3) < 0) {
-        bclpy_elemtype_clear(&self->kt);
+    if (bclpy_agree("BloomFilter()", names, vals, 3) < 0)
         return -1;
-    }
     bcl_status st = bcl_bloom_create(&self->b, (uint64_t)n, fpr);
-    return bclpy_life_started(st, &self->live, &self->epoch, &self->life);
+    return bclpy_life_started(st, &self->life);
 }
 
 BCLPY_FREE_BURIED(bloom_free_buried, bcl_bloom_destroy)
@@ -125,7 +121,7 @@ BCLPY_FREE_BURIED(bloom_free_buried, bcl_bloom_destroy)
 static void bloom_dealloc(BloomObject *self)
 {
     /* Peers may still set and test bits in this rank's block: bury it. */
-    bclpy_life_dealloc(self->live, self->epoch, &self->life, &self->b, sizeof self->b,
+    bclpy_life_dealloc(&self->life, &self->b, sizeof self->b,
                        bloom_free_buried, self->b.offsets);
     bclpy_elemtype_clear(&self->kt);
     bcl_mp_writer_free(&self->scratch);
@@ -171,7 +167,7 @@ static int bloom_contains(BloomObject *self, PyObject *x)
 static PyObject *bloom_owner_impl(BloomObject *self, PyObject *x)
 {
     uint64_t h;
-    if (BCLPY_USABLE(self) < 0 || key_hash(self, x, &h) < 0)
+    if (key_hash(self, x, &h) < 0)
         return NULL;
     return PyLong_FromLong(bcl_bloom_word(&self->b, h).rank);
 }
@@ -187,8 +183,6 @@ static PyArrayObject *keys_array(BloomObject *self, PyObject *xs)
 
 static PyObject *bloom_many(BloomObject *self, PyObject *xs, int insert)
 {
-    if (BCLPY_USABLE(self) < 0)
-        return NULL;
     bcl_status st;
     PyObject *out = NULL;
     if (self->kt.kind == BCLPY_FIXED) {
@@ -286,7 +280,7 @@ static PyObject *bloom_predict_impl(PyObject *cls, double n, double nwords, long
 
 static PyObject *bloom_repr(BloomObject *self)
 {
-    if (!self->live)
+    if (!self->life.live)
         return PyUnicode_FromString("<pybcl.BloomFilter (not created)>");
     PyObject *kr = bclpy_elemtype_repr(&self->kt);
     if (!kr)

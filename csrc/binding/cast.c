@@ -95,16 +95,9 @@ static int numpy_store(PyObject *value, PyArray_Descr *dtype, void *out,
     Py_INCREF(dtype);   /* PyArray_FromAny steals it */
     PyObject *arr = PyArray_FromAny(value, dtype, 0, 0,
                                     NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, NULL);
-    if (!arr) {
-        PyObject *type, *val, *tb;
-        PyErr_Fetch(&type, &val, &tb);
-        PyErr_Format(PyExc_TypeError, "%s: cannot convert %R to %R (%S)", argname,
-                     value, (PyObject *)dtype, val ? val : Py_None);
-        Py_XDECREF(type);
-        Py_XDECREF(val);
-        Py_XDECREF(tb);
-        return -1;
-    }
+    if (!arr)
+        return bclpy_error_from(PyExc_TypeError, "%s: cannot convert %R to %R", argname,
+                                value, (PyObject *)dtype), -1;
     if (PyArray_SIZE((PyArrayObject *)arr) != 1) {
         PyErr_Format(PyExc_ValueError, "%s: expected one %R element, got %zd", argname,
                      (PyObject *)dtype, (Py_ssize_t)PyArray_SIZE((PyArrayObject *)arr));
@@ -361,28 +354,19 @@ static PyArrayObject *by_element(PyObject *obj, PyArray_Descr *dtype, int mindim
 
 static PyObject *wrap_error(PyObject *obj, PyArray_Descr *dtype, const char *argname)
 {
-    PyObject *type, *val, *tb;
-    PyErr_Fetch(&type, &val, &tb);
     /* None, a str or a scalar where an array-like belongs is the wrong type,
      * not a wrong value (NumPy reports "too small depth" as a ValueError). */
     if (obj == Py_None || PyUnicode_Check(obj) ||
         !(PySequence_Check(obj) || PyArray_Check(obj) || PyObject_CheckBuffer(obj) ||
           PyIter_Check(obj))) {
-        PyErr_Format(PyExc_TypeError, "%s must be a 1-d array-like of %R, not %.100s",
-                     argname, (PyObject *)dtype, Py_TYPE(obj)->tp_name);
-        Py_XDECREF(type);
-        Py_XDECREF(val);
-        Py_XDECREF(tb);
-        return NULL;
+        PyErr_Clear();
+        return PyErr_Format(PyExc_TypeError, "%s must be a 1-d array-like of %R, not %.100s",
+                            argname, (PyObject *)dtype, Py_TYPE(obj)->tp_name);
     }
-    PyErr_Format(type && PyErr_GivenExceptionMatches(type, PyExc_ValueError)
-                     ? PyExc_ValueError : PyExc_TypeError,
-                 "%s: cannot convert %.100s to an array of %R (%S)", argname,
-                 Py_TYPE(obj)->tp_name, (PyObject *)dtype, val ? val : Py_None);
-    Py_XDECREF(type);
-    Py_XDECREF(val);
-    Py_XDECREF(tb);
-    return NULL;
+    return bclpy_error_from(PyErr_ExceptionMatches(PyExc_ValueError) ? PyExc_ValueError
+                                                                     : PyExc_TypeError,
+                            "%s: cannot convert %.100s to an array of %R", argname,
+                            Py_TYPE(obj)->tp_name, (PyObject *)dtype);
 }
 
 PyArrayObject *bclpy_to_array(PyObject *obj, PyArray_Descr *dtype, int mindim,
@@ -440,4 +424,29 @@ PyArrayObject *bclpy_1d_of(PyObject *obj, int type, const char *argname)
     PyArrayObject *a = d ? bclpy_to_array(obj, d, 1, 1, argname) : NULL;
     Py_XDECREF(d);
     return a;
+}
+
+PyArrayObject *bclpy_values_for(PyObject *obj, PyArray_Descr *dtype, npy_intp n,
+                                const char *argname, const char *targets)
+{
+    PyArrayObject *v = bclpy_to_array(obj, dtype, 0, 1, argname);
+    if (!v)
+        return NULL;
+    npy_intp k = PyArray_SIZE(v);
+    if (k == n && PyArray_NDIM(v) == 1)
+        return v;
+    if (k != 1) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd values for %zd %s", argname, (Py_ssize_t)k,
+                     (Py_ssize_t)n, targets);
+        Py_DECREF(v);
+        return NULL;
+    }
+    npy_intp dims[1] = { n };
+    Py_INCREF(dtype);
+    PyArrayObject *full = (PyArrayObject *)PyArray_SimpleNewFromDescr(1, dims, dtype);
+    size_t w = (size_t)PyDataType_ELSIZE(dtype);
+    for (npy_intp i = 0; full && i < n; i++)
+        memcpy((char *)PyArray_DATA(full) + (size_t)i * w, PyArray_DATA(v), w);
+    Py_DECREF(v);
+    return full;
 }

@@ -18,9 +18,17 @@ static int var_kind_of(PyObject *spec, bclpy_kind *kind)
     return 0;
 }
 
-int bclpy_elemtype_init(bclpy_elemtype *t, PyObject *spec, const char *argname)
+int bclpy_elemtype_init(bclpy_elemtype *t, PyObject *spec, const char *dflt,
+                        const char *argname)
 {
+    Py_CLEAR(t->dtype);              /* __init__ again after a failed one */
     memset(t, 0, sizeof *t);
+    if (!spec) {
+        PyObject *name = PyUnicode_FromString(dflt);
+        int rc = name ? bclpy_elemtype_init(t, name, NULL, argname) : -1;
+        Py_XDECREF(name);
+        return rc;
+    }
     if (var_kind_of(spec, &t->kind)) {
         t->slot_size = sizeof(bcl_objref);
         return 0;
@@ -104,10 +112,11 @@ static int mp_fail(bcl_status st)
  * "x must be a str" do). */
 static int named(int rc, const char *argname)
 {
-    if (rc >= 0 || !PyErr_Occurred() || !argname)
-        return rc;
-    if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError)
-        && !PyErr_ExceptionMatches(PyExc_OverflowError))
+    PyObject *cls = !PyErr_Occurred() ? NULL
+                    : PyErr_ExceptionMatches(PyExc_OverflowError) ? PyExc_OverflowError
+                    : PyErr_ExceptionMatches(PyExc_ValueError)    ? PyExc_ValueError
+                    : PyErr_ExceptionMatches(PyExc_TypeError)     ? PyExc_TypeError : NULL;
+    if (rc >= 0 || !argname || !cls)
         return rc;                   /* the user's own exception (e.g. from __index__) */
     PyObject *type, *val, *tb;
     PyErr_Fetch(&type, &val, &tb);
@@ -115,21 +124,12 @@ static int named(int rc, const char *argname)
     PyObject *msg = val ? PyObject_Str(val) : NULL;
     const char *m = msg ? PyUnicode_AsUTF8(msg) : NULL;
     size_t n = strlen(argname);
-    if (m && !(strncmp(m, argname, n) == 0 && (m[n] == ':' || m[n] == ' ')) &&
-        !(strncmp(m, "key:", 4) == 0 || strncmp(m, "value:", 6) == 0)) {
-        PyObject *t = PyErr_GivenExceptionMatches(type, PyExc_OverflowError)
-                          ? PyExc_OverflowError
-                          : PyErr_GivenExceptionMatches(type, PyExc_ValueError)
-                                ? PyExc_ValueError : PyExc_TypeError;
-        Py_INCREF(t);
-        PyErr_Restore(type, val, tb);
-        PyErr_Clear();
-        PyErr_Format(t, "%s: %s", argname, m);
-        Py_DECREF(t);
-    } else {
-        PyErr_Restore(type, val, tb);
-    }
+    int says = !m || (strncmp(m, argname, n) == 0 && (m[n] == ':' || m[n] == ' ')) ||
+               strncmp(m, "key:", 4) == 0 || strncmp(m, "value:", 6) == 0;
     Py_XDECREF(msg);
+    PyErr_Restore(type, val, tb);
+    if (!says)
+        bclpy_error_from(cls, "%s", argname);
     return rc;
 }
 

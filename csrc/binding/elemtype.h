@@ -28,8 +28,10 @@ typedef struct bclpy_elemtype {
 } bclpy_elemtype;
 
 /* spec: a dtype-like, or the Python types bytes / str / object (or the
- * strings "bytes", "str", "object").  -1 with TypeError naming argname. */
-int bclpy_elemtype_init(bclpy_elemtype *t, PyObject *spec, const char *argname);
+ * strings "bytes", "str", "object"); NULL (not given): the dtype named
+ * `dflt`.  -1 with TypeError naming argname. */
+int bclpy_elemtype_init(bclpy_elemtype *t, PyObject *spec, const char *dflt,
+                        const char *argname);
 void bclpy_elemtype_clear(bclpy_elemtype *t);
 static inline int bclpy_elemtype_is_var(const bclpy_elemtype *t)
 {

@@ -8,6 +8,7 @@
  */
 #include "bclpy.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "binding/generated/runtime.h"
@@ -52,6 +53,25 @@ bclpy_state *bclpy_core_state(void)
     if (!st && !PyErr_Occurred())
         PyErr_SetString(PyExc_ImportError, CORE_NAME " is not imported: import pybcl");
     return st;
+}
+
+PyObject *bclpy_error_from(PyObject *type, const char *fmt, ...)
+{
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
+    va_end(ap);
+    if (msg)
+        PyErr_Format(type ? type : t ? t : PyExc_RuntimeError, "%U: %S", msg,
+                     v ? v : Py_None);
+    Py_XDECREF(msg);
+    Py_XDECREF(t);
+    Py_XDECREF(v);
+    Py_XDECREF(tb);
+    return NULL;
 }
 
 PyObject *bclpy_exc(enum bclpy_exc_id id)

@@ -123,19 +123,35 @@ overflow:
     return -1;
 }
 
-/* Bytes of `count` elements of p's dtype: IndexError naming the count when
- * that overflows size_t (the range check below it would see a wrapped,
- * small size and pass). */
-static int span_bytes(bclpy_GlobalPtr *p, long long count, size_t *out)
+int bclpy_gptr_elems(const bclpy_GlobalPtr *p, uint64_t off, long long count, size_t *nbytes)
 {
+    /* IndexError naming the count when its bytes overflow size_t (the range
+     * check would see a wrapped, small size and pass) */
     if (count < 0 || __builtin_mul_overflow((size_t)count,
-                                            (size_t)PyDataType_ELSIZE(p->dtype), out)) {
+                                            (size_t)PyDataType_ELSIZE(p->dtype), nbytes)) {
         PyErr_Format(PyExc_IndexError, "count %lld elements of %d bytes from %R is past "
                      "the end of any segment", count, (int)PyDataType_ELSIZE(p->dtype),
                      (PyObject *)p);
         return -1;
     }
-    return 0;
+    return bclpy_gptr_check(p, off, *nbytes);
+}
+
+PyObject *bclpy_gptr_get(bcl_gptr p, PyArray_Descr *dtype, long long count, size_t nbytes)
+{
+    CHECK(bcl_check_range(p, nbytes));
+    npy_intp dims[1] = { (npy_intp)count };
+    Py_INCREF(dtype);
+    PyObject *arr = PyArray_SimpleNewFromDescr(1, dims, dtype);
+    if (!arr)
+        return NULL;
+    bcl_status st;
+    BCLPY_NOGIL(st = bcl_get(PyArray_DATA((PyArrayObject *)arr), p, nbytes));
+    if (st != BCL_OK) {
+        Py_DECREF(arr);
+        return bclpy_raise(st);
+    }
+    return arr;
 }
 
 static PyObject *gptr_offset_by(bclpy_GlobalPtr *p, PyObject *n_obj, int sign)
@@ -233,47 +249,40 @@ static int slice_bounds(PyObject *key, long long *start, long long *count)
     return 0;
 }
 
+/* ptr[key]'s elements: the pointer to the first, their count and bytes,
+ * checked (pointer arithmetic, epoch, alloc() block); the runtime is up. */
+static int item_target(bclpy_GlobalPtr *self, PyObject *key, bcl_gptr *p, long long *count,
+                       size_t *nbytes)
+{
+    long long index;
+    uint64_t off;
+    *count = 1;
+    if (bclpy_ensure_init() < 0 ||
+        (PySlice_Check(key) ? slice_bounds(key, &index, count)
+                            : bclpy_int_arg(key, "index", LLONG_MIN, LLONG_MAX, &index)) < 0 ||
+        moved_offset(self, index, &off) < 0 || bclpy_gptr_elems(self, off, *count, nbytes) < 0)
+        return -1;
+    *p = bcl_gptr_make(self->ptr.rank, off);
+    return 0;
+}
+
+/* One element small enough for the stack takes one get/put, no array. */
+#define SMALL_ELEM 256
+
 static PyObject *gptr_getitem(bclpy_GlobalPtr *self, PyObject *key)
 {
-    if (bclpy_ensure_init() < 0)
-        return NULL;
-    long long index, count = 1;
-    int is_slice = PySlice_Check(key);
-    if (is_slice) {
-        if (slice_bounds(key, &index, &count) < 0)
-            return NULL;
-    } else {
-        if (bclpy_int_arg(key, "index", LLONG_MIN, LLONG_MAX, &index) < 0)
-            return NULL;
-    }
-    uint64_t off;
-    if (moved_offset(self, index, &off) < 0)
-        return NULL;
-    bcl_gptr p = bcl_gptr_make(self->ptr.rank, off);
+    bcl_gptr p;
+    long long count;
     size_t nbytes;
-    if (span_bytes(self, count, &nbytes) < 0 || bclpy_gptr_check(self, off, nbytes) < 0)
+    if (item_target(self, key, &p, &count, &nbytes) < 0)
         return NULL;
-    if (!is_slice) {
-        unsigned char buf[256];
-        if (nbytes <= sizeof buf) {
-            bcl_status st = bcl_get(buf, p, nbytes);
-            return st == BCL_OK ? bclpy_from_bytes(buf, self->dtype) : bclpy_raise(st);
-        }
+    if (!PySlice_Check(key) && nbytes <= SMALL_ELEM) {
+        unsigned char buf[SMALL_ELEM];
+        bcl_status st = bcl_get(buf, p, nbytes);
+        return st == BCL_OK ? bclpy_from_bytes(buf, self->dtype) : bclpy_raise(st);
     }
-    bcl_status st = bcl_check_range(p, nbytes);
-    if (st != BCL_OK)
-        return bclpy_raise(st);
-    npy_intp dims[1] = { (npy_intp)count };
-    Py_INCREF(self->dtype);
-    PyObject *arr = PyArray_SimpleNewFromDescr(1, dims, self->dtype);
-    if (!arr)
-        return NULL;
-    BCLPY_NOGIL(st = bcl_get(PyArray_DATA((PyArrayObject *)arr), p, nbytes));
-    if (st != BCL_OK) {
-        Py_DECREF(arr);
-        return bclpy_raise(st);
-    }
-    if (is_slice)
+    PyObject *arr = bclpy_gptr_get(p, self->dtype, count, nbytes);
+    if (!arr || PySlice_Check(key))
         return arr;
     PyObject *scalar = bclpy_from_bytes(PyArray_DATA((PyArrayObject *)arr), self->dtype);
     Py_DECREF(arr);
@@ -282,36 +291,22 @@ static PyObject *gptr_getitem(bclpy_GlobalPtr *self, PyObject *key)
 
 static int gptr_setitem(bclpy_GlobalPtr *self, PyObject *key, PyObject *value)
 {
+    bcl_gptr p;
+    long long count;
+    size_t nbytes;
+    bcl_status st;
     if (!value) {
         PyErr_SetString(PyExc_TypeError, "cannot delete through a GlobalPtr");
         return -1;
     }
-    if (bclpy_ensure_init() < 0)
+    if (item_target(self, key, &p, &count, &nbytes) < 0)
         return -1;
-    long long index, count = 1;
-    if (PySlice_Check(key)) {
-        if (slice_bounds(key, &index, &count) < 0)
+    if (!PySlice_Check(key) && nbytes <= SMALL_ELEM) {
+        unsigned char buf[SMALL_ELEM];
+        if (bclpy_to_bytes(value, self->dtype, buf, "value") < 0)
             return -1;
-    } else {
-        if (bclpy_int_arg(key, "index", LLONG_MIN, LLONG_MAX, &index) < 0)
-            return -1;
-    }
-    uint64_t off;
-    if (moved_offset(self, index, &off) < 0)
-        return -1;
-    bcl_gptr p = bcl_gptr_make(self->ptr.rank, off);
-    bcl_status st;
-    size_t span;
-    if (span_bytes(self, count, &span) < 0 || bclpy_gptr_check(self, off, span) < 0)
-        return -1;
-    if (!PySlice_Check(key)) {
-        unsigned char buf[256];
-        if ((size_t)PyDataType_ELSIZE(self->dtype) <= sizeof buf) {
-            if (bclpy_to_bytes(value, self->dtype, buf, "value") < 0)
-                return -1;
-            st = bcl_put(p, buf, (size_t)PyDataType_ELSIZE(self->dtype));
-            return st == BCL_OK ? 0 : (bclpy_raise(st), -1);
-        }
+        st = bcl_put(p, buf, nbytes);
+        return st == BCL_OK ? 0 : (bclpy_raise(st), -1);
     }
     PyArrayObject *arr = bclpy_to_array(value, self->dtype, 0, 1, "value");
     if (!arr)
@@ -319,11 +314,6 @@ static int gptr_setitem(bclpy_GlobalPtr *self, PyObject *key, PyObject *value)
     if (PyArray_SIZE(arr) != count) {
         PyErr_Format(PyExc_ValueError, "value has %zd elements, the target range %lld",
                      (Py_ssize_t)PyArray_SIZE(arr), count);
-        Py_DECREF(arr);
-        return -1;
-    }
-    size_t nbytes;
-    if (span_bytes(self, count, &nbytes) < 0) {
         Py_DECREF(arr);
         return -1;
     }
@@ -356,8 +346,7 @@ static PyObject *gptr_local_impl(bclpy_GlobalPtr *self, PyObject *count_obj)
             return NULL;
     }
     size_t nbytes;
-    if (span_bytes(self, count, &nbytes) < 0 ||
-        bclpy_gptr_check(self, self->ptr.offset, nbytes) < 0)
+    if (bclpy_gptr_elems(self, self->ptr.offset, count, &nbytes) < 0)
         return NULL;
     bcl_status st = bcl_check_range(self->ptr, nbytes);
     if (st != BCL_OK)

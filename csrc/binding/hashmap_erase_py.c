@@ -51,7 +51,6 @@ static PyObject *erase_many_seq(bclpy_HashMap *self, PyObject *keys)
 
 PyObject *bclpy_hm_erase_many_impl(bclpy_HashMap *self, PyObject *keys)
 {
-    BCLPY_LIVE_OR(self, NULL);
     if (bclpy_elemtype_is_var(&self->kt))
         return erase_many_seq(self, keys);
     PyArrayObject *ka = bclpy_hm_array(keys, self->kt.dtype, "keys");

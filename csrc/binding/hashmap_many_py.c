@@ -17,34 +17,6 @@ static int is_fixed(bclpy_HashMap *self)
     return !bclpy_elemtype_is_var(&self->kt) && !bclpy_elemtype_is_var(&self->vt);
 }
 
-/* values for k keys: an array of k, or one value for every key. */
-static PyArrayObject *values_array(PyObject *obj, PyArray_Descr *dtype, npy_intp k,
-                                   const char *argname)
-{
-    PyArrayObject *a = bclpy_to_array(obj, dtype, 0, 1, argname);
-    if (!a)
-        return NULL;
-    if (PyArray_SIZE(a) == k && PyArray_NDIM(a) == 1)
-        return a;
-    if (PyArray_SIZE(a) != 1 || (PyArray_NDIM(a) == 1 && k != 1)) {
-        PyErr_Format(PyExc_ValueError, "%s: %zd values for %zd keys", argname,
-                     (Py_ssize_t)PyArray_SIZE(a), (Py_ssize_t)k);
-        Py_DECREF(a);
-        return NULL;
-    }
-    /* One value: repeat it. */
-    npy_intp dims[1] = { k };
-    Py_INCREF(dtype);
-    PyArrayObject *r = (PyArrayObject *)PyArray_Empty(1, dims, dtype, 0);
-    if (r) {
-        size_t w = (size_t)PyDataType_ELSIZE(dtype);
-        for (npy_intp i = 0; i < k; i++)
-            memcpy((char *)PyArray_DATA(r) + i * w, PyArray_DATA(a), w);
-    }
-    Py_DECREF(a);
-    return r;
-}
-
 /* The core's batch of fixed-size pairs: bcl_hm_insert_many or
  * bcl_hm_accumulate_many. */
 typedef bcl_status (*batch_fn)(const bcl_hashmap *m, const void *keys, const void *vals,
@@ -83,16 +55,9 @@ static int batch_usable(bclpy_HashMap *self, const char *fname)
  * conversion errors (raised before anything of key i was written) too. */
 static void note_stored(Py_ssize_t i, Py_ssize_t k)
 {
-    if (i == 0 || !PyErr_Occurred())
-        return;
-    PyObject *type, *val, *tb;
-    PyErr_Fetch(&type, &val, &tb);
-    PyErr_NormalizeException(&type, &val, &tb);
-    PyErr_Format(type, "insert_many: keys[:%zd] were stored, keys[%zd:] of %zd were not: "
-                 "%S", i, i, k, val ? val : Py_None);
-    Py_XDECREF(type);
-    Py_XDECREF(val);
-    Py_XDECREF(tb);
+    if (i > 0 && PyErr_Occurred())
+        bclpy_error_from(NULL, "insert_many: keys[:%zd] were stored, keys[%zd:] of %zd "
+                         "were not", i, i, k);
 }
 
 static PyObject *insert_many_var(bclpy_HashMap *self, PyObject *keys, PyObject *values)
@@ -139,7 +104,7 @@ PyObject *bclpy_hm_insert_many_impl(bclpy_HashMap *self, PyObject *keys, PyObjec
     if (!is_fixed(self))
         return insert_many_var(self, keys, values);
     PyArrayObject *ka = bclpy_hm_array(keys, self->kt.dtype, "keys");
-    PyArrayObject *va = ka ? values_array(values, self->vt.dtype, PyArray_SIZE(ka), "values")
+    PyArrayObject *va = ka ? bclpy_values_for(values, self->vt.dtype, PyArray_SIZE(ka), "values", "keys")
                            : NULL;
     PyObject *r = NULL;
     if (va)
@@ -306,7 +271,7 @@ PyObject *bclpy_hm_accumulate_many_impl(bclpy_HashMap *self, PyObject *keys, PyO
         return r;
     }
     PyArrayObject *ka = bclpy_hm_array(keys, self->kt.dtype, "keys");
-    PyArrayObject *da = ka ? values_array(deltas, self->vt.dtype, PyArray_SIZE(ka), "deltas")
+    PyArrayObject *da = ka ? bclpy_values_for(deltas, self->vt.dtype, PyArray_SIZE(ka), "deltas", "keys")
                            : NULL;
     Py_XDECREF(one);
     if (da)
@@ -321,9 +286,8 @@ PyObject *bclpy_hm_accumulate_many_impl(bclpy_HashMap *self, PyObject *keys, PyO
  * are made as long as the block, which no rank can overfill, and cut to
  * the entries found: one read of the block instead of a count first (the
  * block is most of the map's memory; untouched tails cost no pages). */
-PyObject *bclpy_hm_local_arrays(bclpy_HashMap *self, PyObject *noargs)
+PyObject *bclpy_hm_local_arrays_impl(bclpy_HashMap *self)
 {
-    BCLPY_LIVE_OR(self, NULL);
     if (bclpy_elemtype_is_var(&self->kt) || bclpy_elemtype_is_var(&self->vt))
         return PyErr_Format(PyExc_TypeError, "local_arrays() needs fixed-size key and value "
                             "types (NumPy dtypes); use local_items()");

@@ -39,36 +39,23 @@ static bcl_hm_num value_num(const bclpy_elemtype *t)
 static int hm_init_impl(bclpy_HashMap *self, long long capacity, PyObject *key_type,
                         PyObject *value_type)
 {
-    if (bclpy_init_once("HashMap", self->live) < 0)
+    if (bclpy_init_once((PyObject *)self, &self->life) < 0)
         return -1;
-    PyObject *i64 = PyUnicode_FromString("int64");
-    if (!i64)
-        return -1;
-    int rc = bclpy_elemtype_init(&self->kt, key_type ? key_type : i64, "key_type");
-    if (rc == 0 && bclpy_elemtype_init(&self->vt, value_type ? value_type : i64,
-                                       "value_type") < 0) {
-        bclpy_elemtype_clear(&self->kt);
-        rc = -1;
-    }
-    Py_DECREF(i64);
-    if (rc < 0 || bclpy_ensure_init() < 0)
-        return -1;
+    if (bclpy_elemtype_init(&self->kt, key_type, "int64", "key_type") < 0 ||
+        bclpy_elemtype_init(&self->vt, value_type, "int64", "value_type") < 0 ||
+        bclpy_ensure_init() < 0)
+        return -1;          /* dealloc clears the element types */
     static const char *const names[] = { "capacity", "#key_type", "#value_type" };
     int64_t vals[] = { capacity, bclpy_elemtype_digest(&self->kt),
                        bclpy_elemtype_digest(&self->vt) };
-    if (bclpy_agree("HashMap()", names, vals, 3) < 0) {
-        bclpy_elemtype_clear(&self->kt);
-        bclpy_elemtype_clear(&self->vt);
+    if (bclpy_agree("HashMap()", names, vals, 3) < 0)
         return -1;
-    }
     bcl_hm_num num = value_num(&self->vt);
     size_t ks = bclpy_elemtype_is_var(&self->kt) ? 0 : self->kt.slot_size;
     size_t vs = bclpy_elemtype_is_var(&self->vt) ? 0 : self->vt.slot_size;
     bcl_status st;
     BCLPY_NOGIL(st = bcl_hm_create(&self->m, (uint64_t)capacity, ks, vs, num));
-    if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
-        return -1;
-    return 0;
+    return bclpy_life_started(st, &self->life);
 }
 
 BCLPY_FREE_BURIED(hm_free_buried, bcl_hm_destroy)
@@ -76,7 +63,7 @@ BCLPY_FREE_BURIED(hm_free_buried, bcl_hm_destroy)
 static void hm_dealloc(bclpy_HashMap *self)
 {
     /* Peers may still use the table: bury it, never free it here. */
-    bclpy_life_dealloc(self->live, self->epoch, &self->life, &self->m, sizeof self->m,
+    bclpy_life_dealloc(&self->life, &self->m, sizeof self->m,
                        hm_free_buried, self->m.base);
     bclpy_elemtype_clear(&self->kt);
     bclpy_elemtype_clear(&self->vt);
@@ -100,7 +87,6 @@ static PyObject *do_insert(bclpy_HashMap *self, PyObject *key, PyObject *value, 
 static PyObject *hm_insert_impl(bclpy_HashMap *self, PyObject *key, PyObject *value,
                                 int promise)
 {
-    BCLPY_LIVE_OR(self, NULL);
     return do_insert(self, key, value, promise);
 }
 
@@ -134,7 +120,6 @@ static PyObject *hm_find_impl(bclpy_HashMap *self, PyObject *key, PyObject *defa
                               int promise)
 {
     PyObject *v = NULL;
-    BCLPY_LIVE_OR(self, NULL);
     int r = do_find(self, key, promise, &v);
     return found_or(r, v, default_);
 }
@@ -177,7 +162,6 @@ static PyObject *hm_accumulate_impl(bclpy_HashMap *self, PyObject *key, PyObject
 {
     bcl_hm_key k;
     unsigned char d[8];
-    BCLPY_LIVE_OR(self, NULL);
     if (self->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self, "accumulate");
     if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
@@ -196,7 +180,6 @@ static PyObject *hm_modify_impl(bclpy_HashMap *self, PyObject *key, PyObject *fn
     if (!PyCallable_Check(fn))     /* before the bucket is locked */
         return PyErr_Format(PyExc_TypeError, "modify: fn must be callable, not %.100s",
                             Py_TYPE(fn)->tp_name);
-    BCLPY_LIVE_OR(self, NULL);
     bcl_mp_writer kw, vw;
     bcl_mp_writer_init(&kw);
     bcl_mp_writer_init(&vw);
@@ -264,22 +247,12 @@ static int agree_view(bclpy_HashMap *self, const char *what)
     return bclpy_barrier_agree(what, names, vals, 1);
 }
 
-/* A collective method: body(self, arg) between the collective begin and
- * end (a rank whose body raised still joins the agreement). */
-static PyObject *collective(PyObject *(*body)(bclpy_HashMap *, PyObject *),
-                            bclpy_HashMap *self, PyObject *arg, const char *what)
-{
-    bclpy_collective_begin();
-    PyObject *r = body(self, arg);
-    bclpy_collective_end(r ? 0 : -1, what);
-    return r;
-}
-
+/* size(), len(m): collective and agreement-checked (a subset raises), each
+ * under its own name (size(): generated/hm_methods_clinic.h). */
 static PyObject *size_as(bclpy_HashMap *self, const char *what)
 {
     uint64_t n;
     bcl_status st;
-    BCLPY_LIVE_OR(self, NULL);
     if (agree_view(self, what) < 0)
         return NULL;
     BCLPY_NOGIL(st = bcl_hm_size(&self->m, &n));
@@ -287,30 +260,18 @@ static PyObject *size_as(bclpy_HashMap *self, const char *what)
     return PyLong_FromUnsignedLongLong(n);
 }
 
-static PyObject *hm_size_body(bclpy_HashMap *self, PyObject *unused)
+static PyObject *hm_size_impl(bclpy_HashMap *self)
 {
     return size_as(self, "HashMap.size()");
 }
 
-static PyObject *hm_length_body(bclpy_HashMap *self, PyObject *unused)
-{
-    return size_as(self, "len(HashMap)");
-}
-
-/* size(), len(m): collective and agreement-checked (a subset raises), each
- * under its own name. */
-static PyObject *hm_size(bclpy_HashMap *self, PyObject *noargs)
-{
-    return collective(hm_size_body, self, NULL, "HashMap.size()");
-}
-
 static Py_ssize_t hm_length(bclpy_HashMap *self)
 {
-    PyObject *n = collective(hm_length_body, self, NULL, "len(HashMap)");
-    if (!n)
-        return -1;
-    Py_ssize_t r = PyLong_AsSsize_t(n);
-    Py_DECREF(n);
+    bclpy_collective_begin();
+    PyObject *n = BCLPY_USABLE(self) < 0 ? NULL : size_as(self, "len(HashMap)");
+    bclpy_collective_end(n ? 0 : -1, "len(HashMap)");
+    Py_ssize_t r = n ? PyLong_AsSsize_t(n) : -1;
+    Py_XDECREF(n);
     return r;
 }
 
@@ -352,9 +313,8 @@ static int add_item(void *vctx, const void *key_slot, const void *val_slot)
     return 0;
 }
 
-static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs)
+static PyObject *hm_local_items_impl(bclpy_HashMap *self)
 {
-    BCLPY_LIVE_OR(self, NULL);
     items_ctx c = { self, PyList_New(0) };
     if (!c.list)
         return NULL;
@@ -362,12 +322,10 @@ static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs)
     return c.list;
 }
 
-static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
+/* Collective: a rank whose new_capacity does not convert still joins the
+ * agreement (the generated wrapper converts it inside the collective). */
+static PyObject *hm_resize_impl(bclpy_HashMap *self, long long n)
 {
-    BCLPY_LIVE_OR(self, NULL);
-    long long n;
-    if (bclpy_int_arg(arg, "new_capacity", 1, 1LL << 48, &n) < 0)
-        return NULL;
     static const char *const names[] = { "new_capacity", "#map" };
     int64_t vals[] = { n, map_digest(self) };
     if (bclpy_agree("HashMap.resize()", names, vals, 2) < 0)
@@ -376,17 +334,9 @@ static PyObject *hm_resize_body(bclpy_HashMap *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-/* new_capacity converts inside the collective: a rank whose argument is bad
- * still joins the agreement. */
-static PyObject *hm_resize_impl(bclpy_HashMap *self, PyObject *new_capacity)
-{
-    return collective(hm_resize_body, self, new_capacity, "HashMap.resize()");
-}
-
 static PyObject *hm_owner_impl(bclpy_HashMap *self, PyObject *key)
 {
     bcl_hm_key k;
-    BCLPY_LIVE_OR(self, NULL);
     if (bclpy_hm_key(self, key, &self->kw, &k) < 0)
         return NULL;
     return PyLong_FromLong(bcl_hm_owner(&self->m, &k));
@@ -394,7 +344,7 @@ static PyObject *hm_owner_impl(bclpy_HashMap *self, PyObject *key)
 
 static PyObject *hm_repr(bclpy_HashMap *self)
 {
-    if (!self->live)
+    if (!self->life.live)
         return PyUnicode_FromString("<pybcl.HashMap (not created)>");
     PyObject *kr = bclpy_elemtype_repr(&self->kt), *vr = bclpy_elemtype_repr(&self->vt);
     PyObject *r = kr && vr

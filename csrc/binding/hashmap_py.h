@@ -17,7 +17,7 @@ typedef struct {
     PyObject_HEAD
     bcl_hashmap m;
     bclpy_elemtype kt, vt;
-    BCLPY_LIFE_FIELDS;
+    bclpy_life life;       /* usable? (bclpy.h) */
     bcl_mp_writer kw, vw;     /* scratch: key bytes, value bytes            */
     int modify_depth;         /* modify() fns running on this map ...       */
     unsigned long modify_thread;  /* ... in this thread (the GIL orders them) */
@@ -58,7 +58,7 @@ static inline PyArrayObject *bclpy_hm_array(PyObject *obj, PyArray_Descr *dtype,
 }
 
 /* ---- batch methods (hashmap_many_py.c) ----------------------------------- */
-PyObject *bclpy_hm_local_arrays(bclpy_HashMap *self, PyObject *noargs);
+PyObject *bclpy_hm_local_arrays_impl(bclpy_HashMap *self);
 PyObject *bclpy_hm_insert_many_impl(bclpy_HashMap *self, PyObject *keys, PyObject *values,
                                     int promise);
 PyObject *bclpy_hm_find_many_impl(bclpy_HashMap *self, PyObject *keys, int promise,

@@ -20,7 +20,6 @@ static int integer_values(bclpy_HashMap *self, const char *method)
 
 PyObject *bclpy_hm_local_histogram_impl(bclpy_HashMap *self, long long every)
 {
-    BCLPY_LIVE_OR(self, NULL);
     if (integer_values(self, "local_histogram") < 0)
         return NULL;
     int64_t lo = 0, hi = -1;
@@ -56,7 +55,6 @@ PyObject *bclpy_hm_local_histogram_impl(bclpy_HashMap *self, long long every)
 
 PyObject *bclpy_hm_local_select_impl(bclpy_HashMap *self, long long at_least)
 {
-    BCLPY_LIVE_OR(self, NULL);
     if (integer_values(self, "local_select") < 0)
         return NULL;
     uint64_t n = 0, got = 0;

@@ -12,7 +12,7 @@ typedef struct {
     bcl_hm_buffer b;
     bcl_mp_writer kw, vw;     /* scratch: a serialized key's / value's bytes */
     bclpy_HashMap *map;       /* owned: the buffer must not outlive its map */
-    BCLPY_LIFE_FIELDS;
+    bclpy_life life;       /* usable? (bclpy.h) */
 } bclpy_HMBuf;
 
 /* The sizes are at most 2**48 entries (the spec), beyond any segment: the
@@ -22,7 +22,7 @@ static int hb_init_impl(bclpy_HMBuf *self, PyObject *map, long long qs, long lon
                         PyObject *grow_obj)
 {
     int grow = 0;
-    if (bclpy_init_once("HashMapBuffer", self->live) < 0)
+    if (bclpy_init_once((PyObject *)self, &self->life) < 0)
         return -1;
     if (grow_obj && !PyBool_Check(grow_obj) &&
         !PyObject_TypeCheck(grow_obj, &PyBoolArrType_Type)) {
@@ -38,7 +38,7 @@ static int hb_init_impl(bclpy_HMBuf *self, PyObject *map, long long qs, long lon
         return -1;
     }
     bclpy_HashMap *hm = (bclpy_HashMap *)map;
-    if (!bclpy_current(hm->live, hm->epoch)) {
+    if (!bclpy_current(&hm->life)) {
         PyErr_SetString(bclpy_exc(BCLPY_E_ERROR), "HashMap is not initialised");
         return -1;
     }
@@ -48,7 +48,7 @@ static int hb_init_impl(bclpy_HMBuf *self, PyObject *map, long long qs, long lon
         return -1;
     bcl_status st;
     BCLPY_NOGIL(st = bcl_hm_buffer_create(&self->b, &hm->m, (size_t)qs, (size_t)ms, grow));
-    if (bclpy_life_started(st, &self->live, &self->epoch, &self->life) < 0)
+    if (bclpy_life_started(st, &self->life) < 0)
         return -1;
     Py_INCREF(map);
     self->map = hm;
@@ -66,8 +66,8 @@ static void hb_free_buried(void *obj, int storage)
 
 static void hb_dealloc(bclpy_HMBuf *self)
 {
-    if (!bclpy_life_bury(self->live, self->epoch, &self->life, &self->b, sizeof self->b,
-                         hb_free_buried) && self->live == 1)
+    if (!bclpy_life_bury(&self->life, &self->b, sizeof self->b,
+                         hb_free_buried) && self->life.live == 1)
         bcl_hm_buffer_destroy(&self->b, 0);   /* stale: private memory only */
     bcl_mp_writer_free(&self->kw);
     bcl_mp_writer_free(&self->vw);
@@ -203,7 +203,7 @@ BCLPY_CLOSE_METHOD(hb_close, bclpy_HMBuf, hb_destroy_all, b)
 
 static PyObject *hb_repr(bclpy_HMBuf *self)
 {
-    if (!bclpy_current(self->live, self->epoch))
+    if (!bclpy_current(&self->life))
         return PyUnicode_FromString("<pybcl.HashMapBuffer (not created)>");
     return PyUnicode_FromFormat("pybcl.HashMapBuffer(hashmap=%R, queue_size=%zu, "
                                 "message_size=%zu, grow=%s)", (PyObject *)self->map,

@@ -12,66 +12,56 @@
 
 #include "binding/generated/lifetime.h"
 
-void bclpy_life_created(bclpy_life *l)
+int bclpy_init_once(PyObject *self, const bclpy_life *l)
 {
-    /* A failed registration (no memory) only means the storage is never
-     * reclaimed before finalize: a leak on this rank, not a fault. */
-    l->registered = bcl_life_register(&l->seq) == BCL_OK;
+    if (l->live)
+        PyErr_Format(PyExc_RuntimeError, "%s is already initialised", bclpy_type_name(self));
+    return l->live ? -1 : 0;
 }
 
-void bclpy_life_start(int *live, uint64_t *epoch, bclpy_life *l)
-{
-    *live = 1;
-    *epoch = bcl_rt.epoch;
-    bclpy_life_created(l);
-}
-
-int bclpy_life_started(bcl_status st, int *live, uint64_t *epoch, bclpy_life *l)
+int bclpy_life_started(bcl_status st, bclpy_life *l)
 {
     if (st != BCL_OK) {
         bclpy_raise(st);
         return -1;
     }
-    bclpy_life_start(live, epoch, l);
+    l->live = 1;
+    l->epoch = bcl_rt.epoch;
+    /* A failed registration (no memory) only means the storage is never
+     * reclaimed before finalize: a leak on this rank, not a fault. */
+    l->registered = bcl_life_register(&l->seq) == BCL_OK;
     return 0;
 }
 
-int bclpy_init_once(const char *tname, int live)
+int bclpy_life_bury(const bclpy_life *l, const void *core, size_t size, bcl_life_free_fn fn)
 {
-    if (live)
-        PyErr_Format(PyExc_RuntimeError, "%s is already initialised", tname);
-    return live ? -1 : 0;
-}
-
-void bclpy_life_dealloc(int live, uint64_t epoch, const bclpy_life *l, const void *core,
-                        size_t size, bcl_life_free_fn fn, void *stale_private)
-{
-    if (!bclpy_life_bury(live, epoch, l, core, size, fn) && live == 1)
-        free(stale_private);        /* stale: its segments are gone */
-}
-
-int bclpy_life_bury(int live, uint64_t epoch, const bclpy_life *l, const void *core,
-                    size_t size, bcl_life_free_fn fn)
-{
-    if (!bclpy_current(live, epoch))
+    if (!bclpy_current(l))
         return 0;
-    bclpy_life_drop(l, core, size, fn);
-    return 1;
-}
-
-void bclpy_life_drop(const bclpy_life *l, const void *core, size_t size,
-                     bcl_life_free_fn fn)
-{
     void *copy = malloc(size);
     if (!copy)
-        return;      /* keeping the storage is safe; freeing it is not */
+        return 1;    /* keeping the storage is safe; freeing it is not */
     memcpy(copy, core, size);
     if (!l->registered || bcl_life_bury(l->seq, copy, fn) != BCL_OK)
         fn(copy, 0);  /* private memory only: peers may still use the storage */
+    return 1;
 }
 
-int bclpy_life_close(const char *what, const bclpy_life *l)
+void bclpy_life_dealloc(const bclpy_life *l, const void *core, size_t size,
+                        bcl_life_free_fn fn, void *stale_private)
 {
+    if (!bclpy_life_bury(l, core, size, fn) && l->live == 1)
+        free(stale_private);        /* stale: its segments are gone */
+}
+
+int bclpy_life_closing(PyObject *self, const bclpy_life *l)
+{
+    const char *tname = bclpy_type_name(self);
+    if (l->live == BCLPY_CLOSED)
+        return 1;
+    if (!bclpy_current(l))
+        return bclpy_stale(tname, l->live);
+    char what[80];
+    snprintf(what, sizeof what, "%s.close()", tname);
     static const char *const names[] = { "#container (creation order)" };
     int64_t vals[] = { (int64_t)l->seq };
     bclpy_collective_begin();
@@ -80,17 +70,6 @@ int bclpy_life_close(const char *what, const bclpy_life *l)
     if (l->registered)
         bcl_life_forget(l->seq);
     return 0;
-}
-
-int bclpy_life_closing(const char *tname, int live, uint64_t epoch, const bclpy_life *l)
-{
-    if (live == BCLPY_CLOSED)
-        return 1;
-    if (!bclpy_current(live, epoch))
-        return bclpy_stale(tname, live);
-    char what[80];
-    snprintf(what, sizeof what, "%s.close()", tname);
-    return bclpy_life_close(what, l);
 }
 
 PyObject *bclpy_life_enter(PyObject *self, PyObject *unused)

@@ -78,50 +78,27 @@ static PyObject *py_arm_exit_guard_impl(PyObject *self, double seconds, long lon
     Py_RETURN_NONE;
 }
 
-static PyObject *py_initialized(PyObject *self, PyObject *noargs)
+/* The queries of the runtime's state (rank(), nprocs(), ...) are the spec's
+ * `returns:`; they, and the calls below that need the runtime, bring it up
+ * first (`guard: bclpy_ensure_init()`: initialised with the defaults if
+ * nobody has yet). */
+
+static PyObject *py_barrier_impl(PyObject *self)
 {
-    return PyBool_FromLong(bcl_rt.initialized);
-}
-
-#define NEED_INIT()                      \
-    do {                                 \
-        if (bclpy_ensure_init() < 0)     \
-            return NULL;                 \
-    } while (0)
-
-/* Define `fn`, a query of the runtime's state: `expr` once the runtime is
- * up (initialised with the defaults if nobody has yet). */
-#define RUNTIME_QUERY(fn, expr)                                                 \
-    static PyObject *fn(PyObject *self, PyObject *noargs)                      \
-    {                                                                           \
-        NEED_INIT();                                                            \
-        return (expr);                                                          \
-    }
-
-RUNTIME_QUERY(py_rank, PyLong_FromLong(bcl_rt.rank))
-RUNTIME_QUERY(py_nprocs, PyLong_FromLong(bcl_rt.nprocs))
-RUNTIME_QUERY(py_transport, PyUnicode_FromString(bcl_transport_name(bcl_rt.transport)))
-RUNTIME_QUERY(py_segment_size, PyLong_FromSize_t(bcl_rt.segment_size))
-
-static PyObject *py_barrier(PyObject *self, PyObject *noargs)
-{
-    NEED_INIT();
     CHECK_NOGIL(bcl_barrier_named("barrier()"));
     CHECK(bcl_obj_drain_remote_frees());
     Py_RETURN_NONE;
 }
 
-static PyObject *py_flush(PyObject *self, PyObject *noargs)
+static PyObject *py_flush_impl(PyObject *self)
 {
-    NEED_INIT();
     CHECK(bcl_flush());
     Py_RETURN_NONE;
 }
 
 /* Debug query of the comm layer's flush bookkeeping (tests, benchmarks). */
-static PyObject *py_flush_stats(PyObject *self, PyObject *noargs)
+static PyObject *py_flush_stats_impl(PyObject *self)
 {
-    NEED_INIT();
     bcl_flush_stats fs;
     bcl_flush_stats_get(&fs);
     return Py_BuildValue("{s:K,s:K,s:K,s:i,s:O}", "flushes",
@@ -131,9 +108,8 @@ static PyObject *py_flush_stats(PyObject *self, PyObject *noargs)
                          "flush_all_trusted", fs.flush_all_trusted ? Py_True : Py_False);
 }
 
-static PyObject *py_progress(PyObject *self, PyObject *noargs)
+static PyObject *py_progress_impl(PyObject *self)
 {
-    NEED_INIT();
     CHECK(bcl_progress());
     Py_RETURN_NONE;
 }
@@ -145,9 +121,8 @@ static PyObject *py_abort_impl(PyObject *self, long long code)
 }
 
 /* wait_policy() -> dict: how this job waits (docs/progress.md, section 4). */
-static PyObject *py_wait_policy(PyObject *self, PyObject *noargs)
+static PyObject *py_wait_policy_impl(PyObject *self)
 {
-    NEED_INIT();
     return Py_BuildValue("{s:s,s:s,s:i,s:i}",
                          "policy", bcl_rt.oversubscribed ? "patient" : "spin",
                          "chosen_by", bcl_rt.wait_forced ? "PYBCL_WAIT" : "cpus",
@@ -178,7 +153,6 @@ static PyObject *py_watchdog_disarm(PyObject *self, PyObject *noargs)
 static PyObject *py_bcast_bytes_impl(PyObject *self, PyObject *data, long long root_ll)
 {
     int root = (int)root_ll;
-    NEED_INIT();
     if (root < 0 || root >= bcl_rt.nprocs)
         return PyErr_Format(PyExc_ValueError, "root must be a rank in [0, %d), got %d",
                             bcl_rt.nprocs, root);
@@ -206,7 +180,8 @@ static PyObject *py_allreduce_inplace_impl(PyObject *self, PyObject *array, long
         return PyErr_Format(PyExc_TypeError, "allreduce_inplace: array must be a NumPy "
                             "array, not %.100s", Py_TYPE(array)->tp_name);
     PyArrayObject *arr = (PyArrayObject *)array;
-    NEED_INIT();
+    if (bclpy_ensure_init() < 0)
+        return NULL;
     bcl_elem elem;
     if (bclpy_elem_of(PyArray_DESCR(arr), &elem) < 0)
         return PyErr_Format(PyExc_TypeError, "allreduce: x has unsupported dtype %R",
@@ -222,13 +197,6 @@ static PyObject *py_allreduce_inplace_impl(PyObject *self, PyObject *array, long
     CHECK(st);
     Py_RETURN_NONE;
 }
-
-/* Diagnostics for pybcl.info(): what init decided, and why, read back from
- * the core (bcl_runtime.h). */
-RUNTIME_QUERY(py_ranks_per_node, PyLong_FromLong(bcl_rt.node_ranks))
-RUNTIME_QUERY(py_progress_thread, PyBool_FromLong(bcl_rt.progress_thread))
-RUNTIME_QUERY(py_reasons, Py_BuildValue("{ssss}", "transport", bcl_rt.transport_reason,
-                                        "progress_thread", bcl_rt.progress_reason))
 
 /* An interactive kernel's cells (pybcl/_kernel.py): the ranks get back in
  * step after a cell that failed on some of them (comm/bcl_resync.h). */

@@ -54,7 +54,7 @@ static PyObject *py_alloc_impl(PyObject *self, PyObject *count_obj, PyObject *dt
 
 static PyObject *py_free_impl(PyObject *self, bclpy_GlobalPtr *p)
 {
-    if (bclpy_ensure_init() < 0 || bclpy_gptr_check(p, p->ptr.offset, 0) < 0)
+    if (bclpy_gptr_check(p, p->ptr.offset, 0) < 0)
         return NULL;
     if (p->ptr.rank != bcl_rt.rank)
         return PyErr_Format(PyExc_ValueError, "free: ptr %R belongs to rank %d; only "
@@ -63,32 +63,12 @@ static PyObject *py_free_impl(PyObject *self, bclpy_GlobalPtr *p)
     Py_RETURN_NONE;
 }
 
-static PyObject *py_rget_impl(PyObject *self, bclpy_GlobalPtr *p, PyObject *count_obj)
+static PyObject *py_rget_impl(PyObject *self, bclpy_GlobalPtr *p, long long count)
 {
-    long long count;
-    if (bclpy_int_arg(count_obj, "rget: count", 0, PY_SSIZE_T_MAX, &count) < 0 ||
-        bclpy_ensure_init() < 0)
-        return NULL;
     size_t nbytes;
-    if (__builtin_mul_overflow((size_t)count, (size_t)PyDataType_ELSIZE(p->dtype), &nbytes))
-        return PyErr_Format(PyExc_IndexError, "rget: count %lld elements of %d bytes is "
-                            "past the end of any segment", count,
-                            (int)PyDataType_ELSIZE(p->dtype));
-    if (bclpy_gptr_check(p, p->ptr.offset, nbytes) < 0)
+    if (bclpy_gptr_elems(p, p->ptr.offset, count, &nbytes) < 0)
         return NULL;
-    CHECK(bcl_check_range(p->ptr, nbytes));
-    npy_intp dims[1] = { count };
-    Py_INCREF(p->dtype);
-    PyObject *arr = PyArray_SimpleNewFromDescr(1, dims, p->dtype);
-    if (!arr)
-        return NULL;
-    bcl_status st;
-    BCLPY_NOGIL(st = bcl_get(PyArray_DATA((PyArrayObject *)arr), p->ptr, nbytes));
-    if (st != BCL_OK) {
-        Py_DECREF(arr);
-        return bclpy_raise(st);
-    }
-    return arr;
+    return bclpy_gptr_get(p->ptr, p->dtype, count, nbytes);
 }
 
 /* Raw bytes of a buffer whose format is bytes-like, else NULL (not an error). */
@@ -109,8 +89,6 @@ static int raw_bytes_buffer(PyObject *obj, Py_buffer *view)
 
 static PyObject *py_rput_impl(PyObject *self, bclpy_GlobalPtr *p, PyObject *data)
 {
-    if (bclpy_ensure_init() < 0)
-        return NULL;
     Py_buffer view;
     bcl_status st;
     if (raw_bytes_buffer(data, &view)) {
@@ -132,16 +110,9 @@ static PyObject *py_rput_impl(PyObject *self, bclpy_GlobalPtr *p, PyObject *data
     Py_INCREF(p->dtype);
     PyArrayObject *arr = (PyArrayObject *)PyArray_FromAny(
         data, p->dtype, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, NULL);
-    if (!arr) {                   /* say which argument NumPy could not convert */
-        PyObject *t, *v, *tb;
-        PyErr_Fetch(&t, &v, &tb);
-        PyErr_Format(PyExc_TypeError, "rput: array %.80R cannot be stored as %R (%S)",
-                     data, (PyObject *)p->dtype, v ? v : Py_None);
-        Py_XDECREF(t);
-        Py_XDECREF(v);
-        Py_XDECREF(tb);
-        return NULL;
-    }
+    if (!arr)                     /* say which argument NumPy could not convert */
+        return bclpy_error_from(PyExc_TypeError, "rput: array %.80R cannot be stored as %R",
+                                data, (PyObject *)p->dtype);
     size_t nbytes = (size_t)PyArray_NBYTES(arr);
     if (bclpy_gptr_check(p, p->ptr.offset, nbytes) < 0) {
         Py_DECREF(arr);
@@ -221,13 +192,6 @@ static PyObject *py_compare_and_swap_impl(PyObject *self, bclpy_GlobalPtr *p,
         return NULL;
     CHECK(bcl_cas(p->ptr, width, e, d, &old));
     return bclpy_atomic_result(old, p->dtype);
-}
-
-static PyObject *py_bytes_in_use(PyObject *s, PyObject *noargs)
-{
-    if (bclpy_ensure_init() < 0)
-        return NULL;
-    return PyLong_FromSize_t(bcl_alloc_bytes_in_use());
 }
 
 /* The method tables, their argument parsing and the types (from the spec). */

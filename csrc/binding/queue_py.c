@@ -19,7 +19,7 @@ typedef struct {
     PyObject_HEAD
     bcl_queue q;
     bclpy_elemtype et;
-    BCLPY_LIFE_FIELDS;
+    bclpy_life life;       /* usable? (bclpy.h) */
     bcl_mp_writer w;       /* scratch for serializing one element          */
 } QueueObject;
 
@@ -58,25 +58,14 @@ static bcl_status joined(bcl_status st)
 static int queue_setup(QueueObject *self, bcl_queue_kind kind, long long host, long long cap,
                        PyObject *dtype)
 {
-    if (bclpy_init_once(bclpy_type_name((PyObject *)self), self->live) < 0)
+    if (bclpy_init_once((PyObject *)self, &self->life) < 0)
         return -1;
-    PyObject *dflt = dtype ? NULL : PyUnicode_FromString("int64");
-    int rc = bclpy_elemtype_init(&self->et, dtype ? dtype : dflt, "dtype");
-    Py_XDECREF(dflt);
-    if (rc < 0) {                /* make sure the message names the argument */
-        PyObject *t, *v, *tb;
-        PyErr_Fetch(&t, &v, &tb);
-        PyErr_Format(PyExc_TypeError, "dtype: %R is not a usable element type (%S)",
-                     dtype, v ? v : Py_None);
-        Py_XDECREF(t);
-        Py_XDECREF(v);
-        Py_XDECREF(tb);
+    if (bclpy_elemtype_init(&self->et, dtype, "int64", "dtype") < 0)
         return -1;
-    }
     bcl_status st = joined(bcl_queue_create(&self->q, kind, (int)host, cap, self->et.slot_size));
     if (st != BCL_OK)
         bclpy_elemtype_clear(&self->et);
-    return bclpy_life_started(st, &self->live, &self->epoch, &self->life);
+    return bclpy_life_started(st, &self->life);
 }
 
 static int fastqueue_init_impl(QueueObject *self, long long host, long long capacity,
@@ -120,27 +109,21 @@ static void queue_dealloc(QueueObject *self)
     /* The ring and its contents stay until every rank has dropped it: a
      * host dropping its handle must not take the others' elements away. */
     buried_queue b = { self->q, bclpy_elemtype_is_var(&self->et) };
-    bclpy_life_bury(self->live, self->epoch, &self->life, &b, sizeof b, queue_free_buried);
-    if (self->live)
-        bclpy_elemtype_clear(&self->et);
+    bclpy_life_bury(&self->life, &b, sizeof b, queue_free_buried);
+    bclpy_elemtype_clear(&self->et);
     bcl_mp_writer_free(&self->w);
     bclpy_dealloc_end((PyObject *)self);
 }
 
 static PyObject *q_close(QueueObject *self, PyObject *noargs)
 {
-    if (self->live == BCLPY_CLOSED)
-        Py_RETURN_NONE;
-    if (BCLPY_USABLE(self) < 0)
-        return NULL;
-    char what[64];
-    snprintf(what, sizeof what, "%s.close()", bclpy_type_name((PyObject *)self));
-    if (bclpy_life_close(what, &self->life) < 0)
-        return NULL;
-    release_contents(&self->q, bclpy_elemtype_is_var(&self->et));
-    bcl_queue_destroy(&self->q);     /* every rank is here: nobody uses it */
-    self->live = BCLPY_CLOSED;
-    Py_RETURN_NONE;
+    int rc = bclpy_life_closing((PyObject *)self, &self->life);
+    if (rc == 0) {          /* every rank is here: nobody uses the ring or its values */
+        release_contents(&self->q, bclpy_elemtype_is_var(&self->et));
+        bcl_queue_destroy(&self->q);
+        self->life.live = BCLPY_CLOSED;
+    }
+    return rc < 0 ? NULL : Py_NewRef(Py_None);
 }
 
 #define SMALL_SLOT 256
@@ -165,8 +148,6 @@ static PyObject *push_values(QueueObject *self, const size_t *lens, size_t n,
 
 static PyObject *q_push_impl(QueueObject *self, PyObject *value, unsigned promise)
 {
-    if (BCLPY_USABLE(self) < 0)
-        return NULL;
     if (self->et.kind != BCLPY_FIXED) {
         bcl_mp_writer_reset(&self->w);
         if (bclpy_elem_serialize(&self->et, value, &self->w, "value") < 0)
@@ -240,8 +221,6 @@ out:
 
 static PyObject *q_push_many_impl(QueueObject *self, PyObject *values, unsigned promise)
 {
-    if (BCLPY_USABLE(self) < 0)
-        return NULL;
     return self->et.kind == BCLPY_FIXED ? push_many_fixed(self, values, promise)
                                         : push_many_var(self, values, promise);
 }
@@ -299,15 +278,11 @@ static PyObject *pop_one(QueueObject *self, unsigned promise, int local)
 
 static PyObject *q_pop_impl(QueueObject *self, unsigned promise)
 {
-    if (BCLPY_USABLE(self) < 0)
-        return NULL;
     return pop_one(self, promise, 0);
 }
 
-static PyObject *q_local_nonatomic_pop(QueueObject *self, PyObject *noargs)
+static PyObject *q_local_nonatomic_pop_impl(QueueObject *self)
 {
-    if (BCLPY_USABLE(self) < 0)
-        return NULL;
     return pop_one(self, 0, 1);
 }
 
@@ -352,8 +327,6 @@ static PyObject *pop_many_var(QueueObject *self, size_t n, unsigned promise)
 
 static PyObject *q_pop_many_impl(QueueObject *self, PyObject *n_o, unsigned promise)
 {
-    if (BCLPY_USABLE(self) < 0)
-        return NULL;
     if (!PyIndex_Check(n_o) || PyBool_Check(n_o))
         return PyErr_Format(PyExc_TypeError, "n must be an int, not %.100s",
                             Py_TYPE(n_o)->tp_name);
@@ -371,10 +344,8 @@ static PyObject *q_pop_many_impl(QueueObject *self, PyObject *n_o, unsigned prom
 
 /* ---- host-only view, size, collectives --------------------------------- */
 
-static PyObject *q_local(QueueObject *self, PyObject *noargs)
+static PyObject *q_local_impl(QueueObject *self)
 {
-    if (BCLPY_USABLE(self) < 0)
-        return NULL;
     if (self->et.kind != BCLPY_FIXED)
         return PyErr_Format(PyExc_TypeError, "local() needs a fixed-size dtype; this "
                             "queue holds variable-length elements");
@@ -384,10 +355,8 @@ static PyObject *q_local(QueueObject *self, PyObject *noargs)
     return bclpy_segment_view(addr, (npy_intp)count, self->et.dtype, (PyObject *)self);
 }
 
-static PyObject *q_size(QueueObject *self, PyObject *noargs)
+static PyObject *q_size_impl(QueueObject *self)
 {
-    if (BCLPY_USABLE(self) < 0)
-        return NULL;
     uint64_t s;
     CHECK(bcl_queue_size(&self->q, &s));
     return PyLong_FromUnsignedLongLong(s);
@@ -453,7 +422,7 @@ static PyObject *q_migrate_impl(QueueObject *self, PyObject *new_host)
 
 static PyObject *q_repr(QueueObject *self)
 {
-    if (!self->live)
+    if (!self->life.live)
         return PyUnicode_FromFormat("<%s (not created)>", Py_TYPE(self)->tp_name);
     PyObject *dt = bclpy_elemtype_repr(&self->et);
     if (!dt)

@@ -6,10 +6,28 @@
 
 #define POP_CHUNK 8192u           /* records popped (copied out) at a time */
 
+/* Records per owner queue when the caller leaves it to us: room for many
+ * messages from every rank (at least 2^20 records, 16 MiB), within a
+ * quarter of the segment (a full queue costs speed, never updates). */
+static size_t default_queue_records(size_t message_size)
+{
+    size_t want = (size_t)1 << 20;
+    size_t per_rank = message_size * 4;
+    if (per_rank / 4 == message_size && per_rank <= SIZE_MAX / (size_t)bcl_rt.nprocs &&
+        per_rank * (size_t)bcl_rt.nprocs > want)
+        want = per_rank * (size_t)bcl_rt.nprocs;
+    size_t cap = bcl_rt.segment_size / 4 / sizeof(bcl_dabuf_rec);
+    if (want > cap)
+        want = cap;
+    return want < message_size ? message_size : want;
+}
+
 bcl_status bcl_dabuf_create(bcl_dabuf *b, const bcl_array *a, bcl_elem elem,
                             bcl_atomic_op op, size_t message_size, size_t queue_size)
 {
     BCL_REQUIRE_INIT();
+    if (queue_size == 0)
+        queue_size = default_queue_records(message_size);
     memset(b, 0, sizeof *b);
     bcl_status st = bcl_array_usable(a);
     if (st == BCL_OK)

@@ -42,7 +42,8 @@ typedef struct bcl_dabuf {
 } bcl_dabuf;
 
 /* Collective.  message_size >= 1 records per message; queue_size >=
- * message_size records per owner queue.  The array must outlive the buffer. */
+ * message_size records per owner queue, or 0: as many as the segment
+ * affords.  The array must outlive the buffer. */
 bcl_status bcl_dabuf_create(bcl_dabuf *b, const bcl_array *a, bcl_elem elem,
                             bcl_atomic_op op, size_t message_size, size_t queue_size);
 

@@ -41,7 +41,8 @@ static PyObject *array_owner(ArrayObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "i" };
     PyObject *a[1];
-    if (bclpy_parse("owner", args, nargs, kwnames, names, 1, 1, a) < 0)
+    if (bclpy_parse("owner", args, nargs, kwnames, names, 1, 1, a) < 0
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return array_owner_impl(self, a[0]);
 }
@@ -52,9 +53,28 @@ static PyObject *array_ptr(ArrayObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "i" };
     PyObject *a[1];
-    if (bclpy_parse("ptr", args, nargs, kwnames, names, 1, 1, a) < 0)
+    if (bclpy_parse("ptr", args, nargs, kwnames, names, 1, 1, a) < 0
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return array_ptr_impl(self, a[0]);
+}
+
+static PyObject *array_local_impl(ArrayObject *self);
+
+static PyObject *array_local(ArrayObject *self, PyObject *noargs)
+{
+    if (BCLPY_USABLE(self) < 0)
+        return NULL;
+    return array_local_impl(self);
+}
+
+static PyObject *array_local_range_impl(ArrayObject *self);
+
+static PyObject *array_local_range(ArrayObject *self, PyObject *noargs)
+{
+    if (BCLPY_USABLE(self) < 0)
+        return NULL;
+    return array_local_range_impl(self);
 }
 
 static int darray_init_impl(ArrayObject *self, long long size, PyObject *dtype);
@@ -112,8 +132,6 @@ static PyObject *array_get_host(ArrayObject *self, void *closure)
 }
 
 static PyObject *array_close(ArrayObject *self, PyObject *noargs);
-static PyObject *array_local(ArrayObject *self, PyObject *noargs);
-static PyObject *array_local_range(ArrayObject *self, PyObject *noargs);
 static PyObject *array_save(ArrayObject *self, BCLPY_FASTARGS);
 
 static PyMethodDef array_methods[] = {

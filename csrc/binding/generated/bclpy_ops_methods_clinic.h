@@ -24,22 +24,26 @@ static PyObject *py_free(PyObject *self, BCLPY_FASTARGS)
     PyObject *a[1];
     bclpy_GlobalPtr *ptr;
     if (bclpy_parse("free", args, nargs, kwnames, names, 1, 1, a) < 0
-        || gptr_arg(self, a[0], "ptr", &ptr) < 0)
+        || gptr_arg(self, a[0], "ptr", &ptr) < 0
+        || bclpy_ensure_init() < 0)
         return NULL;
     return py_free_impl(self, ptr);
 }
 
-static PyObject *py_rget_impl(PyObject *self, bclpy_GlobalPtr *ptr, PyObject *count);
+static PyObject *py_rget_impl(PyObject *self, bclpy_GlobalPtr *ptr, long long count);
 
 static PyObject *py_rget(PyObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "ptr", "count" };
     PyObject *a[2];
     bclpy_GlobalPtr *ptr;
+    long long count;
     if (bclpy_parse("rget", args, nargs, kwnames, names, 2, 2, a) < 0
-        || gptr_arg(self, a[0], "ptr", &ptr) < 0)
+        || gptr_arg(self, a[0], "ptr", &ptr) < 0
+        || bclpy_int_arg(a[1], "count", 0, PY_SSIZE_T_MAX, &count) < 0
+        || bclpy_ensure_init() < 0)
         return NULL;
-    return py_rget_impl(self, ptr, a[1]);
+    return py_rget_impl(self, ptr, count);
 }
 
 static PyObject *py_rput_impl(PyObject *self, bclpy_GlobalPtr *ptr, PyObject *array);
@@ -50,7 +54,8 @@ static PyObject *py_rput(PyObject *self, BCLPY_FASTARGS)
     PyObject *a[2];
     bclpy_GlobalPtr *ptr;
     if (bclpy_parse("rput", args, nargs, kwnames, names, 2, 2, a) < 0
-        || gptr_arg(self, a[0], "ptr", &ptr) < 0)
+        || gptr_arg(self, a[0], "ptr", &ptr) < 0
+        || bclpy_ensure_init() < 0)
         return NULL;
     return py_rput_impl(self, ptr, a[1]);
 }
@@ -95,12 +100,18 @@ static PyObject *py_compare_and_swap(PyObject *self, BCLPY_FASTARGS)
     return py_compare_and_swap_impl(self, ptr, a[1], a[2]);
 }
 
+static PyObject *py_bytes_in_use(PyObject *self, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return PyLong_FromSize_t(bcl_alloc_bytes_in_use());
+}
+
 static PyObject *py_fetch_and_add(PyObject *self, BCLPY_FASTARGS);
 static PyObject *py_fetch_and_or(PyObject *self, BCLPY_FASTARGS);
 static PyObject *py_fetch_and_and(PyObject *self, BCLPY_FASTARGS);
 static PyObject *py_fetch_and_xor(PyObject *self, BCLPY_FASTARGS);
 static PyObject *py_atomic_swap(PyObject *self, BCLPY_FASTARGS);
-static PyObject *py_bytes_in_use(PyObject *self, PyObject *noargs);
 
 PyMethodDef bclpy_ops_methods[] = {
     {"alloc", BCLPY_KW_METHOD(py_alloc), BCLPY_DOC_ALLOC},

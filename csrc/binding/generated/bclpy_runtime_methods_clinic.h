@@ -50,6 +50,75 @@ static PyObject *py_arm_exit_guard(PyObject *self, BCLPY_FASTARGS)
     return py_arm_exit_guard_impl(self, seconds, rank);
 }
 
+static PyObject *py_initialized(PyObject *self, PyObject *noargs)
+{
+    return PyBool_FromLong(bcl_rt.initialized);
+}
+
+static PyObject *py_rank(PyObject *self, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return PyLong_FromLong(bcl_rt.rank);
+}
+
+static PyObject *py_nprocs(PyObject *self, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return PyLong_FromLong(bcl_rt.nprocs);
+}
+
+static PyObject *py_transport(PyObject *self, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return PyUnicode_FromString(bcl_transport_name(bcl_rt.transport));
+}
+
+static PyObject *py_segment_size(PyObject *self, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return PyLong_FromSize_t(bcl_rt.segment_size);
+}
+
+static PyObject *py_barrier_impl(PyObject *self);
+
+static PyObject *py_barrier(PyObject *self, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return py_barrier_impl(self);
+}
+
+static PyObject *py_flush_impl(PyObject *self);
+
+static PyObject *py_flush(PyObject *self, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return py_flush_impl(self);
+}
+
+static PyObject *py_progress_impl(PyObject *self);
+
+static PyObject *py_progress(PyObject *self, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return py_progress_impl(self);
+}
+
+static PyObject *py_flush_stats_impl(PyObject *self);
+
+static PyObject *py_flush_stats(PyObject *self, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return py_flush_stats_impl(self);
+}
+
 static PyObject *py_abort_impl(PyObject *self, long long code);
 
 static PyObject *py_abort(PyObject *self, BCLPY_FASTARGS)
@@ -69,7 +138,8 @@ static PyObject *py_bcast_bytes(PyObject *self, BCLPY_FASTARGS)
     PyObject *a[2];
     long long root;
     if (bclpy_parse("bcast_bytes", args, nargs, kwnames, NULL, 2, 2, a) < 0
-        || bclpy_int_arg(a[1], "root", INT_MIN, INT_MAX, &root) < 0)
+        || bclpy_int_arg(a[1], "root", INT_MIN, INT_MAX, &root) < 0
+        || bclpy_ensure_init() < 0)
         return NULL;
     return py_bcast_bytes_impl(self, a[0], root);
 }
@@ -84,6 +154,15 @@ static PyObject *py_allreduce_inplace(PyObject *self, BCLPY_FASTARGS)
         || bclpy_int_arg(a[1], "opcode", INT_MIN, INT_MAX, &opcode) < 0)
         return NULL;
     return py_allreduce_inplace_impl(self, a[0], opcode);
+}
+
+static PyObject *py_wait_policy_impl(PyObject *self);
+
+static PyObject *py_wait_policy(PyObject *self, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return py_wait_policy_impl(self);
 }
 
 static PyObject *py_watchdog_arm_impl(PyObject *self, double report_after, long long report_signal,
@@ -113,6 +192,27 @@ static PyObject *py_watchdog_arm(PyObject *self, BCLPY_FASTARGS)
                                 exit_code);
 }
 
+static PyObject *py_ranks_per_node(PyObject *self, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return PyLong_FromLong(bcl_rt.node_ranks);
+}
+
+static PyObject *py_progress_thread(PyObject *self, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return PyBool_FromLong(bcl_rt.progress_thread);
+}
+
+static PyObject *py_reasons(PyObject *self, PyObject *noargs)
+{
+    if (bclpy_ensure_init() < 0)
+        return NULL;
+    return Py_BuildValue("{ssss}", "transport", bcl_rt.transport_reason, "progress_thread", bcl_rt.progress_reason);
+}
+
 static PyObject *py_cell_failed_impl(PyObject *self, const char *why);
 
 static PyObject *py_cell_failed(PyObject *self, BCLPY_FASTARGS)
@@ -126,20 +226,7 @@ static PyObject *py_cell_failed(PyObject *self, BCLPY_FASTARGS)
     return py_cell_failed_impl(self, why);
 }
 
-static PyObject *py_initialized(PyObject *self, PyObject *noargs);
-static PyObject *py_rank(PyObject *self, PyObject *noargs);
-static PyObject *py_nprocs(PyObject *self, PyObject *noargs);
-static PyObject *py_transport(PyObject *self, PyObject *noargs);
-static PyObject *py_segment_size(PyObject *self, PyObject *noargs);
-static PyObject *py_barrier(PyObject *self, PyObject *noargs);
-static PyObject *py_flush(PyObject *self, PyObject *noargs);
-static PyObject *py_progress(PyObject *self, PyObject *noargs);
-static PyObject *py_flush_stats(PyObject *self, PyObject *noargs);
-static PyObject *py_wait_policy(PyObject *self, PyObject *noargs);
 static PyObject *py_watchdog_disarm(PyObject *self, PyObject *noargs);
-static PyObject *py_ranks_per_node(PyObject *self, PyObject *noargs);
-static PyObject *py_progress_thread(PyObject *self, PyObject *noargs);
-static PyObject *py_reasons(PyObject *self, PyObject *noargs);
 static PyObject *py_mpi_env_default(PyObject *self, PyObject *noargs);
 static PyObject *py_cell_started(PyObject *self, PyObject *noargs);
 

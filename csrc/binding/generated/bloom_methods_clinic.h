@@ -106,7 +106,8 @@ static PyObject *bloom_insert_many(BloomObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "xs" };
     PyObject *a[1];
-    if (bclpy_parse("insert_many", args, nargs, kwnames, names, 1, 1, a) < 0)
+    if (bclpy_parse("insert_many", args, nargs, kwnames, names, 1, 1, a) < 0
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return bloom_insert_many_impl(self, a[0]);
 }
@@ -117,7 +118,8 @@ static PyObject *bloom_find_many(BloomObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "xs" };
     PyObject *a[1];
-    if (bclpy_parse("find_many", args, nargs, kwnames, names, 1, 1, a) < 0)
+    if (bclpy_parse("find_many", args, nargs, kwnames, names, 1, 1, a) < 0
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return bloom_find_many_impl(self, a[0]);
 }
@@ -128,7 +130,8 @@ static PyObject *bloom_owner(BloomObject *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "x" };
     PyObject *a[1];
-    if (bclpy_parse("owner", args, nargs, kwnames, names, 1, 1, a) < 0)
+    if (bclpy_parse("owner", args, nargs, kwnames, names, 1, 1, a) < 0
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return bloom_owner_impl(self, a[0]);
 }

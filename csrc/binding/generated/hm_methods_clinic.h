@@ -29,7 +29,7 @@ static int hm_init(bclpy_HashMap *self, PyObject *args, PyObject *kwds)
 
 static PyObject *hashmap_get_capacity(bclpy_HashMap *self, void *closure)
 {
-    return PyLong_FromUnsignedLongLong(self->live ? bcl_hm_capacity(&self->m) : 0);
+    return PyLong_FromUnsignedLongLong(self->life.live ? bcl_hm_capacity(&self->m) : 0);
 }
 
 static PyObject *hashmap_get_key_type(bclpy_HashMap *self, void *closure)
@@ -50,7 +50,8 @@ static PyObject *hm_insert(bclpy_HashMap *self, BCLPY_FASTARGS)
     PyObject *a[3];
     int promise = 0;
     if (bclpy_parse("insert", args, nargs, kwnames, names, 2, 3, a) < 0
-        || (a[2] && bclpy_hm_promise(self, a[2], "promise", &promise) < 0))
+        || (a[2] && bclpy_hm_promise(self, a[2], "promise", &promise) < 0)
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return hm_insert_impl(self, a[0], a[1], promise);
 }
@@ -63,7 +64,8 @@ static PyObject *hm_find(bclpy_HashMap *self, BCLPY_FASTARGS)
     PyObject *a[3];
     int promise = 0;
     if (bclpy_parse("find", args, nargs, kwnames, names, 1, 3, a) < 0
-        || (a[2] && bclpy_hm_promise(self, a[2], "promise", &promise) < 0))
+        || (a[2] && bclpy_hm_promise(self, a[2], "promise", &promise) < 0)
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return hm_find_impl(self, a[0], a[1], promise);
 }
@@ -74,7 +76,8 @@ static PyObject *hm_get(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "key", "default" };
     PyObject *a[2];
-    if (bclpy_parse("get", args, nargs, kwnames, names, 1, 2, a) < 0)
+    if (bclpy_parse("get", args, nargs, kwnames, names, 1, 2, a) < 0
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return hm_get_impl(self, a[0], a[1]);
 }
@@ -88,7 +91,8 @@ static PyObject *hm_accumulate(bclpy_HashMap *self, BCLPY_FASTARGS)
     PyObject *a[3];
     int promise = 0;
     if (bclpy_parse("accumulate", args, nargs, kwnames, names, 1, 3, a) < 0
-        || (a[2] && bclpy_hm_promise(self, a[2], "promise", &promise) < 0))
+        || (a[2] && bclpy_hm_promise(self, a[2], "promise", &promise) < 0)
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return hm_accumulate_impl(self, a[0], a[1], promise);
 }
@@ -99,7 +103,8 @@ static PyObject *hm_modify(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "key", "fn" };
     PyObject *a[2];
-    if (bclpy_parse("modify", args, nargs, kwnames, names, 2, 2, a) < 0)
+    if (bclpy_parse("modify", args, nargs, kwnames, names, 2, 2, a) < 0
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return hm_modify_impl(self, a[0], a[1]);
 }
@@ -162,9 +167,38 @@ static PyObject *bclpy_hm_erase_many(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "keys" };
     PyObject *a[1];
-    if (bclpy_parse("erase_many", args, nargs, kwnames, names, 1, 1, a) < 0)
+    if (bclpy_parse("erase_many", args, nargs, kwnames, names, 1, 1, a) < 0
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return bclpy_hm_erase_many_impl(self, a[0]);
+}
+
+static PyObject *hm_size_impl(bclpy_HashMap *self);
+
+static PyObject *hm_size(bclpy_HashMap *self, PyObject *noargs)
+{
+    bclpy_collective_begin();
+    PyObject *r = BCLPY_USABLE(self) < 0 ? NULL : hm_size_impl(self);
+    bclpy_collective_end(r ? 0 : -1, "HashMap.size()");
+    return r;
+}
+
+static PyObject *hm_local_items_impl(bclpy_HashMap *self);
+
+static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs)
+{
+    if (BCLPY_USABLE(self) < 0)
+        return NULL;
+    return hm_local_items_impl(self);
+}
+
+PyObject *bclpy_hm_local_arrays_impl(bclpy_HashMap *self);
+
+static PyObject *bclpy_hm_local_arrays(bclpy_HashMap *self, PyObject *noargs)
+{
+    if (BCLPY_USABLE(self) < 0)
+        return NULL;
+    return bclpy_hm_local_arrays_impl(self);
 }
 
 PyObject *bclpy_hm_local_histogram_impl(bclpy_HashMap *self, long long every);
@@ -175,7 +209,8 @@ static PyObject *bclpy_hm_local_histogram(bclpy_HashMap *self, BCLPY_FASTARGS)
     PyObject *a[1];
     long long every = 1;
     if (bclpy_parse("local_histogram", args, nargs, kwnames, names, 0, 1, a) < 0
-        || (a[0] && bclpy_int_arg(a[0], "every", 1, INT64_MAX, &every) < 0))
+        || (a[0] && bclpy_int_arg(a[0], "every", 1, INT64_MAX, &every) < 0)
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return bclpy_hm_local_histogram_impl(self, every);
 }
@@ -188,20 +223,32 @@ static PyObject *bclpy_hm_local_select(bclpy_HashMap *self, BCLPY_FASTARGS)
     PyObject *a[1];
     long long at_least;
     if (bclpy_parse("local_select", args, nargs, kwnames, names, 1, 1, a) < 0
-        || bclpy_int_arg(a[0], "at_least", INT64_MIN, INT64_MAX, &at_least) < 0)
+        || bclpy_int_arg(a[0], "at_least", INT64_MIN, INT64_MAX, &at_least) < 0
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return bclpy_hm_local_select_impl(self, at_least);
 }
 
-static PyObject *hm_resize_impl(bclpy_HashMap *self, PyObject *new_capacity);
+static PyObject *hm_resize_impl(bclpy_HashMap *self, long long new_capacity);
 
-static PyObject *hm_resize(bclpy_HashMap *self, BCLPY_FASTARGS)
+static PyObject *hm_resize_parsed(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "new_capacity" };
     PyObject *a[1];
-    if (bclpy_parse("resize", args, nargs, kwnames, names, 1, 1, a) < 0)
+    long long new_capacity;
+    if (bclpy_parse("resize", args, nargs, kwnames, names, 1, 1, a) < 0
+        || bclpy_int_arg(a[0], "new_capacity", 1, 1LL << 48, &new_capacity) < 0
+        || BCLPY_USABLE(self) < 0)
         return NULL;
-    return hm_resize_impl(self, a[0]);
+    return hm_resize_impl(self, new_capacity);
+}
+
+static PyObject *hm_resize(bclpy_HashMap *self, BCLPY_FASTARGS)
+{
+    bclpy_collective_begin();
+    PyObject *r = hm_resize_parsed(self, args, nargs, kwnames);
+    bclpy_collective_end(r ? 0 : -1, "HashMap.resize()");
+    return r;
 }
 
 static PyObject *hm_collective_view_impl(bclpy_HashMap *self, const char *what);
@@ -223,14 +270,13 @@ static PyObject *hm_owner(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "key" };
     PyObject *a[1];
-    if (bclpy_parse("owner", args, nargs, kwnames, names, 1, 1, a) < 0)
+    if (bclpy_parse("owner", args, nargs, kwnames, names, 1, 1, a) < 0
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return hm_owner_impl(self, a[0]);
 }
 
 static PyObject *hm_close(bclpy_HashMap *self, PyObject *noargs);
-static PyObject *hm_size(bclpy_HashMap *self, PyObject *noargs);
-static PyObject *hm_local_items(bclpy_HashMap *self, PyObject *noargs);
 static PyObject *hm_save(bclpy_HashMap *self, BCLPY_FASTARGS);
 
 static PyMethodDef hm_methods[] = {

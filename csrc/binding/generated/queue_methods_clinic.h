@@ -36,7 +36,8 @@ static PyObject *q_push(QueueObject *self, BCLPY_FASTARGS)
     PyObject *a[2];
     unsigned promise = 0;
     if (bclpy_parse("push", args, nargs, kwnames, names, 1, 2, a) < 0
-        || (a[1] && queue_promise_arg(self, a[1], "promise", &promise) < 0))
+        || (a[1] && queue_promise_arg(self, a[1], "promise", &promise) < 0)
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return q_push_impl(self, a[0], promise);
 }
@@ -49,7 +50,8 @@ static PyObject *q_push_many(QueueObject *self, BCLPY_FASTARGS)
     PyObject *a[2];
     unsigned promise = 0;
     if (bclpy_parse("push_many", args, nargs, kwnames, names, 1, 2, a) < 0
-        || (a[1] && queue_promise_arg(self, a[1], "promise", &promise) < 0))
+        || (a[1] && queue_promise_arg(self, a[1], "promise", &promise) < 0)
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return q_push_many_impl(self, a[0], promise);
 }
@@ -62,7 +64,8 @@ static PyObject *q_pop(QueueObject *self, BCLPY_FASTARGS)
     PyObject *a[1];
     unsigned promise = 0;
     if (bclpy_parse("pop", args, nargs, kwnames, names, 0, 1, a) < 0
-        || (a[0] && queue_promise_arg(self, a[0], "promise", &promise) < 0))
+        || (a[0] && queue_promise_arg(self, a[0], "promise", &promise) < 0)
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return q_pop_impl(self, promise);
 }
@@ -75,9 +78,37 @@ static PyObject *q_pop_many(QueueObject *self, BCLPY_FASTARGS)
     PyObject *a[2];
     unsigned promise = 0;
     if (bclpy_parse("pop_many", args, nargs, kwnames, names, 1, 2, a) < 0
-        || (a[1] && queue_promise_arg(self, a[1], "promise", &promise) < 0))
+        || (a[1] && queue_promise_arg(self, a[1], "promise", &promise) < 0)
+        || BCLPY_USABLE(self) < 0)
         return NULL;
     return q_pop_many_impl(self, a[0], promise);
+}
+
+static PyObject *q_local_nonatomic_pop_impl(QueueObject *self);
+
+static PyObject *q_local_nonatomic_pop(QueueObject *self, PyObject *noargs)
+{
+    if (BCLPY_USABLE(self) < 0)
+        return NULL;
+    return q_local_nonatomic_pop_impl(self);
+}
+
+static PyObject *q_local_impl(QueueObject *self);
+
+static PyObject *q_local(QueueObject *self, PyObject *noargs)
+{
+    if (BCLPY_USABLE(self) < 0)
+        return NULL;
+    return q_local_impl(self);
+}
+
+static PyObject *q_size_impl(QueueObject *self);
+
+static PyObject *q_size(QueueObject *self, PyObject *noargs)
+{
+    if (BCLPY_USABLE(self) < 0)
+        return NULL;
+    return q_size_impl(self);
 }
 
 static PyObject *q_resize_impl(QueueObject *self, PyObject *new_capacity);
@@ -147,9 +178,6 @@ static int circularqueue_init(QueueObject *self, PyObject *args, PyObject *kwds)
 }
 
 static PyObject *q_close(QueueObject *self, PyObject *noargs);
-static PyObject *q_local_nonatomic_pop(QueueObject *self, PyObject *noargs);
-static PyObject *q_local(QueueObject *self, PyObject *noargs);
-static PyObject *q_size(QueueObject *self, PyObject *noargs);
 static PyObject *q_save(QueueObject *self, BCLPY_FASTARGS);
 
 static PyMethodDef queue_methods[] = {

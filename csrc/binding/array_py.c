@@ -289,7 +289,7 @@ static PyObject *array_repr(ArrayObject *self)
     return r;
 }
 
-int bclpy_array_io_target(PyObject *self, bclpy_io_target *t)
+int bclpy_array_io_target(PyObject *self, bcl_sv_target *t)
 {
     ArrayObject *a = (ArrayObject *)self;
     if (BCLPY_USABLE(a) < 0)

@@ -174,64 +174,49 @@ static PyObject *bloom_owner_impl(BloomObject *self, PyObject *x)
 
 /* ---- batches --------------------------------------------------------------- */
 
-/* xs -> C-contiguous aligned array of the key dtype (new reference), by
- * the casting rules of every container (cast.c). */
-static PyArrayObject *keys_array(BloomObject *self, PyObject *xs)
+/* Variable-length keys: the hash of every key of the sequence xs. */
+static int hashes_of(BloomObject *self, PyObject *seq, uint64_t *hs)
 {
-    return bclpy_to_array(xs, self->kt.dtype, 0, 0, "xs");
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++)
+        if (hash_generic(self, PySequence_Fast_GET_ITEM(seq, i), &hs[i], "xs") < 0)
+            return -1;
+    return 0;
 }
 
+/* insert_many / find_many: fixed-size keys go to the core as an array of
+ * the key dtype (cast.c's rules), which hashes them; others as hashes. */
 static PyObject *bloom_many(BloomObject *self, PyObject *xs, int insert)
 {
-    bcl_status st;
-    PyObject *out = NULL;
-    if (self->kt.kind == BCLPY_FIXED) {
-        PyArrayObject *a = keys_array(self, xs);
-        if (!a)
-            return NULL;
-        out = PyArray_SimpleNew(PyArray_NDIM(a), PyArray_DIMS(a), NPY_BOOL);
-        if (!out) {
-            Py_DECREF(a);
-            return NULL;
-        }
-        size_t n = (size_t)PyArray_SIZE(a), ks = (size_t)PyDataType_ELSIZE(self->kt.dtype);
-        const void *keys = PyArray_DATA(a);
+    int fixed = self->kt.kind == BCLPY_FIXED;
+    PyArrayObject *a = fixed ? bclpy_to_array(xs, self->kt.dtype, 0, 0, "xs") : NULL;
+    PyObject *seq = fixed ? NULL : PySequence_Fast(xs, "xs must be a sequence of keys");
+    if (!a && !seq)
+        return NULL;
+    npy_intp n = a ? PyArray_SIZE(a) : PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = a ? PyArray_SimpleNew(PyArray_NDIM(a), PyArray_DIMS(a), NPY_BOOL)
+                      : PyArray_SimpleNew(1, &n, NPY_BOOL);
+    uint64_t *hs = seq ? PyMem_Malloc((size_t)(n ? n : 1) * sizeof *hs) : NULL;
+    if (seq && !hs)
+        PyErr_NoMemory();
+    if ((seq && !hs) || (out && seq && hashes_of(self, seq, hs) < 0))
+        Py_CLEAR(out);
+    if (out) {
         uint8_t *res = PyArray_DATA((PyArrayObject *)out);
-        BCLPY_NOGIL(st = insert ? bcl_bloom_insert_many_keys(&self->b, keys, n, ks, res)
-                                : bcl_bloom_find_many_keys(&self->b, keys, n, ks, res));
-        Py_DECREF(a);
-    } else {
-        PyObject *seq = PySequence_Fast(xs, "xs must be a sequence of keys");
-        if (!seq)
-            return NULL;
-        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-        npy_intp dims[1] = { n };
-        uint64_t *hs = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *hs);
-        out = PyArray_SimpleNew(1, dims, NPY_BOOL);
-        if (!hs || !out) {
-            PyMem_Free(hs);
-            Py_XDECREF(out);
-            Py_DECREF(seq);
-            return hs ? NULL : PyErr_NoMemory();
+        size_t ks = self->kt.slot_size;
+        const void *keys = a ? PyArray_DATA(a) : NULL;
+        bcl_status st;
+        BCLPY_NOGIL(st = a ? (insert ? bcl_bloom_insert_many_keys(&self->b, keys, n, ks, res)
+                                     : bcl_bloom_find_many_keys(&self->b, keys, n, ks, res))
+                           : (insert ? bcl_bloom_insert_many_hashes(&self->b, hs, n, res)
+                                     : bcl_bloom_find_many_hashes(&self->b, hs, n, res)));
+        if (st != BCL_OK) {
+            Py_CLEAR(out);
+            bclpy_raise(st);
         }
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (hash_generic(self, PySequence_Fast_GET_ITEM(seq, i), &hs[i], "xs") < 0) {
-                PyMem_Free(hs);
-                Py_DECREF(out);
-                Py_DECREF(seq);
-                return NULL;
-            }
-        }
-        Py_DECREF(seq);
-        uint8_t *res = PyArray_DATA((PyArrayObject *)out);
-        BCLPY_NOGIL(st = insert ? bcl_bloom_insert_many_hashes(&self->b, hs, (size_t)n, res)
-                                : bcl_bloom_find_many_hashes(&self->b, hs, (size_t)n, res));
-        PyMem_Free(hs);
     }
-    if (st != BCL_OK) {
-        Py_DECREF(out);
-        return bclpy_raise(st);
-    }
+    Py_XDECREF(a);
+    Py_XDECREF(seq);
+    PyMem_Free(hs);
     return out;
 }
 
@@ -294,7 +279,7 @@ static PyObject *bloom_repr(BloomObject *self)
     return r;
 }
 
-int bclpy_bloom_io_target(PyObject *self, bclpy_io_target *t)
+int bclpy_bloom_io_target(PyObject *self, bcl_sv_target *t)
 {
     BloomObject *b = (BloomObject *)self;
     if (BCLPY_USABLE(b) < 0)

@@ -356,7 +356,7 @@ static PyObject *hm_repr(bclpy_HashMap *self)
     return r;
 }
 
-int bclpy_hm_io_target(PyObject *self, bclpy_io_target *t)
+int bclpy_hm_io_target(PyObject *self, bcl_sv_target *t)
 {
     bclpy_HashMap *m = (bclpy_HashMap *)self;
     BCLPY_LIVE_OR(m, -1);

@@ -79,8 +79,9 @@ int bclpy_hm_delitem(bclpy_HashMap *self, PyObject *key);
 struct bcl_hm_buffer;
 /* 0 if key converts to the map's key type, else -1 with the TypeError. */
 int bclpy_hmv_check_key(bclpy_HashMap *hm, PyObject *key);
-/* insert/accumulate (acc) of one entry of a map with a bytes/str/object
- * type; val NULL: a delta of 1.  kw, vw: the buffer's scratch writers. */
+/* insert/accumulate (acc) of one entry, serialized by the map's types
+ * (fixed-size ones to their bytes); val NULL: a delta of 1.  kw, vw: the
+ * buffer's scratch writers. */
 PyObject *bclpy_hmv_add_one(struct bcl_hm_buffer *b, bclpy_HashMap *hm, bcl_mp_writer *kw,
                             bcl_mp_writer *vw, PyObject *key, PyObject *val, int acc);
 /* The same for a sequence of keys and one value per key (or, for a

@@ -83,26 +83,6 @@ static int hb_live(bclpy_HMBuf *self)
     return 0;
 }
 
-static PyObject *add_one(bclpy_HMBuf *self, PyObject *key, PyObject *val, int acc)
-{
-    bclpy_HashMap *hm = self->map;
-    unsigned char kb[256], vb[256];
-    if (hm->m.key_size > sizeof kb || hm->m.val_size > sizeof vb)
-        return PyErr_Format(PyExc_TypeError, "HashMapBuffer.insert: keys and values "
-                            "above 256 bytes need insert_many");
-    if (bclpy_to_bytes(key, hm->kt.dtype, kb, "key") < 0)
-        return NULL;
-    PyObject *one = val ? NULL : PyLong_FromLong(1);
-    int rc = bclpy_to_bytes(val ? val : one, hm->vt.dtype, vb, acc ? "delta" : "value");
-    Py_XDECREF(one);
-    if (rc < 0)
-        return NULL;
-    bcl_status st = bcl_hm_buffer_add(&self->b, kb, hm->m.key_size, vb, hm->m.val_size, acc);
-    if (st != BCL_OK)
-        return bclpy_raise(st);
-    Py_RETURN_NONE;
-}
-
 /* keys, and values (deltas: 1 when NULL) for them. */
 static PyObject *add_many(bclpy_HMBuf *self, PyObject *keys, PyObject *vals, int acc)
 {
@@ -155,10 +135,11 @@ static PyObject *hb_add(bclpy_HMBuf *self, BCLPY_FASTARGS, const char *fname,
         return NULL;
     if (acc && hm->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(hm, fname);
+    if (!many)                /* fixed-size types serialize to their bytes */
+        return bclpy_hmv_add_one(&self->b, hm, &self->kw, &self->vw, a[0], a[1], acc);
     if (serialized)
-        return (many ? bclpy_hmv_add_many : bclpy_hmv_add_one)(&self->b, hm, &self->kw,
-                                                               &self->vw, a[0], a[1], acc);
-    return many ? add_many(self, a[0], a[1], acc) : add_one(self, a[0], a[1], acc);
+        return bclpy_hmv_add_many(&self->b, hm, &self->kw, &self->vw, a[0], a[1], acc);
+    return add_many(self, a[0], a[1], acc);
 }
 
 /* Define `fn`, hb_add for one method: NAMES its name table. */

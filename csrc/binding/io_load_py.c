@@ -14,7 +14,7 @@
 #include "comm/bcl_agree.h"
 #include "binding/generated/io.h"
 
-static int io_target(PyObject *o, bclpy_io_target *t)
+static int io_target(PyObject *o, bcl_sv_target *t)
 {
     memset(t, 0, sizeof *t);
     bclpy_state *st = bclpy_type_state(Py_TYPE(o));
@@ -32,20 +32,10 @@ static int io_target(PyObject *o, bclpy_io_target *t)
     return -1;
 }
 
-static bcl_status load_target(bcl_sv_file *f, const bclpy_io_target *t, int k)
-{
-    switch (t->kind) {
-    case BCL_SV_HASHMAP: return bcl_sv_load_hashmap(f, t->hm);
-    case BCL_SV_DARRAY: case BCL_SV_ARRAY: return bcl_sv_load_array(f, t->arr);
-    case BCL_SV_BLOOM: return bcl_sv_load_bloom(f, t->bloom, k);
-    default: return bcl_sv_load_queue(f, t->q, t->var);
-    }
-}
-
 /* make(info) on this rank: the container and its target, checked against
  * the file's kind; -1 with the exception. */
 static int make_container(PyObject *make, PyObject *info, const bcl_sv_file *f,
-                          PyObject **c, bclpy_io_target *t, int *k)
+                          PyObject **c, bcl_sv_target *t, int *k)
 {
     *c = PyObject_CallOneArg(make, info);
     if (!*c || io_target(*c, t) < 0)
@@ -84,7 +74,7 @@ static PyObject *load_body(PyObject *path_o, PyObject *make)
         bclpy_io_raise(st);
         goto out;
     }
-    bclpy_io_target t;
+    bcl_sv_target t;
     int k = 0, made = (info = bclpy_io_info_dict(&f.d, p)) != NULL &&
                       make_container(make, info, &f, &c, &t, &k) == 0;
     Py_BEGIN_ALLOW_THREADS
@@ -92,7 +82,7 @@ static PyObject *load_body(PyObject *path_o, PyObject *make)
     st = bcl_sv_agree(made ? BCL_OK : bcl_set_error(BCL_ERR_ARG, "%s: loading it failed on "
                                                      "another rank", p));
     if (st == BCL_OK)
-        st = load_target(&f, &t, k);
+        st = bcl_sv_load(&f, &t, k);
     bcl_status closed = bcl_sv_close(&f);
     if (st == BCL_OK)
         st = bcl_sv_agree(closed);

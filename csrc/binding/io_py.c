@@ -92,17 +92,6 @@ PyObject *bclpy_io_info_dict(const bcl_sv_desc *d, const char *path)
 
 /* ---- save ------------------------------------------------------------------ */
 
-static bcl_status save_target(const bclpy_io_target *t, const char *path, const char *info,
-                              size_t len)
-{
-    switch (t->kind) {
-    case BCL_SV_HASHMAP: return bcl_sv_save_hashmap(t->hm, path, info, len);
-    case BCL_SV_DARRAY: case BCL_SV_ARRAY: return bcl_sv_save_array(t->arr, path, info, len);
-    case BCL_SV_BLOOM: return bcl_sv_save_bloom(t->bloom, path, info, len);
-    default: return bcl_sv_save_queue(t->q, t->var, path, info, len);
-    }
-}
-
 /* The info block describe() makes of the container and meta: bytes. */
 static PyObject *describe(PyObject *self, PyObject *meta)
 {
@@ -124,7 +113,7 @@ static PyObject *save_body(PyObject *self, bclpy_io_target_fn target, PyObject *
 {
     static const char *const names[] = BCLPY_ARGS_SAVE;
     PyObject *a[2], *path = NULL, *info = NULL;
-    bclpy_io_target t;
+    bcl_sv_target t;
     memset(&t, 0, sizeof t);
     if (bclpy_parse("save", args, nargs, kwnames, names, 1, 2, a) < 0 ||
         target(self, &t) < 0 || !(path = bclpy_io_path(a[0])))
@@ -146,7 +135,7 @@ static PyObject *save_body(PyObject *self, bclpy_io_target_fn target, PyObject *
     PyObject *r = NULL;
     if (bclpy_barrier_agree(what, agreed, vals, 2) == 0) {
         bcl_status st;
-        BCLPY_NOGIL(st = save_target(&t, p, ib, ilen));
+        BCLPY_NOGIL(st = bcl_sv_save(&t, p, ib, ilen));
         r = st == BCL_OK ? Py_NewRef(Py_None) : bclpy_io_raise(st);
     }
     Py_DECREF(path);

@@ -9,22 +9,14 @@
 
 #include "io/bcl_sv_containers.h"
 
-typedef struct bclpy_io_target {
-    bcl_sv_kind kind;
-    bcl_hashmap *hm;       /* HashMap                                        */
-    bcl_array *arr;        /* DArray, Array                                  */
-    bcl_bloom *bloom;      /* BloomFilter                                    */
-    bcl_queue *q;          /* FastQueue, CircularQueue                       */
-    int var;               /* a queue of bytes/str/object elements           */
-} bclpy_io_target;
-
-/* Fill *t from a usable container; -1 with the stale container's
+/* Fill *t (bcl_sv_target: the container as the core saves and loads it)
+ * from a usable container; -1 with the stale container's
  * exception.  One per container binding file. */
-typedef int (*bclpy_io_target_fn)(PyObject *self, bclpy_io_target *t);
-int bclpy_hm_io_target(PyObject *self, bclpy_io_target *t);      /* hashmap_py.c */
-int bclpy_array_io_target(PyObject *self, bclpy_io_target *t);   /* array_py.c */
-int bclpy_bloom_io_target(PyObject *self, bclpy_io_target *t);   /* bloom_py.c */
-int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t);   /* queue_py.c */
+typedef int (*bclpy_io_target_fn)(PyObject *self, bcl_sv_target *t);
+int bclpy_hm_io_target(PyObject *self, bcl_sv_target *t);      /* hashmap_py.c */
+int bclpy_array_io_target(PyObject *self, bcl_sv_target *t);   /* array_py.c */
+int bclpy_bloom_io_target(PyObject *self, bcl_sv_target *t);   /* bloom_py.c */
+int bclpy_queue_io_target(PyObject *self, bcl_sv_target *t);   /* queue_py.c */
 
 /* c.save(path, meta=None): every container's save method, given its
  * container's target function. */

@@ -62,7 +62,9 @@ static int queue_setup(QueueObject *self, bcl_queue_kind kind, long long host, l
         return -1;
     if (bclpy_elemtype_init(&self->et, dtype, "int64", "dtype") < 0)
         return -1;
-    bcl_status st = joined(bcl_queue_create(&self->q, kind, (int)host, cap, self->et.slot_size));
+    size_t slot = bclpy_elemtype_is_var(&self->et) ? BCL_QUEUE_VALUES : self->et.slot_size;
+    bcl_status st = joined(bcl_queue_create(&self->q, kind, (int)host, cap, slot,
+                                            bclpy_elemtype_digest(&self->et)));
     if (st != BCL_OK)
         bclpy_elemtype_clear(&self->et);
     return bclpy_life_started(st, &self->life);
@@ -80,91 +82,38 @@ static int circularqueue_init_impl(QueueObject *self, long long host, long long 
     return queue_setup(self, BCL_QUEUE_CIRCULAR, host, capacity, dtype);
 }
 
-/* Out-of-line values still in the queue belong to it: the host releases
- * them when the queue goes away, so dropping a queue leaks nothing. */
-static void release_contents(bcl_queue *q, int var)
-{
-    if (var)
-        bcl_queue_release_values(q);
-}
-
-/* A dropped queue, as the lifetime registry keeps it. */
-typedef struct buried_queue {
-    bcl_queue q;
-    int var;               /* elements are out-of-line references          */
-} buried_queue;
-
-/* Every rank has dropped the queue (storage), or the runtime is down. */
-static void queue_free_buried(void *obj, int storage)
-{
-    buried_queue *b = obj;
-    if (storage)
-        release_contents(&b->q, b->var);
-    bcl_queue_destroy(&b->q);
-    free(b);
-}
+/* The ring and the values in it stay until every rank has dropped the
+ * queue: a host dropping its handle must not take the others' elements
+ * away.  bcl_queue_destroy frees both (nothing once the runtime is down). */
+BCLPY_FREE_BURIED(queue_free_buried, bcl_queue_destroy)
 
 static void queue_dealloc(QueueObject *self)
 {
-    /* The ring and its contents stay until every rank has dropped it: a
-     * host dropping its handle must not take the others' elements away. */
-    buried_queue b = { self->q, bclpy_elemtype_is_var(&self->et) };
-    bclpy_life_bury(&self->life, &b, sizeof b, queue_free_buried);
+    bclpy_life_bury(&self->life, &self->q, sizeof self->q, queue_free_buried);
     bclpy_elemtype_clear(&self->et);
     bcl_mp_writer_free(&self->w);
     bclpy_dealloc_end((PyObject *)self);
 }
 
-static PyObject *q_close(QueueObject *self, PyObject *noargs)
-{
-    int rc = bclpy_life_closing((PyObject *)self, &self->life);
-    if (rc == 0) {          /* every rank is here: nobody uses the ring or its values */
-        release_contents(&self->q, bclpy_elemtype_is_var(&self->et));
-        bcl_queue_destroy(&self->q);
-        self->life.live = BCLPY_CLOSED;
-    }
-    return rc < 0 ? NULL : Py_NewRef(Py_None);
-}
-
-#define SMALL_SLOT 256
+BCLPY_CLOSE_METHOD(q_close, QueueObject, bcl_queue_destroy, q)
 
 /* ---- push / pop -------------------------------------------------------- */
 
-static PyObject *push_slots(QueueObject *self, void *slots, size_t n, unsigned promise)
+/* The elements' bytes back to back in self->w, element i lens[i] long. */
+static PyObject *push_bytes(QueueObject *self, const size_t *lens, size_t n, unsigned promise)
 {
     int pushed;
-    bcl_status st = bcl_queue_push(&self->q, slots, n, promise, &pushed);
-    return st != BCL_OK ? bclpy_raise(st) : PyBool_FromLong(pushed);
-}
-
-/* Var kinds: serialized values back to back in self->w; the queue stores them. */
-static PyObject *push_values(QueueObject *self, const size_t *lens, size_t n,
-                             unsigned promise)
-{
-    int pushed;
-    bcl_status st = bcl_queue_push_values(&self->q, self->w.buf, lens, n, promise, &pushed);
-    return st != BCL_OK ? bclpy_raise(st) : PyBool_FromLong(pushed);
+    CHECK(bcl_queue_push_elems(&self->q, self->w.buf, lens, n, promise, &pushed));
+    return PyBool_FromLong(pushed);
 }
 
 static PyObject *q_push_impl(QueueObject *self, PyObject *value, unsigned promise)
 {
-    if (self->et.kind != BCLPY_FIXED) {
-        bcl_mp_writer_reset(&self->w);
-        if (bclpy_elem_serialize(&self->et, value, &self->w, "value") < 0)
-            return NULL;
-        size_t len = self->w.len;
-        return push_values(self, &len, 1, promise);
-    }
-    _Alignas(16) unsigned char small[SMALL_SLOT];
-    unsigned char *slot = self->q.slot_size <= SMALL_SLOT ? small
-                                                          : PyMem_Malloc(self->q.slot_size);
-    if (!slot)
-        return PyErr_NoMemory();
-    PyObject *r = bclpy_to_bytes(value, self->et.dtype, slot, "value") < 0
-                      ? NULL : push_slots(self, slot, 1, promise);
-    if (slot != small)
-        PyMem_Free(slot);
-    return r;
+    bcl_mp_writer_reset(&self->w);
+    if (bclpy_elem_serialize(&self->et, value, &self->w, "value") < 0)
+        return NULL;
+    size_t len = self->w.len;
+    return push_bytes(self, &len, 1, promise);
 }
 
 /* Fixed dtypes: any array-like converted to a contiguous 1-D array of the
@@ -174,15 +123,20 @@ static PyObject *push_many_fixed(QueueObject *self, PyObject *values, unsigned p
     PyArrayObject *a = bclpy_to_array(values, self->et.dtype, 0, 0, "values");
     if (!a)
         return NULL;
-    PyObject *r;
+    PyObject *r = NULL;
+    int pushed;
+    bcl_status st;
     if (PyArray_NDIM(a) == 0)
-        r = PyErr_Format(PyExc_TypeError, "values must be a sequence or array, not a "
-                         "single %.100s", Py_TYPE(values)->tp_name);
+        PyErr_Format(PyExc_TypeError, "values must be a sequence or array, not a single "
+                     "%.100s", Py_TYPE(values)->tp_name);
     else if (PyArray_NDIM(a) != 1)
-        r = PyErr_Format(PyExc_ValueError, "values must be one-dimensional, got %d "
-                         "dimension(s)", PyArray_NDIM(a));
+        PyErr_Format(PyExc_ValueError, "values must be one-dimensional, got %d "
+                     "dimension(s)", PyArray_NDIM(a));
+    else if ((st = bcl_queue_push(&self->q, PyArray_DATA(a), (size_t)PyArray_SIZE(a), promise,
+                                  &pushed)) != BCL_OK)
+        bclpy_raise(st);
     else
-        r = push_slots(self, PyArray_DATA(a), (size_t)PyArray_SIZE(a), promise);
+        r = PyBool_FromLong(pushed);
     Py_DECREF(a);
     return r;
 }
@@ -212,7 +166,7 @@ static PyObject *push_many_var(QueueObject *self, PyObject *values, unsigned pro
             goto out;
         lens[i] = self->w.len - before;
     }
-    r = push_values(self, lens, (size_t)n, promise);
+    r = push_bytes(self, lens, (size_t)n, promise);
 out:
     PyMem_Free(lens);
     Py_DECREF(seq);
@@ -225,54 +179,19 @@ static PyObject *q_push_many_impl(QueueObject *self, PyObject *values, unsigned 
                                         : push_many_var(self, values, promise);
 }
 
-static PyObject *raise_empty(void)
-{
-    PyErr_SetString(bclpy_exc(BCLPY_E_EMPTY), "pop from an empty queue");
-    return NULL;
-}
-
-/* Var kinds: the core pops at most n values, copies their bytes into w (value
- * i lens[i] long) and releases their storage; the callers only decode. */
-static bcl_status pop_bytes(QueueObject *self, size_t n, unsigned promise, int local,
-                            bcl_mp_writer *w, size_t *lens, size_t *got)
-{
-    return local ? bcl_queue_local_pop_values(&self->q, n, w, lens, got)
-                 : bcl_queue_pop_values(&self->q, n, promise, w, lens, got);
-}
-
-/* Decoding may run Python code that uses this queue again, so pops read into
- * a writer of their own rather than self->w. */
-static PyObject *pop_one_var(QueueObject *self, unsigned promise, int local)
+/* Pop one element (`local`: the host-only nonatomic pop).  Decoding may run
+ * Python code that uses this queue again, so the bytes go to a writer of
+ * their own rather than self->w. */
+static PyObject *pop_one(QueueObject *self, unsigned promise, int local)
 {
     bcl_mp_writer w;
     bcl_mp_writer_init(&w);
     size_t len, got = 0;
-    bcl_status st = pop_bytes(self, 1, promise, local, &w, &len, &got);
+    bcl_status st = bcl_queue_pop_elems(&self->q, 1, promise, local, &w, &len, &got);
     PyObject *r = st != BCL_OK ? bclpy_raise(st)
-                  : got == 0   ? raise_empty()
+                  : got == 0   ? PyErr_Format(bclpy_exc(BCLPY_E_EMPTY), "pop from an empty queue")
                                : bclpy_elem_decode(&self->et, w.buf, len);
     bcl_mp_writer_free(&w);
-    return r;
-}
-
-/* Pop one element with `local` = nonatomic host-only pop or a normal pop. */
-static PyObject *pop_one(QueueObject *self, unsigned promise, int local)
-{
-    if (self->et.kind != BCLPY_FIXED)
-        return pop_one_var(self, promise, local);
-    _Alignas(16) unsigned char small[SMALL_SLOT];
-    unsigned char *slot = self->q.slot_size <= SMALL_SLOT ? small
-                                                          : PyMem_Malloc(self->q.slot_size);
-    if (!slot)
-        return PyErr_NoMemory();
-    size_t got = 0;
-    bcl_status st = local ? bcl_queue_local_pop(&self->q, slot, 1, &got)
-                          : bcl_queue_pop(&self->q, slot, 1, promise, &got);
-    PyObject *r = st != BCL_OK ? bclpy_raise(st)
-                  : got == 0   ? raise_empty()
-                               : bclpy_elem_decode(&self->et, slot, self->q.slot_size);
-    if (slot != small)
-        PyMem_Free(slot);
     return r;
 }
 
@@ -310,7 +229,7 @@ static PyObject *pop_many_var(QueueObject *self, size_t n, unsigned promise)
     bcl_mp_writer w;
     bcl_mp_writer_init(&w);
     size_t got = 0;
-    bcl_status st = pop_bytes(self, n, promise, 0, &w, lens, &got);
+    bcl_status st = bcl_queue_pop_elems(&self->q, n, promise, 0, &w, lens, &got);
     PyObject *list = st == BCL_OK ? PyList_New((Py_ssize_t)got) : bclpy_raise(st);
     const unsigned char *bytes = w.buf;
     for (size_t i = 0; list && i < got; bytes += lens[i++]) {
@@ -434,14 +353,13 @@ static PyObject *q_repr(QueueObject *self)
     return r;
 }
 
-int bclpy_queue_io_target(PyObject *self, bclpy_io_target *t)
+int bclpy_queue_io_target(PyObject *self, bcl_sv_target *t)
 {
     QueueObject *q = (QueueObject *)self;
     if (BCLPY_USABLE(q) < 0)
         return -1;
     t->kind = q->q.kind == BCL_QUEUE_CIRCULAR ? BCL_SV_CIRCULARQUEUE : BCL_SV_FASTQUEUE;
     t->q = &q->q;
-    t->var = bclpy_elemtype_is_var(&q->et);
     return 0;
 }
 

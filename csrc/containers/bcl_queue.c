@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "comm/bcl_agree.h"
+#include "containers/bcl_object.h"
 #include "runtime/bcl_alloc.h"
 
 /* Control block: one counter per cache line, so pushers hammering tail and
@@ -104,7 +105,7 @@ static bcl_status share_result(root_result *r, int root, const char *what)
 }
 
 bcl_status bcl_queue_create(bcl_queue *q, bcl_queue_kind kind, int host,
-                            int64_t capacity, size_t slot_size)
+                            int64_t capacity, size_t slot_size, int64_t elem_type)
 {
     BCL_REQUIRE_INIT();
     bcl_status local = BCL_OK;
@@ -114,17 +115,18 @@ bcl_status bcl_queue_create(bcl_queue *q, bcl_queue_kind kind, int host,
     else if (capacity < 1)
         local = bcl_set_error(BCL_ERR_ARG, "capacity must be at least 1, got %lld",
                               (long long)capacity);
-    else if (!slot_size)
-        local = bcl_set_error(BCL_ERR_ARG, "dtype: not a usable element type");
-    static const char *const names[] = { "host", "capacity", "element size (dtype)" };
-    int64_t v[3] = { host, capacity, (int64_t)slot_size };
-    bcl_status st = agree(kind, "()", local, names, v, 3);
+    /* 0 (values) and each size are different element types to agree on */
+    static const char *const names[] = { "host", "capacity", "element size (dtype)",
+                                         "#dtype" };
+    int64_t v[4] = { host, capacity, (int64_t)slot_size, elem_type };
+    bcl_status st = agree(kind, "()", local, names, v, 4);
     if (st != BCL_OK)
         return st;
     memset(q, 0, sizeof *q);
     q->kind = kind;
     q->capacity = (uint64_t)capacity;
-    q->slot_size = slot_size;
+    q->values = slot_size == BCL_QUEUE_VALUES;
+    q->slot_size = q->values ? sizeof(bcl_objref) : slot_size;
     root_result r = { BCL_OK, 0, 0, 0 };
     if (bcl_rt.rank == host)
         r.status = alloc_block(q, host, q->capacity, &r.offset);
@@ -136,8 +138,13 @@ bcl_status bcl_queue_create(bcl_queue *q, bcl_queue_kind kind, int host,
 
 void bcl_queue_destroy(bcl_queue *q)
 {
-    if (bcl_rt.initialized && q->host == bcl_rt.rank && !bcl_gptr_is_null(q->block))
+    if (bcl_rt.initialized && q->host == bcl_rt.rank && !bcl_gptr_is_null(q->block)) {
+        bcl_objref ref;
+        size_t got = 1;
+        while (q->values && bcl_queue_local_pop(q, &ref, 1, &got) == BCL_OK && got)
+            bcl_obj_release(ref);
         bcl_free(q->block.offset);
+    }
     q->block = bcl_gptr_make(q->host, 0);
 }
 
@@ -145,7 +152,7 @@ bcl_status bcl_queue_per_rank(bcl_queue *q, int64_t capacity, size_t slot_size, 
 {
     bcl_status st = BCL_OK;
     for (int r = 0; st == BCL_OK && r < bcl_rt.nprocs; r++) {
-        st = bcl_queue_create(&q[r], BCL_QUEUE_FAST, r, capacity, slot_size);
+        st = bcl_queue_create(&q[r], BCL_QUEUE_FAST, r, capacity, slot_size, 0);
         if (st == BCL_OK)
             (*made)++;
     }
@@ -617,7 +624,7 @@ bcl_status bcl_queue_migrate(bcl_queue *q, int new_host)
     set_block(&nq, new_host, r.offset);
     if (bcl_rt.rank == q->host) {
         st = move_out(q, &nq);
-        bcl_queue_destroy(q);
+        bcl_free(q->block.offset);      /* its values moved with the references */
     }
     bcl_status st2 = bcl_barrier();
     *q = nq;

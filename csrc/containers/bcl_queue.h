@@ -71,6 +71,8 @@ typedef struct bcl_queue {
     int host;
     uint64_t capacity;     /* slots                                           */
     size_t slot_size;      /* bytes per slot                                  */
+    int values;            /* slots hold bcl_objrefs to out-of-line values    */
+                           /* the queue owns (bcl_queue_values.c)            */
     bcl_gptr block;        /* host's allocation: control block, then data     */
     bcl_gptr head, tail, head_ready, tail_ready, data;
     uint64_t cached_head;  /* lower bound of head_ready (push bound check)    */
@@ -81,13 +83,18 @@ typedef struct bcl_queue {
 
 /* Collective.  Every rank passes the same arguments (checked: a mismatch or
  * an argument another rank flagged invalid by passing capacity < 0 fails on
- * every rank with BCL_ERR_ARG).  The host allocates, the others learn where. */
+ * every rank with BCL_ERR_ARG).  The host allocates, the others learn where.
+ * slot_size BCL_QUEUE_VALUES: a queue of variable-length values.  elem_type:
+ * an id of the element type, agreed too (two types of one size must not
+ * meet in one queue); 0 when the size says all. */
+#define BCL_QUEUE_VALUES ((size_t)0)
 bcl_status bcl_queue_create(bcl_queue *q, bcl_queue_kind kind, int host,
-                            int64_t capacity, size_t slot_size);
+                            int64_t capacity, size_t slot_size, int64_t elem_type);
 
-/* Local: the host frees the storage.  Call it on every rank once nobody uses
- * the queue any more (after bcl_queue_release_values for a queue of
- * variable-length values). */
+/* Local: the host frees the storage, and the values still in a queue of
+ * values (so a queue that goes away leaks nothing).  Call it on every rank
+ * once nobody uses the queue any more; with the runtime down it frees
+ * nothing. */
 void bcl_queue_destroy(bcl_queue *q);
 
 /* Collective: the inboxes of the buffers (DArrayBuffer, HashMapBuffer): one
@@ -126,31 +133,26 @@ bcl_status bcl_queue_local_view(bcl_queue *q, void **addr, uint64_t *count);
 bcl_status bcl_queue_resize(bcl_queue *q, int64_t new_capacity);
 bcl_status bcl_queue_migrate(bcl_queue *q, int new_host);
 
-/* ---- queues of variable-length values (bcl_queue_values.c) -------------
- * The slots (slot_size 16) hold bcl_objrefs to out-of-line values, which the
- * queue owns: it stores them on push, and a pop copies their bytes out to
- * the caller and releases them.
+/* ---- elements as bytes, either kind of queue (bcl_queue_values.c) -------
+ * A queue of values (BCL_QUEUE_VALUES) holds bcl_objrefs in its slots to
+ * out-of-line values, which it owns: it stores them on push, and a pop
+ * copies their bytes out to the caller and releases them.
  *
- * Push n values whose serialized bytes lie back to back in `bytes`, value i
- * lens[i] bytes long.  Each is stored in this rank's segment and the
- * references pushed as one block: all or nothing -- when they do not fit
- * (*pushed = 0) or anything fails, the stored values are given back. */
-bcl_status bcl_queue_push_values(bcl_queue *q, const void *bytes, const size_t *lens,
-                                 size_t n, unsigned promise, int *pushed);
+ * Push n elements whose bytes lie back to back in `bytes`: slot_size bytes
+ * each (lens unused), or value i lens[i] bytes long.  Values are stored in
+ * this rank's segment and their references pushed as one block: all or
+ * nothing -- when they do not fit (*pushed = 0) or anything fails, the
+ * stored values are given back. */
+bcl_status bcl_queue_push_elems(bcl_queue *q, const void *bytes, const size_t *lens,
+                                size_t n, unsigned promise, int *pushed);
 
-/* Pop at most n values (lens holds n); *popped = how many (0: empty).  Their
- * serialized bytes are appended to `out` back to back, value i lens[i] bytes
+/* Pop at most n elements (lens holds n); *popped = how many (0: empty).
+ * Their bytes are appended to `out` back to back, element i lens[i] bytes
  * long.  Every popped value is released, even when reading one or the pop
  * itself fails part-way: the values have left the queue either way (a value
  * that could not be read has lens[i] = 0 and the first failure is returned).
- * The local_ form is bcl_queue_local_pop's host-only nonatomic pop. */
-bcl_status bcl_queue_pop_values(bcl_queue *q, size_t n, unsigned promise,
-                                bcl_mp_writer *out, size_t *lens, size_t *popped);
-bcl_status bcl_queue_local_pop_values(bcl_queue *q, size_t n, bcl_mp_writer *out,
-                                      size_t *lens, size_t *popped);
-
-/* Host only, nobody else using the queue: release the values still in it,
- * so a queue that goes away leaks nothing (other ranks: no-op). */
-void bcl_queue_release_values(bcl_queue *q);
+ * local: bcl_queue_local_pop's host-only nonatomic pop. */
+bcl_status bcl_queue_pop_elems(bcl_queue *q, size_t n, unsigned promise, int local,
+                               bcl_mp_writer *out, size_t *lens, size_t *popped);
 
 #endif /* BCL_QUEUE_H */

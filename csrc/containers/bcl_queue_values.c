@@ -1,5 +1,6 @@
-/* bcl_queue_values.c -- queues of variable-length values: the queue stores
- * the values out of line and holds their references (see bcl_queue.h). */
+/* bcl_queue_values.c -- elements as bytes: a queue of variable-length values
+ * stores them out of line and holds their references; a fixed-size queue
+ * moves its slots as they are (see bcl_queue.h). */
 #include "containers/bcl_queue.h"
 
 #include <stdlib.h>
@@ -28,14 +29,10 @@ static bcl_status store_all(const unsigned char *bytes, const size_t *lens, size
     return BCL_OK;
 }
 
-/* The queue must hold references; room for n of them is `one` when n <= 1
- * (the common case), else the heap (refs_free gives it back). */
-static bcl_status refs_get(const bcl_queue *q, const char *what, size_t n,
-                           bcl_objref *one, bcl_objref **refs)
+/* Room for n references: `one` when n <= 1 (the common case), else the
+ * heap (refs_free gives it back). */
+static bcl_status refs_get(size_t n, bcl_objref *one, bcl_objref **refs)
 {
-    if (q->slot_size != sizeof(bcl_objref))
-        return bcl_set_error(BCL_ERR_TYPE, "variable-length values %s a queue of %zu-byte "
-                             "elements", what, q->slot_size);
     *refs = n <= 1 ? one : malloc(n * sizeof **refs);
     if (!*refs)
         return bcl_set_error(BCL_ERR_NOMEM, "no memory for %zu references", n);
@@ -48,12 +45,14 @@ static void refs_free(bcl_objref *refs, const bcl_objref *one)
         free(refs);
 }
 
-bcl_status bcl_queue_push_values(bcl_queue *q, const void *bytes, const size_t *lens,
-                                 size_t n, unsigned promise, int *pushed)
+bcl_status bcl_queue_push_elems(bcl_queue *q, const void *bytes, const size_t *lens,
+                                size_t n, unsigned promise, int *pushed)
 {
+    if (!q->values)
+        return bcl_queue_push(q, bytes, n, promise, pushed);
     *pushed = 0;
-    bcl_objref one, *refs;
-    bcl_status st = refs_get(q, "pushed to", n, &one, &refs);
+    bcl_objref one = {0}, *refs;      /* n == 0 reads none of it */
+    bcl_status st = refs_get(n, &one, &refs);
     if (st != BCL_OK)
         return st;
     st = store_all(bytes, lens, n, refs);
@@ -89,39 +88,41 @@ static bcl_status take_all(const bcl_objref *refs, size_t n, bcl_mp_writer *out,
 }
 
 /* local: the host-only nonatomic pop, else bcl_queue_pop with `promise`. */
-static bcl_status pop_values(bcl_queue *q, size_t n, unsigned promise, int local,
-                             bcl_mp_writer *out, size_t *lens, size_t *popped)
+static bcl_status pop_slots(bcl_queue *q, size_t n, unsigned promise, int local, void *dst,
+                            size_t *popped)
+{
+    return local ? bcl_queue_local_pop(q, dst, n, popped)
+                 : bcl_queue_pop(q, dst, n, promise, popped);
+}
+
+/* A fixed-size queue's slots straight into `out`. */
+static bcl_status pop_fixed(bcl_queue *q, size_t n, unsigned promise, int local,
+                            bcl_mp_writer *out, size_t *lens, size_t *popped)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow(n, q->slot_size, &bytes))
+        return bcl_set_error(BCL_ERR_NOMEM, "%zu elements of %zu bytes", n, q->slot_size);
+    bcl_status st = bcl_mp_reserve(out, bytes);
+    if (st == BCL_OK)
+        st = pop_slots(q, n, promise, local, out->buf + out->len, popped);
+    for (size_t i = 0; i < *popped; i++)
+        lens[i] = q->slot_size;
+    out->len += *popped * q->slot_size;
+    return st;
+}
+
+bcl_status bcl_queue_pop_elems(bcl_queue *q, size_t n, unsigned promise, int local,
+                               bcl_mp_writer *out, size_t *lens, size_t *popped)
 {
     *popped = 0;
-    bcl_objref one, *refs;
-    bcl_status st = refs_get(q, "popped from", n, &one, &refs);
+    if (!q->values)
+        return pop_fixed(q, n, promise, local, out, lens, popped);
+    bcl_objref one = {0}, *refs;      /* n == 0 reads none of it */
+    bcl_status st = refs_get(n, &one, &refs);
     if (st != BCL_OK)
         return st;
-    st = local ? bcl_queue_local_pop(q, refs, n, popped)
-               : bcl_queue_pop(q, refs, n, promise, popped);
+    st = pop_slots(q, n, promise, local, refs, popped);
     bcl_status taken = take_all(refs, *popped, out, lens);   /* even after an error */
     refs_free(refs, &one);
     return st != BCL_OK ? st : taken;
-}
-
-bcl_status bcl_queue_pop_values(bcl_queue *q, size_t n, unsigned promise,
-                                bcl_mp_writer *out, size_t *lens, size_t *popped)
-{
-    return pop_values(q, n, promise, 0, out, lens, popped);
-}
-
-bcl_status bcl_queue_local_pop_values(bcl_queue *q, size_t n, bcl_mp_writer *out,
-                                      size_t *lens, size_t *popped)
-{
-    return pop_values(q, n, 0, 1, out, lens, popped);
-}
-
-void bcl_queue_release_values(bcl_queue *q)
-{
-    if (q->host != bcl_rt.rank || q->slot_size != sizeof(bcl_objref))
-        return;
-    bcl_objref ref;
-    size_t got = 1;
-    while (bcl_queue_local_pop(q, &ref, 1, &got) == BCL_OK && got)
-        bcl_obj_release(ref);
 }

@@ -40,8 +40,7 @@ bcl_status bcl_sv_save_array(const bcl_array *a, const char *path, const void *i
                              size_t info_len);
 bcl_status bcl_sv_save_bloom(const bcl_bloom *b, const char *path, const void *info,
                              size_t info_len);
-/* var: the slots hold out-of-line values (bytes/str/object elements). */
-bcl_status bcl_sv_save_queue(bcl_queue *q, int var, const char *path, const void *info,
+bcl_status bcl_sv_save_queue(bcl_queue *q, const char *path, const void *info,
                              size_t info_len);
 
 bcl_status bcl_sv_load_hashmap(bcl_sv_file *f, bcl_hashmap *m);
@@ -49,6 +48,23 @@ bcl_status bcl_sv_load_array(bcl_sv_file *f, const bcl_array *a);
 /* k: the saved filter's bits per key (from its info); b is re-made with
  * the file's word count and k when they differ from its own. */
 bcl_status bcl_sv_load_bloom(bcl_sv_file *f, bcl_bloom *b, int k);
-bcl_status bcl_sv_load_queue(bcl_sv_file *f, bcl_queue *q, int var);
+bcl_status bcl_sv_load_queue(bcl_sv_file *f, bcl_queue *q);
+
+/* One container of any kind, as the callers that hold several kinds see it
+ * (the binding's save() and load()): its kind picks the call above. */
+typedef struct bcl_sv_target {
+    bcl_sv_kind kind;
+    union {
+        bcl_hashmap *hm;       /* BCL_SV_HASHMAP                  */
+        bcl_array *arr;        /* BCL_SV_DARRAY, BCL_SV_ARRAY     */
+        bcl_bloom *bloom;      /* BCL_SV_BLOOM                    */
+        bcl_queue *q;          /* the queues                      */
+    };
+} bcl_sv_target;
+
+bcl_status bcl_sv_save(const bcl_sv_target *t, const char *path, const void *info,
+                       size_t info_len);
+/* k: as bcl_sv_load_bloom's (other kinds ignore it). */
+bcl_status bcl_sv_load(bcl_sv_file *f, const bcl_sv_target *t, int k);
 
 #endif /* BCL_SV_CONTAINERS_H */

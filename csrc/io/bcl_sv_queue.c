@@ -14,9 +14,10 @@ static uint32_t kind_of(const bcl_queue *q)
     return q->kind == BCL_QUEUE_CIRCULAR ? BCL_SV_CIRCULARQUEUE : BCL_SV_FASTQUEUE;
 }
 
-bcl_status bcl_sv_save_queue(bcl_queue *q, int var, const char *path, const void *info,
+bcl_status bcl_sv_save_queue(bcl_queue *q, const char *path, const void *info,
                              size_t info_len)
 {
+    int var = q->values;
     void *slots = NULL;
     uint64_t count = 0;
     bcl_sv_objcol values;
@@ -42,8 +43,9 @@ bcl_status bcl_sv_save_queue(bcl_queue *q, int var, const char *path, const void
 }
 
 /* Host: every row of the file pushed onto q. */
-static bcl_status push_rows(bcl_sv_file *f, bcl_queue *q, int var)
+static bcl_status push_rows(bcl_sv_file *f, bcl_queue *q)
 {
+    int var = q->values;
     uint64_t n = f->d.entries, len = bcl_sv_span_bytes(&f->d, 0, 0, n);
     unsigned char *rows = malloc((size_t)(len ? len : 1));
     uint64_t *ends = NULL;
@@ -54,8 +56,6 @@ static bcl_status push_rows(bcl_sv_file *f, bcl_queue *q, int var)
                                                   (unsigned long long)len);
     if (st == BCL_OK)
         st = bcl_sv_read_rows(&f->d, &f->src, 0, 0, n, rows);
-    if (st == BCL_OK && !var && n)
-        st = bcl_queue_push(q, rows, (size_t)n, BCL_QP_LOCAL, &pushed);
     if (st == BCL_OK && var && n && (st = bcl_sv_object_ends(rows, (size_t)len, n, &ends)) ==
         BCL_OK) {
         if (!(lens = malloc((size_t)n * sizeof *lens)))
@@ -63,9 +63,9 @@ static bcl_status push_rows(bcl_sv_file *f, bcl_queue *q, int var)
                                (unsigned long long)n);
         for (uint64_t i = 0; lens && i < n; i++)
             lens[i] = (size_t)(ends[i] - (i ? ends[i - 1] : 0));
-        if (st == BCL_OK)
-            st = bcl_queue_push_values(q, rows, lens, (size_t)n, BCL_QP_LOCAL, &pushed);
     }
+    if (st == BCL_OK && n)
+        st = bcl_queue_push_elems(q, rows, lens, (size_t)n, BCL_QP_LOCAL, &pushed);
     if (st == BCL_OK && !pushed)
         st = bcl_set_error(BCL_ERR_FULL, "%s: its %llu elements do not fit the loaded queue",
                            f->path, (unsigned long long)n);
@@ -75,11 +75,11 @@ static bcl_status push_rows(bcl_sv_file *f, bcl_queue *q, int var)
     return st;
 }
 
-bcl_status bcl_sv_load_queue(bcl_sv_file *f, bcl_queue *q, int var)
+bcl_status bcl_sv_load_queue(bcl_sv_file *f, bcl_queue *q)
 {
-    bcl_status st = bcl_sv_expect(f, 0, var ? 0 : q->slot_size, "elements");
+    bcl_status st = bcl_sv_expect(f, 0, q->values ? 0 : q->slot_size, "elements");
     if (st == BCL_OK && bcl_rt.rank == q->host)
-        st = push_rows(f, q, var);
+        st = push_rows(f, q);
     st = bcl_sv_agree(st);
     return st == BCL_OK ? bcl_barrier() : st;
 }

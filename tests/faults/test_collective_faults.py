@@ -73,6 +73,9 @@ DIFFERENT_PER_RANK = {
     "DArray size": (lambda: pybcl.DArray(10 * (R + 1)), "size"),
     "DArray dtype": (lambda: pybcl.DArray(8, ("int64", "float32")[R % 2]), "dtype"),
     "Array size": (lambda: pybcl.Array(0, 10 + R), "size"),
+    "FastQueue dtype": (lambda: pybcl.FastQueue(0, 8, ("int64", "float64")[R % 2]), "dtype"),
+    "CircularQueue values or bytes": (lambda: pybcl.CircularQueue(0, 8, (object, "S16")[R % 2]),
+                                      "element size"),
     "allreduce dtype": (lambda: pybcl.allreduce(1 if R % 2 == 0 else 1.5), "dtype"),
     "allreduce size": (lambda: pybcl.allreduce(np.zeros(1 + R)), "size"),
 }

@@ -30,44 +30,24 @@ PyObject *bclpy_hm_erase_impl(bclpy_HashMap *self, PyObject *key)
     return r < 0 ? NULL : PyBool_FromLong(r);
 }
 
-/* Any sequence of keys (variable-length key types): key by key. */
-static PyObject *erase_many_seq(bclpy_HashMap *self, PyObject *keys)
-{
-    PyObject *ks = PySequence_Fast(keys, "erase_many: keys must be a sequence");
-    if (!ks)
-        return NULL;
-    npy_intp dims[1] = { PySequence_Fast_GET_SIZE(ks) };
-    PyArrayObject *found = (PyArrayObject *)PyArray_ZEROS(1, dims, NPY_BOOL, 0);
-    for (npy_intp i = 0; found && i < dims[0]; i++) {
-        int r = bclpy_hm_erase_key(self, PySequence_Fast_GET_ITEM(ks, i));
-        if (r < 0)
-            Py_CLEAR(found);
-        else
-            ((npy_bool *)PyArray_DATA(found))[i] = (npy_bool)r;
-    }
-    Py_DECREF(ks);
-    return (PyObject *)found;
-}
-
 PyObject *bclpy_hm_erase_many_impl(bclpy_HashMap *self, PyObject *keys)
 {
-    if (bclpy_elemtype_is_var(&self->kt))
-        return erase_many_seq(self, keys);
-    PyArrayObject *ka = bclpy_hm_array(keys, self->kt.dtype, "keys");
-    if (!ka)
-        return NULL;
-    npy_intp dims[1] = { PyArray_SIZE(ka) };
-    PyArrayObject *found = (PyArrayObject *)PyArray_ZEROS(1, dims, NPY_BOOL, 0);
+    bclpy_hm_keys ks;
+    PyArrayObject *found = NULL;
+    if (bclpy_hm_keys_of(self, keys, &ks) == 0) {
+        npy_intp k = (npy_intp)ks.k;
+        found = (PyArrayObject *)PyArray_ZEROS(1, &k, NPY_BOOL, 0);
+    }
     if (found) {
         bcl_status st;
-        BCLPY_NOGIL(st = bcl_hm_erase_many(&self->m, PyArray_DATA(ka), (size_t)dims[0],
+        BCLPY_NOGIL(st = bcl_hm_erase_many(&self->m, bclpy_hm_keys_bytes(&ks), ks.off, ks.k,
                                            (unsigned char *)PyArray_DATA(found)));
         if (st != BCL_OK) {
             Py_CLEAR(found);
             bclpy_raise(st);
         }
     }
-    Py_DECREF(ka);
+    bclpy_hm_keys_free(&ks);
     return (PyObject *)found;
 }
 

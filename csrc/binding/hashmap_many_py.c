@@ -49,68 +49,49 @@ static int batch_usable(bclpy_HashMap *self, const char *fname)
 
 /* ---- insert_many ------------------------------------------------------------ */
 
-/* insert_many of variable-length types stores the keys in order and stops at
- * the first failure: say which went in.  A pybcl.Error (SegmentFull,
- * ContainerFull) is re-raised, same type, with keys[:i] named as stored;
- * conversion errors (raised before anything of key i was written) too. */
-static void note_stored(Py_ssize_t i, Py_ssize_t k)
+/* Keys or values of variable length: every key and value converts first
+ * (an error there stores nothing), then the core stores the keys in order
+ * and stops at the first failure, which says which went in: a pybcl.Error
+ * (SegmentFull, ContainerFull) is re-raised, same type, with keys[:i] named
+ * as stored. */
+static PyObject *insert_many_seq(bclpy_HashMap *self, const bclpy_hm_keys *ks,
+                                 PyObject *values)
 {
-    if (i > 0 && PyErr_Occurred())
-        bclpy_error_from(NULL, "insert_many: keys[:%zd] were stored, keys[%zd:] of %zd "
-                         "were not", i, i, k);
-}
-
-static PyObject *insert_many_var(bclpy_HashMap *self, PyObject *keys, PyObject *values)
-{
-    PyObject *ks = PySequence_Fast(keys, "insert_many: keys must be a sequence");
-    PyObject *vs = ks ? PySequence_Fast(values, "insert_many: values must be a sequence")
-                      : NULL;
-    PyObject *r = NULL;
-    Py_ssize_t i = 0, k = 0;     /* keys[:i] are stored (note_stored) */
-    if (!vs)
-        goto out;
-    k = PySequence_Fast_GET_SIZE(ks);
-    if (PySequence_Fast_GET_SIZE(vs) != k) {
-        PyErr_Format(PyExc_ValueError, "insert_many: %zd values for %zd keys",
-                     PySequence_Fast_GET_SIZE(vs), k);
-        goto out;
+    bcl_mp_writer vw;
+    bcl_mp_writer_init(&vw);
+    size_t *voff = PyMem_Malloc((ks->k + 1) * sizeof *voff), stored = 0;
+    bcl_status st = BCL_OK;
+    int rc = voff ? bclpy_hm_values_bytes(self, values, (Py_ssize_t)ks->k, &vw, voff)
+                  : (PyErr_NoMemory(), -1);
+    if (rc == 0)
+        BCLPY_NOGIL(st = bcl_hm_insert_seq(&self->m, bclpy_hm_keys_bytes(ks), ks->off, vw.buf,
+                                           voff, ks->k, &stored));
+    if (rc == 0 && st != BCL_OK) {
+        bclpy_raise(st);
+        if (stored)
+            bclpy_error_from(NULL, "insert_many: keys[:%zu] were stored, keys[%zu:] of %zu "
+                             "were not", stored, stored, ks->k);
     }
-    for (i = 0; i < k; i++) {
-        bcl_hm_key key;
-        if (bclpy_hm_key(self, PySequence_Fast_GET_ITEM(ks, i), &self->kw, &key) < 0 ||
-            bclpy_hm_value(self, PySequence_Fast_GET_ITEM(vs, i), &self->vw, "value") < 0)
-            goto out;
-        bcl_status st = bcl_hm_insert(&self->m, &key, self->vw.buf, self->vw.len, 0);
-        if (st != BCL_OK) {
-            bclpy_raise(st);
-            goto out;
-        }
-    }
-    r = Py_None;
-    Py_INCREF(r);
-out:
-    if (!r && vs)
-        note_stored(i, k);
-    Py_XDECREF(ks);
-    Py_XDECREF(vs);
-    return r;
+    bcl_mp_writer_free(&vw);
+    PyMem_Free(voff);
+    return rc == 0 && st == BCL_OK ? Py_NewRef(Py_None) : NULL;
 }
 
 PyObject *bclpy_hm_insert_many_impl(bclpy_HashMap *self, PyObject *keys, PyObject *values,
                                     int promise)
 {
+    bclpy_hm_keys ks;
+    PyArrayObject *va = NULL;
+    PyObject *r = NULL;
     if (batch_usable(self, "insert_many") < 0)
         return NULL;
-    if (!is_fixed(self))
-        return insert_many_var(self, keys, values);
-    PyArrayObject *ka = bclpy_hm_array(keys, self->kt.dtype, "keys");
-    PyArrayObject *va = ka ? bclpy_values_for(values, self->vt.dtype, PyArray_SIZE(ka), "values", "keys")
-                           : NULL;
-    PyObject *r = NULL;
-    if (va)
+    if (bclpy_hm_keys_of(self, keys, &ks) == 0 && !is_fixed(self))
+        r = insert_many_seq(self, &ks, values);
+    else if (ks.arr && (va = bclpy_values_for(values, self->vt.dtype, (npy_intp)ks.k,
+                                              "values", "keys")))
         r = run_batch(self, promise & BCL_HM_P_LOCAL ? bcl_hm_insert_many_local
-                                                     : bcl_hm_insert_many, ka, va);
-    Py_XDECREF(ka);
+                                                     : bcl_hm_insert_many, ks.arr, va);
+    bclpy_hm_keys_free(&ks);
     Py_XDECREF(va);
     return r;
 }
@@ -119,37 +100,43 @@ PyObject *bclpy_hm_insert_many_impl(bclpy_HashMap *self, PyObject *keys, PyObjec
 
 static PyObject *find_many_var(bclpy_HashMap *self, PyObject *keys, int promise)
 {
-    PyObject *ks = PySequence_Fast(keys, "find_many: keys must be a sequence");
-    if (!ks)
-        return NULL;
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(ks);
-    npy_intp dims[1] = { k };
-    PyObject *vals = PyList_New(k);
-    PyArrayObject *found = (PyArrayObject *)PyArray_ZEROS(1, dims, NPY_BOOL, 0);
-    PyObject *r = NULL;
-    if (!vals || !found)
+    bclpy_hm_keys ks;
+    bcl_mp_writer vw;
+    bcl_mp_writer_init(&vw);
+    size_t *voff = NULL;
+    PyArrayObject *found = NULL;
+    PyObject *vals = NULL, *r = NULL;
+    bcl_status st;
+    if (bclpy_hm_keys_of(self, keys, &ks) < 0)
         goto out;
-    for (Py_ssize_t i = 0; i < k; i++) {
-        bcl_hm_key key;
-        int f;
-        if (bclpy_hm_key(self, PySequence_Fast_GET_ITEM(ks, i), &self->kw, &key) < 0)
-            goto out;
-        bcl_mp_writer_reset(&self->vw);
-        bcl_status st = bcl_hm_find(&self->m, &key, &self->vw, &f, promise);
-        if (st != BCL_OK) {
-            bclpy_raise(st);
-            goto out;
-        }
-        PyObject *v = f ? bclpy_elem_decode(&self->vt, self->vw.buf, self->vw.len)
-                        : (Py_INCREF(Py_None), Py_None);
+    npy_intp k = (npy_intp)ks.k;
+    if (!(voff = PyMem_Malloc((ks.k + 1) * sizeof *voff)) ||
+        !(found = (PyArrayObject *)PyArray_ZEROS(1, &k, NPY_BOOL, 0)) ||
+        !(vals = PyList_New(k))) {
+        if (!voff)
+            PyErr_NoMemory();
+        goto out;
+    }
+    unsigned char *f = PyArray_DATA(found);
+    BCLPY_NOGIL(st = bcl_hm_find_seq(&self->m, bclpy_hm_keys_bytes(&ks), ks.off, ks.k,
+                                     promise, &vw, voff, f));
+    if (st != BCL_OK) {
+        bclpy_raise(st);
+        goto out;
+    }
+    for (npy_intp i = 0; i < k; i++) {
+        PyObject *v = f[i] ? bclpy_elem_decode(&self->vt, vw.buf + voff[i],
+                                                voff[i + 1] - voff[i])
+                           : Py_NewRef(Py_None);
         if (!v)
             goto out;
         PyList_SET_ITEM(vals, i, v);
-        ((npy_bool *)PyArray_DATA(found))[i] = (npy_bool)f;
     }
     r = PyTuple_Pack(2, vals, (PyObject *)found);
 out:
-    Py_DECREF(ks);
+    bclpy_hm_keys_free(&ks);
+    bcl_mp_writer_free(&vw);
+    PyMem_Free(voff);
     Py_XDECREF(vals);
     Py_XDECREF(found);
     return r;
@@ -221,63 +208,34 @@ PyObject *bclpy_hm_find_many_impl(bclpy_HashMap *self, PyObject *keys, int promi
 
 /* ---- accumulate_many ------------------------------------------------------------ */
 
-static PyObject *accumulate_many_var(bclpy_HashMap *self, PyObject *keys, PyArrayObject *da)
+/* Keys of variable length: key by key in the core, without the GIL. */
+static PyObject *accumulate_many_seq(bclpy_HashMap *self, const bclpy_hm_keys *ks,
+                                     PyArrayObject *da)
 {
-    PyObject *ks = PySequence_Fast(keys, "accumulate_many: keys must be a sequence");
-    if (!ks)
-        return NULL;
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(ks);
-    const char *d = PyArray_DATA(da);
-    int single = PyArray_SIZE(da) == 1 && k != 1;
-    if (!single && PyArray_SIZE(da) != k) {
-        Py_DECREF(ks);
-        return PyErr_Format(PyExc_ValueError, "accumulate_many: %zd deltas for %zd keys",
-                            (Py_ssize_t)PyArray_SIZE(da), k);
-    }
-    for (Py_ssize_t i = 0; i < k; i++) {
-        bcl_hm_key key;
-        if (bclpy_hm_key(self, PySequence_Fast_GET_ITEM(ks, i), &self->kw, &key) < 0) {
-            Py_DECREF(ks);
-            return NULL;
-        }
-        bcl_status st = bcl_hm_accumulate(&self->m, &key,
-                                          d + (single ? 0 : i) * self->m.val_size);
-        if (st != BCL_OK) {
-            Py_DECREF(ks);
-            return bclpy_raise(st);
-        }
-    }
-    Py_DECREF(ks);
-    Py_RETURN_NONE;
+    bcl_status st;
+    BCLPY_NOGIL(st = bcl_hm_accumulate_seq(&self->m, ks->w.buf, ks->off, ks->k,
+                                           PyArray_DATA(da), self->m.val_size));
+    return st == BCL_OK ? Py_NewRef(Py_None) : bclpy_raise(st);
 }
 
 PyObject *bclpy_hm_accumulate_many_impl(bclpy_HashMap *self, PyObject *keys, PyObject *deltas)
 {
+    bclpy_hm_keys ks;
+    PyArrayObject *da = NULL;
+    PyObject *r = NULL;
     if (batch_usable(self, "accumulate_many") < 0)
         return NULL;
     if (self->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(self, "accumulate_many");
     PyObject *one = deltas ? NULL : PyLong_FromLong(1);
-    if (!deltas)
-        deltas = one;
-    PyObject *r = NULL;
-    if (bclpy_elemtype_is_var(&self->kt)) {
-        PyArrayObject *da = bclpy_to_array(deltas, self->vt.dtype, 0, 1, "deltas");
-        if (da) {
-            r = accumulate_many_var(self, keys, da);
-            Py_DECREF(da);
-        }
-        Py_XDECREF(one);
-        return r;
-    }
-    PyArrayObject *ka = bclpy_hm_array(keys, self->kt.dtype, "keys");
-    PyArrayObject *da = ka ? bclpy_values_for(deltas, self->vt.dtype, PyArray_SIZE(ka), "deltas", "keys")
-                           : NULL;
-    Py_XDECREF(one);
-    if (da)
-        r = run_batch(self, bcl_hm_accumulate_many, ka, da);
-    Py_XDECREF(ka);
+    if (bclpy_hm_keys_of(self, keys, &ks) == 0 &&
+        (da = bclpy_values_for(deltas ? deltas : one, self->vt.dtype, (npy_intp)ks.k,
+                               "deltas", "keys")))
+        r = ks.arr ? run_batch(self, bcl_hm_accumulate_many, ks.arr, da)
+                   : accumulate_many_seq(self, &ks, da);
+    bclpy_hm_keys_free(&ks);
     Py_XDECREF(da);
+    Py_XDECREF(one);
     return r;
 }
 

@@ -57,6 +57,32 @@ static inline PyArrayObject *bclpy_hm_array(PyObject *obj, PyArray_Descr *dtype,
     return bclpy_to_array(obj, dtype, 1, 1, argname);
 }
 
+/* The keys of a batch as the core's key-by-key batches take them
+ * (bcl_hashmap.h): a fixed-size key type's 1-d array, or any other keys
+ * serialized back to back in w, key i at off[i] .. off[i + 1]. */
+typedef struct bclpy_hm_keys {
+    PyArrayObject *arr;       /* fixed-size keys (owned), else NULL          */
+    bcl_mp_writer w;          /* other keys' bytes ...                       */
+    size_t *off;              /* ... and their k + 1 offsets (PyMem)          */
+    size_t k;
+} bclpy_hm_keys;
+/* key -> its bytes appended to w; -1 with the exception naming argname. */
+int bclpy_hm_key_bytes(const bclpy_HashMap *hm, PyObject *key, bcl_mp_writer *w,
+                       const char *argname);
+/* keys -> *ks (always bclpy_hm_keys_free it); -1 with the exception naming
+ * keys[i] (a compact ASCII str key is copied without a call). */
+int bclpy_hm_keys_of(const bclpy_HashMap *hm, PyObject *keys, bclpy_hm_keys *ks);
+void bclpy_hm_keys_free(bclpy_hm_keys *ks);
+static inline const void *bclpy_hm_keys_bytes(const bclpy_hm_keys *ks)
+{
+    return ks->arr ? PyArray_DATA(ks->arr) : (const void *)ks->w.buf;
+}
+/* n values of any value type serialized back to back into w, value i at
+ * off[i] .. off[i + 1] (off: n + 1 entries); -1 with the exception naming
+ * values[i], or the count when vals is not a sequence of n. */
+int bclpy_hm_values_bytes(const bclpy_HashMap *hm, PyObject *vals, Py_ssize_t n,
+                          bcl_mp_writer *w, size_t *off);
+
 /* ---- batch methods (hashmap_many_py.c) ----------------------------------- */
 PyObject *bclpy_hm_local_arrays_impl(bclpy_HashMap *self);
 PyObject *bclpy_hm_insert_many_impl(bclpy_HashMap *self, PyObject *keys, PyObject *values,
@@ -74,19 +100,5 @@ int bclpy_hm_erase_key(bclpy_HashMap *self, PyObject *key);
 PyObject *bclpy_hm_erase_impl(bclpy_HashMap *self, PyObject *key);
 PyObject *bclpy_hm_erase_many_impl(bclpy_HashMap *self, PyObject *keys);
 int bclpy_hm_delitem(bclpy_HashMap *self, PyObject *key);
-
-/* ---- HashMapBuffer's serialized keys and values (hmvbuffer_py.c) ------- */
-struct bcl_hm_buffer;
-/* 0 if key converts to the map's key type, else -1 with the TypeError. */
-int bclpy_hmv_check_key(bclpy_HashMap *hm, PyObject *key);
-/* insert/accumulate (acc) of one entry, serialized by the map's types
- * (fixed-size ones to their bytes); val NULL: a delta of 1.  kw, vw: the
- * buffer's scratch writers. */
-PyObject *bclpy_hmv_add_one(struct bcl_hm_buffer *b, bclpy_HashMap *hm, bcl_mp_writer *kw,
-                            bcl_mp_writer *vw, PyObject *key, PyObject *val, int acc);
-/* The same for a sequence of keys and one value per key (or, for a
- * fixed-size value type, one for all; NULL: deltas of 1). */
-PyObject *bclpy_hmv_add_many(struct bcl_hm_buffer *b, bclpy_HashMap *hm, bcl_mp_writer *kw,
-                             bcl_mp_writer *vw, PyObject *keys, PyObject *vals, int acc);
 
 #endif /* BCLPY_HASHMAP_PY_H */

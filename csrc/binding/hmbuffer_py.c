@@ -1,6 +1,7 @@
 /* hmbuffer_py.c -- pybcl._core.HashMapBuffer (core: bcl_hashmap_buffer.h,
- * one interface over fixed-size and bytes/str/object records; converting a
- * bytes/str/object key or value to its serialized bytes is hmvbuffer_py.c's). */
+ * one interface over fixed-size and bytes/str/object records).  Keys and
+ * values are converted as HashMap's (to their bytes, or msgpack bytes for
+ * bytes/str/object types) under the GIL, then handed to the core without it. */
 #include "bclpy.h"
 
 #include "hashmap_py.h"
@@ -83,37 +84,71 @@ static int hb_live(bclpy_HMBuf *self)
     return 0;
 }
 
-/* keys, and values (deltas: 1 when NULL) for them. */
+/* 0 if key converts to the map's key type, else -1 with the TypeError. */
+static int check_key(const bclpy_HashMap *hm, PyObject *key)
+{
+    bcl_mp_writer w;
+    bcl_mp_writer_init(&w);
+    int rc = bclpy_hm_key_bytes(hm, key, &w, "key");
+    bcl_mp_writer_free(&w);
+    return rc;
+}
+
+/* One entry; val NULL: a delta of 1. */
+static PyObject *add_one(bclpy_HMBuf *self, PyObject *key, PyObject *val, int acc)
+{
+    bclpy_HashMap *hm = self->map;
+    bcl_mp_writer_reset(&self->kw);
+    bcl_mp_writer_reset(&self->vw);
+    if (bclpy_hm_key_bytes(hm, key, &self->kw, "key") < 0)
+        return NULL;
+    PyObject *one = val ? NULL : PyLong_FromLong(1);
+    int rc = bclpy_elem_serialize(&hm->vt, val ? val : one, &self->vw, acc ? "delta" : "value");
+    Py_XDECREF(one);
+    if (rc < 0)
+        return NULL;
+    CHECK(bcl_hm_buffer_add(&self->b, self->kw.buf, self->kw.len, self->vw.buf, self->vw.len,
+                            acc));
+    Py_RETURN_NONE;
+}
+
+/* A sequence of keys and one value per key (or, for a fixed-size value
+ * type, one for all; NULL: deltas of 1).  Everything converts before
+ * anything is buffered: a bad key or value raises and leaves the buffer as
+ * it was. */
 static PyObject *add_many(bclpy_HMBuf *self, PyObject *keys, PyObject *vals, int acc)
 {
     bclpy_HashMap *hm = self->map;
-    PyArrayObject *ka = bclpy_hm_array(keys, hm->kt.dtype, "keys");
-    if (!ka)
-        return NULL;
-    PyObject *one = vals ? NULL : PyLong_FromLong(1);
-    PyArrayObject *va = bclpy_to_array(vals ? vals : one, hm->vt.dtype, 0, 1,
-                                       acc ? "deltas" : "values");
-    Py_XDECREF(one);
-    PyObject *r = NULL;
-    npy_intp k = PyArray_SIZE(ka);
-    if (va && PyArray_SIZE(va) != k && PyArray_SIZE(va) != 1)
-        PyErr_Format(PyExc_ValueError, "%zd values for %zd keys",
-                     (Py_ssize_t)PyArray_SIZE(va), (Py_ssize_t)k);
-    else if (va) {
-        const unsigned char *kd = PyArray_DATA(ka), *vd = PyArray_DATA(va);
-        size_t vstep = PyArray_SIZE(va) == 1 ? 0 : hm->m.val_size;
-        bcl_status st;
-        Py_BEGIN_ALLOW_THREADS
-        st = bcl_hm_buffer_add_many(&self->b, kd, NULL, (size_t)k, vd, NULL, vstep, acc);
-        Py_END_ALLOW_THREADS
-        if (st != BCL_OK)
-            bclpy_raise(st);
-        else
-            r = (Py_INCREF(Py_None), Py_None);
+    bclpy_hm_keys ks;
+    PyArrayObject *va = NULL;
+    size_t *voff = NULL, vstep = 0;
+    const void *vd = NULL;
+    bcl_mp_writer_reset(&self->vw);
+    int rc = bclpy_hm_keys_of(hm, keys, &ks);
+    if (rc == 0 && bclpy_elemtype_is_var(&hm->vt)) {
+        voff = PyMem_Malloc((ks.k + 1) * sizeof *voff);
+        rc = voff ? bclpy_hm_values_bytes(hm, vals, (Py_ssize_t)ks.k, &self->vw, voff)
+                  : (PyErr_NoMemory(), -1);
+        vd = self->vw.buf;
+    } else if (rc == 0) {
+        PyObject *one = vals ? NULL : PyLong_FromLong(1);
+        va = bclpy_values_for(vals ? vals : one, hm->vt.dtype, (npy_intp)ks.k,
+                              acc ? "deltas" : "values", "keys");
+        Py_XDECREF(one);
+        rc = va ? 0 : -1;
+        vd = va ? PyArray_DATA(va) : NULL;
+        vstep = hm->m.val_size;
     }
-    Py_DECREF(ka);
+    bcl_status st = BCL_OK;
+    if (rc == 0)
+        BCLPY_NOGIL(st = bcl_hm_buffer_add_many(&self->b, bclpy_hm_keys_bytes(&ks), ks.off,
+                                                ks.k, vd, voff, vstep, acc));
+    bclpy_hm_keys_free(&ks);
+    PyMem_Free(voff);
     Py_XDECREF(va);
-    return r;
+    if (rc < 0)
+        return NULL;
+    return st == BCL_OK ? Py_NewRef(Py_None) : bclpy_raise(st);
 }
 
 /* insert, accumulate and their _many forms, (key(s), value(s)) or
@@ -124,22 +159,15 @@ static PyObject *hb_add(bclpy_HMBuf *self, BCLPY_FASTARGS, const char *fname,
     PyObject *a[2];
     if (bclpy_parse(fname, args, nargs, kwnames, names, acc ? 1 : 2, 2, a) < 0)
         return NULL;
-    /* Keys and values convert as the map's types say: to their bytes, or
-     * serialized (bytes/str/object types: hmvbuffer_py.c). */
-    bclpy_HashMap *hm = self->map;
-    int serialized = hm && (hm->m.key_var || hm->m.val_var);
     /* one key's TypeError first, closed buffer or not */
-    if (serialized && !many && bclpy_hmv_check_key(hm, a[0]) < 0)
+    bclpy_HashMap *hm = self->map;
+    if (hm && !many && (hm->m.key_var || hm->m.val_var) && check_key(hm, a[0]) < 0)
         return NULL;
     if (hb_live(self) < 0)
         return NULL;
     if (acc && hm->m.num == BCL_HM_NUM_NONE)
         return bclpy_hm_not_numeric(hm, fname);
-    if (!many)                /* fixed-size types serialize to their bytes */
-        return bclpy_hmv_add_one(&self->b, hm, &self->kw, &self->vw, a[0], a[1], acc);
-    if (serialized)
-        return bclpy_hmv_add_many(&self->b, hm, &self->kw, &self->vw, a[0], a[1], acc);
-    return add_many(self, a[0], a[1], acc);
+    return many ? add_many(self, a[0], a[1], acc) : add_one(self, a[0], a[1], acc);
 }
 
 /* Define `fn`, hb_add for one method: NAMES its name table. */

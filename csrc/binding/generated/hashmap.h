@@ -163,15 +163,16 @@
     BCLPY_PARAMETERS \
     "keys, values : array_like or sequence\n" \
     "    Converting to the key/value types with casting='safe'; any sequence\n" \
-    "    for variable-length types.  Same length.\n" \
+    "    for variable-length types.  As many values as keys, or one for all.\n" \
     BCLPY_FRAG_HM_PROMISE \
     "\n" \
     BCLPY_RAISES \
     "ValueError\n" \
-    "    If the lengths differ.\n" \
+    "    If the counts differ.\n" \
     "pybcl.ContainerFull\n" \
     "    If some keys find no free bucket (the message counts them; all the\n" \
-    "    others are stored).\n" \
+    "    others are stored; for variable-length types, the keys before the\n" \
+    "    first such one).\n" \
     BCLPY_EXAMPLES \
     ">>> n = pybcl.HashMap(1 << 16)\n" \
     ">>> n.insert_many(np.arange(100), np.arange(100) * 2)"

@@ -411,12 +411,11 @@ bcl_status bcl_hm_erase(const bcl_hashmap *m, const bcl_hm_key *k, int *found)
     return with_slot(erase_probe, m, k, NULL, found);
 }
 
-bcl_status bcl_hm_erase_many(const bcl_hashmap *m, const void *keys, size_t k,
-                             unsigned char *found)
+/* erase_many of fixed-size keys on a table of slots: one scratch slot for
+ * every key (bcl_hashmap_seq.c's loop calls this). */
+bcl_status bcl_hm_erase_fixed(const bcl_hashmap *m, const void *keys, size_t k,
+                              unsigned char *found)
 {
-    if (m->key_var)
-        return bcl_set_error(BCL_ERR_TYPE, "erase_many of an array needs a fixed-size "
-                             "key type");
     scratch sc;
     unsigned char *slot = scratch_get(&sc, m->key_slot);
     if (!slot)

@@ -238,10 +238,29 @@ bcl_status bcl_hm_abort(const bcl_hashmap *m, const bcl_hm_lock *lk);
  * out-of-line key and value are released. */
 bcl_status bcl_hm_erase(const bcl_hashmap *m, const bcl_hm_key *k, int *found);
 
-/* erase of k fixed-size keys (k * key_size bytes): found[i] = 0/1.  Key by
- * key with the scalar protocol (each erase is atomic on its own). */
-bcl_status bcl_hm_erase_many(const bcl_hashmap *m, const void *keys, size_t k,
-                             unsigned char *found);
+/* ---- batches key by key (bcl_hashmap_seq.c) -----------------------------
+ * k keys back to back in `keys`: key i is bytes koff[i] .. koff[i + 1] (koff:
+ * k + 1 offsets from 0; any key type), or with koff NULL key_size bytes each
+ * (a fixed-size key type).  Each key takes the scalar protocol above, in
+ * order, so each is atomic on its own; nothing else is held meanwhile (the
+ * binding runs them without the GIL). */
+
+/* erase: found[i] = 0/1. */
+bcl_status bcl_hm_erase_many(const bcl_hashmap *m, const void *keys, const size_t *koff,
+                             size_t k, unsigned char *found);
+/* insert: value i is bytes voff[i] .. voff[i + 1] of vals (any value type).
+ * The first failure stops the batch: *stored = the keys stored before it. */
+bcl_status bcl_hm_insert_seq(const bcl_hashmap *m, const void *keys, const size_t *koff,
+                             const void *vals, const size_t *voff, size_t k, size_t *stored);
+/* find (promise as bcl_hm_find's): found[i] = 0/1; the values found are
+ * appended to out, value i bytes voff[i] .. voff[i + 1] of out->buf (none
+ * when absent; voff: k + 1 entries). */
+bcl_status bcl_hm_find_seq(const bcl_hashmap *m, const void *keys, const size_t *koff,
+                           size_t k, int promise, bcl_mp_writer *out, size_t *voff,
+                           unsigned char *found);
+/* accumulate: key i's delta at deltas + i * dstep (dstep 0: one for all). */
+bcl_status bcl_hm_accumulate_seq(const bcl_hashmap *m, const void *keys, const size_t *koff,
+                                 size_t k, const void *deltas, size_t dstep);
 
 /* Between lock and commit/abort the calling thread holds the bucket; code it
  * runs meanwhile (modify()'s Python fn) that waits on that bucket would wait

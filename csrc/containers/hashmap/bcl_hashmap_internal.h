@@ -8,6 +8,7 @@
  *                         it), modify's lock / commit / abort
  *   bcl_hashmap.c         the operations: insert, find, accumulate, erase,
  *                         local insert
+ *   bcl_hashmap_seq.c     batches key by key with the operations above
  *   bcl_hashmap_bulk.c    many entries applied to this rank's own block
  *                         (HashMapBuffer's owner side)
  *   bcl_hashmap_table.c   whole-table operations: create, destroy, size,
@@ -204,6 +205,11 @@ static inline bcl_status bcl_hm_apply_heard(bcl_status st, int spilled,
 /* bcl_hm_apply_local for a map of the classic layout (bcl_hashmap_local.c). */
 bcl_status bcl_hm_classic_apply_local(const bcl_hashmap *m, const bcl_hm_key *k,
                                       const void *val, int accumulate, int *spilled);
+
+/* bcl_hm_erase_many of k fixed-size keys, one scratch slot for them all
+ * (bcl_hashmap.c; bcl_hashmap_seq.c calls it). */
+bcl_status bcl_hm_erase_fixed(const bcl_hashmap *m, const void *keys, size_t k,
+                              unsigned char *found);
 
 /* Keys per chunk of a pipelined batch (bcl_hashmap_batch.c). */
 size_t bcl_hm_chunk_keys(int rma);

@@ -236,6 +236,22 @@ static inline void prefetch_record(const bcl_hmvbuf *b, uint64_t h)
         __builtin_prefetch(b->arena.buf + s->at - 1);
 }
 
+/* Key i of a batch: serialized (koff) or of the map's fixed size. */
+static const unsigned char *key_at(const bcl_hmvbuf *b, const unsigned char *keys,
+                                   const size_t *koff, size_t i, size_t *len)
+{
+    *len = koff ? koff[i + 1] - koff[i] : b->m->key_size;
+    return keys + (koff ? koff[i] : i * b->m->key_size);
+}
+
+static uint64_t hash_at(const bcl_hmvbuf *b, const unsigned char *keys, const size_t *koff,
+                        size_t i)
+{
+    size_t len;
+    const unsigned char *k = key_at(b, keys, koff, i, &len);
+    return bcl_hm_hash(k, len);
+}
+
 bcl_status bcl_hmvbuf_add_many(bcl_hmvbuf *b, const unsigned char *keys, const size_t *koff,
                                size_t n, const unsigned char *vals, const size_t *voff,
                                size_t vstep, size_t vlen, int acc)
@@ -245,12 +261,11 @@ bcl_status bcl_hmvbuf_add_many(bcl_hmvbuf *b, const unsigned char *keys, const s
     uint64_t ring[SLOT_AHEAD];
     bcl_status st = BCL_OK;
     for (size_t i = 0; i < n && i < SLOT_AHEAD; i++)
-        ring[i] = bcl_hm_hash(keys + koff[i], koff[i + 1] - koff[i]);
+        ring[i] = hash_at(b, keys, koff, i);
     for (size_t i = 0; i < n && st == BCL_OK; i++) {
         uint64_t h = ring[i % SLOT_AHEAD];
         if (i + SLOT_AHEAD < n) {
-            size_t j = i + SLOT_AHEAD;
-            uint64_t ahead = bcl_hm_hash(keys + koff[j], koff[j + 1] - koff[j]);
+            uint64_t ahead = hash_at(b, keys, koff, i + SLOT_AHEAD);
             ring[i % SLOT_AHEAD] = ahead;
             if (b->nslots)
                 __builtin_prefetch(&b->slots[ahead & (b->nslots - 1)]);
@@ -258,8 +273,9 @@ bcl_status bcl_hmvbuf_add_many(bcl_hmvbuf *b, const unsigned char *keys, const s
         if (i + RECORD_AHEAD < n && b->nslots)
             prefetch_record(b, ring[(i + RECORD_AHEAD) % SLOT_AHEAD]);
         const unsigned char *v = voff ? vals + voff[i] : vals + i * vstep;
-        size_t len = voff ? voff[i + 1] - voff[i] : vlen;
-        st = add_hashed(b, h, keys + koff[i], koff[i + 1] - koff[i], v, len, acc);
+        size_t len = voff ? voff[i + 1] - voff[i] : vlen, klen;
+        const unsigned char *k = key_at(b, keys, koff, i, &klen);
+        st = add_hashed(b, h, k, klen, v, len, acc);
     }
     return st;
 }

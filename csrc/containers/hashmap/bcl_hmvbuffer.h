@@ -75,7 +75,8 @@ void bcl_hmvbuf_destroy(bcl_hmvbuf *b);
 bcl_status bcl_hmvbuf_add(bcl_hmvbuf *b, const void *key, size_t klen, const void *val,
                           size_t vlen, int accumulate);
 
-/* n entries: key i is keys[koff[i] .. koff[i + 1]); value i is
+/* n entries: key i is keys[koff[i] .. koff[i + 1]) (koff NULL: key_size
+ * bytes apart, a fixed-size key type); value i is
  * vals[voff[i] .. voff[i + 1]) when voff is given, else vlen bytes at
  * vals + i * vstep (vstep 0: one value for all).  Hashes and prefetches the
  * combining table's slots a few keys ahead. */

@@ -176,3 +176,21 @@ int bclpy_str_arg(PyObject *o, const char *name, int none_ok, const char **out)
     *out = PyUnicode_AsUTF8(o);
     return *out ? 0 : -1;
 }
+
+int bclpy_callable_arg(PyObject *o, const char *name, PyObject **out)
+{
+    *out = o;
+    if (PyCallable_Check(o))
+        return 0;
+    PyErr_Format(PyExc_TypeError, "%s must be callable, not %.100s", name, Py_TYPE(o)->tp_name);
+    return -1;
+}
+
+int bclpy_class_arg(PyObject *o, const char *name, PyObject **out)
+{
+    *out = o;
+    if (PyType_Check(o))
+        return 0;
+    PyErr_Format(PyExc_TypeError, "%s must be a class, not %.100s", name, Py_TYPE(o)->tp_name);
+    return -1;
+}

@@ -119,99 +119,79 @@ static int get_slice(ArrayObject *self, PyObject *key, Py_ssize_t *start,
 
 /* ---- a[...] ---------------------------------------------------------------- */
 
+/* a[key]'s elements: the first, the step between them and their count (a
+ * slice's, or the one element of an index). */
+static int item_range(ArrayObject *self, PyObject *key, Py_ssize_t *start, Py_ssize_t *step,
+                      Py_ssize_t *count)
+{
+    uint64_t i;
+    if (PySlice_Check(key))
+        return get_slice(self, key, start, step, count);
+    if (get_index(self, key, &i) < 0)
+        return -1;
+    *start = (Py_ssize_t)i;
+    *step = *count = 1;
+    return 0;
+}
+
+/* One element small enough for the stack takes one access, no array. */
+#define SMALL_ELEM 256
+
 static PyObject *array_getitem(ArrayObject *self, PyObject *key)
 {
-    if (BCLPY_USABLE(self) < 0)
-        return NULL;
-    size_t es = self->a.elem_size;
+    Py_ssize_t start, step, count;
     bcl_status st;
-    if (PySlice_Check(key)) {
-        Py_ssize_t start, step, count;
-        if (get_slice(self, key, &start, &step, &count) < 0)
-            return NULL;
-        npy_intp dims[1] = { count };
-        Py_INCREF(self->dtype);
-        PyObject *arr = PyArray_SimpleNewFromDescr(1, dims, self->dtype);
-        if (!arr)
-            return NULL;
-        void *data = PyArray_DATA((PyArrayObject *)arr);
-        if (count == 0)
-            return arr;
-        Py_BEGIN_ALLOW_THREADS
-        st = step == 1 ? bcl_array_get(&self->a, (uint64_t)start, (uint64_t)count, data)
-                       : bcl_array_get_strided(&self->a, start, step, (uint64_t)count, data);
-        Py_END_ALLOW_THREADS
-        if (st != BCL_OK) {
-            Py_DECREF(arr);
-            return bclpy_raise(st);
-        }
-        return arr;
-    }
-    uint64_t i;
-    if (get_index(self, key, &i) < 0)
+    if (BCLPY_USABLE(self) < 0 || item_range(self, key, &start, &step, &count) < 0)
         return NULL;
-    unsigned char small[256];
-    unsigned char *buf = es <= sizeof small ? small : PyMem_Malloc(es);
-    if (!buf)
-        return PyErr_NoMemory();
-    st = bcl_array_get(&self->a, i, 1, buf);
-    PyObject *r = st == BCL_OK ? bclpy_from_bytes(buf, self->dtype) : bclpy_raise(st);
-    if (buf != small)
-        PyMem_Free(buf);
-    return r;
+    if (!PySlice_Check(key) && self->a.elem_size <= SMALL_ELEM) {
+        unsigned char buf[SMALL_ELEM];
+        st = bcl_array_get(&self->a, (uint64_t)start, 1, buf);
+        return st == BCL_OK ? bclpy_from_bytes(buf, self->dtype) : bclpy_raise(st);
+    }
+    Py_INCREF(self->dtype);
+    PyObject *arr = PyArray_SimpleNewFromDescr(1, &count, self->dtype);
+    void *data = arr ? PyArray_DATA((PyArrayObject *)arr) : NULL;
+    if (!arr || count == 0)
+        return arr;
+    BCLPY_NOGIL(st = step == 1 ? bcl_array_get(&self->a, (uint64_t)start, (uint64_t)count, data)
+                               : bcl_array_get_strided(&self->a, start, step, (uint64_t)count,
+                                                       data));
+    if (st != BCL_OK || !PySlice_Check(key)) {
+        PyObject *r = st != BCL_OK ? bclpy_raise(st) : bclpy_from_bytes(data, self->dtype);
+        Py_DECREF(arr);
+        return r;
+    }
+    return arr;
 }
 
 static int array_setitem(ArrayObject *self, PyObject *key, PyObject *value)
 {
+    Py_ssize_t start, step, count;
+    bcl_status st;
     if (!value) {
         PyErr_Format(PyExc_TypeError, "%s elements cannot be deleted", tname(self));
         return -1;
     }
-    if (BCLPY_USABLE(self) < 0)
+    if (BCLPY_USABLE(self) < 0 || item_range(self, key, &start, &step, &count) < 0)
         return -1;
-    size_t es = self->a.elem_size;
-    bcl_status st;
-    if (!PySlice_Check(key)) {
-        uint64_t i;
-        if (get_index(self, key, &i) < 0)
+    if (!PySlice_Check(key) && self->a.elem_size <= SMALL_ELEM) {
+        unsigned char buf[SMALL_ELEM];
+        if (bclpy_to_bytes(value, self->dtype, buf, "value") < 0)
             return -1;
-        unsigned char small[256];
-        unsigned char *buf = es <= sizeof small ? small : PyMem_Malloc(es);
-        if (!buf) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        int rc = bclpy_to_bytes(value, self->dtype, buf, "value");
-        if (rc == 0) {
-            st = bcl_array_put(&self->a, i, 1, buf);
-            if (st != BCL_OK) {
-                bclpy_raise(st);
-                rc = -1;
-            }
-        }
-        if (buf != small)
-            PyMem_Free(buf);
-        return rc;
+        st = bcl_array_put(&self->a, (uint64_t)start, 1, buf);
+        return st == BCL_OK ? 0 : (bclpy_raise(st), -1);
     }
-    Py_ssize_t start, step, count;
-    if (get_slice(self, key, &start, &step, &count) < 0)
-        return -1;
     PyArrayObject *arr = bclpy_values_for(value, self->dtype, count, "value",
                                           "elements of the slice");
     if (!arr)
         return -1;
     const void *src = PyArray_DATA(arr);
-    Py_BEGIN_ALLOW_THREADS
-    st = count == 0 ? BCL_OK
-         : step == 1 ? bcl_array_put(&self->a, (uint64_t)start, (uint64_t)count, src)
-                     : bcl_array_put_strided(&self->a, start, step, (uint64_t)count, src);
-    Py_END_ALLOW_THREADS
+    BCLPY_NOGIL(st = count == 0 ? BCL_OK
+                     : step == 1 ? bcl_array_put(&self->a, (uint64_t)start, (uint64_t)count, src)
+                                 : bcl_array_put_strided(&self->a, start, step, (uint64_t)count,
+                                                         src));
     Py_DECREF(arr);
-    if (st != BCL_OK) {
-        bclpy_raise(st);
-        return -1;
-    }
-    return 0;
+    return st == BCL_OK ? 0 : (bclpy_raise(st), -1);
 }
 
 static Py_ssize_t array_len(ArrayObject *self)

@@ -44,7 +44,7 @@ static inline int bclpy_array_unwrap(PyObject *obj, const char *argname,
 }
 
 /* DArray/Array.update_many (array_update_py.c). */
-PyObject *bclpy_array_update_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames);
+PyObject *bclpy_array_update_many_impl(ArrayObject *self, PyObject *indices, PyObject *values,
+                                       PyObject *op);
 
 #endif /* BCLPY_ARRAY_PY_H */

@@ -116,22 +116,17 @@ static PyObject *updated(bcl_status st, PyArrayObject *idx, PyArrayObject *val)
     Py_RETURN_NONE;
 }
 
-PyObject *bclpy_array_update_many(PyObject *self, BCLPY_FASTARGS)
+PyObject *bclpy_array_update_many_impl(ArrayObject *self, PyObject *indices, PyObject *values,
+                                       PyObject *op_obj)
 {
-    static const char *const names[] = BCLPY_ARGS_ARR_UPDATE_MANY;
-    PyObject *a_[3];
-    const bcl_array *a;
-    PyArray_Descr *dtype;
     bcl_elem elem;
     bcl_atomic_op op;
     PyArrayObject *idx, *val;
-    if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 3, a_) < 0 ||
-        bclpy_array_unwrap(self, "self", &a, &dtype) < 0 ||
-        elem_of(dtype, &elem, "update_many") < 0 || op_of(a_[2], &op) < 0 ||
-        updates_of(a_[0], a_[1], a, dtype, &idx, &val) < 0)
+    if (elem_of(self->dtype, &elem, "update_many") < 0 || op_of(op_obj, &op) < 0 ||
+        updates_of(indices, values, &self->a, self->dtype, &idx, &val) < 0)
         return NULL;
     bcl_status st;
-    BCLPY_NOGIL(st = bcl_array_update_many(a, PyArray_DATA(idx), PyArray_DATA(val),
+    BCLPY_NOGIL(st = bcl_array_update_many(&self->a, PyArray_DATA(idx), PyArray_DATA(val),
                                            (size_t)PyArray_SIZE(idx), elem, op));
     return updated(st, idx, val);
 }
@@ -185,22 +180,19 @@ static void db_dealloc(bclpy_DABuf *self)
     bclpy_dealloc_end((PyObject *)self);
 }
 
+/* The buffer and its array must be usable (the methods' guard). */
 static int db_live(bclpy_DABuf *self)
 {
     const bcl_array *a;
     PyArray_Descr *dtype;
-    if (BCLPY_USABLE(self) < 0)
-        return -1;
-    return bclpy_array_unwrap(self->array, "array", &a, &dtype);
+    return BCLPY_USABLE(self) < 0 ? -1 : bclpy_array_unwrap(self->array, "array", &a, &dtype);
 }
 
 static PyObject *db_update_many_impl(bclpy_DABuf *self, PyObject *indices, PyObject *values)
 {
-    const bcl_array *a;
-    PyArray_Descr *dtype;
+    ArrayObject *arr = (ArrayObject *)self->array;
     PyArrayObject *idx, *val;
-    if (db_live(self) < 0 || bclpy_array_unwrap(self->array, "array", &a, &dtype) < 0 ||
-        updates_of(indices, values, a, dtype, &idx, &val) < 0)
+    if (updates_of(indices, values, &arr->a, arr->dtype, &idx, &val) < 0)
         return NULL;
     bcl_status st;
     BCLPY_NOGIL(st = bcl_dabuf_add(&self->b, PyArray_DATA(idx), PyArray_DATA(val),
@@ -208,10 +200,8 @@ static PyObject *db_update_many_impl(bclpy_DABuf *self, PyObject *indices, PyObj
     return updated(st, idx, val);
 }
 
-static PyObject *db_flush(bclpy_DABuf *self, PyObject *noargs)
+static PyObject *db_flush_impl(bclpy_DABuf *self)
 {
-    if (db_live(self) < 0)
-        return NULL;
     CHECK_NOGIL(bcl_dabuf_flush(&self->b));
     Py_RETURN_NONE;
 }
@@ -221,11 +211,9 @@ static PyObject *db_flush(bclpy_DABuf *self, PyObject *noargs)
 static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs >= 1 && args[0] == Py_None) {
-        PyObject *r = db_flush(self, NULL);
-        if (!r)
-            return NULL;
-        Py_DECREF(r);
-        if (!(r = PyObject_CallMethod((PyObject *)self, "close", NULL)))
+        PyObject *r = db_live(self) < 0 ? NULL : db_flush_impl(self);
+        Py_XDECREF(r);
+        if (!r || !(r = PyObject_CallMethod((PyObject *)self, "close", NULL)))
             return NULL;
         Py_DECREF(r);
     }

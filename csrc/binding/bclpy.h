@@ -79,6 +79,10 @@ PyObject *bclpy_raise(bcl_status st);
 /* Replace the pending exception by one of class `type` (NULL: the same
  * class) saying fmt's message, then ": " and the old one; returns NULL. */
 PyObject *bclpy_error_from(PyObject *type, const char *fmt, ...);
+/* A new exception class `name` deriving from base and base2 (NULL: from
+ * base alone); NULL with the exception. */
+PyObject *bclpy_new_exception(const char *name, const char *doc, PyObject *base,
+                              PyObject *base2);
 /* Create the classes into st and add them to module m (pybcl._core). */
 int bclpy_add_exceptions(PyObject *m, bclpy_state *st);
 
@@ -305,6 +309,10 @@ int bclpy_str_arg(PyObject *o, const char *name, int none_ok, const char **out);
 
 /* Any object as 0/1 by its truth value (bool(o)), in the converters' shape. */
 int bclpy_truth_arg(PyObject *o, const char *name, int *out);
+
+/* A callable / a class (borrowed); -1 with TypeError naming it. */
+int bclpy_callable_arg(PyObject *o, const char *name, PyObject **out);
+int bclpy_class_arg(PyObject *o, const char *name, PyObject **out);
 
 /* ---- views of segment memory (view.c) ---------------------------------- */
 

@@ -12,22 +12,13 @@
 
 #include "binding/generated/runtime.h"
 
-static PyObject *py_configure(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_configure_impl(PyObject *self, PyObject *init, PyObject *hashmap_promise,
+                                   PyObject *queue_promise)
 {
-    BCLPY_ARG_TABLE(BCLPY_ARGS_CONFIGURE);
-    if (bclpy_parse("_configure", args, nargs, kwnames, names, 3, 3, a) < 0)
-        return NULL;
-    if (!PyCallable_Check(a[0]))
-        return PyErr_Format(PyExc_TypeError, "init must be callable, not %.100s",
-                            Py_TYPE(a[0])->tp_name);
-    for (int i = 1; i < 3; i++)
-        if (!PyType_Check(a[i]))
-            return PyErr_Format(PyExc_TypeError, "%s must be a class, not %.100s",
-                                names[i], Py_TYPE(a[i])->tp_name);
     bclpy_state *st = bclpy_module_state(self);
-    Py_XSETREF(st->init_fn, Py_NewRef(a[0]));
-    Py_XSETREF(st->promise_cls[0], Py_NewRef(a[1]));
-    Py_XSETREF(st->promise_cls[1], Py_NewRef(a[2]));
+    Py_XSETREF(st->init_fn, Py_NewRef(init));
+    Py_XSETREF(st->promise_cls[0], Py_NewRef(hashmap_promise));
+    Py_XSETREF(st->promise_cls[1], Py_NewRef(queue_promise));
     Py_RETURN_NONE;
 }
 

@@ -117,40 +117,37 @@ PyObject *bclpy_raise(bcl_status st)
     return NULL;
 }
 
+PyObject *bclpy_new_exception(const char *name, const char *doc, PyObject *base,
+                              PyObject *base2)
+{
+    PyObject *bases = PyTuple_Pack(base2 ? 2 : 1, base, base2);
+    PyObject *exc = bases ? PyErr_NewExceptionWithDoc(name, doc, bases, NULL) : NULL;
+    Py_XDECREF(bases);
+    return exc;
+}
+
 /* pybcl.<name> subclassing both queue.<base> and pybcl.Error, so code
  * written for the standard library's queues catches pybcl's too. */
 static PyObject *queue_style_exception(const char *name, const char *base,
                                        const char *doc, PyObject *error)
 {
     PyObject *queue_mod = PyImport_ImportModule("queue");
-    if (!queue_mod)
-        return NULL;
-    PyObject *std = PyObject_GetAttrString(queue_mod, base);
-    Py_DECREF(queue_mod);
-    if (!std)
-        return NULL;
-    PyObject *bases = PyTuple_Pack(2, std, error);
-    Py_DECREF(std);
-    if (!bases)
-        return NULL;
-    PyObject *exc = PyErr_NewExceptionWithDoc(name, doc, bases, NULL);
-    Py_DECREF(bases);
+    PyObject *std = queue_mod ? PyObject_GetAttrString(queue_mod, base) : NULL;
+    PyObject *exc = std ? bclpy_new_exception(name, doc, std, error) : NULL;
+    Py_XDECREF(queue_mod);
+    Py_XDECREF(std);
     return exc;
 }
 
 int bclpy_add_exceptions(PyObject *m, bclpy_state *st)
 {
     PyObject **e = st->exc;
-    e[BCLPY_E_ERROR] = PyErr_NewExceptionWithDoc("pybcl.Error", BCLPY_DOC_EXC_ERROR, NULL,
-                                                 NULL);
+    e[BCLPY_E_ERROR] = bclpy_new_exception("pybcl.Error", BCLPY_DOC_EXC_ERROR,
+                                           PyExc_Exception, NULL);
     if (!e[BCLPY_E_ERROR])
         return -1;
-    PyObject *bases = PyTuple_Pack(2, PyExc_MemoryError, e[BCLPY_E_ERROR]);
-    if (!bases)
-        return -1;
-    e[BCLPY_E_SEGMENTFULL] = PyErr_NewExceptionWithDoc("pybcl.SegmentFull",
-                                                       BCLPY_DOC_EXC_SEGMENTFULL, bases, NULL);
-    Py_DECREF(bases);
+    e[BCLPY_E_SEGMENTFULL] = bclpy_new_exception("pybcl.SegmentFull", BCLPY_DOC_EXC_SEGMENTFULL,
+                                                 PyExc_MemoryError, e[BCLPY_E_ERROR]);
     e[BCLPY_E_CONTAINERFULL] = queue_style_exception(
         "pybcl.ContainerFull", "Full", BCLPY_DOC_EXC_CONTAINERFULL, e[BCLPY_E_ERROR]);
     e[BCLPY_E_EMPTY] = queue_style_exception("pybcl.Empty", "Empty", BCLPY_DOC_EXC_EMPTY,

@@ -326,16 +326,12 @@ static int gptr_setitem(bclpy_GlobalPtr *self, PyObject *key, PyObject *value)
 
 static PyObject *gptr_local_impl(bclpy_GlobalPtr *self, PyObject *count_obj)
 {
-    if (!count_obj)
-        count_obj = Py_None;
-    if (bclpy_ensure_init() < 0)
-        return NULL;
     if (self->ptr.rank != bcl_rt.rank)
         return PyErr_Format(PyExc_ValueError, "ptr.local(): %R is owned by rank %d, not "
                             "by this rank (%d)", (PyObject *)self, (int)self->ptr.rank,
                             bcl_rt.rank);
     long long count;
-    if (count_obj == Py_None) {
+    if (!count_obj || count_obj == Py_None) {
         /* A pointer to the start of a block views the whole block. */
         count = bcl_alloc_is_block(self->ptr.offset)
                     ? (long long)(bcl_alloc_block_size(self->ptr.offset) /
@@ -368,12 +364,9 @@ static PyObject *gptr_reduce(bclpy_GlobalPtr *self, PyObject *noargs)
                          (unsigned long long)self->blk_len);
 }
 
-static PyObject *gptr_setstate(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
+static PyObject *gptr_setstate_impl(bclpy_GlobalPtr *self, PyObject *state)
 {
-    PyObject *state;
     long long off, len;
-    if (bclpy_parse("__setstate__", args, nargs, kwnames, NULL, 1, 1, &state) < 0)
-        return NULL;
     if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 2)
         return PyErr_Format(PyExc_TypeError, "__setstate__: state must be a tuple "
                             "(offset, length), not %R", state);

@@ -177,9 +177,6 @@ static PyObject *hm_accumulate_impl(bclpy_HashMap *self, PyObject *key, PyObject
 
 static PyObject *hm_modify_impl(bclpy_HashMap *self, PyObject *key, PyObject *fn)
 {
-    if (!PyCallable_Check(fn))     /* before the bucket is locked */
-        return PyErr_Format(PyExc_TypeError, "modify: fn must be callable, not %.100s",
-                            Py_TYPE(fn)->tp_name);
     bcl_mp_writer kw, vw;
     bcl_mp_writer_init(&kw);
     bcl_mp_writer_init(&vw);

@@ -182,23 +182,15 @@ HB_ADD_METHOD(hb_accumulate, BCLPY_ARGS_HB_ACCUMULATE, "accumulate", 1, 0)
 HB_ADD_METHOD(hb_insert_many, BCLPY_ARGS_HB_INSERT_MANY, "insert_many", 0, 1)
 HB_ADD_METHOD(hb_accumulate_many, BCLPY_ARGS_HB_ACCUMULATE_MANY, "accumulate_many", 1, 1)
 
-/* flush() agrees first (the same step as every collective): a rank in
- * another collective, or flushing another buffer, makes all raise here
+/* flush() agrees first (the same step as every collective; the spec's
+ * `collective:` joins a rank whose buffer is not usable as failed): a rank
+ * in another collective, or flushing another buffer, makes all raise here
  * instead of feeding garbage to the flush's own reductions. */
-static int flush_agree(bclpy_HMBuf *self)
+static PyObject *hb_flush_impl(bclpy_HMBuf *self)
 {
     static const char *const names[] = { "#buffer" };
     int64_t vals[] = { (int64_t)(bcl_hm_buffer_digest(&self->b) >> 1) };
-    bclpy_collective_begin();
-    int rc = BCLPY_USABLE(self);
-    if (rc == 0)
-        rc = bclpy_agree("HashMapBuffer.flush()", names, vals, 1);
-    return bclpy_collective_end(rc, "HashMapBuffer.flush()");
-}
-
-static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
-{
-    if (flush_agree(self) < 0)
+    if (bclpy_agree("HashMapBuffer.flush()", names, vals, 1) < 0)
         return NULL;
     CHECK_NOGIL(bcl_hm_buffer_flush(&self->b));
     Py_RETURN_NONE;

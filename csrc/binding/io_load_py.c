@@ -53,10 +53,10 @@ static int make_container(PyObject *make, PyObject *info, const bcl_sv_file *f,
     return 0;
 }
 
-static PyObject *load_body(PyObject *path_o, PyObject *make)
+/* Collective: its arguments convert inside the collective (the spec's
+ * `collective:`), so a rank whose call is malformed still joins. */
+static PyObject *py_io_load_impl(PyObject *self, PyObject *path_o, PyObject *make)
 {
-    if (!PyCallable_Check(make))
-        return PyErr_Format(PyExc_TypeError, "make must be callable");
     PyObject *path = bclpy_io_path(path_o), *info = NULL, *c = NULL;
     if (!path || bclpy_ensure_init() < 0) {
         Py_XDECREF(path);
@@ -98,14 +98,6 @@ out:
     Py_DECREF(path);
     Py_XDECREF(info);
     return c;
-}
-
-static PyObject *py_io_load_impl(PyObject *self, PyObject *path, PyObject *make)
-{
-    bclpy_collective_begin();
-    PyObject *r = load_body(path, make);
-    bclpy_collective_end(r ? 0 : -1, "pybcl.load()");
-    return r;
 }
 
 /* The method tables, their argument parsing and the types (from the spec). */

@@ -25,15 +25,10 @@
  * "not a pybcl file" contract, a ValueError (made once, kept in st). */
 static PyObject *not_a_file_error(bclpy_state *st)
 {
-    if (st && !st->not_a_file) {
-        PyObject *bases = PyTuple_Pack(2, PyExc_IsADirectoryError, PyExc_ValueError);
-        st->not_a_file = bases ? PyErr_NewExceptionWithDoc(
-                                     "pybcl.io.NotAFileError",
-                                     "A directory where a pybcl file belongs (an "
-                                     "IsADirectoryError and a ValueError).", bases, NULL)
-                               : NULL;
-        Py_XDECREF(bases);
-    }
+    if (st && !st->not_a_file)
+        st->not_a_file = bclpy_new_exception(
+            "pybcl.io.NotAFileError", "A directory where a pybcl file belongs (an "
+            "IsADirectoryError and a ValueError).", PyExc_IsADirectoryError, PyExc_ValueError);
     return st ? st->not_a_file : NULL;
 }
 
@@ -250,8 +245,6 @@ static PyObject *py_io_read_impl(PyObject *self, PyObject *path)
 
 static PyObject *py_io_configure_impl(PyObject *self, PyObject *describe)
 {
-    if (!PyCallable_Check(describe))
-        return PyErr_Format(PyExc_TypeError, "describe must be callable");
     bclpy_state *st = bclpy_module_state(self);
     Py_XSETREF(st->describe_fn, Py_NewRef(describe));
     PyObject *exc = not_a_file_error(st);

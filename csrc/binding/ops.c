@@ -136,25 +136,20 @@ static int atomic_args(bclpy_GlobalPtr *p, PyObject *v, int *width, uint64_t *op
     return v ? bclpy_atomic_operand(v, p->dtype, operand, vname) : 0;
 }
 
-static PyObject *fetch_op(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                          PyObject *kwnames, bcl_atomic_op op, const char *name)
+static PyObject *fetch_op(bclpy_GlobalPtr *p, PyObject *v, bcl_atomic_op op)
 {
-    static const char *const names[] = { "ptr", "v" };
-    PyObject *a[2];
-    bclpy_GlobalPtr *p;
     int width;
     uint64_t operand, old;
-    if (bclpy_parse(name, args, nargs, kwnames, names, 2, 2, a) < 0 ||
-        gptr_arg(self, a[0], "ptr", &p) < 0 || atomic_args(p, a[1], &width, &operand, "v") < 0)
+    if (atomic_args(p, v, &width, &operand, "v") < 0)
         return NULL;
     CHECK(bcl_fetch_op(p->ptr, width, op, operand, &old));
     return bclpy_atomic_result(old, p->dtype);
 }
 
 #define FETCH_OP(fn, op)                                                        \
-    static PyObject *py_##fn(PyObject *self, BCLPY_FASTARGS)                    \
+    static PyObject *py_##fn##_impl(PyObject *self, bclpy_GlobalPtr *ptr, PyObject *v) \
     {                                                                           \
-        return fetch_op(self, args, nargs, kwnames, op, #fn);                   \
+        return fetch_op(ptr, v, op);                                            \
     }
 FETCH_OP(fetch_and_add, BCL_OP_ADD)
 FETCH_OP(fetch_and_or, BCL_OP_OR)

@@ -127,8 +127,6 @@
     ">>> a = pybcl.DArray(1 << 20, dtype='uint64')\n" \
     ">>> a.update_many(np.array([3, 7, 3]), np.array([1, 2, 4], dtype=np.uint64), op='xor')"
 
-#define BCLPY_ARGS_ARR_UPDATE_MANY { "indices", "values", "op" }
-
 #define BCLPY_DOC_DARRAY \
     BCLPY_SIG("DArray(size, dtype='int64')") \
     "A 1-D array of `size` elements of a fixed-size dtype, distributed\n" \

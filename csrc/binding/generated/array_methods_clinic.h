@@ -77,6 +77,19 @@ static PyObject *array_local_range(ArrayObject *self, PyObject *noargs)
     return array_local_range_impl(self);
 }
 
+PyObject *bclpy_array_update_many_impl(ArrayObject *self, PyObject *indices, PyObject *values,
+                                       PyObject *op);
+
+static PyObject *bclpy_array_update_many(ArrayObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = { "indices", "values", "op" };
+    PyObject *a[3];
+    if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 3, a) < 0
+        || BCLPY_USABLE(self) < 0)
+        return NULL;
+    return bclpy_array_update_many_impl(self, a[0], a[1], a[2]);
+}
+
 static int darray_init_impl(ArrayObject *self, long long size, PyObject *dtype);
 
 static int darray_init_parsed(ArrayObject *self, PyObject *args, PyObject *kwds)

@@ -5,7 +5,24 @@
 #include "binding/generated/runtime.h"
 #include "binding/properties.h"
 
-static PyObject *py_configure(PyObject *self, BCLPY_FASTARGS);
+static PyObject *py_configure_impl(PyObject *self, PyObject *init, PyObject *hashmap_promise,
+                                   PyObject *queue_promise);
+
+static PyObject *py_configure(PyObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = { "init", "hashmap_promise", "queue_promise" };
+    PyObject *a[3];
+    PyObject *init;
+    PyObject *hashmap_promise;
+    PyObject *queue_promise;
+    if (bclpy_parse("_configure", args, nargs, kwnames, names, 3, 3, a) < 0
+        || bclpy_callable_arg(a[0], "init", &init) < 0
+        || bclpy_class_arg(a[1], "hashmap_promise", &hashmap_promise) < 0
+        || bclpy_class_arg(a[2], "queue_promise", &queue_promise) < 0)
+        return NULL;
+    return py_configure_impl(self, init, hashmap_promise, queue_promise);
+}
+
 
 PyMethodDef bclpy_configure_methods[] = {
     {"_configure", BCLPY_KW_METHOD(py_configure), BCLPY_DOC_CONFIGURE},

@@ -7,12 +7,22 @@
 
 static PyObject *py_io_load_impl(PyObject *self, PyObject *path, PyObject *make);
 
-static PyObject *py_io_load(PyObject *self, BCLPY_FASTARGS)
+static PyObject *py_io_load_parsed(PyObject *self, BCLPY_FASTARGS)
 {
     PyObject *a[2];
-    if (bclpy_parse("_io_load", args, nargs, kwnames, NULL, 2, 2, a) < 0)
+    PyObject *make;
+    if (bclpy_parse("_io_load", args, nargs, kwnames, NULL, 2, 2, a) < 0
+        || bclpy_callable_arg(a[1], "make", &make) < 0)
         return NULL;
-    return py_io_load_impl(self, a[0], a[1]);
+    return py_io_load_impl(self, a[0], make);
+}
+
+static PyObject *py_io_load(PyObject *self, BCLPY_FASTARGS)
+{
+    bclpy_collective_begin();
+    PyObject *r = py_io_load_parsed(self, args, nargs, kwnames);
+    bclpy_collective_end(r ? 0 : -1, "pybcl.load()");
+    return r;
 }
 
 

@@ -10,9 +10,11 @@ static PyObject *py_io_configure_impl(PyObject *self, PyObject *describe);
 static PyObject *py_io_configure(PyObject *self, BCLPY_FASTARGS)
 {
     PyObject *a[1];
-    if (bclpy_parse("_io_configure", args, nargs, kwnames, NULL, 1, 1, a) < 0)
+    PyObject *describe;
+    if (bclpy_parse("_io_configure", args, nargs, kwnames, NULL, 1, 1, a) < 0
+        || bclpy_callable_arg(a[0], "describe", &describe) < 0)
         return NULL;
-    return py_io_configure_impl(self, a[0]);
+    return py_io_configure_impl(self, describe);
 }
 
 static PyObject *py_io_info_impl(PyObject *self, PyObject *path);

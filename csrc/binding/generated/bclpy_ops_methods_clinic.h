@@ -60,6 +60,71 @@ static PyObject *py_rput(PyObject *self, BCLPY_FASTARGS)
     return py_rput_impl(self, ptr, a[1]);
 }
 
+static PyObject *py_fetch_and_add_impl(PyObject *self, bclpy_GlobalPtr *ptr, PyObject *v);
+
+static PyObject *py_fetch_and_add(PyObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = { "ptr", "v" };
+    PyObject *a[2];
+    bclpy_GlobalPtr *ptr;
+    if (bclpy_parse("fetch_and_add", args, nargs, kwnames, names, 2, 2, a) < 0
+        || gptr_arg(self, a[0], "ptr", &ptr) < 0)
+        return NULL;
+    return py_fetch_and_add_impl(self, ptr, a[1]);
+}
+
+static PyObject *py_fetch_and_or_impl(PyObject *self, bclpy_GlobalPtr *ptr, PyObject *v);
+
+static PyObject *py_fetch_and_or(PyObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = { "ptr", "v" };
+    PyObject *a[2];
+    bclpy_GlobalPtr *ptr;
+    if (bclpy_parse("fetch_and_or", args, nargs, kwnames, names, 2, 2, a) < 0
+        || gptr_arg(self, a[0], "ptr", &ptr) < 0)
+        return NULL;
+    return py_fetch_and_or_impl(self, ptr, a[1]);
+}
+
+static PyObject *py_fetch_and_and_impl(PyObject *self, bclpy_GlobalPtr *ptr, PyObject *v);
+
+static PyObject *py_fetch_and_and(PyObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = { "ptr", "v" };
+    PyObject *a[2];
+    bclpy_GlobalPtr *ptr;
+    if (bclpy_parse("fetch_and_and", args, nargs, kwnames, names, 2, 2, a) < 0
+        || gptr_arg(self, a[0], "ptr", &ptr) < 0)
+        return NULL;
+    return py_fetch_and_and_impl(self, ptr, a[1]);
+}
+
+static PyObject *py_fetch_and_xor_impl(PyObject *self, bclpy_GlobalPtr *ptr, PyObject *v);
+
+static PyObject *py_fetch_and_xor(PyObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = { "ptr", "v" };
+    PyObject *a[2];
+    bclpy_GlobalPtr *ptr;
+    if (bclpy_parse("fetch_and_xor", args, nargs, kwnames, names, 2, 2, a) < 0
+        || gptr_arg(self, a[0], "ptr", &ptr) < 0)
+        return NULL;
+    return py_fetch_and_xor_impl(self, ptr, a[1]);
+}
+
+static PyObject *py_atomic_swap_impl(PyObject *self, bclpy_GlobalPtr *ptr, PyObject *v);
+
+static PyObject *py_atomic_swap(PyObject *self, BCLPY_FASTARGS)
+{
+    static const char *const names[] = { "ptr", "v" };
+    PyObject *a[2];
+    bclpy_GlobalPtr *ptr;
+    if (bclpy_parse("atomic_swap", args, nargs, kwnames, names, 2, 2, a) < 0
+        || gptr_arg(self, a[0], "ptr", &ptr) < 0)
+        return NULL;
+    return py_atomic_swap_impl(self, ptr, a[1]);
+}
+
 static PyObject *py_atomic_load_impl(PyObject *self, bclpy_GlobalPtr *ptr);
 
 static PyObject *py_atomic_load(PyObject *self, BCLPY_FASTARGS)
@@ -107,11 +172,6 @@ static PyObject *py_bytes_in_use(PyObject *self, PyObject *noargs)
     return PyLong_FromSize_t(bcl_alloc_bytes_in_use());
 }
 
-static PyObject *py_fetch_and_add(PyObject *self, BCLPY_FASTARGS);
-static PyObject *py_fetch_and_or(PyObject *self, BCLPY_FASTARGS);
-static PyObject *py_fetch_and_and(PyObject *self, BCLPY_FASTARGS);
-static PyObject *py_fetch_and_xor(PyObject *self, BCLPY_FASTARGS);
-static PyObject *py_atomic_swap(PyObject *self, BCLPY_FASTARGS);
 
 PyMethodDef bclpy_ops_methods[] = {
     {"alloc", BCLPY_KW_METHOD(py_alloc), BCLPY_DOC_ALLOC},

@@ -51,12 +51,21 @@ static PyObject *db_update_many(bclpy_DABuf *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "indices", "values" };
     PyObject *a[2];
-    if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 2, a) < 0)
+    if (bclpy_parse("update_many", args, nargs, kwnames, names, 2, 2, a) < 0
+        || db_live(self) < 0)
         return NULL;
     return db_update_many_impl(self, a[0], a[1]);
 }
 
-static PyObject *db_flush(bclpy_DABuf *self, PyObject *noargs);
+static PyObject *db_flush_impl(bclpy_DABuf *self);
+
+static PyObject *db_flush(bclpy_DABuf *self, PyObject *noargs)
+{
+    if (db_live(self) < 0)
+        return NULL;
+    return db_flush_impl(self);
+}
+
 static PyObject *db_close(bclpy_DABuf *self, PyObject *noargs);
 static PyObject *db_exit(bclpy_DABuf *self, PyObject *const *args, Py_ssize_t nargs);
 

@@ -26,13 +26,23 @@ static PyObject *gptr_local(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "count" };
     PyObject *a[1];
-    if (bclpy_parse("local", args, nargs, kwnames, names, 0, 1, a) < 0)
+    if (bclpy_parse("local", args, nargs, kwnames, names, 0, 1, a) < 0
+        || bclpy_ensure_init() < 0)
         return NULL;
     return gptr_local_impl(self, a[0]);
 }
 
+static PyObject *gptr_setstate_impl(bclpy_GlobalPtr *self, PyObject *state);
+
+static PyObject *gptr_setstate(bclpy_GlobalPtr *self, BCLPY_FASTARGS)
+{
+    PyObject *a[1];
+    if (bclpy_parse("__setstate__", args, nargs, kwnames, NULL, 1, 1, a) < 0)
+        return NULL;
+    return gptr_setstate_impl(self, a[0]);
+}
+
 static PyObject *gptr_reduce(bclpy_GlobalPtr *self, PyObject *noargs);
-static PyObject *gptr_setstate(bclpy_GlobalPtr *self, BCLPY_FASTARGS);
 
 static PyMethodDef gptr_methods[] = {
     {"local", BCLPY_KW_METHOD(gptr_local), BCLPY_DOC_GPTR_LOCAL},

@@ -49,12 +49,21 @@ static PyObject *hashmapbuffer_get_grow(bclpy_HMBuf *self, void *closure)
     return PyBool_FromLong(self->b.grow);
 }
 
+static PyObject *hb_flush_impl(bclpy_HMBuf *self);
+
+static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs)
+{
+    bclpy_collective_begin();
+    PyObject *r = BCLPY_USABLE(self) < 0 ? NULL : hb_flush_impl(self);
+    bclpy_collective_end(r ? 0 : -1, "HashMapBuffer.flush()");
+    return r;
+}
+
 static PyObject *hb_close(bclpy_HMBuf *self, PyObject *noargs);
 static PyObject *hb_insert(bclpy_HMBuf *self, BCLPY_FASTARGS);
 static PyObject *hb_accumulate(bclpy_HMBuf *self, BCLPY_FASTARGS);
 static PyObject *hb_insert_many(bclpy_HMBuf *self, BCLPY_FASTARGS);
 static PyObject *hb_accumulate_many(bclpy_HMBuf *self, BCLPY_FASTARGS);
-static PyObject *hb_flush(bclpy_HMBuf *self, PyObject *noargs);
 
 static PyMethodDef hb_methods[] = {
     {"close", (PyCFunction)(hb_close), METH_NOARGS, BCLPY_DOC_CLOSE},

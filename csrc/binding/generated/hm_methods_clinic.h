@@ -103,10 +103,12 @@ static PyObject *hm_modify(bclpy_HashMap *self, BCLPY_FASTARGS)
 {
     static const char *const names[] = { "key", "fn" };
     PyObject *a[2];
+    PyObject *fn;
     if (bclpy_parse("modify", args, nargs, kwnames, names, 2, 2, a) < 0
+        || bclpy_callable_arg(a[1], "fn", &fn) < 0
         || BCLPY_USABLE(self) < 0)
         return NULL;
-    return hm_modify_impl(self, a[0], a[1]);
+    return hm_modify_impl(self, a[0], fn);
 }
 
 PyObject *bclpy_hm_insert_many_impl(bclpy_HashMap *self, PyObject *keys, PyObject *values,

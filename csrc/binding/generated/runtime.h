@@ -49,8 +49,6 @@
     "the runtime (pybcl.init) and the promise flag classes ConProm.HashMap and\n" \
     "ConProm.CircularQueue.  Called once by pybcl/__init__.py at import.  Local."
 
-#define BCLPY_ARGS_CONFIGURE { "init", "hashmap_promise", "queue_promise" }
-
 #define BCLPY_DOC_INIT \
     BCLPY_SIG("init(comm_address, segment_size, transport, async_progress, /)") \
     "Internal: start the runtime.  Collective.  Use pybcl.init() instead.\n" \

@@ -101,8 +101,13 @@ void bclpy_hm_keys_free(bclpy_hm_keys *ks)
 }
 
 int bclpy_hm_values_bytes(const bclpy_HashMap *hm, PyObject *vals, Py_ssize_t n,
-                          bcl_mp_writer *w, size_t *off)
+                          bcl_mp_writer *w, size_t **offp)
 {
+    size_t *off = *offp = PyMem_Malloc(((size_t)n + 1) * sizeof *off);
+    if (!off) {
+        PyErr_NoMemory();
+        return -1;
+    }
     PyObject *seq = PySequence_Fast(vals, "values must be a sequence");
     if (!seq)
         return -1;

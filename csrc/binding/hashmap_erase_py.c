@@ -40,7 +40,7 @@ PyObject *bclpy_hm_erase_many_impl(bclpy_HashMap *self, PyObject *keys)
     }
     if (found) {
         bcl_status st;
-        BCLPY_NOGIL(st = bcl_hm_erase_many(&self->m, bclpy_hm_keys_bytes(&ks), ks.off, ks.k,
+        BCLPY_NOGIL(st = bcl_hm_erase_many(&self->m, bclpy_hm_keys_data(&ks), ks.off, ks.k,
                                            (unsigned char *)PyArray_DATA(found)));
         if (st != BCL_OK) {
             Py_CLEAR(found);

@@ -59,12 +59,11 @@ static PyObject *insert_many_seq(bclpy_HashMap *self, const bclpy_hm_keys *ks,
 {
     bcl_mp_writer vw;
     bcl_mp_writer_init(&vw);
-    size_t *voff = PyMem_Malloc((ks->k + 1) * sizeof *voff), stored = 0;
+    size_t *voff = NULL, stored = 0;
     bcl_status st = BCL_OK;
-    int rc = voff ? bclpy_hm_values_bytes(self, values, (Py_ssize_t)ks->k, &vw, voff)
-                  : (PyErr_NoMemory(), -1);
+    int rc = bclpy_hm_values_bytes(self, values, (Py_ssize_t)ks->k, &vw, &voff);
     if (rc == 0)
-        BCLPY_NOGIL(st = bcl_hm_insert_seq(&self->m, bclpy_hm_keys_bytes(ks), ks->off, vw.buf,
+        BCLPY_NOGIL(st = bcl_hm_insert_seq(&self->m, bclpy_hm_keys_data(ks), ks->off, vw.buf,
                                            voff, ks->k, &stored));
     if (rc == 0 && st != BCL_OK) {
         bclpy_raise(st);
@@ -118,7 +117,7 @@ static PyObject *find_many_var(bclpy_HashMap *self, PyObject *keys, int promise)
         goto out;
     }
     unsigned char *f = PyArray_DATA(found);
-    BCLPY_NOGIL(st = bcl_hm_find_seq(&self->m, bclpy_hm_keys_bytes(&ks), ks.off, ks.k,
+    BCLPY_NOGIL(st = bcl_hm_find_seq(&self->m, bclpy_hm_keys_data(&ks), ks.off, ks.k,
                                      promise, &vw, voff, f));
     if (st != BCL_OK) {
         bclpy_raise(st);
@@ -213,7 +212,7 @@ static PyObject *accumulate_many_seq(bclpy_HashMap *self, const bclpy_hm_keys *k
                                      PyArrayObject *da)
 {
     bcl_status st;
-    BCLPY_NOGIL(st = bcl_hm_accumulate_seq(&self->m, ks->w.buf, ks->off, ks->k,
+    BCLPY_NOGIL(st = bcl_hm_accumulate_seq(&self->m, bclpy_hm_keys_data(ks), ks->off, ks->k,
                                            PyArray_DATA(da), self->m.val_size));
     return st == BCL_OK ? Py_NewRef(Py_None) : bclpy_raise(st);
 }

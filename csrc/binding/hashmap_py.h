@@ -73,16 +73,17 @@ int bclpy_hm_key_bytes(const bclpy_HashMap *hm, PyObject *key, bcl_mp_writer *w,
  * keys[i] (a compact ASCII str key is copied without a call). */
 int bclpy_hm_keys_of(const bclpy_HashMap *hm, PyObject *keys, bclpy_hm_keys *ks);
 void bclpy_hm_keys_free(bclpy_hm_keys *ks);
-static inline const void *bclpy_hm_keys_bytes(const bclpy_hm_keys *ks)
+/* Their bytes, as the core's batches take them with ks->off. */
+static inline const void *bclpy_hm_keys_data(const bclpy_hm_keys *ks)
 {
     return ks->arr ? PyArray_DATA(ks->arr) : (const void *)ks->w.buf;
 }
 /* n values of any value type serialized back to back into w, value i at
- * off[i] .. off[i + 1] (off: n + 1 entries); -1 with the exception naming
- * values[i], or the count when vals is not a sequence of n. */
+ * (*off)[i] .. (*off)[i + 1] (n + 1 offsets, PyMem: PyMem_Free them, also
+ * after a failure); -1 with the exception naming values[i], or the count
+ * when vals is not a sequence of n. */
 int bclpy_hm_values_bytes(const bclpy_HashMap *hm, PyObject *vals, Py_ssize_t n,
-                          bcl_mp_writer *w, size_t *off);
-
+                          bcl_mp_writer *w, size_t **off);
 /* ---- batch methods (hashmap_many_py.c) ----------------------------------- */
 PyObject *bclpy_hm_local_arrays_impl(bclpy_HashMap *self);
 PyObject *bclpy_hm_insert_many_impl(bclpy_HashMap *self, PyObject *keys, PyObject *values,

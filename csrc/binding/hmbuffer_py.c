@@ -126,9 +126,7 @@ static PyObject *add_many(bclpy_HMBuf *self, PyObject *keys, PyObject *vals, int
     bcl_mp_writer_reset(&self->vw);
     int rc = bclpy_hm_keys_of(hm, keys, &ks);
     if (rc == 0 && bclpy_elemtype_is_var(&hm->vt)) {
-        voff = PyMem_Malloc((ks.k + 1) * sizeof *voff);
-        rc = voff ? bclpy_hm_values_bytes(hm, vals, (Py_ssize_t)ks.k, &self->vw, voff)
-                  : (PyErr_NoMemory(), -1);
+        rc = bclpy_hm_values_bytes(hm, vals, (Py_ssize_t)ks.k, &self->vw, &voff);
         vd = self->vw.buf;
     } else if (rc == 0) {
         PyObject *one = vals ? NULL : PyLong_FromLong(1);
@@ -141,7 +139,7 @@ static PyObject *add_many(bclpy_HMBuf *self, PyObject *keys, PyObject *vals, int
     }
     bcl_status st = BCL_OK;
     if (rc == 0)
-        BCLPY_NOGIL(st = bcl_hm_buffer_add_many(&self->b, bclpy_hm_keys_bytes(&ks), ks.off,
+        BCLPY_NOGIL(st = bcl_hm_buffer_add_many(&self->b, bclpy_hm_keys_data(&ks), ks.off,
                                                 ks.k, vd, voff, vstep, acc));
     bclpy_hm_keys_free(&ks);
     PyMem_Free(voff);

@@ -411,8 +411,8 @@ bcl_status bcl_hm_erase(const bcl_hashmap *m, const bcl_hm_key *k, int *found)
     return with_slot(erase_probe, m, k, NULL, found);
 }
 
-/* erase_many of fixed-size keys on a table of slots: one scratch slot for
- * every key (bcl_hashmap_seq.c's loop calls this). */
+/* erase_many of fixed-size keys: one scratch slot for them all
+ * (bcl_hashmap_seq.c's bcl_hm_erase_many calls this). */
 bcl_status bcl_hm_erase_fixed(const bcl_hashmap *m, const void *keys, size_t k,
                               unsigned char *found)
 {

@@ -169,6 +169,17 @@ static inline bcl_hm_key bcl_hm_key_make(const void *bytes, size_t len)
     return k;
 }
 
+/* Key i of a batch laid out back to back: bytes koff[i] .. koff[i + 1], or
+ * with koff NULL key_size bytes each (a fixed-size key type); *len its
+ * length.  The key-by-key batches and HashMapBuffer's adds read keys so. */
+static inline const unsigned char *bcl_hm_batch_key(size_t key_size, const void *keys,
+                                                    const size_t *koff, size_t i,
+                                                    size_t *len)
+{
+    *len = koff ? koff[i + 1] - koff[i] : key_size;
+    return (const unsigned char *)keys + (koff ? koff[i] : i * key_size);
+}
+
 /* Collective.  key_size/val_size: bytes of a fixed type, 0 for a variable
  * one (out-of-line, msgpack bytes).  num: the value's arithmetic (see
  * bcl_hm_num); the map decides from it and val_size how accumulate adds

@@ -6,10 +6,9 @@
 static bcl_hm_key key_at(const bcl_hashmap *m, const void *keys, const size_t *koff,
                          size_t i)
 {
-    const unsigned char *b = keys;
-    if (koff)
-        return bcl_hm_key_make(b + koff[i], koff[i + 1] - koff[i]);
-    return bcl_hm_key_make(b + i * m->key_size, m->key_size);
+    size_t len;
+    const unsigned char *k = bcl_hm_batch_key(m->key_size, keys, koff, i, &len);
+    return bcl_hm_key_make(k, len);
 }
 
 bcl_status bcl_hm_erase_many(const bcl_hashmap *m, const void *keys, const size_t *koff,

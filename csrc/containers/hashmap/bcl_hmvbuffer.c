@@ -236,19 +236,11 @@ static inline void prefetch_record(const bcl_hmvbuf *b, uint64_t h)
         __builtin_prefetch(b->arena.buf + s->at - 1);
 }
 
-/* Key i of a batch: serialized (koff) or of the map's fixed size. */
-static const unsigned char *key_at(const bcl_hmvbuf *b, const unsigned char *keys,
-                                   const size_t *koff, size_t i, size_t *len)
-{
-    *len = koff ? koff[i + 1] - koff[i] : b->m->key_size;
-    return keys + (koff ? koff[i] : i * b->m->key_size);
-}
-
 static uint64_t hash_at(const bcl_hmvbuf *b, const unsigned char *keys, const size_t *koff,
                         size_t i)
 {
     size_t len;
-    const unsigned char *k = key_at(b, keys, koff, i, &len);
+    const unsigned char *k = bcl_hm_batch_key(b->m->key_size, keys, koff, i, &len);
     return bcl_hm_hash(k, len);
 }
 
@@ -274,7 +266,7 @@ bcl_status bcl_hmvbuf_add_many(bcl_hmvbuf *b, const unsigned char *keys, const s
             prefetch_record(b, ring[(i + RECORD_AHEAD) % SLOT_AHEAD]);
         const unsigned char *v = voff ? vals + voff[i] : vals + i * vstep;
         size_t len = voff ? voff[i + 1] - voff[i] : vlen, klen;
-        const unsigned char *k = key_at(b, keys, koff, i, &klen);
+        const unsigned char *k = bcl_hm_batch_key(b->m->key_size, keys, koff, i, &klen);
         st = add_hashed(b, h, k, klen, v, len, acc);
     }
     return st;
